@@ -1,0 +1,51 @@
+/// One problem found in a scenario file, located and explained.
+///
+/// Messages say what was found and what was expected, so a user can fix the file without
+/// reading Liveline's source.
+public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    public enum Severity: String, Sendable, Hashable {
+        case error
+        case warning
+    }
+
+    public var severity: Severity
+    public var location: SourceLocation
+    public var message: String
+
+    public init(_ severity: Severity, _ location: SourceLocation, _ message: String) {
+        self.severity = severity
+        self.location = location
+        self.message = message
+    }
+
+    /// `file:line:column: error: message`, the form compilers use, so editors can jump to it.
+    public var description: String { "\(location): \(severity.rawValue): \(message)" }
+}
+
+/// Thrown when a scenario file cannot be played. Carries every diagnostic found, errors and warnings.
+public struct ScenarioError: Error, Sendable, CustomStringConvertible {
+    public var diagnostics: [Diagnostic]
+
+    public init(diagnostics: [Diagnostic]) {
+        self.diagnostics = diagnostics
+    }
+
+    public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
+
+    public var description: String { diagnostics.map(\.description).joined(separator: "\n") }
+}
+
+/// Collects diagnostics while a file is read, so one run reports every problem rather than the first.
+struct DiagnosticLog {
+    private(set) var diagnostics: [Diagnostic] = []
+
+    var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+
+    mutating func error(_ location: SourceLocation, _ message: String) {
+        diagnostics.append(Diagnostic(.error, location, message))
+    }
+
+    mutating func warning(_ location: SourceLocation, _ message: String) {
+        diagnostics.append(Diagnostic(.warning, location, message))
+    }
+}
