@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// The `liveline` command: parses arguments and hands over to the libraries.
+@main
+struct LivelineCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "liveline",
+        abstract: "Drive Apple Live Activities from the server side.",
+        subcommands: []
+    )
+}
