@@ -3,7 +3,7 @@
 /// This is the payload encoder's hot path: it writes UTF-8 bytes directly, with no `String`
 /// building, no `JSONSerialization` and no intermediate dictionaries. The caller owns the buffer
 /// and can reuse its capacity across pushes.
-public struct JSONWriter {
+public struct JSONWriter: Sendable {
     public var bytes: [UInt8]
 
     public init(capacity: Int = 512) {
@@ -65,33 +65,55 @@ public struct JSONWriter {
         }
     }
 
-    /// Writes a number: integral values without a fraction, others in Swift's shortest form.
+    /// Writes a `Double` so that it reads back as one: `0.0`, `0.15`, `1e-05`.
+    ///
+    /// An integral value keeps its `.0`, so a field the app declares as `Double` never looks
+    /// like an integer to anyone checking types (the mock APNs does). Non-finite values have no
+    /// JSON form and become `null`.
     public mutating func double(_ value: Double) {
-        if value.isFinite, value == value.rounded(), abs(value) < 9e15 {
-            int(Int64(value))
-        } else if value.isFinite {
-            bytes.append(contentsOf: value.description.utf8)
-        } else {
+        guard value.isFinite else {
             raw("null")
+            return
         }
+        if value == value.rounded(), abs(value) < 1e15 {
+            int(Int64(value))
+            raw(".0")
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    /// Writes a number as compactly as JSON allows: `100`, `0.5`. For `relevance-score`.
+    public mutating func number(_ value: Double) {
+        if value.isFinite, value == value.rounded(), abs(value) < 1e15 {
+            int(Int64(value))
+        } else {
+            double(value)
+        }
+    }
+
+    /// Appends bytes prepared earlier, such as a pre-encoded `"key":`.
+    @inlinable
+    public mutating func raw(_ prepared: [UInt8]) {
+        bytes.append(contentsOf: prepared)
     }
 
     /// Writes milliseconds as seconds: `1700000000` or `1700000000.25`.
     public mutating func seconds(millis: Millis) {
-        let whole = millis / 1000
-        var fraction = millis % 1000
-        if fraction < 0 {
-            int(whole == 0 ? 0 : whole)
-            if whole == 0 { bytes.insert(UInt8(ascii: "-"), at: bytes.count - 1) }
-            fraction = -fraction
-        } else {
-            int(whole)
+        var magnitude = millis
+        if millis < 0 {
+            bytes.append(UInt8(ascii: "-"))
+            magnitude = 0 &- millis
         }
+        uint(UInt64(magnitude / 1000))
+        let fraction = magnitude % 1000
         guard fraction != 0 else { return }
         bytes.append(UInt8(ascii: "."))
-        var digits = [48 + UInt8(fraction / 100), 48 + UInt8((fraction / 10) % 10), 48 + UInt8(fraction % 10)]
-        while digits.last == 48 { digits.removeLast() }
-        bytes.append(contentsOf: digits)
+        bytes.append(48 + UInt8(fraction / 100))
+        if fraction % 100 != 0 {
+            bytes.append(48 + UInt8((fraction / 10) % 10))
+            if fraction % 10 != 0 { bytes.append(48 + UInt8(fraction % 10)) }
+        }
     }
 
     /// Writes a JSON string with the escapes RFC 8259 requires; other UTF-8 passes through.
@@ -123,8 +145,12 @@ public struct JSONWriter {
         case 0x08: bytes.append(UInt8(ascii: "b"))
         case 0x0C: bytes.append(UInt8(ascii: "f"))
         default:
-            let hex: [UInt8] = Array("0123456789abcdef".utf8)
-            bytes.append(contentsOf: [UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }
+            bytes.append(UInt8(ascii: "u"))
+            bytes.append(48)
+            bytes.append(48)
+            bytes.append(hex(byte >> 4))
+            bytes.append(hex(byte & 0xF))
         }
     }
 
@@ -145,13 +171,38 @@ public struct JSONWriter {
             raw(UInt8(ascii: "]"))
         case .array(let items):
             raw(UInt8(ascii: "["))
-            for (i, item) in items.enumerated() {
+            for i in items.indices {
                 if i > 0 { raw(UInt8(ascii: ",")) }
-                self.value(item)
+                self.value(items[i])
             }
             raw(UInt8(ascii: "]"))
         case .object(let object): self.object(object)
         }
+    }
+
+    /// Writes an object whose top-level keys were encoded once, ahead of time, as `"key":`.
+    /// The hot path: content-state keys never change after the first state.
+    public mutating func object(_ object: StateObject, encodedKeys: [[UInt8]]) {
+        raw(UInt8(ascii: "{"))
+        for i in 0..<object.count {
+            if i > 0 { raw(UInt8(ascii: ",")) }
+            if i < encodedKeys.count {
+                raw(encodedKeys[i])
+            } else {
+                string(object.keys[i])
+                raw(UInt8(ascii: ":"))
+            }
+            value(object.values[i])
+        }
+        raw(UInt8(ascii: "}"))
+    }
+
+    /// `"key":` as bytes, for ``object(_:encodedKeys:)``.
+    public static func encodedKey(_ key: String) -> [UInt8] {
+        var writer = JSONWriter(capacity: key.utf8.count + 3)
+        writer.string(key)
+        writer.raw(UInt8(ascii: ":"))
+        return writer.bytes
     }
 
     /// Writes an object with its keys in their written order.

@@ -39,9 +39,11 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
 struct DiagnosticLog {
     private(set) var diagnostics: [Diagnostic] = []
 
-    var hasErrors: Bool { diagnostics.contains { $0.severity == .error } }
+    var hasErrors: Bool { errorCount > 0 }
+    private(set) var errorCount = 0
 
     mutating func error(_ location: SourceLocation, _ message: String) {
+        errorCount += 1
         diagnostics.append(Diagnostic(.error, location, message))
     }
 

@@ -1,0 +1,71 @@
+/// A set of activities played together from one ``Scheduler``.
+///
+/// Pushes come out in global time order: the scheduler always wakes the activity with the
+/// earliest deadline, and each engine plays only what is due. ``run(until:into:)`` jumps from
+/// deadline to deadline (the virtual clock, as fast as the CPU allows); ``play(clock:into:)``
+/// sleeps until each deadline (the real clock; a speed factor was applied when the programs
+/// were compiled).
+///
+/// A run is a value owned by one task at a time; it holds no locks and shares nothing mutable.
+public struct ScenarioRun: Sendable {
+    public private(set) var activities: [ActivityEngine]
+    private var scheduler: Scheduler
+    private var writer = JSONWriter(capacity: PayloadLimits.broadcast + 256)
+
+    /// A run of `activities`, whose ids must be their places in the array.
+    public init(activities: [ActivityEngine]) {
+        self.activities = activities
+        self.scheduler = Scheduler(activities: activities.count)
+        for i in activities.indices { scheduler.schedule(i, at: activities[i].nextWake) }
+    }
+
+    /// One copy of each activity of `scenario`, starting at `start` (UNIX milliseconds).
+    /// `seed` replaces the file's seed; `speed` compresses the story for real-time play.
+    public init(scenario: Scenario, start: Millis, seed: UInt64? = nil, speed: Double = 1, payloadLimit: Int = PayloadLimits.device) {
+        let programs = scenario.activities.enumerated().map {
+            ActivityProgram($0.element, index: $0.offset, scenarioSeed: seed ?? scenario.seed, speed: speed)
+        }
+        self.init(activities: programs.enumerated().map {
+            ActivityEngine(program: $0.element, id: $0.offset, scenarioStart: start, payloadLimit: payloadLimit)
+        })
+    }
+
+    /// The earliest time anything is due, or nil when every activity is done.
+    public mutating func nextDeadline() -> Millis? { scheduler.peek()?.time }
+
+    /// Plays everything due at or before `until` in time order, as fast as possible.
+    public mutating func run<Sink: PushSink>(until: Millis = .max, into sink: inout Sink) {
+        while let (time, index) = scheduler.popDue(at: until) {
+            let next = activities[index].advance(to: time, writer: &writer, sink: &sink)
+            scheduler.schedule(index, at: next)
+        }
+    }
+
+    /// Plays in real time: sleeps until each deadline on `clock`, then plays what is due.
+    /// Returns when every activity is done; throws `CancellationError` when cancelled, leaving
+    /// the run where it stopped (``stop(at:into:)`` can end the activities properly).
+    public mutating func play<Sink: PushSink>(clock: some EngineClock, into sink: inout Sink) async throws {
+        while let deadline = nextDeadline() {
+            try await clock.sleep(until: deadline)
+            run(until: max(deadline, clock.now()), into: &sink)
+        }
+    }
+
+    /// Applies a triggered beat to one activity at `now` (see ``ActivityEngine/trigger(_:input:at:writer:sink:)``).
+    public mutating func trigger<Sink: PushSink>(
+        _ beatID: String, activity index: Int, input: StateValue?, at now: Millis, into sink: inout Sink
+    ) -> ActivityEngine.TriggerOutcome {
+        guard activities.indices.contains(index) else { return .unknownBeat }
+        let outcome = activities[index].trigger(beatID, input: input, at: now, writer: &writer, sink: &sink)
+        scheduler.schedule(index, at: activities[index].nextWake)
+        return outcome
+    }
+
+    /// Ends every active activity now, with what it shows and an immediate dismissal.
+    public mutating func stop<Sink: PushSink>(at now: Millis, into sink: inout Sink) {
+        for index in activities.indices {
+            activities[index].stop(at: now, writer: &writer, sink: &sink)
+            scheduler.schedule(index, at: activities[index].nextWake)
+        }
+    }
+}

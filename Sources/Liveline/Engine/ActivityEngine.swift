@@ -1,0 +1,411 @@
+/// One activity being played: its state, its budget, and the rules that turn beats into pushes.
+///
+/// The engine is pure. It has no clock, no I/O and no globals: it is told "it is now T" (and,
+/// for the bridge, "this beat happened") and it hands the pushes due by then to a ``PushSink``,
+/// returning when it next needs to be woken. A scheduler drives many engines from one heap of
+/// those wake times (see ``ScenarioRun``); tests drive them in virtual time.
+///
+/// The rules, in the order they apply:
+/// - **Coalescing.** A low-priority beat within `min-interval` of the last push waits; beats that
+///   come meanwhile merge into it, newest state winning. High-priority beats, starts and ends go
+///   at once, carrying anything that was waiting.
+/// - **One push a second.** `aps.timestamp` is whole seconds and strictly increases, so a push
+///   due in the same second as the last one waits for the next second, merging what comes.
+/// - **Budget.** A high beat spends a priority-10 token from a ``BudgetBucket``. With none left it
+///   is sent at priority 5 (`downgrade`), or held until a token is back (`defer`) unless that
+///   would let the activity go stale.
+/// - **Stale date and heartbeats.** Every push carries `stale-date` = timestamp + stale-after.
+///   When nothing has been sent by `heartbeat` before it, a priority-5 heartbeat with the same
+///   state pushes it forward.
+/// - **Relevance.** Once set, every push carries the current `relevance-score`.
+/// - **End.** The end carries the final state and the policy's `dismissal-date`; nothing follows
+///   it. An activity that reaches max-duration is ended by the engine.
+/// - **Size.** A payload over the limit is rejected (``PushSink/reject(_:problem:from:)``), never sent.
+/// - **Unchanged beats.** A beat that changes nothing (no field, relevance, alert, start or end)
+///   sends nothing: Apple asks for updates only when content changes.
+public struct ActivityEngine: Sendable {
+    public enum Lifecycle: String, Sendable, Hashable {
+        /// Not started: before its start time, or waiting for its start push.
+        case pending
+        case active
+        /// Ended: nothing more is sent.
+        case ended
+    }
+
+    /// What ``trigger(_:input:at:writer:sink:)`` did with a beat.
+    public enum TriggerOutcome: Sendable, Hashable {
+        case applied
+        /// The beat changed nothing, so nothing will be sent.
+        case unchanged
+        case unknownBeat
+        /// The activity has not started yet; the beat was ignored.
+        case notStarted
+        /// The activity has ended; the beat was ignored.
+        case ended
+    }
+
+    /// A push being gathered: the beats merged so far and when it goes.
+    struct Pending: Sendable {
+        var kind: PushReason.Kind = .beat
+        var merged = 0
+        var beat: Int32 = -1
+        var n: Int32 = 0
+        var firstAt: Millis
+        var flushAt: Millis
+        var high = false
+        var deferredSince: Millis?
+        var alert: ResolvedAlert?
+        var start: StartSpec?
+        var end = false
+        var dismissal: Dismissal?
+    }
+
+    public let program: ActivityProgram
+    /// The activity's place in its run.
+    public let id: Int
+    /// The copy number in a load test (the `index` template), from 0.
+    public let copy: Int
+    public let seed: UInt64
+    /// When the activity starts, in UNIX milliseconds.
+    public let startTime: Millis
+    /// The largest payload it may send: 4096 to a device, 5120 to a channel.
+    public let payloadLimit: Int
+
+    public private(set) var lifecycle: Lifecycle = .pending
+    /// The content-state as the engine has it: everything applied, sent or waiting.
+    public private(set) var state: StateObject
+    public private(set) var relevance: Double?
+    /// Pushes sent so far.
+    public private(set) var pushCount = 0
+    /// Beats that happened (applied, or skipped by `chance`).
+    public private(set) var beatCount = 0
+    /// When the last push went, or nil before the first.
+    public var lastPushTime: Millis? { lastPush == .min ? nil : lastPush }
+    /// When the activity would go stale without another push, or nil.
+    public var staleTime: Millis? { staleDeadline == .max ? nil : staleDeadline }
+    /// The priority-10 budget.
+    public private(set) var bucket: BudgetBucket
+
+    var staleAfter: Millis?
+    var cursor = 0
+    var nextOccurrence: Millis = .max
+    var lastOccurrence: Millis
+    var lastTimestamp: Int64 = .min
+    var lastPush: Millis = .min
+    var staleDeadline: Millis = .max
+    var activeSince: Millis = .max
+    var pending: Pending?
+
+    /// An engine for one copy of `program`, in a run that starts at `scenarioStart`.
+    public init(program: ActivityProgram, id: Int, copy: Int = 0, scenarioStart: Millis, payloadLimit: Int = PayloadLimits.device) {
+        self.program = program
+        self.id = id
+        self.copy = copy
+        self.seed = SeededRandom.activitySeed(scenario: program.scenarioSeed, activity: program.index, copy: copy)
+        let start = scenarioStart + program.offset
+        self.startTime = start
+        self.payloadLimit = payloadLimit
+        self.lastOccurrence = start
+        self.relevance = program.spec.relevance
+        self.staleAfter = program.policy.staleAfter
+        self.bucket = BudgetBucket(perHour: program.policy.budget, now: start)
+        self.state = StateObject()
+        self.state = initialState()
+        nextOccurrence = occurrenceTime(at: 0)
+    }
+
+    /// The first content-state, as the activity starts with it. Evaluated again on each call,
+    /// so engines don't each keep a copy.
+    public func initialState() -> StateObject {
+        evaluateStatic(program.spec.contentState, salt: 0x1a17)
+    }
+
+    /// The static attributes, evaluated at the activity start.
+    public func attributes() -> StateObject {
+        evaluateStatic(program.spec.attributes, salt: 0xa77)
+    }
+
+    private func evaluateStatic(_ template: ValueTemplate, salt: UInt64) -> StateObject {
+        let context = EvaluationContext(
+            n: 0, elapsed: 0, activity: program.spec.name, index: copy, seed: SeededRandom.hash(seed, salt), state: StateObject(), input: nil
+        )
+        guard case .object(let fields) = template else { return StateObject() }
+        return StateObject(keysAndValues: fields.map {
+            ($0.key, $0.value.evaluate(in: context, beatTime: startTime, startTime: startTime, speed: program.speed))
+        })
+    }
+
+    // MARK: Driving
+
+    /// When the engine next needs to be woken, or `Millis.max` when it never does again.
+    public var nextWake: Millis {
+        if lifecycle == .ended { return .max }
+        var t = nextOccurrence
+        if lifecycle == .pending, program.startBeat == nil { t = min(t, startTime) }
+        if let pending { t = min(t, pending.flushAt) }
+        if lifecycle == .active {
+            t = min(t, heartbeatTime, capTime)
+        }
+        return t
+    }
+
+    /// Plays everything due at or before `now`, handing pushes to `sink`. Returns ``nextWake``.
+    @discardableResult
+    public mutating func advance<Sink: PushSink>(to now: Millis, writer: inout JSONWriter, sink: inout Sink) -> Millis {
+        while true {
+            let t = nextWake
+            guard t <= now else { return t }
+            if lifecycle == .pending, program.startBeat == nil, t >= startTime, nextOccurrence >= startTime {
+                // The app started the activity: it shows the first state, nothing to send.
+                lifecycle = .active
+                activeSince = startTime
+            } else if t == nextOccurrence {
+                occur(at: t)
+            } else if let pending, t == pending.flushAt {
+                flush(at: t, force: false, writer: &writer, sink: &sink)
+            } else if lifecycle == .active, t == capTime {
+                reachMaxDuration(at: t, writer: &writer, sink: &sink)
+            } else if lifecycle == .active, t == heartbeatTime {
+                heartbeat(at: t, writer: &writer, sink: &sink)
+            } else {
+                return t
+            }
+        }
+    }
+
+    /// Applies the beat named `beatID` at `now`, as the bridge does when a webhook maps to it.
+    /// Everything due before `now` is played first.
+    @discardableResult
+    public mutating func trigger<Sink: PushSink>(
+        _ beatID: String, input: StateValue?, at now: Millis, writer: inout JSONWriter, sink: inout Sink
+    ) -> TriggerOutcome {
+        advance(to: now, writer: &writer, sink: &sink)
+        guard let index = program.beatsByID[beatID] else { return .unknownBeat }
+        switch lifecycle {
+        case .ended: return .ended
+        case .pending:
+            guard program.beats[index].start != nil else { return .notStarted }
+            lifecycle = .active
+            activeSince = now
+        case .active: break
+        }
+        beatCount += 1
+        let changed = apply(beat: index, n: 0, at: now, input: input)
+        advance(to: now, writer: &writer, sink: &sink)
+        return changed ? .applied : .unchanged
+    }
+
+    /// Ends the activity now with what it shows and an immediate dismissal, as `liveline play`
+    /// does on Ctrl-C. Anything waiting goes with it. Does nothing if it has ended or not begun.
+    public mutating func stop<Sink: PushSink>(at now: Millis, writer: inout JSONWriter, sink: inout Sink) {
+        guard lifecycle == .active else { return }
+        var p = pending ?? Pending(firstAt: now, flushAt: now)
+        p.kind = .stopped
+        p.end = true
+        p.dismissal = .immediate
+        p.high = false
+        pending = p
+        flush(at: max(now, (lastTimestamp &+ 1) * 1000), force: true, writer: &writer, sink: &sink)
+    }
+
+    // MARK: The timeline
+
+    /// The time of the `index`-th occurrence, with this copy's jitter, never before the previous one.
+    private func occurrenceTime(at index: Int) -> Millis {
+        guard index < program.occurrences.count else { return .max }
+        let occurrence = program.occurrences[index]
+        var time = startTime + occurrence.offset
+        let jitter = program.beats[Int(occurrence.beat)].jitter
+        if jitter > 0 {
+            let draw = SeededRandom.hash(seed, UInt64(occurrence.beat), UInt64(occurrence.n) | 0x6a69_7474_0000_0000)
+            time += Millis(draw % UInt64(2 * jitter + 1)) - jitter
+        }
+        return max(time, lastOccurrence, startTime)
+    }
+
+    private mutating func occur(at t: Millis) {
+        let occurrence = program.occurrences[cursor]
+        cursor += 1
+        lastOccurrence = t
+        nextOccurrence = occurrenceTime(at: cursor)
+        guard lifecycle != .ended else { return }
+        let beat = program.beats[Int(occurrence.beat)]
+        beatCount += 1
+        if beat.chance < 1 {
+            let draw = SeededRandom.hash(seed, UInt64(occurrence.beat), UInt64(occurrence.n) | 0x6368_616e_0000_0000)
+            if SeededRandom.unit(draw) >= beat.chance { return }
+        }
+        if lifecycle == .pending {
+            guard beat.start != nil else { return }
+            lifecycle = .active
+            activeSince = t
+        }
+        apply(beat: Int(occurrence.beat), n: occurrence.n, at: t, input: nil)
+    }
+
+    /// Applies a beat's patch, relevance, stale-after and alert, and merges it into the pending
+    /// push. Returns whether it changed anything.
+    @discardableResult
+    private mutating func apply(beat index: Int, n: Int32, at t: Millis, input: StateValue?) -> Bool {
+        let beat = program.beats[index]
+        var changed = false
+        if !beat.patch.isEmpty {
+            let elapsed = program.speed == 1 ? t - startTime : Millis(Double(t - startTime) * program.speed)
+            var context = EvaluationContext(
+                n: Int(n), elapsed: elapsed, activity: program.spec.name, index: copy,
+                seed: SeededRandom.hash(seed, UInt64(index), UInt64(n)), state: StateObject(), input: input
+            )
+            if beat.patchReadsState { context.state = state }
+            for patch in beat.patch {
+                let value = patch.constant
+                    ?? patch.value.evaluate(in: context, beatTime: t, startTime: startTime, speed: program.speed)
+                if state.set(value, field: patch.field, rest: patch.rest) { changed = true }
+            }
+        }
+        if let relevance = beat.relevance, relevance != self.relevance {
+            self.relevance = relevance
+            changed = true
+        }
+        if let staleAfter = beat.staleAfter, staleAfter != self.staleAfter {
+            self.staleAfter = staleAfter
+            changed = true
+        }
+        var alert: ResolvedAlert?
+        if let spec = beat.alert {
+            let context = EvaluationContext(
+                n: Int(n), elapsed: t - startTime, activity: program.spec.name, index: copy,
+                seed: SeededRandom.hash(seed, UInt64(index), UInt64(n) | 0x616c_0000_0000_0000), state: state, input: input
+            )
+            alert = spec.resolve(in: context)
+            changed = true
+        }
+        if beat.start != nil || beat.end { changed = true }
+        guard changed else { return false }
+
+        var p = pending ?? Pending(firstAt: t, flushAt: .max)
+        p.merged += 1
+        p.beat = Int32(index)
+        p.n = n
+        if beat.priority == .high { p.high = true }
+        if let alert { p.alert = alert }
+        if let start = beat.start { p.start = start }
+        if beat.end {
+            p.end = true
+            p.dismissal = beat.dismissal
+        }
+        let due: Millis
+        if p.start != nil || p.end || (p.high && p.deferredSince == nil) {
+            due = t
+        } else if p.deferredSince != nil {
+            due = p.flushAt
+        } else {
+            due = lastPush == .min ? t : max(t, lastPush + program.policy.minInterval)
+        }
+        p.flushAt = max(min(p.flushAt, due), nextSecond)
+        pending = p
+        return true
+    }
+
+    // MARK: Pushes
+
+    /// The first instant whose whole second is after the last push's timestamp.
+    private var nextSecond: Millis { lastTimestamp == .min ? .min : (lastTimestamp + 1) * 1000 }
+
+    private var heartbeatTime: Millis {
+        guard staleDeadline != .max else { return .max }
+        return max(staleDeadline - program.policy.heartbeat, nextSecond)
+    }
+
+    private var capTime: Millis {
+        activeSince == .max ? .max : activeSince + program.policy.maxDuration
+    }
+
+    private mutating func heartbeat<Sink: PushSink>(at t: Millis, writer: inout JSONWriter, sink: inout Sink) {
+        if pending != nil {
+            // Something is waiting (for min-interval, or deferred for a token): send it now instead.
+            flush(at: t, force: true, writer: &writer, sink: &sink)
+            return
+        }
+        var p = Pending(firstAt: t, flushAt: t)
+        p.kind = .heartbeat
+        pending = p
+        flush(at: t, force: true, writer: &writer, sink: &sink)
+    }
+
+    private mutating func reachMaxDuration<Sink: PushSink>(at t: Millis, writer: inout JSONWriter, sink: inout Sink) {
+        var p = pending ?? Pending(firstAt: t, flushAt: t)
+        p.kind = .reachedMaxDuration
+        p.end = true
+        p.high = false
+        pending = p
+        flush(at: max(t, nextSecond), force: true, writer: &writer, sink: &sink)
+    }
+
+    /// Sends the pending push at `t`, unless the budget defers it. `force` sends it regardless.
+    private mutating func flush<Sink: PushSink>(at t: Millis, force: Bool, writer: inout JSONWriter, sink: inout Sink) {
+        guard var p = pending else { return }
+        let policy = program.policy
+        var priority = Priority.low
+        var budget = PushReason.Budget.notCharged
+        if p.high {
+            if bucket.spend(at: t) {
+                priority = .high
+                let left = bucket.available(at: t)
+                budget = p.deferredSince.map { .deferred(t - $0, left: left, of: policy.budget) } ?? .spent(left: left, of: policy.budget)
+            } else if policy.overBudget == .defer, !force, p.start == nil, !p.end,
+                      let token = bucket.nextToken(after: t), token < min(heartbeatTime, capTime) {
+                if p.deferredSince == nil { p.deferredSince = t }
+                p.flushAt = max(token, nextSecond)
+                pending = p
+                return
+            } else if let since = p.deferredSince {
+                budget = .deferredThenDowngraded(t - since, of: policy.budget)
+            } else {
+                budget = .downgraded(of: policy.budget)
+            }
+        }
+
+        let event: PushEvent = p.start != nil ? .start : p.end ? .end : .update
+        let timestamp = t / 1000
+        let staleDate = staleAfter.map { timestamp + ($0 + 999) / 1000 }
+        var dismissalDate: Int64?
+        if p.end {
+            switch p.dismissal ?? policy.dismissal {
+            case .default: dismissalDate = nil
+            case .immediate: dismissalDate = timestamp - 1
+            case .after(let d): dismissalDate = timestamp + d / 1000
+            }
+        }
+        var start: StartContent?
+        if let input = p.start {
+            start = StartContent(attributesType: program.spec.attributesType, attributes: attributes(), input: input)
+        }
+        writer.bytes.removeAll(keepingCapacity: true)
+        APSEncoder.encode(
+            into: &writer, event: event, timestamp: timestamp, state: state, encodedKeys: program.encodedKeys,
+            staleDate: staleDate, dismissalDate: dismissalDate, relevance: relevance, alert: p.alert, start: start
+        )
+        let label = p.beat >= 0 ? program.beats[Int(p.beat)].label : ""
+        let reason = PushReason(
+            kind: p.kind, beat: label, occurrence: Int(p.n), merged: p.merged, budget: budget,
+            held: p.kind == .beat ? t - p.firstAt : 0, staleIn: p.kind == .heartbeat ? staleDeadline - t : 0
+        )
+        let push = Push(
+            activity: id, sequence: pushCount, time: t, event: event, priority: priority, timestamp: timestamp,
+            expiration: policy.expiration == 0 ? 0 : timestamp + policy.expiration / 1000,
+            payload: writer.bytes, reason: reason
+        )
+        pending = nil
+        if p.end { lifecycle = .ended }
+        if writer.bytes.count > payloadLimit {
+            sink.reject(push, problem: .tooLarge(bytes: writer.bytes.count, limit: payloadLimit), from: self)
+            return
+        }
+        lastTimestamp = timestamp
+        lastPush = t
+        staleDeadline = staleDate.map { $0 * 1000 } ?? .max
+        pushCount += 1
+        sink.receive(push, from: self)
+    }
+
+}

@@ -1,0 +1,146 @@
+/// An ActivityKit event: `start`, `update` or `end`.
+public enum PushEvent: String, Sendable, Hashable {
+    case start
+    case update
+    case end
+}
+
+/// One push the engine decided to send: when, at what priority, the exact payload bytes, and why.
+///
+/// The target (an update token, a push-to-start token or a channel) is not the engine's
+/// business: sinks add it.
+public struct Push: Sendable {
+    /// The activity's place in the run (see ``ScenarioRun/activities``).
+    public var activity: Int
+    /// The push's number within its activity, from 0.
+    public var sequence: Int
+    /// When it is due, in UNIX milliseconds on the clock that drives the engine.
+    public var time: Millis
+    public var event: PushEvent
+    public var priority: Priority
+    /// The `aps.timestamp`, UNIX seconds. Strictly increasing per activity.
+    public var timestamp: Int64
+    /// The `apns-expiration` header: UNIX seconds, or 0 for "now or never".
+    public var expiration: Int64
+    /// The exact JSON body: `{"aps":{…}}`.
+    public var payload: [UInt8]
+    public var reason: PushReason
+
+    public init(
+        activity: Int, sequence: Int, time: Millis, event: PushEvent, priority: Priority,
+        timestamp: Int64, expiration: Int64, payload: [UInt8], reason: PushReason
+    ) {
+        self.activity = activity
+        self.sequence = sequence
+        self.time = time
+        self.event = event
+        self.priority = priority
+        self.timestamp = timestamp
+        self.expiration = expiration
+        self.payload = payload
+        self.reason = reason
+    }
+}
+
+/// Why a push exists, so people can see why the engine did what it did.
+///
+/// It is a few plain fields, not text, so the hot path allocates nothing for it; its
+/// `description` reads like `beat goal-home · budget 11/12` or `heartbeat: stale in 60s`.
+public struct PushReason: Sendable, Hashable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// One or more beats of the story.
+        case beat
+        /// Nothing new, but the activity would go stale: the same state with a new stale date.
+        case heartbeat
+        /// The activity reached max-duration (ActivityKit's 8 hours) without an end.
+        case reachedMaxDuration
+        /// The run is stopping (Ctrl-C in `liveline play`): the activity ends with what it shows.
+        case stopped
+    }
+
+    /// What happened to the budget for this push.
+    public enum Budget: Sendable, Hashable {
+        /// A priority-5 push: the budget is not involved.
+        case notCharged
+        /// Priority 10: a token was spent, `left` of `of` remain.
+        case spent(left: Int, of: Int)
+        /// A high beat went out at priority 5: the bucket was empty.
+        case downgraded(of: Int)
+        /// A high beat waited this long for a token.
+        case deferred(Millis, left: Int, of: Int)
+        /// A high beat waited, then went out at priority 5 because it would otherwise go stale.
+        case deferredThenDowngraded(Millis, of: Int)
+    }
+
+    public var kind: Kind
+    /// The label of the last beat merged into the push (its id, or its line).
+    public var beat: String
+    /// The occurrence number of a repeating beat, from 1; 0 for one-off beats.
+    public var occurrence: Int
+    /// How many beats the push carries (more than 1 when beats were coalesced).
+    public var merged: Int
+    public var budget: Budget
+    /// How long the push waited after its last beat (for `min-interval` or the one-per-second rule).
+    public var held: Millis
+    /// For heartbeats: how long until the activity would have gone stale.
+    public var staleIn: Millis
+
+    public init(kind: Kind, beat: String = "", occurrence: Int = 0, merged: Int = 0, budget: Budget = .notCharged, held: Millis = 0, staleIn: Millis = 0) {
+        self.kind = kind
+        self.beat = beat
+        self.occurrence = occurrence
+        self.merged = merged
+        self.budget = budget
+        self.held = held
+        self.staleIn = staleIn
+    }
+
+    /// The beat's label with its occurrence: `first-half-minute #23`.
+    public var beatLabel: String { occurrence > 0 ? "\(beat) #\(occurrence)" : beat }
+
+    public var description: String {
+        var parts: [String] = []
+        switch kind {
+        case .beat:
+            parts.append(merged > 1 ? "coalesced \(merged) beats, last \(beatLabel)" : "beat \(beatLabel)")
+        case .heartbeat:
+            parts.append("heartbeat: stale in \(DurationText.format(staleIn))")
+        case .reachedMaxDuration:
+            parts.append("ended: reached max-duration")
+        case .stopped:
+            parts.append("ended: run stopped")
+        }
+        switch budget {
+        case .notCharged: break
+        case .spent(let left, let of): parts.append("budget \(left)/\(of)")
+        case .downgraded(let of): parts.append("downgraded: budget 0/\(of)")
+        case .deferred(let wait, let left, let of): parts.append("deferred \(DurationText.format(wait)): budget \(left)/\(of)")
+        case .deferredThenDowngraded(let wait, let of): parts.append("deferred \(DurationText.format(wait)), then downgraded: budget 0/\(of), would go stale")
+        }
+        if held >= 1000 { parts.append("held \(DurationText.format(held / 1000 * 1000))") }
+        return parts.joined(separator: " · ")
+    }
+}
+
+/// A payload the engine refused to send.
+public enum PushProblem: Sendable, Hashable, CustomStringConvertible {
+    /// Over APNs's limit (4096 bytes to a device, 5120 to a channel).
+    case tooLarge(bytes: Int, limit: Int)
+
+    public var description: String {
+        switch self {
+        case .tooLarge(let bytes, let limit): "payload is \(bytes) bytes, over APNs's limit of \(limit)"
+        }
+    }
+}
+
+/// Where the engine's pushes go: a printer, a counter, the APNs client, the dry run.
+///
+/// The engine calls a sink synchronously, on the thread that advances it. `from` is the
+/// activity right after the push, for sinks that show what the device would show; reading it
+/// costs nothing, keeping a copy of its state costs a copy on the engine's next change.
+public protocol PushSink {
+    mutating func receive(_ push: Push, from activity: ActivityEngine)
+    /// A push the engine did not send because something was wrong with it.
+    mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine)
+}

@@ -1,0 +1,93 @@
+/// One beat of an activity's story, as written in the file.
+///
+/// A beat happens once (``Timing/at(_:)``), repeatedly (``Timing/every(_:from:through:)``), or
+/// only when the bridge triggers it by id (``Timing/triggered``). What it does is the union of its
+/// parts: a state patch, a relevance change, an alert, a stale-after override, a start or an end.
+public struct BeatSpec: Sendable {
+    public enum Timing: Sendable, Hashable {
+        /// Once, this long after the activity starts.
+        case at(Millis)
+        /// Every `interval` from `from` through `through` (inclusive; nil: until the end), offsets after the activity start.
+        case every(Millis, from: Millis, through: Millis?)
+        /// Never on the timeline; the bridge triggers it by id.
+        case triggered
+    }
+
+    /// Names the beat in plans; the bridge triggers beats by id.
+    public var id: String?
+    public var timing: Timing
+    /// Each occurrence moves by a seeded amount within ±jitter.
+    public var jitter: Millis = 0
+    /// The seeded probability that an occurrence happens.
+    public var chance: Double = 1
+    /// The content-state patch.
+    public var patch: [PatchEntry] = []
+    /// The priority hint; nil takes the policy's.
+    public var priority: Priority?
+    public var alert: AlertSpec?
+    public var relevance: Double?
+    /// `.some(nil)` is `stale-after: none`.
+    public var staleAfter: Millis??
+    public var start: StartSpec?
+    public var end: EndSpec?
+    /// Where the beat is declared.
+    public var location: SourceLocation
+
+    /// A label for plans: the id, or where the beat is written.
+    public var label: String { id ?? "line \(location.line)" }
+
+    public init(id: String?, timing: Timing, location: SourceLocation) {
+        self.id = id
+        self.timing = timing
+        self.location = location
+    }
+}
+
+/// One field assignment of a patch. Nested mappings in `set:` become paths.
+public struct PatchEntry: Sendable {
+    /// The keys from the top of the content-state down to the field.
+    public var path: [String]
+    public var value: ValueTemplate
+    public var location: SourceLocation
+
+    public init(path: [String], value: ValueTemplate, location: SourceLocation) {
+        self.path = path
+        self.value = value
+        self.location = location
+    }
+}
+
+/// The `alert` of a push: it lights the screen. `title` and `body` may be localized.
+public struct AlertSpec: Sendable, Hashable {
+    public enum Text: Sendable, Hashable {
+        case plain(TextTemplate)
+        case localized(key: String, args: [TextTemplate])
+    }
+
+    public var title: Text?
+    public var body: Text?
+    public var sound: String?
+
+    public init(title: Text?, body: Text?, sound: String?) {
+        self.title = title
+        self.body = body
+        self.sound = sound
+    }
+}
+
+/// A push-to-start, with what the started activity should do next.
+public enum StartSpec: Sendable, Hashable {
+    /// Plain start: the app must report an update token another way.
+    case plain
+    /// `input-push-token: 1`: the started activity gets an update token (iOS 18).
+    case inputPushToken
+    /// `input-push-channel`: the started activity subscribes to this broadcast channel (iOS 18).
+    case inputPushChannel(String)
+}
+
+/// The end of an activity, with its dismissal (nil takes the policy's).
+public struct EndSpec: Sendable, Hashable {
+    public var dismissal: Dismissal?
+
+    public init(dismissal: Dismissal?) { self.dismissal = dismissal }
+}

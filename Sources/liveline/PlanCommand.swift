@@ -1,0 +1,63 @@
+import ArgumentParser
+import Liveline
+
+/// `liveline plan FILE`
+struct PlanCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "plan",
+        abstract: "Fast-forward a scenario under a virtual clock and print every push, with its reason.",
+        discussion: """
+        Formats:
+          table  a readable timeline: time, event, priority, size, why the push exists, what changed
+          jsonl  one JSON object per push: activity, offset, time, event, priority, headers,
+                 payload (the exact aps object), bytes, reason
+          curl   curl --http2 commands as in Apple's guide, reading $AUTHENTICATION_TOKEN and
+                 $ACTIVITY_PUSH_TOKEN (or $PUSH_TO_START_TOKEN) from the environment
+
+        The same file, start and seed always give the same pushes, byte for byte.
+
+        Exit status: 0 on success, 1 when the file has errors, 64 for a usage error.
+        """
+    )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case table, jsonl, curl
+    }
+
+    @Argument(help: ArgumentHelp("The scenario file.", valueName: "file"))
+    var file: String
+
+    @Option(help: "Output format: table, jsonl or curl.")
+    var format: Format = .table
+
+    @Option(help: ArgumentHelp("When the scenario starts, as ISO-8601 (e.g. 2026-11-23T20:00:00Z). Default: now.", valueName: "instant"))
+    var start: String?
+
+    @Option(help: "Replace the file's seed (jitter, chance, random and pick).")
+    var seed: Int?
+
+    mutating func validate() throws {
+        if let start, UTCTime.parse(start) == nil {
+            throw ValidationError("--start: expected \(UTCTime.expected), found '\(start)'")
+        }
+    }
+
+    mutating func run() throws {
+        guard let scenario = ScenarioFiles.load(file) else { throw ExitCode(1) }
+        let startTime = start.flatMap(UTCTime.parse) ?? WallClock().now() / 1000 * 1000
+        var run = ScenarioRun(scenario: scenario, start: startTime, seed: seed.map { UInt64(bitPattern: Int64($0)) })
+        switch format {
+        case .table:
+            var table = PlanTable(scenario: scenario, start: startTime)
+            run.run(into: &table)
+            Terminal.out(table.render())
+        case .jsonl:
+            var sink = PlanJSONL(scenario: scenario, start: startTime, emit: Terminal.out)
+            run.run(into: &sink)
+        case .curl:
+            var sink = PlanCurl(scenario: scenario, start: startTime, emit: Terminal.out)
+            Terminal.out(sink.preamble())
+            run.run(into: &sink)
+        }
+    }
+}

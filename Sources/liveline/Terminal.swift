@@ -1,0 +1,49 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+import Liveline
+
+/// Where the CLI writes, and whether a person is watching.
+enum Terminal {
+    static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
+    static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
+
+    /// Colours only for a terminal, and never when NO_COLOR is set (no-color.org).
+    static var colorOnStderr: Bool { stderrIsTTY && ProcessInfo.processInfo.environment["NO_COLOR"] == nil }
+    static var colorOnStdout: Bool { stdoutIsTTY && ProcessInfo.processInfo.environment["NO_COLOR"] == nil }
+
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    static func out(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+}
+
+/// Loads scenario files for commands, printing their diagnostics with source snippets.
+enum ScenarioFiles {
+    /// The loaded scenario, with its warnings printed to standard error; or, after printing
+    /// every diagnostic there, nil.
+    static func load(_ path: String, printWarnings: Bool = true) -> Scenario? {
+        let formatter = DiagnosticFormatter(color: Terminal.colorOnStderr, sources: sources(path))
+        do {
+            let loaded = try ScenarioLoader().load(file: path)
+            if printWarnings {
+                for warning in loaded.warnings { Terminal.error(formatter.format(warning)) }
+            }
+            return loaded.scenario
+        } catch {
+            for diagnostic in error.diagnostics { Terminal.error(formatter.format(diagnostic)) }
+            return nil
+        }
+    }
+
+    static func sources(_ path: String) -> [String: String] {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { return [:] }
+        return [path: text]
+    }
+}
