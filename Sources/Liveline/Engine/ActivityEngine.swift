@@ -51,6 +51,8 @@ public struct ActivityEngine: Sendable {
         var beat: Int32 = -1
         var n: Int32 = 0
         var firstAt: Millis
+        /// When the newest beat was merged.
+        var lastAt: Millis
         var flushAt: Millis
         var high = false
         var deferredSince: Millis?
@@ -199,7 +201,7 @@ public struct ActivityEngine: Sendable {
     /// does on Ctrl-C. Anything waiting goes with it. Does nothing if it has ended or not begun.
     public mutating func stop<Sink: PushSink>(at now: Millis, writer: inout JSONWriter, sink: inout Sink) {
         guard lifecycle == .active else { return }
-        var p = pending ?? Pending(firstAt: now, flushAt: now)
+        var p = pending ?? Pending(firstAt: now, lastAt: now, flushAt: now)
         p.kind = .stopped
         p.end = true
         p.dismissal = .immediate
@@ -282,8 +284,9 @@ public struct ActivityEngine: Sendable {
         if beat.start != nil || beat.end { changed = true }
         guard changed else { return false }
 
-        var p = pending ?? Pending(firstAt: t, flushAt: .max)
+        var p = pending ?? Pending(firstAt: t, lastAt: t, flushAt: .max)
         p.merged += 1
+        p.lastAt = t
         p.beat = Int32(index)
         p.n = n
         if beat.priority == .high { p.high = true }
@@ -326,14 +329,14 @@ public struct ActivityEngine: Sendable {
             flush(at: t, force: true, writer: &writer, sink: &sink)
             return
         }
-        var p = Pending(firstAt: t, flushAt: t)
+        var p = Pending(firstAt: t, lastAt: t, flushAt: t)
         p.kind = .heartbeat
         pending = p
         flush(at: t, force: true, writer: &writer, sink: &sink)
     }
 
     private mutating func reachMaxDuration<Sink: PushSink>(at t: Millis, writer: inout JSONWriter, sink: inout Sink) {
-        var p = pending ?? Pending(firstAt: t, flushAt: t)
+        var p = pending ?? Pending(firstAt: t, lastAt: t, flushAt: t)
         p.kind = .reachedMaxDuration
         p.end = true
         p.high = false
@@ -388,7 +391,7 @@ public struct ActivityEngine: Sendable {
         let label = p.beat >= 0 ? program.beats[Int(p.beat)].label : ""
         let reason = PushReason(
             kind: p.kind, beat: label, occurrence: Int(p.n), merged: p.merged, budget: budget,
-            held: p.kind == .beat ? t - p.firstAt : 0, staleIn: p.kind == .heartbeat ? staleDeadline - t : 0
+            held: p.kind == .beat && t > p.lastAt ? t - p.firstAt : 0, staleIn: p.kind == .heartbeat ? staleDeadline - t : 0
         )
         let push = Push(
             activity: id, sequence: pushCount, time: t, event: event, priority: priority, timestamp: timestamp,

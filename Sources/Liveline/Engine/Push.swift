@@ -80,7 +80,7 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
     /// How many beats the push carries (more than 1 when beats were coalesced).
     public var merged: Int
     public var budget: Budget
-    /// How long the push waited after its last beat (for `min-interval` or the one-per-second rule).
+    /// When a rule delayed the push (`min-interval`, one push a second), how long its first beat waited.
     public var held: Millis
     /// For heartbeats: how long until the activity would have gone stale.
     public var staleIn: Millis

@@ -66,9 +66,9 @@ enum DryRun {
         }
 
         mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {
-            let key = "\(push.activity)/\(push.reason.beat)"
-            guard reportedTooLarge.insert(key).inserted else { return }
-            log.error(location(of: push, in: activity), "the \(push.event.rawValue) push at \(offset(push, activity)) would be \(problem); shorten the content-state, alert or attributes")
+            // One report per activity: the first push over the limit is the one to fix.
+            guard reportedTooLarge.insert("\(push.activity)").inserted else { return }
+            log.error(location(of: push, in: activity), "the \(push.event.rawValue) push at \(offset(push, activity)): \(problem); shorten the content-state, alert or attributes")
         }
 
         /// A field that started non-null and is null now came from an expression that failed.

@@ -139,6 +139,8 @@ extension ScenarioReader {
                     seen[activity.name] = activity.location
                     activities.append(activity)
                 }
+            } else if case .sequence = node {
+                log.error(location(node), "activities is empty; expected one or more activities")
             } else {
                 log.error(location(node), "expected activities as a list of one or more activities (each item starting with '- '), found \(Self.describe(node))")
             }

@@ -22,7 +22,7 @@ struct TemplateParser {
     var scope = TemplateScope.anywhere
 
     mutating func parse(_ text: String) throws(TemplateSyntaxError) -> Parsed? {
-        guard text.contains("{{") else { return nil }
+        guard text.contains("{{") || text.contains("}}") else { return nil }
         let scalars = Array(text.unicodeScalars)
         var parts: [TextTemplate.Part] = []
         var literal = ""

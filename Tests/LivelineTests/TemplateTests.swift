@@ -1,0 +1,53 @@
+import Liveline
+import Testing
+
+/// The `{{ }}` expression language, through the loader and the engine.
+@Suite struct TemplateTests {
+    func value(_ template: String, state: String = "{ score: 0, text: \"\", ratio: 0.0 }", field: String = "score") throws -> StateValue? {
+        let run = try plan(scenario(state: state, beats: """
+        - { id: t, every: 1m, count: 1, set: { \(field): "\(template)" } }
+        - { id: final, at: 2m, end: true }
+        """))
+        return run.entries.first?.state[field]
+    }
+
+    @Test("arithmetic follows the usual precedence and keeps integers whole", arguments: [
+        ("{{ 1 + 2 * 3 }}", 7), ("{{ (1 + 2) * 3 }}", 9), ("{{ 14 - 2 * n }}", 12), ("{{ 7 / 2 }}", 3), ("{{ 7 % 4 }}", 3),
+        ("{{ -n + 5 }}", 4), ("{{ minute * 60 + second }}", 120),
+    ])
+    func arithmetic(template: String, expected: Int) throws {
+        #expect(try value(template) == .int(expected))
+    }
+
+    @Test func decimalsMakeTheResultDecimal() throws {
+        #expect(try value("{{ n / 4.0 }}", field: "ratio") == .double(0.25))
+    }
+
+    @Test func textJoinsValuesAndPlusJoinsStrings() throws {
+        #expect(try value("Goal {{ minute }}' by {{ activity }}", field: "text") == .string("Goal 1' by match"))
+        #expect(try value("{{ 'n=' + n }}", field: "text") == .string("n=1"))
+    }
+
+    @Test("broken templates are located at the offending character", arguments: [
+        ("{{ n", "'{{' is never closed"), ("x }}", "'}}' without an opening '{{'"), ("{{ n + }}", "expected a number"),
+        ("{{ roll(1, 2) }}", "unknown function 'roll'"), ("{{ random(1) }}", "random takes two whole numbers"),
+        ("{{ 'open }}", "string is never closed"), ("{{ n # 2 }}", "unexpected character '#'"),
+    ])
+    func broken(template: String, message: String) {
+        let found = errors(scenario(beats: """
+        - { id: t, every: 1m, count: 1, set: { phase: "\(template)" } }
+        - { id: final, at: 2m, end: true }
+        """))
+        #expect(found.count == 1)
+        #expect(found.first?.message.contains(message) == true, "\(found)")
+    }
+
+    @Test func aTypeChangeHiddenInATemplateIsCaught() {
+        let found = errors(scenario(beats: """
+        - { id: t, at: 1m, set: { score: "{{ state.phase + 1 }}" } }
+        - { id: final, at: 2m, end: true }
+        """))
+        #expect(found.first?.message.contains("'score' is an integer") == true)
+        #expect(found.first?.message.contains("sets a string") == true)
+    }
+}
