@@ -10,7 +10,6 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.0"),
-        .package(url: "https://github.com/apple/swift-collections.git", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
     targets: [
@@ -18,7 +17,6 @@ let package = Package(
             name: "Liveline",
             dependencies: [
                 .product(name: "Yams", package: "Yams"),
-                .product(name: "HeapModule", package: "swift-collections"),
             ]
         ),
         .executableTarget(

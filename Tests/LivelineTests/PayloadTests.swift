@@ -63,7 +63,7 @@ import Testing
         var writer = JSONWriter()
         APSEncoder.encode(
             into: &writer, event: event, timestamp: 1_795_465_980, state: state,
-            encodedKeys: state.keys.map(JSONWriter.encodedKey), staleDate: staleDate, dismissalDate: dismissalDate,
+            encodedKeys: EncodedKeys(state.keys), staleDate: staleDate, dismissalDate: dismissalDate,
             relevance: relevance, alert: alert, start: start
         )
         return String(decoding: writer.bytes, as: UTF8.self)

@@ -10,7 +10,6 @@
 public struct ScenarioRun: Sendable {
     public private(set) var activities: [ActivityEngine]
     private var scheduler: Scheduler
-    private var writer = JSONWriter(capacity: PayloadLimits.broadcast + 256)
 
     /// A run of `activities`, whose ids must be their places in the array.
     public init(activities: [ActivityEngine]) {
@@ -35,9 +34,14 @@ public struct ScenarioRun: Sendable {
 
     /// Plays everything due at or before `until` in time order, as fast as possible.
     public mutating func run<Sink: PushSink>(until: Millis = .max, into sink: inout Sink) {
-        while let (time, index) = scheduler.popDue(at: until) {
+        runGeneric(until: until, into: &sink)
+    }
+
+    mutating func runGeneric<Sink: PushSink>(until: Millis, into sink: inout Sink) {
+        var writer = Self.writer()
+        while let (time, index) = scheduler.peek(), time <= until {
             let next = activities[index].advance(to: time, writer: &writer, sink: &sink)
-            scheduler.schedule(index, at: next)
+            scheduler.rescheduleEarliest(index, at: next)
         }
     }
 
@@ -56,6 +60,7 @@ public struct ScenarioRun: Sendable {
         _ beatID: String, activity index: Int, input: StateValue?, at now: Millis, into sink: inout Sink
     ) -> ActivityEngine.TriggerOutcome {
         guard activities.indices.contains(index) else { return .unknownBeat }
+        var writer = Self.writer()
         let outcome = activities[index].trigger(beatID, input: input, at: now, writer: &writer, sink: &sink)
         scheduler.schedule(index, at: activities[index].nextWake)
         return outcome
@@ -63,9 +68,13 @@ public struct ScenarioRun: Sendable {
 
     /// Ends every active activity now, with what it shows and an immediate dismissal.
     public mutating func stop<Sink: PushSink>(at now: Millis, into sink: inout Sink) {
+        var writer = Self.writer()
         for index in activities.indices {
             activities[index].stop(at: now, writer: &writer, sink: &sink)
             scheduler.schedule(index, at: activities[index].nextWake)
         }
     }
+
+    /// A scratch buffer for payloads: room for the largest one, so it never grows.
+    private static func writer() -> JSONWriter { JSONWriter(capacity: PayloadLimits.broadcast + 1024) }
 }

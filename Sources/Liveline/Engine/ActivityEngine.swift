@@ -44,8 +44,10 @@ public struct ActivityEngine: Sendable {
         case ended
     }
 
-    /// A push being gathered: the beats merged so far and when it goes.
+    /// A push being gathered: the beats merged so far and when it goes. Kept in place with an
+    /// `active` flag rather than as an optional, so merging a beat mutates it without copies.
     struct Pending: Sendable {
+        var active = false
         var kind: PushReason.Kind = .beat
         var merged = 0
         var beat: Int32 = -1
@@ -96,7 +98,7 @@ public struct ActivityEngine: Sendable {
     var lastPush: Millis = .min
     var staleDeadline: Millis = .max
     var activeSince: Millis = .max
-    var pending: Pending?
+    var pending = Pending(firstAt: 0, lastAt: 0, flushAt: .max)
 
     /// An engine for one copy of `program`, in a run that starts at `scenarioStart`.
     public init(program: ActivityProgram, id: Int, copy: Int = 0, scenarioStart: Millis, payloadLimit: Int = PayloadLimits.device) {
@@ -129,7 +131,7 @@ public struct ActivityEngine: Sendable {
 
     private func evaluateStatic(_ template: ValueTemplate, salt: UInt64) -> StateObject {
         let context = EvaluationContext(
-            n: 0, elapsed: 0, activity: program.spec.name, index: copy, seed: SeededRandom.hash(seed, salt), state: StateObject(), input: nil
+            n: 0, elapsed: 0, activity: program.name, index: copy, seed: SeededRandom.hash(seed, salt), state: StateObject(), input: nil
         )
         guard case .object(let fields) = template else { return StateObject() }
         return StateObject(keysAndValues: fields.map {
@@ -144,7 +146,7 @@ public struct ActivityEngine: Sendable {
         if lifecycle == .ended { return .max }
         var t = nextOccurrence
         if lifecycle == .pending, program.startBeat == nil { t = min(t, startTime) }
-        if let pending { t = min(t, pending.flushAt) }
+        if pending.active { t = min(t, pending.flushAt) }
         if lifecycle == .active {
             t = min(t, heartbeatTime, capTime)
         }
@@ -163,7 +165,7 @@ public struct ActivityEngine: Sendable {
                 activeSince = startTime
             } else if t == nextOccurrence {
                 occur(at: t)
-            } else if let pending, t == pending.flushAt {
+            } else if pending.active, t == pending.flushAt {
                 flush(at: t, force: false, writer: &writer, sink: &sink)
             } else if lifecycle == .active, t == capTime {
                 reachMaxDuration(at: t, writer: &writer, sink: &sink)
@@ -201,7 +203,7 @@ public struct ActivityEngine: Sendable {
     /// does on Ctrl-C. Anything waiting goes with it. Does nothing if it has ended or not begun.
     public mutating func stop<Sink: PushSink>(at now: Millis, writer: inout JSONWriter, sink: inout Sink) {
         guard lifecycle == .active else { return }
-        var p = pending ?? Pending(firstAt: now, lastAt: now, flushAt: now)
+        var p = pending.active ? pending : Pending(active: true, firstAt: now, lastAt: now, flushAt: now)
         p.kind = .stopped
         p.end = true
         p.dismissal = .immediate
@@ -251,10 +253,22 @@ public struct ActivityEngine: Sendable {
     private mutating func apply(beat index: Int, n: Int32, at t: Millis, input: StateValue?) -> Bool {
         let beat = program.beats[index]
         var changed = false
-        if !beat.patch.isEmpty {
+        if beat.patchIsPrecomputed {
+            for patch in beat.patch {
+                let value: StateValue
+                if let constant = patch.constant {
+                    value = constant
+                } else if let values = patch.byOccurrence, n >= 1, Int(n) <= values.count {
+                    value = values[Int(n) - 1]
+                } else {
+                    continue
+                }
+                if state.set(value, field: patch.field, rest: patch.rest) { changed = true }
+            }
+        } else if !beat.patch.isEmpty {
             let elapsed = program.speed == 1 ? t - startTime : Millis(Double(t - startTime) * program.speed)
             var context = EvaluationContext(
-                n: Int(n), elapsed: elapsed, activity: program.spec.name, index: copy,
+                n: Int(n), elapsed: elapsed, activity: program.name, index: copy,
                 seed: SeededRandom.hash(seed, UInt64(index), UInt64(n)), state: StateObject(), input: input
             )
             if beat.patchReadsState { context.state = state }
@@ -275,7 +289,7 @@ public struct ActivityEngine: Sendable {
         var alert: ResolvedAlert?
         if let spec = beat.alert {
             let context = EvaluationContext(
-                n: Int(n), elapsed: t - startTime, activity: program.spec.name, index: copy,
+                n: Int(n), elapsed: t - startTime, activity: program.name, index: copy,
                 seed: SeededRandom.hash(seed, UInt64(index), UInt64(n) | 0x616c_0000_0000_0000), state: state, input: input
             )
             alert = spec.resolve(in: context)
@@ -284,28 +298,29 @@ public struct ActivityEngine: Sendable {
         if beat.start != nil || beat.end { changed = true }
         guard changed else { return false }
 
-        var p = pending ?? Pending(firstAt: t, lastAt: t, flushAt: .max)
-        p.merged += 1
-        p.lastAt = t
-        p.beat = Int32(index)
-        p.n = n
-        if beat.priority == .high { p.high = true }
-        if let alert { p.alert = alert }
-        if let start = beat.start { p.start = start }
+        // Merge into the pending push, in place.
+        if !pending.active { pending = Pending(active: true, firstAt: t, lastAt: t, flushAt: .max) }
+        pending.merged += 1
+        pending.lastAt = t
+        pending.beat = Int32(index)
+        pending.n = n
+        if beat.priority == .high { pending.high = true }
+        if let alert { pending.alert = alert }
+        if let start = beat.start { pending.start = start }
         if beat.end {
-            p.end = true
-            p.dismissal = beat.dismissal
+            pending.end = true
+            pending.dismissal = beat.dismissal
         }
         let due: Millis
-        if p.start != nil || p.end || (p.high && p.deferredSince == nil) {
+        if pending.start != nil || pending.end || (pending.high && pending.deferredSince == nil) {
             due = t
-        } else if p.deferredSince != nil {
-            due = p.flushAt
+        } else if pending.deferredSince != nil {
+            due = pending.flushAt
         } else {
             due = lastPush == .min ? t : max(t, lastPush + program.policy.minInterval)
         }
-        p.flushAt = max(min(p.flushAt, due), nextSecond)
-        pending = p
+        let flushAt = max(min(pending.flushAt, due), nextSecond)
+        pending.flushAt = flushAt
         return true
     }
 
@@ -324,19 +339,19 @@ public struct ActivityEngine: Sendable {
     }
 
     private mutating func heartbeat<Sink: PushSink>(at t: Millis, writer: inout JSONWriter, sink: inout Sink) {
-        if pending != nil {
+        if pending.active {
             // Something is waiting (for min-interval, or deferred for a token): send it now instead.
             flush(at: t, force: true, writer: &writer, sink: &sink)
             return
         }
-        var p = Pending(firstAt: t, lastAt: t, flushAt: t)
+        var p = Pending(active: true, firstAt: t, lastAt: t, flushAt: t)
         p.kind = .heartbeat
         pending = p
         flush(at: t, force: true, writer: &writer, sink: &sink)
     }
 
     private mutating func reachMaxDuration<Sink: PushSink>(at t: Millis, writer: inout JSONWriter, sink: inout Sink) {
-        var p = pending ?? Pending(firstAt: t, lastAt: t, flushAt: t)
+        var p = pending.active ? pending : Pending(active: true, firstAt: t, lastAt: t, flushAt: t)
         p.kind = .reachedMaxDuration
         p.end = true
         p.high = false
@@ -346,7 +361,9 @@ public struct ActivityEngine: Sendable {
 
     /// Sends the pending push at `t`, unless the budget defers it. `force` sends it regardless.
     private mutating func flush<Sink: PushSink>(at t: Millis, force: Bool, writer: inout JSONWriter, sink: inout Sink) {
-        guard var p = pending else { return }
+        guard pending.active else { return }
+        var p = pending
+        pending = Pending(firstAt: 0, lastAt: 0, flushAt: .max)
         let policy = program.policy
         var priority = Priority.low
         var budget = PushReason.Budget.notCharged
@@ -383,7 +400,7 @@ public struct ActivityEngine: Sendable {
         if let input = p.start {
             start = StartContent(attributesType: program.spec.attributesType, attributes: attributes(), input: input)
         }
-        writer.bytes.removeAll(keepingCapacity: true)
+        writer.reset()
         APSEncoder.encode(
             into: &writer, event: event, timestamp: timestamp, state: state, encodedKeys: program.encodedKeys,
             staleDate: staleDate, dismissalDate: dismissalDate, relevance: relevance, alert: p.alert, start: start
@@ -398,10 +415,9 @@ public struct ActivityEngine: Sendable {
             expiration: policy.expiration == 0 ? 0 : timestamp + policy.expiration / 1000,
             payload: writer.bytes, reason: reason
         )
-        pending = nil
         if p.end { lifecycle = .ended }
-        if writer.bytes.count > payloadLimit {
-            sink.reject(push, problem: .tooLarge(bytes: writer.bytes.count, limit: payloadLimit), from: self)
+        if writer.count > payloadLimit {
+            sink.reject(push, problem: .tooLarge(bytes: writer.count, limit: payloadLimit), from: self)
             return
         }
         lastTimestamp = timestamp

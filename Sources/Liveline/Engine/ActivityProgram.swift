@@ -18,22 +18,46 @@ public final class ActivityProgram: Sendable {
         var n: Int32
     }
 
-    /// A beat, ready to apply.
-    struct Beat: Sendable {
-        var label: String
-        var jitter: Millis
-        var chance: Double
-        var patch: [Patch]
+    /// A beat, ready to apply. A class so that engines share it with one reference count.
+    final class Beat: Sendable {
+        let label: String
+        let jitter: Millis
+        let chance: Double
+        let patch: [Patch]
         /// Whether any patch value reads `state.`; only then is the old state kept while patching.
-        var patchReadsState: Bool
-        var priority: Priority
-        var alert: AlertSpec?
-        var relevance: Double?
-        var staleAfter: Millis??
-        var start: StartSpec?
-        var end: Bool
-        var dismissal: Dismissal?
-        var location: SourceLocation
+        let patchReadsState: Bool
+        /// Whether every patch value is known without evaluating (constant, or by occurrence).
+        let patchIsPrecomputed: Bool
+        let priority: Priority
+        let alert: AlertSpec?
+        let relevance: Double?
+        let staleAfter: Millis??
+        let start: StartSpec?
+        let end: Bool
+        let dismissal: Dismissal?
+        let location: SourceLocation
+
+        init(
+            label: String, jitter: Millis, chance: Double, patch: [Patch], patchReadsState: Bool,
+            patchIsPrecomputed: Bool, priority: Priority,
+            alert: AlertSpec?, relevance: Double?, staleAfter: Millis??, start: StartSpec?, end: Bool,
+            dismissal: Dismissal?, location: SourceLocation
+        ) {
+            self.label = label
+            self.jitter = jitter
+            self.chance = chance
+            self.patch = patch
+            self.patchReadsState = patchReadsState
+            self.patchIsPrecomputed = patchIsPrecomputed
+            self.priority = priority
+            self.alert = alert
+            self.relevance = relevance
+            self.staleAfter = staleAfter
+            self.start = start
+            self.end = end
+            self.dismissal = dismissal
+            self.location = location
+        }
     }
 
     /// A patch entry resolved to the index of its top-level field.
@@ -44,9 +68,14 @@ public final class ActivityProgram: Sendable {
         var value: ValueTemplate
         /// The value, when it needs no evaluation.
         var constant: StateValue?
+        /// The value of each occurrence (`n` = 1, 2, …), when it depends on `n` alone: worked
+        /// out once here rather than for every copy at every tick.
+        var byOccurrence: [StateValue]?
     }
 
     public let spec: ActivitySpec
+    /// The activity's name (kept apart from `spec` so the hot path reads it without touching the spec).
+    public let name: String
     /// The activity's place in its file.
     public let index: Int
     /// The scenario's seed; each copy's seed derives from it.
@@ -54,11 +83,11 @@ public final class ActivityProgram: Sendable {
     public let speed: Double
     /// When the activity starts after the scenario start, divided by the speed.
     public let offset: Millis
-    public var policy: Policy { spec.policy }
+    public let policy: Policy
     /// The beat that starts the activity by push, if any.
     public let startBeat: Int?
     /// `"key":` for each top-level content-state key.
-    let encodedKeys: [[UInt8]]
+    let encodedKeys: EncodedKeys
     let occurrences: [Occurrence]
     let beats: [Beat]
     /// Beat indices by id, for beats the bridge triggers.
@@ -67,6 +96,7 @@ public final class ActivityProgram: Sendable {
     /// Compiles `spec`, the `index`-th activity of a scenario seeded with `scenarioSeed`.
     public init(_ spec: ActivitySpec, index: Int, scenarioSeed: UInt64, speed: Double = 1) {
         self.spec = spec
+        self.name = spec.name
         self.index = index
         self.scenarioSeed = scenarioSeed
         let speed = speed > 0 && speed.isFinite ? speed : 1
@@ -75,23 +105,43 @@ public final class ActivityProgram: Sendable {
             speed == 1 ? millis : Millis((Double(millis) / speed).rounded())
         }
         self.offset = scaled(spec.offset)
+        self.policy = spec.policy
         self.startBeat = spec.startBeat
         let keys = spec.stateKeys
-        self.encodedKeys = keys.map(JSONWriter.encodedKey)
+        self.encodedKeys = EncodedKeys(keys)
 
         var beats: [Beat] = []
         var byID: [String: Int] = [:]
         for (i, beat) in spec.beats.enumerated() {
             if let id = beat.id, byID[id] == nil { byID[id] = i }
+            let occurrences: Int32
+            switch beat.timing {
+            case .every(let interval, let from, let through):
+                let last = through ?? ((spec.beats.first { $0.end != nil && $0.firstOffset != nil }?.firstOffset ?? spec.policy.maxDuration) - 1)
+                occurrences = last >= from ? Int32(min(1_000_000, (last - from) / interval + 1)) : 0
+            default:
+                occurrences = 0
+            }
             let patch = beat.patch.map { entry -> Patch in
                 let field = keys.firstIndex(of: entry.path[0]) ?? 0
                 var constant: StateValue?
-                if case .literal(let value) = entry.value { constant = value }
-                return Patch(field: field, rest: Array(entry.path.dropFirst()), value: entry.value, constant: constant)
+                var byOccurrence: [StateValue]?
+                if case .literal(let value) = entry.value {
+                    constant = value
+                } else if occurrences > 0, occurrences <= 10_000, entry.value.dependsOnlyOnOccurrence {
+                    byOccurrence = (1...occurrences).map { n in
+                        entry.value.evaluate(
+                            in: EvaluationContext(n: Int(n), elapsed: 0, activity: spec.name, index: 0, seed: 0, state: StateObject(), input: nil),
+                            beatTime: 0, startTime: 0, speed: speed
+                        )
+                    }
+                }
+                return Patch(field: field, rest: Array(entry.path.dropFirst()), value: entry.value, constant: constant, byOccurrence: byOccurrence)
             }
             beats.append(Beat(
                 label: beat.label, jitter: scaled(beat.jitter), chance: beat.chance, patch: patch,
                 patchReadsState: beat.patch.contains { $0.value.readsState },
+                patchIsPrecomputed: patch.allSatisfy { $0.constant != nil || $0.byOccurrence != nil },
                 priority: beat.priority ?? (beat.start != nil ? .high : spec.policy.priority), alert: beat.alert, relevance: beat.relevance,
                 staleAfter: beat.staleAfter, start: beat.start, end: beat.end != nil,
                 dismissal: beat.end?.dismissal, location: beat.location
@@ -142,6 +192,36 @@ extension ValueTemplate {
         case .text(let text): text.readsState
         case .object(let fields): fields.contains { $0.value.readsState }
         case .array(let items): items.contains(where: \.readsState)
+        }
+    }
+}
+
+extension ValueTemplate {
+    /// Whether its value follows from the occurrence number `n` alone (no time, state, input,
+    /// randomness, or copy number), so it can be worked out when the program is compiled.
+    var dependsOnlyOnOccurrence: Bool {
+        switch self {
+        case .literal: true
+        case .date, .dateRange: false
+        case .expression(let expression): expression.dependsOnlyOnOccurrence
+        case .text(let text): text.parts.allSatisfy {
+            if case .expression(let expression) = $0 { return expression.dependsOnlyOnOccurrence }
+            return true
+        }
+        case .object(let fields): fields.allSatisfy { $0.value.dependsOnlyOnOccurrence }
+        case .array(let items): items.allSatisfy(\.dependsOnlyOnOccurrence)
+        }
+    }
+}
+
+extension Expression {
+    var dependsOnlyOnOccurrence: Bool {
+        switch self {
+        case .number, .string: true
+        case .variable(let variable): variable == .n
+        case .state, .input, .random, .pick: false
+        case .negate(let operand): operand.dependsOnlyOnOccurrence
+        case .binary(_, let lhs, let rhs): lhs.dependsOnlyOnOccurrence && rhs.dependsOnlyOnOccurrence
         }
     }
 }

@@ -10,7 +10,6 @@ public struct PlanJSONL: PushSink {
     public let start: Millis
     /// Called with each line, without its newline.
     private let emit: (String) -> Void
-    private var writer = JSONWriter(capacity: 8192)
 
     public init(scenario: Scenario, start: Millis, emit: @escaping (String) -> Void) {
         self.scenario = scenario
@@ -27,7 +26,7 @@ public struct PlanJSONL: PushSink {
     }
 
     private mutating func line(_ push: Push, _ activity: ActivityEngine, rejected: String?) {
-        writer.bytes.removeAll(keepingCapacity: true)
+        var writer = JSONWriter(capacity: push.payload.count + 512)
         writer.raw(#"{"activity":"#)
         writer.string(activity.program.spec.name)
         writer.raw(#","offset":"#)
@@ -46,7 +45,7 @@ public struct PlanJSONL: PushSink {
             writer.string(field.value)
         }
         writer.raw(#"},"payload":"#)
-        writer.bytes.append(contentsOf: push.payload)
+        writer.raw(push.payload)
         writer.raw(#","bytes":"#)
         writer.int(push.payload.count)
         writer.raw(#","reason":"#)

@@ -44,7 +44,7 @@ public enum APSEncoder {
         event: PushEvent,
         timestamp: Int64,
         state: StateObject,
-        encodedKeys: [[UInt8]],
+        encodedKeys: EncodedKeys,
         staleDate: Int64?,
         dismissalDate: Int64?,
         relevance: Double?,

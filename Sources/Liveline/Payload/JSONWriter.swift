@@ -1,44 +1,110 @@
-/// Appends JSON tokens to a byte buffer.
+/// Writes JSON tokens into a growable byte buffer.
 ///
-/// This is the payload encoder's hot path: it writes UTF-8 bytes directly, with no `String`
-/// building, no `JSONSerialization` and no intermediate dictionaries. The caller owns the buffer
-/// and can reuse its capacity across pushes.
-public struct JSONWriter: Sendable {
-    public var bytes: [UInt8]
+/// This is the payload encoder's hot path. It writes UTF-8 straight into raw memory: no
+/// `String` building, no `JSONSerialization`, no intermediate dictionaries, and no per-byte
+/// checks. Each token checks capacity once, then stores its bytes through a pointer.
+///
+/// A writer is non-copyable: it has exactly one owner, which is what lets it skip
+/// copy-on-write checks (and what makes it safe to send to another task). Reuse one across
+/// pushes with ``reset()`` to keep its capacity; ``bytes`` copies the written bytes out.
+public struct JSONWriter: ~Copyable, @unchecked Sendable {
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
+    @usableFromInline var written = 0
 
     public init(capacity: Int = 512) {
-        bytes = []
-        bytes.reserveCapacity(capacity)
+        self.capacity = max(64, capacity)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// The number of bytes written.
+    public var count: Int { written }
+
+    /// A copy of the bytes written.
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: written)) }
+
+    /// Calls `body` with the bytes written, without copying them.
+    public func withBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try body(UnsafeRawBufferPointer(start: base, count: written))
+    }
+
+    /// Forgets what was written, keeping the capacity.
+    public mutating func reset() { written = 0 }
+
+    /// Room for `bytes` more bytes: returns where to write them. The caller then calls
+    /// ``commit(_:)`` with the number actually written.
+    @inlinable
+    mutating func reserve(_ bytes: Int) -> UnsafeMutablePointer<UInt8> {
+        if written + bytes > capacity { grow(toHold: written + bytes) }
+        return base + written
     }
 
     @inlinable
-    public mutating func raw(_ byte: UInt8) { bytes.append(byte) }
+    mutating func commit(_ bytes: Int) { written += bytes }
+
+    /// Moves to an allocation of at least `needed` bytes, doubling.
+    @usableFromInline
+    mutating func grow(toHold needed: Int) {
+        var newCapacity = capacity
+        while newCapacity < needed { newCapacity *= 2 }
+        let fresh = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        fresh.update(from: base, count: written)
+        base.deallocate()
+        base = fresh
+        capacity = newCapacity
+    }
+
+    // MARK: Raw bytes
+
+    @inlinable
+    public mutating func raw(_ byte: UInt8) {
+        reserve(1).pointee = byte
+        commit(1)
+    }
 
     /// Appends ASCII text that needs no escaping (keys known at compile time, punctuation).
     @inlinable
     public mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        let count = text.utf8CodeUnitCount
+        reserve(count).update(from: text.utf8Start, count: count)
+        commit(count)
+    }
+
+    /// Appends bytes prepared earlier, such as a pre-encoded `"key":` or a whole payload.
+    @inlinable
+    public mutating func raw(_ prepared: [UInt8]) {
+        let count = prepared.count
+        let target = reserve(count)
+        prepared.withUnsafeBufferPointer { source in
+            if let base = source.baseAddress { target.update(from: base, count: count) }
+        }
+        commit(count)
     }
 
     /// Appends `"key":`.
     @inlinable
     public mutating func key(_ text: StaticString) {
-        bytes.append(UInt8(ascii: "\""))
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        let count = text.utf8CodeUnitCount
+        let target = reserve(count + 3)
+        target[0] = UInt8(ascii: "\"")
+        (target + 1).update(from: text.utf8Start, count: count)
+        target[count + 1] = UInt8(ascii: "\"")
+        target[count + 2] = UInt8(ascii: ":")
+        commit(count + 3)
     }
+
+    // MARK: Numbers
 
     public mutating func int(_ value: Int64) {
         if value < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            if value == .min {
-                raw("9223372036854775808")
-                return
-            }
-            uint(UInt64(-value))
+            let target = reserve(20)
+            target.pointee = UInt8(ascii: "-")
+            commit(1 + Self.writeDigits(value.magnitude, to: target + 1))
         } else {
-            uint(UInt64(value))
+            let target = reserve(20)
+            commit(Self.writeDigits(UInt64(value), to: target))
         }
     }
 
@@ -46,23 +112,54 @@ public struct JSONWriter: Sendable {
     public mutating func int(_ value: Int) { int(Int64(value)) }
 
     public mutating func uint(_ value: UInt64) {
-        if value < 10 {
-            bytes.append(48 + UInt8(value))
-            return
-        }
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
+        commit(Self.writeDigits(value, to: reserve(20)))
+    }
+
+    /// Writes the decimal digits of `value` at `target`; returns how many.
+    ///
+    /// Two digits per division, from a 200-byte table: half the divisions of the schoolbook loop.
+    @usableFromInline
+    static func writeDigits(_ value: UInt64, to target: UnsafeMutablePointer<UInt8>) -> Int {
+        let length = digitCount(value)
         var rest = value
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            while rest > 0 {
-                buffer[19 - count] = 48 + UInt8(rest % 10)
-                rest /= 10
-                count += 1
+        var i = length
+        return digitPairs.withUTF8Buffer { pairs in
+            while rest >= 100 {
+                let pair = Int(rest % 100) * 2
+                rest /= 100
+                i -= 2
+                target[i] = pairs[pair]
+                target[i + 1] = pairs[pair + 1]
             }
-            bytes.append(contentsOf: buffer[(20 - count)...])
+            if rest >= 10 {
+                let pair = Int(rest) * 2
+                target[0] = pairs[pair]
+                target[1] = pairs[pair + 1]
+            } else {
+                target[0] = 48 + UInt8(truncatingIfNeeded: rest)
+            }
+            return length
         }
+    }
+
+    @usableFromInline
+    static let digitPairs: StaticString = """
+        00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+        40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+        8081828384858687888990919293949596979899
+        """
+
+    /// How many decimal digits `value` has.
+    @usableFromInline
+    static func digitCount(_ value: UInt64) -> Int {
+        var count = 1
+        var threshold: UInt64 = 10
+        while value >= threshold {
+            count += 1
+            if count == 20 { break }
+            threshold &*= 10
+        }
+        return count
     }
 
     /// Writes a `Double` so that it reads back as one: `0.0`, `0.15`, `1e-05`.
@@ -79,7 +176,12 @@ public struct JSONWriter: Sendable {
             int(Int64(value))
             raw(".0")
         } else {
-            bytes.append(contentsOf: value.description.utf8)
+            var text = value.description
+            text.withUTF8 { utf8 in
+                let target = reserve(utf8.count)
+                if let base = utf8.baseAddress { target.update(from: base, count: utf8.count) }
+                commit(utf8.count)
+            }
         }
     }
 
@@ -92,74 +194,110 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    /// Appends bytes prepared earlier, such as a pre-encoded `"key":`.
-    @inlinable
-    public mutating func raw(_ prepared: [UInt8]) {
-        bytes.append(contentsOf: prepared)
-    }
-
     /// Writes milliseconds as seconds: `1700000000` or `1700000000.25`.
     public mutating func seconds(millis: Millis) {
-        var magnitude = millis
+        let target = reserve(25)
+        var length = 0
+        var magnitude = millis.magnitude
         if millis < 0 {
-            bytes.append(UInt8(ascii: "-"))
-            magnitude = 0 &- millis
+            target.pointee = UInt8(ascii: "-")
+            length = 1
         }
-        uint(UInt64(magnitude / 1000))
-        let fraction = magnitude % 1000
-        guard fraction != 0 else { return }
-        bytes.append(UInt8(ascii: "."))
-        bytes.append(48 + UInt8(fraction / 100))
-        if fraction % 100 != 0 {
-            bytes.append(48 + UInt8((fraction / 10) % 10))
-            if fraction % 10 != 0 { bytes.append(48 + UInt8(fraction % 10)) }
+        length += Self.writeDigits(magnitude / 1000, to: target + length)
+        magnitude %= 1000
+        if magnitude != 0 {
+            target[length] = UInt8(ascii: ".")
+            target[length + 1] = 48 + UInt8(magnitude / 100)
+            length += 2
+            if magnitude % 100 != 0 {
+                target[length] = 48 + UInt8((magnitude / 10) % 10)
+                length += 1
+                if magnitude % 10 != 0 {
+                    target[length] = 48 + UInt8(magnitude % 10)
+                    length += 1
+                }
+            }
         }
+        commit(length)
     }
+
+    // MARK: Strings
 
     /// Writes a JSON string with the escapes RFC 8259 requires; other UTF-8 passes through.
     public mutating func string(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
         var value = value
         value.withUTF8 { utf8 in
-            var runStart = 0
-            for i in 0..<utf8.count {
-                let byte = utf8[i]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                if runStart < i { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i])) }
-                escape(byte)
-                runStart = i + 1
+            // Most strings need no escapes: copy them in one go.
+            var clean = true
+            for byte in utf8 where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                clean = false
+                break
             }
-            if runStart < utf8.count { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...])) }
+            if clean {
+                let target = reserve(utf8.count + 2)
+                target[0] = UInt8(ascii: "\"")
+                if let base = utf8.baseAddress { (target + 1).update(from: base, count: utf8.count) }
+                target[utf8.count + 1] = UInt8(ascii: "\"")
+                commit(utf8.count + 2)
+            } else {
+                escaped(utf8)
+            }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 
-    private mutating func escape(_ byte: UInt8) {
-        bytes.append(UInt8(ascii: "\\"))
-        switch byte {
-        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
-        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
-        case 0x0A: bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "t"))
-        case 0x08: bytes.append(UInt8(ascii: "b"))
-        case 0x0C: bytes.append(UInt8(ascii: "f"))
-        default:
-            func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }
-            bytes.append(UInt8(ascii: "u"))
-            bytes.append(48)
-            bytes.append(48)
-            bytes.append(hex(byte >> 4))
-            bytes.append(hex(byte & 0xF))
+    private mutating func escaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        // Each byte becomes at most six (\u00XX).
+        let target = reserve(utf8.count * 6 + 2)
+        var length = 1
+        target[0] = UInt8(ascii: "\"")
+        func hex(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }
+        for byte in utf8 {
+            let escape: UInt8
+            switch byte {
+            case UInt8(ascii: "\""): escape = UInt8(ascii: "\"")
+            case UInt8(ascii: "\\"): escape = UInt8(ascii: "\\")
+            case 0x0A: escape = UInt8(ascii: "n")
+            case 0x0D: escape = UInt8(ascii: "r")
+            case 0x09: escape = UInt8(ascii: "t")
+            case 0x08: escape = UInt8(ascii: "b")
+            case 0x0C: escape = UInt8(ascii: "f")
+            case 0..<0x20:
+                target[length] = UInt8(ascii: "\\")
+                target[length + 1] = UInt8(ascii: "u")
+                target[length + 2] = 48
+                target[length + 3] = 48
+                target[length + 4] = hex(byte >> 4)
+                target[length + 5] = hex(byte & 0xF)
+                length += 6
+                continue
+            default:
+                target[length] = byte
+                length += 1
+                continue
+            }
+            target[length] = UInt8(ascii: "\\")
+            target[length + 1] = escape
+            length += 2
         }
+        target[length] = UInt8(ascii: "\"")
+        commit(length + 1)
     }
+
+    // MARK: Values
 
     /// Writes a content-state value. Dates become reference-date seconds (see ``ReferenceDate``).
     public mutating func value(_ value: StateValue) {
         switch value {
         case .null: raw("null")
         case .bool(let b): b ? raw("true") : raw("false")
-        case .int(let i): int(i)
+        case .int(let i):
+            let target = reserve(21)
+            if i < 0 {
+                target.pointee = UInt8(ascii: "-")
+                commit(1 + Self.writeDigits(UInt64(i.magnitude), to: target + 1))
+            } else {
+                commit(Self.writeDigits(UInt64(i), to: target))
+            }
         case .double(let d): double(d)
         case .string(let s): string(s)
         case .date(let unix): seconds(millis: ReferenceDate.millis(fromUnix: unix))
@@ -180,29 +318,29 @@ public struct JSONWriter: Sendable {
         }
     }
 
-    /// Writes an object whose top-level keys were encoded once, ahead of time, as `"key":`.
-    /// The hot path: content-state keys never change after the first state.
-    public mutating func object(_ object: StateObject, encodedKeys: [[UInt8]]) {
-        raw(UInt8(ascii: "{"))
-        for i in 0..<object.count {
-            if i > 0 { raw(UInt8(ascii: ",")) }
-            if i < encodedKeys.count {
-                raw(encodedKeys[i])
-            } else {
-                string(object.keys[i])
-                raw(UInt8(ascii: ":"))
+    /// Writes an object whose top-level keys were encoded once, ahead of time, with their
+    /// separators (`{"minute":`, `,"phase":`). The hot path: content-state keys never change
+    /// after the first state.
+    public mutating func object(_ object: StateObject, encodedKeys: EncodedKeys) {
+        let values = object.values
+        guard encodedKeys.count == values.count, !values.isEmpty else {
+            self.object(object)
+            return
+        }
+        encodedKeys.blob.withUnsafeBufferPointer { blob in
+            guard let keys = blob.baseAddress else { return }
+            var start = 0
+            for i in values.indices {
+                let end = encodedKeys.ends[i]
+                let length = end - start
+                let target = reserve(length)
+                for j in 0..<length { target[j] = keys[start + j] }
+                commit(length)
+                start = end
+                value(values[i])
             }
-            value(object.values[i])
         }
         raw(UInt8(ascii: "}"))
-    }
-
-    /// `"key":` as bytes, for ``object(_:encodedKeys:)``.
-    public static func encodedKey(_ key: String) -> [UInt8] {
-        var writer = JSONWriter(capacity: key.utf8.count + 3)
-        writer.string(key)
-        writer.raw(UInt8(ascii: ":"))
-        return writer.bytes
     }
 
     /// Writes an object with its keys in their written order.
@@ -216,4 +354,30 @@ public struct JSONWriter: Sendable {
         }
         raw(UInt8(ascii: "}"))
     }
+}
+
+/// An object's keys encoded once with their separators, `{"a":` then `,"b":`, in one buffer,
+/// for ``JSONWriter/object(_:encodedKeys:)``.
+///
+/// One contiguous allocation, shared by every engine playing the same activity, so writing a
+/// key copies bytes without touching a reference count per key.
+public struct EncodedKeys: Sendable {
+    @usableFromInline let blob: [UInt8]
+    /// Where each key's bytes end in `blob`.
+    @usableFromInline let ends: [Int]
+
+    public init(_ keys: [String]) {
+        var writer = JSONWriter(capacity: 64)
+        var ends: [Int] = []
+        for (i, key) in keys.enumerated() {
+            writer.raw(i == 0 ? UInt8(ascii: "{") : UInt8(ascii: ","))
+            writer.string(key)
+            writer.raw(UInt8(ascii: ":"))
+            ends.append(writer.count)
+        }
+        blob = writer.bytes
+        self.ends = ends
+    }
+
+    public var count: Int { ends.count }
 }

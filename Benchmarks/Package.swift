@@ -1,0 +1,34 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// Liveline's benchmarks, kept apart so the main build stays lean.
+// Run: swift package --disable-sandbox benchmark   (see ../BENCHMARKS.md)
+let package = Package(
+    name: "LivelineBenchmarks",
+    platforms: [.macOS(.v14)],
+    dependencies: [
+        .package(name: "Liveline", path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "EngineThroughput",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Liveline", package: "Liveline"),
+            ],
+            path: "Benchmarks/EngineThroughput",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
+            name: "SchedulerMemory",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "Liveline", package: "Liveline"),
+            ],
+            path: "Benchmarks/SchedulerMemory",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
