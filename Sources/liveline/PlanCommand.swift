@@ -8,15 +8,16 @@ struct PlanCommand: ParsableCommand {
         abstract: "Fast-forward a scenario under a virtual clock and print every push, with its reason.",
         discussion: """
         Formats:
-          table  a readable timeline: time, event, priority, size, why the push exists, what changed
-          jsonl  one JSON object per push: activity, offset, time, event, priority, headers,
-                 payload (the exact aps object), bytes, reason
-          curl   curl --http2 commands as in Apple's guide, reading $AUTHENTICATION_TOKEN and
-                 $ACTIVITY_PUSH_TOKEN (or $PUSH_TO_START_TOKEN) from the environment
+          table  a timeline: time, event, priority, size, reason, what changed
+          jsonl  one JSON object per push: activity, offset, time, event,
+                 priority, headers, payload (the exact aps object), bytes, reason
+          curl   curl --http2 commands as in Apple's guide; they read
+                 $AUTHENTICATION_TOKEN and $ACTIVITY_PUSH_TOKEN (or
+                 $PUSH_TO_START_TOKEN) from the environment
 
         The same file, start and seed always give the same pushes, byte for byte.
 
-        Exit status: 0 on success, 1 when the file has errors, 64 for a usage error.
+        Exit status: 0 success, 1 the file has errors, 64 usage error.
         """
     )
 

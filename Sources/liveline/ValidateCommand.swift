@@ -7,15 +7,17 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Check scenario files and report every problem, located.",
         discussion: """
-        Each problem is printed as FILE:LINE:COLUMN: error: message, with the line and a caret, \
-        the way compilers do, so editors can jump to it. Warnings point at legal but suspicious \
-        things, such as more high-priority beats than the budget allows.
+        Each problem is printed as FILE:LINE:COLUMN: error: message, with the line
+        and a caret, as compilers do, so editors can jump to it. Warnings point at
+        legal but suspicious things, such as more high-priority beats than the
+        budget allows.
 
-        A file that validates is safe to play: every template resolves, every patch keeps the \
-        content-state decodable by the app, and every payload fits in 4096 bytes.
+        A file that validates is safe to play: every template resolves, every
+        patch keeps the content-state decodable by the app, and every payload fits
+        in 4096 bytes.
 
-        Exit status: 0 when every file is valid (warnings allowed), 1 when any file has errors, \
-        64 for a usage error.
+        Exit status: 0 every file is valid (warnings allowed), 1 a file has errors
+        (or warnings, with --strict), 64 usage error.
         """
     )
 
