@@ -1,0 +1,63 @@
+import Crypto
+import Foundation
+
+/// The token-authentication key APNs gives a team: a `.p8` file (PEM, PKCS#8, P-256), its
+/// 10-character Key ID and the Team ID that owns it.
+///
+/// The private key never appears in descriptions, logs or errors.
+public struct SigningKey: Sendable, CustomStringConvertible {
+    /// The P-256 scalar. Kept as bytes (swift-crypto's key type is not `Sendable`); a token is
+    /// signed about once every 50 minutes, so rebuilding the key then costs nothing.
+    private let rawKey: Data
+    public let keyID: String
+    public let teamID: String
+
+    /// A key from the PEM text of a `.p8` file.
+    public init(pem: String, keyID: String, teamID: String) throws(CredentialsError) {
+        let keyID = keyID.trimmingCharacters(in: .whitespacesAndNewlines)
+        let teamID = teamID.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !keyID.isEmpty else { throw .missing("the Key ID (--key-id or LIVELINE_APNS_KEY_ID)") }
+        guard !teamID.isEmpty else { throw .missing("the Team ID (--team-id or LIVELINE_APNS_TEAM_ID)") }
+        guard pem.contains("-----BEGIN PRIVATE KEY-----") else {
+            throw .badKey("expected a PEM private key beginning with -----BEGIN PRIVATE KEY----- (the .p8 file from developer.apple.com)")
+        }
+        do {
+            rawKey = try P256.Signing.PrivateKey(pemRepresentation: pem).rawRepresentation
+        } catch {
+            throw .badKey("the PEM is not a PKCS#8 P-256 private key (the .p8 file from developer.apple.com)")
+        }
+        self.keyID = keyID
+        self.teamID = teamID
+    }
+
+    /// A key read from a `.p8` file.
+    public init(file: String, keyID: String, teamID: String) throws(CredentialsError) {
+        guard let data = FileManager.default.contents(atPath: file), let pem = String(data: data, encoding: .utf8) else {
+            throw .unreadable(file)
+        }
+        try self.init(pem: pem, keyID: keyID, teamID: teamID)
+    }
+
+    /// Signs `data` with ES256, returning the raw `r‖s` signature.
+    func sign(_ data: Data) throws -> Data {
+        try P256.Signing.PrivateKey(rawRepresentation: rawKey).signature(for: data).rawRepresentation
+    }
+
+    /// The key ID and team, never the key.
+    public var description: String { "SigningKey(key id \(keyID), team \(teamID))" }
+}
+
+/// What is wrong with the credentials, said so a user can fix it. Never contains the key.
+public enum CredentialsError: Error, Sendable, CustomStringConvertible, Equatable {
+    case missing(String)
+    case unreadable(String)
+    case badKey(String)
+
+    public var description: String {
+        switch self {
+        case .missing(let what): "missing \(what)"
+        case .unreadable(let file): "cannot read the key file \(file)"
+        case .badKey(let why): "the APNs key is not usable: \(why)"
+        }
+    }
+}

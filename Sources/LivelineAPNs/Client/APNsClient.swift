@@ -1,0 +1,137 @@
+import Foundation
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+
+/// An HTTP/2 client for APNs: a pool of connections, provider tokens, and one request at a time
+/// or thousands multiplexed.
+///
+/// ```swift
+/// let client = try APNsClient(configuration: .init(endpoint: .sandbox, signingKey: key))
+/// let response = try await client.send(.push(token: token, headers: headers, payload: bytes))
+/// ```
+///
+/// The client signs and caches the provider token (renewed at 50 minutes; once more when APNs
+/// says `ExpiredProviderToken`), attaches it to every request, and retires a connection that
+/// answers `503 Shutdown` or sends GOAWAY. It does not retry otherwise: retries belong to the
+/// caller, which knows what is still worth sending (see ``PushDelivery``).
+///
+/// It is built on swift-nio-http2 directly rather than AsyncHTTPClient: the provider-token rules
+/// are per connection, the stream limit and GOAWAY reasons must be seen, and a connection that
+/// answers `Shutdown` must be retired, none of which AsyncHTTPClient's pool exposes.
+public final class APNsClient: Sendable {
+    public struct Configuration: Sendable {
+        public var endpoint: APNsEndpoint
+        /// How many HTTP/2 connections to keep.
+        public var connections: Int
+        /// The team's key, for provider tokens; nil sends no `authorization` (a mock that accepts anything).
+        public var signingKey: SigningKey?
+        /// How long to wait for an answer.
+        public var requestTimeout: TimeAmount
+        /// A PING goes out after this long without traffic.
+        public var idlePing: TimeAmount
+
+        public init(endpoint: APNsEndpoint, connections: Int = 1, signingKey: SigningKey? = nil, requestTimeout: TimeAmount = .seconds(10), idlePing: TimeAmount = .seconds(60)) {
+            self.endpoint = endpoint
+            self.connections = connections
+            self.signingKey = signingKey
+            self.requestTimeout = requestTimeout
+            self.idlePing = idlePing
+        }
+    }
+
+    public let configuration: Configuration
+    private let group: any EventLoopGroup
+    private let ownsGroup: Bool
+    private let pool: ConnectionPool
+    private let tokens: ProviderTokenCache?
+
+    /// A client. Pass an event loop group to share one; otherwise the client makes its own.
+    /// `now` gives UNIX seconds for token ages (tests pass a fake clock).
+    public init(configuration: Configuration, eventLoopGroup: (any EventLoopGroup)? = nil, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
+        self.configuration = configuration
+        if let eventLoopGroup {
+            group = eventLoopGroup
+            ownsGroup = false
+        } else {
+            group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, min(configuration.connections, System.coreCount)))
+            ownsGroup = true
+        }
+        pool = try ConnectionPool(endpoint: configuration.endpoint, size: configuration.connections, group: group, idlePing: configuration.idlePing)
+        tokens = configuration.signingKey.map { ProviderTokenCache(key: $0, now: now) }
+    }
+
+    /// How many connections have been opened so far (reconnections included).
+    public var connectionsMade: Int { pool.connectionsMade }
+
+    /// Sends one request. Completes with APNs's answer (any status), or fails with an
+    /// ``APNsTransportError`` when there was none.
+    public func send(_ request: APNsRequest) -> EventLoopFuture<APNsResponse> {
+        attempt(request, renewed: false)
+    }
+
+    /// Sends one request and waits for the answer.
+    public func send(_ request: APNsRequest) async throws -> APNsResponse {
+        try await send(request).get()
+    }
+
+    private func attempt(_ request: APNsRequest, renewed: Bool) -> EventLoopFuture<APNsResponse> {
+        let token = tokens?.current()
+        return pool.connection().flatMap { connection in
+            let promise = connection.channel.eventLoop.makePromise(of: APNsResponse.self)
+            connection.send(PendingRequest(
+                request: request, authorization: token?.value, promise: promise,
+                deadline: .now() + self.configuration.requestTimeout
+            ))
+            return promise.futureResult.flatMap { response in
+                if response.status == 503, response.reason == .shutdown {
+                    self.pool.retire(connection)
+                }
+                if response.status == 403, response.reason == .expiredProviderToken, !renewed, let token, let tokens = self.tokens {
+                    tokens.renew(replacing: token)
+                    return self.attempt(request, renewed: true)
+                }
+                return connection.channel.eventLoop.makeSucceededFuture(response)
+            }
+        }
+    }
+
+    /// Closes the connections (and the event loops, if the client made them).
+    public func shutdown() async {
+        await pool.close()
+        if ownsGroup { try? await group.shutdownGracefully() }
+    }
+}
+
+/// The provider token in use, shared by every connection, renewed by ``ProviderTokenPolicy``.
+final class ProviderTokenCache: Sendable {
+    private let key: SigningKey
+    private let now: @Sendable () -> Int64
+    private let policy = ProviderTokenPolicy()
+    private let token: NIOLockedValueBox<ProviderToken?>
+
+    init(key: SigningKey, now: @escaping @Sendable () -> Int64) {
+        self.key = key
+        self.now = now
+        self.token = NIOLockedValueBox(nil)
+    }
+
+    func current() -> ProviderToken {
+        let time = now()
+        return token.withLockedValue { token in
+            if let current = token, !policy.shouldRenew(issuedAt: current.issuedAt, now: time) { return current }
+            let fresh = ProviderToken(key: key, issuedAt: time)
+            token = fresh
+            return fresh
+        }
+    }
+
+    /// Replaces `stale` (which APNs said expired) with a new token, unless another request
+    /// already did.
+    func renew(replacing stale: ProviderToken) {
+        let time = now()
+        token.withLockedValue { token in
+            if token == nil || token == stale { token = ProviderToken(key: key, issuedAt: time) }
+        }
+    }
+}

@@ -1,0 +1,302 @@
+import Liveline
+import NIOConcurrencyHelpers
+import NIOCore
+
+/// Sends the engine's pushes through an ``APNsClient``, keeping each activity's order and
+/// never sending stale content.
+///
+/// - **Order is sacred.** An activity has at most one push in flight. A push that comes while
+///   another is in flight waits; a newer one replaces it (coalescing, newest state wins).
+/// - **Retries by reason.** 429, 5xx and lost connections are retried with exponential backoff
+///   and jitter (``RetryPolicy``); `503 Shutdown` and GOAWAY on a fresh connection (the client
+///   retires the old one). When a retry falls due and a newer push is waiting, the newer push
+///   goes instead, with its fresh timestamp; it inherits the older push's alert and priority if
+///   it has none, so a goal's alert is not lost to a minute tick.
+/// - **Gone tokens.** 410 and `BadDeviceToken` stop that activity only; the reason is reported.
+/// - **Configuration errors** (topic, key, environment) stop everything: ``configurationError``
+///   says how to fix it.
+///
+/// **Concurrency.** Pushes are submitted from the engine's task and answers arrive on NIO event
+/// loops; the per-activity state is a small table guarded by one lock, held only to update it,
+/// never across I/O or callbacks. (An actor would cost a task hop per answer on this hot path.)
+public final class PushDelivery: Sendable {
+    public struct Configuration: Sendable {
+        /// `apns-topic` for device pushes: `<bundle id>.push-type.liveactivity`.
+        public var topic: String
+        /// The bundle id, for broadcasts.
+        public var bundleID: String
+        public var retry: RetryPolicy
+
+        public init(bundleID: String, retry: RetryPolicy = RetryPolicy()) {
+            self.topic = PushHeaders.topic(forBundleID: bundleID)
+            self.bundleID = bundleID
+            self.retry = retry
+        }
+    }
+
+    private struct Activity {
+        var target: PushTarget
+        /// After a push-to-start: the update token the started activity reported.
+        var updateToken: String?
+        var inFlight: Push?
+        var attempts = 0
+        var waiting: Push?
+        var stopped: String?
+    }
+
+    private struct State {
+        var activities: [Int: Activity] = [:]
+        /// Pushes accepted and not yet finished (delivered, rejected, dropped or superseded).
+        var outstanding = 0
+        var idleWaiters: [CheckedContinuation<Void, Never>] = []
+        var configurationError: String?
+        var random = SeededRandom.mix(0x6465_6c69)
+    }
+
+    public let configuration: Configuration
+    private let client: APNsClient
+    private let clock: any EngineClock
+    private let timers: any EventLoop
+    private let onEvent: @Sendable (DeliveryEvent) -> Void
+    private let state = NIOLockedValueBox(State())
+
+    /// - Parameters:
+    ///   - clock: for latencies, measured from each push's due time.
+    ///   - timers: the event loop retry timers run on.
+    ///   - onEvent: called for every ``DeliveryEvent``, from any thread; keep it quick.
+    public init(
+        client: APNsClient, configuration: Configuration, clock: any EngineClock = WallClock(), timers: any EventLoop,
+        onEvent: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }
+    ) {
+        self.client = client
+        self.configuration = configuration
+        self.clock = clock
+        self.timers = timers
+        self.onEvent = onEvent
+    }
+
+    /// Where activity `activity`'s pushes go. Set it before submitting its pushes.
+    public func setTarget(_ target: PushTarget, for activity: Int) {
+        state.withLockedValue { $0.activities[activity] = Activity(target: target) }
+    }
+
+    /// The update token an activity started by push reported (its `input-push-token`).
+    public func setUpdateToken(_ token: String, for activity: Int) {
+        state.withLockedValue { $0.activities[activity]?.updateToken = token }
+    }
+
+    /// The setup problem that stopped delivery, if any.
+    public var configurationError: String? { state.withLockedValue { $0.configurationError } }
+
+    /// Why an activity stopped receiving pushes (410, bad token), if it did.
+    public func stopReason(for activity: Int) -> String? {
+        state.withLockedValue { $0.activities[activity]?.stopped }
+    }
+
+    /// Pushes accepted and not yet finished.
+    public var outstanding: Int { state.withLockedValue { $0.outstanding } }
+
+    /// Hands a push to APNs, in order behind the activity's earlier pushes.
+    public func submit(_ push: Push) {
+        var events: [DeliveryEvent] = []
+        let send: Push? = state.withLockedValue { state in
+            guard state.configurationError == nil, var activity = state.activities[push.activity] else { return nil }
+            guard activity.stopped == nil else { return nil }
+            state.outstanding += 1
+            defer { state.activities[push.activity] = activity }
+            if activity.inFlight == nil {
+                activity.inFlight = push
+                activity.attempts = 1
+                return push
+            }
+            if let older = activity.waiting {
+                let merged = push.superseding(older)
+                events.append(.superseded(activity: push.activity, dropped: older, by: merged))
+                activity.waiting = merged
+                state.outstanding -= 1
+            } else {
+                activity.waiting = push
+            }
+            return nil
+        }
+        events.forEach(onEvent)
+        if let send { transmit(send) }
+    }
+
+    /// Returns when every accepted push has finished.
+    public func waitUntilIdle() async {
+        await withCheckedContinuation { continuation in
+            let idle = state.withLockedValue { state -> Bool in
+                if state.outstanding == 0 { return true }
+                state.idleWaiters.append(continuation)
+                return false
+            }
+            if idle { continuation.resume() }
+        }
+    }
+
+    // MARK: Sending
+
+    private func transmit(_ push: Push) {
+        let target = state.withLockedValue { state -> (PushTarget, String?)? in
+            state.activities[push.activity].map { ($0.target, $0.updateToken) }
+        }
+        guard let (kind, updateToken) = target else { return }
+        let request: APNsRequest
+        switch kind {
+        case .device(let token):
+            request = .push(token: token, headers: PushHeaders(push, topic: configuration.topic), payload: push.payload)
+        case .pushToStart(let startToken):
+            if push.event == .start {
+                request = .push(token: startToken, headers: PushHeaders(push, topic: configuration.topic), payload: push.payload)
+            } else if let updateToken {
+                request = .push(token: updateToken, headers: PushHeaders(push, topic: configuration.topic), payload: push.payload)
+            } else {
+                finish(push, outcome: .stop("no update token: the activity started by push never reported one (input-push-token), so its updates cannot be sent"))
+                return
+            }
+        case .channel(let channel):
+            request = .broadcast(bundleID: configuration.bundleID, channel: channel, priority: push.priority, expiration: push.expiration, payload: push.payload)
+        }
+        client.send(request).whenComplete { result in
+            self.answered(push, result: result)
+        }
+    }
+
+    private enum Outcome {
+        case delivered(APNsResponse)
+        case rejected(APNsResponse)
+        case retry(String)
+        case stop(String)
+        case configuration(String)
+    }
+
+    private func answered(_ push: Push, result: Result<APNsResponse, any Error>) {
+        switch result {
+        case .success(let response):
+            switch APNsDisposition(response) {
+            case .delivered: finish(push, outcome: .delivered(response))
+            case .retry, .renewTokenAndRetry: finish(push, outcome: .retry(response.description))
+            case .tokenGone: finish(push, outcome: .stop("APNs answered \(response): the activity ended or its token is no longer valid"))
+            case .configurationError(let advice): finish(push, outcome: .configuration(advice))
+            case .rejected: finish(push, outcome: .rejected(response))
+            }
+        case .failure(let error as APNsTransportError) where !error.isRetryable:
+            finish(push, outcome: .configuration(error.description))
+        case .failure(let error):
+            finish(push, outcome: .retry(String(describing: error)))
+        }
+    }
+
+    private func finish(_ push: Push, outcome: Outcome) {
+        var events: [DeliveryEvent] = []
+        var next: Push?
+        var retryAfter: Millis?
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        let now = clock.now()
+        state.withLockedValue { state in
+            guard var activity = state.activities[push.activity] else { return }
+            defer {
+                state.activities[push.activity] = activity
+                if state.outstanding == 0 {
+                    waiters = state.idleWaiters
+                    state.idleWaiters = []
+                }
+            }
+            switch outcome {
+            case .delivered(let response):
+                events.append(.delivered(activity: push.activity, push: push, response: response, attempts: activity.attempts, latency: now - push.time))
+            case .rejected(let response):
+                events.append(.rejected(activity: push.activity, push: push, response: response))
+            case .retry(let failure):
+                if activity.attempts < configuration.retry.maxAttempts {
+                    activity.attempts += 1
+                    state.random = SeededRandom.mix(state.random)
+                    let delay = configuration.retry.delay(beforeAttempt: activity.attempts, random: SeededRandom.unit(state.random))
+                    events.append(.retrying(activity: push.activity, push: push, failure: failure, attempt: activity.attempts, after: delay))
+                    retryAfter = delay
+                    return
+                }
+                events.append(.gaveUp(activity: push.activity, push: push, failure: failure))
+            case .stop(let reason):
+                activity.stopped = reason
+                state.outstanding -= activity.waiting == nil ? 1 : 2
+                activity.inFlight = nil
+                activity.waiting = nil
+                events.append(.stopped(activity: push.activity, reason: reason))
+                return
+            case .configuration(let advice):
+                if state.configurationError == nil {
+                    state.configurationError = advice
+                    events.append(.configurationError(advice))
+                }
+                state.outstanding = 0
+                for key in state.activities.keys {
+                    state.activities[key]?.inFlight = nil
+                    state.activities[key]?.waiting = nil
+                }
+                activity.inFlight = nil
+                activity.waiting = nil
+                return
+            }
+            state.outstanding -= 1
+            activity.inFlight = activity.waiting
+            activity.waiting = nil
+            activity.attempts = 1
+            next = activity.inFlight
+        }
+        events.forEach(onEvent)
+        waiters.forEach { $0.resume() }
+        if let next { transmit(next) }
+        if let retryAfter {
+            timers.scheduleTask(in: .milliseconds(retryAfter)) { self.retry(push) }
+        }
+    }
+
+    /// The retry of `push` falls due: send it, or the newer push that waited meanwhile.
+    private func retry(_ push: Push) {
+        var events: [DeliveryEvent] = []
+        let send: Push? = state.withLockedValue { state in
+            guard state.configurationError == nil, var activity = state.activities[push.activity], activity.stopped == nil else { return nil }
+            defer { state.activities[push.activity] = activity }
+            guard let waiting = activity.waiting, push.event != .start else { return push }
+            // Never resend stale content: the newer state goes, keeping what mattered in the old.
+            let merged = waiting.superseding(push)
+            events.append(.superseded(activity: push.activity, dropped: push, by: merged))
+            activity.inFlight = merged
+            activity.waiting = nil
+            state.outstanding -= 1
+            return merged
+        }
+        events.forEach(onEvent)
+        if let send { transmit(send) }
+    }
+}
+
+extension Push {
+    /// This (newer) push in place of `older`: its state and timestamp, the higher priority of
+    /// the two, and the older one's alert when it has none of its own.
+    func superseding(_ older: Push) -> Push {
+        var merged = self
+        if older.priority == .high { merged.priority = .high }
+        merged.reason.merged += older.reason.merged
+        guard let olderAlert = Self.alertBytes(in: older.payload), Self.alertBytes(in: payload) == nil,
+              payload.count >= 2 else { return merged }
+        // The payload ends with the closing braces of aps and of the object: put the alert before them.
+        var bytes = Array(payload.dropLast(2))
+        bytes.append(contentsOf: Array(#","alert":"#.utf8))
+        bytes.append(contentsOf: olderAlert)
+        bytes.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "}")])
+        merged.payload = bytes
+        return merged
+    }
+
+    /// The `aps.alert` object of a payload, encoded, or nil.
+    static func alertBytes(in payload: [UInt8]) -> [UInt8]? {
+        guard case .object(let top)? = try? JSONParser.parse(payload), case .object(let aps)? = top["aps"],
+              let alert = aps["alert"] else { return nil }
+        var writer = JSONWriter(capacity: 256)
+        writer.value(alert)
+        return writer.bytes
+    }
+}

@@ -1,0 +1,100 @@
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import NIOTLS
+
+/// One HTTP/2 connection to APNs, ready for requests.
+///
+/// Requests are written to the channel from any thread; ``APNsStreamHandler`` handles them on
+/// the channel's event loop.
+final class APNsConnection: Sendable {
+    let channel: any Channel
+    let number: Int
+
+    private init(channel: any Channel, number: Int) {
+        self.channel = channel
+        self.number = number
+    }
+
+    /// Connects on `eventLoop`. `onUnusable` is called once, from the event loop, when the
+    /// connection can take no more requests (GOAWAY, closed, failed).
+    static func connect(
+        to endpoint: APNsEndpoint, sslContext: NIOSSLContext?, on eventLoop: any EventLoop, number: Int,
+        idlePing: TimeAmount, onUnusable: @escaping @Sendable () -> Void
+    ) -> EventLoopFuture<APNsConnection> {
+        let serverHostname = endpoint.host.isIPAddress ? nil : endpoint.host
+        let bootstrap = ClientBootstrap(group: eventLoop)
+            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let sync = channel.pipeline.syncOperations
+                    if let sslContext {
+                        try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
+                        try sync.addHandler(ALPNCheck())
+                    }
+                    try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: [
+                        HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
+                        HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
+                        HTTP2Setting(parameter: .enablePush, value: 0),
+                    ], headerBlockValidation: .disabled, contentLengthValidation: .disabled))
+                    try sync.addHandler(APNsStreamHandler(
+                        authority: endpoint.authority, tls: endpoint.tls, idlePing: idlePing, onUnusable: onUnusable
+                    ))
+                }
+            }
+        return bootstrap.connect(host: endpoint.host, port: endpoint.port)
+            .map { APNsConnection(channel: $0, number: number) }
+            .flatMapErrorThrowing { error in
+                throw APNsTransportError.connectFailed("\(endpoint): \(error)")
+            }
+    }
+
+    /// The TLS context for `endpoint`: ALPN `h2`, TLS 1.2 or later, the system's roots or the
+    /// given certificates.
+    static func sslContext(for endpoint: APNsEndpoint) throws -> NIOSSLContext? {
+        guard endpoint.tls else { return nil }
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.applicationProtocols = ["h2"]
+        configuration.minimumTLSVersion = .tlsv12
+        if let file = endpoint.trustedCertificates {
+            configuration.trustRoots = .file(file)
+        }
+        return try NIOSSLContext(configuration: configuration)
+    }
+
+    func send(_ pending: PendingRequest) {
+        channel.writeAndFlush(pending, promise: nil)
+    }
+
+    func close() {
+        channel.close(promise: nil)
+    }
+}
+
+/// Refuses a TLS connection on which the server did not agree to HTTP/2.
+private final class ALPNCheck: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
+            if negotiated != "h2" {
+                context.fireErrorCaught(APNsTransportError.notHTTP2)
+                context.close(promise: nil)
+            } else {
+                context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            }
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+extension String {
+    /// Whether this is an IPv4 or IPv6 literal (no SNI for those).
+    var isIPAddress: Bool {
+        if contains(":") { return true }
+        let parts = split(separator: ".")
+        return parts.count == 4 && parts.allSatisfy { UInt8($0) != nil }
+    }
+}

@@ -1,0 +1,110 @@
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOSSL
+
+/// A fixed number of connection slots to one endpoint, used in turn.
+///
+/// Each slot holds a live connection, one being made, or nothing; a request takes the next slot
+/// round-robin and (re)connects it if needed. A connection that receives GOAWAY, closes, or is
+/// retired leaves its slot empty for the next request to refill, so retries after `503 Shutdown`
+/// or GOAWAY go out on a fresh connection. Connections are spread over the event loop group.
+///
+/// **Concurrency.** Requests come from any thread; the slots are guarded by a lock held only to
+/// read or swap a slot, never across I/O.
+final class ConnectionPool: Sendable {
+    private enum Slot {
+        case empty
+        case connecting(EventLoopFuture<APNsConnection>)
+        case ready(APNsConnection)
+    }
+
+    private struct State {
+        var slots: [Slot]
+        var next = 0
+        var connectionsMade = 0
+    }
+
+    let endpoint: APNsEndpoint
+    private let group: any EventLoopGroup
+    private let sslContext: NIOSSLContext?
+    private let idlePing: TimeAmount
+    private let state: NIOLockedValueBox<State>
+
+    init(endpoint: APNsEndpoint, size: Int, group: any EventLoopGroup, idlePing: TimeAmount) throws {
+        self.endpoint = endpoint
+        self.group = group
+        self.idlePing = idlePing
+        self.sslContext = try APNsConnection.sslContext(for: endpoint)
+        self.state = NIOLockedValueBox(State(slots: Array(repeating: .empty, count: max(1, size))))
+    }
+
+    /// How many connections have been opened so far.
+    var connectionsMade: Int { state.withLockedValue { $0.connectionsMade } }
+
+    /// The next slot's connection, made if needed.
+    func connection() -> EventLoopFuture<APNsConnection> {
+        let (future, connect) = state.withLockedValue { state -> (EventLoopFuture<APNsConnection>?, (Int, Int)?) in
+            let index = state.next
+            state.next = (state.next + 1) % state.slots.count
+            switch state.slots[index] {
+            case .ready(let connection):
+                return (connection.channel.eventLoop.makeSucceededFuture(connection), nil)
+            case .connecting(let future):
+                return (future, nil)
+            case .empty:
+                state.connectionsMade += 1
+                return (nil, (index, state.connectionsMade))
+            }
+        }
+        if let future { return future }
+        guard let (index, number) = connect else { return group.next().makeFailedFuture(APNsTransportError.connectionClosed) }
+        let made = APNsConnection.connect(
+            to: endpoint, sslContext: sslContext, on: group.next(), number: number, idlePing: idlePing,
+            onUnusable: { [weak self] in self?.vacate(index, number: number) }
+        )
+        state.withLockedValue { $0.slots[index] = .connecting(made) }
+        made.whenComplete { [weak self] result in
+            self?.state.withLockedValue { state in
+                guard case .connecting = state.slots[index] else { return }
+                switch result {
+                case .success(let connection): state.slots[index] = .ready(connection)
+                case .failure: state.slots[index] = .empty
+                }
+            }
+        }
+        return made
+    }
+
+    /// Empties the slot of connection `number`, if it is still there.
+    private func vacate(_ index: Int, number: Int) {
+        state.withLockedValue { state in
+            if case .ready(let connection) = state.slots[index], connection.number == number {
+                state.slots[index] = .empty
+            }
+        }
+    }
+
+    /// Takes `connection` out of use: new requests go to a fresh one, and it closes after giving
+    /// its in-flight requests time to finish.
+    func retire(_ connection: APNsConnection) {
+        state.withLockedValue { state in
+            for i in state.slots.indices {
+                if case .ready(let held) = state.slots[i], held === connection { state.slots[i] = .empty }
+            }
+        }
+        connection.channel.eventLoop.scheduleTask(in: .seconds(5)) { connection.close() }
+    }
+
+    /// Closes every connection.
+    func close() async {
+        let connections = state.withLockedValue { state -> [APNsConnection] in
+            let live = state.slots.compactMap { slot -> APNsConnection? in
+                if case .ready(let connection) = slot { return connection }
+                return nil
+            }
+            state.slots = Array(repeating: .empty, count: state.slots.count)
+            return live
+        }
+        for connection in connections { try? await connection.channel.close() }
+    }
+}
