@@ -1,0 +1,179 @@
+import Liveline
+
+/// Checks a request the way APNs does and says what it asks for, or which error APNs answers.
+///
+/// The order of the checks is: path and method, duplicate headers, the provider token, then
+/// the push headers (`apns-push-type`, `apns-topic`, `apns-priority`, `apns-expiration`,
+/// `apns-id`, `apns-collapse-id`), then the body (present, within the size limit, JSON).
+/// Stateless apart from the connection's ``ConnectionAuthState``, which the caller owns.
+struct RequestValidator: Sendable {
+    /// Verifies tokens; nil accepts any token (or none).
+    let verifier: JWTVerifier?
+
+    /// The push types APNs knows; anything else is InvalidPushType.
+    static let knownPushTypes: Set<String> = [
+        "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
+        "pushtotalk", "widgets", "controls",
+    ]
+    static let liveActivityTopicSuffix = ".push-type.liveactivity"
+
+    /// The body of one request, as received.
+    struct Body {
+        /// The bytes, when within the limit that applies.
+        var bytes: [UInt8]
+        /// How many bytes arrived in all.
+        var size: Int
+    }
+
+    func validate(
+        _ head: RequestHead, body: Body, auth: inout ConnectionAuthState, now: Millis
+    ) -> Result<ValidatedRequest, APNsError> {
+        guard let path = head.path, let method = head.method else { return .failure(.badPath) }
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { Substring($0) }
+        // segments[0] is the empty string before the leading "/".
+        guard segments.count >= 3, segments[0].isEmpty else { return .failure(.badPath) }
+        switch (segments[1], segments[2]) {
+        case ("3", "device"):
+            guard segments.count <= 4 else { return .failure(.badPath) }
+            guard method == "POST" else { return .failure(.methodNotAllowed) }
+            let token = segments.count == 4 ? segments[3] : ""
+            guard !token.isEmpty else { return .failure(.missingDeviceToken) }
+            guard token.utf8.allSatisfy(\.isHexDigit) else { return .failure(.badDeviceToken) }
+            return common(head, auth: &auth, now: now).flatMap {
+                devicePush(head, token: token.lowercased(), body: body)
+            }
+        case ("4", "broadcasts"):
+            guard segments.count == 5, segments[3] == "apps", !segments[4].isEmpty else { return .failure(.badPath) }
+            guard method == "POST" else { return .failure(.methodNotAllowed) }
+            return common(head, auth: &auth, now: now).flatMap {
+                broadcastPush(head, bundleID: String(segments[4]), body: body)
+            }
+        case ("1", "apps"):
+            guard segments.count == 5, !segments[3].isEmpty else { return .failure(.badPath) }
+            let bundleID = String(segments[3])
+            switch (segments[4], method) {
+            case ("channels", "POST"):
+                return common(head, auth: &auth, now: now).flatMap { createChannel(bundleID, head, body: body) }
+            case ("channels", "GET"), ("channels", "DELETE"):
+                return common(head, auth: &auth, now: now).flatMap {
+                    guard let channelID = head.channelID, !channelID.isEmpty else { return .failure(.missingChannelId) }
+                    guard Base64.decode(channelID.utf8) != nil else { return .failure(.badChannelId) }
+                    return .success(method == "GET"
+                        ? .readChannel(bundleID: bundleID, channelID: channelID, requestID: head.requestID)
+                        : .deleteChannel(bundleID: bundleID, channelID: channelID, requestID: head.requestID))
+                }
+            case ("all-channels", "GET"):
+                return common(head, auth: &auth, now: now).map { .listChannels(bundleID: bundleID, requestID: head.requestID) }
+            case ("channels", _), ("all-channels", _):
+                return .failure(.methodNotAllowed)
+            default:
+                return .failure(.badPath)
+            }
+        default:
+            return .failure(.badPath)
+        }
+    }
+
+    /// Duplicate headers and the provider token: checked for every endpoint.
+    private func common(_ head: RequestHead, auth: inout ConnectionAuthState, now: Millis) -> Result<Void, APNsError> {
+        if head.duplicateHeader != nil { return .failure(.duplicateHeaders) }
+        if let error = auth.authorize(head.authorization.map { Substring($0) }, now: now, verifier: verifier) {
+            return .failure(error)
+        }
+        return .success(())
+    }
+
+    private func devicePush(_ head: RequestHead, token: String, body: Body) -> Result<ValidatedRequest, APNsError> {
+        guard let pushType = head.pushType, Self.knownPushTypes.contains(pushType) else { return .failure(.invalidPushType) }
+        guard let topic = head.topic, !topic.isEmpty else { return .failure(.missingTopic) }
+        guard topic.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .failure(.badTopic) }
+        let isLiveActivityTopic = topic.hasSuffix(Self.liveActivityTopicSuffix)
+        if pushType == "liveactivity" {
+            guard isLiveActivityTopic, topic.utf8.count > Self.liveActivityTopicSuffix.utf8.count else {
+                return .failure(.deviceTokenNotForTopic)
+            }
+        } else if isLiveActivityTopic {
+            return .failure(.invalidPushType)
+        }
+        let priority: Int
+        switch pushHeaders(head) {
+        case .success(let value): priority = value
+        case .failure(let error): return .failure(error)
+        }
+        if let collapseID = head.collapseID, collapseID.utf8.count > 64 { return .failure(.badCollapseId) }
+        return parseBody(body, limit: PayloadLimits.device).map { json, text in
+            .device(DevicePushRequest(token: token, topic: topic, priority: priority, apnsID: head.apnsID, body: json, bodyText: text))
+        }
+    }
+
+    private func broadcastPush(_ head: RequestHead, bundleID: String, body: Body) -> Result<ValidatedRequest, APNsError> {
+        guard head.pushType == "liveactivity" else { return .failure(.invalidPushType) }
+        guard let channelID = head.channelID, !channelID.isEmpty else { return .failure(.missingChannelId) }
+        guard Base64.decode(channelID.utf8) != nil else { return .failure(.badChannelId) }
+        let priority: Int
+        switch pushHeaders(head) {
+        case .success(let value): priority = value
+        case .failure(let error): return .failure(error)
+        }
+        let expiration = head.expiration.flatMap { Int64($0) }
+        return parseBody(body, limit: PayloadLimits.broadcast).map { json, text in
+            .broadcast(BroadcastPushRequest(
+                bundleID: bundleID, channelID: channelID, priority: priority, expiration: expiration,
+                requestID: head.requestID, body: json, bodyText: text))
+        }
+    }
+
+    /// `apns-priority`, `apns-expiration` and `apns-id`; returns the priority.
+    private func pushHeaders(_ head: RequestHead) -> Result<Int, APNsError> {
+        var priority = 10
+        if let text = head.priority {
+            guard text == "5" || text == "10" else { return .failure(.badPriority) }
+            priority = text == "5" ? 5 : 10
+        }
+        if let expiration = head.expiration {
+            guard !expiration.isEmpty, expiration.utf8.count <= 12, expiration.utf8.allSatisfy(\.isDecimalDigit) else {
+                return .failure(.badExpirationDate)
+            }
+        }
+        if let apnsID = head.apnsID, !Self.isCanonicalUUID(apnsID) { return .failure(.badMessageId) }
+        return .success(priority)
+    }
+
+    private func createChannel(_ bundleID: String, _ head: RequestHead, body: Body) -> Result<ValidatedRequest, APNsError> {
+        guard body.size > 0, body.size <= 4096, case .object(let object)? = try? JSONParser.parse(body.bytes),
+              case .int(let policy)? = object["message-storage-policy"], policy == 0 || policy == 1,
+              object["push-type"]?.stringValue == "LiveActivity"
+        else { return .failure(.cannotCreateChannelConfig) }
+        return .success(.createChannel(bundleID: bundleID, policy: Int(policy), requestID: head.requestID))
+    }
+
+    private func parseBody(_ body: Body, limit: Int) -> Result<(JSONValue, String), APNsError> {
+        guard body.size > 0 else { return .failure(.payloadEmpty) }
+        guard body.size <= limit else { return .failure(.payloadTooLarge) }
+        guard let json = try? JSONParser.parse(body.bytes), case .object = json else { return .failure(.payloadEmpty) }
+        return .success((json, String(decoding: body.bytes, as: UTF8.self)))
+    }
+
+    /// `8-4-4-4-12` hexadecimal digits. APNs documents lowercase; it accepts either case.
+    static func isCanonicalUUID(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count == 36 else { return false }
+        for (index, byte) in utf8.enumerated() {
+            if index == 8 || index == 13 || index == 18 || index == 23 {
+                guard byte == UInt8(ascii: "-") else { return false }
+            } else {
+                guard byte.isHexDigit else { return false }
+            }
+        }
+        return true
+    }
+}
+
+extension UInt8 {
+    var isHexDigit: Bool {
+        (48...57).contains(self) || (97...102).contains(self) || (65...70).contains(self)
+    }
+
+    var isDecimalDigit: Bool { (48...57).contains(self) }
+}
