@@ -6,6 +6,6 @@ struct LivelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "liveline",
         abstract: "Drive Apple Live Activities from the server side.",
-        subcommands: []
+        subcommands: [MockAPNsCommand.self]
     )
 }
