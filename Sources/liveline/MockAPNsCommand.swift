@@ -113,7 +113,6 @@ struct MockAPNsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        setvbuf(stdout, nil, _IOLBF, 0)
         var configuration = MockAPNsConfiguration()
         configuration.logger.logLevel = .warning
         (configuration.host, configuration.port) = try Self.address(listen, option: "--listen")
@@ -166,7 +165,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         printBanner(server, configuration: configuration)
         let printer = printPushes ? Task { await Self.follow(server.events()) } : nil
         let signal = await SignalWaiter.next([SIGINT, SIGTERM])
-        print("\nreceived \(signal == SIGINT ? "SIGINT" : "SIGTERM"): sending GOAWAY and closing")
+        say("\nreceived \(signal == SIGINT ? "SIGINT" : "SIGTERM"): sending GOAWAY and closing")
         await server.shutdown()
         printer?.cancel()
     }
@@ -208,13 +207,13 @@ struct MockAPNsCommand: AsyncParsableCommand {
 
     private func printBanner(_ server: MockAPNsServer, configuration: MockAPNsConfiguration) {
         let transport = server.usesTLS ? "TLS" : "h2c"
-        print("liveline mock APNs on \(server.baseURL) (\(transport), \(acceptAnyToken ? "any token accepted" : "\(authKeys.count) signing key(s)"))")
+        say("liveline mock APNs on \(server.baseURL) (\(transport), \(acceptAnyToken ? "any token accepted" : "\(authKeys.count) signing key(s)"))")
         if let path = server.certificatePath {
-            print("self-signed certificate: \(path) (clients trust it with --cacert / as a CA)")
+            say("self-signed certificate: \(path) (clients trust it with --cacert / as a CA)")
         }
         if let port = server.inspectionPort, let inspection = configuration.inspection {
             let host = inspection.host.contains(":") ? "[\(inspection.host)]" : inspection.host
-            print("inspection API: http://\(host):\(port)/activities  /stats  /activities/<token>/pushes")
+            say("inspection API: http://\(host):\(port)/activities  /stats  /activities/<token>/pushes")
         }
         let tlsFlag: String
         if !server.usesTLS {
@@ -226,7 +225,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         }
         let auth = acceptAnyToken ? "" : " -H \"authorization: bearer $JWT\""
         let timestamp = Int(Date().timeIntervalSince1970)
-        print("""
+        say("""
             try it:
               curl -i \(tlsFlag)\(auth) \\
                 -H 'apns-topic: com.example.app.push-type.liveactivity' -H 'apns-push-type: liveactivity' -H 'apns-priority: 10' \\
@@ -245,7 +244,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
                 line += " | \(delivery.activityID.prefix(24)): \(delivery.outcome.rawValue), \(delivery.lifecycle.rawValue)"
                 if !delivery.reasons.isEmpty { line += " (\(delivery.reasons.joined(separator: "; ")))" }
             }
-            print(line)
+            say(line)
         }
     }
 
@@ -259,6 +258,11 @@ struct MockAPNsCommand: AsyncParsableCommand {
         guard !host.isEmpty else { throw ValidationError("\(option) takes host:port, got \(text)") }
         return (host, port)
     }
+}
+
+/// Writes a line to standard output at once (unbuffered), so logs piped to files follow along.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
 /// Waits for the first of some signals, with handlers that do nothing else.

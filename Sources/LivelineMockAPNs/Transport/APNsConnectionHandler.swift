@@ -151,7 +151,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is NIOHTTP2Errors.MaxStreamsViolation {
-            goAway(reason: "TooManyConcurrentStreams", errorCode: .protocolError, context: context)
+            // NIOHTTP2Handler has already sent its own GOAWAY (no debug data) for this
+            // connection error; this one adds APNs's JSON reason, then the connection closes.
+            goAway(reason: "TooManyConcurrentStreams", errorCode: .protocolError, context: context, closeNow: true)
             return
         }
         if error is NIOHTTP2Errors.StreamClosed || error is NIOHTTP2Errors.NoSuchStream { return }
@@ -184,7 +186,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let now = state.clock.now()
         let body = RequestValidator.Body(bytes: stream.body.map { Array($0.readableBytesView) } ?? [], size: stream.size)
         let hadValidToken = auth.hasValidToken
-        let isDevicePath = stream.head.path?.hasPrefix("/3/") ?? true
+        let isDevicePath = Self.isDevicePath(stream.head.path)
         var response: APNsResponse
         var directive = ConnectionDirective.none
         switch validator.validate(stream.head, body: body, auth: &auth, now: now) {
@@ -239,11 +241,13 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func answerTooLarge(_ streamID: HTTP2StreamID, head: RequestHead, context: ChannelHandlerContext) {
         requests += 1
         let now = state.clock.now()
-        let isDevicePath = head.path?.hasPrefix("/3/") ?? true
+        let isDevicePath = Self.isDevicePath(head.path)
         let id = isDevicePath ? (validID(head.apnsID) ?? ids.next()) : (head.requestID ?? ids.next())
         let response = APNsResponse.error(.payloadTooLarge, headers: [(isDevicePath ? "apns-id" : "apns-request-id", id)], now: now)
         state.recordRejected(.payloadTooLarge, token: deviceToken(head.path), id: id, payload: "")
         write(response, streamID: streamID, context: context)
+        // Flush first: a RST_STREAM discards DATA still queued for the stream.
+        context.flush()
         context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError))), promise: nil)
     }
 
@@ -280,7 +284,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
 
     // MARK: Connection control
 
-    private func goAway(reason: String, errorCode: HTTP2ErrorCode, context: ChannelHandlerContext) {
+    private func goAway(reason: String, errorCode: HTTP2ErrorCode, context: ChannelHandlerContext, closeNow: Bool = false) {
         guard !goingAway, context.channel.isActive else { return }
         goingAway = true
         var body: [UInt8] = Array(#"{"reason":"#.utf8)
@@ -289,8 +293,12 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         var buffer = context.channel.allocator.buffer(capacity: body.count)
         buffer.writeBytes(body)
         let frame = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: highestStreamID, errorCode: errorCode, opaqueData: buffer))
-        context.writeAndFlush(wrapOutboundOut(frame), promise: nil)
         let channel = context.channel
+        let written = context.writeAndFlush(wrapOutboundOut(frame))
+        if closeNow {
+            written.whenComplete { _ in channel.close(promise: nil) }
+            return
+        }
         context.eventLoop.scheduleTask(in: Self.drainTimeout) { channel.close(promise: nil) }
         closeIfDrained(context: context)
     }
@@ -316,6 +324,12 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         provider.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
             channel.close(promise: nil)
         }
+    }
+
+    /// Whether errors carry `apns-id` (device endpoint and unknown paths) rather than `apns-request-id`.
+    private static func isDevicePath(_ path: String?) -> Bool {
+        guard let path else { return true }
+        return !(path.hasPrefix("/4/") || path.hasPrefix("/1/"))
     }
 
     private func validID(_ id: String?) -> String? {
