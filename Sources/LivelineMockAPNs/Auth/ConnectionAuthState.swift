@@ -27,9 +27,7 @@ struct ConnectionAuthState {
             return nil
         }
         guard let header else { return .missingProviderToken }
-        guard header.utf8.count > 7,
-              header.prefix(7).lowercased() == "bearer "
-        else { return .invalidProviderToken }
+        guard header.utf8.count > 7, Self.hasBearerPrefix(header) else { return .invalidProviderToken }
         let token = header.dropFirst(7).drop(while: { $0 == " " })
         if let current, token == currentToken {
             return isExpired(current, now: now) ? .expiredProviderToken : nil
@@ -49,6 +47,19 @@ struct ConnectionAuthState {
         adoptedAt = now
         hasValidToken = true
         return nil
+    }
+
+    /// `bearer ` in any letter case, compared on bytes.
+    private static let bearer: [UInt8] = Array("bearer ".utf8)
+
+    private static func hasBearerPrefix(_ header: Substring) -> Bool {
+        var index = 0
+        for byte in header.utf8.prefix(7) {
+            let expected = bearer[index]
+            guard byte == expected || byte | 0x20 == expected else { return false }
+            index += 1
+        }
+        return index == 7
     }
 
     private func isExpired(_ token: VerifiedToken, now: Millis) -> Bool {

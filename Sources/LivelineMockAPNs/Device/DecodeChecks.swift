@@ -16,8 +16,34 @@ enum DecodeChecks {
     /// Checks a content-state against the shape the app decodes.
     static func contentState(_ value: JSONValue, shape: ContentShape, now: Millis) -> [String] {
         var reasons: [String] = []
-        check(value, against: shape, path: "content-state", now: now, reasons: &reasons)
+        var path = FieldPath()
+        check(value, against: shape, path: &path, now: now, reasons: &reasons)
         return reasons
+    }
+
+    /// Where a field is, kept as components and formatted only when a reason mentions it: most
+    /// pushes pass, and building `content-state.a.b` for every field was measurable.
+    struct FieldPath: CustomStringConvertible {
+        enum Component {
+            case key(String)
+            case index(Int)
+        }
+
+        private var components: [Component] = []
+
+        mutating func push(_ component: Component) { components.append(component) }
+        mutating func pop() { components.removeLast() }
+
+        var description: String {
+            var text = "content-state"
+            for component in components {
+                switch component {
+                case .key(let key): text += ".\(key)"
+                case .index(let index): text += "[\(index)]"
+                }
+            }
+            return text
+        }
     }
 
     /// Whether a number in a field not known to be a date looks like a UNIX-seconds timestamp.
@@ -25,7 +51,7 @@ enum DecodeChecks {
         seconds > unixSecondsThreshold && abs(seconds - Double(now) / 1000) < unixProximitySeconds
     }
 
-    private static func unixDateReason(_ path: String, _ seconds: Double) -> String {
+    private static func unixDateReason(_ path: FieldPath, _ seconds: Double) -> String {
         "\(path) is \(formatted(seconds)), which looks like UNIX seconds: a Date decodes it as seconds since 2001, "
             + "about 31 years in the future (send UNIX seconds - 978307200)"
     }
@@ -35,7 +61,7 @@ enum DecodeChecks {
     }
 
     private static func check(
-        _ value: JSONValue?, against shape: ContentShape, path: String, now: Millis, reasons: inout [String]
+        _ value: JSONValue?, against shape: ContentShape, path: inout FieldPath, now: Millis, reasons: inout [String]
     ) {
         switch shape {
         case .unknownOptional:
@@ -45,7 +71,7 @@ enum DecodeChecks {
         case .optional(let inner):
             guard let value else { return }
             if case .null = value { return }
-            check(value, against: inner, path: path, now: now, reasons: &reasons)
+            check(value, against: inner, path: &path, now: now, reasons: &reasons)
         case .scalar(let type):
             guard let value else {
                 reasons.append("\(path) is missing; the app's ContentState requires it")
@@ -64,7 +90,9 @@ enum DecodeChecks {
             let elementShape = element ?? values.first.map(ContentShape.init)
             if let elementShape {
                 for (index, item) in values.enumerated() {
-                    check(item, against: elementShape, path: "\(path)[\(index)]", now: now, reasons: &reasons)
+                    path.push(.index(index))
+                    check(item, against: elementShape, path: &path, now: now, reasons: &reasons)
+                    path.pop()
                 }
             }
         case .object(let keys, let fields):
@@ -76,16 +104,16 @@ enum DecodeChecks {
                 reasons.append(typeChange(path, was: .object, now: value.valueType))
                 return
             }
-            checkObject(object, keys: keys, fields: fields, path: path, now: now, reasons: &reasons)
+            checkObject(object, keys: keys, fields: fields, path: &path, now: now, reasons: &reasons)
         }
     }
 
     private static func checkObject(
-        _ object: JSONObject, keys: [String], fields: [ContentShape], path: String, now: Millis,
+        _ object: JSONObject, keys: [String], fields: [ContentShape], path: inout FieldPath, now: Millis,
         reasons: inout [String]
     ) {
         var snakeFor: [String: String] = [:]
-        for key in object.keys where key.contains("_") {
+        for key in object.keys where key.utf8.contains(UInt8(ascii: "_")) {
             let camel = camelCase(key)
             if camel != key, keys.contains(camel), object[camel] == nil { snakeFor[camel] = key }
         }
@@ -94,12 +122,14 @@ enum DecodeChecks {
                 reasons.append("\(path).\(snake) is snake_case; the app expects \(key) (keys are the Swift property names, no conversion)")
                 continue
             }
-            check(object[key], against: field, path: "\(path).\(key)", now: now, reasons: &reasons)
+            path.push(.key(key))
+            check(object[key], against: field, path: &path, now: now, reasons: &reasons)
+            path.pop()
         }
     }
 
     private static func checkScalar(
-        _ value: JSONValue, type: ValueType, path: String, now: Millis, reasons: inout [String]
+        _ value: JSONValue, type: ValueType, path: FieldPath, now: Millis, reasons: inout [String]
     ) {
         switch type {
         case .date:
@@ -143,7 +173,7 @@ enum DecodeChecks {
         }
     }
 
-    private static func typeChange(_ path: String, was: ValueType, now: ValueType) -> String {
+    private static func typeChange(_ path: FieldPath, was: ValueType, now: ValueType) -> String {
         "\(path) was \(was), now \(now): the app's decoder fails"
     }
 

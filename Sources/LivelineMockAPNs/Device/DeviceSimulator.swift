@@ -6,6 +6,7 @@ import Liveline
 /// this under its lock. The order of the checks follows what iOS does with a delivered push:
 /// an ended activity ignores everything; an older timestamp is dropped; a priority-10 push
 /// spends budget or is throttled; then the payload must decode, or the push would not render.
+/// Decode problems are listed after the first reason of a dropped or throttled push too.
 struct DeviceSimulator: Sendable {
     /// Priority-10 pushes each activity may receive per hour (``BudgetBucket``).
     let budgetPerHour: Int
@@ -52,21 +53,19 @@ struct DeviceSimulator: Sendable {
             return (.ignoredAfterEnd, ["the activity has ended; iOS ignores pushes after the end"])
         }
         if !payload.problems.isEmpty { return (.wouldNotRender, payload.problems) }
+        // Decoding is checked for every delivered push, so a push that is dropped or throttled
+        // still reports what would have failed, and every push costs the device the same work.
+        var decodeReasons = eventReasons(payload, route: route, now: now)
+        if let state = payload.contentState {
+            decodeReasons += DecodeChecks.contentState(state, shape: record.shape ?? ContentShape(state), now: now)
+        }
         if let timestamp = payload.timestamp, let last = record.lastTimestamp, timestamp <= last {
-            return (.droppedOld, ["timestamp \(Int64(timestamp)) is not newer than \(Int64(last)), the content shown"])
+            return (.droppedOld, ["timestamp \(Int64(timestamp)) is not newer than \(Int64(last)), the content shown"] + decodeReasons)
         }
         if priority == 10, !record.budget.spend(at: now) {
-            return (.throttled, ["priority-10 budget spent (\(record.budget.perHour) an hour); send routine updates at priority 5"])
+            return (.throttled, ["priority-10 budget spent (\(record.budget.perHour) an hour); send routine updates at priority 5"] + decodeReasons)
         }
-        var reasons = eventReasons(payload, route: route, now: now)
-        if let state = payload.contentState {
-            if let shape = record.shape {
-                reasons += DecodeChecks.contentState(state, shape: shape, now: now)
-            } else {
-                reasons += DecodeChecks.contentState(state, shape: ContentShape(state), now: now)
-            }
-        }
-        return reasons.isEmpty ? (.rendered, []) : (.wouldNotRender, reasons)
+        return decodeReasons.isEmpty ? (.rendered, []) : (.wouldNotRender, decodeReasons)
     }
 
     private func eventReasons(_ payload: LiveActivityPayload, route: Route, now: Millis) -> [String] {

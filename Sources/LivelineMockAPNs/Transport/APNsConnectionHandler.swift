@@ -146,6 +146,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             goAway(reason: "Shutdown", errorCode: .noError, context: context)
             return
         }
+        // NIOHTTP2Handler reports stream creation, closure and window changes here on every
+        // request; nothing after this handler needs them.
+        if event is NIOHTTP2StreamCreatedEvent || event is StreamClosedEvent || event is NIOHTTP2WindowUpdatedEvent { return }
         context.fireUserInboundEventTriggered(event)
     }
 
@@ -184,7 +187,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             return
         }
         let now = state.clock.now()
-        let body = RequestValidator.Body(bytes: stream.body.map { Array($0.readableBytesView) } ?? [], size: stream.size)
+        let body = RequestValidator.Body(buffer: stream.body, size: stream.size)
         let hadValidToken = auth.hasValidToken
         let isDevicePath = Self.isDevicePath(stream.head.path)
         var response: APNsResponse
@@ -195,7 +198,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             let headers = isDevicePath ? [("apns-id", id)] : [("apns-request-id", id)]
             response = .error(error, headers: headers, now: now)
             state.recordRejected(error, token: deviceToken(stream.head.path), id: id,
-                                 payload: String(decoding: body.bytes, as: UTF8.self))
+                                 payload: body.text)
         case .success(.device(let push)):
             let id = push.apnsID ?? ids.next()
             (response, directive) = state.handleDevice(
@@ -256,7 +259,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         var headers = HPACKHeaders()
         headers.reserveCapacity(response.headers.count + 1)
         headers.add(name: ":status", value: Self.statusText(response.status))
-        for (name, value) in response.headers { headers.add(name: name, value: value) }
+        // Ids are unique per response: indexing them would only churn the HPACK dynamic table.
+        for (name, value) in response.headers { headers.add(name: name, value: value, indexing: .nonIndexable) }
         if response.body.isEmpty {
             context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: true)))), promise: nil)
         } else {

@@ -23,7 +23,11 @@ struct ServerPipeline: Sendable {
             if let sslContext {
                 try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
             }
-            try pipeline.addHandler(NIOHTTP2Handler(mode: .server, initialSettings: Self.initialSettings))
+            // NIO's generic header-block checks are off: RequestValidator checks what APNs
+            // checks, and the generic pass measured ~8% of the per-request cost.
+            try pipeline.addHandler(NIOHTTP2Handler(
+                mode: .server, initialSettings: Self.initialSettings, headerBlockValidation: .disabled,
+                contentLengthValidation: .disabled))
             try pipeline.addHandler(APNsConnectionHandler(
                 state: state, validator: validator, maxConcurrentStreams: maxConcurrentStreams, connectionNumber: number))
         }

@@ -1,4 +1,5 @@
 import Liveline
+import NIOCore
 
 /// Checks a request the way APNs does and says what it asks for, or which error APNs answers.
 ///
@@ -20,9 +21,17 @@ struct RequestValidator: Sendable {
     /// The body of one request, as received.
     struct Body {
         /// The bytes, when within the limit that applies.
-        var bytes: [UInt8]
+        var buffer: ByteBuffer?
         /// How many bytes arrived in all.
         var size: Int
+
+        /// Parses the body as JSON, straight from the received buffer.
+        func json() -> JSONValue? {
+            guard let buffer else { return nil }
+            return buffer.withUnsafeReadableBytes { try? JSONParser.parse($0) }
+        }
+
+        var text: String { buffer.map { String(buffer: $0) } ?? "" }
     }
 
     func validate(
@@ -41,7 +50,7 @@ struct RequestValidator: Sendable {
             guard !token.isEmpty else { return .failure(.missingDeviceToken) }
             guard token.utf8.allSatisfy(\.isHexDigit) else { return .failure(.badDeviceToken) }
             return common(head, auth: &auth, now: now).flatMap {
-                devicePush(head, token: token.lowercased(), body: body)
+                devicePush(head, token: Self.lowercasedHex(token), body: body)
             }
         case ("4", "broadcasts"):
             guard segments.count == 5, segments[3] == "apps", !segments[4].isEmpty else { return .failure(.badPath) }
@@ -88,7 +97,7 @@ struct RequestValidator: Sendable {
         guard let pushType = head.pushType, Self.knownPushTypes.contains(pushType) else { return .failure(.invalidPushType) }
         guard let topic = head.topic, !topic.isEmpty else { return .failure(.missingTopic) }
         guard topic.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .failure(.badTopic) }
-        let isLiveActivityTopic = topic.hasSuffix(Self.liveActivityTopicSuffix)
+        let isLiveActivityTopic = Self.hasSuffix(topic, Self.liveActivityTopicSuffix)
         if pushType == "liveactivity" {
             guard isLiveActivityTopic, topic.utf8.count > Self.liveActivityTopicSuffix.utf8.count else {
                 return .failure(.deviceTokenNotForTopic)
@@ -141,7 +150,7 @@ struct RequestValidator: Sendable {
     }
 
     private func createChannel(_ bundleID: String, _ head: RequestHead, body: Body) -> Result<ValidatedRequest, APNsError> {
-        guard body.size > 0, body.size <= 4096, case .object(let object)? = try? JSONParser.parse(body.bytes),
+        guard body.size > 0, body.size <= 4096, case .object(let object)? = body.json(),
               case .int(let policy)? = object["message-storage-policy"], policy == 0 || policy == 1,
               object["push-type"]?.stringValue == "LiveActivity"
         else { return .failure(.cannotCreateChannelConfig) }
@@ -151,8 +160,21 @@ struct RequestValidator: Sendable {
     private func parseBody(_ body: Body, limit: Int) -> Result<(JSONValue, String), APNsError> {
         guard body.size > 0 else { return .failure(.payloadEmpty) }
         guard body.size <= limit else { return .failure(.payloadTooLarge) }
-        guard let json = try? JSONParser.parse(body.bytes), case .object = json else { return .failure(.payloadEmpty) }
-        return .success((json, String(decoding: body.bytes, as: UTF8.self)))
+        guard let json = body.json(), case .object = json else { return .failure(.payloadEmpty) }
+        return .success((json, body.text))
+    }
+
+    /// A hex token in lowercase; no copy work when it already is.
+    static func lowercasedHex(_ token: Substring) -> String {
+        if !token.utf8.contains(where: { $0 >= 65 && $0 <= 70 }) { return String(token) }
+        return String(decoding: token.utf8.map { $0 >= 65 && $0 <= 70 ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// Byte-wise suffix test (no Unicode normalisation: header values are ASCII).
+    static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
+        let count = suffix.utf8.count
+        guard text.utf8.count >= count else { return false }
+        return text.utf8.suffix(count).elementsEqual(suffix.utf8)
     }
 
     /// `8-4-4-4-12` hexadecimal digits. APNs documents lowercase; it accepts either case.
