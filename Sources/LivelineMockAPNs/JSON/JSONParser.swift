@@ -98,6 +98,7 @@ public struct JSONParser {
         try enter()
         index += 1
         var object = JSONObject()
+        object.reserveCapacity(8)
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
@@ -130,6 +131,7 @@ public struct JSONParser {
         try enter()
         index += 1
         var values: [JSONValue] = []
+        values.reserveCapacity(4)
         skipWhitespace()
         if current == UInt8(ascii: "]") {
             index += 1

@@ -117,6 +117,12 @@ public struct JSONObject: Sendable, Hashable {
         return values[index]
     }
 
+    /// Reserves room for `count` members, so parsing an object grows its storage once.
+    mutating func reserveCapacity(_ count: Int) {
+        keys.reserveCapacity(count)
+        values.reserveCapacity(count)
+    }
+
     /// Appends a key; the parser uses it, so a repeated key keeps its first value on lookup.
     mutating func append(_ key: String, _ value: JSONValue) {
         keys.append(key)

@@ -10,13 +10,23 @@ import NIOConcurrencyHelpers
 /// uncontended atomic on 2 cores. Events for ``MockAPNsServer/events(bufferingNewest:)`` are
 /// yielded after the lock is released.
 final class MockAPNsState: Sendable {
+    /// What the mock keeps per device token (or `channel:<id>`), in one dictionary so a push
+    /// costs one lookup of its token.
+    struct TokenState {
+        /// The topic the token was first used with.
+        var topic: String?
+        /// The activity behind an update token.
+        var activityID: String?
+        /// How many activities a push-to-start token started; nil for other tokens.
+        var starts: Int?
+        var history: PushHistory?
+    }
+
     struct Storage {
         var activities: [String: ActivityRecord] = [:]
         var activityOrder: [String] = []
-        var activityByUpdateToken: [String: String] = [:]
-        var pushToStartCounts: [String: Int] = [:]
-        var tokenTopics: [String: String] = [:]
-        var histories: [String: PushHistory] = [:]
+        var tokens: [String: TokenState] = [:]
+        var historyCount = 0
         var rateWindows: [String: RecentPushes] = [:]
         var channels = ChannelRegistry()
         var stats = MockAPNsStats()
@@ -59,13 +69,12 @@ final class MockAPNsState: Sendable {
             var deliveries: [DeviceDelivery] = []
             var directive = ConnectionDirective.none
             var error: APNsError?
-            if let bound = storage.tokenTopics[push.token], bound != push.topic {
+            if let bound = storage.tokens[push.token]?.topic, bound != push.topic {
                 error = .deviceTokenNotForTopic
             } else if let fault = injectedFault(&storage, key: push.token, roll: roll, now: now) {
                 error = fault.error
                 directive = fault.directive
             } else {
-                if storage.tokenTopics[push.token] == nil { storage.tokenTopics[push.token] = push.topic }
                 deliveries = deliver(push, storage: &storage, now: now)
             }
             let response = error.map { APNsResponse.error($0, headers: idHeaders, now: now) }
@@ -220,14 +229,14 @@ final class MockAPNsState: Sendable {
         let now = clock.now()
         let key = token.lowercased()
         return box.withLockedValue { storage in
-            let id = storage.activityByUpdateToken[key] ?? key
+            let id = storage.tokens[key]?.activityID ?? key
             return storage.activities[id].map { snapshot($0, now: now) }
         }
     }
 
     func pushes(token: String) -> [PushEvent] {
         let key = token.hasPrefix("channel:") ? token : token.lowercased()
-        return box.withLockedValue { $0.histories[key]?.events ?? [] }
+        return box.withLockedValue { $0.tokens[key]?.history?.events ?? [] }
     }
 
     func channels() -> [BroadcastChannel] {
@@ -318,8 +327,8 @@ final class MockAPNsState: Sendable {
     }
 
     private func injectedFault(_ storage: inout Storage, key: String, roll: Double, now: Millis) -> InjectedFault? {
+        if storage.faults.isEmpty { return nil }
         let plan = storage.faults
-        if plan.isEmpty { return nil }
         let elapsed = now - storage.faultsSince
         if plan.shutdownWindows.contains(where: { $0.contains(elapsed: elapsed) }) {
             storage.stats.faultsInjected += 1
@@ -342,23 +351,35 @@ final class MockAPNsState: Sendable {
         storage.statuses[event.status, default: 0] += 1
         if let error { storage.stats.reasons[error.reason, default: 0] += 1 }
         guard let key else { return }
-        if let index = storage.histories.index(forKey: key) {
-            storage.histories.values[index].append(event)
-        } else if storage.histories.count < maxHistoryTokens {
-            var history = PushHistory(capacity: historyPerToken)
-            history.append(event)
-            storage.histories[key] = history
+        let canStartHistory = storage.historyCount < maxHistoryTokens
+        let capacity = historyPerToken
+        var started = false
+        modifyToken(key, in: &storage) { token in
+            if token.history != nil {
+                token.history?.append(event)
+            } else if canStartHistory {
+                var history = PushHistory(capacity: capacity)
+                history.append(event)
+                token.history = history
+                started = true
+            }
         }
+        if started { storage.historyCount += 1 }
     }
 
     private func deliver(_ push: DevicePushRequest, storage: inout Storage, now: Millis) -> [DeviceDelivery] {
         let payload = LiveActivityPayload(body: push.body)
         let token = push.token
-        if let activityID = storage.activityByUpdateToken[token] {
+        let known = storage.tokens[token]
+        if let activityID = known?.activityID {
             return apply(payload, to: activityID, route: .update, priority: push.priority, storage: &storage, now: now)
                 .map { [$0] } ?? []
         }
-        if payload.event == .start || storage.pushToStartCounts[token] != nil {
+        if known?.topic == nil {
+            let topic = push.topic
+            modifyToken(token, in: &storage) { $0.topic = topic }
+        }
+        if payload.event == .start || known?.starts != nil {
             return [start(payload, token: token, priority: push.priority, storage: &storage, now: now)]
         }
         var record = simulator.newRecord(id: token, now: now)
@@ -368,7 +389,7 @@ final class MockAPNsState: Sendable {
             record.shapeIsDeclared = true
         }
         insert(record, storage: &storage)
-        storage.activityByUpdateToken[token] = token
+        modifyToken(token, in: &storage) { $0.activityID = token }
         return apply(payload, to: token, route: .update, priority: push.priority, storage: &storage, now: now)
             .map { [$0] } ?? []
     }
@@ -377,8 +398,11 @@ final class MockAPNsState: Sendable {
     private func start(
         _ payload: LiveActivityPayload, token: String, priority: Int, storage: inout Storage, now: Millis
     ) -> DeviceDelivery {
-        let count = storage.pushToStartCounts[token, default: 0] + 1
-        storage.pushToStartCounts[token] = count
+        var count = 0
+        modifyToken(token, in: &storage) { state in
+            count = (state.starts ?? 0) + 1
+            state.starts = count
+        }
         var record = simulator.newRecord(id: "start:\(token.prefix(12)):\(count)", now: now)
         record.pushToStartToken = token
         if let shape = shapes.shape(token: nil, attributesType: payload.attributesType) {
@@ -391,7 +415,8 @@ final class MockAPNsState: Sendable {
             if payload.inputPushToken {
                 let updateToken = Self.randomToken()
                 record.updateToken = updateToken
-                storage.activityByUpdateToken[updateToken] = record.id
+                let activityID = record.id
+                modifyToken(updateToken, in: &storage) { $0.activityID = activityID }
                 delivery.updateToken = updateToken
             }
             if let channelID = payload.inputPushChannel {
@@ -409,6 +434,17 @@ final class MockAPNsState: Sendable {
                       priority: message.priority, storage: &storage, now: now)
         }
         return delivery
+    }
+
+    /// Mutates the state of `token` in place, creating it when new.
+    private func modifyToken(_ token: String, in storage: inout Storage, _ body: (inout TokenState) -> Void) {
+        if let index = storage.tokens.index(forKey: token) {
+            body(&storage.tokens.values[index])
+        } else {
+            var state = TokenState()
+            body(&state)
+            storage.tokens[token] = state
+        }
     }
 
     private func apply(
@@ -443,7 +479,7 @@ final class MockAPNsState: Sendable {
         for (channelID, tokens) in subscriptions.sorted(by: { $0.key < $1.key }) {
             storage.channels.ensure(id: channelID, now: now)
             for token in tokens.map({ $0.lowercased() }) {
-                let activityID = storage.activityByUpdateToken[token] ?? token
+                let activityID = storage.tokens[token]?.activityID ?? token
                 if storage.activities[activityID] == nil {
                     var record = simulator.newRecord(id: activityID, now: now)
                     record.updateToken = token
@@ -453,7 +489,7 @@ final class MockAPNsState: Sendable {
                     }
                     storage.activities[activityID] = record
                     storage.activityOrder.append(activityID)
-                    storage.activityByUpdateToken[token] = activityID
+                    storage.tokens[token, default: TokenState()].activityID = activityID
                 }
                 storage.channels.subscribe(activityID: activityID, to: channelID)
                 if let index = storage.activities.index(forKey: activityID),

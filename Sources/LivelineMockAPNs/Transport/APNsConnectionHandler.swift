@@ -34,6 +34,28 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         var limit: Int
         /// Answered early (413) while the body was still arriving.
         var answered = false
+
+        /// Adds a DATA frame's bytes; keeps them only while within the limit. Returns true.
+        mutating func append(_ buffer: ByteBuffer) -> Bool {
+            size += buffer.readableBytes
+            guard !answered else { return true }
+            if size > limit {
+                body = nil
+            } else if body == nil {
+                body = buffer
+            } else {
+                var copy = buffer
+                body?.writeBuffer(&copy)
+            }
+            return true
+        }
+
+        /// Whether the body has outgrown the limit and was not answered yet; marks it answered.
+        mutating func shouldAnswerTooLarge() -> Bool {
+            guard !answered, size > limit else { return false }
+            answered = true
+            return true
+        }
     }
 
     /// Connection window the mock offers; credit is returned when half is used.
@@ -92,7 +114,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         case .headers(let headers):
             if streams[frame.streamID] != nil {
                 // Trailers end the request.
-                if headers.endStream { finish(frame.streamID, context: context) }
+                if headers.endStream, let stream = streams.removeValue(forKey: frame.streamID) {
+                    finish(stream, streamID: frame.streamID, context: context)
+                }
                 return
             }
             if goingAway, frame.streamID > highestStreamID {
@@ -102,32 +126,27 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             if frame.streamID > highestStreamID { highestStreamID = frame.streamID }
             let head = RequestHead(headers.headers)
             let limit = head.path?.hasPrefix("/4/") == true ? PayloadLimits.broadcast : PayloadLimits.device
-            streams[frame.streamID] = PendingStream(head: head, limit: limit)
-            if headers.endStream { finish(frame.streamID, context: context) }
+            let stream = PendingStream(head: head, limit: limit)
+            if headers.endStream {
+                finish(stream, streamID: frame.streamID, context: context)
+            } else {
+                streams[frame.streamID] = stream
+            }
         case .data(let payload):
             returnCredit(payload.data.readableBytes, context: context)
-            guard var stream = streams[frame.streamID] else { return }
-            if case .byteBuffer(var buffer) = payload.data {
-                stream.size += buffer.readableBytes
-                if !stream.answered {
-                    if stream.size > stream.limit {
-                        stream.body = nil
-                    } else if stream.body == nil {
-                        stream.body = buffer
-                    } else {
-                        stream.body?.writeBuffer(&buffer)
-                    }
-                }
-            }
-            if !stream.answered, stream.size > stream.limit, !payload.endStream {
-                // Answer now instead of waiting for a body that may not fit the stream window.
-                stream.answered = true
-                streams[frame.streamID] = stream
-                answerTooLarge(frame.streamID, head: stream.head, context: context)
+            guard case .byteBuffer(let buffer) = payload.data else { return }
+            if payload.endStream {
+                // The common case: the body's last (often only) frame. No write-back needed.
+                guard var stream = streams.removeValue(forKey: frame.streamID) else { return }
+                _ = stream.append(buffer)
+                finish(stream, streamID: frame.streamID, context: context)
                 return
             }
-            streams[frame.streamID] = stream
-            if payload.endStream { finish(frame.streamID, context: context) }
+            guard streams[frame.streamID]?.append(buffer) == true else { return }
+            if streams[frame.streamID]?.shouldAnswerTooLarge() == true, let head = streams[frame.streamID]?.head {
+                // Answer now instead of waiting for a body that may not fit the stream window.
+                answerTooLarge(frame.streamID, head: head, context: context)
+            }
         case .rstStream:
             streams[frame.streamID] = nil
             closeIfDrained(context: context)
@@ -142,14 +161,11 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // NIOHTTP2Handler reports stream creation, closure and window changes here on every
+        // request; this is the last handler, so they stop here.
         if event is GracefulShutdownEvent {
             goAway(reason: "Shutdown", errorCode: .noError, context: context)
-            return
         }
-        // NIOHTTP2Handler reports stream creation, closure and window changes here on every
-        // request; nothing after this handler needs them.
-        if event is NIOHTTP2StreamCreatedEvent || event is StreamClosedEvent || event is NIOHTTP2WindowUpdatedEvent { return }
-        context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -173,8 +189,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
     }
 
-    private func finish(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
-        guard let stream = streams.removeValue(forKey: streamID) else { return }
+    private func finish(_ stream: PendingStream, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         if stream.answered {
             closeIfDrained(context: context)
             return
@@ -189,11 +204,11 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let now = state.clock.now()
         let body = RequestValidator.Body(buffer: stream.body, size: stream.size)
         let hadValidToken = auth.hasValidToken
-        let isDevicePath = Self.isDevicePath(stream.head.path)
         var response: APNsResponse
         var directive = ConnectionDirective.none
         switch validator.validate(stream.head, body: body, auth: &auth, now: now) {
         case .failure(let error):
+            let isDevicePath = Self.isDevicePath(stream.head.path)
             let id = isDevicePath ? (validID(stream.head.apnsID) ?? ids.next()) : (stream.head.requestID ?? ids.next())
             let headers = isDevicePath ? [("apns-id", id)] : [("apns-request-id", id)]
             response = .error(error, headers: headers, now: now)
@@ -257,7 +272,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func write(_ response: APNsResponse, streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         guard context.channel.isActive else { return }
         var headers = HPACKHeaders()
-        headers.reserveCapacity(response.headers.count + 1)
+        headers.reserveCapacity(response.headers.count + 2)
         headers.add(name: ":status", value: Self.statusText(response.status))
         // Ids are unique per response: indexing them would only churn the HPACK dynamic table.
         for (name, value) in response.headers { headers.add(name: name, value: value, indexing: .nonIndexable) }

@@ -21,6 +21,8 @@ struct RequestHead {
 
     init(_ headers: HPACKHeaders) {
         for (name, value, _) in headers {
+            // Every header of interest starts with ':' or 'a'; skip the rest without comparing.
+            guard let first = name.utf8.first, first == UInt8(ascii: ":") || first == UInt8(ascii: "a") else { continue }
             switch name {
             case ":method": Self.set(&method, value, name, &duplicateHeader)
             case ":path": Self.set(&path, value, name, &duplicateHeader)

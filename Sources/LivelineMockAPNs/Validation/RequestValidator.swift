@@ -11,11 +11,17 @@ struct RequestValidator: Sendable {
     /// Verifies tokens; nil accepts any token (or none).
     let verifier: JWTVerifier?
 
-    /// The push types APNs knows; anything else is InvalidPushType.
-    static let knownPushTypes: Set<String> = [
-        "alert", "background", "location", "voip", "complication", "fileprovider", "mdm", "liveactivity",
-        "pushtotalk", "widgets", "controls",
-    ]
+    /// Whether APNs knows the push type; anything else is InvalidPushType. A `switch`, not a
+    /// `Set`: no hashing on the hot path.
+    static func isKnownPushType(_ type: String) -> Bool {
+        switch type {
+        case "liveactivity", "alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
+             "pushtotalk", "widgets", "controls":
+            true
+        default:
+            false
+        }
+    }
     static let liveActivityTopicSuffix = ".push-type.liveactivity"
 
     /// The body of one request, as received.
@@ -38,6 +44,12 @@ struct RequestValidator: Sendable {
         _ head: RequestHead, body: Body, auth: inout ConnectionAuthState, now: Millis
     ) -> Result<ValidatedRequest, APNsError> {
         guard let path = head.path, let method = head.method else { return .failure(.badPath) }
+        if let token = Self.deviceToken(in: path), method == "POST" {
+            guard token.utf8.allSatisfy(\.isHexDigit) else { return .failure(.badDeviceToken) }
+            return common(head, auth: &auth, now: now).flatMap {
+                devicePush(head, token: Self.lowercasedHex(token), body: body)
+            }
+        }
         let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             .map { Substring($0) }
         // segments[0] is the empty string before the leading "/".
@@ -94,7 +106,7 @@ struct RequestValidator: Sendable {
     }
 
     private func devicePush(_ head: RequestHead, token: String, body: Body) -> Result<ValidatedRequest, APNsError> {
-        guard let pushType = head.pushType, Self.knownPushTypes.contains(pushType) else { return .failure(.invalidPushType) }
+        guard let pushType = head.pushType, Self.isKnownPushType(pushType) else { return .failure(.invalidPushType) }
         guard let topic = head.topic, !topic.isEmpty else { return .failure(.missingTopic) }
         guard topic.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .failure(.badTopic) }
         let isLiveActivityTopic = Self.hasSuffix(topic, Self.liveActivityTopicSuffix)
@@ -162,6 +174,18 @@ struct RequestValidator: Sendable {
         guard body.size <= limit else { return .failure(.payloadTooLarge) }
         guard let json = body.json(), case .object = json else { return .failure(.payloadEmpty) }
         return .success((json, body.text))
+    }
+
+    private static let devicePrefix = Array("/3/device/".utf8)
+
+    /// The non-empty last segment of a `/3/device/<token>` path, found without splitting: the
+    /// common case, checked first.
+    static func deviceToken(in path: String) -> Substring? {
+        let utf8 = path.utf8
+        guard utf8.count > devicePrefix.count, utf8.starts(with: devicePrefix) else { return nil }
+        let rest = path.utf8.dropFirst(devicePrefix.count)
+        guard !rest.contains(UInt8(ascii: "/")) else { return nil }
+        return Substring(rest)
     }
 
     /// A hex token in lowercase; no copy work when it already is.
