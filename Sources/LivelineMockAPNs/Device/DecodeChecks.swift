@@ -117,13 +117,15 @@ enum DecodeChecks {
             let camel = camelCase(key)
             if camel != key, keys.contains(camel), object[camel] == nil { snakeFor[camel] = key }
         }
-        for (key, field) in zip(keys, fields) {
-            if let snake = snakeFor[key] {
+        for (index, (key, field)) in zip(keys, fields).enumerated() {
+            if !snakeFor.isEmpty, let snake = snakeFor[key] {
                 reasons.append("\(path).\(snake) is snake_case; the app expects \(key) (keys are the Swift property names, no conversion)")
                 continue
             }
+            // Senders usually keep the key order of the first state: try the same position first.
+            let value = index < object.keys.count && object.keys[index] == key ? object.values[index] : object[key]
             path.push(.key(key))
-            check(object[key], against: field, path: &path, now: now, reasons: &reasons)
+            check(value, against: field, path: &path, now: now, reasons: &reasons)
             path.pop()
         }
     }

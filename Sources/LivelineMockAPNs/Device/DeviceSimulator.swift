@@ -60,7 +60,9 @@ struct DeviceSimulator: Sendable {
             decodeReasons += DecodeChecks.contentState(state, shape: record.shape ?? ContentShape(state), now: now)
         }
         if let timestamp = payload.timestamp, let last = record.lastTimestamp, timestamp <= last {
-            return (.droppedOld, ["timestamp \(Int64(timestamp)) is not newer than \(Int64(last)), the content shown"] + decodeReasons)
+            var reasons = ["timestamp " + String(Int64(timestamp)) + " is not newer than " + String(Int64(last)) + ", the content shown"]
+            reasons.append(contentsOf: decodeReasons)
+            return (.droppedOld, reasons)
         }
         if priority == 10, !record.budget.spend(at: now) {
             return (.throttled, ["priority-10 budget spent (\(record.budget.perHour) an hour); send routine updates at priority 5"] + decodeReasons)

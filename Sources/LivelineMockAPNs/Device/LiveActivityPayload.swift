@@ -30,28 +30,41 @@ struct LiveActivityPayload {
             return
         }
         for (key, value) in zip(aps.keys, aps.values) {
-            switch key {
-            case "event":
-                if let text = value.stringValue, let event = Event(rawValue: text) {
-                    self.event = event
-                } else {
-                    problems.append("aps.event must be \"start\", \"update\" or \"end\"")
+            // Dispatch on the length first; most keys then need a single comparison.
+            switch key.utf8.count {
+            case 5:
+                if key == "event" {
+                    if let text = value.stringValue, let event = Event(rawValue: text) {
+                        self.event = event
+                    } else {
+                        problems.append("aps.event must be \"start\", \"update\" or \"end\"")
+                    }
+                } else if key == "alert" {
+                    alert = value
                 }
-            case "timestamp": timestamp = number(value, key)
-            case "content-state":
-                if case .object = value { contentState = value } else { problems.append("aps.content-state must be an object") }
-            case "stale-date": staleDate = number(value, key)
-            case "dismissal-date": dismissalDate = number(value, key)
-            case "relevance-score": relevanceScore = number(value, key)
-            case "alert": alert = value
-            case "attributes-type":
-                if let text = value.stringValue { attributesType = text } else { problems.append("aps.attributes-type must be a string") }
-            case "attributes":
-                if case .object = value { attributes = value } else { problems.append("aps.attributes must be an object") }
-            case "input-push-token":
-                inputPushToken = value == .int(1) || value == .bool(true)
-            case "input-push-channel":
-                if let text = value.stringValue { inputPushChannel = text } else { problems.append("aps.input-push-channel must be a base64 string") }
+            case 9: if key == "timestamp" { timestamp = number(value, key) }
+            case 10:
+                if key == "stale-date" {
+                    staleDate = number(value, key)
+                } else if key == "attributes" {
+                    if case .object = value { attributes = value } else { problems.append("aps.attributes must be an object") }
+                }
+            case 13:
+                if key == "content-state" {
+                    if case .object = value { contentState = value } else { problems.append("aps.content-state must be an object") }
+                }
+            case 14: if key == "dismissal-date" { dismissalDate = number(value, key) }
+            case 15:
+                if key == "relevance-score" {
+                    relevanceScore = number(value, key)
+                } else if key == "attributes-type" {
+                    if let text = value.stringValue { attributesType = text } else { problems.append("aps.attributes-type must be a string") }
+                }
+            case 16: if key == "input-push-token" { inputPushToken = value == .int(1) || value == .bool(true) }
+            case 18:
+                if key == "input-push-channel" {
+                    if let text = value.stringValue { inputPushChannel = text } else { problems.append("aps.input-push-channel must be a base64 string") }
+                }
             default: break
             }
         }

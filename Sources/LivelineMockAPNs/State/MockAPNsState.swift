@@ -30,7 +30,8 @@ final class MockAPNsState: Sendable {
         var rateWindows: [String: RecentPushes] = [:]
         var channels = ChannelRegistry()
         var stats = MockAPNsStats()
-        var statuses: [Int: Int] = [:]
+        /// Responses by status, indexed by `status - 100` (a dictionary was measurable per request).
+        var statuses = [Int](repeating: 0, count: 500)
         var startedAt: Millis
         var faults: FaultPlan
         var faultsSince: Millis
@@ -165,7 +166,7 @@ final class MockAPNsState: Sendable {
                 response = .error(.badPath, headers: headers, now: now)
             }
             storage.stats.requests += 1
-            storage.statuses[response.status, default: 0] += 1
+            Self.count(response.status, in: &storage.statuses)
             return response
         }
     }
@@ -247,7 +248,9 @@ final class MockAPNsState: Sendable {
         let now = clock.now()
         return box.withLockedValue { storage in
             var stats = storage.stats
-            stats.statuses = Dictionary(uniqueKeysWithValues: storage.statuses.map { (String($0.key), $0.value) })
+            for (offset, count) in storage.statuses.enumerated() where count > 0 {
+                stats.statuses[String(offset + 100)] = count
+            }
             stats.activities = storage.activities.count
             var lifecycles: [String: Int] = [:]
             var device = ActivityCounters()
@@ -348,7 +351,7 @@ final class MockAPNsState: Sendable {
 
     private func record(_ event: PushEvent, key: String?, error: APNsError?, storage: inout Storage) {
         storage.stats.requests += 1
-        storage.statuses[event.status, default: 0] += 1
+        Self.count(event.status, in: &storage.statuses)
         if let error { storage.stats.reasons[error.reason, default: 0] += 1 }
         guard let key else { return }
         let canStartHistory = storage.historyCount < maxHistoryTokens
@@ -434,6 +437,11 @@ final class MockAPNsState: Sendable {
                       priority: message.priority, storage: &storage, now: now)
         }
         return delivery
+    }
+
+    private static func count(_ status: Int, in statuses: inout [Int]) {
+        let index = status - 100
+        if statuses.indices.contains(index) { statuses[index] += 1 }
     }
 
     /// Mutates the state of `token` in place, creating it when new.

@@ -23,18 +23,33 @@ struct RequestHead {
         for (name, value, _) in headers {
             // Every header of interest starts with ':' or 'a'; skip the rest without comparing.
             guard let first = name.utf8.first, first == UInt8(ascii: ":") || first == UInt8(ascii: "a") else { continue }
-            switch name {
-            case ":method": Self.set(&method, value, name, &duplicateHeader)
-            case ":path": Self.set(&path, value, name, &duplicateHeader)
-            case "authorization": Self.set(&authorization, value, name, &duplicateHeader)
-            case "apns-push-type": Self.set(&pushType, value, name, &duplicateHeader)
-            case "apns-topic": Self.set(&topic, value, name, &duplicateHeader)
-            case "apns-priority": Self.set(&priority, value, name, &duplicateHeader)
-            case "apns-expiration": Self.set(&expiration, value, name, &duplicateHeader)
-            case "apns-id": Self.set(&apnsID, value, name, &duplicateHeader)
-            case "apns-collapse-id": Self.set(&collapseID, value, name, &duplicateHeader)
-            case "apns-channel-id": Self.set(&channelID, value, name, &duplicateHeader)
-            case "apns-request-id": Self.set(&requestID, value, name, &duplicateHeader)
+            // Dispatch on the length first: a failed String comparison is not free, and most
+            // names then need one comparison at most.
+            switch name.utf8.count {
+            case 5: if name == ":path" { Self.set(&path, value, name, &duplicateHeader) }
+            case 7:
+                if name == ":method" {
+                    Self.set(&method, value, name, &duplicateHeader)
+                } else if name == "apns-id" {
+                    Self.set(&apnsID, value, name, &duplicateHeader)
+                }
+            case 10: if name == "apns-topic" { Self.set(&topic, value, name, &duplicateHeader) }
+            case 13:
+                if name == "authorization" {
+                    Self.set(&authorization, value, name, &duplicateHeader)
+                } else if name == "apns-priority" {
+                    Self.set(&priority, value, name, &duplicateHeader)
+                }
+            case 14: if name == "apns-push-type" { Self.set(&pushType, value, name, &duplicateHeader) }
+            case 15:
+                if name == "apns-expiration" {
+                    Self.set(&expiration, value, name, &duplicateHeader)
+                } else if name == "apns-channel-id" {
+                    Self.set(&channelID, value, name, &duplicateHeader)
+                } else if name == "apns-request-id" {
+                    Self.set(&requestID, value, name, &duplicateHeader)
+                }
+            case 16: if name == "apns-collapse-id" { Self.set(&collapseID, value, name, &duplicateHeader) }
             default: break
             }
         }
