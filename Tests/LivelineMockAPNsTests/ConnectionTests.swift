@@ -51,10 +51,10 @@ struct ConnectionTests {
         let headers = Harness.headers()
         try await client.openWithoutEnd(path: "/3/device/\(Harness.token)", headers: headers)
         try await client.openWithoutEnd(path: "/3/device/\(Harness.token)", headers: headers)
-        // NIO's HTTP/2 state machine answers first with its own GOAWAY (no debug data); the
-        // mock's follows with the JSON reason.
-        let goAway = try #require(try await client.waitFor { $0.type == RawFrame.goAway && $0.goAway?.debug.isEmpty == false })
+        let goAway = try #require(try await client.waitFor { $0.type == RawFrame.goAway })
         #expect(goAway.goAway?.debug == #"{"reason":"TooManyConcurrentStreams"}"#)
+        #expect(goAway.goAway?.lastStreamID == 1)
+        #expect(goAway.goAway?.errorCode == 1)
         #expect(try await client.waitForClose())
         await client.close()
         await server.shutdown()
