@@ -112,18 +112,13 @@ enum DecodeChecks {
         _ object: JSONObject, keys: [String], fields: [ContentShape], path: inout FieldPath, now: Millis,
         reasons: inout [String]
     ) {
-        var snakeFor: [String: String] = [:]
-        for key in object.keys where key.utf8.contains(UInt8(ascii: "_")) {
-            let camel = camelCase(key)
-            if camel != key, keys.contains(camel), object[camel] == nil { snakeFor[camel] = key }
-        }
         for (index, (key, field)) in zip(keys, fields).enumerated() {
-            if !snakeFor.isEmpty, let snake = snakeFor[key] {
+            // Senders usually keep the key order of the first state: try the same position first.
+            let value = index < object.keys.count && object.keys[index] == key ? object.values[index] : object[key]
+            if value == nil, let snake = object.keys.first(where: { $0.utf8.contains(UInt8(ascii: "_")) && camelCase($0) == key }) {
                 reasons.append("\(path).\(snake) is snake_case; the app expects \(key) (keys are the Swift property names, no conversion)")
                 continue
             }
-            // Senders usually keep the key order of the first state: try the same position first.
-            let value = index < object.keys.count && object.keys[index] == key ? object.values[index] : object[key]
             path.push(.key(key))
             check(value, against: field, path: &path, now: now, reasons: &reasons)
             path.pop()

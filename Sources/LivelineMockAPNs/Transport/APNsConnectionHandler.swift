@@ -69,34 +69,38 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private let validator: RequestValidator
     private let maxConcurrentStreams: Int
 
+    // Loop-bound state. Only this connection's event loop touches it and never re-entrantly,
+    // so the dynamic exclusivity checks Swift would add to every access (measured at ~4% of a
+    // request) are turned off with `@exclusivity(unchecked)`.
+
     // Framing
-    private var parser = FrameParser()
-    private var decoder = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: 4096, maxHeaderListSize: maxHeaderListSize)
-    private var out = ByteBuffer()
-    private var headerBlock: (streamID: UInt32, block: ByteBuffer, endStream: Bool)?
-    private var lastClientStreamID: UInt32 = 0
+    @exclusivity(unchecked) private var parser = FrameParser()
+    @exclusivity(unchecked) private var decoder = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: 4096, maxHeaderListSize: maxHeaderListSize)
+    @exclusivity(unchecked) private var out = ByteBuffer()
+    @exclusivity(unchecked) private var headerBlock: (streamID: UInt32, block: ByteBuffer, endStream: Bool)?
+    @exclusivity(unchecked) private var lastClientStreamID: UInt32 = 0
     /// Our SETTINGS_MAX_CONCURRENT_STREAMS values not yet acknowledged, oldest first.
-    private var unackedStreamLimits: [Int] = []
+    @exclusivity(unchecked) private var unackedStreamLimits: [Int] = []
     /// The limit the peer has acknowledged; until then RFC 9113 leaves it unlimited.
-    private var enforcedStreamLimit = Int.max
-    private var peerInitialWindow = HTTP2Wire.defaultWindow
-    private var peerMaxFrameSize = HTTP2Wire.maxFrameSize
-    private var connectionSendWindow = HTTP2Wire.defaultWindow
-    private var streamSendWindows: [UInt32: Int] = [:]
-    private var blocked: [UInt32: BlockedData] = [:]
-    private var consumedWindow = 0
+    @exclusivity(unchecked) private var enforcedStreamLimit = Int.max
+    @exclusivity(unchecked) private var peerInitialWindow = HTTP2Wire.defaultWindow
+    @exclusivity(unchecked) private var peerMaxFrameSize = HTTP2Wire.maxFrameSize
+    @exclusivity(unchecked) private var connectionSendWindow = HTTP2Wire.defaultWindow
+    @exclusivity(unchecked) private var streamSendWindows: [UInt32: Int] = [:]
+    @exclusivity(unchecked) private var blocked: [UInt32: BlockedData] = [:]
+    @exclusivity(unchecked) private var consumedWindow = 0
 
     // Requests
-    private var streams: [UInt32: PendingStream] = [:]
+    @exclusivity(unchecked) private var streams: [UInt32: PendingStream] = [:]
     /// Streams whose request is complete but whose response is delayed by injected latency.
-    private var delayedResponses = 0
-    private var auth = ConnectionAuthState()
-    private var ids = RequestIDGenerator()
-    private var random: SplitMix64
-    private var requests = 0
-    private var raisedStreamLimit = false
-    private var goingAway = false
-    private var closed = false
+    @exclusivity(unchecked) private var delayedResponses = 0
+    @exclusivity(unchecked) private var auth = ConnectionAuthState()
+    @exclusivity(unchecked) private var ids = RequestIDGenerator()
+    @exclusivity(unchecked) private var random: SplitMix64
+    @exclusivity(unchecked) private var requests = 0
+    @exclusivity(unchecked) private var raisedStreamLimit = false
+    @exclusivity(unchecked) private var goingAway = false
+    @exclusivity(unchecked) private var closed = false
 
     init(state: MockAPNsState, validator: RequestValidator, maxConcurrentStreams: Int, connectionNumber: UInt64) {
         self.state = state

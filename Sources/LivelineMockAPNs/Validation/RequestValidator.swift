@@ -44,11 +44,9 @@ struct RequestValidator: Sendable {
         _ head: RequestHead, body: Body, auth: inout ConnectionAuthState, now: Millis
     ) -> Result<ValidatedRequest, APNsError> {
         guard let path = head.path, let method = head.method else { return .failure(.badPath) }
-        if let token = Self.deviceToken(in: path), method == "POST" {
-            guard token.utf8.allSatisfy(\.isHexDigit) else { return .failure(.badDeviceToken) }
-            return common(head, auth: &auth, now: now).flatMap {
-                devicePush(head, token: Self.lowercasedHex(token), body: body)
-            }
+        if method == "POST", let token = Self.deviceTokenFastPath(path) {
+            guard let token else { return .failure(.badDeviceToken) }
+            return common(head, auth: &auth, now: now).flatMap { devicePush(head, token: token, body: body) }
         }
         let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             .map { Substring($0) }
@@ -186,6 +184,32 @@ struct RequestValidator: Sendable {
         let rest = path.utf8.dropFirst(devicePrefix.count)
         guard !rest.contains(UInt8(ascii: "/")) else { return nil }
         return Substring(rest)
+    }
+
+    /// For `/3/device/<token>` paths: `.some(token)` lowercased when it is hex, `.some(nil)`
+    /// when it is not; nil for any other path. One pass over the bytes, one allocation.
+    static func deviceTokenFastPath(_ path: String) -> String?? {
+        var path = path
+        return path.withUTF8 { bytes -> String?? in
+            let prefixCount = devicePrefix.count
+            guard bytes.count > prefixCount else { return nil }
+            for index in 0..<prefixCount where bytes[index] != devicePrefix[index] { return nil }
+            let tokenCount = bytes.count - prefixCount
+            var isHex = true
+            for index in prefixCount..<bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "/") { return nil }
+                if !byte.isHexDigit { isHex = false }
+            }
+            guard isHex else { return .some(nil) }
+            return String(unsafeUninitializedCapacity: tokenCount) { out in
+                for index in 0..<tokenCount {
+                    let byte = bytes[prefixCount + index]
+                    out[index] = byte >= 65 && byte <= 70 ? byte | 0x20 : byte
+                }
+                return tokenCount
+            }
+        }
     }
 
     /// A hex token in lowercase; no copy work when it already is.
