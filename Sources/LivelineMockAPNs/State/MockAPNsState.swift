@@ -65,7 +65,8 @@ final class MockAPNsState: Sendable {
     /// Answers a validated device push: faults first, then the device.
     func handleDevice(_ push: DevicePushRequest, idHeaders: [(String, String)], id: String, roll: Double) -> (APNsResponse, ConnectionDirective) {
         let now = clock.now()
-        let (response, directive, event, subscribers) = box.withLockedValue { storage in
+        let (response, directive, event, subscribers) = box.withLockedValue {
+            (storage: inout Storage) -> (APNsResponse, ConnectionDirective, PushEvent?, [AsyncStream<PushEvent>.Continuation]) in
             storage.stats.devicePushes += 1
             var deliveries: [DeviceDelivery] = []
             var directive = ConnectionDirective.none
@@ -83,10 +84,14 @@ final class MockAPNsState: Sendable {
             let event = PushEvent(
                 time: now, kind: .device, token: push.token, channelID: nil, id: id, priority: push.priority,
                 status: response.status, reason: error?.reason, deliveries: deliveries, payload: push.bodyText)
+            if storage.subscribers.isEmpty {
+                record(consume event, key: push.token, error: error, storage: &storage)
+                return (response, directive, nil, [])
+            }
             record(event, key: push.token, error: error, storage: &storage)
-            return (response, directive, event, storage.subscribers.isEmpty ? [] : Array(storage.subscribers.values))
+            return (response, directive, event, Array(storage.subscribers.values))
         }
-        for subscriber in subscribers { subscriber.yield(event) }
+        if let event { for subscriber in subscribers { subscriber.yield(event) } }
         return (response, directive)
     }
 
@@ -349,7 +354,7 @@ final class MockAPNsState: Sendable {
         return nil
     }
 
-    private func record(_ event: PushEvent, key: String?, error: APNsError?, storage: inout Storage) {
+    private func record(_ event: consuming PushEvent, key: String?, error: APNsError?, storage: inout Storage) {
         storage.stats.requests += 1
         Self.count(event.status, in: &storage.statuses)
         if let error { storage.stats.reasons[error.reason, default: 0] += 1 }
