@@ -103,7 +103,6 @@ public final class MockAPNsServer: Sendable {
                 .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
                 .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .childChannelOption(.maxMessagesPerRead, value: 16)
-                .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 16_384, maximum: 65_536))
                 .childChannelInitializer { pipeline.configure($0) }
                 .bind(host: configuration.host, port: configuration.port)
                 .get()

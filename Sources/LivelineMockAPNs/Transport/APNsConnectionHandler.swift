@@ -319,7 +319,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         }
         lastClientStreamID = streamID
         let head = RequestHead(headers)
-        let limit = head.path?.hasPrefix("/4/") == true ? PayloadLimits.broadcast : PayloadLimits.device
+        let limit = head.path?.utf8.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "4"), UInt8(ascii: "/")]) == true
+            ? PayloadLimits.broadcast : PayloadLimits.device
         let stream = PendingStream(head: head, limit: limit)
         if endStream {
             finish(stream, streamID: streamID, context: context)

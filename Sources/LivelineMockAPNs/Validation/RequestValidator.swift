@@ -174,14 +174,16 @@ struct RequestValidator: Sendable {
         return .success((json, body.text))
     }
 
-    private static let devicePrefix = Array("/3/device/".utf8)
+    private static let devicePrefix: StaticString = "/3/device/"
 
     /// The non-empty last segment of a `/3/device/<token>` path, found without splitting: the
     /// common case, checked first.
     static func deviceToken(in path: String) -> Substring? {
         let utf8 = path.utf8
-        guard utf8.count > devicePrefix.count, utf8.starts(with: devicePrefix) else { return nil }
-        let rest = path.utf8.dropFirst(devicePrefix.count)
+        let prefixCount = devicePrefix.utf8CodeUnitCount
+        let matches = devicePrefix.withUTF8Buffer { utf8.starts(with: $0) }
+        guard utf8.count > prefixCount, matches else { return nil }
+        let rest = path.utf8.dropFirst(prefixCount)
         guard !rest.contains(UInt8(ascii: "/")) else { return nil }
         return Substring(rest)
     }
@@ -191,9 +193,13 @@ struct RequestValidator: Sendable {
     static func deviceTokenFastPath(_ path: String) -> String?? {
         var path = path
         return path.withUTF8 { bytes -> String?? in
-            let prefixCount = devicePrefix.count
+            let prefixCount = devicePrefix.utf8CodeUnitCount
             guard bytes.count > prefixCount else { return nil }
-            for index in 0..<prefixCount where bytes[index] != devicePrefix[index] { return nil }
+            let matches = devicePrefix.withUTF8Buffer { prefix in
+                for index in 0..<prefixCount where bytes[index] != prefix[index] { return false }
+                return true
+            }
+            guard matches else { return nil }
             let tokenCount = bytes.count - prefixCount
             var isHex = true
             for index in prefixCount..<bytes.count {
