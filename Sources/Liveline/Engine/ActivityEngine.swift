@@ -139,6 +139,22 @@ public struct ActivityEngine: Sendable {
         })
     }
 
+    // MARK: Looking ahead
+
+    /// The next beat on the timeline and when it happens (with this copy's jitter), if any.
+    public var nextBeat: (label: String, occurrence: Int, time: Millis)? {
+        guard lifecycle != .ended, cursor < program.occurrences.count, nextOccurrence != .max else { return nil }
+        let occurrence = program.occurrences[cursor]
+        return (program.beats[Int(occurrence.beat)].label, Int(occurrence.n), nextOccurrence)
+    }
+
+    /// How far through its story the activity is, from 0 to 1 (1 once it has ended).
+    public func progress(at now: Millis) -> Double {
+        if lifecycle == .ended { return 1 }
+        guard let length = program.storyLength, length > 0 else { return 0 }
+        return min(1, max(0, Double(now - startTime) / Double(length)))
+    }
+
     // MARK: Driving
 
     /// When the engine next needs to be woken, or `Millis.max` when it never does again.

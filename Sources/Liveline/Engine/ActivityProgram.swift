@@ -179,6 +179,14 @@ public final class ActivityProgram: Sendable {
         self.occurrences = occurrences.map(\.occurrence)
     }
 
+    /// How long the story runs, start to end (divided by the speed): the end beat's time, or
+    /// the last beat's when there is no end on the timeline; nil for an empty timeline.
+    public var storyLength: Millis? {
+        let end = spec.beats.first { $0.end != nil && $0.firstOffset != nil }?.firstOffset
+        if let end { return speed == 1 ? end : Millis((Double(end) / speed).rounded()) }
+        return occurrences.last?.offset
+    }
+
     /// How many pushes-worth of beats the timeline holds (before coalescing and heartbeats).
     public var occurrenceCount: Int { occurrences.count }
 }

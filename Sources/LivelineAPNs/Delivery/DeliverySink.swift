@@ -1,0 +1,31 @@
+import Liveline
+
+/// The sink that connects a ``ScenarioRun`` to APNs: every push goes to a ``PushDelivery``.
+///
+/// Rejected pushes (over the size limit) are reported through `onRejected`; they never reach
+/// APNs. `onPush` sees each push as it is handed over, with the activity right after it (a live
+/// view draws from it).
+public struct DeliverySink: PushSink {
+    public let delivery: PushDelivery
+    public var onPush: (Push, ActivityEngine) -> Void
+    public var onRejected: (Push, PushProblem, ActivityEngine) -> Void
+
+    public init(
+        delivery: PushDelivery,
+        onPush: @escaping (Push, ActivityEngine) -> Void = { _, _ in },
+        onRejected: @escaping (Push, PushProblem, ActivityEngine) -> Void = { _, _, _ in }
+    ) {
+        self.delivery = delivery
+        self.onPush = onPush
+        self.onRejected = onRejected
+    }
+
+    public mutating func receive(_ push: Push, from activity: ActivityEngine) {
+        delivery.submit(push)
+        onPush(push, activity)
+    }
+
+    public mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {
+        onRejected(push, problem, activity)
+    }
+}

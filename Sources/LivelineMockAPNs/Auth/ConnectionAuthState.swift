@@ -1,0 +1,68 @@
+import Liveline
+
+/// The provider token a connection is using, and the rules APNs applies to it over time.
+///
+/// Owned by one connection handler and touched only on its event loop, so it needs no lock.
+/// It caches the verified token: a client sends the same `authorization` header on every
+/// request, and only a new token costs a signature check.
+struct ConnectionAuthState {
+    /// How old `iat` may get before APNs answers ExpiredProviderToken.
+    static let maxTokenAge: Millis = 3_600_000
+    /// How soon after adopting a token a connection may switch to another.
+    static let minRefreshInterval: Millis = 1_200_000
+
+    private var currentToken: Substring?
+    private var current: VerifiedToken?
+    private var adoptedAt: Millis = 0
+
+    /// Whether some request on this connection carried a valid token.
+    private(set) var hasValidToken = false
+
+    /// Checks the `authorization` header of one request at `now`.
+    ///
+    /// With `verifier == nil` (accept any token) every request passes.
+    mutating func authorize(_ header: Substring?, now: Millis, verifier: JWTVerifier?) -> APNsError? {
+        guard let verifier else {
+            hasValidToken = true
+            return nil
+        }
+        guard let header else { return .missingProviderToken }
+        guard header.utf8.count > 7, Self.hasBearerPrefix(header) else { return .invalidProviderToken }
+        let token = header.dropFirst(7).drop(while: { $0 == " " })
+        if let current, token == currentToken {
+            return isExpired(current, now: now) ? .expiredProviderToken : nil
+        }
+        let verified: VerifiedToken
+        switch verifier.verify(token) {
+        case .success(let value): verified = value
+        case .failure(let error): return error
+        }
+        if isExpired(verified, now: now) { return .expiredProviderToken }
+        if let current {
+            guard current.teamID == verified.teamID else { return .invalidProviderToken }
+            guard now - adoptedAt >= Self.minRefreshInterval else { return .tooManyProviderTokenUpdates }
+        }
+        currentToken = Substring(String(token))
+        current = verified
+        adoptedAt = now
+        hasValidToken = true
+        return nil
+    }
+
+    /// `bearer ` in any letter case, compared on bytes.
+    private static let bearer: [UInt8] = Array("bearer ".utf8)
+
+    private static func hasBearerPrefix(_ header: Substring) -> Bool {
+        var index = 0
+        for byte in header.utf8.prefix(7) {
+            let expected = bearer[index]
+            guard byte == expected || byte | 0x20 == expected else { return false }
+            index += 1
+        }
+        return index == 7
+    }
+
+    private func isExpired(_ token: VerifiedToken, now: Millis) -> Bool {
+        now - token.issuedAt * 1000 > Self.maxTokenAge
+    }
+}

@@ -1,0 +1,86 @@
+import Liveline
+
+/// Counters of what one activity's pushes became.
+public struct ActivityCounters: Sendable, Hashable, Codable {
+    public var received = 0
+    public var rendered = 0
+    public var droppedOld = 0
+    public var throttled = 0
+    public var wouldNotRender = 0
+    public var ignoredAfterEnd = 0
+    public var alerts = 0
+
+    public init() {}
+
+    enum CodingKeys: String, CodingKey {
+        case received, rendered, throttled, alerts
+        case droppedOld = "dropped-old"
+        case wouldNotRender = "would-not-render"
+        case ignoredAfterEnd = "ignored-after-end"
+    }
+}
+
+/// The device-side state of one Live Activity.
+///
+/// A value type owned by ``MockAPNsState``; mutated only under its lock.
+struct ActivityRecord {
+    let id: String
+    var updateToken: String?
+    /// The push-to-start token that started it, if it was started by push.
+    var pushToStartToken: String?
+    var attributesType: String?
+    var attributes: JSONValue?
+    var channels: [String] = []
+    let createdAt: Millis
+    /// When content was first rendered: the start of its 8-hour life.
+    var startedAt: Millis?
+    var contentState: JSONValue?
+    /// The shape content-states must decode into, once known.
+    var shape: ContentShape?
+    /// Whether `shape` came from a scenario (it is then not refined by pushes).
+    var shapeIsDeclared = false
+    var relevanceScore: Double?
+    /// UNIX milliseconds.
+    var staleDate: Millis?
+    /// UNIX milliseconds.
+    var dismissalDate: Millis?
+    var endedAt: Millis?
+    /// The newest rendered `timestamp`, UNIX seconds.
+    var lastTimestamp: Double?
+    var budget: BudgetBucket
+    var counters = ActivityCounters()
+    var lastReasons: [String] = []
+    var lastAlert: JSONValue?
+    var lastPushAt: Millis?
+
+    /// The system ends an activity 8 hours after it started.
+    static let maxActiveDuration: Millis = 8 * 3_600_000
+    /// An ended activity stays on the Lock Screen at most 4 hours.
+    static let maxEndedDuration: Millis = 4 * 3_600_000
+
+    init(id: String, createdAt: Millis, budget: BudgetBucket) {
+        self.id = id
+        self.createdAt = createdAt
+        self.budget = budget
+    }
+
+    /// When the activity ended or will be ended by the system, as of `now`; nil while running.
+    func endInstant(at now: Millis) -> Millis? {
+        if let endedAt { return endedAt }
+        guard let startedAt else { return nil }
+        let systemEnd = startedAt + Self.maxActiveDuration
+        return now >= systemEnd ? systemEnd : nil
+    }
+
+    /// The lifecycle at `now`, computed from the dates the pushes set.
+    func lifecycle(at now: Millis) -> ActivityLifecycle {
+        guard startedAt != nil else { return endedAt == nil ? .pending : .dismissed }
+        if let ended = endInstant(at: now) {
+            let latest = ended + Self.maxEndedDuration
+            let dismissAt = min(dismissalDate ?? latest, latest)
+            return now >= dismissAt ? .dismissed : .ended
+        }
+        if let staleDate, now >= staleDate { return .stale }
+        return .active
+    }
+}

@@ -1,0 +1,24 @@
+/// A small, fast, seedable random number generator (SplitMix64).
+///
+/// Each connection owns one, seeded from the fault plan's seed and the connection's number,
+/// so fault rolls need no shared state and a seeded run replays the same faults per connection.
+struct SplitMix64: RandomNumberGenerator, Sendable {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    /// A uniform `Double` in `0..<1`.
+    mutating func nextUnit() -> Double {
+        Double(next() >> 11) * 0x1.0p-53
+    }
+}

@@ -1,0 +1,288 @@
+/// Why a body is not JSON.
+public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The byte offset where parsing stopped.
+    public var offset: Int
+    /// What was wrong there.
+    public var message: String
+
+    public var description: String { "\(message) at byte \(offset)" }
+}
+
+/// A small JSON parser for request bodies.
+///
+/// Payloads are a few hundred bytes and parsed once per request on the event loop, so this
+/// parser works straight on the received bytes: no `Foundation`, no intermediate `Data`, and a
+/// `String` is built only for each key and string value. It accepts RFC 8259 JSON and nothing
+/// more (no comments, no trailing commas), and limits nesting so no input can exhaust the stack.
+public struct JSONParser {
+    /// The deepest nesting accepted.
+    public static let maxDepth = 64
+
+    private let bytes: UnsafeRawBufferPointer
+    private var index = 0
+    private var depth = 0
+
+    private init(_ bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    /// Parses one JSON value that spans all of `bytes` (surrounding whitespace allowed).
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
+        var parser = JSONParser(bytes)
+        parser.skipWhitespace()
+        let value = try parser.parseValue()
+        parser.skipWhitespace()
+        guard parser.index == bytes.count else { throw parser.error("unexpected text after the value") }
+        return value
+    }
+
+    /// Parses a JSON value from an array of bytes.
+    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+        let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBytes { buffer in
+            do throws(JSONParseError) { return .success(try parse(buffer)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Parses a JSON value from UTF-8 text.
+    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
+        try parse(Array(text.utf8))
+    }
+
+    private func error(_ message: String) -> JSONParseError {
+        JSONParseError(offset: index, message: message)
+    }
+
+    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+        guard let byte = current else { throw error("expected a value") }
+        switch byte {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected character")
+        }
+    }
+
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw error("unexpected end") }
+        let matches = literal.withUTF8Buffer { expected in
+            for offset in 0..<count where bytes[index + offset] != expected[offset] { return false }
+            return true
+        }
+        guard matches else { throw error("unexpected literal") }
+        index += count
+    }
+
+    private mutating func enter() throws(JSONParseError) {
+        depth += 1
+        guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
+    }
+
+    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+        try enter()
+        index += 1
+        var object = JSONObject()
+        object.reserveCapacity(8)
+        skipWhitespace()
+        if current == UInt8(ascii: "}") {
+            index += 1
+            depth -= 1
+            return .object(object)
+        }
+        while true {
+            skipWhitespace()
+            guard current == UInt8(ascii: "\"") else { throw error("expected a key") }
+            let key = try parseString()
+            skipWhitespace()
+            guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue()
+            object.append(key, value)
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "}"):
+                index += 1
+                depth -= 1
+                return .object(object)
+            default: throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+        try enter()
+        index += 1
+        var values: [JSONValue] = []
+        values.reserveCapacity(4)
+        skipWhitespace()
+        if current == UInt8(ascii: "]") {
+            index += 1
+            depth -= 1
+            return .array(values)
+        }
+        while true {
+            skipWhitespace()
+            values.append(try parseValue())
+            skipWhitespace()
+            switch current {
+            case UInt8(ascii: ","): index += 1
+            case UInt8(ascii: "]"):
+                index += 1
+                depth -= 1
+                return .array(values)
+            default: throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    private mutating func parseString() throws(JSONParseError) -> String {
+        index += 1
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                let string = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                index += 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
+            if byte < 0x20 { throw error("control character in a string") }
+            index += 1
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func parseEscapedString(from start: Int) throws(JSONParseError) -> String {
+        var out = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
+        while index < bytes.count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "\""):
+                index += 1
+                return String(decoding: out, as: UTF8.self)
+            case UInt8(ascii: "\\"):
+                index += 1
+                guard let escaped = current else { throw error("unterminated escape") }
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escaped)
+                case UInt8(ascii: "b"): out.append(0x08)
+                case UInt8(ascii: "f"): out.append(0x0C)
+                case UInt8(ascii: "n"): out.append(0x0A)
+                case UInt8(ascii: "r"): out.append(0x0D)
+                case UInt8(ascii: "t"): out.append(0x09)
+                case UInt8(ascii: "u"): appendUTF8(try parseUnicodeEscape(), to: &out)
+                default: throw error("invalid escape")
+                }
+            case 0..<0x20:
+                throw error("control character in a string")
+            default:
+                out.append(byte)
+                index += 1
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+        guard index + 4 <= bytes.count else { throw error("short \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - 48)
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - 87)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - 55)
+            default: throw error("invalid \\u escape")
+            }
+            value = value << 4 | digit
+            index += 1
+        }
+        return value
+    }
+
+    private mutating func parseUnicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
+        let first = try parseHex4()
+        if (0xD800..<0xDC00).contains(first) {
+            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                return "\u{FFFD}"
+            }
+            index += 2
+            let second = try parseHex4()
+            guard (0xDC00..<0xE000).contains(second) else { return "\u{FFFD}" }
+            let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
+            return Unicode.Scalar(combined) ?? "\u{FFFD}"
+        }
+        return Unicode.Scalar(first) ?? "\u{FFFD}"
+    }
+
+    private func appendUTF8(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {
+        out.append(contentsOf: UTF8.encode(scalar).map { Array($0) } ?? [])
+    }
+
+    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+        let start = index
+        var negative = false
+        if current == UInt8(ascii: "-") {
+            negative = true
+            index += 1
+        }
+        let intStart = index
+        var magnitude: UInt64 = 0
+        var overflow = false
+        while let byte = current, byte >= 48, byte <= 57 {
+            let (product, o1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = product.addingReportingOverflow(UInt64(byte - 48))
+            overflow = overflow || o1 || o2
+            magnitude = sum
+            index += 1
+        }
+        let intDigits = index - intStart
+        guard intDigits > 0 else { throw error("expected digits") }
+        if intDigits > 1, bytes[intStart] == UInt8(ascii: "0") { throw error("leading zero") }
+        var isInteger = true
+        if current == UInt8(ascii: ".") {
+            isInteger = false
+            index += 1
+            let fractionStart = index
+            while let byte = current, byte >= 48, byte <= 57 { index += 1 }
+            guard index > fractionStart else { throw error("expected digits after '.'") }
+        }
+        if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+            isInteger = false
+            index += 1
+            if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+            let exponentStart = index
+            while let byte = current, byte >= 48, byte <= 57 { index += 1 }
+            guard index > exponentStart else { throw error("expected exponent digits") }
+        }
+        if isInteger, !overflow {
+            if negative, magnitude <= UInt64(Int64.max) + 1 {
+                return .int(magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude))
+            }
+            if !negative, magnitude <= UInt64(Int64.max) { return .int(Int64(magnitude)) }
+        }
+        let text = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text) else { throw error("invalid number") }
+        return .double(value)
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Liveline
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+
+/// Why the mock could not start.
+public enum MockAPNsStartError: Error, Sendable, CustomStringConvertible {
+    /// The TLS certificate or key could not be loaded or made.
+    case tls(String)
+    /// The certificate PEM could not be written where clients were told to find it.
+    case writeCertificate(path: String, reason: String)
+    /// A listener could not bind.
+    case bind(address: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .tls(let reason): "TLS: \(reason)"
+        case .writeCertificate(let path, let reason): "cannot write the certificate to \(path): \(reason)"
+        case .bind(let address, let reason): "cannot listen on \(address): \(reason)"
+        }
+    }
+}
+
+/// An APNs look-alike: an HTTP/2 server that validates pushes like APNs and simulates the
+/// device behind each token.
+///
+/// Start one with ``start(_:)``; it serves until ``shutdown()``. The inspection methods
+/// (``activities()``, ``pushes(token:)``, ``stats()``, ``setFaults(_:)``, ``reset()``) return
+/// the same data as the HTTP inspection API and may be called from any thread or task.
+///
+/// **Concurrency.** Connections run on a `MultiThreadedEventLoopGroup` the server owns
+/// (``MockAPNsConfiguration/eventLoopThreads``). Per-connection state is loop-bound; shared
+/// state is behind one lock (see ``MockAPNsState``). The server object is immutable and
+/// `Sendable`.
+public final class MockAPNsServer: Sendable {
+    /// The host it listens on.
+    public let host: String
+    /// The bound port (the real one when the configuration asked for 0).
+    public let port: Int
+    /// Whether it speaks TLS (`https`) or h2c (`http`).
+    public let usesTLS: Bool
+    /// The PEM of the self-signed certificate, when one was made.
+    public let certificatePEM: String?
+    /// Where that PEM was written, when a path was given.
+    public let certificatePath: String?
+    /// The bound port of the inspection API, when one is served.
+    public let inspectionPort: Int?
+
+    private let state: MockAPNsState
+    private let group: MultiThreadedEventLoopGroup
+    private let serverChannel: any Channel
+    private let inspectionChannel: (any Channel)?
+    private let connections: ConnectionRegistry
+    private let logger: Logger
+
+    private init(
+        host: String, port: Int, usesTLS: Bool, certificatePEM: String?, certificatePath: String?, inspectionPort: Int?,
+        state: MockAPNsState, group: MultiThreadedEventLoopGroup, serverChannel: any Channel,
+        inspectionChannel: (any Channel)?, connections: ConnectionRegistry, logger: Logger
+    ) {
+        self.host = host
+        self.port = port
+        self.usesTLS = usesTLS
+        self.certificatePEM = certificatePEM
+        self.certificatePath = certificatePath
+        self.inspectionPort = inspectionPort
+        self.state = state
+        self.group = group
+        self.serverChannel = serverChannel
+        self.inspectionChannel = inspectionChannel
+        self.connections = connections
+        self.logger = logger
+    }
+
+    /// Starts listening with `configuration`; returns once the listeners are bound.
+    public static func start(_ configuration: MockAPNsConfiguration) async throws(MockAPNsStartError) -> MockAPNsServer {
+        var certificatePEM: String?
+        var certificatePath: String?
+        var sslContext: NIOSSLContext?
+        if case .tls(let identity) = configuration.transport {
+            let made = try makeTLS(identity, host: configuration.host)
+            sslContext = made.context
+            certificatePEM = made.pem
+            certificatePath = made.path
+        }
+        let verifier: JWTVerifier?
+        switch configuration.authentication {
+        case .acceptAnyToken: verifier = nil
+        case .keys(let keys): verifier = JWTVerifier(keys: keys)
+        }
+        let state = MockAPNsState(configuration: configuration)
+        let connections = ConnectionRegistry()
+        let pipeline = ServerPipeline(
+            sslContext: sslContext, state: state, validator: RequestValidator(verifier: verifier),
+            maxConcurrentStreams: max(1, configuration.maxConcurrentStreams), connections: connections)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        let serverChannel: any Channel
+        do {
+            serverChannel = try await ServerBootstrap(group: group)
+                .serverChannelOption(.backlog, value: 256)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+                .childChannelOption(.maxMessagesPerRead, value: 16)
+                .childChannelInitializer { pipeline.configure($0) }
+                .bind(host: configuration.host, port: configuration.port)
+                .get()
+        } catch {
+            try? await group.shutdownGracefully()
+            throw .bind(address: "\(configuration.host):\(configuration.port)", reason: "\(error)")
+        }
+        var inspectionChannel: (any Channel)?
+        if let inspection = configuration.inspection {
+            do {
+                inspectionChannel = try await InspectionServer.bind(
+                    host: inspection.host, port: inspection.port, group: group, router: InspectionRouter(state: state))
+            } catch {
+                try? await serverChannel.close()
+                try? await group.shutdownGracefully()
+                throw .bind(address: "\(inspection.host):\(inspection.port)", reason: "\(error)")
+            }
+        }
+        let server = MockAPNsServer(
+            host: configuration.host, port: serverChannel.localAddress?.port ?? configuration.port,
+            usesTLS: sslContext != nil, certificatePEM: certificatePEM, certificatePath: certificatePath,
+            inspectionPort: inspectionChannel?.localAddress?.port, state: state, group: group,
+            serverChannel: serverChannel, inspectionChannel: inspectionChannel, connections: connections,
+            logger: configuration.logger)
+        configuration.logger.info("mock APNs listening", metadata: ["url": "\(server.baseURL)"])
+        return server
+    }
+
+    private static func makeTLS(
+        _ identity: MockAPNsConfiguration.TLSIdentity, host: String
+    ) throws(MockAPNsStartError) -> (context: NIOSSLContext, pem: String?, path: String?) {
+        var tls: TLSConfiguration
+        var pem: String?
+        var path: String?
+        switch identity {
+        case .files(let certificatePath, let keyPath):
+            do {
+                let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
+                let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+                tls = .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            } catch {
+                throw .tls("cannot load \(certificatePath) / \(keyPath): \(error)")
+            }
+        case .selfSigned(let writePath):
+            let certificate: SelfSignedCertificate
+            do {
+                certificate = try SelfSignedCertificate(host: host)
+            } catch {
+                throw .tls("cannot make a self-signed certificate: \(error)")
+            }
+            tls = .makeServerConfiguration(
+                certificateChain: [.certificate(certificate.certificate)], privateKey: .privateKey(certificate.privateKey))
+            pem = certificate.certificatePEM
+            if let writePath {
+                do {
+                    try certificate.certificatePEM.write(toFile: writePath, atomically: true, encoding: .utf8)
+                } catch {
+                    throw .writeCertificate(path: writePath, reason: "\(error)")
+                }
+                path = writePath
+            }
+        }
+        tls.applicationProtocols = ["h2"]
+        tls.minimumTLSVersion = .tlsv12
+        do {
+            return (try NIOSSLContext(configuration: tls), pem, path)
+        } catch {
+            throw .tls("\(error)")
+        }
+    }
+
+    /// `https://host:port` or `http://host:port`, with IPv6 hosts in brackets.
+    public var baseURL: String {
+        let shownHost = host.contains(":") ? "[\(host)]" : host
+        return "\(usesTLS ? "https" : "http")://\(shownHost):\(port)"
+    }
+
+    // MARK: Inspection
+
+    /// Every activity the device knows, oldest first.
+    public func activities() -> [ActivitySnapshot] { state.activities() }
+
+    /// One activity, by its update token (or id).
+    public func activity(token: String) -> ActivitySnapshot? { state.activity(token: token) }
+
+    /// The last pushes to `token` (or `channel:<id>` for a broadcast channel), oldest first.
+    public func pushes(token: String) -> [PushEvent] { state.pushes(token: token) }
+
+    /// The broadcast channels.
+    public func channels() -> [BroadcastChannel] { state.channels() }
+
+    /// Counters over the whole mock.
+    public func stats() -> MockAPNsStats { state.stats() }
+
+    /// The fault plan in force.
+    public func faults() -> FaultPlan { state.faults() }
+
+    /// Replaces the fault plan; shutdown windows count from now.
+    public func setFaults(_ plan: FaultPlan) { state.setFaults(plan) }
+
+    /// Forgets activities, channels, histories and counters (keeps faults and configured subscriptions).
+    public func reset() { state.reset() }
+
+    /// The pushes as they are answered, for a live view. Each call makes a new stream; when
+    /// the consumer lags, the oldest undelivered events are dropped beyond `bufferingNewest`.
+    /// The stream finishes at ``shutdown()``.
+    public func events(bufferingNewest limit: Int = 1024) -> AsyncStream<PushEvent> {
+        state.events(bufferingNewest: limit)
+    }
+
+    // MARK: Shutdown
+
+    /// Stops accepting, sends each connection GOAWAY `{"reason":"Shutdown"}`, waits for
+    /// in-flight streams (up to 5 s), then closes everything and stops the event loops.
+    public func shutdown() async {
+        try? await serverChannel.close()
+        try? await inspectionChannel?.close()
+        let open = connections.all
+        for channel in open {
+            channel.pipeline.fireUserInboundEventTriggered(GracefulShutdownEvent())
+        }
+        for channel in open {
+            try? await channel.closeFuture.get()
+        }
+        state.finishEvents()
+        try? await group.shutdownGracefully()
+        logger.info("mock APNs stopped")
+    }
+}

@@ -1,0 +1,107 @@
+import NIOCore
+
+/// One frame off the wire: its header fields and payload (a slice of the received bytes).
+struct InboundFrame {
+    var type: UInt8
+    var flags: UInt8
+    var streamID: UInt32
+    var payload: ByteBuffer
+
+    func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
+}
+
+/// Splits received bytes into HTTP/2 frames, after checking the client preface.
+///
+/// Loop-bound, owned by one connection. Frames are sliced out of the received buffers without
+/// copying. A frame cut by a read boundary is completed by copying just the bytes it lacks from
+/// the next read into a small carry-over buffer, so no read is ever copied whole.
+struct FrameParser {
+    enum ParseError: Error {
+        case badPreface
+        case frameTooLarge
+    }
+
+    /// The start of a frame (or of the preface) that did not fit in the previous read.
+    private var carry: ByteBuffer?
+    /// The rest of the latest read.
+    private var current: ByteBuffer?
+    private var prefaceSeen = false
+
+    /// Adds received bytes.
+    mutating func append(_ bytes: ByteBuffer) {
+        if var rest = current, rest.readableBytes > 0 {
+            // Unparsed bytes of the previous read: they become the carry-over.
+            if carry == nil { carry = ByteBuffer() }
+            carry?.writeBuffer(&rest)
+        }
+        current = bytes
+    }
+
+    /// The next whole frame, or nil until more bytes arrive.
+    mutating func next() throws(ParseError) -> InboundFrame? {
+        if !prefaceSeen {
+            guard try takePreface() else { return nil }
+        }
+        if var head = carry {
+            while true {
+                let needed = try Self.bytesNeeded(head)
+                if needed == 0 { break }
+                guard var source = current, source.readableBytes > 0 else {
+                    carry = head
+                    return nil
+                }
+                if var part = source.readSlice(length: min(needed, source.readableBytes)) { head.writeBuffer(&part) }
+                current = source
+            }
+            let frame = Self.readFrame(&head)
+            carry = head.readableBytes > 0 ? head : nil
+            return frame
+        }
+        guard var buffer = current else { return nil }
+        defer { current = buffer }
+        guard try Self.bytesNeeded(buffer) == 0 else { return nil }
+        return Self.readFrame(&buffer)
+    }
+
+    private mutating func takePreface() throws(ParseError) -> Bool {
+        var source = carry ?? ByteBuffer()
+        if var rest = current {
+            source.writeBuffer(&rest)
+        }
+        let count = HTTP2Wire.preface.count
+        guard source.readableBytes >= count else {
+            if let head = source.getBytes(at: source.readerIndex, length: source.readableBytes),
+               !HTTP2Wire.preface.starts(with: head) { throw .badPreface }
+            carry = source
+            current = nil
+            return false
+        }
+        guard source.readBytes(length: count) == HTTP2Wire.preface else { throw .badPreface }
+        prefaceSeen = true
+        carry = nil
+        current = source
+        return true
+    }
+
+    /// How many more bytes `buffer` needs to hold one whole frame (0 when it does).
+    private static func bytesNeeded(_ buffer: ByteBuffer) throws(ParseError) -> Int {
+        guard buffer.readableBytes >= 9 else { return 9 - buffer.readableBytes }
+        guard let high = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self),
+              let low = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt16.self)
+        else { return 9 }
+        let length = Int(high) << 16 | Int(low)
+        guard length <= HTTP2Wire.maxFrameSize else { throw .frameTooLarge }
+        return max(0, 9 + length - buffer.readableBytes)
+    }
+
+    private static func readFrame(_ buffer: inout ByteBuffer) -> InboundFrame? {
+        guard let high = buffer.readInteger(as: UInt8.self),
+              let low = buffer.readInteger(as: UInt16.self),
+              let type = buffer.readInteger(as: UInt8.self),
+              let flags = buffer.readInteger(as: UInt8.self),
+              let streamID = buffer.readInteger(as: UInt32.self),
+              let payload = buffer.readSlice(length: Int(high) << 16 | Int(low))
+        else { return nil }
+        return InboundFrame(type: type, flags: flags, streamID: streamID & 0x7FFF_FFFF, payload: payload)
+    }
+}

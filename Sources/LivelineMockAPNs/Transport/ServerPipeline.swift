@@ -1,0 +1,24 @@
+import NIOCore
+import NIOSSL
+
+/// Builds each accepted connection's pipeline: TLS (optional), then the APNs handler, which
+/// does its own HTTP/2 framing.
+struct ServerPipeline: Sendable {
+    let sslContext: NIOSSLContext?
+    let state: MockAPNsState
+    let validator: RequestValidator
+    let maxConcurrentStreams: Int
+    let connections: ConnectionRegistry
+
+    func configure(_ channel: any Channel) -> EventLoopFuture<Void> {
+        channel.eventLoop.makeCompletedFuture {
+            let number = connections.add(channel)
+            let pipeline = channel.pipeline.syncOperations
+            if let sslContext {
+                try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
+            }
+            try pipeline.addHandler(APNsConnectionHandler(
+                state: state, validator: validator, maxConcurrentStreams: maxConcurrentStreams, connectionNumber: number))
+        }
+    }
+}

@@ -1,0 +1,288 @@
+import ArgumentParser
+import Foundation
+import Liveline
+import LivelineMockAPNs
+
+/// `liveline mock-apns`: runs the APNs look-alike until SIGINT or SIGTERM.
+struct MockAPNsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mock-apns",
+        abstract: "Run an APNs look-alike that also shows what the device would do.",
+        discussion: """
+            Speaks HTTP/2 like api.push.apple.com: validates every header, the JWT and the \
+            payload with APNs's status codes and reasons, and simulates the device behind each \
+            token (lifecycle, newest-timestamp-wins, the priority-10 budget, decode checks). A 200 \
+            from APNs does not mean the phone showed anything; the inspection API says what it \
+            would have shown.
+
+            Exactly one of --auth-key or --accept-any-token is required. Time values take \
+            durations like 250ms, 20s, 1m30s.
+
+            Examples:
+              liveline mock-apns --accept-any-token --h2c
+              liveline mock-apns --auth-key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ \\
+                  --inspect 127.0.0.1:2198 --fail 500:InternalServerError:0.01 --latency 5ms-40ms
+            """
+    )
+
+    @Option(name: .long, help: ArgumentHelp("Address to listen on.", valueName: "host:port"))
+    var listen = "127.0.0.1:2197"
+
+    @Flag(name: .customLong("h2c"), help: "Serve HTTP/2 without TLS (prior knowledge: curl --http2-prior-knowledge). Fastest on loopback.")
+    var h2c = false
+
+    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS. Without it, a self-signed certificate is made at start.", valueName: "file"))
+    var tlsCert: String?
+
+    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for --tls-cert.", valueName: "file"))
+    var tlsKey: String?
+
+    @Option(name: .customLong("write-ca"), help: ArgumentHelp("Where to write the self-signed certificate for clients to trust (curl --cacert). Default: liveline-mock-apns.pem in the temporary directory.", valueName: "path"))
+    var writeCA: String?
+
+    @Option(name: .customLong("auth-key"), help: ArgumentHelp("A .p8 signing key (or its public key PEM) whose ES256 JWTs are accepted. Repeat for several keys; pair each with --key-id and --team-id in the same order.", valueName: "file.p8"))
+    var authKeys: [String] = []
+
+    @Option(name: .customLong("key-id"), help: ArgumentHelp("The 10-character Key ID of the matching --auth-key (the JWT's kid).", valueName: "id"))
+    var keyIDs: [String] = []
+
+    @Option(name: .customLong("team-id"), help: ArgumentHelp("The Team ID of the matching --auth-key (the JWT's iss).", valueName: "id"))
+    var teamIDs: [String] = []
+
+    @Flag(name: .customLong("accept-any-token"), help: "Turn JWT checks off (any or no authorization header passes), for quick demos.")
+    var acceptAnyToken = false
+
+    @Option(name: .customLong("max-streams"), help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS once a request carried a valid token; it is 1 before, like APNs.", valueName: "n"))
+    var maxStreams = 1000
+
+    @Option(name: .long, help: ArgumentHelp("Priority-10 pushes per activity per hour before the device throttles. Default: 12, or 48 with --frequent-updates.", valueName: "n"))
+    var budget: Int?
+
+    @Flag(name: .customLong("frequent-updates"), help: "Simulate an app with NSSupportsLiveActivitiesFrequentUpdates (a larger budget).")
+    var frequentUpdates = false
+
+    @Option(name: .long, help: ArgumentHelp("Subscribe the activity behind an update token to a broadcast channel (the channel is created). Repeatable.", valueName: "channel=token"))
+    var subscribe: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Answer this error for a fraction of valid pushes, e.g. 500:InternalServerError:0.01 or 410:Unregistered:0.001. Repeatable; rates add up.", valueName: "status:reason:rate"))
+    var fail: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Delay every answer: fixed (20ms), uniform (10ms-50ms) or exponential with a mean (exp:20ms).", valueName: "latency"))
+    var latency: String?
+
+    @Option(name: .customLong("too-many-requests-after"), help: ArgumentHelp("Answer 429 TooManyRequests to a token's pushes beyond n within a sliding minute.", valueName: "n"))
+    var tooManyRequestsAfter: Int?
+
+    @Option(name: .customLong("goaway-every"), help: ArgumentHelp("Send GOAWAY {\"reason\":\"Shutdown\"} and close a connection after every n requests on it.", valueName: "n"))
+    var goAwayEvery: Int?
+
+    @Option(name: .customLong("reset-every"), help: ArgumentHelp("Reset the TCP connection (RST, no answer) on every nth request of a connection.", valueName: "n"))
+    var resetEvery: Int?
+
+    @Option(name: .customLong("shutdown-window"), help: ArgumentHelp("Answer 503 Shutdown and GOAWAY during a window: after+for, optionally /every to repeat, e.g. 1m+30s or 1m+30s/10m. Repeatable.", valueName: "after+for[/every]"))
+    var shutdownWindows: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Seed for the random fault draws (error rates, latency).", valueName: "n"))
+    var seed: UInt64?
+
+    @Option(name: .long, help: ArgumentHelp("Read a fault plan from YAML (see the README); flags given as well override its entries.", valueName: "file.yaml"))
+    var faults: String?
+
+    @Option(name: .long, help: ArgumentHelp("Serve the JSON inspection API (GET /activities, /activities/{token}/pushes, /stats; POST /faults, /reset) over HTTP/1.1 here.", valueName: "host:port"))
+    var inspect: String?
+
+    @Option(name: .long, help: ArgumentHelp("Event-loop threads. Default: one per core.", valueName: "n"))
+    var threads: Int?
+
+    @Option(name: .long, help: ArgumentHelp("Pushes kept in each token's history.", valueName: "n"))
+    var history = 32
+
+    @Flag(name: .customLong("print-pushes"), help: "Print one line per push: token, status, what the device did and why.")
+    var printPushes = false
+
+    func validate() throws {
+        if acceptAnyToken == !authKeys.isEmpty {
+            throw ValidationError("give --auth-key with --key-id and --team-id, or --accept-any-token")
+        }
+        if authKeys.count != keyIDs.count || authKeys.count != teamIDs.count {
+            throw ValidationError("each --auth-key needs its own --key-id and --team-id (got \(authKeys.count) keys, \(keyIDs.count) key ids, \(teamIDs.count) team ids)")
+        }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
+        if h2c, tlsCert != nil { throw ValidationError("--h2c serves no TLS; drop --tls-cert/--tls-key") }
+        if maxStreams < 1 { throw ValidationError("--max-streams must be at least 1") }
+    }
+
+    func run() async throws {
+        var configuration = MockAPNsConfiguration()
+        configuration.logger.logLevel = .warning
+        (configuration.host, configuration.port) = try Self.address(listen, option: "--listen")
+        if h2c {
+            configuration.transport = .h2c
+        } else if let tlsCert, let tlsKey {
+            configuration.transport = .tls(.files(certificatePath: tlsCert, keyPath: tlsKey))
+        } else {
+            let path = writeCA ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-mock-apns.pem").path
+            configuration.transport = .tls(.selfSigned(writeCertificateTo: path))
+        }
+        if acceptAnyToken {
+            configuration.authentication = .acceptAnyToken
+        } else {
+            var keys: [ProviderKey] = []
+            for (index, path) in authKeys.enumerated() {
+                guard let pem = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw ValidationError("cannot read --auth-key \(path)")
+                }
+                do {
+                    keys.append(try ProviderKey(keyID: keyIDs[index], teamID: teamIDs[index], pem: pem))
+                } catch {
+                    throw ValidationError("--auth-key \(path): \(error)")
+                }
+            }
+            configuration.authentication = .keys(keys)
+        }
+        configuration.maxConcurrentStreams = maxStreams
+        configuration.budget = .init(perHour: budget, frequentUpdates: frequentUpdates)
+        configuration.faults = try faultPlan()
+        for entry in subscribe {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+                throw ValidationError("--subscribe takes channel=token, got \(entry)")
+            }
+            configuration.subscriptions[parts[0], default: []].append(parts[1])
+        }
+        if let inspect {
+            configuration.inspection = try Self.address(inspect, option: "--inspect")
+        }
+        if let threads { configuration.eventLoopThreads = max(1, threads) }
+        configuration.historyPerToken = max(1, history)
+
+        let server: MockAPNsServer
+        do {
+            server = try await MockAPNsServer.start(configuration)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        printBanner(server, configuration: configuration)
+        let printer = printPushes ? Task { await Self.follow(server.events()) } : nil
+        let signal = await SignalWaiter.next([SIGINT, SIGTERM])
+        say("\nreceived \(signal == SIGINT ? "SIGINT" : "SIGTERM"): sending GOAWAY and closing")
+        await server.shutdown()
+        printer?.cancel()
+    }
+
+    private func faultPlan() throws -> FaultPlan {
+        var plan = FaultPlan.none
+        if let faults {
+            guard let text = try? String(contentsOfFile: faults, encoding: .utf8) else {
+                throw ValidationError("cannot read --faults \(faults)")
+            }
+            do {
+                plan = try FaultPlan(yaml: text)
+            } catch {
+                throw ValidationError("--faults \(faults): \(error)")
+            }
+        }
+        for entry in fail {
+            guard let rate = FaultPlan.ErrorRate(entry) else {
+                throw ValidationError("--fail takes status:reason:rate like 500:InternalServerError:0.01, got \(entry)")
+            }
+            plan.errors.append(rate)
+        }
+        if let latency {
+            guard let value = Latency(latency) else { throw ValidationError("--latency takes 20ms, 10ms-50ms or exp:20ms") }
+            plan.latency = value
+        }
+        if let tooManyRequestsAfter { plan.tooManyRequestsAfter = tooManyRequestsAfter }
+        if let goAwayEvery { plan.goAwayEvery = goAwayEvery }
+        if let resetEvery { plan.resetEvery = resetEvery }
+        for text in shutdownWindows {
+            guard let window = ShutdownWindow(text) else {
+                throw ValidationError("--shutdown-window takes after+for or after+for/every, like 1m+30s/10m")
+            }
+            plan.shutdownWindows.append(window)
+        }
+        if let seed { plan.seed = seed }
+        return plan
+    }
+
+    private func printBanner(_ server: MockAPNsServer, configuration: MockAPNsConfiguration) {
+        let transport = server.usesTLS ? "TLS" : "h2c"
+        say("liveline mock APNs on \(server.baseURL) (\(transport), \(acceptAnyToken ? "any token accepted" : "\(authKeys.count) signing key(s)"))")
+        if let path = server.certificatePath {
+            say("self-signed certificate: \(path) (clients trust it with --cacert / as a CA)")
+        }
+        if let port = server.inspectionPort, let inspection = configuration.inspection {
+            let host = inspection.host.contains(":") ? "[\(inspection.host)]" : inspection.host
+            say("inspection API: http://\(host):\(port)/activities  /stats  /activities/<token>/pushes")
+        }
+        let tlsFlag: String
+        if !server.usesTLS {
+            tlsFlag = "--http2-prior-knowledge"
+        } else if let path = server.certificatePath {
+            tlsFlag = "--http2 --cacert \(path)"
+        } else {
+            tlsFlag = "--http2 --cacert <your CA>"
+        }
+        let auth = acceptAnyToken ? "" : " -H \"authorization: bearer $JWT\""
+        let timestamp = Int(Date().timeIntervalSince1970)
+        say("""
+            try it:
+              curl -i \(tlsFlag)\(auth) \\
+                -H 'apns-topic: com.example.app.push-type.liveactivity' -H 'apns-push-type: liveactivity' -H 'apns-priority: 10' \\
+                --data '{"aps":{"timestamp":\(timestamp),"event":"update","content-state":{"status":"on-the-way"}}}' \\
+                \(server.baseURL)/3/device/00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0
+            press Ctrl-C to stop
+            """)
+    }
+
+    private static func follow(_ events: AsyncStream<LivelineMockAPNs.PushEvent>) async {
+        for await event in events {
+            let target = event.token.map { String($0.prefix(16)) } ?? "channel \(event.channelID ?? "?")"
+            var line = "\(event.kind.rawValue) \(target) p\(event.priority) → \(event.status)"
+            if let reason = event.reason { line += " \(reason)" }
+            for delivery in event.deliveries {
+                line += " | \(delivery.activityID.prefix(24)): \(delivery.outcome.rawValue), \(delivery.lifecycle.rawValue)"
+                if !delivery.reasons.isEmpty { line += " (\(delivery.reasons.joined(separator: "; ")))" }
+            }
+            say(line)
+        }
+    }
+
+    /// Splits `host:port` or `[v6]:port`.
+    static func address(_ text: String, option: String) throws -> (host: String, port: Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+            throw ValidationError("\(option) takes host:port, got \(text)")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw ValidationError("\(option) takes host:port, got \(text)") }
+        return (host, port)
+    }
+}
+
+/// Writes a line to standard output at once (unbuffered), so logs piped to files follow along.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Waits for the first of some signals, with handlers that do nothing else.
+enum SignalWaiter {
+    static func next(_ signals: [Int32]) async -> Int32 {
+        let (stream, continuation) = AsyncStream<Int32>.makeStream()
+        var sources: [any DispatchSourceSignal] = []
+        for number in signals {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { continuation.yield(number) }
+            source.resume()
+            sources.append(source)
+        }
+        var received = SIGTERM
+        for await number in stream {
+            received = number
+            break
+        }
+        for source in sources { source.cancel() }
+        return received
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+
+/// Runs the real `curl` binary: a client nobody here wrote.
+enum Curl {
+    struct Result {
+        var status: Int
+        var httpVersion: String
+        var headers: [String: String]
+        var body: String
+        var exitCode: Int32
+
+        var reason: String? {
+            guard let data = body.data(using: .utf8),
+                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            return object["reason"] as? String
+        }
+    }
+
+    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") }
+
+    /// Runs `curl -s -i <arguments>` and parses the last response's status line and headers.
+    static func run(_ arguments: [String], timeout: TimeInterval = 10) async throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-s", "-i", "--max-time", String(Int(timeout))] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = Pipe()
+        try process.run()
+        let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        let parts = text.components(separatedBy: "\r\n\r\n")
+        var status = 0
+        var version = ""
+        var headers: [String: String] = [:]
+        let head = parts.first ?? ""
+        for (index, line) in head.components(separatedBy: "\r\n").enumerated() {
+            if index == 0 {
+                let fields = line.split(separator: " ")
+                version = fields.first.map(String.init) ?? ""
+                status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            } else if let colon = line.firstIndex(of: ":") {
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        return Result(status: status, httpVersion: version, headers: headers,
+                      body: parts.dropFirst().joined(separator: "\r\n\r\n"), exitCode: process.terminationStatus)
+    }
+}
