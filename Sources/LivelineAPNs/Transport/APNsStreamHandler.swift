@@ -77,6 +77,10 @@ final class APNsStreamHandler: ChannelDuplexHandler {
     /// The peer's limit. APNs starts at 1 until a request carries a valid token.
     private(set) var maxConcurrentStreams = 1
     private var goAway: (lastStreamID: HTTP2StreamID, reason: String?)?
+    /// Whether the connection is up and NIOHTTP2Handler has sent our preface. The connect
+    /// future completes before `channelActive` has gone down the pipeline, so a request can
+    /// arrive first; it waits in the queue.
+    private var active = false
     private var consumedWindow = 0
     private var sweep: RepeatedTask?
     private var lastActivity = NIODeadline.now()
@@ -113,8 +117,11 @@ final class APNsStreamHandler: ChannelDuplexHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
+        active = true
         let increment = Self.connectionWindow - 65_535
-        context.writeAndFlush(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: increment))), promise: nil)
+        startQueued(context: context)
+        context.flush()
         context.fireChannelActive()
     }
 
@@ -137,7 +144,7 @@ final class APNsStreamHandler: ChannelDuplexHandler {
             pending.promise.fail(APNsTransportError.goingAway(reason: goAway.reason))
             return
         }
-        if inFlight.count < maxConcurrentStreams, queued.isEmpty {
+        if active, inFlight.count < maxConcurrentStreams, queued.isEmpty {
             start(pending, context: context)
         } else {
             queued.append(pending)
@@ -182,7 +189,7 @@ final class APNsStreamHandler: ChannelDuplexHandler {
 
     private func startQueued(context: ChannelHandlerContext) {
         var started = false
-        while inFlight.count < maxConcurrentStreams, goAway == nil, let next = queued.popFirst() {
+        while active, inFlight.count < maxConcurrentStreams, goAway == nil, let next = queued.popFirst() {
             start(next, context: context)
             started = true
         }
