@@ -89,7 +89,8 @@ for i in $(seq 1 "$TOKENS"); do
 done
 
 ${PRIO[@]+"${PRIO[@]}"} taskset -c "$SERVER_CPU" nghttpd --no-tls -d "$WORK/www" "$NGHTTPD_PORT" >/dev/null 2>&1 &
-PIDS+=($!)
+NG_PID=$!
+PIDS+=($NG_PID)
 ${PRIO[@]+"${PRIO[@]}"} taskset -c "$SERVER_CPU" "$BIN" mock-apns --h2c --listen "127.0.0.1:$MOCK_PORT" --threads 1 \
   --auth-key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" >"$WORK/mock.log" 2>&1 &
 MOCK_PID=$!
@@ -106,39 +107,48 @@ H2LOAD_FLAGS=(-c "$CLIENTS" -m "$STREAMS" -t 1 -d "$WORK/payload.json"
   -H "apns-topic: $TOPIC" -H "apns-push-type: liveactivity" -H "apns-priority: 10"
   -H "authorization: bearer $JWT")
 
-# Runs h2load; prints "req/s succeeded 2xx".
+# CPU time (user + system) a process has used, in clock ticks.
+cputicks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TICK=$(getconf CLK_TCK)
+
+# Runs h2load against one server; prints "req/s succeeded 2xx cpu-ns-per-request".
 measure() {
-  local uris=$1 count=$2
-  local out
+  local uris=$1 count=$2 pid=$3
+  local out before after
+  before=$(cputicks "$pid")
   out=$(${PRIO[@]+"${PRIO[@]}"} taskset -c "$CLIENT_CPU" h2load -n "$count" "${H2LOAD_FLAGS[@]}" -i "$uris" 2>&1)
+  after=$(cputicks "$pid")
   local rps ok twoxx
   rps=$(echo "$out" | sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p')
   ok=$(echo "$out" | sed -n 's/^requests: .* \([0-9]*\) succeeded.*/\1/p')
   twoxx=$(echo "$out" | sed -n 's/^status codes: \([0-9]*\) 2xx.*/\1/p')
-  echo "${rps:-0} ${ok:-0} ${twoxx:-0}"
+  echo "${rps:-0} ${ok:-0} ${twoxx:-0} $(( (after - before) * 1000000000 / TICK / count ))"
 }
 
 echo "warming up"
-measure "$WORK/nghttpd-uris" 20000 >/dev/null
-measure "$WORK/mock-uris" 20000 >/dev/null
+measure "$WORK/nghttpd-uris" 20000 "$NG_PID" >/dev/null
+measure "$WORK/mock-uris" 20000 "$MOCK_PID" >/dev/null
 
 echo "h2load: $REQUESTS requests each, $CLIENTS connections × $STREAMS streams, $TOKENS tokens, ${PAYLOAD_BYTES}-byte payload, $ROUNDS rounds"
-NG_ALL=(); MOCK_ALL=(); NG_2XX=0; MOCK_2XX=0
+NG_ALL=(); MOCK_ALL=(); NG_CPU=(); MOCK_CPU=(); NG_2XX=0; MOCK_2XX=0
 for round in $(seq 1 "$ROUNDS"); do
-  read -r rps _ twoxx <<<"$(measure "$WORK/nghttpd-uris" "$REQUESTS")"
-  NG_ALL+=("$rps"); NG_2XX=$((NG_2XX + twoxx))
-  read -r rps _ twoxx <<<"$(measure "$WORK/mock-uris" "$REQUESTS")"
-  MOCK_ALL+=("$rps"); MOCK_2XX=$((MOCK_2XX + twoxx))
-  echo "  round $round: nghttpd ${NG_ALL[-1]} req/s, mock ${MOCK_ALL[-1]} req/s"
+  read -r rps _ twoxx cpu <<<"$(measure "$WORK/nghttpd-uris" "$REQUESTS" "$NG_PID")"
+  NG_ALL+=("$rps"); NG_CPU+=("$cpu"); NG_2XX=$((NG_2XX + twoxx))
+  read -r rps _ twoxx cpu <<<"$(measure "$WORK/mock-uris" "$REQUESTS" "$MOCK_PID")"
+  MOCK_ALL+=("$rps"); MOCK_CPU+=("$cpu"); MOCK_2XX=$((MOCK_2XX + twoxx))
+  echo "  round $round: nghttpd ${NG_ALL[-1]} req/s (${NG_CPU[-1]} ns CPU/request), mock ${MOCK_ALL[-1]} req/s (${MOCK_CPU[-1]} ns CPU/request)"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 NG_RPS=$(median "${NG_ALL[@]}")
 MOCK_RPS=$(median "${MOCK_ALL[@]}")
 TOTAL=$((REQUESTS * ROUNDS))
 RATIO=$(python3 -c "print(f'{$MOCK_RPS / $NG_RPS:.2f}' if $NG_RPS else '0')")
+NG_CPU_MED=$(median "${NG_CPU[@]}")
+MOCK_CPU_MED=$(median "${MOCK_CPU[@]}")
 echo "nghttpd: $NG_RPS req/s median ($NG_2XX/$TOTAL 2xx)"
 echo "mock:    $MOCK_RPS req/s median ($MOCK_2XX/$TOTAL 2xx)"
 echo "ratio:   $RATIO (target ≥ 0.50)"
+echo "server CPU per request (median): nghttpd $NG_CPU_MED ns, mock $MOCK_CPU_MED ns"
 
 echo "soak: $SOAK requests against the mock, RSS sampled every second"
 rss() { awk '/VmRSS/ {print $2}' "/proc/$MOCK_PID/status"; }
@@ -146,7 +156,7 @@ RSS_BEFORE=$(rss)
 : > "$WORK/rss"
 ( while kill -0 "$MOCK_PID" 2>/dev/null; do rss >> "$WORK/rss"; sleep 1; done ) &
 SAMPLER=$!
-read -r SOAK_RPS SOAK_OK SOAK_2XX <<<"$(measure "$WORK/mock-uris" "$SOAK")"
+read -r SOAK_RPS SOAK_OK SOAK_2XX SOAK_CPU <<<"$(measure "$WORK/mock-uris" "$SOAK" "$MOCK_PID")"
 kill "$SAMPLER" 2>/dev/null || true
 RSS_AFTER=$(rss)
 SAMPLES=$(tr '\n' ' ' < "$WORK/rss")
@@ -177,6 +187,9 @@ $ROUNDS rounds, alternating; medians compared.
 | nghttpd (static empty file) | $NG_RPS | ${NG_ALL[*]} | $NG_2XX / $TOTAL |
 | liveline mock-apns | $MOCK_RPS | ${MOCK_ALL[*]} | $MOCK_2XX / $TOTAL |
 | **ratio** | **$RATIO** | | target ≥ 0.50 |
+
+Server CPU time per request (user + system, from /proc; less sensitive to other load on the
+machine than requests/s): nghttpd ${NG_CPU[*]} ns (median $NG_CPU_MED), mock ${MOCK_CPU[*]} ns (median $MOCK_CPU_MED).
 
 Memory over $SOAK requests ($SOAK_RPS req/s, $SOAK_2XX 2xx): RSS before $RSS_BEFORE KiB, mid-run $RSS_MID KiB,
 max $RSS_MAX KiB, after $RSS_AFTER KiB. Samples (KiB, 1 s apart): $SAMPLES

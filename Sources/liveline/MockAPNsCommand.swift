@@ -15,13 +15,16 @@ struct MockAPNsCommand: AsyncParsableCommand {
             from APNs does not mean the phone showed anything; the inspection API says what it \
             would have shown.
 
-            Exactly one of --auth-key or --accept-any-token is required. Time values take \
-            durations like 250ms, 20s, 1m30s.
+            Exactly one of --auth-key or --accept-any-token is required. Without \
+            --h2c or --tls-cert it serves TLS with a self-signed certificate written \
+            to --write-ca. Durations are written 250ms, 20s, 1m30s. Shutdown windows \
+            count from the start (or from POST /faults).
 
             Examples:
-              liveline mock-apns --accept-any-token --h2c
-              liveline mock-apns --auth-key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ \\
-                  --inspect 127.0.0.1:2198 --fail 500:InternalServerError:0.01 --latency 5ms-40ms
+              liveline mock-apns --accept-any-token --h2c --inspect 127.0.0.1:2198
+              liveline mock-apns --auth-key AuthKey_ABC123DEFG.p8 \\
+                --key-id ABC123DEFG --team-id DEF123GHIJ \\
+                --fail 500:InternalServerError:0.01 --latency 5ms-40ms
             """
     )
 
@@ -85,7 +88,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Seed for the random fault draws (error rates, latency).", valueName: "n"))
     var seed: UInt64?
 
-    @Option(name: .long, help: ArgumentHelp("Read a fault plan from YAML (see the README); flags given as well override its entries.", valueName: "file.yaml"))
+    @Option(name: .long, help: ArgumentHelp("Read a fault plan from YAML (see the README). --fail adds to its error rates; the other fault flags replace its entries.", valueName: "file.yaml"))
     var faults: String?
 
     @Option(name: .long, help: ArgumentHelp("Serve the JSON inspection API (GET /activities, /activities/{token}/pushes, /stats; POST /faults, /reset) over HTTP/1.1 here.", valueName: "host:port"))

@@ -177,11 +177,11 @@ final class MockAPNsState: Sendable {
     }
 
     /// Counts a request rejected by validation; keeps it in the token's history when there is one.
-    func recordRejected(_ error: APNsError, token: String?, id: String, payload: String) {
+    func recordRejected(_ error: APNsError, token: String?, id: String, priority: Int, payload: String) {
         let now = clock.now()
         let (event, subscribers) = box.withLockedValue { storage in
             let event = PushEvent(
-                time: now, kind: .device, token: token, channelID: nil, id: id, priority: 0, status: error.status,
+                time: now, kind: .device, token: token, channelID: nil, id: id, priority: priority, status: error.status,
                 reason: error.reason, deliveries: [], payload: payload)
             record(event, key: token, error: error, storage: &storage)
             return (event, storage.subscribers.isEmpty ? [] : Array(storage.subscribers.values))

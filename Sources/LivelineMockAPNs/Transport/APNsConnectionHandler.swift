@@ -391,7 +391,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             let id = isDevicePath ? (validID(stream.head.apnsID) ?? ids.next()) : (stream.head.requestID ?? ids.next())
             let headers = isDevicePath ? [("apns-id", id)] : [("apns-request-id", id)]
             response = .error(error, headers: headers, now: now)
-            state.recordRejected(error, token: deviceToken(stream.head.path), id: id, payload: body.text)
+            state.recordRejected(error, token: deviceToken(stream.head.path), id: id,
+                                 priority: stream.head.priority == "5" ? 5 : 10, payload: body.text)
         case .success(.device(let push)):
             let id = push.apnsID ?? ids.next()
             (response, directive) = state.handleDevice(
@@ -441,7 +442,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let isDevicePath = Self.isDevicePath(head.path)
         let id = isDevicePath ? (validID(head.apnsID) ?? ids.next()) : (head.requestID ?? ids.next())
         let response = APNsResponse.error(.payloadTooLarge, headers: [(isDevicePath ? "apns-id" : "apns-request-id", id)], now: now)
-        state.recordRejected(.payloadTooLarge, token: deviceToken(head.path), id: id, payload: "")
+        state.recordRejected(.payloadTooLarge, token: deviceToken(head.path), id: id,
+                             priority: head.priority == "5" ? 5 : 10, payload: "")
         write(response, streamID: streamID)
         // The response is complete; ask the client to stop sending the body (RFC 9113 §8.1).
         FrameWriter.rstStream(streamID: streamID, code: .noError, into: &out)
