@@ -85,6 +85,12 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .customLong("shutdown-window"), help: ArgumentHelp("Answer 503 Shutdown and GOAWAY during a window: after+for, optionally /every to repeat, e.g. 1m+30s or 1m+30s/10m. Repeatable.", valueName: "after+for[/every]"))
     var shutdownWindows: [String] = []
 
+    @Option(name: .long, help: ArgumentHelp("A scenario file whose first content-states the device checks every push against (field types, Date fields). Repeatable.", valueName: "file.yaml"))
+    var scenario: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Answer 410 Unregistered to every push to this token, as APNs does once an activity's token is no longer valid. Repeatable.", valueName: "token"))
+    var unregister: [String] = []
+
     @Option(name: .long, help: ArgumentHelp("Seed for the random fault draws (error rates, latency).", valueName: "n"))
     var seed: UInt64?
 
@@ -146,6 +152,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         configuration.maxConcurrentStreams = maxStreams
         configuration.budget = .init(perHour: budget, frequentUpdates: frequentUpdates)
         configuration.faults = try faultPlan()
+        if !scenario.isEmpty { configuration.contentStateShapes = try shapes(from: scenario) }
         for entry in subscribe {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
@@ -204,8 +211,22 @@ struct MockAPNsCommand: AsyncParsableCommand {
             }
             plan.shutdownWindows.append(window)
         }
+        plan.unregisteredTokens.formUnion(unregister.map { $0.lowercased() })
         if let seed { plan.seed = seed }
         return plan
+    }
+
+    /// Expected content-state shapes from scenario files: by attributes type (push-started
+    /// activities say theirs), and as the fallback when the files have only one shape.
+    private func shapes(from files: [String]) throws -> ContentStateShapes {
+        var byType: [String: StateObject] = [:]
+        for file in files {
+            guard let scenario = ScenarioFiles.load(file) else { throw ExitCode(1) }
+            for activity in scenario.activities where byType[activity.attributesType] == nil {
+                byType[activity.attributesType] = activity.firstState()
+            }
+        }
+        return ContentStateShapes(byAttributesType: byType, fallback: byType.count == 1 ? byType.values.first : nil)
     }
 
     private func printBanner(_ server: MockAPNsServer, configuration: MockAPNsConfiguration) {

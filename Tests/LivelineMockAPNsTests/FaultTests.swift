@@ -35,6 +35,21 @@ struct FaultTests {
         await server.shutdown()
     }
 
+    @Test("an unregistered token gets 410 Unregistered, and other tokens are served")
+    func unregisteredTokenGets410() async throws {
+        let gone = String(repeating: "ab", count: 32)
+        let server = try await Harness.start { $0.faults = FaultPlan(unregisteredTokens: [gone]) }
+        let client = try await Harness.connect(server)
+        let refused = try await push(client, timestamp: 1, token: gone)
+        #expect(refused.status == 410)
+        #expect(refused.reason == "Unregistered")
+        let served = try await push(client, timestamp: 2)
+        #expect(served.status == 200)
+        #expect(try FaultPlan(yaml: "unregistered: [\(gone)]").unregisteredTokens == [gone])
+        await client.close()
+        await server.shutdown()
+    }
+
     @Test("error rates are drawn: about the given fraction fails")
     func errorRatesAreFractions() async throws {
         let server = try await Harness.start {

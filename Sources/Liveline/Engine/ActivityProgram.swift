@@ -255,3 +255,11 @@ extension Expression {
         }
     }
 }
+
+extension ActivitySpec {
+    /// The first content-state, evaluated as if the activity started at `start`: what fixes
+    /// each field's type for the app's decoder (a device view checks later states against it).
+    public func firstState(start: Millis = 0, seed: UInt64 = 1) -> StateObject {
+        ActivityEngine(program: ActivityProgram(self, index: 0, scenarioSeed: seed), id: 0, scenarioStart: start - offset).initialState()
+    }
+}

@@ -14,6 +14,7 @@ extension FaultPlan: Codable {
         case goAwayEvery = "goaway-every"
         case resetEvery = "reset-every"
         case shutdownWindows = "shutdown-windows"
+        case unregistered
     }
 
     private struct ErrorEntry: Codable {
@@ -64,6 +65,7 @@ extension FaultPlan: Codable {
             goAwayEvery: try container.decodeIfPresent(Int.self, forKey: .goAwayEvery),
             resetEvery: try container.decodeIfPresent(Int.self, forKey: .resetEvery),
             shutdownWindows: windows,
+            unregisteredTokens: Set(try container.decodeIfPresent([String].self, forKey: .unregistered) ?? []),
             seed: try container.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
         )
     }
@@ -82,6 +84,7 @@ extension FaultPlan: Codable {
                             every: $0.every.map(DurationText.format))
             },
             forKey: .shutdownWindows)
+        if !unregisteredTokens.isEmpty { try container.encode(unregisteredTokens.sorted(), forKey: .unregistered) }
         try container.encode(seed, forKey: .seed)
     }
 

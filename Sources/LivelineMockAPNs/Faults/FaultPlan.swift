@@ -38,12 +38,16 @@ public struct FaultPlan: Sendable, Hashable {
     /// Reset the TCP connection (no response) on every Nth request of a connection.
     public var resetEvery: Int?
     public var shutdownWindows: [ShutdownWindow]
+    /// Tokens whose activity is gone (the user removed it, or the app): pushes to them get
+    /// 410 `Unregistered`, as APNs answers for a token that is no longer valid.
+    public var unregisteredTokens: Set<String>
     /// Seeds the random draws (error rates, latency), per connection.
     public var seed: UInt64
 
     public init(
         errors: [ErrorRate] = [], latency: Latency? = nil, tooManyRequestsAfter: Int? = nil,
-        goAwayEvery: Int? = nil, resetEvery: Int? = nil, shutdownWindows: [ShutdownWindow] = [], seed: UInt64 = 1
+        goAwayEvery: Int? = nil, resetEvery: Int? = nil, shutdownWindows: [ShutdownWindow] = [],
+        unregisteredTokens: Set<String> = [], seed: UInt64 = 1
     ) {
         self.errors = errors
         self.latency = latency
@@ -51,6 +55,7 @@ public struct FaultPlan: Sendable, Hashable {
         self.goAwayEvery = goAwayEvery
         self.resetEvery = resetEvery
         self.shutdownWindows = shutdownWindows
+        self.unregisteredTokens = unregisteredTokens
         self.seed = seed
     }
 
@@ -59,7 +64,7 @@ public struct FaultPlan: Sendable, Hashable {
 
     public var isEmpty: Bool {
         errors.isEmpty && latency == nil && tooManyRequestsAfter == nil && goAwayEvery == nil && resetEvery == nil
-            && shutdownWindows.isEmpty
+            && shutdownWindows.isEmpty && unregisteredTokens.isEmpty
     }
 
     /// The injected error for a roll in `0..<1`, if any: rates stack in order.

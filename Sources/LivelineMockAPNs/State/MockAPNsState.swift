@@ -338,6 +338,10 @@ final class MockAPNsState: Sendable {
         if storage.faults.isEmpty { return nil }
         let plan = storage.faults
         let elapsed = now - storage.faultsSince
+        if !plan.unregisteredTokens.isEmpty, plan.unregisteredTokens.contains(key) {
+            storage.stats.faultsInjected += 1
+            return InjectedFault(error: .unregistered, directive: .none)
+        }
         if plan.shutdownWindows.contains(where: { $0.contains(elapsed: elapsed) }) {
             storage.stats.faultsInjected += 1
             return InjectedFault(error: .shutdown, directive: .goAway(reason: "Shutdown"))
