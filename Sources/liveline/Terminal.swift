@@ -15,6 +15,18 @@ enum Terminal {
     static var colorOnStderr: Bool { stderrIsTTY && ProcessInfo.processInfo.environment["NO_COLOR"] == nil }
     static var colorOnStdout: Bool { stdoutIsTTY && ProcessInfo.processInfo.environment["NO_COLOR"] == nil }
 
+    /// The terminal's columns and rows, or 80×24 when it cannot tell.
+    static var size: (columns: Int, rows: Int) {
+        var window = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &window) == 0, window.ws_col > 0 else { return (80, 24) }
+        return (Int(window.ws_col), Int(window.ws_row))
+    }
+
+    /// Writes without a newline.
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
     static func error(_ text: String) {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }

@@ -106,7 +106,8 @@ extension StateValue {
         }
     }
 
-    static func clockText(_ unix: Millis, now: Millis) -> String {
+    /// `20:38:27Z (in 4m12s)`.
+    public static func clockText(_ unix: Millis, now: Millis) -> String {
         let time = String(UTCTime.format(unix / 1000 * 1000).dropFirst(11).prefix(8))
         let delta = unix - now
         let relative = abs(delta) < 1000 ? "now" : delta > 0 ? "in \(DurationText.format(delta / 1000 * 1000))" : "\(DurationText.format(-delta / 1000 * 1000)) ago"

@@ -52,7 +52,7 @@ public struct PlanTable: PushSink {
             changes.append("relevance \(relevance.templateNumber)")
             lastRelevance[push.activity] = relevance
         }
-        let aps = Self.aps(in: push.payload)
+        let aps = APSPayload.aps(in: push.payload)
         if push.event == .end {
             if case .int(let dismissal)? = aps?["dismissal-date"] {
                 let wait = Millis(dismissal) * 1000 - push.timestamp * 1000
@@ -61,7 +61,7 @@ public struct PlanTable: PushSink {
                 changes.append("end, iOS keeps it up to 4h")
             }
         }
-        if let alert = aps.flatMap(Self.alertText) { changes.append("alert \"\(alert)\"") }
+        if let alert = aps.flatMap(APSPayload.alertText) { changes.append("alert \"\(alert)\"") }
         lastState[push.activity] = activity.state
         return Row(
             time: push.time, activity: activity.program.spec.name, event: push.event, priority: push.priority,
@@ -77,26 +77,6 @@ public struct PlanTable: PushSink {
         case .dateRange(let a, let b): return "\(DurationText.clock(a - start))…\(DurationText.clock(b - start)) (dates)"
         default: return value.templateText.isEmpty ? "null" : value.templateText
         }
-    }
-
-    /// The `aps` object of a payload, read back for display.
-    static func aps(in payload: [UInt8]) -> StateObject? {
-        guard case .object(let top)? = try? JSONParser.parse(payload), case .object(let aps)? = top["aps"] else { return nil }
-        return aps
-    }
-
-    /// The alert's title (or body) text, or its loc-key.
-    static func alertText(in aps: StateObject) -> String? {
-        guard case .object(let alert)? = aps["alert"] else { return nil }
-        for key in ["title", "body"] {
-            switch alert[key] {
-            case .string(let text)?: return text
-            case .object(let localized)?:
-                if case .string(let key)? = localized["loc-key"] { return "loc-key \(key)" }
-            default: continue
-            }
-        }
-        return nil
     }
 
     /// The table, with a header and a summary.

@@ -5,15 +5,15 @@ import Liveline
 /// Rejected pushes (over the size limit) are reported through `onRejected`; they never reach
 /// APNs. `onPush` sees each push as it is handed over, with the activity right after it (a live
 /// view draws from it).
-public struct DeliverySink: PushSink {
+public struct DeliverySink: PushSink, Sendable {
     public let delivery: PushDelivery
-    public var onPush: (Push, ActivityEngine) -> Void
-    public var onRejected: (Push, PushProblem, ActivityEngine) -> Void
+    public var onPush: @Sendable (Push, ActivityEngine) -> Void
+    public var onRejected: @Sendable (Push, PushProblem, ActivityEngine) -> Void
 
     public init(
         delivery: PushDelivery,
-        onPush: @escaping (Push, ActivityEngine) -> Void = { _, _ in },
-        onRejected: @escaping (Push, PushProblem, ActivityEngine) -> Void = { _, _, _ in }
+        onPush: @escaping @Sendable (Push, ActivityEngine) -> Void = { _, _ in },
+        onRejected: @escaping @Sendable (Push, PushProblem, ActivityEngine) -> Void = { _, _, _ in }
     ) {
         self.delivery = delivery
         self.onPush = onPush

@@ -26,11 +26,15 @@ public final class PushDelivery: Sendable {
         /// The bundle id, for broadcasts.
         public var bundleID: String
         public var retry: RetryPolicy
+        /// Finds the update token an activity started by push reported, given its push-to-start
+        /// token; nil when it never did. Without it, pushes wait for ``PushDelivery/setUpdateToken(_:for:)``.
+        public var updateTokenResolver: (@Sendable (_ activity: Int, _ startToken: String) async -> String?)?
 
-        public init(bundleID: String, retry: RetryPolicy = RetryPolicy()) {
+        public init(bundleID: String, retry: RetryPolicy = RetryPolicy(), updateTokenResolver: (@Sendable (Int, String) async -> String?)? = nil) {
             self.topic = PushHeaders.topic(forBundleID: bundleID)
             self.bundleID = bundleID
             self.retry = retry
+            self.updateTokenResolver = updateTokenResolver
         }
     }
 
@@ -42,6 +46,8 @@ public final class PushDelivery: Sendable {
         var attempts = 0
         var waiting: Push?
         var stopped: String?
+        /// The in-flight push is held until the update token is known.
+        var heldForToken = false
     }
 
     private struct State {
@@ -80,9 +86,16 @@ public final class PushDelivery: Sendable {
         state.withLockedValue { $0.activities[activity] = Activity(target: target) }
     }
 
-    /// The update token an activity started by push reported (its `input-push-token`).
+    /// The update token an activity started by push reported (its `input-push-token`). Its
+    /// pushes that waited for it go now.
     public func setUpdateToken(_ token: String, for activity: Int) {
-        state.withLockedValue { $0.activities[activity]?.updateToken = token }
+        let held = state.withLockedValue { state -> Push? in
+            state.activities[activity]?.updateToken = token
+            guard state.activities[activity]?.heldForToken == true else { return nil }
+            state.activities[activity]?.heldForToken = false
+            return state.activities[activity]?.inFlight
+        }
+        if let held { transmit(held) }
     }
 
     /// The setup problem that stopped delivery, if any.
@@ -142,24 +155,43 @@ public final class PushDelivery: Sendable {
             state.activities[push.activity].map { ($0.target, $0.updateToken) }
         }
         guard let (kind, updateToken) = target else { return }
+        let headers = PushHeaders(push, topic: configuration.topic)
         let request: APNsRequest
-        switch kind {
-        case .device(let token):
-            request = .push(token: token, headers: PushHeaders(push, topic: configuration.topic), payload: push.payload)
-        case .pushToStart(let startToken):
-            if push.event == .start {
-                request = .push(token: startToken, headers: PushHeaders(push, topic: configuration.topic), payload: push.payload)
-            } else if let updateToken {
-                request = .push(token: updateToken, headers: PushHeaders(push, topic: configuration.topic), payload: push.payload)
-            } else {
-                finish(push, outcome: .stop("no update token: the activity started by push never reported one (input-push-token), so its updates cannot be sent"))
+        if push.event == .start {
+            guard let startToken = kind.startToken else {
+                finish(push, outcome: .stop("a start push needs a push-to-start token"))
                 return
             }
-        case .channel(let channel):
-            request = .broadcast(bundleID: configuration.bundleID, channel: channel, priority: push.priority, expiration: push.expiration, payload: push.payload)
+            request = .push(token: startToken, headers: headers, payload: push.payload)
+        } else {
+            switch kind.updates {
+            case .token(let token):
+                request = .push(token: token, headers: headers, payload: push.payload)
+            case .reportedToken:
+                guard let updateToken else {
+                    holdForToken(push, startToken: kind.startToken)
+                    return
+                }
+                request = .push(token: updateToken, headers: headers, payload: push.payload)
+            case .channel(let channel):
+                request = .broadcast(bundleID: configuration.bundleID, channel: channel, priority: push.priority, expiration: push.expiration, payload: push.payload)
+            }
         }
         client.send(request).whenComplete { result in
             self.answered(push, result: result)
+        }
+    }
+
+    /// Keeps `push` until the started activity's update token is known.
+    private func holdForToken(_ push: Push, startToken: String?) {
+        state.withLockedValue { $0.activities[push.activity]?.heldForToken = true }
+        guard let resolver = configuration.updateTokenResolver, let startToken else { return }
+        Task {
+            if let token = await resolver(push.activity, startToken) {
+                self.setUpdateToken(token, for: push.activity)
+            } else {
+                self.finish(push, outcome: .stop("the activity started by push reported no update token (input-push-token), so its updates cannot be sent"))
+            }
         }
     }
 

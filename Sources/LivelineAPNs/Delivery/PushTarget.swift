@@ -1,18 +1,39 @@
-/// Where one activity's pushes go.
-public enum PushTarget: Sendable, Hashable, CustomStringConvertible {
-    /// An update token from the running activity (`pushTokenUpdates`).
-    case device(String)
-    /// A push-to-start token (`pushToStartTokenUpdates`) for the start; the updates after it go
-    /// to the update token the started activity reports, once ``PushDelivery`` is told it.
-    case pushToStart(String)
-    /// A broadcast channel (iOS 18): one push reaches every subscribed activity.
-    case channel(String)
+/// Where one activity's pushes go: its start (if started by push) and its updates.
+public struct PushTarget: Sendable, Hashable, CustomStringConvertible {
+    /// Where updates and the end go.
+    public enum Updates: Sendable, Hashable {
+        /// An update token from the running activity (`pushTokenUpdates`).
+        case token(String)
+        /// The update token the activity reports after its push-to-start (`input-push-token`),
+        /// once ``PushDelivery/setUpdateToken(_:for:)`` is told it.
+        case reportedToken
+        /// A broadcast channel (iOS 18): one push reaches every subscribed activity.
+        case channel(String)
+    }
+
+    /// The push-to-start token (`pushToStartTokenUpdates`) for the start push, if any.
+    public var startToken: String?
+    public var updates: Updates
+
+    public init(startToken: String? = nil, updates: Updates) {
+        self.startToken = startToken
+        self.updates = updates
+    }
+
+    /// Updates to an activity the app started.
+    public static func device(_ token: String) -> PushTarget { PushTarget(updates: .token(token)) }
+    /// A start by push, then updates to the token the started activity reports.
+    public static func pushToStart(_ token: String) -> PushTarget { PushTarget(startToken: token, updates: .reportedToken) }
+    /// Updates to a broadcast channel.
+    public static func channel(_ id: String) -> PushTarget { PushTarget(updates: .channel(id)) }
 
     public var description: String {
-        switch self {
-        case .device(let token): "token \(token.prefix(8))…"
-        case .pushToStart(let token): "push-to-start token \(token.prefix(8))…"
-        case .channel(let id): "channel \(id)"
+        let route: String
+        switch updates {
+        case .token(let token): route = "token \(token.prefix(8))…"
+        case .reportedToken: route = "the token it reports"
+        case .channel(let id): route = "channel \(id)"
         }
+        return startToken.map { "push-to-start token \($0.prefix(8))…, then \(route)" } ?? route
     }
 }

@@ -1,0 +1,263 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import Liveline
+import LivelineAPNs
+import LivelineMockAPNs
+import NIOCore
+import NIOPosix
+
+/// `liveline play FILE`
+struct PlayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "play",
+        abstract: "Play a scenario in real time against APNs, or against the embedded mock.",
+        discussion: """
+        With no credentials and no --apns-url, Liveline starts its mock APNs in-process
+        (TLS on loopback, JWTs checked) and plays against it, drawing each activity as
+        the phone would hold it. With credentials it plays to your phone:
+
+          liveline play Scenarios/football.yaml --speed 30 --token <update token> \\
+            --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ \\
+            --topic com.example.matchday
+
+        --speed compresses the story (beat times, !date offsets); the policy stays in
+        real time (min-interval, budget, stale-after). Ctrl-C ends the activities with an
+        immediate dismissal (unless --no-end), then exits.
+
+        Tokens: --token for activities the app started, --start-token for push-to-start,
+        --channel for broadcasts; NAME=VALUE picks the activity in a multi-activity file.
+
+        Exit status: 0 the story played to its end; 1 the file has errors or a target is
+        missing; 2 APNs refused the setup (topic, key, environment); 3 some activities
+        were stopped by APNs (410) or pushes failed; 130 interrupted; 64 usage error.
+        """
+    )
+
+    enum Environment: String, ExpressibleByArgument, CaseIterable {
+        case sandbox, production
+    }
+
+    @Argument(help: ArgumentHelp("The scenario file.", valueName: "file"))
+    var file: String
+
+    @Option(help: "How much faster than real time the story runs.")
+    var speed: Double = 1
+
+    @Option(name: .customLong("activity"), help: ArgumentHelp("Play only this activity (repeatable). Default: all.", valueName: "name"))
+    var only: [String] = []
+
+    @Option(name: .customLong("token"), help: ArgumentHelp("An update token (the activity's pushTokenUpdates), or NAME=TOKEN.", valueName: "hex"))
+    var tokens: [String] = []
+
+    @Option(name: .customLong("start-token"), help: ArgumentHelp("A push-to-start token (pushToStartTokenUpdates), or NAME=TOKEN.", valueName: "hex"))
+    var startTokens: [String] = []
+
+    @Option(name: .customLong("channel"), help: ArgumentHelp("A broadcast channel id for updates, or NAME=ID.", valueName: "id"))
+    var channels: [String] = []
+
+    @Option(help: "APNs environment: sandbox (development builds) or production.")
+    var env: Environment = .sandbox
+
+    @Option(name: .customLong("apns-url"), help: ArgumentHelp("Send to this server instead, e.g. a mock: https://127.0.0.1:2197 (or http:// for h2c).", valueName: "url"))
+    var apnsURL: String?
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these PEM certificates (a mock's self-signed one).", valueName: "file.pem"))
+    var caFile: String?
+
+    @Option(help: "HTTP/2 connections to APNs.")
+    var connections: Int = 1
+
+    @OptionGroup var credentials: CredentialOptions
+
+    @Option(help: ArgumentHelp("The app's bundle id (apns-topic gets .push-type.liveactivity). Default: the scenario's bundle-id.", valueName: "bundle-id"))
+    var topic: String?
+
+    @Option(help: "Replace the file's seed (jitter, chance, random and pick).")
+    var seed: Int?
+
+    @Flag(name: .customLong("no-end"), help: "On Ctrl-C, leave the activities running instead of ending them.")
+    var noEnd = false
+
+    @Flag(name: .customLong("no-view"), help: "Print one line per push even on a terminal.")
+    var noView = false
+
+    mutating func validate() throws {
+        guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
+        guard connections >= 1 else { throw ValidationError("--connections must be at least 1") }
+    }
+
+    mutating func run() async throws {
+        guard var scenario = ScenarioFiles.load(file) else { throw ExitCode(1) }
+        if !only.isEmpty {
+            let unknown = only.filter { name in !scenario.activities.contains { $0.name == name } }
+            guard unknown.isEmpty else {
+                Terminal.error("error: \(file) has no activity named \(unknown.joined(separator: ", ")); it has \(scenario.activities.map(\.name).joined(separator: ", "))")
+                throw ExitCode(1)
+            }
+            scenario.activities = scenario.activities.filter { only.contains($0.name) }
+        }
+        let key: SigningKey?
+        do {
+            key = try credentials.signingKey()
+        } catch {
+            Terminal.error("error: \(error)")
+            throw ExitCode(1)
+        }
+        let bundleID = topic.map { $0.replacingOccurrences(of: ".push-type.liveactivity", with: "") } ?? scenario.bundleID
+
+        // Where to play: APNs (or a server given by URL), or the embedded mock.
+        let destination: Destination
+        do {
+            if key != nil || apnsURL != nil {
+                destination = try remoteDestination(scenario: scenario, key: key)
+            } else {
+                destination = try await Destination.embeddedMock(scenario: scenario)
+            }
+        } catch let error as PlayError {
+            Terminal.error("error: \(error.message)")
+            throw ExitCode(1)
+        }
+
+        let group = MultiThreadedEventLoopGroup.singleton
+        let client = try APNsClient(configuration: .init(endpoint: destination.endpoint, connections: connections, signingKey: destination.key), eventLoopGroup: group)
+        let clock = Liveline.WallClock()
+        let start = clock.now() + 1000
+        var run = ScenarioRun(scenario: scenario, start: start, seed: seed.map { UInt64(bitPattern: Int64($0)) }, speed: speed)
+        let monitor = PlayMonitor(scenario: scenario, start: start, speed: speed, activities: run.activities)
+        let view = !noView && Terminal.stdoutIsTTY
+        let mock = destination.mock
+        var resolver: (@Sendable (Int, String) async -> String?)?
+        if let mock {
+            resolver = { _, startToken in await Destination.updateToken(of: startToken, in: mock) }
+        }
+        let onEvent: @Sendable (DeliveryEvent) -> Void = { event in
+            monitor.record(event)
+            guard !view else { return }
+            let outcome = mock.flatMap { destination.deviceOutcome(event, in: $0) }
+            if let line = monitor.line(for: event, deviceOutcome: outcome) { Terminal.out(line) }
+        }
+        let delivery = PushDelivery(
+            client: client, configuration: .init(bundleID: bundleID, updateTokenResolver: resolver),
+            clock: clock, timers: group.next(), onEvent: onEvent
+        )
+        for (index, target) in destination.targets.enumerated() { delivery.setTarget(target, for: index) }
+        var sink = DeliverySink(delivery: delivery, onPush: { push, _ in monitor.submitted(push) }, onRejected: { push, problem, engine in
+            Terminal.error("warning: \(engine.program.name): a \(push.event.rawValue) push was not sent: \(problem)")
+        })
+
+        Terminal.error(destination.banner + " · \(scenario.name) at \(speed == 1 ? "real time" : "\(StateValue.double(speed).templateText)×")" + (view ? "" : " · Ctrl-C ends the activities"))
+        let screen = view ? LiveScreen(monitor: monitor, device: { index in mock.flatMap { destination.deviceSnapshot(index, in: $0) } }, title: "\(scenario.name) · \(destination.banner)") : nil
+        let drawing = screen.map { screen in Task { await screen.run() } }
+
+        // Ctrl-C cancels the play loop; the activities are then ended properly.
+        let interrupted = SignalFlag()
+        let playTask = Task { [run] in
+            var run = run
+            while let deadline = run.nextDeadline(), delivery.configurationError == nil, !Task.isCancelled {
+                do {
+                    try await clock.sleep(until: deadline)
+                } catch {
+                    break
+                }
+                run.run(until: max(deadline, clock.now()), into: &sink)
+                monitor.publish(run.activities, now: clock.now())
+            }
+            return (run, sink)
+        }
+        signal(SIGINT, SIG_IGN)
+        let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
+        sigint.setEventHandler {
+            interrupted.set()
+            playTask.cancel()
+        }
+        sigint.resume()
+
+        var (finished, finalSink) = await playTask.value
+        if interrupted.isSet, !noEnd {
+            finished.stop(at: clock.now(), into: &finalSink)
+            monitor.publish(finished.activities, now: clock.now())
+        }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await delivery.waitUntilIdle() }
+            group.addTask { try? await Task.sleep(for: .seconds(15)) }
+            await group.next()
+            group.cancelAll()
+        }
+        sigint.cancel()
+        if let screen, let drawing {
+            await screen.stop()
+            await drawing.value
+        }
+        await client.shutdown()
+        await mock?.shutdown()
+
+        if screen == nil { Terminal.error(monitor.summary()) }
+        if let advice = delivery.configurationError {
+            Terminal.error("error: APNs refused the setup: \(advice)")
+            throw ExitCode(2)
+        }
+        for stopped in monitor.stoppedActivities { Terminal.error("\(stopped.name): \(stopped.reason)") }
+        if interrupted.isSet { throw ExitCode(130) }
+        if !monitor.stoppedActivities.isEmpty { throw ExitCode(3) }
+    }
+
+    /// The destination for credentials or a URL: every activity needs a token or channel.
+    private func remoteDestination(scenario: Scenario, key: SigningKey?) throws -> Destination {
+        let endpoint: APNsEndpoint
+        if let apnsURL {
+            do { endpoint = try APNsEndpoint(url: apnsURL, trustedCertificates: caFile) } catch { throw PlayError(message: "\(error)") }
+        } else {
+            endpoint = env == .production ? .production : .sandbox
+        }
+        let updateTokens = try Self.assign(tokens, to: scenario, flag: "--token")
+        let starts = try Self.assign(startTokens, to: scenario, flag: "--start-token")
+        let channelIDs = try Self.assign(channels, to: scenario, flag: "--channel")
+        var targets: [PushTarget] = []
+        for activity in scenario.activities {
+            let startedByPush = activity.startBeat != nil
+            let start = starts[activity.name]
+            if startedByPush, start == nil {
+                throw PlayError(message: "'\(activity.name)' starts by push: pass its push-to-start token with --start-token \(scenario.activities.count > 1 ? "\(activity.name)=HEX" : "HEX")")
+            }
+            if let channel = channelIDs[activity.name] {
+                targets.append(PushTarget(startToken: start, updates: .channel(channel)))
+            } else if let token = updateTokens[activity.name] {
+                targets.append(PushTarget(startToken: start, updates: .token(token)))
+            } else if startedByPush {
+                targets.append(PushTarget(startToken: start, updates: .reportedToken))
+            } else {
+                throw PlayError(message: "'\(activity.name)' needs a target: its update token with --token \(scenario.activities.count > 1 ? "\(activity.name)=HEX" : "HEX") (from the activity's pushTokenUpdates), or --channel")
+            }
+        }
+        return Destination(endpoint: endpoint, key: key, targets: targets, mock: nil, banner: "APNs \(endpoint)")
+    }
+
+    /// `VALUE` (one activity) or `NAME=VALUE` options, by activity name.
+    static func assign(_ values: [String], to scenario: Scenario, flag: String) throws -> [String: String] {
+        var result: [String: String] = [:]
+        for value in values {
+            if let equals = value.firstIndex(of: "="), scenario.activities.contains(where: { $0.name == String(value[..<equals]) }) {
+                result[String(value[..<equals])] = String(value[value.index(after: equals)...])
+            } else if scenario.activities.count == 1, let only = scenario.activities.first {
+                result[only.name] = value
+            } else {
+                throw PlayError(message: "\(flag) \(value): with several activities, write NAME=VALUE (names: \(scenario.activities.map(\.name).joined(separator: ", ")))")
+            }
+        }
+        return result
+    }
+}
+
+/// A play setup problem, said for the user.
+struct PlayError: Error {
+    var message: String
+}
+
+/// A flag set from a signal handler and read at the end.
+final class SignalFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+}

@@ -1,0 +1,130 @@
+import Crypto
+import Foundation
+import Liveline
+import LivelineAPNs
+import LivelineMockAPNs
+
+/// Where `liveline play` sends: an endpoint, the key to sign with, a target per activity and,
+/// for the embedded mock, the mock itself (to show what the device shows).
+struct Destination: Sendable {
+    var endpoint: APNsEndpoint
+    var key: SigningKey?
+    var targets: [PushTarget]
+    var mock: MockAPNsServer?
+    var banner: String
+
+    /// Starts the mock APNs in-process: TLS on loopback with a fresh self-signed certificate,
+    /// JWTs checked against a fresh key, device tokens made up per activity, and the scenario's
+    /// first states as the expected content-state shapes.
+    static func embeddedMock(scenario: Scenario) async throws -> Destination {
+        let privateKey = P256.Signing.PrivateKey()
+        let keyID = "LIVELINE01", teamID = "LIVELINETM"
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-play-\(getpid()).pem").path
+        var targets: [PushTarget] = []
+        var byToken: [String: StateObject] = [:]
+        var byType: [String: StateObject] = [:]
+        var subscriptions: [String: [String]] = [:]
+        for (index, activity) in scenario.activities.enumerated() {
+            let token = Self.token(for: "\(scenario.name)/\(activity.name)/\(index)")
+            let first = activity.firstState()
+            byToken[token] = first
+            byType[activity.attributesType] = byType[activity.attributesType] ?? first
+            let start = activity.startBeat.flatMap { activity.beats[$0].start }
+            switch start {
+            case nil:
+                targets.append(.device(token))
+            case .inputPushChannel(let channel)?:
+                subscriptions[channel, default: []] += []
+                targets.append(PushTarget(startToken: token, updates: .channel(channel)))
+            case .inputPushToken?, .plain?:
+                targets.append(.pushToStart(token))
+            }
+        }
+        var configuration = MockAPNsConfiguration()
+        configuration.host = "127.0.0.1"
+        configuration.port = 0
+        configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
+        configuration.authentication = .keys([ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)])
+        configuration.contentStateShapes = ContentStateShapes(byToken: byToken, byAttributesType: byType)
+        configuration.subscriptions = subscriptions
+        configuration.eventLoopThreads = 1
+        configuration.logger.logLevel = .critical
+        let server: MockAPNsServer
+        do {
+            server = try await MockAPNsServer.start(configuration)
+        } catch {
+            throw PlayError(message: "could not start the embedded mock APNs: \(error)")
+        }
+        let key = try SigningKey(pem: privateKey.pemRepresentation, keyID: keyID, teamID: teamID)
+        let endpoint = APNsEndpoint(host: "127.0.0.1", port: server.port, tls: true, trustedCertificates: server.certificatePath)
+        return Destination(endpoint: endpoint, key: key, targets: targets, mock: server, banner: "embedded mock APNs \(server.baseURL)")
+    }
+
+    /// A device token made up for the mock: 64 hex digits, the same for the same name.
+    static func token(for name: String) -> String {
+        var seed: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in name.utf8 { seed = (seed ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        var hex = ""
+        for part in 0..<4 {
+            let value = SeededRandom.hash(seed, UInt64(part))
+            let digits = String(value, radix: 16)
+            hex += String(repeating: "0", count: 16 - digits.count) + digits
+        }
+        return hex
+    }
+
+    /// The update token the mock gave an activity started with `startToken`.
+    static func updateToken(of startToken: String, in mock: MockAPNsServer) async -> String? {
+        for _ in 0..<50 {
+            if let token = mock.activities().first(where: { $0.pushToStartToken == startToken && $0.updateToken != nil })?.updateToken {
+                return token
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    /// What the mock's device shows for activity `index`.
+    func deviceSnapshot(_ index: Int, in mock: MockAPNsServer) -> DeviceSnapshot? {
+        guard targets.indices.contains(index) else { return nil }
+        let target = targets[index]
+        let snapshot: ActivitySnapshot?
+        if let start = target.startToken {
+            snapshot = mock.activities().first { $0.pushToStartToken == start }
+        } else if case .token(let token) = target.updates {
+            snapshot = mock.activity(token: token)
+        } else {
+            snapshot = nil
+        }
+        guard let snapshot else { return nil }
+        var state: StateObject?
+        if let json = snapshot.contentState, case .object(let object)? = try? Liveline.JSONParser.parse(Array(json.jsonText.utf8)) { state = object }
+        var alert: String?
+        if let json = snapshot.lastAlert, case .object(let object)? = try? Liveline.JSONParser.parse(Array(json.jsonText.utf8)) {
+            alert = APSPayload.alertText(in: StateObject([("alert", .object(object))]))
+        }
+        let history = snapshot.updateToken.map { mock.pushes(token: $0) } ?? []
+        return DeviceSnapshot(
+            lifecycle: snapshot.lifecycle.rawValue, contentState: state, relevance: snapshot.relevanceScore,
+            budgetRemaining: snapshot.budgetRemaining, problems: snapshot.lastReasons, lastAlert: alert,
+            lastOutcome: history.last?.deliveries.first?.outcome.rawValue
+        )
+    }
+
+    /// What the mock's device did with a delivered push, for line output.
+    func deviceOutcome(_ event: DeliveryEvent, in mock: MockAPNsServer) -> String? {
+        guard case .delivered(let activity, let push, let response, _, _) = event, targets.indices.contains(activity) else { return nil }
+        let key: String?
+        switch (push.event, targets[activity].updates) {
+        case (.start, _): key = targets[activity].startToken
+        case (_, .token(let token)): key = token
+        case (_, .channel(let channel)): key = "channel:" + channel
+        case (_, .reportedToken): key = mock.activities().first { $0.pushToStartToken == targets[activity].startToken }?.updateToken
+        }
+        guard let key, let record = mock.pushes(token: key).last(where: { $0.id == response.apnsID || $0.id == response.requestID }) else { return nil }
+        let outcomes = record.deliveries.map { delivery in
+            delivery.outcome.rawValue + (delivery.reasons.isEmpty ? "" : " (\(delivery.reasons.joined(separator: "; ")))")
+        }
+        return outcomes.isEmpty ? nil : outcomes.joined(separator: ", ")
+    }
+}
