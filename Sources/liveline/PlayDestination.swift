@@ -118,7 +118,7 @@ struct Destination: Sendable {
         switch (push.event, targets[activity].updates) {
         case (.start, _): key = targets[activity].startToken
         case (_, .token(let token)): key = token
-        case (_, .channel(let channel)): key = "channel:" + channel
+        case (_, .channel(let channel, _)): key = "channel:" + channel
         case (_, .reportedToken): key = mock.activities().first { $0.pushToStartToken == targets[activity].startToken }?.updateToken
         }
         guard let key, let record = mock.pushes(token: key).last(where: { $0.id == response.apnsID || $0.id == response.requestID }) else { return nil }

@@ -173,8 +173,11 @@ public final class PushDelivery: Sendable {
                     return
                 }
                 request = .push(token: updateToken, headers: headers, payload: push.payload)
-            case .channel(let channel):
-                request = .broadcast(bundleID: configuration.bundleID, channel: channel, priority: push.priority, expiration: push.expiration, payload: push.payload)
+            case .channel(let channel, let storesMessages):
+                request = .broadcast(
+                    bundleID: configuration.bundleID, channel: channel, priority: push.priority,
+                    expiration: storesMessages ? push.expiration : 0, payload: push.payload
+                )
             }
         }
         client.send(request).whenComplete { result in

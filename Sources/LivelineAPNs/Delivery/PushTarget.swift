@@ -8,7 +8,9 @@ public struct PushTarget: Sendable, Hashable, CustomStringConvertible {
         /// once ``PushDelivery/setUpdateToken(_:for:)`` is told it.
         case reportedToken
         /// A broadcast channel (iOS 18): one push reaches every subscribed activity.
-        case channel(String)
+        /// `storesMessages` is the channel's message-storage policy 1; APNs requires
+        /// `apns-expiration: 0` on channels that store nothing (policy 0).
+        case channel(String, storesMessages: Bool = false)
     }
 
     /// The push-to-start token (`pushToStartTokenUpdates`) for the start push, if any.
@@ -25,14 +27,16 @@ public struct PushTarget: Sendable, Hashable, CustomStringConvertible {
     /// A start by push, then updates to the token the started activity reports.
     public static func pushToStart(_ token: String) -> PushTarget { PushTarget(startToken: token, updates: .reportedToken) }
     /// Updates to a broadcast channel.
-    public static func channel(_ id: String) -> PushTarget { PushTarget(updates: .channel(id)) }
+    public static func channel(_ id: String, storesMessages: Bool = false) -> PushTarget {
+        PushTarget(updates: .channel(id, storesMessages: storesMessages))
+    }
 
     public var description: String {
         let route: String
         switch updates {
         case .token(let token): route = "token \(token.prefix(8))…"
         case .reportedToken: route = "the token it reports"
-        case .channel(let id): route = "channel \(id)"
+        case .channel(let id, _): route = "channel \(id)"
         }
         return startToken.map { "push-to-start token \($0.prefix(8))…, then \(route)" } ?? route
     }

@@ -1,0 +1,83 @@
+import Foundation
+import Liveline
+import LivelineAPNs
+import LivelineMockAPNs
+import NIOPosix
+
+/// Plays a scenario in real time (compressed by `speed`) through a ``PushDelivery`` to a mock
+/// session, and predicts the same run under the virtual clock.
+struct Player {
+    let scenario: Scenario
+    let start: Millis
+    let speed: Double
+    let log = EventLog()
+    let delivery: PushDelivery
+    /// What the engine handed to delivery, in order.
+    let sent = PushList()
+
+    init(_ yaml: String, speed: Double, session: MockSession, targets: [PushTarget], retry: RetryPolicy = RetryPolicy(base: 10, cap: 100, maxAttempts: 40)) throws {
+        scenario = try ScenarioLoader().load(yaml: yaml, file: "e2e.yaml").scenario
+        start = Liveline.WallClock().now() + 300
+        self.speed = speed
+        let server = session.server
+        let log = self.log
+        delivery = PushDelivery(
+            client: session.client,
+            configuration: .init(bundleID: MockSession.bundleID, retry: retry, updateTokenResolver: { _, startToken in
+                for _ in 0..<100 {
+                    if let token = server.activities().first(where: { $0.pushToStartToken == startToken })?.updateToken { return token }
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+                return nil
+            }),
+            timers: MultiThreadedEventLoopGroup.singleton.next(),
+            onEvent: { log.append($0) }
+        )
+        for (index, target) in targets.enumerated() { delivery.setTarget(target, for: index) }
+    }
+
+    /// The pushes a virtual-clock run predicts, with the final state of each activity.
+    func plan() -> (pushes: [Push], finalStates: [StateObject]) {
+        var run = ScenarioRun(scenario: scenario, start: start, speed: speed)
+        var sink = CollectingSink()
+        run.run(into: &sink)
+        return (sink.pushes, run.activities.map(\.state))
+    }
+
+    /// Plays in real time and waits until every push is delivered (or given up).
+    func play() async throws {
+        var run = ScenarioRun(scenario: scenario, start: start, speed: speed)
+        let sent = self.sent
+        var sink = DeliverySink(delivery: delivery, onPush: { push, _ in sent.append(push) })
+        try await run.play(clock: Liveline.WallClock(), into: &sink)
+        await delivery.waitUntilIdle()
+    }
+}
+
+struct CollectingSink: PushSink {
+    var pushes: [Push] = []
+    mutating func receive(_ push: Push, from activity: ActivityEngine) { pushes.append(push) }
+    mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {}
+}
+
+/// Pushes collected from any thread.
+final class PushList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [Push] = []
+    func append(_ push: Push) { lock.lock(); items.append(push); lock.unlock() }
+    var all: [Push] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+extension ActivitySnapshot {
+    /// The content-state shown, as Liveline's value type.
+    var shownState: StateValue? {
+        contentState.flatMap { try? Liveline.JSONParser.parse(Array($0.jsonText.utf8)) }
+    }
+}
+
+/// What a state looks like on the wire (dates as reference-date seconds), for comparing with a device view.
+func wire(_ state: StateObject) -> StateValue? {
+    var writer = JSONWriter()
+    writer.object(state)
+    return try? Liveline.JSONParser.parse(writer.bytes)
+}
