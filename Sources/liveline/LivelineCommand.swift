@@ -6,6 +6,6 @@ struct LivelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "liveline",
         abstract: "Drive Apple Live Activities from the server side.",
-        subcommands: [PlayCommand.self, PlanCommand.self, ValidateCommand.self, MockAPNsCommand.self, TokenCommand.self]
+        subcommands: [PlayCommand.self, PlanCommand.self, ValidateCommand.self, MockAPNsCommand.self, ChannelCommand.self, TokenCommand.self]
     )
 }
