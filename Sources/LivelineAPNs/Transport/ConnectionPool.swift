@@ -43,7 +43,9 @@ final class ConnectionPool: Sendable {
 
     /// The next slot's connection, made if needed.
     func connection() -> EventLoopFuture<APNsConnection> {
-        let (future, connect) = state.withLockedValue { state -> (EventLoopFuture<APNsConnection>?, (Int, Int)?) in
+        // An empty slot is claimed under the lock with a promise, so two requests racing for it
+        // cannot both connect.
+        let (future, connect) = state.withLockedValue { state -> (EventLoopFuture<APNsConnection>, (Int, Int, EventLoopPromise<APNsConnection>)?) in
             let index = state.next
             state.next = (state.next + 1) % state.slots.count
             switch state.slots[index] {
@@ -53,26 +55,27 @@ final class ConnectionPool: Sendable {
                 return (future, nil)
             case .empty:
                 state.connectionsMade += 1
-                return (nil, (index, state.connectionsMade))
+                let promise = group.next().makePromise(of: APNsConnection.self)
+                state.slots[index] = .connecting(promise.futureResult)
+                return (promise.futureResult, (index, state.connectionsMade, promise))
             }
         }
-        if let future { return future }
-        guard let (index, number) = connect else { return group.next().makeFailedFuture(APNsTransportError.connectionClosed) }
+        guard let (index, number, promise) = connect else { return future }
         let made = APNsConnection.connect(
-            to: endpoint, sslContext: sslContext, on: group.next(), number: number, idlePing: idlePing,
+            to: endpoint, sslContext: sslContext, on: promise.futureResult.eventLoop, number: number, idlePing: idlePing,
             onUnusable: { [weak self] in self?.vacate(index, number: number) }
         )
-        state.withLockedValue { $0.slots[index] = .connecting(made) }
         made.whenComplete { [weak self] result in
             self?.state.withLockedValue { state in
-                guard case .connecting = state.slots[index] else { return }
+                guard case .connecting(let pending) = state.slots[index], pending === promise.futureResult else { return }
                 switch result {
                 case .success(let connection): state.slots[index] = .ready(connection)
                 case .failure: state.slots[index] = .empty
                 }
             }
         }
-        return made
+        made.cascade(to: promise)
+        return future
     }
 
     /// Empties the slot of connection `number`, if it is still there.
