@@ -21,6 +21,23 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "ClientThroughput",
+            dependencies: [
+                .product(name: "Liveline", package: "Liveline"),
+                .product(name: "LivelineAPNs", package: "Liveline"),
+            ],
+            path: "Tools/ClientThroughput"
+        ),
+        .executableTarget(
+            name: "RealTimeAccuracy",
+            dependencies: [
+                .product(name: "Liveline", package: "Liveline"),
+                .product(name: "LivelineAPNs", package: "Liveline"),
+                .product(name: "LivelineMockAPNs", package: "Liveline"),
+            ],
+            path: "Tools/RealTimeAccuracy"
+        ),
+        .executableTarget(
             name: "SchedulerMemory",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

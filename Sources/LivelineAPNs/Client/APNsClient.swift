@@ -61,6 +61,9 @@ public final class APNsClient: Sendable {
         tokens = configuration.signingKey.map { ProviderTokenCache(key: $0, now: now) }
     }
 
+    /// The event loops the connections run on (for timers that belong with them).
+    public var eventLoopGroup: any EventLoopGroup { group }
+
     /// How many connections have been opened so far (reconnections included).
     public var connectionsMade: Int { pool.connectionsMade }
 

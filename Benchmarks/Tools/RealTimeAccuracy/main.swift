@@ -1,0 +1,107 @@
+import Foundation
+import Liveline
+import LivelineAPNs
+import LivelineMockAPNs
+
+// Real-time accuracy of `liveline play`'s path: 1,000 activities at speed 1, each ticking every
+// 5 s (±2 s of jitter, so sends spread) for a minute, played through PushDelivery over TLS to
+// the in-process mock APNs. For every push it records how late the engine handed it over, and
+// how long until APNs answered, both from the push's scheduled time.
+//
+// The reference, in the same run: a bare task sleeping until the same deadlines (Task.sleep on
+// the same clock, nothing else), which is as accurate as the runtime's timers get here.
+//
+//   swift run -c release --package-path Benchmarks RealTimeAccuracy [activities] [seconds]
+
+let activities = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1000
+let seconds = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 60
+let yaml = """
+liveline: 1
+bundle-id: com.example.bench
+policy: { min-interval: 0, stale-after: none }
+activities:
+  - name: ticker
+    attributes-type: BenchAttributes
+    content-state: { n: 0 }
+    beats:
+      - { id: tick, every: 5s, to: \(seconds - 3)s, jitter: 2s, set: { n: "{{ n }}" } }
+      - { id: final, at: \(seconds)s, end: true }
+"""
+
+func percentiles(_ name: String, _ values: [Millis]) -> String {
+    let sorted = values.sorted()
+    func at(_ q: Double) -> Millis { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
+    return String(format: "%-44@ n=%6d  p50 %4d ms  p90 %4d ms  p99 %4d ms  p99.9 %4d ms  max %4d ms",
+                  name as NSString, sorted.count, at(0.5), at(0.9), at(0.99), at(0.999), sorted.last ?? 0)
+}
+
+/// Lateness samples, from any thread.
+final class Samples: @unchecked Sendable {
+    let lock = NSLock()
+    var values: [Millis] = []
+    func add(_ value: Millis) { lock.lock(); values.append(value); lock.unlock() }
+    var all: [Millis] { lock.lock(); defer { lock.unlock() }; return values }
+}
+
+let scenario = try ScenarioLoader().load(yaml: yaml, file: "accuracy.yaml").scenario
+let program = ActivityProgram(scenario.activities[0], index: 0, scenarioSeed: 1)
+let clock = Liveline.WallClock()
+
+func engines(start: Millis) -> [ActivityEngine] {
+    (0..<activities).map { ActivityEngine(program: program, id: $0, copy: $0, scenarioStart: start) }
+}
+
+// 1. The reference: sleep until each deadline of the same schedule, do nothing else.
+do {
+    let start = clock.now() + 2000
+    var plan = ScenarioRun(activities: engines(start: start))
+    var collected = DiscardCollector()
+    plan.run(into: &collected)
+    let deadlines = collected.times.sorted()
+    let lateness = Samples()
+    for deadline in deadlines {
+        try await clock.sleep(until: deadline)
+        lateness.add(clock.now() - deadline)
+    }
+    print(percentiles("reference: bare sleep until each deadline", lateness.all))
+}
+
+// 2. Liveline: the engine in real time, PushDelivery, TLS to the in-process mock.
+var configuration = MockAPNsConfiguration()
+configuration.host = "127.0.0.1"
+configuration.port = 0
+let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-accuracy.pem").path
+configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
+configuration.authentication = .acceptAnyToken
+configuration.eventLoopThreads = 1
+configuration.logger.logLevel = .critical
+let mock = try await MockAPNsServer.start(configuration)
+let client = try APNsClient(configuration: .init(
+    endpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath), connections: 2
+))
+let handOff = Samples()
+let answered = Samples()
+let delivery = PushDelivery(
+    client: client, configuration: .init(bundleID: "com.example.bench"), timers: client.eventLoopGroup.next(),
+    onEvent: { event in if case .delivered(_, _, _, _, let latency) = event { answered.add(latency) } }
+)
+for i in 0..<activities {
+    let token = String(format: "%064x", i + 1)
+    delivery.setTarget(.device(token), for: i)
+}
+let start = clock.now() + 2000
+var run = ScenarioRun(activities: engines(start: start))
+var sink = DeliverySink(delivery: delivery, onPush: { push, _ in handOff.add(clock.now() - push.time) })
+try await run.play(clock: clock, into: &sink)
+await delivery.waitUntilIdle()
+print(percentiles("liveline: push handed to APNs, after due", handOff.all))
+print(percentiles("liveline: APNs answered, after due", answered.all))
+print("mock: \(mock.stats().statuses) rendered \(mock.stats().device.rendered)")
+await client.shutdown()
+await mock.shutdown()
+
+struct DiscardCollector: PushSink {
+    var times: [Millis] = []
+    mutating func receive(_ push: Push, from activity: ActivityEngine) { times.append(push.time) }
+    mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {}
+}
