@@ -13,24 +13,27 @@ struct PlayCommand: AsyncParsableCommand {
         commandName: "play",
         abstract: "Play a scenario in real time against APNs, or against the embedded mock.",
         discussion: """
-        With no credentials and no --apns-url, Liveline starts its mock APNs in-process
-        (TLS on loopback, JWTs checked) and plays against it, drawing each activity as
-        the phone would hold it. With credentials it plays to your phone:
+        With no credentials and no --apns-url, Liveline starts its mock APNs
+        in-process (TLS on loopback, JWTs checked) and plays against it, drawing
+        each activity as the phone would hold it. With credentials it plays to
+        your phone:
 
-          liveline play Scenarios/football.yaml --speed 30 --token <update token> \\
-            --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG --team-id DEF123GHIJ \\
-            --topic com.example.matchday
+          liveline play Scenarios/football.yaml --speed 30 --token <token> \\
+            --key AuthKey_ABC123DEFG.p8 --key-id ABC123DEFG \\
+            --team-id DEF123GHIJ --topic com.example.matchday
 
-        --speed compresses the story (beat times, !date offsets); the policy stays in
-        real time (min-interval, budget, stale-after). Ctrl-C ends the activities with an
-        immediate dismissal (unless --no-end), then exits.
+        --speed compresses the story (beat times, !date offsets); the policy
+        stays in real time (min-interval, budget, stale-after). Ctrl-C ends the
+        activities with an immediate dismissal (unless --no-end), then exits.
 
-        Tokens: --token for activities the app started, --start-token for push-to-start,
-        --channel for broadcasts; NAME=VALUE picks the activity in a multi-activity file.
+        Targets: --token for activities the app started, --start-token for
+        push-to-start, --channel for broadcasts; NAME=VALUE picks the activity
+        in a file with several.
 
-        Exit status: 0 the story played to its end; 1 the file has errors or a target is
-        missing; 2 APNs refused the setup (topic, key, environment); 3 some activities
-        were stopped by APNs (410) or pushes failed; 130 interrupted; 64 usage error.
+        Exit status: 0 the story played to its end; 1 the file has errors or a
+        target is missing; 2 APNs refused the setup (topic, key, environment);
+        3 APNs stopped some activities (410) or pushes failed; 130 interrupted;
+        64 usage error.
         """
     )
 

@@ -52,19 +52,18 @@ func engines(start: Millis) -> [ActivityEngine] {
 }
 
 // 1. The reference: sleep until each deadline of the same schedule, do nothing else.
-do {
-    let start = clock.now() + 2000
-    var plan = ScenarioRun(activities: engines(start: start))
+func reference() async throws {
+    var plan = ScenarioRun(activities: engines(start: clock.now() + 2000))
     var collected = DiscardCollector()
     plan.run(into: &collected)
-    let deadlines = collected.times.sorted()
     let lateness = Samples()
-    for deadline in deadlines {
+    for deadline in collected.times.sorted() {
         try await clock.sleep(until: deadline)
         lateness.add(clock.now() - deadline)
     }
     print(percentiles("reference: bare sleep until each deadline", lateness.all))
 }
+try await reference()
 
 // 2. Liveline: the engine in real time, PushDelivery, TLS to the in-process mock.
 var configuration = MockAPNsConfiguration()
@@ -89,11 +88,13 @@ for i in 0..<activities {
     let token = String(format: "%064x", i + 1)
     delivery.setTarget(.device(token), for: i)
 }
-let start = clock.now() + 2000
-var run = ScenarioRun(activities: engines(start: start))
-var sink = DeliverySink(delivery: delivery, onPush: { push, _ in handOff.add(clock.now() - push.time) })
-try await run.play(clock: clock, into: &sink)
-await delivery.waitUntilIdle()
+func playAll() async throws {
+    var run = ScenarioRun(activities: engines(start: clock.now() + 2000))
+    var sink = DeliverySink(delivery: delivery, onPush: { push, _ in handOff.add(clock.now() - push.time) })
+    try await run.play(clock: clock, into: &sink)
+    await delivery.waitUntilIdle()
+}
+try await playAll()
 print(percentiles("liveline: push handed to APNs, after due", handOff.all))
 print(percentiles("liveline: APNs answered, after due", answered.all))
 print("mock: \(mock.stats().statuses) rendered \(mock.stats().device.rendered)")

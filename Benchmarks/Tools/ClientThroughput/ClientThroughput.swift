@@ -13,34 +13,80 @@ import LivelineAPNs
 // token, the next push of an activity submitted when the previous is answered): the whole path
 // `liveline play` and `liveline load` use. Without it, the APNsClient alone.
 
-var options: [String: String] = [:]
-var flags: Set<String> = []
-var arguments = CommandLine.arguments.dropFirst()
-while let argument = arguments.popFirst() {
-    guard argument.hasPrefix("--") else { continue }
-    if argument == "--delivery" { flags.insert(argument) } else { options[argument] = arguments.popFirst() }
-}
-func option(_ name: String) -> String {
-    guard let value = options[name] else {
-        FileHandle.standardError.write(Data("missing \(name)\n".utf8))
-        exit(64)
-    }
-    return value
-}
+@main
+enum ClientThroughput {
+    static func main() async throws {
+        var options: [String: String] = [:]
+        var flags: Set<String> = []
+        var arguments = CommandLine.arguments.dropFirst()
+        while let argument = arguments.popFirst() {
+            guard argument.hasPrefix("--") else { continue }
+            if argument == "--delivery" { flags.insert(argument) } else { options[argument] = arguments.popFirst() }
+        }
+        func option(_ name: String) -> String {
+            guard let value = options[name] else {
+                FileHandle.standardError.write(Data("missing \(name)\n".utf8))
+                exit(64)
+            }
+            return value
+        }
 
-let requests = Int(option("--requests")) ?? 100_000
-let inFlight = Int(option("--in-flight")) ?? 800
-let connections = Int(option("--connections")) ?? 1
-let payload = Array(FileManager.default.contents(atPath: option("--payload")) ?? Data())
-let tokens = (try? String(contentsOfFile: option("--tokens"), encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
-guard !tokens.isEmpty, !payload.isEmpty else {
-    FileHandle.standardError.write(Data("no tokens or payload\n".utf8))
-    exit(64)
+        let requests = Int(option("--requests")) ?? 100_000
+        let inFlight = Int(option("--in-flight")) ?? 800
+        let connections = Int(option("--connections")) ?? 1
+        let payload = Array(FileManager.default.contents(atPath: option("--payload")) ?? Data())
+        let tokens = (try? String(contentsOfFile: option("--tokens"), encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        guard !tokens.isEmpty, !payload.isEmpty else {
+            FileHandle.standardError.write(Data("no tokens or payload\n".utf8))
+            exit(64)
+        }
+        let key = try SigningKey(file: option("--key"), keyID: option("--key-id"), teamID: option("--team-id"))
+        let endpoint = try APNsEndpoint(url: option("--url"), trustedCertificates: options["--ca"])
+        let client = try APNsClient(configuration: .init(endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)))
+        let topic = PushHeaders.topic(forBundleID: option("--topic"))
+
+
+        let headers = PushHeaders(topic: topic, priority: .high, expiration: 0)
+        let clock = ContinuousClock()
+        let began: ContinuousClock.Instant
+        var statuses: [String: Int] = [:]
+
+        // A short warm-up opens the connections and raises the stream limit.
+        _ = try? await client.send(.push(token: tokens[0], headers: headers, payload: payload))
+
+        if flags.contains("--delivery") {
+            let pushes = TokenPushes(count: requests, tokens: tokens.count, payload: payload)
+            let delivery = PushDelivery(
+                client: client, configuration: .init(bundleID: option("--topic")),
+                timers: client.eventLoopGroup.next(), onEvent: { event in pushes.answered(event) }
+            )
+            for (index, token) in tokens.enumerated() { delivery.setTarget(.device(token), for: index) }
+            pushes.delivery = delivery
+            began = clock.now
+            await pushes.run()
+            statuses = pushes.statuses
+        } else {
+            let driver = Driver(requests: (0..<requests).map { .push(token: tokens[$0 % tokens.count], headers: headers, payload: payload) }, client: client)
+            began = clock.now
+            await withCheckedContinuation { continuation in
+                driver.lock.lock()
+                driver.done = continuation
+                driver.lock.unlock()
+                driver.start(inFlight)
+            }
+            statuses = driver.statuses
+        }
+        let elapsed = clock.now - began
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        print(String(format: "%.0f pushes/s (%d in %.2f s, %d connection(s), %@) statuses: %@",
+                     Double(requests) / seconds, requests, seconds, connections,
+                     flags.contains("--delivery") ? "PushDelivery, one in flight per activity" : "APNsClient, \(inFlight) in flight",
+                     statuses.map { "\($0.key)×\($0.value)" }.sorted().joined(separator: " ")))
+        await client.shutdown()
+
+
+    }
 }
-let key = try SigningKey(file: option("--key"), keyID: option("--key-id"), teamID: option("--team-id"))
-let endpoint = try APNsEndpoint(url: option("--url"), trustedCertificates: options["--ca"])
-let client = try APNsClient(configuration: .init(endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)))
-let topic = PushHeaders.topic(forBundleID: option("--topic"))
 
 /// Counts answers, from the event loops; starts the next request as each one completes.
 final class Driver: @unchecked Sendable {
@@ -50,8 +96,12 @@ final class Driver: @unchecked Sendable {
     var statuses: [String: Int] = [:]
     var done: CheckedContinuation<Void, Never>?
     let requests: [APNsRequest]
+    let client: APNsClient
 
-    init(requests: [APNsRequest]) { self.requests = requests }
+    init(requests: [APNsRequest], client: APNsClient) {
+        self.requests = requests
+        self.client = client
+    }
 
     func start(_ count: Int) {
         for _ in 0..<count { next() }
@@ -79,44 +129,6 @@ final class Driver: @unchecked Sendable {
         }
     }
 }
-
-let headers = PushHeaders(topic: topic, priority: .high, expiration: 0)
-let clock = ContinuousClock()
-let began: ContinuousClock.Instant
-var statuses: [String: Int] = [:]
-
-// A short warm-up opens the connections and raises the stream limit.
-_ = try? await client.send(.push(token: tokens[0], headers: headers, payload: payload))
-
-if flags.contains("--delivery") {
-    let pushes = TokenPushes(count: requests, tokens: tokens.count, payload: payload)
-    let delivery = PushDelivery(
-        client: client, configuration: .init(bundleID: option("--topic")),
-        timers: client.eventLoopGroup.next(), onEvent: { event in pushes.answered(event) }
-    )
-    for (index, token) in tokens.enumerated() { delivery.setTarget(.device(token), for: index) }
-    pushes.delivery = delivery
-    began = clock.now
-    await pushes.run()
-    statuses = pushes.statuses
-} else {
-    let driver = Driver(requests: (0..<requests).map { .push(token: tokens[$0 % tokens.count], headers: headers, payload: payload) })
-    began = clock.now
-    await withCheckedContinuation { continuation in
-        driver.lock.lock()
-        driver.done = continuation
-        driver.lock.unlock()
-        driver.start(inFlight)
-    }
-    statuses = driver.statuses
-}
-let elapsed = clock.now - began
-let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-print(String(format: "%.0f pushes/s (%d in %.2f s, %d connection(s), %@) statuses: %@",
-             Double(requests) / seconds, requests, seconds, connections,
-             flags.contains("--delivery") ? "PushDelivery, one in flight per activity" : "APNsClient, \(inFlight) in flight",
-             statuses.map { "\($0.key)×\($0.value)" }.sorted().joined(separator: " ")))
-await client.shutdown()
 
 /// The delivery benchmark: one activity per token, each submitting its next push when the last is answered.
 final class TokenPushes: @unchecked Sendable {
