@@ -6,6 +6,6 @@ struct LivelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "liveline",
         abstract: "Drive Apple Live Activities from the server side.",
-        subcommands: [ValidateCommand.self, PlanCommand.self, TokenCommand.self, MockAPNsCommand.self]
+        subcommands: [ValidateCommand.self, PlanCommand.self, LoadCommand.self, ReportCommand.self, TokenCommand.self, MockAPNsCommand.self]
     )
 }

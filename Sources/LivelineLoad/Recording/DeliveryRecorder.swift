@@ -38,12 +38,13 @@ public final class DeliveryRecorder: Sendable {
     public let startMicros: Int64
     public let intervalMicros: Int64
     private let countAccepted: Bool
-    private let onSettled: @Sendable () -> Void
+    private let onSettled: @Sendable (Int?) -> Void
 
     /// - Parameters:
     ///   - countAcceptedPerActivity: keep per-activity counts of accepted pushes (broadcast mode).
-    ///   - onSettled: called after each event that may have lowered the number in flight.
-    public init(startMicros: Int64, intervalMillis: Int64 = 1000, countAcceptedPerActivity: Bool = false, onSettled: @escaping @Sendable () -> Void = {}) {
+    ///   - onSettled: called after each event that may have lowered the number in flight, with
+    ///     the activity whose in-flight push settled (or that was stopped), nil for others.
+    public init(startMicros: Int64, intervalMillis: Int64 = 1000, countAcceptedPerActivity: Bool = false, onSettled: @escaping @Sendable (Int?) -> Void = { _ in }) {
         self.startMicros = startMicros
         self.intervalMicros = intervalMillis * 1000
         self.countAccepted = countAcceptedPerActivity
@@ -108,7 +109,10 @@ public final class DeliveryRecorder: Sendable {
         }
         switch event {
         case .retrying: break
-        default: onSettled()
+        case .delivered(let activity, _, _, _, _), .rejected(let activity, _, _), .gaveUp(let activity, _, _), .stopped(let activity, _):
+            onSettled(activity)
+        case .superseded, .configurationError:
+            onSettled(nil)
         }
     }
 

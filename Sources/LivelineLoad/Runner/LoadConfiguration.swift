@@ -74,8 +74,14 @@ public struct LoadConfiguration: Sendable {
         guard maxInFlight >= 1 else { throw LoadError("--max-in-flight must be 1 or more") }
         guard (1...64).contains(connections) else { throw LoadError("--connections must be from 1 to 64") }
         guard (1...256).contains(threads) else { throw LoadError("--threads must be from 1 to 256") }
-        if case .real(let speed) = clock, !(speed > 0 && speed.isFinite) {
-            throw LoadError("--speed must be a positive number")
+        switch clock {
+        case .real(let speed):
+            guard speed > 0, speed.isFinite else { throw LoadError("--speed must be a positive number") }
+            guard mix.speed == speed else {
+                throw LoadError("the scenarios were compiled for speed \(mix.speed), but the real clock runs at \(speed): build the ScenarioMix with speed: \(speed)")
+            }
+        case .virtual:
+            guard mix.speed == 1 else { throw LoadError("the virtual clock plays stories at speed 1; build the ScenarioMix without a speed") }
         }
         if let broadcast {
             guard broadcast.channels <= activities else {

@@ -196,8 +196,8 @@ public final class LoadRunner: Sendable {
         var sink = LatenessSink(startMicros: began, intervalMicros: configuration.intervalMillis * 1000)
         let clock = WallClock()
         while let deadline = run.nextDeadline() {
-            if let limit = configuration.timeLimit, MicroClock.now() - began >= limit * 1000 { break }
-            do { try await clock.sleep(until: deadline) } catch { break }
+            do { try await clock.sleep(until: min(deadline, limitInstant(began))) } catch { break }
+            if timeIsUp(began) { break }
             let until = max(deadline, clock.now())
             run.run(until: until, into: &sink)
             board.post(partition: 0, produced: sink.tally.counts.produced, clock: until)
@@ -236,20 +236,24 @@ public final class LoadRunner: Sendable {
             throw LoadError("cannot set up the connection to \(endpoint): \(error)")
         }
         let gate = ReleaseGate()
+        let freed = FreedActivities()
         let virtual = configuration.clock == .virtual
         var engines = makeEngines(copies: copies)
         let began = MicroClock.now()
         let recorder = DeliveryRecorder(
             startMicros: began, intervalMillis: configuration.intervalMillis,
-            countAcceptedPerActivity: configuration.broadcast != nil, onSettled: { gate.signal() })
+            countAcceptedPerActivity: configuration.broadcast != nil,
+            onSettled: { activity in
+                if virtual, let activity { freed.append(activity) }
+                gate.signal()
+            })
         let delivery = PushDelivery(
             client: client, configuration: .init(bundleID: configuration.effectiveBundleID, retry: configuration.retry),
             clock: WallClock(), timers: MultiThreadedEventLoopGroup.singleton.next(), onEvent: { recorder.record($0) })
         var subscribers: [Int] = []
         for (id, copy) in copies.enumerated() {
-            if let broadcast = configuration.broadcast {
+            if configuration.broadcast != nil {
                 delivery.setTarget(.channel(BroadcastPlan.channelID(copy, seed: seed)), for: id)
-                _ = broadcast
             } else {
                 delivery.setTarget(.device(configuration.tokens.token(forCopy: copy)), for: id)
             }
@@ -265,41 +269,16 @@ public final class LoadRunner: Sendable {
         recorderBox.set(recorder)
         let startedAt = UTCTime.format(WallClock().now())
         var sink = CollectingSink()
-        var batch: [Push] = []
-        let clock = WallClock()
-        let maxInFlight = configuration.maxInFlight
-        var cutShort = false
-        playing: while let deadline = run.nextDeadline() {
-            if let limit = configuration.timeLimit, MicroClock.now() - runBegan >= limit * 1000 {
-                cutShort = true
-                break
-            }
-            if delivery.configurationError != nil { break }
-            let until: Millis
-            if virtual {
-                until = deadline
-            } else {
-                do { try await clock.sleep(until: deadline) } catch { break }
-                until = max(deadline, clock.now())
-            }
-            run.run(until: until, into: &sink)
-            sink.take(into: &batch)
-            for push in batch {
-                while delivery.outstanding >= maxInFlight {
-                    let seen = gate.generation
-                    if delivery.outstanding < maxInFlight { break }
-                    await gate.wait(since: seen)
-                }
-                if delivery.configurationError != nil { break playing }
-                let now = MicroClock.now()
-                recorder.released(push, intendedMicros: virtual ? now : push.time * 1000, now: now)
-                delivery.submit(push)
-            }
-            board.post(partition: 0, produced: sink.tally.counts.produced, clock: until)
+        let network = Network(delivery: delivery, recorder: recorder, gate: gate, freed: freed, nowOrNever: configuration.broadcast != nil)
+        let cutShort: Bool
+        if virtual {
+            cutShort = await playVirtual(&run, sink: &sink, network: network, began: runBegan, activities: copies.count)
+        } else {
+            cutShort = await playReal(&run, sink: &sink, network: network, began: runBegan)
         }
         // Wait for the answers still out, for as long as retries could take.
         let drainDeadline = MicroClock.now() + 120_000_000
-        while delivery.outstanding > 0, MicroClock.now() < drainDeadline {
+        while delivery.outstanding > 0, MicroClock.now() < drainDeadline, delivery.configurationError == nil {
             let seen = gate.generation
             if delivery.outstanding == 0 { break }
             await withTaskGroup(of: Void.self) { group in
@@ -343,6 +322,139 @@ public final class LoadRunner: Sendable {
             pushes: sink.tally.counts, activities: activities, delivery: finished.counts, broadcast: broadcastCounts, device: nil,
             latency: LoadResult.LatencySummary(finished.latency.histogram), series: series,
             resources: .init(peakRSSBytes: ResourceUsage.peakResidentBytes(), cpuMillis: ResourceUsage.cpuMillis(), setupMillis: max(0, (runBegan - setupStart) / 1000)))
+    }
+
+    /// What the networked loops share.
+    private struct Network {
+        let delivery: PushDelivery
+        let recorder: DeliveryRecorder
+        let gate: ReleaseGate
+        let freed: FreedActivities
+        /// Broadcast mode: the channels are storage policy 0 (no message kept, the higher
+        /// budget), on which APNs requires `apns-expiration: 0`.
+        let nowOrNever: Bool
+
+        func prepare(_ push: Push) -> Push {
+            guard nowOrNever, push.expiration != 0 else { return push }
+            var push = push
+            push.expiration = 0
+            return push
+        }
+    }
+
+    /// When the time limit ends, on the wall clock in milliseconds (`Millis.max` without one).
+    private func limitInstant(_ began: Int64) -> Millis {
+        configuration.timeLimit.map { began / 1000 + $0 } ?? .max
+    }
+
+    private func timeIsUp(_ began: Int64) -> Bool {
+        guard let limit = configuration.timeLimit else { return false }
+        return MicroClock.now() - began >= limit * 1000
+    }
+
+    /// The virtual clock against a network target: deadline after deadline, as fast as the
+    /// target answers. An activity has at most one push out at a time; its next push waits
+    /// (in order) until the previous one is answered, as a story played in real time would
+    /// space them. Otherwise the virtual clock would hand the delivery a whole match at once
+    /// and measure nothing but coalescing. At most ``LoadConfiguration/maxInFlight`` pushes are
+    /// out, and the scheduler stops producing while too many wait. Returns whether the time
+    /// limit cut the run short.
+    private func playVirtual(_ run: inout ScenarioRun, sink: inout CollectingSink, network: Network, began: Int64, activities: Int) async -> Bool {
+        let maxInFlight = configuration.maxInFlight
+        let bufferLimit = max(10_000, maxInFlight * 8)
+        var busy = [Bool](repeating: false, count: activities)
+        var queued: [Int: [Push]] = [:]
+        var ready: [Push] = []
+        var readyHead = 0
+        var buffered = 0
+        var inFlight = 0
+        var batch: [Push] = []
+        var freedBatch: [Int] = []
+        var clock: Millis = start
+        var cutShort = false
+
+        func release(_ push: Push) {
+            let now = MicroClock.now()
+            network.recorder.released(push, intendedMicros: now, now: now)
+            inFlight += 1
+            if network.delivery.stopReason(for: push.activity) != nil {
+                // The target stopped this activity (410, bad token): the delivery would drop the
+                // push silently, so it is accounted as dropped and the activity moves on.
+                network.freed.append(push.activity)
+            } else {
+                network.delivery.submit(network.prepare(push))
+            }
+        }
+        while true {
+            let seen = network.gate.generation
+            // Answers: free their activities, moving each one's next push up.
+            network.freed.take(into: &freedBatch)
+            for activity in freedBatch {
+                inFlight -= 1
+                if var list = queued[activity], !list.isEmpty {
+                    ready.append(list.removeFirst())
+                    queued[activity] = list.isEmpty ? nil : list
+                } else {
+                    busy[activity] = false
+                }
+            }
+            // Release what may go.
+            while inFlight < maxInFlight, readyHead < ready.count {
+                release(ready[readyHead])
+                readyHead += 1
+                buffered -= 1
+            }
+            if readyHead > 4096, readyHead * 2 > ready.count {
+                ready.removeFirst(readyHead)
+                readyHead = 0
+            }
+            if network.delivery.configurationError != nil { break }
+            if !cutShort, timeIsUp(began) { cutShort = true }
+            // Produce more while the buffer has room.
+            if !cutShort, buffered < bufferLimit, let deadline = run.nextDeadline() {
+                run.run(until: deadline, into: &sink)
+                clock = deadline
+                sink.take(into: &batch)
+                for push in batch {
+                    buffered += 1
+                    if busy[push.activity] {
+                        queued[push.activity, default: []].append(push)
+                    } else {
+                        busy[push.activity] = true
+                        ready.append(push)
+                    }
+                }
+                board.post(partition: 0, produced: sink.tally.counts.produced, clock: clock)
+                continue
+            }
+            if inFlight == 0, readyHead == ready.count, cutShort || run.nextDeadline() == nil { break }
+            if inFlight == 0, readyHead == ready.count, buffered > 0 { break }
+            await network.gate.wait(since: seen)
+        }
+        return cutShort
+    }
+
+    /// The real clock against a network target: sleep until each deadline and hand every
+    /// push due to the delivery at once. A target slower than the story builds a queue; the
+    /// delivery then supersedes waiting pushes with newer ones (newest state wins), as a
+    /// careful backend would, and latency from each push's due time shows the lag.
+    private func playReal(_ run: inout ScenarioRun, sink: inout CollectingSink, network: Network, began: Int64) async -> Bool {
+        let clock = WallClock()
+        var batch: [Push] = []
+        while let deadline = run.nextDeadline() {
+            if network.delivery.configurationError != nil { break }
+            do { try await clock.sleep(until: min(deadline, limitInstant(began))) } catch { break }
+            if timeIsUp(began) { return true }
+            let until = max(deadline, clock.now())
+            run.run(until: until, into: &sink)
+            sink.take(into: &batch)
+            for push in batch {
+                network.recorder.released(push, intendedMicros: push.time * 1000, now: MicroClock.now())
+                network.delivery.submit(network.prepare(push))
+            }
+            board.post(partition: 0, produced: sink.tally.counts.produced, clock: until)
+        }
+        return false
     }
 
     // MARK: Result

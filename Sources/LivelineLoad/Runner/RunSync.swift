@@ -48,3 +48,17 @@ final class StartLine: @unchecked Sendable {
         return began
     }
 }
+
+/// Activities whose in-flight push was answered, posted from NIO threads and taken in batches
+/// by the runner's loop (virtual clock, network target).
+final class FreedActivities: Sendable {
+    private let box = NIOLockedValueBox<[Int]>([])
+
+    func append(_ activity: Int) { box.withLockedValue { $0.append(activity) } }
+
+    /// Moves the posted activities into `batch` (emptied first), leaving the list empty.
+    func take(into batch: inout [Int]) {
+        batch.removeAll(keepingCapacity: true)
+        box.withLockedValue { swap(&$0, &batch) }
+    }
+}

@@ -49,6 +49,8 @@ public struct ScenarioMix: Sendable {
     }
 
     public let entries: [Entry]
+    /// The speed the programs were compiled for (``ActivityProgram/speed``).
+    public let speed: Double
     /// One cycle of entry indices, weights spread evenly; copy `c` plays `pattern[c % count]`.
     private let pattern: [Int]
     /// For each place in ``pattern``, how many earlier places hold the same entry.
@@ -68,6 +70,7 @@ public struct ScenarioMix: Sendable {
             entries.append(Entry(scenario: scenario, weight: weight, programs: programs))
         }
         self.entries = entries
+        self.speed = entries[0].programs[0].speed
         let pattern = Self.smoothPattern(weights: entries.map(\.weight))
         var seen = Array(repeating: 0, count: entries.count)
         var rank: [Int] = []
