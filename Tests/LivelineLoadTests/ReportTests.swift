@@ -121,3 +121,23 @@ struct ReportTests {
         #expect(text.contains("5k/s"))
     }
 }
+
+@Suite("SVG scales")
+struct SVGScaleTests {
+    @Test("a logarithmic chart of millisecond latencies is labelled in milliseconds")
+    func logScale() {
+        let line = SVGChart.Line(name: "p50", color: "#000", values: [129_599, 158_847, nil, 121_663])
+        let svg = SVGChart.lines([line], title: "t", step: 1, logarithmic: true) { LatencyText.format(micros: UInt64($0)) }
+        #expect(svg.contains(">100ms<") && svg.contains(">1s<"), "\(svg)")
+        #expect(!svg.contains(">1µs<"))
+    }
+}
+
+extension SVGScaleTests {
+    @Test("the report's latency chart uses the series' own values")
+    func reportLatencyScale() throws {
+        let html = HTMLReport().render(ReportTests.sampleResult())
+        let svg = try #require(ReportTests.svgElements(html).first { $0.contains("<title>Latency percentiles over time</title>") })
+        #expect(svg.contains(">1ms<") && !svg.contains(">1µs<"), "\(svg)")
+    }
+}

@@ -93,7 +93,9 @@ public struct HTMLReport: Sendable {
         }
         items.append(("Out of budget", NumberText.grouped(r.activities.exhaustedBudget), "activities downgraded or deferred", nil))
         items.append(("Peak memory", NumberText.bytes(r.resources.peakRSSBytes), "resident (VmHWM)", nil))
-        var html = "<section class=\"tiles\">"
+        // Two even rows rather than a full row and a stray tile or two.
+        let columns = items.count <= 5 ? items.count : (items.count + 1) / 2
+        var html = "<section class=\"tiles\" style=\"grid-template-columns:repeat(\(columns),1fr)\">"
         for (label, value, note, tone) in items {
             html += "<div class=\"tile\(tone.map { " " + $0 } ?? "")\"><div class=\"label\">\(e(label))</div><div class=\"value\">\(e(value))</div><div class=\"note\">\(e(note))</div></div>"
         }
@@ -126,7 +128,8 @@ public struct HTMLReport: Sendable {
     private func latencyChart(_ r: LoadResult) -> String {
         let highest: ([Double]) -> Double = { $0.max() ?? 0 }
         func series(_ values: [UInt64?]) -> ([Double?], Int) {
-            SVGChart.downsample(values.map { $0.map(Double.init) }, limit: 300, combine: highest)
+            let doubles: [Double?] = values.map { value in value.map { Double($0) } }
+            return SVGChart.downsample(doubles, limit: 300, combine: highest)
         }
         let (p50, factor) = series(r.series.latencyP50)
         let lines: [SVGChart.Line] = [
