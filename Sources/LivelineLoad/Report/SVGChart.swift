@@ -94,7 +94,7 @@ public enum SVGChart {
         }
         // The x axis: elapsed time.
         let totalSeconds = Double(count - 1) * step
-        let xStep = niceStep(max(totalSeconds, step) / 5)
+        let xStep = timeStep(max(totalSeconds, step) / 5)
         var t = 0.0
         while t <= totalSeconds + 1e-9 {
             let tx = left + (totalSeconds == 0 ? 0 : t / totalSeconds * plotW)
@@ -174,9 +174,15 @@ public enum SVGChart {
         return 10 * power
     }
 
+    /// A step of round seconds, minutes or hours, at least `raw` seconds.
+    static func timeStep(_ raw: Double) -> Double {
+        let steps: [Double] = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600]
+        return steps.first { $0 >= raw } ?? niceStep(raw / 3600) * 3600
+    }
+
     static func seconds(_ value: Double) -> String {
-        if value < 120 { return LatencyText.trimmed(value, digits: 1) + "s" }
-        if value < 7200 { return LatencyText.trimmed(value / 60, digits: 1) + "m" }
+        if value < 60 || value.truncatingRemainder(dividingBy: 60) != 0 { return LatencyText.trimmed(value, digits: 1) + "s" }
+        if value < 3600 || value.truncatingRemainder(dividingBy: 3600) != 0 { return LatencyText.trimmed(value / 60, digits: 1) + "m" }
         return LatencyText.trimmed(value / 3600, digits: 1) + "h"
     }
 
