@@ -37,7 +37,7 @@ struct LoadCommand: AsyncParsableCommand {
               --threshold 'p99<250ms' --threshold 'errors<0.1%'
           liveline load Scenarios/football.yaml --activities 50000 --broadcast \\
               --channels 10
-          liveline load … --shard 2/4 --json part2.json   (then: liveline report merge)
+          liveline load … --shard 2/4 --json part2.json  (then liveline report merge)
 
         Thresholds: p50 p90 p99 p99.9 pN min mean max (250ms, 1.5s, 800us),
         errors lost rejected superseded would-not-render exhausted (a count or a
