@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Liveline", targets: ["Liveline"]),
         .library(name: "LivelineAPNs", targets: ["LivelineAPNs"]),
         .library(name: "LivelineMockAPNs", targets: ["LivelineMockAPNs"]),
+        .library(name: "LivelineLoad", targets: ["LivelineLoad"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     dependencies: [
@@ -20,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
     ],
     targets: [
         .target(
@@ -62,12 +64,25 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        .target(
+            name: "LivelineLoad",
+            dependencies: [
+                "Liveline",
+                "LivelineAPNs",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                // The client's API takes an event loop group; results arrive on its loops.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         .executableTarget(
             name: "liveline",
             dependencies: [
                 "Liveline",
                 "LivelineAPNs",
                 "LivelineMockAPNs",
+                "LivelineLoad",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -87,6 +102,16 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "LivelineLoadTests",
+            dependencies: [
+                "LivelineLoad",
+                "LivelineMockAPNs",
+                "LivelineAPNs",
+                "Liveline",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
         .testTarget(

@@ -6,6 +6,9 @@ struct LivelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "liveline",
         abstract: "Drive Apple Live Activities from the server side.",
-        subcommands: [PlayCommand.self, PlanCommand.self, ValidateCommand.self, MockAPNsCommand.self, ChannelCommand.self, TokenCommand.self]
+        subcommands: [
+            PlayCommand.self, PlanCommand.self, ValidateCommand.self, LoadCommand.self, ReportCommand.self,
+            MockAPNsCommand.self, ChannelCommand.self, TokenCommand.self,
+        ]
     )
 }

@@ -1,0 +1,346 @@
+import Histogram
+import Liveline
+
+/// Everything a load test measured: what `--json` writes, what reports render and what
+/// `liveline report merge` adds up.
+///
+/// The JSON form is stable: keys are kebab-case, counts are integers, times are milliseconds
+/// (`-ms`) and latencies microseconds (`-us`). ``format`` and ``version`` identify it; fields may
+/// be added in later versions, never renamed or removed within one. The schema is described
+/// field by field in `docs/load-result.md`.
+public struct LoadResult: Sendable, Codable, Equatable {
+    public static let formatName = "liveline-load-result"
+    public static let currentVersion = 1
+
+    public var format = LoadResult.formatName
+    public var version = LoadResult.currentVersion
+    /// When the run started, ISO-8601 UTC.
+    public var startedAt: String
+    /// Wall time of the run, from the first push played to the last answer, in milliseconds.
+    public var durationMillis: Millis
+    public var config: Config
+    public var pushes: PushCounts
+    public var activities: ActivityCounts
+    /// What happened on the wire; nil for `--target discard`.
+    public var delivery: DeliveryCounts?
+    /// Broadcast mode: pushes sent against activities updated; nil otherwise.
+    public var broadcast: BroadcastCounts?
+    /// What the mock's simulated devices did; nil unless the target was the embedded mock.
+    public var device: DeviceCounts?
+    public var latency: LatencySummary
+    public var series: Series
+    public var resources: Resources
+    /// Thresholds checked on this result (`--threshold`), in the order given.
+    public var thresholds: [ThresholdOutcome] = []
+    /// Results merged into this one (`liveline report merge`), 1 for a single run.
+    public var mergedRuns: Int = 1
+
+    enum CodingKeys: String, CodingKey {
+        case format, version, config, pushes, activities, delivery, broadcast, device, latency, series, resources, thresholds
+        case startedAt = "started-at"
+        case durationMillis = "duration-ms"
+        case mergedRuns = "merged-runs"
+    }
+
+    // MARK: Parts
+
+    /// How the test was set up.
+    public struct Config: Sendable, Codable, Equatable {
+        public struct ScenarioEntry: Sendable, Codable, Equatable {
+            public var file: String
+            public var name: String
+            public var weight: Int
+            /// Activities of the test that play it (this shard's, before a merge).
+            public var activities: Int
+        }
+
+        public var scenarios: [ScenarioEntry]
+        /// Activities in the whole test (`--activities`).
+        public var activities: Int
+        /// `I/N`.
+        public var shard: String
+        /// Activities this run played; in a merge, the sum.
+        public var shardActivities: Int
+        /// `all-at-once`, `ramp` or `rate`.
+        public var arrivals: String
+        public var rampMillis: Millis?
+        public var ratePerSecond: Double?
+        /// `--seed`, when given (each file's own seed otherwise).
+        public var seed: UInt64?
+        /// `virtual` or `real`.
+        public var clock: String
+        public var speed: Double
+        /// `discard`, `mock` or the URL.
+        public var target: String
+        /// `h2c` or `tls`; nil for discard.
+        public var transport: String?
+        /// Broadcast mode: how many channels.
+        public var channels: Int?
+        public var maxInFlight: Int?
+        public var connections: Int?
+        /// Engine threads (discard with the virtual clock plays on several).
+        public var threads: Int
+        /// What latency is measured from: `due-time` (the push's intended time, real clock),
+        /// `release-time` (when the runner released it, virtual clock), or `none`.
+        public var latencyFrom: String
+        /// `--duration`, when the run was cut short at that wall time.
+        public var timeLimitMillis: Millis?
+
+        enum CodingKeys: String, CodingKey {
+            case scenarios, activities, shard, arrivals, seed, clock, speed, target, transport, channels, connections, threads
+            case shardActivities = "shard-activities"
+            case rampMillis = "ramp-ms"
+            case ratePerSecond = "rate-per-second"
+            case maxInFlight = "max-in-flight"
+            case latencyFrom = "latency-from"
+            case timeLimitMillis = "time-limit-ms"
+        }
+    }
+
+    /// What the engines produced, before the wire.
+    public struct PushCounts: Sendable, Codable, Equatable {
+        public var produced = 0
+        public var bytes = 0
+        public var highPriority = 0
+        public var lowPriority = 0
+        public var starts = 0
+        public var updates = 0
+        public var ends = 0
+        /// Pushes carrying more than one beat.
+        public var coalesced = 0
+        public var heartbeats = 0
+        public var downgraded = 0
+        public var deferred = 0
+        public var maxDurationEnds = 0
+        /// Over the payload limit: never sent.
+        public var rejectedTooLarge = 0
+        public var largestPayload = 0
+
+        public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case produced, bytes, starts, updates, ends, coalesced, heartbeats, downgraded, deferred
+            case highPriority = "priority-10"
+            case lowPriority = "priority-5"
+            case maxDurationEnds = "max-duration-ends"
+            case rejectedTooLarge = "rejected-too-large"
+            case largestPayload = "largest-payload"
+        }
+    }
+
+    public struct ActivityCounts: Sendable, Codable, Equatable {
+        /// Activities played (channels count once each in broadcast mode; see ``BroadcastCounts``).
+        public var played = 0
+        /// Activities that saw a budget downgrade or deferral.
+        public var exhaustedBudget = 0
+        /// Activities the target stopped (410, bad token), by reason.
+        public var stopped = 0
+        public var stopReasons: [String: Int] = [:]
+        /// Activities whose story had not finished when the run stopped (`--duration`).
+        public var unfinished = 0
+
+        public init() {}
+
+        enum CodingKeys: String, CodingKey {
+            case played, stopped, unfinished
+            case exhaustedBudget = "exhausted-budget"
+            case stopReasons = "stop-reasons"
+        }
+    }
+
+    /// Every push handed to the target, accounted for.
+    ///
+    /// `submitted = delivered + superseded + rejected + gave-up + dropped-after-stop + lost`.
+    public struct DeliveryCounts: Sendable, Codable, Equatable {
+        public var submitted = 0
+        /// APNs answered 200.
+        public var delivered = 0
+        /// Replaced by a newer push of the same activity before it went (newest state wins).
+        public var superseded = 0
+        /// Refused for good (4xx).
+        public var rejected = 0
+        /// Retries ran out.
+        public var gaveUp = 0
+        /// In flight or waiting when their activity was stopped (410, bad token).
+        public var droppedAfterStop = 0
+        /// Never answered: should be 0.
+        public var lost = 0
+        /// Retries (429, 5xx, lost connections), by failure.
+        public var retries = 0
+        public var retryFailures: [String: Int] = [:]
+        /// Final answers by HTTP status.
+        public var statuses: [String: Int] = [:]
+        /// Final error answers by APNs reason.
+        public var reasons: [String: Int] = [:]
+        /// A setup problem that stopped the run.
+        public var configurationError: String?
+
+        public init() {}
+
+        /// Pushes that did not get through: rejected, gave up, dropped or lost.
+        public var errors: Int { rejected + gaveUp + droppedAfterStop + lost }
+        /// Pushes whose fate is known.
+        public var accounted: Int { delivered + superseded + rejected + gaveUp + droppedAfterStop + lost }
+
+        enum CodingKeys: String, CodingKey {
+            case submitted, delivered, superseded, rejected, lost, retries, statuses, reasons
+            case gaveUp = "gave-up"
+            case droppedAfterStop = "dropped-after-stop"
+            case retryFailures = "retry-failures"
+            case configurationError = "configuration-error"
+        }
+    }
+
+    /// Broadcast mode against per-token fan-out.
+    public struct BroadcastCounts: Sendable, Codable, Equatable {
+        public var channels = 0
+        /// Activities subscribed to those channels.
+        public var subscribers = 0
+        /// Broadcast pushes APNs accepted.
+        public var pushesSent = 0
+        /// Subscriber updates those pushes carried (each push × its channel's subscribers).
+        public var activityUpdates = 0
+
+        public init() {}
+
+        /// Per-token fan-out needs one push per activity update.
+        public var fanOutPushes: Int { activityUpdates }
+
+        enum CodingKeys: String, CodingKey {
+            case channels, subscribers
+            case pushesSent = "pushes-sent"
+            case activityUpdates = "activity-updates"
+        }
+    }
+
+    /// The mock's simulated devices (APNs's 200 never says this).
+    public struct DeviceCounts: Sendable, Codable, Equatable {
+        public var received = 0
+        public var rendered = 0
+        public var wouldNotRender = 0
+        public var throttled = 0
+        public var droppedOld = 0
+        public var ignoredAfterEnd = 0
+
+        public init(received: Int = 0, rendered: Int = 0, wouldNotRender: Int = 0, throttled: Int = 0, droppedOld: Int = 0, ignoredAfterEnd: Int = 0) {
+            self.received = received
+            self.rendered = rendered
+            self.wouldNotRender = wouldNotRender
+            self.throttled = throttled
+            self.droppedOld = droppedOld
+            self.ignoredAfterEnd = ignoredAfterEnd
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case received, rendered, throttled
+            case wouldNotRender = "would-not-render"
+            case droppedOld = "dropped-old"
+            case ignoredAfterEnd = "ignored-after-end"
+        }
+    }
+
+    /// Latency in microseconds: the percentiles, and the whole histogram so results merge.
+    public struct LatencySummary: Sendable, Codable, Equatable {
+        public var count: Int
+        public var minMicros: UInt64
+        public var meanMicros: Double
+        public var p50Micros: UInt64
+        public var p90Micros: UInt64
+        public var p99Micros: UInt64
+        public var p999Micros: UInt64
+        public var maxMicros: UInt64
+        public var histogram: EncodedHistogram
+
+        enum CodingKeys: String, CodingKey {
+            case count, histogram
+            case minMicros = "min-us"
+            case meanMicros = "mean-us"
+            case p50Micros = "p50-us"
+            case p90Micros = "p90-us"
+            case p99Micros = "p99-us"
+            case p999Micros = "p99.9-us"
+            case maxMicros = "max-us"
+        }
+
+        /// The summary of `histogram` (values in microseconds).
+        public init(_ histogram: Histogram<UInt64>) {
+            count = Int(histogram.totalCount)
+            let empty = histogram.totalCount == 0
+            minMicros = empty ? 0 : histogram.min
+            meanMicros = empty ? 0 : (histogram.mean * 10).rounded() / 10
+            p50Micros = empty ? 0 : histogram.valueAtPercentile(50)
+            p90Micros = empty ? 0 : histogram.valueAtPercentile(90)
+            p99Micros = empty ? 0 : histogram.valueAtPercentile(99)
+            p999Micros = empty ? 0 : histogram.valueAtPercentile(99.9)
+            maxMicros = empty ? 0 : histogram.max
+            self.histogram = EncodedHistogram(histogram)
+        }
+
+        /// A given percentile (0–100), in microseconds, from the histogram.
+        public func percentile(_ p: Double) -> UInt64? {
+            guard count > 0, let histogram = try? histogram.decoded() else { return nil }
+            return histogram.valueAtPercentile(p)
+        }
+    }
+
+    /// Per-interval series, oldest first; each array has one entry per interval.
+    public struct Series: Sendable, Codable, Equatable {
+        public var intervalMillis: Millis = 1000
+        /// Pushes produced by the engines (discard) or released to the target.
+        public var sent: [Int] = []
+        /// Final answers (delivered or rejected).
+        public var completed: [Int] = []
+        public var errors: [Int] = []
+        /// Latency percentiles of the answers in each interval, microseconds; nil when none.
+        public var latencyP50: [UInt64?] = []
+        public var latencyP90: [UInt64?] = []
+        public var latencyP99: [UInt64?] = []
+        public var latencyMax: [UInt64?] = []
+
+        public init() {}
+
+        public var count: Int { max(sent.count, completed.count, latencyP50.count) }
+
+        enum CodingKeys: String, CodingKey {
+            case sent, completed, errors
+            case intervalMillis = "interval-ms"
+            case latencyP50 = "latency-p50-us"
+            case latencyP90 = "latency-p90-us"
+            case latencyP99 = "latency-p99-us"
+            case latencyMax = "latency-max-us"
+        }
+    }
+
+    public struct Resources: Sendable, Codable, Equatable {
+        /// Peak resident memory (VmHWM), bytes; 0 where unknown.
+        public var peakRSSBytes: Int
+        /// CPU time of the process (user + system), milliseconds.
+        public var cpuMillis: Millis
+        /// Time spent building engines before the run, milliseconds.
+        public var setupMillis: Millis
+
+        enum CodingKeys: String, CodingKey {
+            case peakRSSBytes = "peak-rss-bytes"
+            case cpuMillis = "cpu-ms"
+            case setupMillis = "setup-ms"
+        }
+    }
+
+    // MARK: Derived
+
+    /// Pushes per second over the run: delivered ones against a target, produced ones for discard.
+    public var throughput: Double {
+        guard durationMillis > 0 else { return 0 }
+        let count = delivery.map { $0.delivered } ?? pushes.produced
+        return Double(count) * 1000 / Double(durationMillis)
+    }
+
+    /// Errors: delivery errors plus pushes over the size limit.
+    public var errorCount: Int { (delivery?.errors ?? 0) + pushes.rejectedTooLarge }
+
+    /// Errors as a fraction of the pushes attempted.
+    public var errorRate: Double {
+        let attempted = (delivery?.submitted ?? pushes.produced) + pushes.rejectedTooLarge
+        return attempted == 0 ? 0 : Double(errorCount) / Double(attempted)
+    }
+}

@@ -1,0 +1,104 @@
+import Liveline
+import LivelineAPNs
+
+/// What to play, where to send it and how fast: everything ``LoadRunner`` needs.
+public struct LoadConfiguration: Sendable {
+    /// The clock that drives the engines.
+    public enum Clock: Sendable, Hashable {
+        /// As fast as possible. Against a network target, pushes are released as fast as
+        /// back-pressure allows (``LoadConfiguration/maxInFlight``).
+        case virtual
+        /// Wall time, stories compressed by `speed`.
+        case real(speed: Double)
+    }
+
+    /// Where pushes go.
+    public enum Target: Sendable {
+        /// Nowhere: the engines and the encoder alone.
+        case discard
+        /// An APNs endpoint: Apple's, a mock elsewhere, or the embedded mock the CLI started
+        /// (`name` is what reports call it: `mock` or the URL).
+        case endpoint(APNsEndpoint, signingKey: SigningKey?, name: String)
+
+        public var name: String {
+            switch self {
+            case .discard: "discard"
+            case .endpoint(_, _, let name): name
+            }
+        }
+    }
+
+    public var mix: ScenarioMix
+    /// Activities in the whole test (all shards).
+    public var activities: Int
+    public var arrivals: Arrivals = .allAtOnce
+    /// `--seed`, replacing each file's seed (already applied to ``mix``'s programs); it also
+    /// seeds generated tokens and channel ids.
+    public var seed: UInt64?
+    public var shard: Shard = .whole
+    public var clock: Clock = .virtual
+    public var target: Target = .discard
+    public var tokens: TokenSource = .generated(seed: 0)
+    /// Broadcast mode: activities follow channels, one push per channel.
+    public var broadcast: BroadcastPlan?
+    /// The most pushes handed to the target and not yet answered.
+    public var maxInFlight = 2000
+    /// HTTP/2 connections to the target.
+    public var connections = 2
+    /// Engine threads for `--target discard --clock virtual` (each plays a disjoint part).
+    public var threads = 1
+    /// Stop releasing pushes after this much wall time; nil plays every story to its end.
+    public var timeLimit: Millis?
+    /// When the test's clock starts, UNIX milliseconds; nil takes the wall clock at the start.
+    public var start: Millis?
+    /// The bundle id (its topic) pushes are sent for; nil takes the first scenario's.
+    public var bundleID: String?
+    public var retry = RetryPolicy()
+    /// Per-interval series resolution.
+    public var intervalMillis: Millis = 1000
+
+    public init(mix: ScenarioMix, activities: Int) {
+        self.mix = mix
+        self.activities = activities
+    }
+
+    /// The copies this run plays: activities in per-token mode, channels in broadcast mode.
+    public var playedCopies: StrideTo<Int> {
+        shard.copies(of: broadcast?.channels ?? activities)
+    }
+
+    /// Checks the combination of options.
+    public func validate() throws(LoadError) {
+        guard activities >= 1 else { throw LoadError("--activities must be 1 or more") }
+        guard activities <= 10_000_000 else { throw LoadError("--activities \(activities): at most 10,000,000 in one process; use --shard to split a bigger test across machines") }
+        guard maxInFlight >= 1 else { throw LoadError("--max-in-flight must be 1 or more") }
+        guard (1...64).contains(connections) else { throw LoadError("--connections must be from 1 to 64") }
+        guard (1...256).contains(threads) else { throw LoadError("--threads must be from 1 to 256") }
+        switch clock {
+        case .real(let speed):
+            guard speed > 0, speed.isFinite else { throw LoadError("--speed must be a positive number") }
+            guard mix.speed == speed else {
+                throw LoadError("the scenarios were compiled for speed \(mix.speed), but the real clock runs at \(speed): build the ScenarioMix with speed: \(speed)")
+            }
+        case .virtual:
+            guard mix.speed == 1 else { throw LoadError("the virtual clock plays stories at speed 1; build the ScenarioMix without a speed") }
+        }
+        if let broadcast {
+            guard broadcast.channels <= activities else {
+                throw LoadError("--channels \(broadcast.channels) is more than --activities \(activities): every channel needs a subscriber")
+            }
+            if case .discard = target {} else {
+                let starters = mix.startsByPush
+                if !starters.isEmpty {
+                    throw LoadError("--broadcast: \(starters.joined(separator: ", ")) starts activities by push, and a broadcast cannot start an activity; use a scenario the app starts, or drop --broadcast")
+                }
+            }
+        }
+        if shard.count > (broadcast?.channels ?? activities) {
+            throw LoadError("--shard \(shard): more shards than \(broadcast == nil ? "activities" : "channels") to split")
+        }
+    }
+
+    /// The bundle id pushes go out for.
+    public var effectiveBundleID: String { bundleID ?? mix.entries[0].scenario.bundleID }
+}

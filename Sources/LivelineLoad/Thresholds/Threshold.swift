@@ -1,0 +1,225 @@
+import Liveline
+
+/// A pass/fail condition on a load result: `--threshold 'p99<250ms'`.
+///
+/// Forms (spaces allowed around the operator):
+/// - latency: `p50`, `p90`, `p99`, `p99.9` (any `pN`), `min`, `mean`, `max`, with a unit
+///   `us`, `ms` or `s` (a bare number is milliseconds): `p99<250ms`, `max<=2s`;
+/// - `errors`, `lost`, `rejected`, `superseded`, `would-not-render`, `exhausted`: a count
+///   (`errors=0`) or a percentage of pushes (of activities for `exhausted`): `errors<0.1%`;
+/// - `rate` (or `throughput`): pushes per second, `rate>1000/s`.
+///
+/// Operators: `<`, `<=`, `>`, `>=`, `=` (or `==`).
+public struct Threshold: Sendable, Hashable, CustomStringConvertible {
+    public enum Metric: Sendable, Hashable {
+        case percentile(Double)
+        case min, mean, max
+        case errors, lost, rejected, superseded, wouldNotRender, exhausted
+        case rate
+    }
+
+    public enum Comparison: String, Sendable, Hashable {
+        case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">=", equal = "="
+
+        func holds(_ lhs: Double, _ rhs: Double) -> Bool {
+            switch self {
+            case .less: lhs < rhs
+            case .lessOrEqual: lhs <= rhs
+            case .greater: lhs > rhs
+            case .greaterOrEqual: lhs >= rhs
+            case .equal: abs(lhs - rhs) < 1e-9
+            }
+        }
+    }
+
+    /// What the limit is measured in.
+    public enum Unit: Sendable, Hashable {
+        /// Latency, held in microseconds.
+        case micros
+        case count
+        /// A fraction, written as a percentage.
+        case percent
+        case perSecond
+    }
+
+    public var text: String
+    public var metric: Metric
+    public var comparison: Comparison
+    /// In microseconds for latency, a fraction (0–1) for percentages.
+    public var limit: Double
+    public var unit: Unit
+
+    public var description: String { text }
+
+    /// Parses a threshold, or says what is wrong and what it should look like.
+    public init(parsing raw: String) throws(LoadError) {
+        let text = raw.filter { !$0.isWhitespace }
+        self.text = text
+        let operators = ["<=", ">=", "==", "<", ">", "="]
+        guard let (name, op, value) = Self.split(text, operators: operators) else {
+            throw LoadError("--threshold '\(raw)': expected METRIC OP VALUE, such as p99<250ms, errors<0.1%, rate>1000/s or would-not-render=0")
+        }
+        comparison = Comparison(rawValue: op == "==" ? "=" : op) ?? .equal
+        let lower = name.lowercased()
+        switch lower {
+        case "min": metric = .min
+        case "mean", "avg": metric = .mean
+        case "max": metric = .max
+        case "errors", "error": metric = .errors
+        case "lost": metric = .lost
+        case "rejected": metric = .rejected
+        case "superseded": metric = .superseded
+        case "would-not-render", "wouldnotrender": metric = .wouldNotRender
+        case "exhausted", "exhausted-budget": metric = .exhausted
+        case "rate", "throughput": metric = .rate
+        default:
+            guard lower.hasPrefix("p"), let p = Double(lower.dropFirst()), p > 0, p <= 100 else {
+                throw LoadError("--threshold '\(raw)': unknown metric '\(name)'; use p50, p90, p99, p99.9, min, mean, max, errors, lost, rejected, superseded, would-not-render, exhausted or rate")
+            }
+            metric = .percentile(p)
+        }
+        switch metric {
+        case .percentile, .min, .mean, .max:
+            unit = .micros
+            limit = try Self.latency(value, raw: raw)
+        case .rate:
+            unit = .perSecond
+            var number = Substring(value)
+            if number.hasSuffix("/s") { number = number.dropLast(2) }
+            guard let rate = Double(number), rate >= 0, rate.isFinite else {
+                throw LoadError("--threshold '\(raw)': expected pushes per second, such as rate>1000/s")
+            }
+            limit = rate
+        default:
+            if value.hasSuffix("%") {
+                guard let percent = Double(value.dropLast()), percent >= 0, percent <= 100 else {
+                    throw LoadError("--threshold '\(raw)': expected a percentage from 0 to 100, such as \(name)<0.1%")
+                }
+                unit = .percent
+                limit = percent / 100
+            } else {
+                guard let count = Double(value), count >= 0, count == count.rounded() else {
+                    throw LoadError("--threshold '\(raw)': expected a count (\(name)=0) or a percentage (\(name)<0.1%)")
+                }
+                unit = .count
+                limit = count
+            }
+        }
+    }
+
+    private static func split(_ text: String, operators: [String]) -> (String, String, String)? {
+        for op in operators {
+            if let range = text.range(of: op) {
+                let name = String(text[..<range.lowerBound])
+                let value = String(text[range.upperBound...])
+                guard !name.isEmpty, !value.isEmpty else { return nil }
+                return (name, op, value)
+            }
+        }
+        return nil
+    }
+
+    private static func latency(_ value: String, raw: String) throws(LoadError) -> Double {
+        let units: [(String, Double)] = [("us", 1), ("µs", 1), ("ms", 1000), ("s", 1_000_000)]
+        for (suffix, scale) in units where value.hasSuffix(suffix) {
+            if let number = Double(value.dropLast(suffix.count)), number >= 0, number.isFinite { return number * scale }
+            break
+        }
+        if let number = Double(value), number >= 0, number.isFinite { return number * 1000 }
+        throw LoadError("--threshold '\(raw)': expected a duration such as 250ms, 1.5s or 800us")
+    }
+
+    // MARK: Checking
+
+    /// Checks the threshold against `result`.
+    public func check(_ result: LoadResult) -> ThresholdOutcome {
+        guard let actual = measure(result) else {
+            return ThresholdOutcome(expression: text, passed: false, actual: nil, shown: "not measured in this run")
+        }
+        return ThresholdOutcome(expression: text, passed: comparison.holds(actual, limit), actual: actual, shown: Self.show(actual, unit: unit))
+    }
+
+    /// The metric's value in the threshold's unit, or nil when the run did not measure it.
+    func measure(_ result: LoadResult) -> Double? {
+        let latency = result.latency
+        switch metric {
+        case .percentile(let p):
+            guard latency.count > 0 else { return nil }
+            let named: [Double: UInt64] = [50: latency.p50Micros, 90: latency.p90Micros, 99: latency.p99Micros, 99.9: latency.p999Micros]
+            if let value = named[p] { return Double(value) }
+            return latency.percentile(p).map(Double.init)
+        case .min: return latency.count > 0 ? Double(latency.minMicros) : nil
+        case .mean: return latency.count > 0 ? latency.meanMicros : nil
+        case .max: return latency.count > 0 ? Double(latency.maxMicros) : nil
+        case .rate: return result.throughput
+        case .errors:
+            return scaled(result.errorCount, of: (result.delivery?.submitted ?? result.pushes.produced) + result.pushes.rejectedTooLarge)
+        case .lost:
+            guard let delivery = result.delivery else { return unit == .percent ? 0 : 0 }
+            return scaled(delivery.lost, of: delivery.submitted)
+        case .rejected:
+            guard let delivery = result.delivery else { return nil }
+            return scaled(delivery.rejected, of: delivery.submitted)
+        case .superseded:
+            guard let delivery = result.delivery else { return nil }
+            return scaled(delivery.superseded, of: delivery.submitted)
+        case .wouldNotRender:
+            guard let device = result.device else { return nil }
+            return scaled(device.wouldNotRender, of: device.received)
+        case .exhausted:
+            return scaled(result.activities.exhaustedBudget, of: result.activities.played)
+        }
+    }
+
+    private func scaled(_ count: Int, of total: Int) -> Double {
+        unit == .percent ? (total == 0 ? 0 : Double(count) / Double(total)) : Double(count)
+    }
+
+    static func show(_ value: Double, unit: Unit) -> String {
+        switch unit {
+        case .micros: return LatencyText.format(micros: UInt64(max(0, value)))
+        case .count: return String(Int64(value))
+        case .percent: return PercentText.format(value)
+        case .perSecond: return "\(Int64(value.rounded()))/s"
+        }
+    }
+}
+
+/// How a threshold fared.
+public struct ThresholdOutcome: Sendable, Codable, Equatable {
+    public var expression: String
+    public var passed: Bool
+    /// The measured value (microseconds, a count, a fraction or pushes per second); nil when the
+    /// run did not measure it (which fails the threshold).
+    public var actual: Double?
+    /// The measured value as people read it.
+    public var shown: String
+}
+
+/// Latency as people read it: `850µs`, `12.3ms`, `1.25s`.
+public enum LatencyText {
+    public static func format(micros: UInt64) -> String {
+        if micros < 1000 { return "\(micros)µs" }
+        if micros < 10_000 { return trimmed(Double(micros) / 1000, digits: 2) + "ms" }
+        if micros < 1_000_000 { return trimmed(Double(micros) / 1000, digits: 1) + "ms" }
+        return trimmed(Double(micros) / 1_000_000, digits: 2) + "s"
+    }
+
+    static func trimmed(_ value: Double, digits: Int) -> String {
+        var text = String(format: "%.\(digits)f", value)
+        while text.contains("."), text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+}
+
+/// A fraction as a percentage: `0.05%`, `12.5%`, `100%`.
+public enum PercentText {
+    public static func format(_ fraction: Double) -> String {
+        let percent = fraction * 100
+        if percent == 0 { return "0%" }
+        if percent < 0.01 { return "<0.01%" }
+        if percent < 1 { return LatencyText.trimmed(percent, digits: 2) + "%" }
+        return LatencyText.trimmed(percent, digits: 1) + "%"
+    }
+}

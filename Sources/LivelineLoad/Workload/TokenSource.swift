@@ -1,0 +1,82 @@
+import Foundation
+import Liveline
+
+/// Where each activity's device token comes from.
+///
+/// Generated tokens are 64 lowercase hex digits derived from the seed and the copy number, so
+/// a run (and each shard of it) addresses the same tokens every time. Tokens from a file are
+/// real update tokens, one per line, handed to copies in order.
+public enum TokenSource: Sendable {
+    /// Deterministic tokens for a mock.
+    case generated(seed: UInt64)
+    /// Tokens read from a file, in order.
+    case list([String])
+
+    /// The token of copy `copy`. A list must hold at least as many tokens as the test has copies
+    /// (checked by ``validate(copies:)``); beyond that it wraps rather than failing.
+    public func token(forCopy copy: Int) -> String {
+        switch self {
+        case .generated(let seed):
+            return Self.generatedToken(seed: seed, copy: copy)
+        case .list(let tokens):
+            return tokens[copy % tokens.count]
+        }
+    }
+
+    /// Checks that a list has a token for every copy.
+    public func validate(copies: Int, file: String) throws(LoadError) {
+        if case .list(let tokens) = self, tokens.count < copies {
+            throw LoadError("--tokens \(file) has \(tokens.count) token\(tokens.count == 1 ? "" : "s"); the test needs one per activity (\(copies)). Add tokens or lower --activities")
+        }
+    }
+
+    /// Reads tokens from text: one hex token per line; blank lines and `#` comments are skipped.
+    public static func parse(_ text: String, file: String) throws(LoadError) -> [String] {
+        var tokens: [String] = []
+        var seen: [String: Int] = [:]
+        for (number, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            var line = Substring(rawLine)
+            if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
+            let token = String(line).trimmingWhitespace.lowercased()
+            if token.isEmpty { continue }
+            guard token.count % 2 == 0, token.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
+                throw LoadError("\(file):\(number + 1): '\(token.prefix(80))' is not a device token; expected hex digits (an even number of them), one token per line")
+            }
+            if let first = seen[token] {
+                throw LoadError("\(file):\(number + 1): the token repeats line \(first); each activity needs its own token")
+            }
+            seen[token] = number + 1
+            tokens.append(token)
+        }
+        guard !tokens.isEmpty else { throw LoadError("\(file): no tokens; expected one hex token per line") }
+        return tokens
+    }
+
+    /// Reads and parses a token file.
+    public static func read(file path: String) throws(LoadError) -> TokenSource {
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw LoadError("--tokens \(path): the file \(FileManager.default.fileExists(atPath: path) ? "cannot be read as UTF-8 text" : "does not exist")")
+        }
+        return .list(try parse(text, file: path))
+    }
+
+    /// 64 hex digits from the seed and the copy number.
+    public static func generatedToken(seed: UInt64, copy: Int) -> String {
+        hex(SeededRandom.hash(seed ^ 0x746f_6b65_6e73, UInt64(truncatingIfNeeded: copy)), words: 4)
+    }
+
+    /// `words` 64-bit words from a starting hash, as lowercase hex.
+    static func hex(_ start: UInt64, words: Int) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(words * 16)
+        var word = start
+        for _ in 0..<words {
+            for shift in stride(from: 60, through: 0, by: -4) {
+                bytes.append(digits[Int((word >> UInt64(shift)) & 0xF)])
+            }
+            word = SeededRandom.mix(word)
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

@@ -1,0 +1,285 @@
+import ArgumentParser
+import Foundation
+import Liveline
+import LivelineAPNs
+import LivelineLoad
+import LivelineMockAPNs
+
+/// `liveline load FILE[:WEIGHT]…`: many concurrent activities against a target, measured.
+struct LoadCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "load",
+        abstract: "Play many concurrent activities against APNs, a mock or nothing, and measure.",
+        discussion: """
+        Each activity is one copy of a scenario's activity, with its own seed (jitter
+        differs per activity; --seed replays a run exactly) and its own device token.
+        FILE:WEIGHT mixes scenarios: a.yaml:3 b.yaml:1 gives three of a to one of b.
+
+        Targets:
+          mock     (default) an APNs mock started in this process on 127.0.0.1,
+                   h2c (--tls for TLS); reports what its devices would not render
+          URL      https://host:port (APNs, or a mock elsewhere; --ca-file to trust
+                   its certificate) or http://host:port (h2c); --key/--key-id/
+                   --team-id sign provider tokens
+          discard  the engines and the encoder alone, on --threads threads
+
+        Clocks: --clock virtual (default) plays as fast as possible; against a
+        network target pushes are released as fast as --max-in-flight allows and
+        latency counts from each release. --clock real --speed N plays in wall time
+        (stories N times faster) and latency counts from each push's due time, so a
+        late send is counted as latency (no coordinated omission).
+
+        Examples:
+          liveline load Scenarios/football.yaml --activities 2000 --report load.html
+          liveline load Scenarios/football.yaml --activities 100000 --target discard
+          liveline load Scenarios/football.yaml:3 Scenarios/delivery.yaml \\
+              --activities 10000 --ramp 30s --clock real --speed 60 \\
+              --threshold 'p99<250ms' --threshold 'errors<0.1%'
+          liveline load Scenarios/football.yaml --activities 50000 --broadcast \\
+              --channels 10
+          liveline load … --shard 2/4 --json part2.json  (then liveline report merge)
+
+        Thresholds: p50 p90 p99 p99.9 pN min mean max (250ms, 1.5s, 800us),
+        errors lost rejected superseded would-not-render exhausted (a count or a
+        percentage: errors<0.1%, lost=0), rate (rate>1000/s); operators < <= > >= =.
+
+        Exit status: 0 success; 1 a scenario file has errors; 2 the run failed
+        (the target refused the setup, or pushes were lost); 64 usage error;
+        99 a threshold failed.
+        """
+    )
+
+    enum ClockOption: String, ExpressibleByArgument, CaseIterable { case virtual, real }
+
+    @Argument(help: ArgumentHelp("Scenario files, each optionally with :WEIGHT.", valueName: "file[:weight]"))
+    var files: [String]
+
+    @Option(help: ArgumentHelp("How many activities in the whole test.", valueName: "n"))
+    var activities = 1000
+
+    @Option(help: ArgumentHelp("Spread the activity starts evenly over this time (e.g. 30s).", valueName: "duration"))
+    var ramp: String?
+
+    @Option(help: ArgumentHelp("Start activities at this rate (e.g. 500/s) instead of all at once.", valueName: "n/s"))
+    var rate: String?
+
+    @Option(help: "Replace the files' seeds (jitter, chance, random, tokens).")
+    var seed: Int?
+
+    @Option(help: ArgumentHelp("Play only part I of N of the test (e.g. 2/4), for several machines.", valueName: "i/n"))
+    var shard: String?
+
+    @Option(help: ArgumentHelp("mock, discard, or an APNs URL (https://host:port or http://host:port for h2c).", valueName: "target"))
+    var target = "mock"
+
+    @Flag(help: "With --target mock: serve TLS (self-signed) instead of h2c.")
+    var tls = false
+
+    @OptionGroup var credentials: CredentialOptions
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM certificates to trust for --target URL (a mock's self-signed one).", valueName: "file"))
+    var caFile: String?
+
+    @Option(help: "virtual (as fast as possible) or real (wall time × --speed).")
+    var clock: ClockOption = .virtual
+
+    @Option(help: "With --clock real: play stories this many times faster.")
+    var speed: Double = 1
+
+    @Option(name: .customLong("max-in-flight"), help: ArgumentHelp("The most pushes sent and not yet answered.", valueName: "n"))
+    var maxInFlight = 2000
+
+    @Option(help: ArgumentHelp("HTTP/2 connections to the target.", valueName: "n"))
+    var connections = 2
+
+    @Option(help: ArgumentHelp("Engine threads for --target discard --clock virtual. Default: the number of cores.", valueName: "n"))
+    var threads: Int?
+
+    @Option(name: .customLong("mock-threads"), help: ArgumentHelp("Event-loop threads of the embedded mock.", valueName: "n"))
+    var mockThreads = 1
+
+    @Option(help: ArgumentHelp("Device tokens, one hex token per line, one per activity (default: generated).", valueName: "file"))
+    var tokens: String?
+
+    @Flag(help: "Broadcast mode: activities follow channels; one push per channel updates them all.")
+    var broadcast = false
+
+    @Option(help: ArgumentHelp("With --broadcast: how many channels (default: one per 1,000 activities).", valueName: "n"))
+    var channels: Int?
+
+    @Option(help: ArgumentHelp("Stop sending after this much wall time (e.g. 5m).", valueName: "duration"))
+    var duration: String?
+
+    @Option(help: ArgumentHelp("Write the result as JSON (stable; merge with liveline report merge).", valueName: "file"))
+    var json: String?
+
+    @Option(help: ArgumentHelp("Write a self-contained HTML report with charts.", valueName: "file.html"))
+    var report: String?
+
+    @Option(name: .customLong("threshold"), help: ArgumentHelp("Fail (exit 99) unless this holds, e.g. 'p99<250ms', 'errors<0.1%', 'rate>1000/s'. Repeatable.", valueName: "expr"))
+    var thresholds: [String] = []
+
+    @Flag(help: "No progress line, even on a terminal.")
+    var quiet = false
+
+    mutating func validate() throws {
+        if ramp != nil, rate != nil { throw ValidationError("--ramp and --rate cannot be combined: pick one arrival shape") }
+        if let ramp, DurationText.parse(ramp) == nil { throw ValidationError("--ramp \(ramp): expected \(DurationText.expected)") }
+        if let duration, DurationText.parse(duration).map({ $0 > 0 }) != true { throw ValidationError("--duration \(duration): expected \(DurationText.expected)") }
+        if clock == .virtual, speed != 1 { throw ValidationError("--speed applies to --clock real; the virtual clock always runs as fast as possible") }
+        if channels != nil, !broadcast { throw ValidationError("--channels applies to --broadcast") }
+        if tls, target != "mock" { throw ValidationError("--tls applies to --target mock; for a URL, https:// means TLS") }
+        if caFile != nil, target == "mock" || target == "discard" { throw ValidationError("--ca-file applies to --target URL") }
+        for threshold in thresholds {
+            do { _ = try Threshold(parsing: threshold) } catch { throw ValidationError(error.message) }
+        }
+    }
+
+    mutating func run() async throws {
+        do {
+            try await play()
+        } catch let error as LoadError {
+            Terminal.error("error: \(error.message)")
+            throw ExitCode(LoadExitStatus.usage.rawValue)
+        }
+    }
+
+    private func play() async throws {
+        // The scenarios.
+        var loaded: [(scenario: Scenario, weight: Int)] = []
+        var failed = false
+        for file in files {
+            let argument = try ScenarioMix.FileArgument(parsing: file)
+            if let scenario = ScenarioFiles.load(argument.path) {
+                loaded.append((scenario, argument.weight))
+            } else {
+                failed = true
+            }
+        }
+        if failed { throw ExitCode(LoadExitStatus.scenarioErrors.rawValue) }
+        let seedValue = seed.map { UInt64(bitPattern: Int64($0)) }
+        let realSpeed: Double? = clock == .real ? speed : nil
+        let mix = try ScenarioMix(loaded, seed: seedValue, speed: realSpeed ?? 1)
+
+        var configuration = LoadConfiguration(mix: mix, activities: activities)
+        configuration.seed = seedValue
+        let baseSeed = seedValue ?? loaded[0].scenario.seed
+        if let ramp, let millis = DurationText.parse(ramp) { configuration.arrivals = .ramp(millis) }
+        if let rate { configuration.arrivals = .rate(perSecond: try Arrivals.parseRate(rate)) }
+        if let shard { configuration.shard = try Shard(parsing: shard) }
+        configuration.clock = realSpeed.map { .real(speed: $0) } ?? .virtual
+        configuration.maxInFlight = maxInFlight
+        configuration.connections = connections
+        configuration.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
+        configuration.timeLimit = duration.flatMap(DurationText.parse)
+        configuration.tokens = try tokens.map { path throws(LoadError) in try TokenSource.read(file: path) } ?? .generated(seed: baseSeed)
+        if let tokens { try configuration.tokens.validate(copies: activities, file: tokens) }
+        if broadcast { configuration.broadcast = try BroadcastPlan(channels: channels ?? max(1, (activities + 999) / 1000)) }
+        let parsedThresholds = try thresholds.map { text throws(LoadError) in try Threshold(parsing: text) }
+
+        // The target.
+        var mock: MockAPNsServer?
+        switch target {
+        case "discard":
+            configuration.target = .discard
+        case "mock":
+            var mockConfiguration = MockAPNsConfiguration()
+            mockConfiguration.host = "127.0.0.1"
+            mockConfiguration.port = 0
+            mockConfiguration.transport = tls
+                ? .tls(.selfSigned(writeCertificateTo: FileManager.default.temporaryDirectory.appendingPathComponent("liveline-load-\(ProcessInfo.processInfo.processIdentifier).pem").path))
+                : .h2c
+            mockConfiguration.authentication = .acceptAnyToken
+            mockConfiguration.eventLoopThreads = max(1, mockThreads)
+            mockConfiguration.logger.logLevel = .critical
+            if let plan = configuration.broadcast {
+                mockConfiguration.subscriptions = plan.subscriptions(
+                    seed: baseSeed, tokens: configuration.tokens,
+                    copies: (0..<activities).filter { configuration.shard.contains(copy: plan.channel(ofCopy: $0)) })
+            }
+            let server: MockAPNsServer
+            do {
+                server = try await MockAPNsServer.start(mockConfiguration)
+            } catch {
+                throw LoadError("cannot start the embedded mock: \(error)")
+            }
+            mock = server
+            let endpoint = APNsEndpoint(host: "127.0.0.1", port: server.port, tls: server.usesTLS, trustedCertificates: server.certificatePath)
+            configuration.target = .endpoint(endpoint, signingKey: try signingKey(), name: "mock")
+        default:
+            let endpoint: APNsEndpoint
+            do {
+                endpoint = try APNsEndpoint(url: target, trustedCertificates: caFile)
+            } catch {
+                throw LoadError("--target \(target): \(error.problem); or use mock or discard")
+            }
+            configuration.target = .endpoint(endpoint, signingKey: try signingKey(), name: endpoint.description)
+        }
+
+        let runner: LoadRunner
+        do {
+            runner = try LoadRunner(configuration: configuration)
+        } catch {
+            await mock?.shutdown()
+            throw error
+        }
+        let ticker = quiet || !Terminal.stderrIsTTY ? nil : Task { await Self.drawProgress(runner) }
+        var result: LoadResult
+        do {
+            result = try await runner.run()
+        } catch {
+            ticker?.cancel()
+            await mock?.shutdown()
+            throw error
+        }
+        ticker?.cancel()
+        _ = await ticker?.value
+        if let mock {
+            let stats = mock.stats()
+            result.device = LoadResult.DeviceCounts(
+                received: stats.device.received, rendered: stats.device.rendered, wouldNotRender: stats.device.wouldNotRender,
+                throttled: stats.device.throttled, droppedOld: stats.device.droppedOld, ignoredAfterEnd: stats.device.ignoredAfterEnd)
+            await mock.shutdown()
+        }
+        result.thresholds = parsedThresholds.map { $0.check(result) }
+        try Self.write(result, json: json, report: report)
+        throw ExitCode(LoadExitStatus.of(result).rawValue)
+    }
+
+    private func signingKey() throws(LoadError) -> SigningKey? {
+        do {
+            return try credentials.signingKey()
+        } catch {
+            throw LoadError("\(error)")
+        }
+    }
+
+    /// Prints the summary and writes the JSON and HTML files asked for.
+    static func write(_ result: LoadResult, json: String?, report: String?) throws(LoadError) {
+        Terminal.out(TextReport(color: Terminal.colorOnStdout).render(result))
+        if let json {
+            try JSONReport.write(result, to: json)
+            Terminal.error("wrote \(json)")
+        }
+        if let report {
+            do {
+                try HTMLReport().render(result).write(toFile: report, atomically: true, encoding: .utf8)
+            } catch {
+                throw LoadError("cannot write \(report): \(error.localizedDescription)")
+            }
+            Terminal.error("wrote \(report)")
+        }
+    }
+
+    /// Redraws the progress line on standard error a few times a second until cancelled.
+    static func drawProgress(_ runner: LoadRunner) async {
+        var line = ProgressLine()
+        let width = Terminal.columns
+        while !Task.isCancelled {
+            let text = line.render(runner.progress(), width: width)
+            FileHandle.standardError.write(Data(("\r" + text + "\u{1B}[K").utf8))
+            try? await Task.sleep(for: .milliseconds(250))
+        }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Histogram
+import Liveline
+import Testing
+@testable import LivelineLoad
+
+@Suite("Thresholds and exit status")
+struct ThresholdTests {
+    @Test("parsing the documented forms")
+    func parsing() throws {
+        let p99 = try Threshold(parsing: "p99<250ms")
+        #expect(p99.metric == .percentile(99) && p99.comparison == .less && p99.limit == 250_000)
+        let p999 = try Threshold(parsing: "p99.9 <= 1.5s")
+        #expect(p999.metric == .percentile(99.9) && p999.comparison == .lessOrEqual && p999.limit == 1_500_000)
+        let errors = try Threshold(parsing: "errors<0.1%")
+        #expect(errors.metric == .errors && errors.unit == .percent && abs(errors.limit - 0.001) < 1e-12)
+        let rate = try Threshold(parsing: "rate>1000/s")
+        #expect(rate.metric == .rate && rate.comparison == .greater && rate.limit == 1000)
+        let wnr = try Threshold(parsing: "would-not-render=0")
+        #expect(wnr.metric == .wouldNotRender && wnr.comparison == .equal && wnr.unit == .count)
+        #expect(try Threshold(parsing: "max<800us").limit == 800)
+        #expect(try Threshold(parsing: "lost==0").comparison == .equal)
+    }
+
+    @Test("mistakes say what was expected", arguments: ["p99", "p99<fast", "latency<3ms", "errors<lots", "rate>many", "<3ms", "p0<1ms"])
+    func mistakes(text: String) {
+        #expect(throws: LoadError.self) { try Threshold(parsing: text) }
+    }
+
+    static func result(latencies: [UInt64], submitted: Int = 1000, rejected: Int = 0, lost: Int = 0, wouldNotRender: Int? = nil) -> LoadResult {
+        var histogram = EncodedHistogram.emptyLatencyHistogram()
+        for value in latencies { histogram.record(value) }
+        var delivery = LoadResult.DeliveryCounts()
+        delivery.submitted = submitted
+        delivery.delivered = submitted - rejected - lost
+        delivery.rejected = rejected
+        delivery.lost = lost
+        var pushes = LoadResult.PushCounts()
+        pushes.produced = submitted
+        let config = LoadResult.Config(
+            scenarios: [], activities: 10, shard: "1/1", shardActivities: 10, arrivals: "all-at-once", clock: "virtual", speed: 1,
+            target: "mock", threads: 1, latencyFrom: "release-time")
+        return LoadResult(
+            startedAt: "2026-11-23T20:00:00Z", durationMillis: 2000, config: config, pushes: pushes, activities: .init(),
+            delivery: delivery, broadcast: nil, device: wouldNotRender.map { .init(received: submitted, wouldNotRender: $0) },
+            latency: .init(histogram), series: .init(), resources: .init(peakRSSBytes: 0, cpuMillis: 0, setupMillis: 0))
+    }
+
+    @Test("checking against a result")
+    func checking() throws {
+        let result = Self.result(latencies: Array(repeating: 1000, count: 99) + [400_000], rejected: 2, wouldNotRender: 0)
+        #expect(try Threshold(parsing: "p50<2ms").check(result).passed)
+        #expect(try Threshold(parsing: "p99<2ms").check(result).passed)
+        #expect(!(try Threshold(parsing: "max<250ms").check(result).passed))
+        #expect(try Threshold(parsing: "errors<0.5%").check(result).passed)
+        #expect(!(try Threshold(parsing: "errors<0.1%").check(result).passed))
+        #expect(!(try Threshold(parsing: "errors=0").check(result).passed))
+        #expect(try Threshold(parsing: "rate>400/s").check(result).passed)   // 998 delivered in 2 s
+        #expect(!(try Threshold(parsing: "rate>500/s").check(result).passed))
+        #expect(try Threshold(parsing: "would-not-render=0").check(result).passed)
+        // Not measured fails, and says so.
+        let noDevice = Self.result(latencies: [1])
+        let outcome = try Threshold(parsing: "would-not-render=0").check(noDevice)
+        #expect(!outcome.passed && outcome.shown == "not measured in this run")
+    }
+
+    @Test("exit status: 0 passed, 99 a threshold failed, 2 pushes lost")
+    func exitStatus() throws {
+        var result = Self.result(latencies: [1000])
+        #expect(LoadExitStatus.of(result) == .success)
+        result.thresholds = [try Threshold(parsing: "p99<250ms").check(result)]
+        #expect(LoadExitStatus.of(result) == .success)
+        result.thresholds.append(try Threshold(parsing: "p50<1us").check(result))
+        #expect(LoadExitStatus.of(result) == .thresholdFailed)
+        #expect(LoadExitStatus.thresholdFailed.rawValue == 99)
+        let lost = Self.result(latencies: [1000], lost: 1)
+        #expect(LoadExitStatus.of(lost) == .runFailed)
+    }
+
+    @Test("the built binary exits 99 when a threshold fails and 0 when all pass")
+    func binaryExitCodes() throws {
+        let binary = Fixtures.packageRoot.appendingPathComponent(".build/debug/liveline")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else { return }   // built by `swift build`, not always by `swift test`
+        let scenario = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-threshold-\(UInt32.random(in: 0...UInt32.max)).yaml")
+        try Fixtures.shortYAML.write(to: scenario, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: scenario) }
+        func run(_ arguments: [String]) throws -> Int32 {
+            let process = Process()
+            process.executableURL = binary
+            process.arguments = ["load", scenario.path, "--activities", "20", "--target", "discard", "--quiet"] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+        #expect(try run(["--threshold", "errors=0"]) == 0)
+        #expect(try run(["--threshold", "rate>1000000000000/s"]) == 99)
+        #expect(try run(["--threshold", "p99<"]) == 64)
+    }
+}
