@@ -9,6 +9,7 @@ let package = Package(
     dependencies: [
         .package(name: "Liveline", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.0", traits: ["MallocInterposer"]),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
     ],
     targets: [
         .executableTarget(
@@ -34,6 +35,7 @@ let package = Package(
                 .product(name: "Liveline", package: "Liveline"),
                 .product(name: "LivelineAPNs", package: "Liveline"),
                 .product(name: "LivelineMockAPNs", package: "Liveline"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tools/RealTimeAccuracy"
         ),

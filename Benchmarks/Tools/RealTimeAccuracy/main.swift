@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Liveline
 import LivelineAPNs
@@ -8,8 +9,9 @@ import LivelineMockAPNs
 // the in-process mock APNs. For every push it records how late the engine handed it over, and
 // how long until APNs answered, both from the push's scheduled time.
 //
-// The reference, in the same run: a bare task sleeping until the same deadlines (Task.sleep on
-// the same clock, nothing else), which is as accurate as the runtime's timers get here.
+// The references, in the same run: a bare task sleeping until the same deadlines (the same
+// clock and sleep, nothing else), first alone and then alongside the Liveline run, sharing its
+// CPU: as accurate as the runtime's timers get here, quiet and under the same load.
 //
 //   swift run -c release --package-path Benchmarks RealTimeAccuracy [activities] [seconds]
 
@@ -52,18 +54,19 @@ func engines(start: Millis) -> [ActivityEngine] {
 }
 
 // 1. The reference: sleep until each deadline of the same schedule, do nothing else.
-func reference() async throws {
-    var plan = ScenarioRun(activities: engines(start: clock.now() + 2000))
+/// Sleeps until each deadline of the schedule starting at `start`; returns the lateness of each wake.
+func bareSleeper(start: Millis) async throws -> [Millis] {
+    var plan = ScenarioRun(activities: engines(start: start))
     var collected = DiscardCollector()
     plan.run(into: &collected)
     let lateness = Samples()
-    for deadline in collected.times.sorted() {
+    for deadline in Set(collected.times).sorted() {
         try await clock.sleep(until: deadline)
         lateness.add(clock.now() - deadline)
     }
-    print(percentiles("reference: bare sleep until each deadline", lateness.all))
+    return lateness.all
 }
-try await reference()
+print(percentiles("reference: bare sleeper, alone", try await bareSleeper(start: clock.now() + 2000)))
 
 // 2. Liveline: the engine in real time, PushDelivery, TLS to the in-process mock.
 var configuration = MockAPNsConfiguration()
@@ -71,12 +74,16 @@ configuration.host = "127.0.0.1"
 configuration.port = 0
 let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-accuracy.pem").path
 configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
-configuration.authentication = .acceptAnyToken
+// Signed tokens, as `liveline play` sends: APNs (and the mock) allow one stream per connection
+// until a request carries a valid token.
+let privateKey = P256.Signing.PrivateKey()
+configuration.authentication = .keys([ProviderKey(keyID: "ACCURACY01", teamID: "ACCURACYTM", publicKey: privateKey.publicKey)])
 configuration.eventLoopThreads = 1
 configuration.logger.logLevel = .critical
 let mock = try await MockAPNsServer.start(configuration)
 let client = try APNsClient(configuration: .init(
-    endpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath), connections: 2
+    endpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath), connections: 1,
+    signingKey: try SigningKey(pem: privateKey.pemRepresentation, keyID: "ACCURACY01", teamID: "ACCURACYTM")
 ))
 let handOff = Samples()
 let answered = Samples()
@@ -88,13 +95,17 @@ for i in 0..<activities {
     let token = String(format: "%064x", i + 1)
     delivery.setTarget(.device(token), for: i)
 }
-func playAll() async throws {
-    var run = ScenarioRun(activities: engines(start: clock.now() + 2000))
+func playAll(start: Millis) async throws {
+    var run = ScenarioRun(activities: engines(start: start))
     var sink = DeliverySink(delivery: delivery, onPush: { push, _ in handOff.add(clock.now() - push.time) })
     try await run.play(clock: clock, into: &sink)
     await delivery.waitUntilIdle()
 }
-try await playAll()
+let start = clock.now() + 2000
+async let alongside = bareSleeper(start: start)
+try await playAll(start: start)
+let underLoad = try await alongside
+print(percentiles("reference: bare sleeper, alongside the run", underLoad))
 print(percentiles("liveline: push handed to APNs, after due", handOff.all))
 print(percentiles("liveline: APNs answered, after due", answered.all))
 print("mock: \(mock.stats().statuses) rendered \(mock.stats().device.rendered)")

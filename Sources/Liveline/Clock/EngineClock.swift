@@ -25,8 +25,13 @@ public struct WallClock: EngineClock {
         return Millis(spec.tv_sec) * 1000 + Millis(spec.tv_nsec) / 1_000_000
     }
 
+    /// Sleeps to the nanosecond, with zero tolerance: the default tolerance lets the system
+    /// coalesce wake-ups, which showed as milliseconds of lateness in the real-time benchmark.
     public func sleep(until deadline: Millis) async throws {
-        let wait = deadline - now()
-        if wait > 0 { try await Task.sleep(for: .milliseconds(wait)) }
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        let nowNanos = Int64(spec.tv_sec) * 1_000_000_000 + Int64(spec.tv_nsec)
+        let wait = deadline * 1_000_000 - nowNanos
+        if wait > 0 { try await Task.sleep(for: .nanoseconds(wait), tolerance: .zero) }
     }
 }

@@ -80,22 +80,29 @@ public final class APNsClient: Sendable {
 
     private func attempt(_ request: APNsRequest, renewed: Bool) -> EventLoopFuture<APNsResponse> {
         let token = tokens?.current()
+        if let connection = pool.readyConnection() {
+            return send(request, token: token, renewed: renewed, on: connection)
+        }
         return pool.connection().flatMap { connection in
-            let promise = connection.channel.eventLoop.makePromise(of: APNsResponse.self)
-            connection.send(PendingRequest(
-                request: request, authorization: token?.value, promise: promise,
-                deadline: .now() + self.configuration.requestTimeout
-            ))
-            return promise.futureResult.flatMap { response in
-                if response.status == 503, response.reason == .shutdown {
-                    self.pool.retire(connection)
-                }
-                if response.status == 403, response.reason == .expiredProviderToken, !renewed, let token, let tokens = self.tokens {
-                    tokens.renew(replacing: token)
-                    return self.attempt(request, renewed: true)
-                }
-                return connection.channel.eventLoop.makeSucceededFuture(response)
+            self.send(request, token: token, renewed: renewed, on: connection)
+        }
+    }
+
+    private func send(_ request: APNsRequest, token: ProviderToken?, renewed: Bool, on connection: APNsConnection) -> EventLoopFuture<APNsResponse> {
+        let promise = connection.channel.eventLoop.makePromise(of: APNsResponse.self)
+        connection.send(PendingRequest(
+            request: request, authorization: token?.value, promise: promise,
+            deadline: .now() + configuration.requestTimeout
+        ))
+        return promise.futureResult.flatMap { response in
+            if response.status == 503, response.reason == .shutdown {
+                self.pool.retire(connection)
             }
+            if response.status == 403, response.reason == .expiredProviderToken, !renewed, let token, let tokens = self.tokens {
+                tokens.renew(replacing: token)
+                return self.attempt(request, renewed: true)
+            }
+            return connection.channel.eventLoop.makeSucceededFuture(response)
         }
     }
 

@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP2
 import NIOPosix
@@ -6,11 +7,19 @@ import NIOTLS
 
 /// One HTTP/2 connection to APNs, ready for requests.
 ///
-/// Requests are written to the channel from any thread; ``APNsStreamHandler`` handles them on
-/// the channel's event loop.
+/// Requests come from any thread and wait in an outbox; one task on the channel's event loop
+/// drains it, writes them all to ``APNsStreamHandler`` and flushes once. A burst (a goal for
+/// every fan at once) then costs one event-loop wake-up and one flush per connection, not one
+/// per push.
 final class APNsConnection: Sendable {
     let channel: any Channel
     let number: Int
+    private let outbox = NIOLockedValueBox(Outbox())
+
+    private struct Outbox {
+        var requests: [PendingRequest] = []
+        var drainScheduled = false
+    }
 
     private init(channel: any Channel, number: Int) {
         self.channel = channel
@@ -65,7 +74,25 @@ final class APNsConnection: Sendable {
     }
 
     func send(_ pending: PendingRequest) {
-        channel.writeAndFlush(pending, promise: nil)
+        let schedule = outbox.withLockedValue { outbox -> Bool in
+            outbox.requests.append(pending)
+            guard !outbox.drainScheduled else { return false }
+            outbox.drainScheduled = true
+            return true
+        }
+        if schedule { channel.eventLoop.execute { self.drain() } }
+    }
+
+    private func drain() {
+        let requests = outbox.withLockedValue { outbox -> [PendingRequest] in
+            defer {
+                outbox.requests.removeAll(keepingCapacity: true)
+                outbox.drainScheduled = false
+            }
+            return outbox.requests
+        }
+        for request in requests { channel.write(request, promise: nil) }
+        channel.flush()
     }
 
     func close() {

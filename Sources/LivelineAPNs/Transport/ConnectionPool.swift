@@ -41,6 +41,16 @@ final class ConnectionPool: Sendable {
     /// How many connections have been opened so far.
     var connectionsMade: Int { state.withLockedValue { $0.connectionsMade } }
 
+    /// The next slot's connection if it is up, without a future: the common, fast case.
+    func readyConnection() -> APNsConnection? {
+        state.withLockedValue { state in
+            let index = state.next
+            guard case .ready(let connection) = state.slots[index] else { return nil }
+            state.next = (state.next + 1) % state.slots.count
+            return connection
+        }
+    }
+
     /// The next slot's connection, made if needed.
     func connection() -> EventLoopFuture<APNsConnection> {
         // An empty slot is claimed under the lock with a promise, so two requests racing for it
