@@ -1,6 +1,5 @@
 import NIOConcurrencyHelpers
 import NIOCore
-import NIOHTTP2
 import NIOPosix
 import NIOSSL
 import NIOTLS
@@ -8,7 +7,7 @@ import NIOTLS
 /// One HTTP/2 connection to APNs, ready for requests.
 ///
 /// Requests come from any thread and wait in an outbox; one task on the channel's event loop
-/// drains it, writes them all to ``APNsStreamHandler`` and flushes once. A burst (a goal for
+/// drains it, writes them all to ``HTTP2ClientHandler`` and flushes once. A burst (a goal for
 /// every fan at once) then costs one event-loop wake-up and one flush per connection, not one
 /// per push.
 final class APNsConnection: Sendable {
@@ -43,12 +42,7 @@ final class APNsConnection: Sendable {
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
                         try sync.addHandler(ALPNCheck())
                     }
-                    try sync.addHandler(NIOHTTP2Handler(mode: .client, initialSettings: [
-                        HTTP2Setting(parameter: .maxConcurrentStreams, value: 100),
-                        HTTP2Setting(parameter: .initialWindowSize, value: 1 << 20),
-                        HTTP2Setting(parameter: .enablePush, value: 0),
-                    ], headerBlockValidation: .disabled, contentLengthValidation: .disabled))
-                    try sync.addHandler(APNsStreamHandler(
+                    try sync.addHandler(HTTP2ClientHandler(
                         authority: endpoint.authority, tls: endpoint.tls, idlePing: idlePing, onUnusable: onUnusable
                     ))
                 }

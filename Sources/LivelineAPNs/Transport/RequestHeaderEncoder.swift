@@ -1,0 +1,143 @@
+import NIOCore
+
+/// Writes the HPACK header block (RFC 7541) of each request on one connection.
+///
+/// What repeats on every push (`:authority`, `authorization`, `apns-topic`, `apns-push-type`,
+/// `apns-priority`, `apns-channel-id`) is sent once as a literal with incremental indexing and
+/// afterwards as a one- or two-byte reference into the server's dynamic table: the 200-byte
+/// provider token costs two bytes per push. What changes per push (`:path`, `apns-expiration`,
+/// `apns-id`, …) is a literal without indexing. Strings are never Huffman-coded: the block is
+/// a few hundred bytes, and copying them is cheaper than compressing them.
+///
+/// The encoder keeps its own copy of the dynamic table the server builds from these blocks,
+/// with the same eviction rule, within the table size the server allows.
+///
+/// Loop-bound: one per connection, used only on its event loop.
+struct RequestHeaderEncoder {
+    private struct Entry {
+        var name: String
+        var value: String
+        var size: Int
+    }
+
+    /// Names whose values repeat from request to request.
+    private static let indexedNames: Set<String> = [
+        "apns-topic", "apns-push-type", "apns-priority", "apns-channel-id",
+    ]
+
+    /// Oldest first; the newest is dynamic index 62.
+    private var entries: [Entry] = []
+    private var size = 0
+    private var maxSize = 4096
+    /// A size to announce at the start of the next block, after the server lowered its limit.
+    private var pendingSizeUpdate: Int?
+    /// The last provider token and its `bearer …` field value, built once per token.
+    private var bearer: (token: String, field: String)?
+
+    /// Applies the server's SETTINGS_HEADER_TABLE_SIZE (the encoder uses at most 4096 bytes).
+    mutating func setTableSizeLimit(_ limit: Int) {
+        let newMax = min(limit, 4096)
+        guard newMax != maxSize else { return }
+        maxSize = newMax
+        evict(toFit: 0)
+        pendingSizeUpdate = newMax
+    }
+
+    /// Appends the header block of `request` to `out`.
+    mutating func encode(_ request: APNsRequest, scheme: String, authority: String, authorization: String?, into out: inout ByteBuffer) {
+        if let update = pendingSizeUpdate {
+            Self.writeInteger(update, prefixBits: 5, firstByte: 0x20, into: &out)
+            pendingSizeUpdate = nil
+        }
+        switch request.method {
+        case .get: out.writeInteger(UInt8(0x80 | 2))
+        case .post: out.writeInteger(UInt8(0x80 | 3))
+        case .delete:
+            Self.writeInteger(2, prefixBits: 4, firstByte: 0x00, into: &out)
+            Self.writeString("DELETE", into: &out)
+        }
+        out.writeInteger(UInt8(scheme == "https" ? 0x80 | 7 : 0x80 | 6))
+        writeIndexed(name: ":authority", staticName: 1, value: authority, into: &out)
+        Self.writeInteger(4, prefixBits: 4, firstByte: 0x00, into: &out)
+        Self.writeString(request.path, into: &out)
+        if let authorization {
+            if bearer?.token != authorization { bearer = (authorization, "bearer " + authorization) }
+            writeIndexed(name: "authorization", staticName: 23, value: bearer?.field ?? "", into: &out)
+        }
+        for field in request.headers {
+            let name = Self.lowercased(field.name)
+            if Self.indexedNames.contains(name) {
+                writeIndexed(name: name, staticName: nil, value: field.value, into: &out)
+            } else {
+                out.writeInteger(UInt8(0x00))
+                Self.writeString(name, into: &out)
+                Self.writeString(field.value, into: &out)
+            }
+        }
+    }
+
+    /// A reference to the dynamic table if it holds the field; otherwise a literal that adds it.
+    private mutating func writeIndexed(name: String, staticName: Int?, value: String, into out: inout ByteBuffer) {
+        if let position = entries.lastIndex(where: { $0.name == name && $0.value == value }) {
+            Self.writeInteger(62 + (entries.count - 1 - position), prefixBits: 7, firstByte: 0x80, into: &out)
+            return
+        }
+        if let staticName {
+            Self.writeInteger(staticName, prefixBits: 6, firstByte: 0x40, into: &out)
+        } else {
+            out.writeInteger(UInt8(0x40))
+            Self.writeString(name, into: &out)
+        }
+        Self.writeString(value, into: &out)
+        add(Entry(name: name, value: value, size: name.utf8.count + value.utf8.count + 32))
+    }
+
+    /// Adds an entry as the decoder will (RFC 7541 §4.4): evict the oldest until it fits; one
+    /// larger than the whole table empties it and is not added.
+    private mutating func add(_ entry: Entry) {
+        evict(toFit: entry.size)
+        guard entry.size <= maxSize else { return }
+        entries.append(entry)
+        size += entry.size
+    }
+
+    private mutating func evict(toFit incoming: Int) {
+        var drop = 0
+        var remaining = size
+        while drop < entries.count, remaining + incoming > maxSize {
+            remaining -= entries[drop].size
+            drop += 1
+        }
+        if drop > 0 {
+            entries.removeFirst(drop)
+            size = remaining
+        }
+    }
+
+    /// HTTP/2 field names are lowercase (RFC 9113 §8.2.1).
+    private static func lowercased(_ name: String) -> String {
+        name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name
+    }
+
+    /// A string literal without Huffman coding: a 7-bit-prefix length, then the bytes.
+    private static func writeString(_ string: String, into out: inout ByteBuffer) {
+        writeInteger(string.utf8.count, prefixBits: 7, firstByte: 0, into: &out)
+        out.writeString(string)
+    }
+
+    /// RFC 7541 §5.1 integer encoding.
+    static func writeInteger(_ value: Int, prefixBits: Int, firstByte: UInt8, into out: inout ByteBuffer) {
+        let limit = (1 << prefixBits) - 1
+        if value < limit {
+            out.writeInteger(firstByte | UInt8(value))
+            return
+        }
+        out.writeInteger(firstByte | UInt8(limit))
+        var rest = value - limit
+        while rest >= 128 {
+            out.writeInteger(UInt8(rest & 0x7F | 0x80))
+            rest >>= 7
+        }
+        out.writeInteger(UInt8(rest))
+    }
+}
