@@ -77,11 +77,12 @@ for _ in $(seq 1 100); do
 done
 
 cat > "$WORK/aioapns_bench.py" <<'PY'
-import asyncio, ssl, sys, time
+import asyncio, logging, ssl, sys, time
 from aioapns import APNs, NotificationRequest, PushType, connection
 import json
 
 port, ca, key, key_id, team_id, topic, payload_file, tokens_file, count, streams = sys.argv[1:11]
+logging.getLogger("aioapns").setLevel(logging.ERROR)  # it logs every wait for a free stream
 connection.APNsProductionClientProtocol.APNS_SERVER = "127.0.0.1"
 connection.APNsProductionClientProtocol.APNS_PORT = int(port)
 context = ssl.create_default_context(cafile=ca)
