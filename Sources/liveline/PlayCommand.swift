@@ -126,7 +126,7 @@ struct PlayCommand: AsyncParsableCommand {
         let client = try APNsClient(configuration: .init(endpoint: destination.endpoint, connections: connections, signingKey: destination.key), eventLoopGroup: group)
         let clock = Liveline.WallClock()
         let start = clock.now() + 1000
-        var run = ScenarioRun(scenario: scenario, start: start, seed: seed.map { UInt64(bitPattern: Int64($0)) }, speed: speed)
+        let run = ScenarioRun(scenario: scenario, start: start, seed: seed.map { UInt64(bitPattern: Int64($0)) }, speed: speed)
         let monitor = PlayMonitor(scenario: scenario, start: start, speed: speed, activities: run.activities)
         let view = !noView && Terminal.stdoutIsTTY
         let mock = destination.mock

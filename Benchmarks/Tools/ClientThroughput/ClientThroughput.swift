@@ -113,7 +113,7 @@ final class Driver: @unchecked Sendable {
         let request = requests[sent]
         sent += 1
         lock.unlock()
-        client.send(request).whenComplete { result in
+        client.send(request) { result in
             let key: String
             switch result {
             case .success(let response): key = response.description

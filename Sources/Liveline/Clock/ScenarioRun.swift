@@ -35,6 +35,7 @@ public struct ScenarioRun: Sendable {
     /// Plays everything due at or before `until` in time order, as fast as possible.
     public mutating func run<Sink: PushSink>(until: Millis = .max, into sink: inout Sink) {
         runGeneric(until: until, into: &sink)
+        sink.batchEnded()
     }
 
     mutating func runGeneric<Sink: PushSink>(until: Millis, into sink: inout Sink) {
@@ -63,6 +64,7 @@ public struct ScenarioRun: Sendable {
         var writer = Self.writer()
         let outcome = activities[index].trigger(beatID, input: input, at: now, writer: &writer, sink: &sink)
         scheduler.schedule(index, at: activities[index].nextWake)
+        sink.batchEnded()
         return outcome
     }
 
@@ -73,6 +75,7 @@ public struct ScenarioRun: Sendable {
             activities[index].stop(at: now, writer: &writer, sink: &sink)
             scheduler.schedule(index, at: activities[index].nextWake)
         }
+        sink.batchEnded()
     }
 
     /// A scratch buffer for payloads: room for the largest one, so it never grows.

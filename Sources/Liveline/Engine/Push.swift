@@ -143,4 +143,11 @@ public protocol PushSink {
     mutating func receive(_ push: Push, from activity: ActivityEngine)
     /// A push the engine did not send because something was wrong with it.
     mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine)
+    /// Everything due at one instant has been received: a sink that holds pushes back to send
+    /// a burst together sends them now. The default does nothing.
+    mutating func batchEnded()
+}
+
+extension PushSink {
+    public mutating func batchEnded() {}
 }

@@ -70,7 +70,25 @@ public final class APNsClient: Sendable {
     /// Sends one request. Completes with APNs's answer (any status), or fails with an
     /// ``APNsTransportError`` when there was none.
     public func send(_ request: APNsRequest) -> EventLoopFuture<APNsResponse> {
-        attempt(request, renewed: false)
+        let promise = group.any().makePromise(of: APNsResponse.self)
+        attempt(request, renewed: false, flush: true) { promise.completeWith($0) }
+        return promise.futureResult
+    }
+
+    /// Sends one request and calls `completion` with APNs's answer (any status), or with an
+    /// ``APNsTransportError`` when there was none. `completion` runs on the connection's event
+    /// loop; keep it short.
+    ///
+    /// With `flush: false` the request waits in its connection's outbox until ``flush()``:
+    /// a caller that sends a burst (every activity's push at a goal) wakes each connection once
+    /// for the whole burst instead of once per push.
+    public func send(_ request: APNsRequest, flush: Bool = true, completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void) {
+        attempt(request, renewed: false, flush: flush, completion: completion)
+    }
+
+    /// Sends the requests waiting after `send(_:flush: false, completion:)`.
+    public func flush() {
+        pool.forEachReadyConnection { $0.flushOutbox() }
     }
 
     /// Sends one request and waits for the answer.
@@ -78,32 +96,40 @@ public final class APNsClient: Sendable {
         try await send(request).get()
     }
 
-    private func attempt(_ request: APNsRequest, renewed: Bool) -> EventLoopFuture<APNsResponse> {
+    private func attempt(_ request: APNsRequest, renewed: Bool, flush: Bool, completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void) {
         let token = tokens?.current()
         if let connection = pool.readyConnection() {
-            return send(request, token: token, renewed: renewed, on: connection)
+            send(request, token: token, renewed: renewed, on: connection, flush: flush, completion: completion)
+            return
         }
-        return pool.connection().flatMap { connection in
-            self.send(request, token: token, renewed: renewed, on: connection)
+        pool.connection().whenComplete { result in
+            switch result {
+            case .success(let connection):
+                self.send(request, token: token, renewed: renewed, on: connection, flush: true, completion: completion)
+            case .failure(let error):
+                completion(.failure(error))
+            }
         }
     }
 
-    private func send(_ request: APNsRequest, token: ProviderToken?, renewed: Bool, on connection: APNsConnection) -> EventLoopFuture<APNsResponse> {
-        let promise = connection.channel.eventLoop.makePromise(of: APNsResponse.self)
-        connection.send(PendingRequest(
-            request: request, authorization: token?.value, promise: promise,
-            deadline: .now() + configuration.requestTimeout
-        ))
-        return promise.futureResult.flatMap { response in
-            if response.status == 503, response.reason == .shutdown {
-                self.pool.retire(connection)
+    private func send(
+        _ request: APNsRequest, token: ProviderToken?, renewed: Bool, on connection: APNsConnection, flush: Bool,
+        completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void
+    ) {
+        let pending = PendingRequest(request: request, authorization: token?.value, completion: { result in
+            if case .success(let response) = result {
+                if response.status == 503, response.reason == .shutdown {
+                    self.pool.retire(connection)
+                }
+                if response.status == 403, response.reason == .expiredProviderToken, !renewed, let token, let tokens = self.tokens {
+                    tokens.renew(replacing: token)
+                    self.attempt(request, renewed: true, flush: true, completion: completion)
+                    return
+                }
             }
-            if response.status == 403, response.reason == .expiredProviderToken, !renewed, let token, let tokens = self.tokens {
-                tokens.renew(replacing: token)
-                return self.attempt(request, renewed: true)
-            }
-            return connection.channel.eventLoop.makeSucceededFuture(response)
-        }
+            completion(result)
+        }, deadline: .now() + configuration.requestTimeout)
+        connection.send(pending, flush: flush)
     }
 
     /// Closes the connections (and the event loops, if the client made them).

@@ -21,8 +21,13 @@ public struct DeliverySink: PushSink, Sendable {
     }
 
     public mutating func receive(_ push: Push, from activity: ActivityEngine) {
-        delivery.submit(push)
+        delivery.submit(push, flush: false)
         onPush(push, activity)
+    }
+
+    /// Sends the batch's pushes: one wake-up per connection for a whole burst.
+    public mutating func batchEnded() {
+        delivery.flush()
     }
 
     public mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {

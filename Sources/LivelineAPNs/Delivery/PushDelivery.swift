@@ -110,7 +110,11 @@ public final class PushDelivery: Sendable {
     public var outstanding: Int { state.withLockedValue { $0.outstanding } }
 
     /// Hands a push to APNs, in order behind the activity's earlier pushes.
-    public func submit(_ push: Push) {
+    ///
+    /// With `flush: false` the push may wait in its connection's outbox until ``flush()``: a
+    /// caller that submits a burst (every activity at the same instant) calls ``flush()`` once
+    /// at its end, so the burst costs one event-loop wake-up, not one per push.
+    public func submit(_ push: Push, flush: Bool = true) {
         var events: [DeliveryEvent] = []
         let send: Push? = state.withLockedValue { state in
             guard state.configurationError == nil, var activity = state.activities[push.activity] else { return nil }
@@ -133,7 +137,12 @@ public final class PushDelivery: Sendable {
             return nil
         }
         events.forEach(onEvent)
-        if let send { transmit(send) }
+        if let send { transmit(send, flush: flush) }
+    }
+
+    /// Sends the pushes submitted with `flush: false`.
+    public func flush() {
+        client.flush()
     }
 
     /// Returns when every accepted push has finished.
@@ -150,7 +159,7 @@ public final class PushDelivery: Sendable {
 
     // MARK: Sending
 
-    private func transmit(_ push: Push) {
+    private func transmit(_ push: Push, flush: Bool = true) {
         let target = state.withLockedValue { state -> (PushTarget, String?)? in
             state.activities[push.activity].map { ($0.target, $0.updateToken) }
         }
@@ -180,7 +189,7 @@ public final class PushDelivery: Sendable {
                 )
             }
         }
-        client.send(request).whenComplete { result in
+        client.send(request, flush: flush) { result in
             self.answered(push, result: result)
         }
     }

@@ -67,10 +67,21 @@ final class APNsConnection: Sendable {
         return try NIOSSLContext(configuration: configuration)
     }
 
-    func send(_ pending: PendingRequest) {
+    /// Queues a request; with `flush`, makes sure the event loop will write it soon.
+    func send(_ pending: PendingRequest, flush: Bool) {
         let schedule = outbox.withLockedValue { outbox -> Bool in
             outbox.requests.append(pending)
-            guard !outbox.drainScheduled else { return false }
+            guard flush, !outbox.drainScheduled else { return false }
+            outbox.drainScheduled = true
+            return true
+        }
+        if schedule { channel.eventLoop.execute { self.drain() } }
+    }
+
+    /// Makes sure the event loop will write what waits in the outbox.
+    func flushOutbox() {
+        let schedule = outbox.withLockedValue { outbox -> Bool in
+            guard !outbox.requests.isEmpty, !outbox.drainScheduled else { return false }
             outbox.drainScheduled = true
             return true
         }
@@ -79,11 +90,15 @@ final class APNsConnection: Sendable {
 
     private func drain() {
         let requests = outbox.withLockedValue { outbox -> [PendingRequest] in
-            defer {
-                outbox.requests.removeAll(keepingCapacity: true)
-                outbox.drainScheduled = false
-            }
-            return outbox.requests
+            defer { outbox.drainScheduled = false }
+            var taken: [PendingRequest] = []
+            swap(&taken, &outbox.requests)
+            return taken
+        }
+        // A closed channel would drop the writes without telling anyone; fail them instead.
+        guard channel.isActive else {
+            for request in requests { request.completion(.failure(APNsTransportError.connectionClosed)) }
+            return
         }
         for request in requests { channel.write(request, promise: nil) }
         channel.flush()

@@ -51,6 +51,17 @@ final class ConnectionPool: Sendable {
         }
     }
 
+    /// Calls `body` with each connection that is up (outside the lock).
+    func forEachReadyConnection(_ body: (APNsConnection) -> Void) {
+        let ready = state.withLockedValue { state in
+            state.slots.compactMap { slot -> APNsConnection? in
+                if case .ready(let connection) = slot { return connection }
+                return nil
+            }
+        }
+        ready.forEach(body)
+    }
+
     /// The next slot's connection, made if needed.
     func connection() -> EventLoopFuture<APNsConnection> {
         // An empty slot is claimed under the lock with a promise, so two requests racing for it
@@ -90,11 +101,16 @@ final class ConnectionPool: Sendable {
 
     /// Empties the slot of connection `number`, if it is still there.
     private func vacate(_ index: Int, number: Int) {
-        state.withLockedValue { state in
+        let vacated = state.withLockedValue { state -> APNsConnection? in
             if case .ready(let connection) = state.slots[index], connection.number == number {
                 state.slots[index] = .empty
+                return connection
             }
+            return nil
         }
+        // Requests that waited for a flush would otherwise wait forever: out of the pool, the
+        // client's flush no longer reaches this connection.
+        vacated?.flushOutbox()
     }
 
     /// Takes `connection` out of use: new requests go to a fresh one, and it closes after giving
@@ -105,6 +121,7 @@ final class ConnectionPool: Sendable {
                 if case .ready(let held) = state.slots[i], held === connection { state.slots[i] = .empty }
             }
         }
+        connection.flushOutbox()
         connection.channel.eventLoop.scheduleTask(in: .seconds(5)) { connection.close() }
     }
 

@@ -156,9 +156,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         let pending = unwrapOutboundIn(data)
         promise?.succeed()
         if let goAway {
-            pending.promise.fail(APNsTransportError.goingAway(reason: goAway.reason))
+            pending.completion(.failure(APNsTransportError.goingAway(reason: goAway.reason)))
         } else if closing {
-            pending.promise.fail(APNsTransportError.connectionClosed)
+            pending.completion(.failure(APNsTransportError.connectionClosed))
         } else if active, streams.count < maxConcurrentStreams, queued.isEmpty {
             start(pending)
         } else {
@@ -181,7 +181,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func start(_ pending: PendingRequest) {
         // Stream ids are 31-bit; long before they run out, retire the connection.
         guard opened < 1_000_000_000 else {
-            pending.promise.fail(APNsTransportError.goingAway(reason: "stream ids exhausted"))
+            pending.completion(.failure(APNsTransportError.goingAway(reason: "stream ids exhausted")))
             markUnusable()
             return
         }
@@ -309,7 +309,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             var payload = frame.payload
             let code = payload.readInteger(as: UInt32.self) ?? 0
             if let stream = streams.removeValue(forKey: frame.streamID) {
-                stream.pending.promise.fail(APNsTransportError.streamReset(HTTP2Wire.ErrorCode.name(code)))
+                stream.pending.completion(.failure(APNsTransportError.streamReset(HTTP2Wire.ErrorCode.name(code))))
             }
         case .settings:
             guard !frame.has(HTTP2Wire.Flags.ack) else { return }
@@ -457,9 +457,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         // Streams the server never processed can go elsewhere; the others will still answer.
         for (id, stream) in streams where id > lastStreamID {
             streams[id] = nil
-            stream.pending.promise.fail(APNsTransportError.goingAway(reason: reason))
+            stream.pending.completion(.failure(APNsTransportError.goingAway(reason: reason)))
         }
-        while let next = queued.popFirst() { next.promise.fail(APNsTransportError.goingAway(reason: reason)) }
+        while let next = queued.popFirst() { next.completion(.failure(APNsTransportError.goingAway(reason: reason))) }
     }
 
     /// A DATA or HEADERS payload without its padding.
@@ -490,9 +490,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             }
         }
         if stream.status == 0 {
-            stream.pending.promise.fail(APNsTransportError.streamReset("the stream ended without a status"))
+            stream.pending.completion(.failure(APNsTransportError.streamReset("the stream ended without a status")))
         } else {
-            stream.pending.promise.succeed(response)
+            stream.pending.completion(.success(response))
         }
     }
 
@@ -520,13 +520,13 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         let now = NIODeadline.now()
         for (id, stream) in streams where stream.pending.deadline < now {
             streams[id] = nil
-            stream.pending.promise.fail(APNsTransportError.timedOut)
+            stream.pending.completion(.failure(APNsTransportError.timedOut))
             HTTP2Wire.rstStream(streamID: id, code: .cancel, into: &out)
         }
         if queued.contains(where: { $0.deadline < now }) {
             var kept = CircularBuffer<PendingRequest>()
             while let next = queued.popFirst() {
-                if next.deadline < now { next.promise.fail(APNsTransportError.timedOut) } else { kept.append(next) }
+                if next.deadline < now { next.completion(.failure(APNsTransportError.timedOut)) } else { kept.append(next) }
             }
             queued = kept
         }
@@ -549,7 +549,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         let failed = streams
         streams = [:]
         blocked.removeAll()
-        for stream in failed.values { stream.pending.promise.fail(error) }
-        while let next = queued.popFirst() { next.promise.fail(error) }
+        for stream in failed.values { stream.pending.completion(.failure(error)) }
+        while let next = queued.popFirst() { next.completion(.failure(error)) }
     }
 }

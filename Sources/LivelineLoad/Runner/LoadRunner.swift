@@ -450,8 +450,9 @@ public final class LoadRunner: Sendable {
             sink.take(into: &batch)
             for push in batch {
                 network.recorder.released(push, intendedMicros: push.time * 1000, now: MicroClock.now())
-                network.delivery.submit(network.prepare(push))
+                network.delivery.submit(network.prepare(push), flush: false)
             }
+            network.delivery.flush()
             board.post(partition: 0, produced: sink.tally.counts.produced, clock: until)
         }
         return false
