@@ -30,10 +30,18 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // The HTTP/2 wire format the APNs client and the mock APNs both frame by hand.
+        .target(
+            name: "LivelineHTTP2",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "LivelineAPNs",
             dependencies: [
                 "Liveline",
+                "LivelineHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -49,6 +57,7 @@ let package = Package(
             name: "LivelineMockAPNs",
             dependencies: [
                 "Liveline",
+                "LivelineHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -92,6 +101,13 @@ let package = Package(
         .testTarget(
             name: "LivelineTests",
             dependencies: ["Liveline"]
+        ),
+        .testTarget(
+            name: "LivelineHTTP2Tests",
+            dependencies: [
+                "LivelineHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
         ),
         .testTarget(
             name: "LivelineAPNsTests",

@@ -1,4 +1,5 @@
 import Liveline
+import LivelineHTTP2
 import NIOCore
 import NIOHPACK
 
@@ -65,7 +66,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private let onUnusable: @Sendable () -> Void
     private var reportedUnusable = false
 
-    private var reader = FrameReader()
+    private var reader = FrameReader(expectingPreface: false)
     private var encoder = RequestHeaderEncoder()
     private var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
     /// Frames waiting for the next flush.
@@ -83,7 +84,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     /// The server's limit. APNs starts at 1 until a request carries a valid token.
     private(set) var maxConcurrentStreams = 1
     private var peerInitialWindow = HTTP2Wire.defaultWindow
-    private var peerMaxFrameSize = HTTP2Wire.defaultMaxFrameSize
+    private var peerMaxFrameSize = HTTP2Wire.maxFrameSize
     private var connectionSendWindow = HTTP2Wire.defaultWindow
     private var consumedWindow = 0
     private var goAway: (lastStreamID: UInt32, reason: String?)?
@@ -233,7 +234,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         let allowed = min(unsent.readableBytes, stream.sendWindow, connectionSendWindow)
         if allowed > 0 {
             let last = allowed == unsent.readableBytes
-            HTTP2Wire.data(streamID: streamID, bytes: &unsent, count: allowed, endStream: last, maxFrameSize: peerMaxFrameSize, into: &out)
+            Self.data(streamID: streamID, bytes: &unsent, count: allowed, endStream: last, maxFrameSize: peerMaxFrameSize, into: &out)
             stream.sendWindow -= allowed
             connectionSendWindow -= allowed
         }
@@ -256,6 +257,17 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         }
     }
 
+    /// DATA frames carrying `bytes` (a slice of the body), split at `maxFrameSize`.
+    private static func data(streamID: UInt32, bytes: inout ByteBuffer, count: Int, endStream: Bool, maxFrameSize: Int, into out: inout ByteBuffer) {
+        var left = count
+        repeat {
+            let chunk = min(left, maxFrameSize)
+            left -= chunk
+            HTTP2Wire.frameHeader(length: chunk, type: .data, flags: endStream && left == 0 ? HTTP2Wire.Flags.endStream : 0, streamID: streamID, into: &out)
+            if var part = bytes.readSlice(length: chunk) { out.writeBuffer(&part) }
+        } while left > 0
+    }
+
     private func startQueued() {
         while active, !closing, goAway == nil, streams.count < maxConcurrentStreams, let next = queued.popFirst() {
             start(next)
@@ -271,8 +283,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             while !closing, let frame = try reader.next() {
                 try handle(frame)
             }
-        } catch let error as FrameReader.FrameTooLarge {
-            fail(context: context, code: .frameSizeError, why: "a \(error.length)-byte frame")
+        } catch FrameReader.ParseError.frameTooLarge(let length) {
+            fail(context: context, code: .frameSizeError, why: "a \(length)-byte frame")
         } catch let error as ProtocolViolation {
             fail(context: context, code: error.code, why: error.why)
         } catch {
@@ -440,7 +452,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
                     for id in streams.keys { streams[id]?.sendWindow += delta }
                 }
             case .maxFrameSize:
-                guard (HTTP2Wire.defaultMaxFrameSize...16_777_215).contains(Int(value)) else {
+                guard (HTTP2Wire.maxFrameSize...16_777_215).contains(Int(value)) else {
                     throw ProtocolViolation(code: .protocolError, why: "a maximum frame size of \(value)")
                 }
                 peerMaxFrameSize = Int(value)

@@ -1,3 +1,4 @@
+import LivelineHTTP2
 import NIOCore
 
 /// Writes the HPACK header block (RFC 7541) of each request on one connection.
@@ -46,20 +47,20 @@ struct RequestHeaderEncoder {
     /// Appends the header block of `request` to `out`.
     mutating func encode(_ request: APNsRequest, scheme: String, authority: String, authorization: String?, into out: inout ByteBuffer) {
         if let update = pendingSizeUpdate {
-            Self.writeInteger(update, prefixBits: 5, firstByte: 0x20, into: &out)
+            HTTP2Wire.writeHPACKInteger(update, prefixBits: 5, firstByte: 0x20, into: &out)
             pendingSizeUpdate = nil
         }
         switch request.method {
         case .get: out.writeInteger(UInt8(0x80 | 2))
         case .post: out.writeInteger(UInt8(0x80 | 3))
         case .delete:
-            Self.writeInteger(2, prefixBits: 4, firstByte: 0x00, into: &out)
-            Self.writeString("DELETE", into: &out)
+            HTTP2Wire.writeHPACKInteger(2, prefixBits: 4, firstByte: 0x00, into: &out)
+            HTTP2Wire.writeHPACKString("DELETE", into: &out)
         }
         out.writeInteger(UInt8(scheme == "https" ? 0x80 | 7 : 0x80 | 6))
         writeIndexed(name: ":authority", staticName: 1, value: authority, into: &out)
-        Self.writeInteger(4, prefixBits: 4, firstByte: 0x00, into: &out)
-        Self.writeString(request.path, into: &out)
+        HTTP2Wire.writeHPACKInteger(4, prefixBits: 4, firstByte: 0x00, into: &out)
+        HTTP2Wire.writeHPACKString(request.path, into: &out)
         if let authorization {
             if bearer?.token != authorization { bearer = (authorization, "bearer " + authorization) }
             writeIndexed(name: "authorization", staticName: 23, value: bearer?.field ?? "", into: &out)
@@ -70,8 +71,8 @@ struct RequestHeaderEncoder {
                 writeIndexed(name: name, staticName: nil, value: field.value, into: &out)
             } else {
                 out.writeInteger(UInt8(0x00))
-                Self.writeString(name, into: &out)
-                Self.writeString(field.value, into: &out)
+                HTTP2Wire.writeHPACKString(name, into: &out)
+                HTTP2Wire.writeHPACKString(field.value, into: &out)
             }
         }
     }
@@ -79,16 +80,16 @@ struct RequestHeaderEncoder {
     /// A reference to the dynamic table if it holds the field; otherwise a literal that adds it.
     private mutating func writeIndexed(name: String, staticName: Int?, value: String, into out: inout ByteBuffer) {
         if let position = entries.lastIndex(where: { $0.name == name && $0.value == value }) {
-            Self.writeInteger(62 + (entries.count - 1 - position), prefixBits: 7, firstByte: 0x80, into: &out)
+            HTTP2Wire.writeHPACKInteger(62 + (entries.count - 1 - position), prefixBits: 7, firstByte: 0x80, into: &out)
             return
         }
         if let staticName {
-            Self.writeInteger(staticName, prefixBits: 6, firstByte: 0x40, into: &out)
+            HTTP2Wire.writeHPACKInteger(staticName, prefixBits: 6, firstByte: 0x40, into: &out)
         } else {
             out.writeInteger(UInt8(0x40))
-            Self.writeString(name, into: &out)
+            HTTP2Wire.writeHPACKString(name, into: &out)
         }
-        Self.writeString(value, into: &out)
+        HTTP2Wire.writeHPACKString(value, into: &out)
         add(Entry(name: name, value: value, size: name.utf8.count + value.utf8.count + 32))
     }
 
@@ -117,27 +118,5 @@ struct RequestHeaderEncoder {
     /// HTTP/2 field names are lowercase (RFC 9113 §8.2.1).
     private static func lowercased(_ name: String) -> String {
         name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name
-    }
-
-    /// A string literal without Huffman coding: a 7-bit-prefix length, then the bytes.
-    private static func writeString(_ string: String, into out: inout ByteBuffer) {
-        writeInteger(string.utf8.count, prefixBits: 7, firstByte: 0, into: &out)
-        out.writeString(string)
-    }
-
-    /// RFC 7541 §5.1 integer encoding.
-    static func writeInteger(_ value: Int, prefixBits: Int, firstByte: UInt8, into out: inout ByteBuffer) {
-        let limit = (1 << prefixBits) - 1
-        if value < limit {
-            out.writeInteger(firstByte | UInt8(value))
-            return
-        }
-        out.writeInteger(firstByte | UInt8(limit))
-        var rest = value - limit
-        while rest >= 128 {
-            out.writeInteger(UInt8(rest & 0x7F | 0x80))
-            rest >>= 7
-        }
-        out.writeInteger(UInt8(rest))
     }
 }

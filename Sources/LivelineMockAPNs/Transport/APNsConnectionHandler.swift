@@ -1,4 +1,5 @@
 import Liveline
+import LivelineHTTP2
 import NIOCore
 import NIOHPACK
 
@@ -74,7 +75,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     // request) are turned off with `@exclusivity(unchecked)`.
 
     // Framing
-    @exclusivity(unchecked) private var parser = FrameParser()
+    @exclusivity(unchecked) private var parser = FrameReader(expectingPreface: true)
     @exclusivity(unchecked) private var decoder = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: 4096, maxHeaderListSize: maxHeaderListSize)
     @exclusivity(unchecked) private var out = ByteBuffer()
     @exclusivity(unchecked) private var headerBlock: (streamID: UInt32, block: ByteBuffer, endStream: Bool)?
@@ -125,9 +126,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func opened(context: ChannelHandlerContext) {
         state.connectionOpened()
         // APNs advertises one stream until a request carries a valid token (APNS.md §5).
-        FrameWriter.settings([(.maxConcurrentStreams, 1), (.maxHeaderListSize, UInt32(Self.maxHeaderListSize))], into: &out)
+        HTTP2Wire.settings([(.maxConcurrentStreams, 1), (.maxHeaderListSize, UInt32(Self.maxHeaderListSize))], into: &out)
         unackedStreamLimits.append(1)
-        FrameWriter.windowUpdate(streamID: 0, increment: Self.connectionWindow - HTTP2Wire.defaultWindow, into: &out)
+        HTTP2Wire.windowUpdate(streamID: 0, increment: Self.connectionWindow - HTTP2Wire.defaultWindow, into: &out)
         flush(context: context)
     }
 
@@ -142,7 +143,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closed else { return }
         parser.append(unwrapInboundIn(data))
-        do throws(FrameParser.ParseError) {
+        do throws(FrameReader.ParseError) {
             while let frame = try parser.next() {
                 guard process(frame, context: context) else { return }
             }
@@ -267,7 +268,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             default: break
             }
         }
-        FrameWriter.settingsAck(into: &out)
+        HTTP2Wire.settingsAck(into: &out)
         sendBlocked(context: context)
         return true
     }
@@ -311,7 +312,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             return connectionError(.protocolError, reason: "BadStreamId", context: context)
         }
         if goingAway {
-            FrameWriter.rstStream(streamID: streamID, code: .refusedStream, into: &out)
+            HTTP2Wire.rstStream(streamID: streamID, code: .refusedStream, into: &out)
             return true
         }
         guard openStreams < enforcedStreamLimit else {
@@ -362,7 +363,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func returnCredit(_ bytes: Int) {
         consumedWindow += bytes
         guard consumedWindow >= Self.connectionWindow / 2 else { return }
-        FrameWriter.windowUpdate(streamID: 0, increment: consumedWindow, into: &out)
+        HTTP2Wire.windowUpdate(streamID: 0, increment: consumedWindow, into: &out)
         consumedWindow = 0
     }
 
@@ -404,7 +405,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         }
         if !hadValidToken, auth.hasValidToken, !raisedStreamLimit {
             raisedStreamLimit = true
-            FrameWriter.settings([(.maxConcurrentStreams, UInt32(clamping: maxConcurrentStreams))], into: &out)
+            HTTP2Wire.settings([(.maxConcurrentStreams, UInt32(clamping: maxConcurrentStreams))], into: &out)
             unackedStreamLimits.append(maxConcurrentStreams)
         }
         if case .none = directive, let every = faults.goAwayEvery, every > 0, requests % every == 0 {
@@ -446,7 +447,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
                              priority: head.priority == "5" ? 5 : 10, payload: "")
         write(response, streamID: streamID)
         // The response is complete; ask the client to stop sending the body (RFC 9113 §8.1).
-        FrameWriter.rstStream(streamID: streamID, code: .noError, into: &out)
+        HTTP2Wire.rstStream(streamID: streamID, code: .noError, into: &out)
         blocked[streamID] = nil
         streamSendWindows[streamID] = nil
     }
@@ -501,7 +502,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func goAway(reason: String, code: HTTP2Wire.ErrorCode, context: ChannelHandlerContext) {
         guard !goingAway, !closed else { return }
         goingAway = true
-        FrameWriter.goAway(lastStreamID: lastClientStreamID, code: code, debug: Self.reasonJSON(reason), into: &out)
+        HTTP2Wire.goAway(lastStreamID: lastClientStreamID, code: code, debug: Self.reasonJSON(reason), into: &out)
         let channel = context.channel
         context.eventLoop.scheduleTask(in: Self.drainTimeout) { channel.close(promise: nil) }
         closeIfDrained(context: context)
@@ -513,7 +514,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         guard !closed else { return false }
         if !goingAway {
             goingAway = true
-            FrameWriter.goAway(lastStreamID: lastClientStreamID, code: code, debug: Self.reasonJSON(reason), into: &out)
+            HTTP2Wire.goAway(lastStreamID: lastClientStreamID, code: code, debug: Self.reasonJSON(reason), into: &out)
         }
         closed = true
         state.connectionClosed()

@@ -77,7 +77,7 @@ final class RawH2Client: @unchecked Sendable {
         init(_ inbox: Inbox) { self.inbox = inbox }
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             var buffer = unwrapInboundIn(data)
-            inbox.box.withLockedValue { $0.bytes.writeBuffer(&buffer) }
+            inbox.box.withLockedValue { _ = $0.bytes.writeBuffer(&buffer) }
         }
         func channelInactive(context: ChannelHandlerContext) { inbox.box.withLockedValue { $0.closed = true } }
         func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }

@@ -1,37 +1,41 @@
 import NIOCore
 
-/// One frame from the server: its header fields and payload (a slice of the received bytes).
-struct InboundFrame {
-    var type: UInt8
-    var flags: UInt8
-    var streamID: UInt32
-    var payload: ByteBuffer
+/// One frame off the wire: its header fields and payload (a slice of the received bytes).
+package struct InboundFrame {
+    package var type: UInt8
+    package var flags: UInt8
+    package var streamID: UInt32
+    package var payload: ByteBuffer
 
-    func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
+    package func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
 }
 
-/// Splits the bytes a server sends into HTTP/2 frames.
+/// Splits received bytes into HTTP/2 frames; on a server, after checking the client preface.
 ///
 /// Loop-bound, owned by one connection. Frames are sliced out of each read without copying;
-/// only a frame cut by a read boundary is completed in a small carry-over buffer.
-struct FrameReader {
-    struct FrameTooLarge: Error {
-        var length: Int
+/// only a frame cut by a read boundary is completed in a small carry-over buffer, so no read is
+/// ever copied whole.
+package struct FrameReader {
+    package enum ParseError: Error {
+        /// The client did not open with the HTTP/2 preface.
+        case badPreface
+        /// A frame longer than ``HTTP2Wire/maxFrameSize``.
+        case frameTooLarge(length: Int)
     }
 
-    /// The start of a frame that did not fit in the previous read.
+    /// The start of a frame (or of the preface) that did not fit in the previous read.
     private var carry: ByteBuffer?
     /// The rest of the latest read.
     private var current: ByteBuffer?
-    /// The largest frame accepted (our SETTINGS_MAX_FRAME_SIZE).
-    let maxFrameSize: Int
+    private var prefaceSeen: Bool
 
-    init(maxFrameSize: Int = HTTP2Wire.defaultMaxFrameSize) {
-        self.maxFrameSize = maxFrameSize
+    /// A reader for a server (`expectingPreface`) or a client.
+    package init(expectingPreface: Bool) {
+        prefaceSeen = !expectingPreface
     }
 
     /// Adds received bytes.
-    mutating func append(_ bytes: ByteBuffer) {
+    package mutating func append(_ bytes: ByteBuffer) {
         if var rest = current, rest.readableBytes > 0 {
             if carry == nil { carry = ByteBuffer() }
             carry?.writeBuffer(&rest)
@@ -40,7 +44,10 @@ struct FrameReader {
     }
 
     /// The next whole frame, or nil until more bytes arrive.
-    mutating func next() throws(FrameTooLarge) -> InboundFrame? {
+    package mutating func next() throws(ParseError) -> InboundFrame? {
+        if !prefaceSeen {
+            guard try takePreface() else { return nil }
+        }
         if var head = carry {
             while true {
                 let needed = try bytesNeeded(head)
@@ -62,14 +69,34 @@ struct FrameReader {
         return Self.readFrame(&buffer)
     }
 
+    private mutating func takePreface() throws(ParseError) -> Bool {
+        var source = carry ?? ByteBuffer()
+        if var rest = current {
+            source.writeBuffer(&rest)
+        }
+        let count = HTTP2Wire.preface.count
+        guard source.readableBytes >= count else {
+            if let head = source.getBytes(at: source.readerIndex, length: source.readableBytes),
+               !HTTP2Wire.preface.starts(with: head) { throw .badPreface }
+            carry = source
+            current = nil
+            return false
+        }
+        guard source.readBytes(length: count) == HTTP2Wire.preface else { throw .badPreface }
+        prefaceSeen = true
+        carry = nil
+        current = source
+        return true
+    }
+
     /// How many more bytes `buffer` needs to hold one whole frame (0 when it does).
-    private func bytesNeeded(_ buffer: ByteBuffer) throws(FrameTooLarge) -> Int {
+    private func bytesNeeded(_ buffer: ByteBuffer) throws(ParseError) -> Int {
         guard buffer.readableBytes >= 9 else { return 9 - buffer.readableBytes }
         guard let high = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self),
               let low = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt16.self)
         else { return 9 }
         let length = Int(high) << 16 | Int(low)
-        guard length <= maxFrameSize else { throw FrameTooLarge(length: length) }
+        guard length <= HTTP2Wire.maxFrameSize else { throw .frameTooLarge(length: length) }
         return max(0, 9 + length - buffer.readableBytes)
     }
 
