@@ -82,7 +82,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private var partial: PartialHeaders?
 
     /// The server's limit. APNs starts at 1 until a request carries a valid token.
-    private(set) var maxConcurrentStreams = 1
+    private var maxConcurrentStreams = 1
     private var peerInitialWindow = HTTP2Wire.defaultWindow
     private var peerMaxFrameSize = HTTP2Wire.maxFrameSize
     private var connectionSendWindow = HTTP2Wire.defaultWindow
@@ -101,9 +101,6 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         self.idlePing = idlePing
         self.onUnusable = onUnusable
     }
-
-    /// Requests sent and not yet answered, plus those waiting for a stream.
-    var load: Int { streams.count + queued.count }
 
     // MARK: Lifecycle
 

@@ -21,10 +21,14 @@ struct RequestHeaderEncoder {
         var size: Int
     }
 
-    /// Names whose values repeat from request to request.
-    private static let indexedNames: Set<String> = [
-        "apns-topic", "apns-push-type", "apns-priority", "apns-channel-id",
-    ]
+    /// Whether values of `name` repeat from request to request (a string compare, not a hash,
+    /// on this per-push path).
+    private static func isIndexed(_ name: String) -> Bool {
+        switch name {
+        case "apns-topic", "apns-push-type", "apns-priority", "apns-channel-id": true
+        default: false
+        }
+    }
 
     /// Oldest first; the newest is dynamic index 62.
     private var entries: [Entry] = []
@@ -67,7 +71,7 @@ struct RequestHeaderEncoder {
         }
         for field in request.headers {
             let name = Self.lowercased(field.name)
-            if Self.indexedNames.contains(name) {
+            if Self.isIndexed(name) {
                 writeIndexed(name: name, staticName: nil, value: field.value, into: &out)
             } else {
                 out.writeInteger(UInt8(0x00))
