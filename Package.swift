@@ -3,7 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "Liveline",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Liveline", targets: ["Liveline"]),
         .library(name: "LivelineAPNs", targets: ["LivelineAPNs"]),

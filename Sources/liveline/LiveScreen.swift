@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Liveline
 import LivelineAPNs
 
@@ -7,7 +8,7 @@ final class LiveScreen: Sendable {
     let monitor: PlayMonitor
     let device: @Sendable (Int) -> DeviceSnapshot?
     let title: String
-    private let stopped = SignalFlag()
+    private let stopped = Atomic<Bool>(false)
 
     init(monitor: PlayMonitor, device: @escaping @Sendable (Int) -> DeviceSnapshot?, title: String) {
         self.monitor = monitor
@@ -17,7 +18,7 @@ final class LiveScreen: Sendable {
 
     func run() async {
         Terminal.write("\u{1B}[?25l\u{1B}[2J")
-        while !stopped.isSet {
+        while !stopped.load(ordering: .acquiring) {
             draw()
             try? await Task.sleep(for: .milliseconds(200))
         }
@@ -25,7 +26,7 @@ final class LiveScreen: Sendable {
         Terminal.write("\u{1B}[?25h")
     }
 
-    func stop() async { stopped.set() }
+    func stop() async { stopped.store(true, ordering: .releasing) }
 
     private func draw() {
         let (columns, rows) = Terminal.size
@@ -42,7 +43,7 @@ final class LiveScreen: Sendable {
             shown += 1
         }
         if shown < cards.count { lines.append("… and \(cards.count - shown) more (a taller terminal shows them, or use --activity)") }
-        lines.append(monitor.summary() + (stopped.isSet ? "" : " · Ctrl-C ends the activities"))
+        lines.append(monitor.summary() + (stopped.load(ordering: .acquiring) ? "" : " · Ctrl-C ends the activities"))
         Terminal.write("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[J\n")
     }
 }

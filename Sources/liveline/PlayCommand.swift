@@ -122,9 +122,8 @@ struct PlayCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
 
-        let group = MultiThreadedEventLoopGroup.singleton
-        let client = try APNsClient(configuration: .init(endpoint: destination.endpoint, connections: connections, signingKey: destination.key), eventLoopGroup: group)
-        let clock = Liveline.WallClock()
+        let client = try APNsClient(configuration: .init(endpoint: destination.endpoint, connections: connections, signingKey: destination.key), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let clock = WallClock()
         let start = clock.now() + 1000
         let run = ScenarioRun(scenario: scenario, start: start, seed: seed.map { UInt64(bitPattern: Int64($0)) }, speed: speed)
         let monitor = PlayMonitor(scenario: scenario, start: start, speed: speed, activities: run.activities)
@@ -134,59 +133,35 @@ struct PlayCommand: AsyncParsableCommand {
         if let mock {
             resolver = { _, startToken in await Destination.updateToken(of: startToken, in: mock) }
         }
-        let onEvent: @Sendable (DeliveryEvent) -> Void = { event in
-            monitor.record(event)
-            guard !view else { return }
-            let outcome = mock.flatMap { destination.deviceOutcome(event, in: $0) }
-            if let line = monitor.line(for: event, deviceOutcome: outcome) { Terminal.out(line) }
-        }
-        let delivery = PushDelivery(
-            client: client, configuration: .init(bundleID: bundleID, updateTokenResolver: resolver),
-            clock: clock, timers: group.next(), onEvent: onEvent
+        let session = LiveSession(
+            run: run, client: client, delivery: .init(bundleID: bundleID, updateTokenResolver: resolver),
+            targets: Dictionary(uniqueKeysWithValues: destination.targets.enumerated().map { ($0.offset, $0.element) }),
+            clock: clock, configuration: .init(endsActivitiesOnStop: !noEnd, reportsWakes: true),
+            observer: { event in
+                monitor.record(event)
+                switch event {
+                case .refused(let push, let problem, let engine):
+                    Terminal.error("warning: \(engine.program.name): a \(push.event.rawValue) push was not sent: \(problem)")
+                case .delivery(let delivery) where !view:
+                    let outcome = mock.flatMap { destination.deviceOutcome(delivery, in: $0) }
+                    if let line = monitor.line(for: delivery, deviceOutcome: outcome) { Terminal.out(line) }
+                default:
+                    break
+                }
+            }
         )
-        for (index, target) in destination.targets.enumerated() { delivery.setTarget(target, for: index) }
-        var sink = DeliverySink(delivery: delivery, onPush: { push, _ in monitor.submitted(push) }, onRejected: { push, problem, engine in
-            Terminal.error("warning: \(engine.program.name): a \(push.event.rawValue) push was not sent: \(problem)")
-        })
 
         Terminal.error(destination.banner + " · \(scenario.name) at \(speed == 1 ? "real time" : "\(StateValue.double(speed).templateText)×")" + (view ? "" : " · Ctrl-C ends the activities"))
         let screen = view ? LiveScreen(monitor: monitor, device: { index in mock.flatMap { destination.deviceSnapshot(index, in: $0) } }, title: "\(scenario.name) · \(destination.banner)") : nil
         let drawing = screen.map { screen in Task { await screen.run() } }
 
-        // Ctrl-C cancels the play loop; the activities are then ended properly.
-        let interrupted = SignalFlag()
-        let playTask = Task { [run] in
-            var run = run
-            while let deadline = run.nextDeadline(), delivery.configurationError == nil, !Task.isCancelled {
-                do {
-                    try await clock.sleep(until: deadline)
-                } catch {
-                    break
-                }
-                run.run(until: max(deadline, clock.now()), into: &sink)
-                monitor.publish(run.activities, now: clock.now())
-            }
-            return (run, sink)
-        }
+        // Ctrl-C asks the session to stop: it ends the activities properly, drains, and returns.
         signal(SIGINT, SIG_IGN)
         let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
-        sigint.setEventHandler {
-            interrupted.set()
-            playTask.cancel()
-        }
+        sigint.setEventHandler { session.requestStop(.interrupted) }
         sigint.resume()
 
-        var (finished, finalSink) = await playTask.value
-        if interrupted.isSet, !noEnd {
-            finished.stop(at: clock.now(), into: &finalSink)
-            monitor.publish(finished.activities, now: clock.now())
-        }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await delivery.waitUntilIdle() }
-            group.addTask { try? await Task.sleep(for: .seconds(15)) }
-            await group.next()
-            group.cancelAll()
-        }
+        let report = await session.run()
         sigint.cancel()
         if let screen, let drawing {
             await screen.stop()
@@ -195,14 +170,13 @@ struct PlayCommand: AsyncParsableCommand {
         await client.shutdown()
         await mock?.shutdown()
 
-        if screen == nil { Terminal.error(monitor.summary()) }
-        if let advice = delivery.configurationError {
-            Terminal.error("error: APNs refused the setup: \(advice)")
-            throw ExitCode(2)
+        if screen == nil { Terminal.error(report.summary) }
+        if let advice = report.configurationError { Terminal.error("error: APNs refused the setup: \(advice)") }
+        for stopped in report.stoppedActivities { Terminal.error("\(stopped.name): \(stopped.reason)") }
+        if !report.abandoned.isEmpty {
+            Terminal.error("warning: \(report.abandoned.count) \(report.abandoned.count == 1 ? "push was" : "pushes were") still pending when the run stopped")
         }
-        for stopped in monitor.stoppedActivities { Terminal.error("\(stopped.name): \(stopped.reason)") }
-        if interrupted.isSet { throw ExitCode(130) }
-        if !monitor.stoppedActivities.isEmpty { throw ExitCode(3) }
+        if report.status != .success { throw ExitCode(report.status.rawValue) }
     }
 
     /// The destination for credentials or a URL: every activity needs a token or channel.
@@ -257,10 +231,3 @@ struct PlayError: Error {
     var message: String
 }
 
-/// A flag set from a signal handler and read at the end.
-final class SignalFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
-}

@@ -27,7 +27,7 @@ import Testing
         let token = MockSession.token(10)
         let player = try Player(Self.match, speed: 30, session: session, targets: [.device(token)])
         let plan = player.plan()
-        try await player.play()
+        await player.play()
         let received = session.server.pushes(token: token).filter { $0.status == 200 }.map(\.payload)
         #expect(received == plan.pushes.map { String(decoding: $0.payload, as: UTF8.self) })
         #expect(received.count >= 5)
@@ -55,7 +55,7 @@ import Testing
         let token = MockSession.token(11)
         let player = try Player(Self.match, speed: 30, session: session, targets: [.device(token)])
         let plan = player.plan()
-        try await player.play()
+        await player.play()
         let device = try #require(session.server.activity(token: token))
         // The final state arrived, and the device never saw content older than what it showed.
         #expect(device.shownState == wire(plan.finalStates[0]))
@@ -86,7 +86,7 @@ import Testing
         """)
         let player = try Player(two, speed: 60, session: session, targets: [.device(gone), .device(fine)])
         let plan = player.plan()
-        try await player.play()
+        await player.play()
         #expect(player.delivery.stopReason(for: 0)?.contains("410 Unregistered") == true)
         #expect(player.delivery.stopReason(for: 1) == nil)
         #expect(session.server.stats().reasons["Unregistered"] == 1)
@@ -100,7 +100,7 @@ import Testing
     @Test func aConfigurationErrorStopsDeliveryWithAMessageThatSaysHowToFixIt() async throws {
         let session = try await MockSession.start(configure: { $0.authentication = .keys([]) })
         let player = try Player(Self.match, speed: 60, session: session, targets: [.device(MockSession.token(14))])
-        try await player.play()
+        await player.play()
         let error = try #require(player.delivery.configurationError)
         #expect(error.contains("--key-id"))
         #expect(session.server.stats().requests == 1)
@@ -128,7 +128,7 @@ import Testing
         """
         let player = try Player(yaml, speed: 60, session: session, targets: [.pushToStart(startToken)])
         let plan = player.plan()
-        try await player.play()
+        await player.play()
         let device = try #require(session.server.activities().first { $0.pushToStartToken == startToken })
         #expect(device.updateToken != nil && device.updateToken != startToken)
         #expect(device.attributesType == "MatchAttributes")
@@ -156,7 +156,7 @@ import Testing
         // ...and the match is played once, to the channel.
         let player = try Player(Self.match, speed: 60, session: session, targets: [.channel(channel)])
         let plan = player.plan()
-        try await player.play()
+        await player.play()
         let followers = session.server.activities().filter { $0.channels.contains(channel) }
         #expect(followers.count == 3)
         for follower in followers {

@@ -29,6 +29,17 @@ public struct ScenarioRun: Sendable {
         })
     }
 
+    /// Adds an activity to the running set, as the bridge does when a new order arrives. Its
+    /// ``ActivityEngine/id`` must be the current ``activities`` count, its place in the run.
+    /// Returns that place.
+    @discardableResult
+    public mutating func add(_ engine: ActivityEngine) -> Int {
+        let index = scheduler.addActivity()
+        activities.append(engine)
+        scheduler.schedule(index, at: engine.nextWake)
+        return index
+    }
+
     /// The earliest time anything is due, or nil when every activity is done.
     public mutating func nextDeadline() -> Millis? { scheduler.peek()?.time }
 
@@ -57,10 +68,12 @@ public struct ScenarioRun: Sendable {
     }
 
     /// Applies a triggered beat to one activity at `now` (see ``ActivityEngine/trigger(_:input:at:writer:sink:)``).
+    /// Everything due by `now` in every activity is played first, so pushes stay in time order.
     public mutating func trigger<Sink: PushSink>(
         _ beatID: String, activity index: Int, input: StateValue?, at now: Millis, into sink: inout Sink
     ) -> ActivityEngine.TriggerOutcome {
         guard activities.indices.contains(index) else { return .unknownBeat }
+        runGeneric(until: now, into: &sink)
         var writer = Self.writer()
         let outcome = activities[index].trigger(beatID, input: input, at: now, writer: &writer, sink: &sink)
         scheduler.schedule(index, at: activities[index].nextWake)
@@ -68,8 +81,24 @@ public struct ScenarioRun: Sendable {
         return outcome
     }
 
-    /// Ends every active activity now, with what it shows and an immediate dismissal.
+    /// Applies an external change to one activity at `now` (see ``ActivityEngine/apply(_:at:writer:sink:)``),
+    /// after playing everything due by `now`. Returns nil when there is no such activity.
+    public mutating func apply<Sink: PushSink>(
+        _ change: ExternalChange, activity index: Int, at now: Millis, into sink: inout Sink
+    ) -> ActivityEngine.ChangeOutcome? {
+        guard activities.indices.contains(index) else { return nil }
+        runGeneric(until: now, into: &sink)
+        var writer = Self.writer()
+        let outcome = activities[index].apply(change, at: now, writer: &writer, sink: &sink)
+        scheduler.schedule(index, at: activities[index].nextWake)
+        sink.batchEnded()
+        return outcome
+    }
+
+    /// Ends every active activity now, with what it shows and an immediate dismissal, after
+    /// playing everything due by `now`.
     public mutating func stop<Sink: PushSink>(at now: Millis, into sink: inout Sink) {
+        runGeneric(until: now, into: &sink)
         var writer = Self.writer()
         for index in activities.indices {
             activities[index].stop(at: now, writer: &writer, sink: &sink)

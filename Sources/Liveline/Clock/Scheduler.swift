@@ -29,6 +29,12 @@ public struct Scheduler: Sendable {
         heap.reserveCapacity(count)
     }
 
+    /// Makes room for one more activity, numbered `count` before the call; returns its number.
+    public mutating func addActivity() -> Int {
+        deadlines.append(.max)
+        return deadlines.count - 1
+    }
+
     /// Schedules `activity` at `time`, replacing its previous deadline. `.max` unschedules it.
     public mutating func schedule(_ activity: Int, at time: Millis) {
         guard deadlines.indices.contains(activity), deadlines[activity] != time else { return }

@@ -62,6 +62,8 @@ public struct ActivityEngine: Sendable {
         var start: StartSpec?
         var end = false
         var dismissal: Dismissal?
+        /// Names the newest external change merged (``ExternalChange/label``), when `beat` is -1.
+        var externalLabel: String?
     }
 
     public let program: ActivityProgram
@@ -77,12 +79,12 @@ public struct ActivityEngine: Sendable {
 
     public private(set) var lifecycle: Lifecycle = .pending
     /// The content-state as the engine has it: everything applied, sent or waiting.
-    public private(set) var state: StateObject
-    public private(set) var relevance: Double?
+    public internal(set) var state: StateObject
+    public internal(set) var relevance: Double?
     /// Pushes sent so far.
     public private(set) var pushCount = 0
     /// Beats that happened (applied, or skipped by `chance`).
-    public private(set) var beatCount = 0
+    public internal(set) var beatCount = 0
     /// When the last push went, or nil before the first.
     public var lastPushTime: Millis? { lastPush == .min ? nil : lastPush }
     /// When the activity would go stale without another push, or nil.
@@ -313,19 +315,26 @@ public struct ActivityEngine: Sendable {
         }
         if beat.start != nil || beat.end { changed = true }
         guard changed else { return false }
+        merge(at: t, beat: Int32(index), n: n, high: beat.priority == .high, alert: alert, start: beat.start, end: beat.end, dismissal: beat.dismissal)
+        return true
+    }
 
-        // Merge into the pending push, in place.
+    /// Merges one beat (or external change) into the pending push, in place, and sets when it goes.
+    mutating func merge(
+        at t: Millis, beat: Int32, n: Int32, high: Bool, alert: ResolvedAlert?, start: StartSpec?, end: Bool, dismissal: Dismissal?
+    ) {
         if !pending.active { pending = Pending(active: true, firstAt: t, lastAt: t, flushAt: .max) }
+        pending.kind = beat >= 0 ? .beat : .event
         pending.merged += 1
         pending.lastAt = t
-        pending.beat = Int32(index)
+        pending.beat = beat
         pending.n = n
-        if beat.priority == .high { pending.high = true }
+        if high { pending.high = true }
         if let alert { pending.alert = alert }
-        if let start = beat.start { pending.start = start }
-        if beat.end {
+        if let start { pending.start = start }
+        if end {
             pending.end = true
-            pending.dismissal = beat.dismissal
+            pending.dismissal = dismissal
         }
         let due: Millis
         if pending.start != nil || pending.end || (pending.high && pending.deferredSince == nil) {
@@ -337,7 +346,6 @@ public struct ActivityEngine: Sendable {
         }
         let flushAt = max(min(pending.flushAt, due), nextSecond)
         pending.flushAt = flushAt
-        return true
     }
 
     // MARK: Pushes
@@ -421,10 +429,10 @@ public struct ActivityEngine: Sendable {
             into: &writer, event: event, timestamp: timestamp, state: state, encodedKeys: program.encodedKeys,
             staleDate: staleDate, dismissalDate: dismissalDate, relevance: relevance, alert: p.alert, start: start
         )
-        let label = p.beat >= 0 ? program.beats[Int(p.beat)].label : ""
+        let label = p.beat >= 0 ? program.beats[Int(p.beat)].label : p.externalLabel ?? ""
         let reason = PushReason(
             kind: p.kind, beat: label, occurrence: Int(p.n), merged: p.merged, budget: budget,
-            held: p.kind == .beat && t > p.lastAt ? t - p.firstAt : 0, staleIn: p.kind == .heartbeat ? staleDeadline - t : 0
+            held: (p.kind == .beat || p.kind == .event) && t > p.lastAt ? t - p.firstAt : 0, staleIn: p.kind == .heartbeat ? staleDeadline - t : 0
         )
         let push = Push(
             activity: id, sequence: pushCount, time: t, event: event, priority: priority, timestamp: timestamp,

@@ -50,6 +50,8 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// One or more beats of the story.
         case beat
+        /// A change from outside the story (``ExternalChange``): a webhook, an operator, a feed.
+        case event
         /// Nothing new, but the activity would go stale: the same state with a new stale date.
         case heartbeat
         /// The activity reached max-duration (ActivityKit's 8 hours) without an end.
@@ -103,6 +105,8 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
         switch kind {
         case .beat:
             parts.append(merged > 1 ? "coalesced \(merged) beats, last \(beatLabel)" : "beat \(beatLabel)")
+        case .event:
+            parts.append(merged > 1 ? "coalesced \(merged) beats, last event \(beat)" : "event \(beat)")
         case .heartbeat:
             parts.append("heartbeat: stale in \(DurationText.format(staleIn))")
         case .reachedMaxDuration:

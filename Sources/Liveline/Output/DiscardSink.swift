@@ -38,7 +38,7 @@ public struct DiscardSink: PushSink, Sendable {
         let reason = push.reason
         if reason.merged > 1 { coalesced += 1 }
         switch reason.kind {
-        case .beat: break
+        case .beat, .event: break
         case .heartbeat: heartbeats += 1
         case .reachedMaxDuration: maxDurationEnds += 1
         case .stopped: break

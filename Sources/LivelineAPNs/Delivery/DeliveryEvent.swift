@@ -2,6 +2,8 @@ import Liveline
 
 /// What happened to a push on its way to APNs, for live views, logs and load-test reports.
 public enum DeliveryEvent: Sendable {
+    /// The push (attempt `attempt`, from 1) went to the client, to be written to APNs.
+    case sent(activity: Int, push: Push, attempt: Int)
     /// APNs answered 200. `latency` counts from when the push was due (its ``Push/time``), not
     /// from when it went out, so queueing and retries are in it.
     case delivered(activity: Int, push: Push, response: APNsResponse, attempts: Int, latency: Millis)
@@ -17,4 +19,7 @@ public enum DeliveryEvent: Sendable {
     case gaveUp(activity: Int, push: Push, failure: String)
     /// The setup is wrong; the run should stop and say how to fix it.
     case configurationError(String)
+    /// The run stopped before the push finished (its drain deadline passed): it may or may not
+    /// have reached APNs.
+    case abandoned(activity: Int, push: Push, reason: String)
 }

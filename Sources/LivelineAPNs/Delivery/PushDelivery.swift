@@ -13,8 +13,15 @@ import NIOCore
 ///   goes instead, with its fresh timestamp; it inherits the older push's alert and priority if
 ///   it has none, so a goal's alert is not lost to a minute tick.
 /// - **Gone tokens.** 410 and `BadDeviceToken` stop that activity only; the reason is reported.
-/// - **Configuration errors** (topic, key, environment) stop everything: ``configurationError``
-///   says how to fix it.
+/// - **Configuration errors** (topic, key, environment, a TLS certificate the client does not
+///   trust) stop everything: ``configurationError`` says how to fix it.
+/// - **Targets may come late.** An activity whose target is not known yet (the bridge registers
+///   a token after the first event) keeps its newest push until ``setTarget(_:for:)``; an
+///   activity started by push keeps its updates until its update token is reported.
+/// - **Retries wait on the clock** the run follows, so a test in virtual time steps through
+///   back-offs without waiting.
+/// - **Nothing vanishes.** ``abandon(reason:)`` reports every push still pending as
+///   ``DeliveryEvent/abandoned(activity:push:reason:)`` when a run stops before they finish.
 ///
 /// **Concurrency.** Pushes are submitted from the engine's task and answers arrive on NIO event
 /// loops; the per-activity state is a small table guarded by one lock, held only to update it,
@@ -39,7 +46,8 @@ public final class PushDelivery: Sendable {
     }
 
     private struct Activity {
-        var target: PushTarget
+        /// Nil until ``PushDelivery/setTarget(_:for:)``: pushes wait for it.
+        var target: PushTarget?
         /// After a push-to-start: the update token the started activity reported.
         var updateToken: String?
         var inFlight: Push?
@@ -57,33 +65,50 @@ public final class PushDelivery: Sendable {
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
         var configurationError: String?
         var random = SeededRandom.mix(0x6465_6c69)
+        /// Bumped by ``PushDelivery/abandon(reason:)``: retries scheduled before it are void.
+        var epoch = 0
     }
 
     public let configuration: Configuration
     private let client: APNsClient
     private let clock: any EngineClock
-    private let timers: any EventLoop
     private let onEvent: @Sendable (DeliveryEvent) -> Void
     private let state = NIOLockedValueBox(State())
 
     /// - Parameters:
-    ///   - clock: for latencies, measured from each push's due time.
-    ///   - timers: the event loop retry timers run on.
+    ///   - clock: for latencies, measured from each push's due time, and for retry back-offs.
     ///   - onEvent: called for every ``DeliveryEvent``, from any thread; keep it quick.
     public init(
-        client: APNsClient, configuration: Configuration, clock: any EngineClock = WallClock(), timers: any EventLoop,
+        client: APNsClient, configuration: Configuration, clock: any EngineClock = WallClock(),
         onEvent: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }
     ) {
         self.client = client
         self.configuration = configuration
         self.clock = clock
-        self.timers = timers
         self.onEvent = onEvent
     }
 
-    /// Where activity `activity`'s pushes go. Set it before submitting its pushes.
+    /// Where activity `activity`'s pushes go. A push submitted before its target is known waits
+    /// (the newest one, carrying what the older ones mattered for) and goes now.
     public func setTarget(_ target: PushTarget, for activity: Int) {
-        state.withLockedValue { $0.activities[activity] = Activity(target: target) }
+        let held = state.withLockedValue { state -> Push? in
+            guard var existing = state.activities[activity] else {
+                state.activities[activity] = Activity(target: target)
+                return nil
+            }
+            defer { state.activities[activity] = existing }
+            let waitedForTarget = existing.target == nil && existing.heldForToken
+            existing.target = target
+            guard waitedForTarget else { return nil }
+            existing.heldForToken = false
+            return existing.inFlight
+        }
+        if let held { transmit(held) }
+    }
+
+    /// Whether activity `activity` has a target yet.
+    public func hasTarget(_ activity: Int) -> Bool {
+        state.withLockedValue { $0.activities[activity]?.target != nil }
     }
 
     /// The update token an activity started by push reported (its `input-push-token`). Its
@@ -109,6 +134,42 @@ public final class PushDelivery: Sendable {
     /// Pushes accepted and not yet finished.
     public var outstanding: Int { state.withLockedValue { $0.outstanding } }
 
+    /// The pushes accepted and not yet finished, in flight or waiting, by activity.
+    public var pendingPushes: [Push] {
+        state.withLockedValue { state in
+            state.activities.keys.sorted().flatMap { key -> [Push] in
+                guard let activity = state.activities[key] else { return [] }
+                return [activity.inFlight, activity.waiting].compactMap { $0 }
+            }
+        }
+    }
+
+    /// Gives up on every push not yet finished, reporting each as
+    /// ``DeliveryEvent/abandoned(activity:push:reason:)``: the end of a run whose drain deadline
+    /// passed. Answers that still arrive for them are ignored.
+    public func abandon(reason: String) {
+        var events: [DeliveryEvent] = []
+        var waiters: [CheckedContinuation<Void, Never>] = []
+        state.withLockedValue { state in
+            state.epoch += 1
+            for key in state.activities.keys.sorted() {
+                guard var activity = state.activities[key] else { continue }
+                for push in [activity.inFlight, activity.waiting].compactMap({ $0 }) {
+                    events.append(.abandoned(activity: key, push: push, reason: reason))
+                }
+                activity.inFlight = nil
+                activity.waiting = nil
+                activity.heldForToken = false
+                state.activities[key] = activity
+            }
+            state.outstanding = 0
+            waiters = state.idleWaiters
+            state.idleWaiters = []
+        }
+        events.forEach(onEvent)
+        waiters.forEach { $0.resume() }
+    }
+
     /// Hands a push to APNs, in order behind the activity's earlier pushes.
     ///
     /// With `flush: false` the push may wait in its connection's outbox until ``flush()``: a
@@ -117,7 +178,8 @@ public final class PushDelivery: Sendable {
     public func submit(_ push: Push, flush: Bool = true) {
         var events: [DeliveryEvent] = []
         let send: Push? = state.withLockedValue { state in
-            guard state.configurationError == nil, var activity = state.activities[push.activity] else { return nil }
+            guard state.configurationError == nil else { return nil }
+            var activity = state.activities[push.activity] ?? Activity()
             guard activity.stopped == nil else { return nil }
             state.outstanding += 1
             defer { state.activities[push.activity] = activity }
@@ -160,10 +222,15 @@ public final class PushDelivery: Sendable {
     // MARK: Sending
 
     private func transmit(_ push: Push, flush: Bool = true) {
-        let target = state.withLockedValue { state -> (PushTarget, String?)? in
+        let target = state.withLockedValue { state -> (PushTarget?, String?)? in
             state.activities[push.activity].map { ($0.target, $0.updateToken) }
         }
-        guard let (kind, updateToken) = target else { return }
+        guard let (target, updateToken) = target else { return }
+        guard let kind = target else {
+            // No target yet: the push waits for setTarget(_:for:).
+            state.withLockedValue { $0.activities[push.activity]?.heldForToken = true }
+            return
+        }
         let headers = PushHeaders(push, topic: configuration.topic)
         let request: APNsRequest
         if push.event == .start {
@@ -189,6 +256,8 @@ public final class PushDelivery: Sendable {
                 )
             }
         }
+        let attempt = state.withLockedValue { $0.activities[push.activity]?.attempts ?? 1 }
+        onEvent(.sent(activity: push.activity, push: push, attempt: attempt))
         client.send(request, flush: flush) { result in
             self.answered(push, result: result)
         }
@@ -236,10 +305,12 @@ public final class PushDelivery: Sendable {
         var events: [DeliveryEvent] = []
         var next: Push?
         var retryAfter: Millis?
+        var epoch = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
         let now = clock.now()
         state.withLockedValue { state in
-            guard var activity = state.activities[push.activity] else { return }
+            // An answer for a push no longer in flight (abandoned, or its activity stopped) is late news.
+            guard var activity = state.activities[push.activity], activity.inFlight?.sequence == push.sequence else { return }
             defer {
                 state.activities[push.activity] = activity
                 if state.outstanding == 0 {
@@ -259,6 +330,7 @@ public final class PushDelivery: Sendable {
                     let delay = configuration.retry.delay(beforeAttempt: activity.attempts, random: SeededRandom.unit(state.random))
                     events.append(.retrying(activity: push.activity, push: push, failure: failure, attempt: activity.attempts, after: delay))
                     retryAfter = delay
+                    epoch = state.epoch
                     return
                 }
                 events.append(.gaveUp(activity: push.activity, push: push, failure: failure))
@@ -293,15 +365,20 @@ public final class PushDelivery: Sendable {
         waiters.forEach { $0.resume() }
         if let next { transmit(next) }
         if let retryAfter {
-            timers.scheduleTask(in: .milliseconds(retryAfter)) { self.retry(push) }
+            let clock = self.clock
+            Task {
+                try? await clock.sleep(until: now + retryAfter)
+                self.retry(push, epoch: epoch)
+            }
         }
     }
 
     /// The retry of `push` falls due: send it, or the newer push that waited meanwhile.
-    private func retry(_ push: Push) {
+    private func retry(_ push: Push, epoch: Int) {
         var events: [DeliveryEvent] = []
         let send: Push? = state.withLockedValue { state in
-            guard state.configurationError == nil, var activity = state.activities[push.activity], activity.stopped == nil else { return nil }
+            guard state.configurationError == nil, state.epoch == epoch, var activity = state.activities[push.activity],
+                  activity.stopped == nil, activity.inFlight?.sequence == push.sequence else { return nil }
             defer { state.activities[push.activity] = activity }
             guard let waiting = activity.waiting, push.event != .start else { return push }
             // Never resend stale content: the newer state goes, keeping what mattered in the old.

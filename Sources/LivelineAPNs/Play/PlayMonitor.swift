@@ -87,10 +87,26 @@ public final class PlayMonitor: Sendable {
         }
     }
 
+    /// From a live session: everything it reports.
+    public func record(_ event: SessionEvent) {
+        switch event {
+        case .decided(let push, _): submitted(push)
+        case .delivery(let delivery): record(delivery)
+        case .woke(let activities, let now): publish(activities, now: now)
+        case .refused, .triggered, .changed, .targetSet, .stopping, .finished: break
+        }
+    }
+
     /// From delivery: what happened to a push.
     public func record(_ event: DeliveryEvent) {
         state.withLockedValue { state in
             switch event {
+            case .sent:
+                break
+            case .abandoned(let activity, _, let reason):
+                guard state.activities.indices.contains(activity) else { return }
+                state.activities[activity].failed += 1
+                state.activities[activity].lastResult = "abandoned: \(reason)"
             case .delivered(let activity, _, let response, let attempts, let latency):
                 guard state.activities.indices.contains(activity) else { return }
                 state.activities[activity].delivered += 1
@@ -146,6 +162,10 @@ public final class PlayMonitor: Sendable {
             return "\(storyClock(push.time)) \(name(activity)) gave up after retries: \(failure)"
         case .configurationError(let advice):
             return "APNs configuration error: \(advice)"
+        case .sent:
+            return nil
+        case .abandoned(let activity, let push, let reason):
+            return "\(storyClock(push.time)) \(name(activity)) \(push.event.rawValue) p\(push.priority.apnsValue) abandoned: \(reason)"
         }
     }
 
@@ -226,10 +246,5 @@ public final class PlayMonitor: Sendable {
             if stopped > 0 { text += ", \(stopped) \(stopped == 1 ? "activity" : "activities") stopped by APNs" }
             return text
         }
-    }
-
-    /// Activities APNs stopped (410, bad token), with the reason.
-    public var stoppedActivities: [(name: String, reason: String)] {
-        state.withLockedValue { state in state.activities.compactMap { view in view.stopped.map { (view.name, $0) } } }
     }
 }

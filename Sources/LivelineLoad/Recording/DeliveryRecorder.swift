@@ -67,6 +67,8 @@ public final class DeliveryRecorder: Sendable {
 
     /// Records one delivery event.
     public func record(_ event: DeliveryEvent) {
+        // Submissions are counted by submitted(_:at:); the hot path takes no lock for a send.
+        if case .sent = event { return }
         let now = MicroClock.now()
         let index = interval(now)
         box.withLockedValue { state in
@@ -105,11 +107,15 @@ public final class DeliveryRecorder: Sendable {
                 state.errors.add(at: index)
             case .configurationError(let advice):
                 if state.counts.configurationError == nil { state.counts.configurationError = advice }
+            case .sent, .abandoned:
+                // An abandoned push stays open, so finish() counts it as lost.
+                break
             }
         }
         switch event {
-        case .retrying: break
-        case .delivered(let activity, _, _, _, _), .rejected(let activity, _, _), .gaveUp(let activity, _, _), .stopped(let activity, _):
+        case .retrying, .sent: break
+        case .delivered(let activity, _, _, _, _), .rejected(let activity, _, _), .gaveUp(let activity, _, _), .stopped(let activity, _),
+             .abandoned(let activity, _, _):
             onSettled(activity)
         case .superseded, .configurationError:
             onSettled(nil)

@@ -25,7 +25,7 @@ public struct PushTally: Sendable {
         switch reason.kind {
         case .heartbeat: counts.heartbeats += 1
         case .reachedMaxDuration: counts.maxDurationEnds += 1
-        case .beat, .stopped: break
+        case .beat, .event, .stopped: break
         }
         switch reason.budget {
         case .notCharged, .spent: break

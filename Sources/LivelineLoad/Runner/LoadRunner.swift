@@ -249,7 +249,7 @@ public final class LoadRunner: Sendable {
             })
         let delivery = PushDelivery(
             client: client, configuration: .init(bundleID: configuration.effectiveBundleID, retry: configuration.retry),
-            clock: WallClock(), timers: MultiThreadedEventLoopGroup.singleton.next(), onEvent: { recorder.record($0) })
+            clock: WallClock(), onEvent: { recorder.record($0) })
         var subscribers: [Int] = []
         for (id, copy) in copies.enumerated() {
             if configuration.broadcast != nil {

@@ -4,36 +4,44 @@ import LivelineAPNs
 import LivelineMockAPNs
 import NIOPosix
 
-/// Plays a scenario in real time (compressed by `speed`) through a ``PushDelivery`` to a mock
-/// session, and predicts the same run under the virtual clock.
-struct Player {
+/// Plays a scenario in real time (compressed by `speed`) through a ``LiveSession`` (the loop
+/// `liveline play` runs) to a mock session, and predicts the same run under the virtual clock.
+final class Player: Sendable {
     let scenario: Scenario
     let start: Millis
     let speed: Double
     let log = EventLog()
-    let delivery: PushDelivery
+    let session: LiveSession
     /// What the engine handed to delivery, in order.
     let sent = PushList()
 
-    init(_ yaml: String, speed: Double, session: MockSession, targets: [PushTarget], retry: RetryPolicy = RetryPolicy(base: 10, cap: 100, maxAttempts: 40)) throws {
+    var delivery: PushDelivery { session.delivery }
+
+    init(_ yaml: String, speed: Double, session mock: MockSession, targets: [PushTarget], retry: RetryPolicy = RetryPolicy(base: 10, cap: 100, maxAttempts: 40)) throws {
         scenario = try ScenarioLoader().load(yaml: yaml, file: "e2e.yaml").scenario
-        start = Liveline.WallClock().now() + 300
+        start = WallClock().now() + 300
         self.speed = speed
-        let server = session.server
-        let log = self.log
-        delivery = PushDelivery(
-            client: session.client,
-            configuration: .init(bundleID: MockSession.bundleID, retry: retry, updateTokenResolver: { _, startToken in
+        let server = mock.server
+        let log = self.log, sent = self.sent
+        session = LiveSession(
+            run: ScenarioRun(scenario: scenario, start: start, speed: speed),
+            client: mock.client,
+            delivery: .init(bundleID: MockSession.bundleID, retry: retry, updateTokenResolver: { _, startToken in
                 for _ in 0..<100 {
                     if let token = server.activities().first(where: { $0.pushToStartToken == startToken })?.updateToken { return token }
                     try? await Task.sleep(for: .milliseconds(10))
                 }
                 return nil
             }),
-            timers: MultiThreadedEventLoopGroup.singleton.next(),
-            onEvent: { log.append($0) }
+            targets: Dictionary(uniqueKeysWithValues: targets.enumerated().map { ($0.offset, $0.element) }),
+            observer: { event in
+                switch event {
+                case .decided(let push, _): sent.append(push)
+                case .delivery(let delivery): log.append(delivery)
+                default: break
+                }
+            }
         )
-        for (index, target) in targets.enumerated() { delivery.setTarget(target, for: index) }
     }
 
     /// The pushes a virtual-clock run predicts, with the final state of each activity.
@@ -44,13 +52,10 @@ struct Player {
         return (sink.pushes, run.activities.map(\.state))
     }
 
-    /// Plays in real time and waits until every push is delivered (or given up).
-    func play() async throws {
-        var run = ScenarioRun(scenario: scenario, start: start, speed: speed)
-        let sent = self.sent
-        var sink = DeliverySink(delivery: delivery, onPush: { push, _ in sent.append(push) })
-        try await run.play(clock: Liveline.WallClock(), into: &sink)
-        await delivery.waitUntilIdle()
+    /// Plays in real time until the story ends and every push is delivered (or given up).
+    @discardableResult
+    func play() async -> SessionReport {
+        await session.run()
     }
 }
 
