@@ -19,7 +19,8 @@
 ///   state pushes it forward.
 /// - **Relevance.** Once set, every push carries the current `relevance-score`.
 /// - **End.** The end carries the final state and the policy's `dismissal-date`; nothing follows
-///   it. An activity that reaches max-duration is ended by the engine.
+///   it. Once an end is decided, no beat or external change applies, even while it waits for the
+///   next second. An activity that reaches max-duration is ended by the engine.
 /// - **Size.** A payload over the limit is rejected (``PushSink/reject(_:problem:from:)``), never sent.
 /// - **Unchanged beats.** A beat that changes nothing (no field, relevance, alert, start or end)
 ///   sends nothing: Apple asks for updates only when content changes.
@@ -141,6 +142,9 @@ public struct ActivityEngine: Sendable {
         })
     }
 
+    /// Whether an end is decided and waiting to go (for the next second): nothing more applies.
+    public var endDecided: Bool { pending.active && pending.end }
+
     // MARK: Looking ahead
 
     /// The next beat on the timeline and when it happens (with this copy's jitter), if any.
@@ -209,7 +213,7 @@ public struct ActivityEngine: Sendable {
             guard program.beats[index].start != nil else { return .notStarted }
             lifecycle = .active
             activeSince = now
-        case .active: break
+        case .active: if endDecided { return .ended }
         }
         beatCount += 1
         let changed = apply(beat: index, n: 0, at: now, input: input)
@@ -250,7 +254,7 @@ public struct ActivityEngine: Sendable {
         cursor += 1
         lastOccurrence = t
         nextOccurrence = occurrenceTime(at: cursor)
-        guard lifecycle != .ended else { return }
+        guard lifecycle != .ended, !endDecided else { return }
         let beat = program.beats[Int(occurrence.beat)]
         beatCount += 1
         if beat.chance < 1 {

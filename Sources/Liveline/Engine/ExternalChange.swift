@@ -88,7 +88,7 @@ extension ActivityEngine {
         switch lifecycle {
         case .ended: return .ended
         case .pending: return .notStarted
-        case .active: break
+        case .active: if endDecided { return .ended }
         }
         if let problem = check(change) { return .invalid(problem) }
         var changed = false
@@ -103,11 +103,11 @@ extension ActivityEngine {
         if change.alert != nil || change.end { changed = true }
         guard changed else { return .unchanged }
         beatCount += 1
-        pending.externalLabel = change.label
         merge(
             at: now, beat: -1, n: 0, high: change.priority == .high, alert: change.alert, start: nil,
             end: change.end, dismissal: change.dismissal
         )
+        pending.externalLabel = change.label
         advance(to: now, writer: &writer, sink: &sink)
         return .applied
     }

@@ -91,19 +91,35 @@ public final class PushDelivery: Sendable {
     /// Where activity `activity`'s pushes go. A push submitted before its target is known waits
     /// (the newest one, carrying what the older ones mattered for) and goes now.
     public func setTarget(_ target: PushTarget, for activity: Int) {
+        var events: [DeliveryEvent] = []
         let held = state.withLockedValue { state -> Push? in
             guard var existing = state.activities[activity] else {
                 state.activities[activity] = Activity(target: target)
                 return nil
             }
-            defer { state.activities[activity] = existing }
             let waitedForTarget = existing.target == nil && existing.heldForToken
             existing.target = target
+            state.activities[activity] = existing
             guard waitedForTarget else { return nil }
-            existing.heldForToken = false
-            return existing.inFlight
+            return Self.release(activity, in: &state, events: &events)
         }
+        events.forEach(onEvent)
         if let held { transmit(held) }
+    }
+
+    /// Ends an activity's wait (for a target or a token) and returns the push to send: the
+    /// newest, carrying what the held one mattered for, unless the held one is a start.
+    private static func release(_ key: Int, in state: inout State, events: inout [DeliveryEvent]) -> Push? {
+        guard var activity = state.activities[key], activity.heldForToken, let held = activity.inFlight else { return nil }
+        defer { state.activities[key] = activity }
+        activity.heldForToken = false
+        guard let waiting = activity.waiting, held.event != .start else { return held }
+        let merged = waiting.superseding(held)
+        events.append(.superseded(activity: key, dropped: held, by: merged))
+        activity.inFlight = merged
+        activity.waiting = nil
+        state.outstanding -= 1
+        return merged
     }
 
     /// Whether activity `activity` has a target yet.
@@ -114,12 +130,12 @@ public final class PushDelivery: Sendable {
     /// The update token an activity started by push reported (its `input-push-token`). Its
     /// pushes that waited for it go now.
     public func setUpdateToken(_ token: String, for activity: Int) {
+        var events: [DeliveryEvent] = []
         let held = state.withLockedValue { state -> Push? in
             state.activities[activity]?.updateToken = token
-            guard state.activities[activity]?.heldForToken == true else { return nil }
-            state.activities[activity]?.heldForToken = false
-            return state.activities[activity]?.inFlight
+            return Self.release(activity, in: &state, events: &events)
         }
+        events.forEach(onEvent)
         if let held { transmit(held) }
     }
 

@@ -7,6 +7,12 @@ public struct SessionReport: Sendable {
         public var activity: Int
         public var name: String
         public var reason: String
+
+        public init(activity: Int, name: String, reason: String) {
+            self.activity = activity
+            self.name = name
+            self.reason = reason
+        }
     }
 
     /// Pushes the engine decided.
