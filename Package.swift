@@ -46,11 +46,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -131,6 +129,16 @@ let package = Package(
                 "LivelineAPNs",
                 "Liveline",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+            ]
+        ),
+        // The `liveline` binary as users run it: arguments, output and exit statuses. `swift test`
+        // builds it beside the test bundle.
+        .testTarget(
+            name: "LivelineCLITests",
+            dependencies: [
+                "LivelineMockAPNs",
+                "Liveline",
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

@@ -5,7 +5,7 @@ import PackageDescription
 // Run: swift package --disable-sandbox benchmark   (see ../BENCHMARKS.md)
 let package = Package(
     name: "LivelineBenchmarks",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Liveline", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.0", traits: ["MallocInterposer"]),

@@ -131,7 +131,7 @@ struct LoadCommand: AsyncParsableCommand {
         if tls, target != "mock" { throw ValidationError("--tls applies to --target mock; for a URL, https:// means TLS") }
         if caFile != nil, target == "mock" || target == "discard" { throw ValidationError("--ca-file applies to --target URL") }
         for threshold in thresholds {
-            do { _ = try Threshold(parsing: threshold) } catch { throw ValidationError(error.message) }
+            do { _ = try Threshold(parsing: threshold) } catch { throw ValidationError(error.cliMessage) }
         }
     }
 
@@ -139,8 +139,8 @@ struct LoadCommand: AsyncParsableCommand {
         do {
             try await play()
         } catch let error as LoadError {
-            Terminal.error("error: \(error.message)")
-            throw ExitCode(LoadExitStatus.usage.rawValue)
+            Terminal.error("error: \(error.cliMessage)")
+            throw ExitCode(error.exitStatus.rawValue)
         }
     }
 
@@ -201,7 +201,7 @@ struct LoadCommand: AsyncParsableCommand {
             do {
                 server = try await MockAPNsServer.start(mockConfiguration)
             } catch {
-                throw LoadError("cannot start the embedded mock: \(error)")
+                throw LoadError.targetUnavailable(target: "the embedded mock APNs", cause: "\(error)")
             }
             mock = server
             let endpoint = APNsEndpoint(host: "127.0.0.1", port: server.port, tls: server.usesTLS, trustedCertificates: server.certificatePath)
@@ -211,7 +211,7 @@ struct LoadCommand: AsyncParsableCommand {
             do {
                 endpoint = try APNsEndpoint(url: target, trustedCertificates: caFile)
             } catch {
-                throw LoadError("--target \(target): \(error.problem); or use mock or discard")
+                throw LoadError.targetUnavailable(target: "--target \(target)", cause: "\(error.problem); or use mock or discard")
             }
             configuration.target = .endpoint(endpoint, signingKey: try signingKey(), name: endpoint.description)
         }
@@ -250,7 +250,7 @@ struct LoadCommand: AsyncParsableCommand {
         do {
             return try credentials.signingKey()
         } catch {
-            throw LoadError("\(error)")
+            throw .invalidSetting(.credentials, value: nil, problem: "\(error)")
         }
     }
 
@@ -265,7 +265,7 @@ struct LoadCommand: AsyncParsableCommand {
             do {
                 try HTMLReport().render(result).write(toFile: report, atomically: true, encoding: .utf8)
             } catch {
-                throw LoadError("cannot write \(report): \(error.localizedDescription)")
+                throw .cannotWrite(path: report, cause: error.localizedDescription)
             }
             Terminal.error("wrote \(report)")
         }
@@ -281,5 +281,19 @@ struct LoadCommand: AsyncParsableCommand {
             try? await Task.sleep(for: .milliseconds(250))
         }
         FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}
+
+extension LoadError {
+    /// The message with settings named as this CLI's flags: `--activities 0: must be 1 or more`.
+    var cliMessage: String {
+        message { setting in
+            switch setting {
+            case .scenarios: "scenario file"
+            case .histogram: "histogram"
+            case .credentials: "credentials"
+            default: "--" + setting.rawValue
+            }
+        }
     }
 }

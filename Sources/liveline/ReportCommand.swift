@@ -46,7 +46,7 @@ struct ReportCommand: AsyncParsableCommand {
 
         mutating func validate() throws {
             for threshold in thresholds {
-                do { _ = try Threshold(parsing: threshold) } catch { throw ValidationError(error.message) }
+                do { _ = try Threshold(parsing: threshold) } catch { throw ValidationError(error.cliMessage) }
             }
         }
 
@@ -58,8 +58,8 @@ struct ReportCommand: AsyncParsableCommand {
                 try LoadCommand.write(merged, json: json, report: report)
                 throw ExitCode(LoadExitStatus.of(merged).rawValue)
             } catch let error as LoadError {
-                Terminal.error("error: \(error.message)")
-                throw ExitCode(LoadExitStatus.usage.rawValue)
+                Terminal.error("error: \(error.cliMessage)")
+                throw ExitCode(error.exitStatus.rawValue)
             }
         }
     }

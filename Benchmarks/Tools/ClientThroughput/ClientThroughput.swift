@@ -58,7 +58,7 @@ enum ClientThroughput {
             let pushes = TokenPushes(count: requests, tokens: tokens.count, payload: payload)
             let delivery = PushDelivery(
                 client: client, configuration: .init(bundleID: option("--topic")),
-                timers: client.eventLoopGroup.next(), onEvent: { event in pushes.answered(event) }
+                onEvent: { event in pushes.answered(event) }
             )
             for (index, token) in tokens.enumerated() { delivery.setTarget(.device(token), for: index) }
             pushes.delivery = delivery

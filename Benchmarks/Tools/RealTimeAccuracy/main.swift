@@ -5,8 +5,8 @@ import LivelineAPNs
 import LivelineMockAPNs
 
 // Real-time accuracy of `liveline play`'s path: 1,000 activities at speed 1, each ticking every
-// 5 s (±2 s of jitter, so sends spread) for a minute, played through PushDelivery over TLS to
-// the in-process mock APNs. For every push it records how late the engine handed it over, and
+// 5 s (±2 s of jitter, so sends spread) for a minute, played by a LiveSession (the loop
+// `liveline play` runs) over TLS to the in-process mock APNs. For every push it records how late the engine handed it over, and
 // how long until APNs answered, both from the push's scheduled time.
 //
 // The references, in the same run: a bare task sleeping until the same deadlines (the same
@@ -47,7 +47,7 @@ final class Samples: @unchecked Sendable {
 
 let scenario = try ScenarioLoader().load(yaml: yaml, file: "accuracy.yaml").scenario
 let program = ActivityProgram(scenario.activities[0], index: 0, scenarioSeed: 1)
-let clock = Liveline.WallClock()
+let clock = WallClock()
 
 func engines(start: Millis) -> [ActivityEngine] {
     (0..<activities).map { ActivityEngine(program: program, id: $0, copy: $0, scenarioStart: start) }
@@ -68,7 +68,7 @@ func bareSleeper(start: Millis) async throws -> [Millis] {
 }
 print(percentiles("reference: bare sleeper, alone", try await bareSleeper(start: clock.now() + 2000)))
 
-// 2. Liveline: the engine in real time, PushDelivery, TLS to the in-process mock.
+// 2. Liveline: a live session in real time, TLS to the in-process mock.
 var configuration = MockAPNsConfiguration()
 configuration.host = "127.0.0.1"
 configuration.port = 0
@@ -87,23 +87,25 @@ let client = try APNsClient(configuration: .init(
 ))
 let handOff = Samples()
 let answered = Samples()
-let delivery = PushDelivery(
-    client: client, configuration: .init(bundleID: "com.example.bench"), timers: client.eventLoopGroup.next(),
-    onEvent: { event in if case .delivered(_, _, _, _, let latency) = event { answered.add(latency) } }
-)
-for i in 0..<activities {
-    let token = String(format: "%064x", i + 1)
-    delivery.setTarget(.device(token), for: i)
-}
-func playAll(start: Millis) async throws {
-    var run = ScenarioRun(activities: engines(start: start))
-    var sink = DeliverySink(delivery: delivery, onPush: { push, _ in handOff.add(clock.now() - push.time) })
-    try await run.play(clock: clock, into: &sink)
-    await delivery.waitUntilIdle()
+func playAll(start: Millis) async {
+    let session = LiveSession(
+        run: ScenarioRun(activities: engines(start: start)), client: client,
+        delivery: .init(bundleID: "com.example.bench"),
+        targets: Dictionary(uniqueKeysWithValues: (0..<activities).map { ($0, PushTarget.device(String(format: "%064x", $0 + 1))) }),
+        clock: clock,
+        observer: { event in
+            switch event {
+            case .decided(let push, _): handOff.add(clock.now() - push.time)
+            case .delivery(.delivered(_, _, _, _, let latency)): answered.add(latency)
+            default: break
+            }
+        }
+    )
+    _ = await session.run()
 }
 let start = clock.now() + 2000
 async let alongside = bareSleeper(start: start)
-try await playAll(start: start)
+await playAll(start: start)
 let underLoad = try await alongside
 print(percentiles("reference: bare sleeper, alongside the run", underLoad))
 print(percentiles("liveline: push handed to APNs, after due", handOff.all))

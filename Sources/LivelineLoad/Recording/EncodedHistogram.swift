@@ -32,18 +32,18 @@ public struct EncodedHistogram: Sendable, Codable, Equatable {
 
     /// The histogram back, or an error saying what is wrong with the JSON.
     public func decoded() throws(LoadError) -> Histogram<UInt64> {
-        guard unit == "us" else { throw LoadError("histogram unit '\(unit)' is not 'us'") }
+        guard unit == "us" else { throw .invalidSetting(.histogram, value: "unit '\(unit)'", problem: "expected 'us'") }
         guard let digits = SignificantDigits(rawValue: Int8(clamping: significantDigits)) else {
-            throw LoadError("histogram significant-digits \(significantDigits) is not 0 to 5")
+            throw .invalidSetting(.histogram, value: "significant-digits \(significantDigits)", problem: "expected 0 to 5")
         }
         guard lowestDiscernible >= 1, lowestDiscernible <= UInt64.max / 4, highestTrackable >= 2 * lowestDiscernible else {
-            throw LoadError("histogram bounds \(lowestDiscernible)…\(highestTrackable) are not a valid layout")
+            throw .invalidSetting(.histogram, value: "bounds \(lowestDiscernible)…\(highestTrackable)", problem: "not a valid layout")
         }
         var histogram = Histogram<UInt64>(
             lowestDiscernibleValue: lowestDiscernible, highestTrackableValue: highestTrackable, numberOfSignificantValueDigits: digits)
         histogram.autoResize = true
         for bucket in buckets {
-            guard bucket.count == 2, bucket[0] <= UInt64.max / 4 else { throw LoadError("histogram bucket \(bucket) is not [value, count]") }
+            guard bucket.count == 2, bucket[0] <= UInt64.max / 4 else { throw .invalidSetting(.histogram, value: "bucket \(bucket)", problem: "expected [value, count]") }
             histogram.record(bucket[0], count: bucket[1])
         }
         return histogram

@@ -8,7 +8,7 @@ public enum JSONReport {
         do {
             return try encoder.encode(result)
         } catch {
-            throw LoadError("cannot encode the result as JSON: \(error)")
+            throw .cannotWrite(path: "the result as JSON", cause: "\(error)")
         }
     }
 
@@ -19,29 +19,29 @@ public enum JSONReport {
             var version: Int?
         }
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
-            throw LoadError("\(name): not JSON, or not an object; expected a file written by liveline load --json")
+            throw .invalidFile(location: name, problem: "not JSON, or not an object; expected a file written by liveline load --json")
         }
         guard header.format == LoadResult.formatName else {
-            throw LoadError("\(name): \"format\" is \(header.format.map { "'\($0)'" } ?? "missing"); expected '\(LoadResult.formatName)' (a file written by liveline load --json)")
+            throw .invalidFile(location: name, problem: "\"format\" is \(header.format.map { "'\($0)'" } ?? "missing"); expected '\(LoadResult.formatName)' (a file written by liveline load --json)")
         }
         guard let version = header.version, version <= LoadResult.currentVersion else {
-            throw LoadError("\(name): version \(header.version.map(String.init) ?? "missing") is newer than this liveline reads (\(LoadResult.currentVersion)); update liveline")
+            throw .invalidFile(location: name, problem: "version \(header.version.map(String.init) ?? "missing") is newer than this liveline reads (\(LoadResult.currentVersion)); update liveline")
         }
         do {
             return try JSONDecoder().decode(LoadResult.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
-            throw LoadError("\(name): missing \"\(key.stringValue)\" at \(path(context.codingPath))")
+            throw .invalidFile(location: name, problem: "missing \"\(key.stringValue)\" at \(path(context.codingPath))")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw LoadError("\(name): unexpected value at \(path(context.codingPath)): \(context.debugDescription)")
+            throw .invalidFile(location: name, problem: "unexpected value at \(path(context.codingPath)): \(context.debugDescription)")
         } catch {
-            throw LoadError("\(name): \(error)")
+            throw .invalidFile(location: name, problem: "\(error)")
         }
     }
 
     /// Reads a result file.
     public static func read(file path: String) throws(LoadError) -> LoadResult {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw LoadError("\(path): the file \(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist")")
+            throw .invalidFile(location: path, problem: "the file \(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist")")
         }
         return try decode(data, name: path)
     }
@@ -52,7 +52,7 @@ public enum JSONReport {
         do {
             try (data + Data("\n".utf8)).write(to: URL(fileURLWithPath: path), options: .atomic)
         } catch {
-            throw LoadError("cannot write \(path): \(error.localizedDescription)")
+            throw .cannotWrite(path: path, cause: error.localizedDescription)
         }
     }
 

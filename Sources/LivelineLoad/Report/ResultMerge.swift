@@ -10,14 +10,14 @@ import Liveline
 /// (shards run side by side), so the merged throughput is the combined rate.
 public enum ResultMerge {
     public static func merge(_ results: [LoadResult]) throws(LoadError) -> LoadResult {
-        guard var merged = results.first else { throw LoadError("nothing to merge: give one or more result files") }
+        guard var merged = results.first else { throw .incompatibleResults("nothing to merge: give one or more result files") }
         guard results.count > 1 else { return merged }
         var histogram = try merged.latency.histogram.decoded()
         for other in results.dropFirst() {
             let otherHistogram = try other.latency.histogram.decoded()
             guard otherHistogram.numberOfSignificantValueDigits == histogram.numberOfSignificantValueDigits,
                   otherHistogram.lowestDiscernibleValue == histogram.lowestDiscernibleValue else {
-                throw LoadError("the histograms have different layouts (significant digits or lowest value) and cannot be added")
+                throw .incompatibleResults("the histograms have different layouts (significant digits or lowest value) and cannot be added")
             }
             histogram.add(otherHistogram)
             merged.startedAt = min(merged.startedAt, other.startedAt)

@@ -233,7 +233,7 @@ public final class LoadRunner: Sendable {
             client = try APNsClient(configuration: .init(
                 endpoint: endpoint, connections: configuration.connections, signingKey: signingKey, requestTimeout: .seconds(10)))
         } catch {
-            throw LoadError("cannot set up the connection to \(endpoint): \(error)")
+            throw .targetUnavailable(target: "the connection to \(endpoint)", cause: "\(error)")
         }
         let gate = ReleaseGate()
         let freed = FreedActivities()

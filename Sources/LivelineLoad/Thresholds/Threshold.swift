@@ -57,7 +57,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         self.text = text
         let operators = ["<=", ">=", "==", "<", ">", "="]
         guard let (name, op, value) = Self.split(text, operators: operators) else {
-            throw LoadError("--threshold '\(raw)': expected METRIC OP VALUE, such as p99<250ms, errors<0.1%, rate>1000/s or would-not-render=0")
+            throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected METRIC OP VALUE, such as p99<250ms, errors<0.1%, rate>1000/s or would-not-render=0")
         }
         comparison = Comparison(rawValue: op == "==" ? "=" : op) ?? .equal
         let lower = name.lowercased()
@@ -74,7 +74,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case "rate", "throughput": metric = .rate
         default:
             guard lower.hasPrefix("p"), let p = Double(lower.dropFirst()), p > 0, p <= 100 else {
-                throw LoadError("--threshold '\(raw)': unknown metric '\(name)'; use p50, p90, p99, p99.9, min, mean, max, errors, lost, rejected, superseded, would-not-render, exhausted or rate")
+                throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "unknown metric '\(name)'; use p50, p90, p99, p99.9, min, mean, max, errors, lost, rejected, superseded, would-not-render, exhausted or rate")
             }
             metric = .percentile(p)
         }
@@ -87,19 +87,19 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             var number = Substring(value)
             if number.hasSuffix("/s") { number = number.dropLast(2) }
             guard let rate = Double(number), rate >= 0, rate.isFinite else {
-                throw LoadError("--threshold '\(raw)': expected pushes per second, such as rate>1000/s")
+                throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected pushes per second, such as rate>1000/s")
             }
             limit = rate
         default:
             if value.hasSuffix("%") {
                 guard let percent = Double(value.dropLast()), percent >= 0, percent <= 100 else {
-                    throw LoadError("--threshold '\(raw)': expected a percentage from 0 to 100, such as \(name)<0.1%")
+                    throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected a percentage from 0 to 100, such as \(name)<0.1%")
                 }
                 unit = .percent
                 limit = percent / 100
             } else {
                 guard let count = Double(value), count >= 0, count == count.rounded() else {
-                    throw LoadError("--threshold '\(raw)': expected a count (\(name)=0) or a percentage (\(name)<0.1%)")
+                    throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected a count (\(name)=0) or a percentage (\(name)<0.1%)")
                 }
                 unit = .count
                 limit = count
@@ -126,7 +126,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             break
         }
         if let number = Double(value), number >= 0, number.isFinite { return number * 1000 }
-        throw LoadError("--threshold '\(raw)': expected a duration such as 250ms, 1.5s or 800us")
+        throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected a duration such as 250ms, 1.5s or 800us")
     }
 
     // MARK: Checking

@@ -42,12 +42,12 @@ public enum Arrivals: Sendable, Hashable, CustomStringConvertible {
             case "s", "sec", "second": per = 1
             case "m", "min", "minute": per = 60
             case "h", "hour": per = 3600
-            default: throw LoadError("--rate \(text): expected N/s, N/m or N/h (e.g. 500/s)")
+            default: throw .invalidSetting(.rate, value: text, problem: "expected N/s, N/m or N/h (e.g. 500/s)")
             }
             number = number[..<slash]
         }
         guard let value = Double(number), value > 0, value.isFinite else {
-            throw LoadError("--rate \(text): expected a positive number of arrivals, such as 500/s")
+            throw .invalidSetting(.rate, value: text, problem: "expected a positive number of arrivals, such as 500/s")
         }
         return value / per
     }

@@ -11,7 +11,7 @@ public struct BroadcastPlan: Sendable, Hashable {
     public var channels: Int
 
     public init(channels: Int) throws(LoadError) {
-        guard channels >= 1 else { throw LoadError("--channels \(channels): at least one channel is needed") }
+        guard channels >= 1 else { throw .invalidSetting(.channels, value: "\(channels)", problem: "at least one channel is needed") }
         self.channels = channels
     }
 

@@ -26,7 +26,7 @@ public enum TokenSource: Sendable {
     /// Checks that a list has a token for every copy.
     public func validate(copies: Int, file: String) throws(LoadError) {
         if case .list(let tokens) = self, tokens.count < copies {
-            throw LoadError("--tokens \(file) has \(tokens.count) token\(tokens.count == 1 ? "" : "s"); the test needs one per activity (\(copies)). Add tokens or lower --activities")
+            throw .invalidSetting(.tokens, value: file, problem: "has \(tokens.count) token\(tokens.count == 1 ? "" : "s"); the test needs one per activity (\(copies)). Add tokens or lower {activities}")
         }
     }
 
@@ -40,22 +40,22 @@ public enum TokenSource: Sendable {
             let token = String(line).trimmingWhitespace.lowercased()
             if token.isEmpty { continue }
             guard token.count % 2 == 0, token.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
-                throw LoadError("\(file):\(number + 1): '\(token.prefix(80))' is not a device token; expected hex digits (an even number of them), one token per line")
+                throw .invalidFile(location: "\(file):\(number + 1)", problem: "'\(token.prefix(80))' is not a device token; expected hex digits (an even number of them), one token per line")
             }
             if let first = seen[token] {
-                throw LoadError("\(file):\(number + 1): the token repeats line \(first); each activity needs its own token")
+                throw .invalidFile(location: "\(file):\(number + 1)", problem: "the token repeats line \(first); each activity needs its own token")
             }
             seen[token] = number + 1
             tokens.append(token)
         }
-        guard !tokens.isEmpty else { throw LoadError("\(file): no tokens; expected one hex token per line") }
+        guard !tokens.isEmpty else { throw .invalidFile(location: file, problem: "no tokens; expected one hex token per line") }
         return tokens
     }
 
     /// Reads and parses a token file.
     public static func read(file path: String) throws(LoadError) -> TokenSource {
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw LoadError("--tokens \(path): the file \(FileManager.default.fileExists(atPath: path) ? "cannot be read as UTF-8 text" : "does not exist")")
+            throw .invalidSetting(.tokens, value: path, problem: "the file \(FileManager.default.fileExists(atPath: path) ? "cannot be read as UTF-8 text" : "does not exist")")
         }
         return .list(try parse(text, file: path))
     }

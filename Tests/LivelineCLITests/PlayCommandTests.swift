@@ -1,0 +1,129 @@
+import Crypto
+import Foundation
+import Liveline
+import LivelineMockAPNs
+import Testing
+
+/// `liveline play` as a user runs it: against the embedded mock, and against a mock APNs this
+/// test starts (as a user points `--apns-url` at one), with the exit statuses the README promises.
+@Suite(.serialized) struct PlayCommandTests {
+    /// 30 s of story, one second at 30×.
+    static let story = """
+    liveline: 1
+    name: Short order
+    bundle-id: com.example.matchday
+    policy: { min-interval: 0, stale-after: 10m }
+    activities:
+      - name: order
+        attributes-type: OrderAttributes
+        content-state: { step: 0, message: "Placed" }
+        beats:
+          - { id: step, every: 10s, count: 2, set: { step: "{{ n }}" } }
+          - { id: done, at: 30s, set: { message: "Delivered" }, end: { dismissal: 1m } }
+    """
+
+    static let token = String(repeating: "ab", count: 32)
+
+    /// A mock APNs over TLS with a fresh self-signed certificate and key, and the `.p8` a user
+    /// would pass.
+    struct Remote {
+        let server: MockAPNsServer
+        let keyFile: URL
+        var url: String { "https://127.0.0.1:\(server.port)" }
+
+        static func start(faults: FaultPlan = .none) async throws -> Remote {
+            let key = P256.Signing.PrivateKey()
+            var configuration = MockAPNsConfiguration()
+            configuration.host = "127.0.0.1"
+            configuration.port = 0
+            let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-cli-\(UUID().uuidString).pem").path
+            configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
+            configuration.authentication = .keys([ProviderKey(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey)])
+            configuration.faults = faults
+            configuration.eventLoopThreads = 1
+            configuration.logger.logLevel = .critical
+            let server = try await MockAPNsServer.start(configuration)
+            return Remote(server: server, keyFile: try CLI.file(key.pemRepresentation, suffix: ".p8"))
+        }
+
+        /// `play FILE` to this mock with the token and credentials; `trusted` passes its certificate.
+        func arguments(_ file: URL, trusted: Bool = true) -> [String] {
+            var arguments = [
+                "play", file.path, "--speed", "30", "--no-view", "--apns-url", url, "--token", PlayCommandTests.token,
+                "--key", keyFile.path, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ",
+            ]
+            if trusted, let certificate = server.certificatePath { arguments += ["--ca-file", certificate] }
+            return arguments
+        }
+
+        func stop() async {
+            await server.shutdown()
+            try? FileManager.default.removeItem(at: keyFile)
+        }
+    }
+
+    @Test func withNoCredentialsItPlaysToTheEmbeddedMockAndExitsZero() async throws {
+        let file = try CLI.file(Self.story, suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await CLI.run(["play", file.path, "--speed", "30", "--no-view"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("embedded mock APNs"))
+        // One line per push: what APNs answered, what the device did, and why the push exists.
+        let lines = result.stdout.split(separator: "\n")
+        #expect(lines.count == 3)
+        #expect(lines.allSatisfy { $0.contains("→ 200 rendered") })
+        #expect(lines.last?.contains("order end p10") == true || lines.last?.contains("order end p5") == true)
+        #expect(result.stderr.contains("3 pushes, 3 delivered, 0 retries, 0 failed"))
+    }
+
+    @Test func aCertificateTheClientDoesNotTrustIsASetupErrorExitTwo() async throws {
+        let remote = try await Remote.start()
+        let file = try CLI.file(Self.story, suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await CLI.run(remote.arguments(file, trusted: false), timeout: 60)
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("error: APNs refused the setup"))
+        #expect(result.stderr.lowercased().contains("certificate"))
+        #expect(result.stderr.contains("127.0.0.1"))
+        #expect(remote.server.stats().statuses.isEmpty)
+        await remote.stop()
+    }
+
+    @Test func pushesAPNsRefusesExitThreeAndSayWhy() async throws {
+        let refusing = FaultPlan(errors: [.init(error: APNsError(status: 413, reason: "PayloadTooLarge"), rate: 1)])
+        let remote = try await Remote.start(faults: refusing)
+        let file = try CLI.file(Self.story, suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await CLI.run(remote.arguments(file))
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stdout.contains("413 PayloadTooLarge (not retried)"))
+        #expect(result.stderr.contains("3 pushes, 0 delivered, 0 retries, 3 failed (3 rejected)"))
+        await remote.stop()
+    }
+
+    @Test func aGoneTokenStopsTheActivityExitThree() async throws {
+        let remote = try await Remote.start(faults: FaultPlan(unregisteredTokens: [Self.token]))
+        let file = try CLI.file(Self.story, suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await CLI.run(remote.arguments(file))
+        #expect(result.status == 3, "\(result.stderr)")
+        #expect(result.stderr.contains("order: APNs answered 410 Unregistered"))
+        await remote.stop()
+    }
+
+    @Test func ctrlCEndsTheActivityWithItsCurrentStateAndExits130() async throws {
+        let remote = try await Remote.start()
+        let file = try CLI.file(Self.story.replacingOccurrences(of: "at: 30s", with: "at: 1h"), suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await CLI.run(remote.arguments(file)) { process, stdout in
+            _ = await stdout.wait(for: "order update")
+            process.interrupt()
+        }
+        #expect(result.status == 130, "\(result.stderr)")
+        #expect(!result.signalled)
+        #expect(result.stdout.contains("order end p5 → 200"))
+        let device = try #require(remote.server.activity(token: Self.token))
+        #expect(device.lifecycle == .ended || device.lifecycle == .dismissed)
+        await remote.stop()
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+
+/// Runs the built `liveline` binary as a user does, and collects what it printed.
+enum CLI {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        /// The process was ended by a signal (or by the timeout).
+        var signalled: Bool
+    }
+
+    struct Missing: Error, CustomStringConvertible {
+        var looked: [String]
+        var description: String {
+            "the liveline binary is not built (looked at \(looked.joined(separator: ", "))): `swift test` builds it beside the tests; `swift build` does too"
+        }
+    }
+
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// The binary `swift test` built with the tests: beside the test bundle, or in `.build/debug`.
+    static func binary() throws -> URL {
+        var candidates: [URL] = []
+        if let tests = Bundle.main.executableURL {
+            // …/debug/LivelinePackageTests.xctest (Linux: the test executable itself).
+            var directory = tests.deletingLastPathComponent()
+            if directory.lastPathComponent == "MacOS" {
+                directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            }
+            if directory.pathExtension == "xctest" { directory = directory.deletingLastPathComponent() }
+            candidates.append(directory.appendingPathComponent("liveline"))
+        }
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/liveline"))
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
+            throw Missing(looked: candidates.map(\.path))
+        }
+        return found
+    }
+
+    /// Runs `liveline ARGUMENTS`; `whileRunning` gets the process once it started (to signal it).
+    static func run(
+        _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60,
+        whileRunning: (@Sendable (Process, OutputBuffer) async -> Void)? = nil
+    ) async throws -> Result {
+        let process = Process()
+        process.executableURL = try binary()
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let out = OutputBuffer(), err = OutputBuffer()
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        outPipe.fileHandleForReading.readabilityHandler = { out.append($0.availableData) }
+        errPipe.fileHandleForReading.readabilityHandler = { err.append($0.availableData) }
+        try process.run()
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(timeout))
+            if process.isRunning { process.terminate() }
+        }
+        if let whileRunning { await whileRunning(process, out) }
+        while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
+        watchdog.cancel()
+        outPipe.fileHandleForReading.readabilityHandler = nil
+        errPipe.fileHandleForReading.readabilityHandler = nil
+        out.append(outPipe.fileHandleForReading.readDataToEndOfFile())
+        err.append(errPipe.fileHandleForReading.readDataToEndOfFile())
+        return Result(
+            status: process.terminationStatus, stdout: out.text, stderr: err.text,
+            signalled: process.terminationReason == .uncaughtSignal
+        )
+    }
+
+    /// A scratch file with `text`, removed by the caller.
+    static func file(_ text: String, suffix: String) throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-cli-\(UUID().uuidString)\(suffix)")
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+}
+
+/// Output collected from a pipe, from any thread.
+final class OutputBuffer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var data = Data()
+
+    func append(_ chunk: Data) {
+        lock.lock()
+        data.append(chunk)
+        lock.unlock()
+    }
+
+    var text: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Waits (in real time, for the process) until the output contains `needle`.
+    func wait(for needle: String, seconds: Double = 30) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if text.contains(needle) { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
+}
