@@ -259,7 +259,10 @@ struct MockAPNsCommand: AsyncParsableCommand {
             """)
     }
 
+    /// Prints a line per push. A warning prints under the first push that carries it: a client's
+    /// token brings the same warnings on every push until it is refreshed.
     private static func follow(_ events: AsyncStream<LivelineMockAPNs.PushEvent>) async {
+        var warned: Set<String> = []
         for await event in events {
             let target = event.token.map { String($0.prefix(16)) } ?? "channel \(event.channelID ?? "?")"
             var line = "\(event.kind.rawValue) \(target) p\(event.priority) → \(event.status)"
@@ -269,6 +272,10 @@ struct MockAPNsCommand: AsyncParsableCommand {
                 if !delivery.reasons.isEmpty { line += " (\(delivery.reasons.joined(separator: "; ")))" }
             }
             say(line)
+            if warned.count > 1024 { warned.removeAll() }
+            for warning in event.warnings where warned.insert(warning).inserted {
+                say("  warning: \(warning)")
+            }
         }
     }
 

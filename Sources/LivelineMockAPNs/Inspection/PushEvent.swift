@@ -26,9 +26,44 @@ public struct PushEvent: Sendable, Hashable, Codable {
     public var deliveries: [DeviceDelivery]
     /// The request body as sent.
     public var payload: String
+    /// Where the request departed from what Apple documents while APNs still accepted it, such
+    /// as a provider token with `iat` as a string. Left out of the JSON when empty.
+    public var warnings: [String] = []
 
     enum CodingKeys: String, CodingKey {
-        case time, kind, token, id, priority, status, reason, deliveries, payload
+        case time, kind, token, id, priority, status, reason, deliveries, payload, warnings
         case channelID = "channel-id"
+    }
+}
+
+extension PushEvent {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        time = try container.decode(Millis.self, forKey: .time)
+        kind = try container.decode(Kind.self, forKey: .kind)
+        token = try container.decodeIfPresent(String.self, forKey: .token)
+        channelID = try container.decodeIfPresent(String.self, forKey: .channelID)
+        id = try container.decode(String.self, forKey: .id)
+        priority = try container.decode(Int.self, forKey: .priority)
+        status = try container.decode(Int.self, forKey: .status)
+        reason = try container.decodeIfPresent(String.self, forKey: .reason)
+        deliveries = try container.decode([DeviceDelivery].self, forKey: .deliveries)
+        payload = try container.decode(String.self, forKey: .payload)
+        warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(time, forKey: .time)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeIfPresent(token, forKey: .token)
+        try container.encodeIfPresent(channelID, forKey: .channelID)
+        try container.encode(id, forKey: .id)
+        try container.encode(priority, forKey: .priority)
+        try container.encode(status, forKey: .status)
+        try container.encodeIfPresent(reason, forKey: .reason)
+        try container.encode(deliveries, forKey: .deliveries)
+        try container.encode(payload, forKey: .payload)
+        if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
     }
 }

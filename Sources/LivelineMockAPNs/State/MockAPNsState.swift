@@ -83,7 +83,8 @@ final class MockAPNsState: Sendable {
                 ?? APNsResponse(status: 200, headers: idHeaders)
             let event = PushEvent(
                 time: now, kind: .device, token: push.token, channelID: nil, id: id, priority: push.priority,
-                status: response.status, reason: error?.reason, deliveries: deliveries, payload: push.bodyText)
+                status: response.status, reason: error?.reason, deliveries: deliveries, payload: push.bodyText,
+                warnings: push.warnings)
             if storage.subscribers.isEmpty {
                 record(consume event, key: push.token, error: error, storage: &storage)
                 return (response, directive, nil, [])
@@ -129,7 +130,7 @@ final class MockAPNsState: Sendable {
             let event = PushEvent(
                 time: now, kind: .broadcast, token: nil, channelID: push.channelID, id: requestID,
                 priority: push.priority, status: response.status, reason: error?.reason, deliveries: deliveries,
-                payload: push.bodyText)
+                payload: push.bodyText, warnings: push.warnings)
             record(event, key: key, error: error, storage: &storage)
             return (response, directive, event, storage.subscribers.isEmpty ? [] : Array(storage.subscribers.values))
         }
