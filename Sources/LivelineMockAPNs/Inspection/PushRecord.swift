@@ -4,7 +4,7 @@ import Liveline
 ///
 /// The same value feeds the per-token history (`GET /activities/{token}/pushes`) and the live
 /// stream of ``MockAPNsServer/events(bufferingNewest:)``.
-public struct PushEvent: Sendable, Hashable, Codable {
+public struct PushRecord: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case device, broadcast
     }
@@ -36,7 +36,7 @@ public struct PushEvent: Sendable, Hashable, Codable {
     }
 }
 
-extension PushEvent {
+extension PushRecord {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         time = try container.decode(Millis.self, forKey: .time)
