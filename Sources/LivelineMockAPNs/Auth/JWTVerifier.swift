@@ -40,8 +40,8 @@ struct JWTVerifier: Sendable {
               let headerBytes = Base64.decode(parts[0]),
               let claimsBytes = Base64.decode(parts[1]),
               let signatureBytes = Base64.decode(parts[2]),
-              case .object(let header)? = try? JSONParser.parse(headerBytes),
-              case .object(let claims)? = try? JSONParser.parse(claimsBytes)
+              case .object(let header)? = try? JSONValue(parsing: headerBytes),
+              case .object(let claims)? = try? JSONValue(parsing: claimsBytes)
         else { return .failure(.invalidProviderToken) }
         guard header["alg"]?.stringValue == "ES256",
               let keyID = header["kid"]?.stringValue,

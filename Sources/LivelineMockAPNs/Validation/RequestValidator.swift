@@ -34,7 +34,7 @@ struct RequestValidator: Sendable {
         /// Parses the body as JSON, straight from the received buffer.
         func json() -> JSONValue? {
             guard let buffer else { return nil }
-            return buffer.withUnsafeReadableBytes { try? JSONParser.parse($0) }
+            return buffer.withUnsafeReadableBytes { try? JSONValue(parsing: $0) }
         }
 
         var text: String { buffer.map { String(buffer: $0) } ?? "" }
