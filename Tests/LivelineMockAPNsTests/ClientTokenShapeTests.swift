@@ -5,8 +5,7 @@ import Testing
 
 /// How one APNs client writes its provider token, byte for byte.
 ///
-/// In the templates, `{kid}`, `{iss}` and `{iat}` stand for the Key ID, the Team ID and the issue
-/// time in UNIX seconds. `confidence` says where each shape comes from.
+/// The templates are filled by ``fillToken(_:key:iat:)``. `confidence` says where each shape comes from.
 struct ClientTokenShape: Sendable, CustomTestStringConvertible {
     var client: String
     var header: String
@@ -18,15 +17,17 @@ struct ClientTokenShape: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { client }
 
-    func fill(_ template: String, key: TestKey, iat: Int64) -> String {
-        template.replacingOccurrences(of: "{kid}", with: key.keyID)
-            .replacingOccurrences(of: "{iss}", with: key.teamID)
-            .replacingOccurrences(of: "{iat}", with: String(iat))
-    }
-
     func token(_ key: TestKey, iat: Int64) -> String {
-        key.token(header: fill(header, key: key, iat: iat), claims: fill(claims, key: key, iat: iat), signature: signature)
+        key.token(header: fillToken(header, key: key, iat: iat), claims: fillToken(claims, key: key, iat: iat), signature: signature)
     }
+}
+
+/// Fills a token template: `{kid}`, `{iss}`, `{iat}`, and `{old}` (an `iat` just over an hour back).
+func fillToken(_ template: String, key: TestKey, iat: Int64) -> String {
+    template.replacingOccurrences(of: "{kid}", with: key.keyID)
+        .replacingOccurrences(of: "{iss}", with: key.teamID)
+        .replacingOccurrences(of: "{iat}", with: String(iat))
+        .replacingOccurrences(of: "{old}", with: String(iat - 3601))
 }
 
 enum ClientTokenShapes {
@@ -38,6 +39,13 @@ enum ClientTokenShapes {
     /// The template APNSwift 5.x and 6.x fill in (`APNSAuthenticationTokenManager`): Swift
     /// multi-line string literals, so four-space indents, newlines and no trailing newline.
     static let apnswiftHeader = "{\n    \"alg\": \"ES256\",\n    \"typ\": \"JWT\",\n    \"kid\": \"{kid}\"\n}"
+
+    static let apnswift5 = ClientTokenShape(
+        client: "APNSwift 5.x-6.x (string iat)",
+        header: apnswiftHeader,
+        claims: "{\n    \"iss\": \"{iss}\",\n    \"iat\": \"{iat}\",\n    \"kid\": \"{kid}\"\n}",
+        warnings: [iatString, kidInClaims, bothPretty],
+        confidence: "high: the template in APNSAuthenticationTokenManager's source")
 
     static let all: [ClientTokenShape] = [
         ClientTokenShape(
@@ -53,12 +61,7 @@ enum ClientTokenShapes {
             header: #"{"alg":"ES256","typ":"JWT","kid":"{kid}"}"#, claims: #"{"iss":"{iss}","iat":{iat},"kid":"{kid}"}"#,
             warnings: [kidInClaims],
             confidence: "medium: claims from APNSwiftJWTPayload's source, header as JWTKit writes it from memory"),
-        ClientTokenShape(
-            client: "APNSwift 5.x-6.x (string iat)",
-            header: apnswiftHeader,
-            claims: "{\n    \"iss\": \"{iss}\",\n    \"iat\": \"{iat}\",\n    \"kid\": \"{kid}\"\n}",
-            warnings: [iatString, kidInClaims, bothPretty],
-            confidence: "high: the template in APNSAuthenticationTokenManager's source"),
+        apnswift5,
         ClientTokenShape(
             client: "APNSwift after the iat fix (numeric iat)",
             header: apnswiftHeader,
@@ -83,7 +86,7 @@ enum ClientTokenShapes {
             client: "PyAPNs2 (PyJWT 1.x, iat = time.time())",
             header: #"{"typ":"JWT","alg":"ES256","kid":"{kid}"}"#, claims: #"{"iss":"{iss}","iat":{iat}.040598}"#,
             warnings: ["provider token: iat is not an integer ({iat}.040598); Apple documents whole seconds"],
-            confidence: "medium: float iat from credentials.py; header order as PyJWT 1.x inserts keys, from memory"),
+            confidence: "high: credentials.py passes time.time(); bytes checked against PyJWT 1.7.1, the 1.x PyAPNs2 needs"),
         ClientTokenShape(
             client: "aioapns (PyJWT 2.x)",
             header: #"{"alg":"ES256","kid":"{kid}","typ":"JWT"}"#, claims: #"{"iss":"{iss}","iat":{iat}}"#,
@@ -95,9 +98,18 @@ enum ClientTokenShapes {
 struct ClientTokenShapeTests {
     let key = TestKey()
 
-    func start(_ clock: ManualClock) async throws -> MockAPNsServer {
+    /// Runs `body` against a mock that accepts ``key``, with its clock and the current `iat`.
+    func withMock(_ body: (MockAPNsServer, ManualClock, Int64) async throws -> Void) async throws {
+        let clock = ManualClock(start: Harness.epoch)
         let providerKey = key.providerKey
-        return try await Harness.start(clock: clock) { $0.authentication = .keys([providerKey]) }
+        let server = try await Harness.start(clock: clock) { $0.authentication = .keys([providerKey]) }
+        do {
+            try await body(server, clock, Harness.seconds(clock.now()))
+        } catch {
+            await server.shutdown()
+            throw error
+        }
+        await server.shutdown()
     }
 
     /// Sends one push with `jwt` on a new connection.
@@ -111,84 +123,74 @@ struct ClientTokenShapeTests {
 
     @Test("each client's token is accepted, with the warnings its shape deserves", arguments: ClientTokenShapes.all)
     func clientTokenIsAccepted(_ shape: ClientTokenShape) async throws {
-        let clock = ManualClock(start: Harness.epoch)
-        let server = try await start(clock)
-        let iat = Harness.seconds(clock.now())
-        let jwt = shape.token(key, iat: iat)
-        let response = try await push(server, jwt: jwt, timestamp: iat)
-        #expect(response.status == 200, "\(response.reason ?? "")")
-        let signatureLength = try #require(Data(base64URLEncoded: jwt.split(separator: ".")[2])).count
-        let expected = shape.warnings.map {
-            shape.fill($0, key: key, iat: iat).replacingOccurrences(of: "{der}", with: String(signatureLength))
+        try await withMock { server, _, iat in
+            let jwt = shape.token(key, iat: iat)
+            let response = try await push(server, jwt: jwt, timestamp: iat)
+            #expect(response.status == 200, "\(response.reason ?? "")")
+            let signatureLength = try #require(Data(base64URLEncoded: jwt.split(separator: ".")[2])).count
+            let expected = shape.warnings.map {
+                fillToken($0, key: key, iat: iat).replacingOccurrences(of: "{der}", with: String(signatureLength))
+            }
+            let record = try #require(server.pushes(token: Harness.token).last)
+            #expect(record.warnings == expected)
         }
-        let record = try #require(server.pushes(token: Harness.token).last)
-        #expect(record.warnings == expected)
-        await server.shutdown()
     }
 
     @Test("warnings stay with the connection's token on later pushes, and reach the live event stream")
     func warningsFollowTheToken() async throws {
-        let clock = ManualClock(start: Harness.epoch)
-        let server = try await start(clock)
-        let events = server.events()
-        let iat = Harness.seconds(clock.now())
-        let shape = try #require(ClientTokenShapes.all.first { $0.client.hasPrefix("APNSwift 5") })
-        let client = try await Harness.connect(server)
-        let jwt = shape.token(key, iat: iat)
-        for timestamp in [iat, iat + 1] {
-            let response = try await client.request(
-                path: "/3/device/\(Harness.token)", headers: Harness.headers(jwt: jwt),
-                body: Harness.payload(timestamp: timestamp))
-            #expect(response.status == 200)
+        try await withMock { server, _, iat in
+            let events = server.events()
+            let client = try await Harness.connect(server)
+            let jwt = ClientTokenShapes.apnswift5.token(key, iat: iat)
+            for timestamp in [iat, iat + 1] {
+                let response = try await client.request(
+                    path: "/3/device/\(Harness.token)", headers: Harness.headers(jwt: jwt),
+                    body: Harness.payload(timestamp: timestamp))
+                #expect(response.status == 200)
+            }
+            await client.close()
+            #expect(server.pushes(token: Harness.token).map(\.warnings.count) == [3, 3])
+            var iterator = events.makeAsyncIterator()
+            #expect(await iterator.next()?.warnings.first == fillToken(ClientTokenShapes.iatString, key: key, iat: iat))
         }
-        #expect(server.pushes(token: Harness.token).map(\.warnings.count) == [3, 3])
-        var iterator = events.makeAsyncIterator()
-        #expect(await iterator.next()?.warnings.first == shape.fill(ClientTokenShapes.iatString, key: key, iat: iat))
-        await client.close()
-        await server.shutdown()
     }
 
     @Test("the inspection JSON has warnings when there are some and leaves the key out otherwise")
     func inspectionJSONCarriesWarnings() async throws {
-        let clock = ManualClock(start: Harness.epoch)
-        let server = try await start(clock)
-        let iat = Harness.seconds(clock.now())
-        let shape = try #require(ClientTokenShapes.all.first { $0.client.hasPrefix("APNSwift 5") })
-        #expect(try await push(server, jwt: key.token(issuedAt: iat), timestamp: iat).status == 200)
-        clock.advance(by: 1000)
-        #expect(try await push(server, jwt: shape.token(key, iat: iat), timestamp: iat + 1).status == 200)
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        let records = server.pushes(token: Harness.token)
-        #expect(records.count == 2)
-        let plain = String(decoding: try encoder.encode(records[0]), as: UTF8.self)
-        let warned = String(decoding: try encoder.encode(records[1]), as: UTF8.self)
-        #expect(!plain.contains("warnings"))
-        #expect(warned.contains(#""warnings":["provider token: iat is a string"#))
-        let decoded = try JSONDecoder().decode(PushRecord.self, from: Data(warned.utf8))
-        #expect(decoded == records[1])
-        await server.shutdown()
+        try await withMock { server, clock, iat in
+            #expect(try await push(server, jwt: key.token(issuedAt: iat), timestamp: iat).status == 200)
+            clock.advance(by: 1000)
+            #expect(try await push(server, jwt: ClientTokenShapes.apnswift5.token(key, iat: iat), timestamp: iat + 1).status == 200)
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys]
+            let records = server.pushes(token: Harness.token)
+            #expect(records.count == 2)
+            let plain = String(decoding: try encoder.encode(records[0]), as: UTF8.self)
+            let warned = String(decoding: try encoder.encode(records[1]), as: UTF8.self)
+            #expect(!plain.contains("warnings"))
+            #expect(warned.contains(#""warnings":["provider token: iat is a string"#))
+            let decoded = try JSONDecoder().decode(PushRecord.self, from: Data(warned.utf8))
+            #expect(decoded == records[1])
+        }
     }
 
     @Test("the signature is checked over the header and claims bytes as received, whitespace and all")
     func signatureCoversTheBytesAsReceived() async throws {
-        let clock = ManualClock(start: Harness.epoch)
-        let server = try await start(clock)
-        let iat = Harness.seconds(clock.now())
-        let prettyHeader = "{\n  \"alg\": \"ES256\",\n  \"kid\": \"\(key.keyID)\"\n}"
-        let compactHeader = #"{"alg":"ES256","kid":"\#(key.keyID)"}"#
-        let claims = #"{"iss":"\#(key.teamID)","iat":\#(iat)}"#
-        let signedPretty = key.token(header: prettyHeader, claims: claims)
-        #expect(try await push(server, jwt: signedPretty, timestamp: iat).status == 200)
+        try await withMock { server, _, iat in
+            let prettyHeader = "{\n  \"alg\": \"ES256\",\n  \"kid\": \"\(key.keyID)\"\n}"
+            let compactHeader = #"{"alg":"ES256","kid":"\#(key.keyID)"}"#
+            let claims = #"{"iss":"\#(key.teamID)","iat":\#(iat)}"#
+            let signedPretty = key.token(header: prettyHeader, claims: claims)
+            #expect(try await push(server, jwt: signedPretty, timestamp: iat).status == 200)
 
-        // The same header and claims, but the signature made over the compact form: a verifier
-        // that re-encodes the JSON before checking would wrongly accept it.
-        let compactSignature = key.signature(for: key.signingInput(header: compactHeader, claims: claims))
-        let forged = key.signingInput(header: prettyHeader, claims: claims) + "." + base64URL(compactSignature)
-        let response = try await push(server, jwt: forged, timestamp: iat)
-        #expect(response.status == 403)
-        #expect(response.reason == "InvalidProviderToken")
-        await server.shutdown()
+            // The same header and claims, but the signature made over the compact form: a verifier
+            // that re-encodes the JSON before checking would wrongly accept it.
+            let compactSignature = key.signature(for: key.signingInput(header: compactHeader, claims: claims))
+            let forged = key.signingInput(header: prettyHeader, claims: claims) + "." + base64URL(compactSignature)
+            let response = try await push(server, jwt: forged, timestamp: iat)
+            #expect(response.status == 403)
+            #expect(response.reason == "InvalidProviderToken")
+        }
     }
 
     /// A token APNs refuses, and the reason it gives.
@@ -233,20 +235,14 @@ struct ClientTokenShapeTests {
 
     @Test("what APNs refuses, the mock refuses too", arguments: refused)
     func refusedTokens(_ refusal: Refused) async throws {
-        let clock = ManualClock(start: Harness.epoch)
-        let server = try await start(clock)
-        let iat = Harness.seconds(clock.now())
-        func fill(_ template: String) -> String {
-            template.replacingOccurrences(of: "{kid}", with: key.keyID)
-                .replacingOccurrences(of: "{iss}", with: key.teamID)
-                .replacingOccurrences(of: "{iat}", with: String(iat))
-                .replacingOccurrences(of: "{old}", with: String(iat - 3601))
+        try await withMock { server, _, iat in
+            let token = key.token(
+                header: fillToken(refusal.header, key: key, iat: iat), claims: fillToken(refusal.claims, key: key, iat: iat),
+                signature: refusal.signature)
+            let response = try await push(server, jwt: refusal.tamper(token), timestamp: iat)
+            #expect(response.status == 403)
+            #expect(response.reason == refusal.reason)
         }
-        let jwt = refusal.tamper(key.token(header: fill(refusal.header), claims: fill(refusal.claims), signature: refusal.signature))
-        let response = try await push(server, jwt: jwt, timestamp: iat)
-        #expect(response.status == 403)
-        #expect(response.reason == refusal.reason)
-        await server.shutdown()
     }
 }
 
