@@ -106,7 +106,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pushes kept in each token's history.", valueName: "n"))
     var history = 32
 
-    @Flag(name: .customLong("print-pushes"), help: "Print one line per push: token, status, what the device did and why.")
+    @Flag(name: .customLong("print-pushes"), help: "Print one line per push: token, status, what the device did and why; each new provider-token warning once.")
     var printPushes = false
 
     func validate() throws {
