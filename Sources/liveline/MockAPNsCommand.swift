@@ -106,7 +106,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pushes kept in each token's history.", valueName: "n"))
     var history = 32
 
-    @Flag(name: .customLong("print-pushes"), help: "Print one line per push: token, status, what the device did and why.")
+    @Flag(name: .customLong("print-pushes"), help: "Print one line per push: token, status, what the device did and why; each new provider-token warning once.")
     var printPushes = false
 
     func validate() throws {
@@ -259,16 +259,23 @@ struct MockAPNsCommand: AsyncParsableCommand {
             """)
     }
 
-    private static func follow(_ events: AsyncStream<LivelineMockAPNs.PushEvent>) async {
-        for await event in events {
-            let target = event.token.map { String($0.prefix(16)) } ?? "channel \(event.channelID ?? "?")"
-            var line = "\(event.kind.rawValue) \(target) p\(event.priority) → \(event.status)"
-            if let reason = event.reason { line += " \(reason)" }
-            for delivery in event.deliveries {
+    /// Prints a line per push. A warning prints under the first push that carries it: a client's
+    /// token brings the same warnings on every push until it is refreshed.
+    private static func follow(_ records: AsyncStream<PushRecord>) async {
+        var warned: Set<String> = []
+        for await record in records {
+            let target = record.token.map { String($0.prefix(16)) } ?? "channel \(record.channelID ?? "?")"
+            var line = "\(record.kind.rawValue) \(target) p\(record.priority) → \(record.status)"
+            if let reason = record.reason { line += " \(reason)" }
+            for delivery in record.deliveries {
                 line += " | \(delivery.activityID.prefix(24)): \(delivery.outcome.rawValue), \(delivery.lifecycle.rawValue)"
                 if !delivery.reasons.isEmpty { line += " (\(delivery.reasons.joined(separator: "; ")))" }
             }
             say(line)
+            if warned.count > 1024 { warned.removeAll() }
+            for warning in record.warnings where warned.insert(warning).inserted {
+                say("  warning: \(warning)")
+            }
         }
     }
 

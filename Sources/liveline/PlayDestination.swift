@@ -98,9 +98,9 @@ struct Destination: Sendable {
         }
         guard let snapshot else { return nil }
         var state: StateObject?
-        if let json = snapshot.contentState, case .object(let object)? = try? Liveline.JSONParser.parse(Array(json.jsonText.utf8)) { state = object }
+        if let json = snapshot.contentState, case .object(let object)? = try? JSONParser.parse(Array(json.jsonText.utf8)) { state = object }
         var alert: String?
-        if let json = snapshot.lastAlert, case .object(let object)? = try? Liveline.JSONParser.parse(Array(json.jsonText.utf8)) {
+        if let json = snapshot.lastAlert, case .object(let object)? = try? JSONParser.parse(Array(json.jsonText.utf8)) {
             alert = APSPayload.alertText(in: StateObject([("alert", .object(object))]))
         }
         let history = snapshot.updateToken.map { mock.pushes(token: $0) } ?? []

@@ -1,7 +1,17 @@
 /// A JSON syntax error, at a byte offset.
+///
+/// Shared by every JSON reader in the package: ``JSONParser`` here and the mock APNs's
+/// request parser.
 public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The byte offset where reading stopped.
     public var offset: Int
+    /// What was wrong there.
     public var message: String
+
+    public init(offset: Int, message: String) {
+        self.offset = offset
+        self.message = message
+    }
 
     public var description: String { "\(message) at byte \(offset)" }
 }

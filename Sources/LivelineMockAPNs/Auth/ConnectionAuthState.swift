@@ -18,6 +18,10 @@ struct ConnectionAuthState {
     /// Whether some request on this connection carried a valid token.
     private(set) var hasValidToken = false
 
+    /// How the connection's current token departs from Apple's example (``TokenShape``);
+    /// empty when it does not, or when any token is accepted.
+    var tokenWarnings: [String] { current?.warnings ?? [] }
+
     /// Checks the `authorization` header of one request at `now`.
     ///
     /// With `verifier == nil` (accept any token) every request passes.

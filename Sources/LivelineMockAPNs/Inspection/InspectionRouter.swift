@@ -6,7 +6,7 @@ import Foundation
 /// |---|---|
 /// | `GET /activities` | every activity (``ActivitySnapshot``) |
 /// | `GET /activities/{token}` | one activity, by update token or id |
-/// | `GET /activities/{token}/pushes` | the pushes to that token (``PushEvent``), oldest first |
+/// | `GET /activities/{token}/pushes` | the pushes to that token (``PushRecord``), oldest first |
 /// | `GET /channels` | broadcast channels |
 /// | `GET /stats` | ``MockAPNsStats`` |
 /// | `GET /faults`, `POST /faults` | read or replace the ``FaultPlan`` (body: YAML or JSON) |

@@ -35,7 +35,7 @@ final class MockAPNsState: Sendable {
         var startedAt: Millis
         var faults: FaultPlan
         var faultsSince: Millis
-        var subscribers: [Int: AsyncStream<PushEvent>.Continuation] = [:]
+        var subscribers: [Int: AsyncStream<PushRecord>.Continuation] = [:]
         var nextSubscriber = 0
     }
 
@@ -65,8 +65,8 @@ final class MockAPNsState: Sendable {
     /// Answers a validated device push: faults first, then the device.
     func handleDevice(_ push: DevicePushRequest, idHeaders: [(String, String)], id: String, roll: Double) -> (APNsResponse, ConnectionDirective) {
         let now = clock.now()
-        let (response, directive, event, subscribers) = box.withLockedValue {
-            (storage: inout Storage) -> (APNsResponse, ConnectionDirective, PushEvent?, [AsyncStream<PushEvent>.Continuation]) in
+        let (response, directive, pushRecord, subscribers) = box.withLockedValue {
+            (storage: inout Storage) -> (APNsResponse, ConnectionDirective, PushRecord?, [AsyncStream<PushRecord>.Continuation]) in
             storage.stats.devicePushes += 1
             var deliveries: [DeviceDelivery] = []
             var directive = ConnectionDirective.none
@@ -81,17 +81,18 @@ final class MockAPNsState: Sendable {
             }
             let response = error.map { APNsResponse.error($0, headers: idHeaders, now: now) }
                 ?? APNsResponse(status: 200, headers: idHeaders)
-            let event = PushEvent(
+            let pushRecord = PushRecord(
                 time: now, kind: .device, token: push.token, channelID: nil, id: id, priority: push.priority,
-                status: response.status, reason: error?.reason, deliveries: deliveries, payload: push.bodyText)
+                status: response.status, reason: error?.reason, deliveries: deliveries, payload: push.bodyText,
+                warnings: push.warnings)
             if storage.subscribers.isEmpty {
-                record(consume event, key: push.token, error: error, storage: &storage)
+                record(consume pushRecord, key: push.token, error: error, storage: &storage)
                 return (response, directive, nil, [])
             }
-            record(event, key: push.token, error: error, storage: &storage)
-            return (response, directive, event, Array(storage.subscribers.values))
+            record(pushRecord, key: push.token, error: error, storage: &storage)
+            return (response, directive, pushRecord, Array(storage.subscribers.values))
         }
-        if let event { for subscriber in subscribers { subscriber.yield(event) } }
+        if let pushRecord { for subscriber in subscribers { subscriber.yield(pushRecord) } }
         return (response, directive)
     }
 
@@ -99,7 +100,7 @@ final class MockAPNsState: Sendable {
     func handleBroadcast(_ push: BroadcastPushRequest, requestID: String, roll: Double) -> (APNsResponse, ConnectionDirective) {
         let now = clock.now()
         let headers = [("apns-request-id", requestID)]
-        let (response, directive, event, subscribers) = box.withLockedValue { storage in
+        let (response, directive, pushRecord, subscribers) = box.withLockedValue { storage in
             storage.stats.broadcasts += 1
             var deliveries: [DeviceDelivery] = []
             var directive = ConnectionDirective.none
@@ -126,14 +127,14 @@ final class MockAPNsState: Sendable {
             }
             let response = error.map { APNsResponse.error($0, headers: headers, now: now) }
                 ?? APNsResponse(status: 200, headers: headers)
-            let event = PushEvent(
+            let pushRecord = PushRecord(
                 time: now, kind: .broadcast, token: nil, channelID: push.channelID, id: requestID,
                 priority: push.priority, status: response.status, reason: error?.reason, deliveries: deliveries,
-                payload: push.bodyText)
-            record(event, key: key, error: error, storage: &storage)
-            return (response, directive, event, storage.subscribers.isEmpty ? [] : Array(storage.subscribers.values))
+                payload: push.bodyText, warnings: push.warnings)
+            record(pushRecord, key: key, error: error, storage: &storage)
+            return (response, directive, pushRecord, storage.subscribers.isEmpty ? [] : Array(storage.subscribers.values))
         }
-        for subscriber in subscribers { subscriber.yield(event) }
+        for subscriber in subscribers { subscriber.yield(pushRecord) }
         return (response, directive)
     }
 
@@ -179,14 +180,14 @@ final class MockAPNsState: Sendable {
     /// Counts a request rejected by validation; keeps it in the token's history when there is one.
     func recordRejected(_ error: APNsError, token: String?, id: String, priority: Int, payload: String) {
         let now = clock.now()
-        let (event, subscribers) = box.withLockedValue { storage in
-            let event = PushEvent(
+        let (pushRecord, subscribers) = box.withLockedValue { storage in
+            let pushRecord = PushRecord(
                 time: now, kind: .device, token: token, channelID: nil, id: id, priority: priority, status: error.status,
                 reason: error.reason, deliveries: [], payload: payload)
-            record(event, key: token, error: error, storage: &storage)
-            return (event, storage.subscribers.isEmpty ? [] : Array(storage.subscribers.values))
+            record(pushRecord, key: token, error: error, storage: &storage)
+            return (pushRecord, storage.subscribers.isEmpty ? [] : Array(storage.subscribers.values))
         }
-        for subscriber in subscribers { subscriber.yield(event) }
+        for subscriber in subscribers { subscriber.yield(pushRecord) }
     }
 
     // MARK: Connection events
@@ -240,9 +241,9 @@ final class MockAPNsState: Sendable {
         }
     }
 
-    func pushes(token: String) -> [PushEvent] {
+    func pushes(token: String) -> [PushRecord] {
         let key = token.hasPrefix("channel:") ? token : token.lowercased()
-        return box.withLockedValue { $0.tokens[key]?.history?.events ?? [] }
+        return box.withLockedValue { $0.tokens[key]?.history?.records ?? [] }
     }
 
     func channels() -> [BroadcastChannel] {
@@ -303,8 +304,8 @@ final class MockAPNsState: Sendable {
         }
     }
 
-    func events(bufferingNewest limit: Int) -> AsyncStream<PushEvent> {
-        let (stream, continuation) = AsyncStream<PushEvent>.makeStream(bufferingPolicy: .bufferingNewest(max(1, limit)))
+    func events(bufferingNewest limit: Int) -> AsyncStream<PushRecord> {
+        let (stream, continuation) = AsyncStream<PushRecord>.makeStream(bufferingPolicy: .bufferingNewest(max(1, limit)))
         let id = box.withLockedValue { storage in
             let id = storage.nextSubscriber
             storage.nextSubscriber += 1
@@ -358,9 +359,9 @@ final class MockAPNsState: Sendable {
         return nil
     }
 
-    private func record(_ event: consuming PushEvent, key: String?, error: APNsError?, storage: inout Storage) {
+    private func record(_ pushRecord: consuming PushRecord, key: String?, error: APNsError?, storage: inout Storage) {
         storage.stats.requests += 1
-        Self.count(event.status, in: &storage.statuses)
+        Self.count(pushRecord.status, in: &storage.statuses)
         if let error { storage.stats.reasons[error.reason, default: 0] += 1 }
         guard let key else { return }
         let canStartHistory = storage.historyCount < maxHistoryTokens
@@ -368,10 +369,10 @@ final class MockAPNsState: Sendable {
         var started = false
         modifyToken(key, in: &storage) { token in
             if token.history != nil {
-                token.history?.append(event)
+                token.history?.append(pushRecord)
             } else if canStartHistory {
                 var history = PushHistory(capacity: capacity)
-                history.append(event)
+                history.append(pushRecord)
                 token.history = history
                 started = true
             }

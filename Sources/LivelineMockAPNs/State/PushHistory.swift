@@ -2,7 +2,7 @@
 ///
 /// Bounded so a long load test keeps memory flat.
 struct PushHistory {
-    private var items: [PushEvent] = []
+    private var items: [PushRecord] = []
     private var next = 0
     let capacity: Int
 
@@ -10,16 +10,16 @@ struct PushHistory {
         self.capacity = max(1, capacity)
     }
 
-    mutating func append(_ event: PushEvent) {
+    mutating func append(_ record: PushRecord) {
         if items.count < capacity {
-            items.append(event)
+            items.append(record)
         } else {
-            items[next] = event
+            items[next] = record
             next = (next + 1) % capacity
         }
     }
 
-    var events: [PushEvent] {
+    var records: [PushRecord] {
         Array(items[next...] + items[..<next])
     }
 }

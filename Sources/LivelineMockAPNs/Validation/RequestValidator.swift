@@ -34,7 +34,7 @@ struct RequestValidator: Sendable {
         /// Parses the body as JSON, straight from the received buffer.
         func json() -> JSONValue? {
             guard let buffer else { return nil }
-            return buffer.withUnsafeReadableBytes { try? JSONParser.parse($0) }
+            return buffer.withUnsafeReadableBytes { try? JSONValue(parsing: $0) }
         }
 
         var text: String { buffer.map { String(buffer: $0) } ?? "" }
@@ -46,7 +46,9 @@ struct RequestValidator: Sendable {
         guard let path = head.path, let method = head.method else { return .failure(.badPath) }
         if method == "POST", let token = Self.deviceTokenFastPath(path) {
             guard let token else { return .failure(.badDeviceToken) }
-            return common(head, auth: &auth, now: now).flatMap { devicePush(head, token: token, body: body) }
+            return common(head, auth: &auth, now: now).flatMap {
+                devicePush(head, token: token, body: body, warnings: $0)
+            }
         }
         let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             .map { Substring($0) }
@@ -60,22 +62,22 @@ struct RequestValidator: Sendable {
             guard !token.isEmpty else { return .failure(.missingDeviceToken) }
             guard token.utf8.allSatisfy(\.isHexDigit) else { return .failure(.badDeviceToken) }
             return common(head, auth: &auth, now: now).flatMap {
-                devicePush(head, token: Self.lowercasedHex(token), body: body)
+                devicePush(head, token: Self.lowercasedHex(token), body: body, warnings: $0)
             }
         case ("4", "broadcasts"):
             guard segments.count == 5, segments[3] == "apps", !segments[4].isEmpty else { return .failure(.badPath) }
             guard method == "POST" else { return .failure(.methodNotAllowed) }
             return common(head, auth: &auth, now: now).flatMap {
-                broadcastPush(head, bundleID: String(segments[4]), body: body)
+                broadcastPush(head, bundleID: String(segments[4]), body: body, warnings: $0)
             }
         case ("1", "apps"):
             guard segments.count == 5, !segments[3].isEmpty else { return .failure(.badPath) }
             let bundleID = String(segments[3])
             switch (segments[4], method) {
             case ("channels", "POST"):
-                return common(head, auth: &auth, now: now).flatMap { createChannel(bundleID, head, body: body) }
+                return common(head, auth: &auth, now: now).flatMap { _ in createChannel(bundleID, head, body: body) }
             case ("channels", "GET"), ("channels", "DELETE"):
-                return common(head, auth: &auth, now: now).flatMap {
+                return common(head, auth: &auth, now: now).flatMap { _ in
                     guard let channelID = head.channelID, !channelID.isEmpty else { return .failure(.missingChannelId) }
                     guard Base64.decode(channelID.utf8) != nil else { return .failure(.badChannelId) }
                     return .success(method == "GET"
@@ -83,7 +85,7 @@ struct RequestValidator: Sendable {
                         : .deleteChannel(bundleID: bundleID, channelID: channelID, requestID: head.requestID))
                 }
             case ("all-channels", "GET"):
-                return common(head, auth: &auth, now: now).map { .listChannels(bundleID: bundleID, requestID: head.requestID) }
+                return common(head, auth: &auth, now: now).map { _ in .listChannels(bundleID: bundleID, requestID: head.requestID) }
             case ("channels", _), ("all-channels", _):
                 return .failure(.methodNotAllowed)
             default:
@@ -94,16 +96,19 @@ struct RequestValidator: Sendable {
         }
     }
 
-    /// Duplicate headers and the provider token: checked for every endpoint.
-    private func common(_ head: RequestHead, auth: inout ConnectionAuthState, now: Millis) -> Result<Void, APNsError> {
+    /// Duplicate headers and the provider token: checked for every endpoint. Returns the token's
+    /// warnings, for the pushes to report.
+    private func common(_ head: RequestHead, auth: inout ConnectionAuthState, now: Millis) -> Result<[String], APNsError> {
         if head.duplicateHeader != nil { return .failure(.duplicateHeaders) }
         if let error = auth.authorize(head.authorization.map { Substring($0) }, now: now, verifier: verifier) {
             return .failure(error)
         }
-        return .success(())
+        return .success(auth.tokenWarnings)
     }
 
-    private func devicePush(_ head: RequestHead, token: String, body: Body) -> Result<ValidatedRequest, APNsError> {
+    private func devicePush(
+        _ head: RequestHead, token: String, body: Body, warnings: [String]
+    ) -> Result<ValidatedRequest, APNsError> {
         guard let pushType = head.pushType, Self.isKnownPushType(pushType) else { return .failure(.invalidPushType) }
         guard let topic = head.topic, !topic.isEmpty else { return .failure(.missingTopic) }
         guard topic.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .failure(.badTopic) }
@@ -122,11 +127,15 @@ struct RequestValidator: Sendable {
         }
         if let collapseID = head.collapseID, collapseID.utf8.count > 64 { return .failure(.badCollapseId) }
         return parseBody(body, limit: PayloadLimits.device).map { json, text in
-            .device(DevicePushRequest(token: token, topic: topic, priority: priority, apnsID: head.apnsID, body: json, bodyText: text))
+            .device(DevicePushRequest(
+                token: token, topic: topic, priority: priority, apnsID: head.apnsID, body: json, bodyText: text,
+                warnings: warnings))
         }
     }
 
-    private func broadcastPush(_ head: RequestHead, bundleID: String, body: Body) -> Result<ValidatedRequest, APNsError> {
+    private func broadcastPush(
+        _ head: RequestHead, bundleID: String, body: Body, warnings: [String]
+    ) -> Result<ValidatedRequest, APNsError> {
         guard head.pushType == "liveactivity" else { return .failure(.invalidPushType) }
         guard let channelID = head.channelID, !channelID.isEmpty else { return .failure(.missingChannelId) }
         guard Base64.decode(channelID.utf8) != nil else { return .failure(.badChannelId) }
@@ -139,7 +148,7 @@ struct RequestValidator: Sendable {
         return parseBody(body, limit: PayloadLimits.broadcast).map { json, text in
             .broadcast(BroadcastPushRequest(
                 bundleID: bundleID, channelID: channelID, priority: priority, expiration: expiration,
-                requestID: head.requestID, body: json, bodyText: text))
+                requestID: head.requestID, body: json, bodyText: text, warnings: warnings))
         }
     }
 

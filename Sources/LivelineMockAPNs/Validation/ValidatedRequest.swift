@@ -7,6 +7,8 @@ struct DevicePushRequest {
     var apnsID: String?
     var body: JSONValue
     var bodyText: String
+    /// How the provider token departs from Apple's example (``TokenShape``).
+    var warnings: [String]
 }
 
 /// A broadcast push that passed the checks that need no channel lookup.
@@ -18,6 +20,8 @@ struct BroadcastPushRequest {
     var requestID: String?
     var body: JSONValue
     var bodyText: String
+    /// How the provider token departs from Apple's example (``TokenShape``).
+    var warnings: [String]
 }
 
 /// What a request asks for, once validated.

@@ -76,7 +76,7 @@ final class PushList: @unchecked Sendable {
 extension ActivitySnapshot {
     /// The content-state shown, as Liveline's value type.
     var shownState: StateValue? {
-        contentState.flatMap { try? Liveline.JSONParser.parse(Array($0.jsonText.utf8)) }
+        contentState.flatMap { try? JSONParser.parse(Array($0.jsonText.utf8)) }
     }
 }
 
@@ -84,5 +84,5 @@ extension ActivitySnapshot {
 func wire(_ state: StateObject) -> StateValue? {
     var writer = JSONWriter()
     writer.object(state)
-    return try? Liveline.JSONParser.parse(writer.bytes)
+    return try? JSONParser.parse(writer.bytes)
 }

@@ -1,23 +1,38 @@
-/// Why a body is not JSON.
-public struct JSONParseError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The byte offset where parsing stopped.
-    public var offset: Int
-    /// What was wrong there.
-    public var message: String
+import Liveline
 
-    public var description: String { "\(message) at byte \(offset)" }
+extension JSONValue {
+    /// The deepest nesting a request body may have. Payloads nest a few levels; the limit keeps
+    /// any input from exhausting the stack of an event loop.
+    public static let maxParsingDepth = 64
+
+    /// Parses one JSON value that spans all of `bytes` (surrounding whitespace allowed).
+    ///
+    /// The mock's per-request parser: it reads straight from the received buffer (no
+    /// `Foundation`, no copy into an array) and builds a `String` only for each key and string
+    /// value. Strict RFC 8259 (no comments, no trailing commas), at most ``maxParsingDepth``
+    /// levels. Unlike Liveline's `JSONParser`, which reads JSON back into the `StateValue` model,
+    /// it keeps what the sender wrote: every member of an object in order (a lookup finds a
+    /// repeated key's first value), and a lone surrogate escape as U+FFFD instead of an error.
+    public init(parsing bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) {
+        self = try JSONValueReader.parse(bytes)
+    }
+
+    /// Parses a JSON value from an array of bytes.
+    public init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
+        let result: Result<JSONValue, JSONSyntaxError> = bytes.withUnsafeBytes { buffer in
+            do throws(JSONSyntaxError) { return .success(try JSONValueReader.parse(buffer)) } catch { return .failure(error) }
+        }
+        self = try result.get()
+    }
+
+    /// Parses a JSON value from UTF-8 text.
+    public init(parsing text: String) throws(JSONSyntaxError) {
+        try self.init(parsing: Array(text.utf8))
+    }
 }
 
-/// A small JSON parser for request bodies.
-///
-/// Payloads are a few hundred bytes and parsed once per request on the event loop, so this
-/// parser works straight on the received bytes: no `Foundation`, no intermediate `Data`, and a
-/// `String` is built only for each key and string value. It accepts RFC 8259 JSON and nothing
-/// more (no comments, no trailing commas), and limits nesting so no input can exhaust the stack.
-public struct JSONParser {
-    /// The deepest nesting accepted.
-    public static let maxDepth = 64
-
+/// The reader behind `JSONValue(parsing:)`: one pass over the bytes, no backtracking.
+struct JSONValueReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
@@ -27,30 +42,17 @@ public struct JSONParser {
     }
 
     /// Parses one JSON value that spans all of `bytes` (surrounding whitespace allowed).
-    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> JSONValue {
-        var parser = JSONParser(bytes)
-        parser.skipWhitespace()
-        let value = try parser.parseValue()
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw parser.error("unexpected text after the value") }
+    static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
+        var reader = JSONValueReader(bytes)
+        reader.skipWhitespace()
+        let value = try reader.parseValue()
+        reader.skipWhitespace()
+        guard reader.index == bytes.count else { throw reader.error("unexpected text after the value") }
         return value
     }
 
-    /// Parses a JSON value from an array of bytes.
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
-        let result: Result<JSONValue, JSONParseError> = bytes.withUnsafeBytes { buffer in
-            do throws(JSONParseError) { return .success(try parse(buffer)) } catch { return .failure(error) }
-        }
-        return try result.get()
-    }
-
-    /// Parses a JSON value from UTF-8 text.
-    public static func parse(_ text: String) throws(JSONParseError) -> JSONValue {
-        try parse(Array(text.utf8))
-    }
-
-    private func error(_ message: String) -> JSONParseError {
-        JSONParseError(offset: index, message: message)
+    private func error(_ message: String) -> JSONSyntaxError {
+        JSONSyntaxError(offset: index, message: message)
     }
 
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -64,7 +66,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseValue() throws(JSONParseError) -> JSONValue {
+    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         guard let byte = current else { throw error("expected a value") }
         switch byte {
         case UInt8(ascii: "{"): return try parseObject()
@@ -78,7 +80,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func expectLiteral(_ literal: StaticString) throws(JSONParseError) {
+    private mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
         let count = literal.utf8CodeUnitCount
         guard index + count <= bytes.count else { throw error("unexpected end") }
         let matches = literal.withUTF8Buffer { expected in
@@ -89,12 +91,12 @@ public struct JSONParser {
         index += count
     }
 
-    private mutating func enter() throws(JSONParseError) {
+    private mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        guard depth <= Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
+        guard depth <= JSONValue.maxParsingDepth else { throw error("nesting deeper than \(JSONValue.maxParsingDepth)") }
     }
 
-    private mutating func parseObject() throws(JSONParseError) -> JSONValue {
+    private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
         try enter()
         index += 1
         var object = JSONObject()
@@ -127,7 +129,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseArray() throws(JSONParseError) -> JSONValue {
+    private mutating func parseArray() throws(JSONSyntaxError) -> JSONValue {
         try enter()
         index += 1
         var values: [JSONValue] = []
@@ -153,7 +155,7 @@ public struct JSONParser {
         }
     }
 
-    private mutating func parseString() throws(JSONParseError) -> String {
+    private mutating func parseString() throws(JSONSyntaxError) -> String {
         index += 1
         let start = index
         while index < bytes.count {
@@ -170,7 +172,7 @@ public struct JSONParser {
         throw error("unterminated string")
     }
 
-    private mutating func parseEscapedString(from start: Int) throws(JSONParseError) -> String {
+    private mutating func parseEscapedString(from start: Int) throws(JSONSyntaxError) -> String {
         var out = Array(UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
@@ -202,7 +204,7 @@ public struct JSONParser {
         throw error("unterminated string")
     }
 
-    private mutating func parseHex4() throws(JSONParseError) -> UInt32 {
+    private mutating func parseHex4() throws(JSONSyntaxError) -> UInt32 {
         guard index + 4 <= bytes.count else { throw error("short \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
@@ -220,7 +222,7 @@ public struct JSONParser {
         return value
     }
 
-    private mutating func parseUnicodeEscape() throws(JSONParseError) -> Unicode.Scalar {
+    private mutating func parseUnicodeEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
         let first = try parseHex4()
         if (0xD800..<0xDC00).contains(first) {
             guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
@@ -239,7 +241,7 @@ public struct JSONParser {
         out.append(contentsOf: UTF8.encode(scalar).map { Array($0) } ?? [])
     }
 
-    private mutating func parseNumber() throws(JSONParseError) -> JSONValue {
+    private mutating func parseNumber() throws(JSONSyntaxError) -> JSONValue {
         let start = index
         var negative = false
         if current == UInt8(ascii: "-") {
