@@ -183,28 +183,21 @@ struct LoadCommand: AsyncParsableCommand {
         case "discard":
             configuration.target = .discard
         case "mock":
-            var mockConfiguration = MockAPNsConfiguration()
-            mockConfiguration.host = "127.0.0.1"
-            mockConfiguration.port = 0
-            mockConfiguration.transport = tls
-                ? .tls(.selfSigned(writeCertificateTo: FileManager.default.temporaryDirectory.appendingPathComponent("liveline-load-\(ProcessInfo.processInfo.processIdentifier).pem").path))
-                : .h2c
-            mockConfiguration.authentication = .acceptAnyToken
-            mockConfiguration.eventLoopThreads = max(1, mockThreads)
-            mockConfiguration.logger.logLevel = .critical
-            if let plan = configuration.broadcast {
-                mockConfiguration.subscriptions = plan.subscriptions(
-                    seed: baseSeed, tokens: configuration.tokens,
-                    copies: (0..<activities).filter { configuration.shard.contains(copy: plan.channel(ofCopy: $0)) })
-            }
-            let server: MockAPNsServer
+            let started: (server: MockAPNsServer, endpoint: APNsEndpoint)
             do {
-                server = try await MockAPNsServer.start(mockConfiguration)
+                started = try await EmbeddedMock.start(for: "load", tls: tls, threads: mockThreads) { mockConfiguration in
+                    mockConfiguration.authentication = .acceptAnyToken
+                    if let plan = configuration.broadcast {
+                        mockConfiguration.subscriptions = plan.subscriptions(
+                            seed: baseSeed, tokens: configuration.tokens,
+                            copies: (0..<activities).filter { configuration.shard.contains(copy: plan.channel(ofCopy: $0)) })
+                    }
+                }
             } catch {
-                throw LoadError.targetUnavailable(target: "the embedded mock APNs", cause: "\(error)")
+                throw LoadError.targetUnavailable(target: "the embedded mock APNs", cause: error.cause)
             }
-            mock = server
-            let endpoint = APNsEndpoint(host: "127.0.0.1", port: server.port, tls: server.usesTLS, trustedCertificates: server.certificatePath)
+            mock = started.server
+            let endpoint = started.endpoint
             configuration.target = .endpoint(endpoint, signingKey: try signingKey(), name: "mock")
         default:
             let endpoint: APNsEndpoint

@@ -19,7 +19,6 @@ struct Destination: Sendable {
     static func embeddedMock(scenario: Scenario) async throws -> Destination {
         let privateKey = P256.Signing.PrivateKey()
         let keyID = "LIVELINE01", teamID = "LIVELINETM"
-        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-play-\(getpid()).pem").path
         var targets: [PushTarget] = []
         var byToken: [String: StateObject] = [:]
         var byType: [String: StateObject] = [:]
@@ -40,23 +39,18 @@ struct Destination: Sendable {
                 targets.append(.pushToStart(token))
             }
         }
-        var configuration = MockAPNsConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
-        configuration.authentication = .keys([ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)])
-        configuration.contentStateShapes = ContentStateShapes(byToken: byToken, byAttributesType: byType)
-        configuration.subscriptions = subscriptions
-        configuration.eventLoopThreads = 1
-        configuration.logger.logLevel = .critical
-        let server: MockAPNsServer
+        let started: (server: MockAPNsServer, endpoint: APNsEndpoint)
         do {
-            server = try await MockAPNsServer.start(configuration)
+            started = try await EmbeddedMock.start(for: "play") { configuration in
+                configuration.authentication = .keys([ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)])
+                configuration.contentStateShapes = ContentStateShapes(byToken: byToken, byAttributesType: byType)
+                configuration.subscriptions = subscriptions
+            }
         } catch {
-            throw PlayError(message: "could not start the embedded mock APNs: \(error)")
+            throw PlayError(message: "\(error)")
         }
+        let (server, endpoint) = started
         let key = try SigningKey(pem: privateKey.pemRepresentation, keyID: keyID, teamID: teamID)
-        let endpoint = APNsEndpoint(host: "127.0.0.1", port: server.port, tls: true, trustedCertificates: server.certificatePath)
         return Destination(endpoint: endpoint, key: key, targets: targets, mock: server, banner: "embedded mock APNs \(server.baseURL)")
     }
 

@@ -69,11 +69,12 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("embedded mock APNs"))
         // One line per push: what APNs answered, what the device did, and why the push exists.
+        // (How many pushes depends on where the start falls in its second: one push a second.)
         let lines = result.stdout.split(separator: "\n")
-        #expect(lines.count == 3)
-        #expect(lines.allSatisfy { $0.contains("→ 200 rendered") })
-        #expect(lines.last?.contains("order end p10") == true || lines.last?.contains("order end p5") == true)
-        #expect(result.stderr.contains("3 pushes, 3 delivered, 0 retries, 0 failed"))
+        #expect(lines.count >= 2)
+        #expect(lines.allSatisfy { $0.contains("→ 200 rendered · beat") })
+        #expect(lines.last?.contains("order end p5") == true)
+        #expect(result.stderr.contains("\(lines.count) pushes, \(lines.count) delivered, 0 retries, 0 failed"))
     }
 
     @Test func aCertificateTheClientDoesNotTrustIsASetupErrorExitTwo() async throws {
@@ -96,8 +97,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try await CLI.run(remote.arguments(file))
         #expect(result.status == 3, "\(result.stderr)")
-        #expect(result.stdout.contains("413 PayloadTooLarge (not retried)"))
-        #expect(result.stderr.contains("3 pushes, 0 delivered, 0 retries, 3 failed (3 rejected)"))
+        let refused = result.stdout.split(separator: "\n").filter { $0.contains("413 PayloadTooLarge (not retried)") }.count
+        #expect(refused >= 2)
+        #expect(result.stderr.contains("\(refused) pushes, 0 delivered, 0 retries, \(refused) failed (\(refused) rejected)"))
         await remote.stop()
     }
 
