@@ -59,6 +59,33 @@ import Testing
 
     static func timestamps(_ pushes: [Push]) -> [Int64] { pushes.map(\.timestamp) }
 
+    @Test func theSessionSleepsUntilEachDeadlineAndSendsWhatThePlanPredicts() async throws {
+        let s = try await Self.setup(token: 39)
+        var plan = ScenarioRun(scenario: try ScenarioLoader().load(yaml: Self.order, file: "order.yaml").scenario, start: s.start)
+        var planned = CollectingSink()
+        plan.run(into: &planned)
+        let running = Task { await s.session.run() }
+        // Step the clock to each deadline the session sleeps until, as time would pass.
+        var sleeps: [Millis] = []
+        while s.probe.decided.count < planned.pushes.count {
+            try await s.probe.wait("the session to sleep") { _ in s.clock.sleeperCount > 0 }
+            let deadline = try #require(s.clock.earliestDeadline)
+            sleeps.append(deadline)
+            s.clock.set(deadline)
+            // Played, and asleep again on what comes next (the last wake's next sleep is the drain).
+            try await s.probe.wait("the session to play and sleep again") { probe in
+                probe.finished || (s.clock.sleeperCount > 0 && s.clock.earliestDeadline != deadline)
+            }
+        }
+        let report = await running.value
+        #expect(s.probe.decided.map(\.payload) == planned.pushes.map(\.payload))
+        // One wake when the activity starts (the app shows its first state), then one per push.
+        #expect(sleeps == [s.start] + planned.pushes.map(\.time))
+        // Steps can come faster than answers: a push waiting behind one in flight may be replaced.
+        #expect(report.delivered + report.superseded == planned.pushes.count && report.status == .success)
+        await s.mock.stop()
+    }
+
     @Test func aTriggerRacingAScheduledBeatLandsInTimeOrderAndBothReachTheDevice() async throws {
         let s = try await Self.setup(token: 40)
         let running = Task { await s.session.run() }

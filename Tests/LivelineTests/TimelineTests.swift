@@ -163,33 +163,6 @@ import Testing
         #expect(scheduler.peek() == nil)
     }
 
-    /// A clock whose sleep jumps time forward at once: real-time code, run in virtual time.
-    final class JumpingClock: EngineClock, @unchecked Sendable {
-        private var current: Millis
-        private(set) var sleeps: [Millis] = []
-        init(_ start: Millis) { current = start }
-        func now() -> Millis { current }
-        func sleep(until deadline: Millis) async throws {
-            sleeps.append(deadline)
-            current = max(current, deadline)
-        }
-    }
-
-    @Test func realTimePlaySleepsUntilEachDeadlineAndSendsWhatPlanPredicts() async throws {
-        let scenario = try load(Self.ticking).scenario
-        var virtual = ScenarioRun(scenario: scenario, start: testStart)
-        var planned = Collector()
-        virtual.run(into: &planned)
-
-        let clock = JumpingClock(testStart)
-        var real = ScenarioRun(scenario: scenario, start: testStart)
-        var played = Collector()
-        try await real.play(clock: clock, into: &played)
-        #expect(played.pushes.map(\.payload) == planned.pushes.map(\.payload))
-        // One wake when the activity starts (the app shows its first state), then one per push.
-        #expect(clock.sleeps == [testStart] + planned.pushes.map(\.time))
-    }
-
     @Test func speedCompressesTheStoryButNotThePolicy() throws {
         let scenario = try load(Self.ticking).scenario
         var run = ScenarioRun(scenario: scenario, start: testStart, speed: 60)

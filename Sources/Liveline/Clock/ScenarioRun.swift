@@ -2,9 +2,9 @@
 ///
 /// Pushes come out in global time order: the scheduler always wakes the activity with the
 /// earliest deadline, and each engine plays only what is due. ``run(until:into:)`` jumps from
-/// deadline to deadline (the virtual clock, as fast as the CPU allows); ``play(clock:into:)``
-/// sleeps until each deadline (the real clock; a speed factor was applied when the programs
-/// were compiled).
+/// deadline to deadline (the virtual clock, as fast as the CPU allows); in real time,
+/// `LiveSession` (in LivelineAPNs) sleeps until ``nextDeadline()`` and runs until then (a speed
+/// factor was applied when the programs were compiled).
 ///
 /// A run is a value owned by one task at a time; it holds no locks and shares nothing mutable.
 public struct ScenarioRun: Sendable {
@@ -54,16 +54,6 @@ public struct ScenarioRun: Sendable {
         while let (time, index) = scheduler.peek(), time <= until {
             let next = activities[index].advance(to: time, writer: &writer, sink: &sink)
             scheduler.rescheduleEarliest(index, at: next)
-        }
-    }
-
-    /// Plays in real time: sleeps until each deadline on `clock`, then plays what is due.
-    /// Returns when every activity is done; throws `CancellationError` when cancelled, leaving
-    /// the run where it stopped (``stop(at:into:)`` can end the activities properly).
-    public mutating func play<Sink: PushSink>(clock: some EngineClock, into sink: inout Sink) async throws {
-        while let deadline = nextDeadline() {
-            try await clock.sleep(until: deadline)
-            run(until: max(deadline, clock.now()), into: &sink)
         }
     }
 
