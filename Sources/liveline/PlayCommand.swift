@@ -1,6 +1,7 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import Synchronization
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
@@ -156,9 +157,19 @@ struct PlayCommand: AsyncParsableCommand {
         let drawing = screen.map { screen in Task { await screen.run() } }
 
         // Ctrl-C asks the session to stop: it ends the activities properly, drains, and returns.
+        // A second Ctrl-C leaves at once, without waiting for the drain.
         signal(SIGINT, SIG_IGN)
         let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
-        sigint.setEventHandler { session.requestStop(.interrupted) }
+        let interrupts = Atomic<Int>(0)
+        sigint.setEventHandler {
+            if interrupts.add(1, ordering: .relaxed).newValue > 1 {
+                if view { Terminal.write("\u{1B}[?25h") }
+                Terminal.error("interrupted again: leaving without waiting for APNs")
+                Foundation.exit(PlayStatus.interrupted.rawValue)
+            }
+            if !view { Terminal.error("ending the activities (Ctrl-C again to leave at once)") }
+            session.requestStop(.interrupted)
+        }
         sigint.resume()
 
         let report = await session.run()
