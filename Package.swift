@@ -145,6 +145,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // A client nobody here wrote, to check the mock's HTTP/2 against.
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
     ],
