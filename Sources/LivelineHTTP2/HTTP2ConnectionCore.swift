@@ -75,9 +75,6 @@ package struct HTTP2ConnectionCore {
         unacknowledged = [settings]
     }
 
-    /// Open or half-closed streams.
-    package var activeStreams: Int { streams.count }
-
     // MARK: Sending
 
     /// The client preface (as a client), our SETTINGS and the connection window raise.
@@ -276,32 +273,25 @@ package struct HTTP2ConnectionCore {
         }
         let bytes = try Self.unpadded(frame)
         let streamID = frame.streamID
-        switch streams.lookup(streamID) {
-        case .idle:
-            throw HTTP2ProtocolError(.protocolError, "DATA on stream \(streamID), which was never opened")
-        case .closed(.sentReset):
-            return nil
-        case .closed:
-            return streamError(HTTP2ProtocolError(.streamClosed, "DATA on closed stream \(streamID)", stream: streamID), into: &out)
-        case .active:
-            break
+        let endStream = frame.has(HTTP2Wire.Flags.endStream)
+        guard let received = streams.receiveData(streamID, length: length, endStream: endStream) else {
+            switch streams.lookup(streamID) {
+            case .idle:
+                throw HTTP2ProtocolError(.protocolError, "DATA on stream \(streamID), which was never opened")
+            case .closed(.sentReset), .active:
+                return nil
+            case .closed:
+                return streamError(HTTP2ProtocolError(.streamClosed, "DATA on closed stream \(streamID)", stream: streamID), into: &out)
+            }
         }
-        guard var entry = streams[streamID] else { return nil }
-        guard entry.state != .halfClosedRemote else {
+        guard !received.afterEnd else {
             return streamError(HTTP2ProtocolError(.streamClosed, "DATA on stream \(streamID) after its END_STREAM", stream: streamID), into: &out)
         }
-        guard entry.receive.receive(length) else {
+        guard received.allowed else {
             return streamError(HTTP2ProtocolError(.flowControlError, "DATA beyond the window of stream \(streamID)", stream: streamID), into: &out)
         }
-        let endStream = frame.has(HTTP2Wire.Flags.endStream)
-        if endStream {
-            streams[streamID] = entry
-            streams.end(streamID, local: false)
-        } else {
-            if let increment = entry.receive.creditToReturn() {
-                HTTP2Wire.windowUpdate(streamID: streamID, increment: increment, into: &out)
-            }
-            streams[streamID] = entry
+        if let increment = received.credit {
+            HTTP2Wire.windowUpdate(streamID: streamID, increment: increment, into: &out)
         }
         return .data(streamID: streamID, bytes: bytes, endStream: endStream)
     }

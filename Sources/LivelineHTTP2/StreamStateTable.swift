@@ -58,8 +58,9 @@ package struct StreamStateTable {
         recent = Array(repeating: 0, count: Self.remembered)
     }
 
-    /// Open or half-closed streams.
-    package var count: Int { entries.count }
+    /// Open or half-closed streams. Stored, not computed, so an owner that keeps the core in a
+    /// class property reads it without copying the core.
+    package private(set) var count = 0
 
     /// Whether the peer initiates streams with this id's parity (odd ids are clients').
     package func isPeerInitiated(_ streamID: UInt32) -> Bool {
@@ -83,6 +84,7 @@ package struct StreamStateTable {
         guard streamID <= 0x7FFF_FFFF else { return nil }
         nextLocalStreamID += 2
         entries[streamID] = Entry(state: .open, send: FlowControlWindow(sendWindow), receive: FlowControlWindow(receiveWindow))
+        count += 1
         return streamID
     }
 
@@ -91,6 +93,7 @@ package struct StreamStateTable {
         lastPeerStreamID = streamID
         entries[streamID] = Entry(
             state: endStream ? .halfClosedRemote : .open, send: FlowControlWindow(sendWindow), receive: FlowControlWindow(receiveWindow))
+        count += 1
     }
 
     /// Marks a peer stream as seen without opening it (refused after our GOAWAY).
@@ -104,6 +107,24 @@ package struct StreamStateTable {
         set { entries[streamID] = newValue }
     }
 
+    /// Receives `length` bytes of DATA on an active stream, in one lookup: nil when the stream
+    /// is not active; else whether its receive window allowed them, whether the peer had
+    /// already ended it, and the WINDOW_UPDATE increment due for it.
+    package mutating func receiveData(_ streamID: UInt32, length: Int, endStream: Bool) -> (allowed: Bool, afterEnd: Bool, credit: Int?)? {
+        guard let index = entries.index(forKey: streamID) else { return nil }
+        if entries.values[index].state == .halfClosedRemote { return (true, true, nil) }
+        guard entries.values[index].receive.receive(length) else { return (false, false, nil) }
+        guard endStream else { return (true, false, entries.values[index].receive.creditToReturn()) }
+        if entries.values[index].state == .halfClosedLocal {
+            entries.remove(at: index)
+            count -= 1
+            remember(streamID, .ended)
+        } else {
+            entries.values[index].state = .halfClosedRemote
+        }
+        return (true, false, nil)
+    }
+
     /// Records END_STREAM from us (`local`) or the peer; closes the stream when both ended.
     /// Returns whether the stream closed.
     @discardableResult
@@ -114,6 +135,7 @@ package struct StreamStateTable {
         case (.open, false): entries.values[index].state = .halfClosedRemote
         case (.halfClosedRemote, true), (.halfClosedLocal, false):
             entries.remove(at: index)
+            count -= 1
             remember(streamID, .ended)
             return true
         case (.halfClosedLocal, true), (.halfClosedRemote, false):
@@ -124,7 +146,7 @@ package struct StreamStateTable {
 
     /// Closes a stream at once (RST_STREAM either way, or dropped after GOAWAY).
     package mutating func close(_ streamID: UInt32, _ closure: Closure) {
-        entries[streamID] = nil
+        if entries.removeValue(forKey: streamID) != nil { count -= 1 }
         remember(streamID, closure)
     }
 

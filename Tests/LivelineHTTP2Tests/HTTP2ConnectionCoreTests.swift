@@ -225,7 +225,7 @@ import Testing
         let sent = client.sent()
         #expect(sent.first?.kind == .rstStream)
         #expect(sent.first?.firstWord == HTTP2Wire.ErrorCode.flowControlError.rawValue)
-        #expect(client.core.activeStreams == 0)
+        #expect(client.core.streams.count == 0)
         // The connection goes on.
         _ = try client.receive(Wire.frame(.ping, stream: 0, [0, 0, 0, 0, 0, 0, 0, 1]))
         #expect(client.sent().first?.kind == .ping)
@@ -301,7 +301,7 @@ import Testing
         var server = try Endpoint(.server)
         _ = try server.receive(Wire.headers(stream: 1, endStream: true))
         server.core.writeHeaders(streamID: 1, endStream: true, into: &server.out) { $0.writeInteger(UInt8(0x88)) }
-        #expect(server.core.activeStreams == 0)
+        #expect(server.core.streams.count == 0)
         _ = server.sent()
         // DATA: a stream error STREAM_CLOSED.
         let events = try server.receive(Wire.data(stream: 1, [1]))
@@ -348,7 +348,7 @@ import Testing
         _ = try server.receive(Wire.headers(stream: 1))
         let events = try server.receive(Wire.frame(.rstStream, stream: 1, Wire.u32(8)))
         guard case .streamReset(1, 8)? = events.first else { Issue.record("\(events)"); return }
-        #expect(server.core.activeStreams == 0)
+        #expect(server.core.streams.count == 0)
         #expect(server.error(Wire.frame(.rstStream, stream: 1, [0, 0, 8]))?.code == .frameSizeError)
     }
 
@@ -392,7 +392,7 @@ import Testing
         #expect(frame.errorName == "ENHANCE_YOUR_CALM")
         #expect(frame.debugText == #"{"reason":"TooManyRequests"}"#)
         #expect(abandoned == [second])
-        #expect(client.core.activeStreams == 1)
+        #expect(client.core.streams.count == 1)
         // The stream the server kept still gets its answer.
         let answer = try client.receive(Wire.headers(stream: first, endStream: true, Wire.block(status: "200")))
         #expect(answer.count == 1)

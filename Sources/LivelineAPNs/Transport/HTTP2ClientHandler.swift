@@ -162,7 +162,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             pending.completion(.failure(goAwayError))
         } else if closing {
             pending.completion(.failure(closedError()))
-        } else if active, core.activeStreams < maxConcurrentStreams, queued.isEmpty {
+        } else if active, core.streams.count < maxConcurrentStreams, queued.isEmpty {
             start(pending)
         } else {
             queued.append(pending)
@@ -198,7 +198,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     }
 
     private func startQueued() {
-        while active, !closing, goAwayError == nil, core.activeStreams < maxConcurrentStreams, let next = queued.popFirst() {
+        while active, !closing, goAwayError == nil, core.streams.count < maxConcurrentStreams, let next = queued.popFirst() {
             start(next)
         }
     }

@@ -186,7 +186,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             return true
         }
         // The limit the client has acknowledged; until then RFC 9113 leaves it unlimited.
-        guard core.activeStreams <= core.localSettings.maxConcurrentStreams ?? Int.max else {
+        guard core.streams.count <= core.localSettings.maxConcurrentStreams ?? Int.max else {
             core.decline(streamID)
             return connectionError(.protocolError, reason: "TooManyConcurrentStreams", context: context)
         }
@@ -345,7 +345,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     }
 
     private func closeIfDrained(context: ChannelHandlerContext) {
-        guard goingAway, !closed, core.activeStreams == 0 else { return }
+        guard goingAway, !closed, core.streams.count == 0 else { return }
         closed = true
         state.connectionClosed()
         let bytes = out
