@@ -30,11 +30,12 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
-        // The HTTP/2 wire format the APNs client and the mock APNs both frame by hand.
+        // The HTTP/2 wire format and connection core the APNs client and the mock APNs share.
         .target(
             name: "LivelineHTTP2",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ]
         ),
         .target(
@@ -105,6 +106,7 @@ let package = Package(
             dependencies: [
                 "LivelineHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ]
         ),
         .testTarget(
@@ -151,6 +153,8 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                // A client nobody here wrote, to check the mock's HTTP/2 against.
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
             ]
         ),
     ],

@@ -1,6 +1,7 @@
 import NIOCore
 
-/// HTTP/2 wire format (RFC 9113): constants and the frame writers both ends use.
+/// HTTP/2 wire format (RFC 9113): constants and the frame writers both ends use. The protocol's
+/// rules live in ``HTTP2ConnectionCore``.
 ///
 /// Liveline's APNs client and its mock APNs frame HTTP/2 themselves (each only needs a small
 /// part of the protocol, and the general stream machinery cost more than a push; see
@@ -17,6 +18,23 @@ package enum HTTP2Wire {
 
     package enum FrameType: UInt8 {
         case data = 0, headers, priority, rstStream, settings, pushPromise, ping, goAway, windowUpdate, continuation
+
+        /// The RFC's name of a frame type, for messages.
+        package static func name(_ type: UInt8) -> String {
+            switch FrameType(rawValue: type) {
+            case .data: "DATA"
+            case .headers: "HEADERS"
+            case .priority: "PRIORITY"
+            case .rstStream: "RST_STREAM"
+            case .settings: "SETTINGS"
+            case .pushPromise: "PUSH_PROMISE"
+            case .ping: "PING"
+            case .goAway: "GOAWAY"
+            case .windowUpdate: "WINDOW_UPDATE"
+            case .continuation: "CONTINUATION"
+            case nil: "frame type \(type)"
+            }
+        }
     }
 
     package enum Flags {

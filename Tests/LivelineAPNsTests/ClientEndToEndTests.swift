@@ -63,14 +63,66 @@ import Testing
         await session.stop()
     }
 
-    @Test func theClientRefusesAServerItDoesNotTrust() async throws {
+    @Test func theClientRefusesAServerItDoesNotTrustAndSaysWhy() async throws {
         let session = try await MockSession.start()
-        let untrusting = try APNsClient(configuration: .init(endpoint: APNsEndpoint(host: "127.0.0.1", port: session.server.port, tls: true)), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-        await #expect(throws: (any Error).self) {
-            _ = try await untrusting.send(MockSession.updateRequest(token: MockSession.token(4), timestamp: 1))
+        let other = try await MockSession.start()
+        let host = "127.0.0.1:\(session.server.port)"
+        // The system's roots, then a CA file of another mock's certificate: neither vouches for it.
+        for trusted in [nil, other.server.certificatePath] {
+            let untrusting = try APNsClient(
+                configuration: .init(endpoint: APNsEndpoint(host: "127.0.0.1", port: session.server.port, tls: true, trustedCertificates: trusted)),
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+            do {
+                let response = try await untrusting.send(MockSession.updateRequest(token: MockSession.token(4), timestamp: 1))
+                Issue.record("answered \(response)")
+            } catch let error as APNsTransportError {
+                #expect(error.description.contains("TLS: certificate not trusted for \(host)"), "\(error)")
+                #expect(!error.isRetryable)
+                #expect(error.isSetupError)
+                #expect(error.host == host)
+            }
+            await untrusting.shutdown()
         }
-        await untrusting.shutdown()
+        await other.stop()
         await session.stop()
+    }
+
+    @Test func aGoAwayReachesTheRequestsItStoppedWithItsCodeAndReason() async throws {
+        let session = try await MockSession.start(configure: { $0.faults = FaultPlan(goAwayEvery: 1) })
+        let now = Int64(Date().timeIntervalSince1970)
+        // All five wait for the one connection; the mock answers the first, then says GOAWAY.
+        let results = await withTaskGroup(of: Result<APNsResponse, any Error>.self) { group in
+            for i in 0..<5 {
+                group.addTask {
+                    do { return .success(try await session.client.send(MockSession.updateRequest(token: MockSession.token(i), timestamp: now))) } catch { return .failure(error) }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let failures = results.compactMap { result -> APNsTransportError? in
+            if case .failure(let error as APNsTransportError) = result { return error }
+            return nil
+        }
+        #expect(results.contains { if case .success(let response) = $0 { response.status == 200 } else { false } })
+        #expect(!failures.isEmpty)
+        let expected = APNsTransportError.goingAway(host: "127.0.0.1:\(session.server.port)", code: "NO_ERROR", reason: "Shutdown")
+        #expect(failures.allSatisfy { $0 == expected }, "\(failures)")
+        #expect(expected.description == "GOAWAY NO_ERROR from 127.0.0.1:\(session.server.port): Shutdown")
+        #expect(failures.allSatisfy { $0.isRetryable && !$0.isSetupError })
+        await session.stop()
+    }
+
+    @Test func transportErrorsNameTheHostAndTheCause() {
+        let host = "127.0.0.1:2197"
+        #expect(APNsTransportError.goingAway(host: host, code: "ENHANCE_YOUR_CALM", reason: "too many requests").description
+                == "GOAWAY ENHANCE_YOUR_CALM from 127.0.0.1:2197: too many requests")
+        #expect(APNsTransportError.protocolError(host: host, detail: "PROTOCOL_ERROR: CONTINUATION without HEADERS").description
+                == "protocol error from 127.0.0.1:2197: PROTOCOL_ERROR: CONTINUATION without HEADERS")
+        #expect(APNsTransportError.connectionClosed(host: host, cause: "GOAWAY NO_ERROR").description
+                == "connection to 127.0.0.1:2197 closed: GOAWAY NO_ERROR")
+        #expect(APNsTransportError.notHTTP2(host: host, negotiated: "http/1.1").isSetupError)
+        #expect(!APNsTransportError.notHTTP2(host: host, negotiated: nil).isRetryable)
+        #expect(APNsTransportError.timedOut(host: host).isRetryable)
     }
 }
 

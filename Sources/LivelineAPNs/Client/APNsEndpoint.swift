@@ -60,6 +60,11 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
         return (tls && port == 443) ? shownHost : "\(shownHost):\(port)"
     }
 
+    /// `host:port`, always with the port, for messages.
+    public var hostAndPort: String {
+        "\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
+
     public var description: String { "\(tls ? "https" : "http")://\(authority)" }
 }
 

@@ -13,6 +13,8 @@ import NIOTLS
 final class APNsConnection: Sendable {
     let channel: any Channel
     let number: Int
+    /// `host:port`, for errors.
+    let host: String
     private let outbox = NIOLockedValueBox(Outbox())
 
     private struct Outbox {
@@ -20,9 +22,10 @@ final class APNsConnection: Sendable {
         var drainScheduled = false
     }
 
-    private init(channel: any Channel, number: Int) {
+    private init(channel: any Channel, number: Int, host: String) {
         self.channel = channel
         self.number = number
+        self.host = host
     }
 
     /// Connects on `eventLoop`. `onUnusable` is called once, from the event loop, when the
@@ -32,6 +35,7 @@ final class APNsConnection: Sendable {
         idlePing: TimeAmount, onUnusable: @escaping @Sendable () -> Void
     ) -> EventLoopFuture<APNsConnection> {
         let serverHostname = endpoint.host.isIPAddress ? nil : endpoint.host
+        let host = endpoint.hostAndPort
         let bootstrap = ClientBootstrap(group: eventLoop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
@@ -40,17 +44,17 @@ final class APNsConnection: Sendable {
                     let sync = channel.pipeline.syncOperations
                     if let sslContext {
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
-                        try sync.addHandler(ALPNCheck())
+                        try sync.addHandler(ALPNCheck(host: host))
                     }
                     try sync.addHandler(HTTP2ClientHandler(
-                        authority: endpoint.authority, tls: endpoint.tls, idlePing: idlePing, onUnusable: onUnusable
+                        host: host, authority: endpoint.authority, tls: endpoint.tls, idlePing: idlePing, onUnusable: onUnusable
                     ))
                 }
             }
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
-            .map { APNsConnection(channel: $0, number: number) }
+            .map { APNsConnection(channel: $0, number: number, host: host) }
             .flatMapErrorThrowing { error in
-                throw APNsTransportError.connectFailed("\(endpoint): \(error)")
+                throw APNsTransportError.connectFailed(host: host, cause: "\(error)")
             }
     }
 
@@ -97,7 +101,8 @@ final class APNsConnection: Sendable {
         }
         // A closed channel would drop the writes without telling anyone; fail them instead.
         guard channel.isActive else {
-            for request in requests { request.completion(.failure(APNsTransportError.connectionClosed)) }
+            let error = APNsTransportError.connectionClosed(host: host, cause: nil)
+            for request in requests { request.completion(.failure(error)) }
             return
         }
         for request in requests { channel.write(request, promise: nil) }
@@ -112,11 +117,16 @@ final class APNsConnection: Sendable {
 /// Refuses a TLS connection on which the server did not agree to HTTP/2.
 private final class ALPNCheck: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
+    let host: String
+
+    init(host: String) {
+        self.host = host
+    }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
             if negotiated != "h2" {
-                context.fireErrorCaught(APNsTransportError.notHTTP2)
+                context.fireErrorCaught(APNsTransportError.notHTTP2(host: host, negotiated: negotiated))
                 context.close(promise: nil)
             } else {
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
