@@ -182,7 +182,12 @@ struct PlayCommand: AsyncParsableCommand {
         await mock?.shutdown()
 
         if screen == nil { Terminal.error(report.summary) }
-        if let advice = report.configurationError { Terminal.error("error: APNs refused the setup: \(advice)") }
+        if let advice = report.configurationError {
+            Terminal.error("error: APNs refused the setup: \(advice)")
+            if advice.contains("certificate not trusted"), apnsURL != nil, caFile == nil {
+                Terminal.error("hint: pass the server's certificate with --ca-file FILE.pem (liveline mock-apns writes it with --write-ca)")
+            }
+        }
         for stopped in report.stoppedActivities { Terminal.error("\(stopped.name): \(stopped.reason)") }
         if !report.abandoned.isEmpty {
             Terminal.error("warning: \(report.abandoned.count) \(report.abandoned.count == 1 ? "push was" : "pushes were") still pending when the run stopped")

@@ -72,7 +72,7 @@ import Testing
         // (How many pushes depends on where the start falls in its second: one push a second.)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.count >= 2)
-        #expect(lines.allSatisfy { $0.contains("→ 200 rendered · beat") })
+        #expect(lines.allSatisfy { $0.contains("→ 200 rendered · ") })
         #expect(lines.last?.contains("order end p5") == true)
         #expect(result.stderr.contains("\(lines.count) pushes, \(lines.count) delivered, 0 retries, 0 failed"))
     }

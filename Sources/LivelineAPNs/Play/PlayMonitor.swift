@@ -198,7 +198,7 @@ public final class PlayMonitor: Sendable {
         if let relevance = device?.relevance ?? engine.relevance { facts.append("relevance \(StateValue.double(relevance).templateText)") }
         facts.append("budget \(device?.budgetRemaining ?? engine.budget)/\(engine.budgetOf)")
         if let stale = engine.staleTime { facts.append("stale \(StateValue.clockText(stale, now: now))") }
-        facts.append("\(engine.pushCount) pushes, \(view.delivered) delivered")
+        facts.append("\(engine.pushCount) \(engine.pushCount == 1 ? "push" : "pushes"), \(view.delivered) delivered")
 
         var last: String?
         if let push = view.lastPush {
@@ -242,7 +242,7 @@ public final class PlayMonitor: Sendable {
             let delivered = state.activities.map(\.delivered).reduce(0, +)
             let failed = state.activities.map(\.failed).reduce(0, +)
             let stopped = state.activities.filter { $0.stopped != nil }.count
-            var text = "\(pushes) pushes, \(delivered) delivered, \(state.retrying) retries, \(failed) failed"
+            var text = "\(pushes) \(pushes == 1 ? "push" : "pushes"), \(delivered) delivered, \(state.retrying) \(state.retrying == 1 ? "retry" : "retries"), \(failed) failed"
             if stopped > 0 { text += ", \(stopped) \(stopped == 1 ? "activity" : "activities") stopped by APNs" }
             return text
         }

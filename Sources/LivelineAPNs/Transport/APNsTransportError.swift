@@ -28,7 +28,7 @@ public enum APNsTransportError: Error, Sendable, Hashable, CustomStringConvertib
         case .connectFailed(let host, let cause): "cannot connect to \(host): \(cause)"
         case .tlsFailed(let host, let cause):
             Self.isCertificateProblem(cause)
-                ? "TLS: certificate not trusted for \(host) (\(cause))"
+                ? "TLS: certificate not trusted for \(host) (\(cause)): trust the server's certificate (a mock's self-signed one) or check the host name"
                 : "TLS: handshake with \(host) failed (\(cause))"
         case .notHTTP2(let host, let negotiated):
             "\(host) did not agree to HTTP/2 (ALPN chose \(negotiated.map { "\"\($0)\"" } ?? "nothing"), not h2)"

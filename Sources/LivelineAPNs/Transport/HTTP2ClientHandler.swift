@@ -140,9 +140,25 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func describe(_ error: any Error) -> APNsTransportError {
         if let transport = error as? APNsTransportError { return transport }
         if tls, !handshakeDone, error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
-            return .tlsFailed(host: host, cause: "\(error)")
+            return .tlsFailed(host: host, cause: Self.tlsReason(error))
         }
         return .connectionClosed(host: host, cause: "\(error)")
+    }
+
+    /// BoringSSL's reason codes (`CERTIFICATE_VERIFY_FAILED`) out of NIOSSL's error text, which
+    /// also carries error numbers and the build path of the C source; the whole text otherwise.
+    static func tlsReason(_ error: any Error) -> String {
+        let text = "\(error)"
+        var reasons: [Substring] = []
+        var rest = text[...]
+        while let marker = rest.range(of: "OPENSSL_internal:") {
+            let tail = rest[marker.upperBound...]
+            let code = tail.prefix { $0.isUppercase || $0.isNumber || $0 == "_" }
+            if !code.isEmpty, !reasons.contains(code) { reasons.append(code) }
+            rest = tail.dropFirst(code.count)
+        }
+        guard !reasons.isEmpty else { return text }
+        return reasons.joined(separator: ", ")
     }
 
     private func closedError() -> APNsTransportError {
