@@ -130,7 +130,7 @@ public struct GenericHMAC: WebhookVerifier {
         var wellFormed = false
         for field in headers where field.name == header {
             present = true
-            forEachSignature(in: field.value) { _ in wellFormed = true }
+            forEachSignature(in: field.value) { if encoding.isValid($0.utf8) { wellFormed = true } }
         }
         guard present else { throw .missingHeader(header.rawName) }
         guard wellFormed else {

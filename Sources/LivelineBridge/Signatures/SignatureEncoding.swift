@@ -20,6 +20,12 @@ public enum SignatureEncoding: String, Sendable, Hashable, CaseIterable {
         return valid && index == mac.count && difference == 0
     }
 
+    /// Whether `text` is valid in this encoding (and not empty): a header whose signatures are
+    /// all invalid is malformed (400), not merely wrong (401).
+    func isValid(_ text: some Collection<UInt8>) -> Bool {
+        !text.isEmpty && decode(text) { _ in }
+    }
+
     /// The bytes `text` encodes; nil when it is not valid in this encoding.
     public func decode(_ text: some Collection<UInt8>) -> [UInt8]? {
         var bytes: [UInt8] = []

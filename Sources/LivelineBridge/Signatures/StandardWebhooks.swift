@@ -61,7 +61,8 @@ public struct StandardWebhooks: WebhookVerifier {
 
         var sawKnownVersion = false
         signatures[...].forEachItem(separatedBy: " ") { entry in
-            if entry.utf8.hasCaseInsensitivePrefix("v1,") || entry.utf8.hasCaseInsensitivePrefix("v1a,") {
+            if entry.utf8.hasCaseInsensitivePrefix("v1,") && SignatureEncoding.base64.isValid(entry.utf8.dropFirst(3))
+                || entry.utf8.hasCaseInsensitivePrefix("v1a,") && SignatureEncoding.base64.isValid(entry.utf8.dropFirst(4)) {
                 sawKnownVersion = true
             }
         }

@@ -29,7 +29,7 @@ public struct StripeSignature: WebhookVerifier {
         value[...].forEachItem(separatedBy: ",") { item in
             let item = item.trimmingSpaces
             if timestampText == nil, item.hasPrefix("t=") { timestampText = item.dropFirst(2) }
-            if item.hasPrefix("v1=") { signatureCount += 1 }
+            if item.hasPrefix("v1="), SignatureEncoding.hex.isValid(item.utf8.dropFirst(3)) { signatureCount += 1 }
         }
         guard let timestampText else { throw .malformedHeader(header.rawName, expected: "t=<timestamp>") }
         guard signatureCount > 0 else { throw .malformedHeader(header.rawName, expected: "v1=<hex signature>") }
