@@ -72,30 +72,21 @@ public struct GenericHMAC: WebhookVerifier {
         timestamp: Timestamp? = nil,
         secrets: [String]
     ) throws(WebhookConfigurationError) {
-        try self.init(
+        try self.init(GenericHMACConfiguration(
             header: header, algorithm: algorithm, encoding: encoding, prefix: prefix, separator: separator,
-            signed: signed, timestamp: timestamp, secretBytes: secrets.map { Array($0.utf8) })
+            signed: signed, timestamp: timestamp, secrets: secrets))
     }
 
-    /// As above, with secrets given as raw bytes (for senders whose secret is itself encoded).
-    public init(
-        header: String,
-        algorithm: HMACAlgorithm = .sha256,
-        encoding: SignatureEncoding = .hex,
-        prefix: String = "",
-        separator: Character? = nil,
-        signed: [Part] = [.body],
-        timestamp: Timestamp? = nil,
-        secretBytes: [[UInt8]]
-    ) throws(WebhookConfigurationError) {
-        let setting = "hmac \(header)"
-        guard !signed.isEmpty else { throw WebhookConfigurationError("\(setting): nothing is signed") }
-        self.header = try .configured(header, setting: setting)
-        self.encoding = encoding
-        self.prefix = prefix
-        self.separator = separator
+    /// A verifier for the scheme `configuration` describes.
+    public init(_ configuration: GenericHMACConfiguration) throws(WebhookConfigurationError) {
+        let setting = "hmac \(configuration.header)"
+        guard !configuration.signed.isEmpty else { throw WebhookConfigurationError("\(setting): nothing is signed") }
+        header = try .configured(configuration.header, setting: setting)
+        encoding = configuration.encoding
+        prefix = configuration.prefix
+        separator = configuration.separator
         var parts: [ResolvedPart] = []
-        for part in signed {
+        for part in configuration.signed {
             switch part {
             case .body: parts.append(.body)
             case .header(let name): parts.append(.header(try .configured(name, setting: setting)))
@@ -104,12 +95,12 @@ public struct GenericHMAC: WebhookVerifier {
             }
         }
         self.parts = parts
-        if let timestamp {
+        if let timestamp = configuration.timestamp {
             self.timestamp = (try .configured(timestamp.header, setting: setting), timestamp.tolerance)
         } else {
             self.timestamp = nil
         }
-        self.keyring = try HMACKeyring(algorithm: algorithm, secrets: secretBytes, setting: setting)
+        keyring = try HMACKeyring(algorithm: configuration.algorithm, utf8Secrets: configuration.secrets, setting: setting)
     }
 
     public func verify(

@@ -22,10 +22,7 @@ public enum VerificationScheme: Sendable, Hashable {
         case .github(let secrets): try GitHubSignature(secrets: secrets)
         case .shopify(let secrets): try ShopifySignature(secrets: secrets)
         case .square(let keys, let url): try SquareSignature(signatureKeys: keys, notificationURL: url)
-        case .hmac(let c):
-            try GenericHMAC(
-                header: c.header, algorithm: c.algorithm, encoding: c.encoding, prefix: c.prefix,
-                separator: c.separator, signed: c.signed, timestamp: c.timestamp, secrets: c.secrets)
+        case .hmac(let configuration): try GenericHMAC(configuration)
         case .bearer(let tokens, let header): try SharedSecretAuth.bearer(tokens: tokens, header: header)
         case .headerValue(let header, let values): try SharedSecretAuth.headerValue(header, values: values)
         case .basic(let credentials):

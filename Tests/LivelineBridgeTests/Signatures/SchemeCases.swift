@@ -62,41 +62,46 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
         }
     }
 
-    static let standardWebhooks = SchemeCase(
-        name: "standard-webhooks v1",
-        make: { try StandardWebhooks(secrets: $0.map(whsec)) },
-        sign: { body, generation, timestamp in
-            let id = "msg_\(timestamp)"
-            let key = SignatureEncoding.base64.decode(whsec(generation).dropFirst(6).utf8) ?? []
-            let signature = hmacText(bytes("\(id).\(timestamp).") + body, key: key, encoding: .base64)
-            return fieldsOf([("webhook-id", id), ("webhook-timestamp", String(timestamp)), ("webhook-signature", "v1,\(signature)")])
-        },
-        merge: sameLine("webhook-signature", separator: " "),
-        signatureHeader: "webhook-signature",
-        requiredHeaders: ["webhook-id", "webhook-timestamp", "webhook-signature"],
-        timestamped: true,
-        malformed: "v2,c29tZXRoaW5nIGVsc2U=")
+    /// Standard Webhooks with `entry` making one signature-header entry of `{id}.{timestamp}.{body}`.
+    static func standardWebhooksCase(
+        _ name: String, malformed: String,
+        make: @escaping @Sendable ([Int]) throws -> any WebhookVerifier,
+        entry: @escaping @Sendable (_ signed: [UInt8], _ generation: Int) -> String
+    ) -> SchemeCase {
+        SchemeCase(
+            name: name,
+            make: make,
+            sign: { body, generation, timestamp in
+                let id = "msg_\(timestamp)"
+                let signature = entry(bytes("\(id).\(timestamp).") + body, generation)
+                return fieldsOf([("webhook-id", id), ("webhook-timestamp", String(timestamp)), ("webhook-signature", signature)])
+            },
+            merge: sameLine("webhook-signature", separator: " "),
+            signatureHeader: "webhook-signature",
+            requiredHeaders: ["webhook-id", "webhook-timestamp", "webhook-signature"],
+            timestamped: true,
+            malformed: malformed)
+    }
 
-    static let standardWebhooksEd25519 = SchemeCase(
-        name: "standard-webhooks v1a",
+    static let standardWebhooks = standardWebhooksCase(
+        "standard-webhooks v1", malformed: "v2,c29tZXRoaW5nIGVsc2U=",
+        make: { try StandardWebhooks(secrets: $0.map(whsec)) },
+        entry: { signed, generation in
+            let key = SignatureEncoding.base64.decode(whsec(generation).dropFirst(6).utf8) ?? []
+            return "v1," + hmacText(signed, key: key, encoding: .base64)
+        })
+
+    static let standardWebhooksEd25519 = standardWebhooksCase(
+        "standard-webhooks v1a", malformed: "v1a,not*base64",
         make: { generations in
             try StandardWebhooks(secrets: [], publicKeys: generations.map {
                 "whpk_" + SignatureEncoding.base64.encode(signingKey($0).publicKey.rawRepresentation)
             })
         },
-        sign: { body, generation, timestamp in
-            let id = "msg_\(timestamp)"
-            let signature = (try? signingKey(generation).signature(for: bytes("\(id).\(timestamp).") + body)) ?? Data()
-            return fieldsOf([
-                ("webhook-id", id), ("webhook-timestamp", String(timestamp)),
-                ("webhook-signature", "v1a,\(SignatureEncoding.base64.encode(signature))"),
-            ])
-        },
-        merge: sameLine("webhook-signature", separator: " "),
-        signatureHeader: "webhook-signature",
-        requiredHeaders: ["webhook-id", "webhook-timestamp", "webhook-signature"],
-        timestamped: true,
-        malformed: "v1a,not*base64")
+        entry: { signed, generation in
+            let signature = (try? signingKey(generation).signature(for: signed)) ?? Data()
+            return "v1a," + SignatureEncoding.base64.encode(signature)
+        })
 
     static let stripe = SchemeCase(
         name: "stripe",
@@ -120,41 +125,41 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
         timestamped: true,
         malformed: "v1=abc,t=")
 
-    static let github = SchemeCase(
-        name: "github",
-        make: { try GitHubSignature(secrets: $0.map(secret)) },
-        sign: { body, generation, _ in
-            fieldsOf([("X-Hub-Signature-256", "sha256=" + hmacText(body, key: bytes(secret(generation)), encoding: .hex))])
-        },
-        merge: sameHeaderTwice("X-Hub-Signature-256"),
-        signatureHeader: "X-Hub-Signature-256",
-        requiredHeaders: ["X-Hub-Signature-256"],
-        timestamped: false,
-        malformed: "757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17")
+    /// A scheme with one signature header over the body (after `signedPrefix`), no timestamp.
+    static func bodyHMAC(
+        _ name: String, header: String, encoding: SignatureEncoding, prefix: String = "", signedPrefix: String = "",
+        malformed: String, make: @escaping @Sendable ([String]) throws -> any WebhookVerifier
+    ) -> SchemeCase {
+        SchemeCase(
+            name: name,
+            make: { try make($0.map(secret)) },
+            sign: { body, generation, _ in
+                fieldsOf([(header, prefix + hmacText(bytes(signedPrefix) + body, key: bytes(secret(generation)), encoding: encoding))])
+            },
+            merge: sameHeaderTwice(header),
+            signatureHeader: header,
+            requiredHeaders: [header],
+            timestamped: false,
+            malformed: malformed)
+    }
 
-    static let shopify = SchemeCase(
-        name: "shopify",
-        make: { try ShopifySignature(secrets: $0.map(secret)) },
-        sign: { body, generation, _ in
-            fieldsOf([("X-Shopify-Hmac-Sha256", hmacText(body, key: bytes(secret(generation)), encoding: .base64))])
-        },
-        merge: sameHeaderTwice("X-Shopify-Hmac-Sha256"),
-        signatureHeader: "X-Shopify-Hmac-Sha256",
-        requiredHeaders: ["X-Shopify-Hmac-Sha256"],
-        timestamped: false,
-        malformed: "not base64 at all!")
+    static let github = bodyHMAC(
+        "github", header: "X-Hub-Signature-256", encoding: .hex, prefix: "sha256=",
+        malformed: "757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+    ) { try GitHubSignature(secrets: $0) }
 
-    static let square = SchemeCase(
-        name: "square",
-        make: { try SquareSignature(signatureKeys: $0.map(secret), notificationURL: url) },
-        sign: { body, generation, _ in
-            fieldsOf([("x-square-hmacsha256-signature", hmacText(bytes(url) + body, key: bytes(secret(generation)), encoding: .base64))])
-        },
-        merge: sameHeaderTwice("x-square-hmacsha256-signature"),
-        signatureHeader: "x-square-hmacsha256-signature",
-        requiredHeaders: ["x-square-hmacsha256-signature"],
-        timestamped: false,
-        malformed: "%%%")
+    static let shopify = bodyHMAC("shopify", header: "X-Shopify-Hmac-Sha256", encoding: .base64, malformed: "not base64 at all!") {
+        try ShopifySignature(secrets: $0)
+    }
+
+    static let square = bodyHMAC(
+        "square", header: "x-square-hmacsha256-signature", encoding: .base64, signedPrefix: url, malformed: "%%%"
+    ) { try SquareSignature(signatureKeys: $0, notificationURL: url) }
+
+    /// Uber Direct: `x-uber-signature`, hex HMAC-SHA256 of the body, as a generic scheme.
+    static let uberDirect = bodyHMAC(
+        "generic hmac as Uber Direct's x-uber-signature", header: "x-uber-signature", encoding: .hex, malformed: "xyz"
+    ) { try GenericHMAC(header: "x-uber-signature", secrets: $0) }
 
     /// A generic scheme with everything: SHA-512, base64, a prefix, a list of signatures in one
     /// value, and a signed timestamp header before the body.
@@ -175,19 +180,6 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
         requiredHeaders: ["X-Timestamp", "X-Signature"],
         timestamped: true,
         malformed: "v2=abcd")
-
-    /// Uber Direct: `x-uber-signature`, hex HMAC-SHA256 of the body, as a generic scheme.
-    static let uberDirect = SchemeCase(
-        name: "generic hmac as Uber Direct's x-uber-signature",
-        make: { try GenericHMAC(header: "x-uber-signature", secrets: $0.map(secret)) },
-        sign: { body, generation, _ in
-            fieldsOf([("x-uber-signature", hmacText(body, key: bytes(secret(generation)), encoding: .hex))])
-        },
-        merge: sameHeaderTwice("x-uber-signature"),
-        signatureHeader: "x-uber-signature",
-        requiredHeaders: ["x-uber-signature"],
-        timestamped: false,
-        malformed: "xyz")
 
     static let all = [
         standardWebhooks, standardWebhooksEd25519, stripe, github, shopify, square, genericTimestamped, uberDirect,
