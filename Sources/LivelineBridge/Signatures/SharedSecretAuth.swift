@@ -60,15 +60,15 @@ public struct SharedSecretAuth: WebhookVerifier {
         let presented: SHA256Digest
         switch form {
         case .value:
-            presented = SHA256.hash(data: Array(value.utf8))
+            presented = Self.digest(value.utf8)
         case .scheme(let scheme):
-            presented = SHA256.hash(data: Array(try credentials(in: value, scheme: scheme).utf8))
+            presented = Self.digest(try credentials(in: value, scheme: scheme).utf8)
         case .basic:
             let encoded = try credentials(in: value, scheme: "Basic")
             guard let decoded = SignatureEncoding.base64.decode(encoded.utf8) else {
                 throw .malformedHeader(header.rawName, expected: "Basic <base64 of user:password>")
             }
-            presented = SHA256.hash(data: decoded)
+            presented = Self.digest(decoded)
         }
         var match: Int?
         for (index, digest) in digests.enumerated() {
@@ -79,6 +79,13 @@ public struct SharedSecretAuth: WebhookVerifier {
         }
         guard let match else { throw .wrongCredentials }
         return VerifiedWebhook(keyIndex: match)
+    }
+
+    /// The SHA-256 of `bytes`, without copying them when they are contiguous.
+    private static func digest(_ bytes: some Collection<UInt8>) -> SHA256Digest {
+        var hasher = SHA256()
+        SignedBytes.feed(bytes) { hasher.update(bufferPointer: $0) }
+        return hasher.finalize()
     }
 
     /// The credentials after `<scheme> `, or a 400 when the value uses another scheme.

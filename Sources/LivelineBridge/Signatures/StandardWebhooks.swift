@@ -70,7 +70,7 @@ public struct StandardWebhooks: WebhookVerifier {
             throw .malformedHeader(signatureHeader.rawName, expected: "space-separated v1,<base64> or v1a,<base64>")
         }
 
-        let content = { (update: (UnsafeRawBufferPointer) -> Void) in
+        func content(_ update: (UnsafeRawBufferPointer) -> Void) {
             SignedBytes.feed(id, to: update)
             SignedBytes.dot.withUnsafeBytes(update)
             SignedBytes.feed(timestampText, to: update)
