@@ -6,7 +6,8 @@ import HTTPTypes
 /// It says which header carries the signature, the hash (SHA-256, SHA-1, SHA-512), how the
 /// bytes are written (hex or base64), an optional prefix before them (`sha256=`), and what is
 /// signed: a list of ``Part``s fed in order, e.g. a timestamp header, a `.`, then the body.
-/// With a timestamp header the timestamp must lie within the tolerance of now.
+/// With a timestamp header the timestamp must lie within the tolerance of now; that header must
+/// be one of the signed parts, or a replayer could simply rewrite it.
 ///
 /// Uber Direct's `x-uber-signature` (hex HMAC-SHA256 of the body) is
 /// `GenericHMAC(header: "x-uber-signature", secrets: [secret])`. GitHub, Shopify and Square are
@@ -96,7 +97,12 @@ public struct GenericHMAC: WebhookVerifier {
         }
         self.parts = parts
         if let timestamp = configuration.timestamp {
-            self.timestamp = (try .configured(timestamp.header, setting: setting), timestamp.tolerance)
+            let name = try HTTPField.Name.configured(timestamp.header, setting: setting)
+            // An unsigned timestamp can be rewritten by whoever replays the request: no protection.
+            guard parts.contains(where: { if case .header(name) = $0 { true } else { false } }) else {
+                throw WebhookConfigurationError("\(setting): the timestamp header \(timestamp.header) must be among the signed parts")
+            }
+            self.timestamp = (name, timestamp.tolerance)
         } else {
             self.timestamp = nil
         }

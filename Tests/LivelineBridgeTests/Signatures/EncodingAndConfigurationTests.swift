@@ -113,6 +113,7 @@ import Testing
         .hmac(GenericHMACConfiguration(header: "bad header", secrets: ["s"])),
         .hmac(GenericHMACConfiguration(header: "x-sig", signed: [], secrets: ["s"])),
         .hmac(GenericHMACConfiguration(header: "x-sig", signed: [.header("bad:name"), .body], secrets: ["s"])),
+        .hmac(GenericHMACConfiguration(header: "x-sig", timestamp: .init(header: "x-time"), secrets: ["s"])),
         .bearer(tokens: []),
     ])
     func mistakesAreFoundAtStartUp(_ scheme: VerificationScheme) {
