@@ -13,7 +13,9 @@ public enum HMACAlgorithm: String, Sendable, Hashable, CaseIterable {
 /// Each request computes the MAC of its signed content with one key after another and stops at
 /// the first whose MAC a presented signature matches. The content is fed in pieces (the id, a
 /// separator, the body…) so nothing is concatenated into a new buffer.
-struct HMACKeyring: Sendable {
+///
+/// Printing one (in a log line, a test failure) shows how many keys it holds, never a key.
+struct HMACKeyring: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     let algorithm: HMACAlgorithm
     private let keys: [CryptoKey<SymmetricKey>]
 
@@ -31,6 +33,10 @@ struct HMACKeyring: Sendable {
     init(algorithm: HMACAlgorithm, utf8Secrets: [String], setting: String) throws(WebhookConfigurationError) {
         try self.init(algorithm: algorithm, secrets: utf8Secrets.map { Array($0.utf8) }, setting: setting)
     }
+
+    var description: String { "\(keys.count) HMAC-\(algorithm.rawValue.uppercased()) key(s)" }
+
+    var debugDescription: String { description }
 
     /// The index of the first key whose MAC over the content `accepts` takes; nil if none.
     /// - Parameters:
@@ -86,8 +92,12 @@ enum SignedBytes {
 /// key's storage is written once, when it is made, and only read afterwards. Keeping the key
 /// (rather than its bytes, as `SigningKey` does for the APNs key) spares building it again on
 /// every webhook. Only immutable key types belong in here.
-struct CryptoKey<Key>: @unchecked Sendable {
+struct CryptoKey<Key>: @unchecked Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     let value: Key
 
     init(_ value: Key) { self.value = value }
+
+    var description: String { "<key>" }
+
+    var debugDescription: String { description }
 }

@@ -9,7 +9,7 @@ import HTTPTypes
 /// TLS only. Comparison is of SHA-256 digests in constant time, so neither the position of a
 /// first difference nor the secret's length shows in the timing; every configured secret is
 /// compared, with no early exit.
-public struct SharedSecretAuth: WebhookVerifier {
+public struct SharedSecretAuth: WebhookVerifier, CustomStringConvertible, CustomDebugStringConvertible {
     private enum Form: Sendable {
         /// The whole header value is the secret.
         case value
@@ -52,6 +52,11 @@ public struct SharedSecretAuth: WebhookVerifier {
             header: "Authorization", form: .basic,
             secrets: credentials.map { Array("\($0.user):\($0.password)".utf8) }, setting: "basic")
     }
+
+    /// The header and how many secrets; never a secret or its digest.
+    public var description: String { "SharedSecretAuth(\(header.rawName), \(digests.count) secret(s))" }
+
+    public var debugDescription: String { description }
 
     public func verify(
         body: some Collection<UInt8>, headers: HTTPFields, url: String, now: Int64

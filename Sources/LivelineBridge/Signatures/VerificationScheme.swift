@@ -1,6 +1,8 @@
 /// A source's verification scheme as configuration describes it; ``makeVerifier()`` builds
 /// the verifier once, at start-up, so configuration mistakes surface before any webhook.
-public enum VerificationScheme: Sendable, Hashable {
+///
+/// Printing one names the scheme and counts its secrets; it never shows a secret.
+public enum VerificationScheme: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     case standardWebhooks(secrets: [String], publicKeys: [String] = [], tolerance: TimestampTolerance = .standard)
     case stripe(secrets: [String], tolerance: TimestampTolerance = .standard)
     case github(secrets: [String])
@@ -12,6 +14,24 @@ public enum VerificationScheme: Sendable, Hashable {
     case basic(credentials: [BasicCredential])
     /// Only on a loopback listener (``NoVerification/isAllowed(onListenHost:)``).
     case none
+
+    public var description: String {
+        switch self {
+        case .standardWebhooks(let secrets, let keys, let tolerance):
+            "standard-webhooks (\(secrets.count) secret(s), \(keys.count) public key(s), tolerance \(tolerance.seconds) s)"
+        case .stripe(let secrets, let tolerance): "stripe (\(secrets.count) secret(s), tolerance \(tolerance.seconds) s)"
+        case .github(let secrets): "github (\(secrets.count) secret(s))"
+        case .shopify(let secrets): "shopify (\(secrets.count) secret(s))"
+        case .square(let keys, let url): "square (\(keys.count) key(s), \(url))"
+        case .hmac(let configuration): configuration.description
+        case .bearer(let tokens, let header): "bearer (\(header), \(tokens.count) token(s))"
+        case .headerValue(let header, let values): "header value (\(header), \(values.count) value(s))"
+        case .basic(let credentials): "basic (\(credentials.map(\.user).joined(separator: ", ")))"
+        case .none: "none"
+        }
+    }
+
+    public var debugDescription: String { description }
 
     /// The verifier this description stands for.
     public func makeVerifier() throws(WebhookConfigurationError) -> any WebhookVerifier {
@@ -33,7 +53,7 @@ public enum VerificationScheme: Sendable, Hashable {
 }
 
 /// The settings of a ``GenericHMAC`` scheme, as configuration gives them.
-public struct GenericHMACConfiguration: Sendable, Hashable {
+public struct GenericHMACConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     public var header: String
     public var algorithm: HMACAlgorithm
     public var encoding: SignatureEncoding
@@ -57,10 +77,17 @@ public struct GenericHMACConfiguration: Sendable, Hashable {
         self.timestamp = timestamp
         self.secrets = secrets
     }
+
+    /// The shape of the scheme and how many secrets; never a secret.
+    public var description: String {
+        "hmac (\(header), \(algorithm.rawValue), \(encoding.rawValue), \(secrets.count) secret(s))"
+    }
+
+    public var debugDescription: String { description }
 }
 
 /// One user name and password accepted by HTTP Basic authentication.
-public struct BasicCredential: Sendable, Hashable {
+public struct BasicCredential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
     public var user: String
     public var password: String
 
@@ -68,4 +95,9 @@ public struct BasicCredential: Sendable, Hashable {
         self.user = user
         self.password = password
     }
+
+    /// The user name only.
+    public var description: String { "\(user):<password>" }
+
+    public var debugDescription: String { description }
 }

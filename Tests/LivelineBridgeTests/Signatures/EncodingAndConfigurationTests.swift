@@ -130,3 +130,31 @@ import Testing
         }
     }
 }
+
+/// Verifiers and their descriptions end up in logs and test output: no secret may show there.
+@Suite struct SecretsStayOutOfDescriptionsTests {
+    static let secret = "sup3r-s3cret-value"
+    static let whsec = "whsec_" + SignatureEncoding.base64.encode(bytes(secret))
+
+    @Test(arguments: [
+        VerificationScheme.standardWebhooks(secrets: [whsec]),
+        .stripe(secrets: [secret]),
+        .github(secrets: [secret]),
+        .shopify(secrets: [secret]),
+        .square(signatureKeys: [secret], notificationURL: "https://example.com/hook"),
+        .hmac(GenericHMACConfiguration(header: "x-sig", secrets: [secret])),
+        .bearer(tokens: [secret]),
+        .headerValue(values: [secret]),
+        .basic(credentials: [BasicCredential(user: "bridge", password: secret)]),
+    ])
+    func neitherTheSchemeNorItsVerifierPrintsASecret(_ scheme: VerificationScheme) throws {
+        let verifier = try scheme.makeVerifier()
+        for text in [
+            String(describing: scheme), String(reflecting: scheme), String(describing: verifier), String(reflecting: verifier),
+        ] {
+            #expect(!text.contains(Self.secret), "\(text)")
+            #expect(!text.contains(Self.whsec.dropFirst(6)), "\(text)")
+        }
+        #expect(String(reflecting: verifier).contains("key") || String(reflecting: verifier).contains("secret"))
+    }
+}
