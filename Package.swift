@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "LivelineAPNs", targets: ["LivelineAPNs"]),
         .library(name: "LivelineMockAPNs", targets: ["LivelineMockAPNs"]),
         .library(name: "LivelineLoad", targets: ["LivelineLoad"]),
+        .library(name: "LivelineBridge", targets: ["LivelineBridge"]),
         .executable(name: "liveline", targets: ["liveline"]),
     ],
     dependencies: [
@@ -22,6 +23,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(
@@ -84,6 +86,16 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // Webhooks in, pushes out. So far: the verification schemes webhook senders sign with.
+        .target(
+            name: "LivelineBridge",
+            dependencies: [
+                "Liveline",
+                "LivelineAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
         .executableTarget(
             name: "liveline",
             dependencies: [
@@ -100,6 +112,17 @@ let package = Package(
         .testTarget(
             name: "LivelineTests",
             dependencies: ["Liveline"]
+        ),
+        .testTarget(
+            name: "LivelineBridgeTests",
+            dependencies: [
+                "LivelineBridge",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            // Signatures made by the senders' own libraries (scripts/signature-vectors.py); read
+            // from the source tree by the tests, so not a resource.
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "LivelineHTTP2Tests",
