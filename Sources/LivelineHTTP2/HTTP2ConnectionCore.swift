@@ -108,7 +108,7 @@ package struct HTTP2ConnectionCore {
     package mutating func writeHeaders(
         streamID: UInt32, endStream: Bool, into out: inout ByteBuffer, encode: (inout ByteBuffer) -> Void
     ) -> Bool {
-        guard let entry = streams[streamID], entry.state != .halfClosedLocal else { return false }
+        guard streams.canSend(streamID) else { return false }
         let frameStart = out.writerIndex
         let flags = HTTP2Wire.Flags.endHeaders | (endStream ? HTTP2Wire.Flags.endStream : 0)
         HTTP2Wire.frameHeader(length: 0, type: .headers, flags: flags, streamID: streamID, into: &out)

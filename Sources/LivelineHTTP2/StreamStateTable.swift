@@ -68,9 +68,10 @@ package struct StreamStateTable {
     }
 
     package func lookup(_ streamID: UInt32) -> Lookup {
-        if entries[streamID] != nil { return .active }
+        // Idle first: a new stream costs no hash lookup.
         let idle = isPeerInitiated(streamID) ? streamID > lastPeerStreamID : streamID >= nextLocalStreamID
         if idle { return .idle }
+        if entries[streamID] != nil { return .active }
         let key = UInt64(streamID) << 8
         for value in recent where value & ~0xFF == key {
             return .closed(Closure(rawValue: UInt8(value & 0xFF)))
@@ -123,6 +124,12 @@ package struct StreamStateTable {
             entries.values[index].state = .halfClosedRemote
         }
         return (true, false, nil)
+    }
+
+    /// Whether we may still send on a stream: it is active and our side has not ended.
+    package func canSend(_ streamID: UInt32) -> Bool {
+        guard let index = entries.index(forKey: streamID) else { return false }
+        return entries.values[index].state != .halfClosedLocal
     }
 
     /// Records END_STREAM from us (`local`) or the peer; closes the stream when both ended.
