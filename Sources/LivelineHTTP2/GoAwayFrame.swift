@@ -26,9 +26,9 @@ package struct GoAwayFrame: Sendable, Hashable {
     /// The error code's name, e.g. `ENHANCE_YOUR_CALM`.
     package var errorName: String { HTTP2Wire.ErrorCode.name(errorCode) }
 
-    /// The debug data as text, when it is UTF-8.
+    /// The debug data as text (invalid UTF-8 replaced), nil when there is none.
     package var debugText: String? {
         guard !debugData.isEmpty else { return nil }
-        return String(validating: debugData, as: UTF8.self)
+        return String(decoding: debugData, as: UTF8.self)
     }
 }

@@ -108,7 +108,7 @@ package struct HTTP2ConnectionCore {
     package mutating func writeHeaders(
         streamID: UInt32, endStream: Bool, into out: inout ByteBuffer, encode: (inout ByteBuffer) -> Void
     ) -> Bool {
-        guard let entry = streams[streamID], entry.state != .halfClosedLocal else { return false }
+        guard streams.canSend(streamID) else { return false }
         let frameStart = out.writerIndex
         let flags = HTTP2Wire.Flags.endHeaders | (endStream ? HTTP2Wire.Flags.endStream : 0)
         HTTP2Wire.frameHeader(length: 0, type: .headers, flags: flags, streamID: streamID, into: &out)
@@ -227,12 +227,14 @@ package struct HTTP2ConnectionCore {
                 guard fragment.readableBytes >= 5 else { throw HTTP2ProtocolError(.frameSizeError, "a HEADERS frame too short for its priority fields") }
                 fragment.moveReaderIndex(forwardBy: 5)
             }
-            let block = try assembler.headers(
-                streamID: frame.streamID, fragment: fragment, endStream: frame.has(HTTP2Wire.Flags.endStream),
-                endHeaders: frame.has(HTTP2Wire.Flags.endHeaders))
-            return try block.flatMap { block throws(HTTP2ProtocolError) in try receiveHeaderBlock(block, into: &out) }
+            if frame.has(HTTP2Wire.Flags.endHeaders) {
+                return try receiveHeaderBlock(&fragment, streamID: frame.streamID, endStream: frame.has(HTTP2Wire.Flags.endStream), into: &out)
+            }
+            try assembler.begin(streamID: frame.streamID, fragment: fragment, endStream: frame.has(HTTP2Wire.Flags.endStream))
+            return nil
         case .continuation:
-            return try assembler.continuation(frame).flatMap { block throws(HTTP2ProtocolError) in try receiveHeaderBlock(block, into: &out) }
+            guard var block = try assembler.continuation(frame) else { return nil }
+            return try receiveHeaderBlock(&block.fragment, streamID: block.streamID, endStream: block.endStream, into: &out)
         case .priority:
             guard frame.payload.readableBytes == 5 else {
                 return streamError(HTTP2ProtocolError(.frameSizeError, "a PRIORITY frame of \(frame.payload.readableBytes) bytes, not 5", stream: frame.streamID), into: &out)
@@ -296,23 +298,23 @@ package struct HTTP2ConnectionCore {
         return .data(streamID: streamID, bytes: bytes, endStream: endStream)
     }
 
-    private mutating func receiveHeaderBlock(_ block: HeaderBlock, into out: inout ByteBuffer) throws(HTTP2ProtocolError) -> HTTP2Event? {
+    private mutating func receiveHeaderBlock(
+        _ fragment: inout ByteBuffer, streamID: UInt32, endStream: Bool, into out: inout ByteBuffer
+    ) throws(HTTP2ProtocolError) -> HTTP2Event? {
         // Decoded whatever becomes of the stream: every block updates the HPACK table.
-        var fragment = block.fragment
         let headers: HPACKHeaders
         do {
             headers = try decoder.decodeHeaders(from: &fragment)
         } catch {
             throw HTTP2ProtocolError(.compressionError, "a header block HPACK cannot decode (\(error))")
         }
-        let streamID = block.streamID
         switch streams.lookup(streamID) {
         case .active:
             guard streams[streamID]?.state != .halfClosedRemote else {
                 return streamError(HTTP2ProtocolError(.streamClosed, "HEADERS on stream \(streamID) after its END_STREAM", stream: streamID), into: &out)
             }
-            if block.endStream { streams.end(streamID, local: false) }
-            return .headers(streamID: streamID, headers: headers, endStream: block.endStream, opened: false)
+            if endStream { streams.end(streamID, local: false) }
+            return .headers(streamID: streamID, headers: headers, endStream: endStream, opened: false)
         case .idle:
             guard streams.isPeerInitiated(streamID), role == .server else {
                 throw HTTP2ProtocolError(.protocolError, role == .server
@@ -324,11 +326,11 @@ package struct HTTP2ConnectionCore {
                 HTTP2Wire.rstStream(streamID: streamID, code: .refusedStream, into: &out)
                 return nil
             }
-            streams.openPeer(streamID, endStream: block.endStream, sendWindow: peerSettings.initialWindowSize,
+            streams.openPeer(streamID, endStream: endStream, sendWindow: peerSettings.initialWindowSize,
                              receiveWindow: latestLocalSettings.initialWindowSize)
             previousProcessedPeerStreamID = processedPeerStreamID
             processedPeerStreamID = streamID
-            return .headers(streamID: streamID, headers: headers, endStream: block.endStream, opened: true)
+            return .headers(streamID: streamID, headers: headers, endStream: endStream, opened: true)
         case .closed(.sentReset):
             return nil
         case .closed(.ended?), .closed(.receivedReset?):

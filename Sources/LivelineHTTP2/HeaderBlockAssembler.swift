@@ -37,14 +37,11 @@ package struct HeaderBlockAssembler {
         }
     }
 
-    /// A HEADERS frame's fragment: the whole block with END_HEADERS, else nil until the last
-    /// CONTINUATION.
-    package mutating func headers(streamID: UInt32, fragment: ByteBuffer, endStream: Bool, endHeaders: Bool) throws(HTTP2ProtocolError) -> HeaderBlock? {
-        let block = HeaderBlock(streamID: streamID, fragment: fragment, endStream: endStream)
-        if endHeaders { return block }
+    /// Opens a block with the fragment of a HEADERS frame without END_HEADERS (one with it is a
+    /// whole block already and needs no assembly).
+    package mutating func begin(streamID: UInt32, fragment: ByteBuffer, endStream: Bool) throws(HTTP2ProtocolError) {
         try checkSize(fragment.readableBytes)
         open = HeaderBlock(streamID: streamID, fragment: ByteBuffer(buffer: fragment), endStream: endStream)
-        return nil
     }
 
     /// A CONTINUATION frame (already ``check(_:)``ed): the whole block with END_HEADERS.

@@ -42,7 +42,7 @@ package struct StreamStateTable {
     /// How many closures are remembered.
     static let remembered = 64
 
-    package private(set) var entries: [UInt32: Entry] = [:]
+    private var entries = StreamIDMap()
     /// The highest stream id the peer opened.
     package private(set) var lastPeerStreamID: UInt32 = 0
     /// The id our next stream gets.
@@ -68,9 +68,10 @@ package struct StreamStateTable {
     }
 
     package func lookup(_ streamID: UInt32) -> Lookup {
-        if entries[streamID] != nil { return .active }
+        // Idle first: a new stream costs no hash lookup.
         let idle = isPeerInitiated(streamID) ? streamID > lastPeerStreamID : streamID >= nextLocalStreamID
         if idle { return .idle }
+        if entries[streamID] != nil { return .active }
         let key = UInt64(streamID) << 8
         for value in recent where value & ~0xFF == key {
             return .closed(Closure(rawValue: UInt8(value & 0xFF)))
@@ -112,17 +113,23 @@ package struct StreamStateTable {
     /// already ended it, and the WINDOW_UPDATE increment due for it.
     package mutating func receiveData(_ streamID: UInt32, length: Int, endStream: Bool) -> (allowed: Bool, afterEnd: Bool, credit: Int?)? {
         guard let index = entries.index(forKey: streamID) else { return nil }
-        if entries.values[index].state == .halfClosedRemote { return (true, true, nil) }
-        guard entries.values[index].receive.receive(length) else { return (false, false, nil) }
-        guard endStream else { return (true, false, entries.values[index].receive.creditToReturn()) }
-        if entries.values[index].state == .halfClosedLocal {
+        if entries[at: index].state == .halfClosedRemote { return (true, true, nil) }
+        guard entries[at: index].receive.receive(length) else { return (false, false, nil) }
+        guard endStream else { return (true, false, entries[at: index].receive.creditToReturn()) }
+        if entries[at: index].state == .halfClosedLocal {
             entries.remove(at: index)
             count -= 1
             remember(streamID, .ended)
         } else {
-            entries.values[index].state = .halfClosedRemote
+            entries[at: index].state = .halfClosedRemote
         }
         return (true, false, nil)
+    }
+
+    /// Whether we may still send on a stream: it is active and our side has not ended.
+    package func canSend(_ streamID: UInt32) -> Bool {
+        guard let index = entries.index(forKey: streamID) else { return false }
+        return entries[at: index].state != .halfClosedLocal
     }
 
     /// Records END_STREAM from us (`local`) or the peer; closes the stream when both ended.
@@ -130,9 +137,9 @@ package struct StreamStateTable {
     @discardableResult
     package mutating func end(_ streamID: UInt32, local: Bool) -> Bool {
         guard let index = entries.index(forKey: streamID) else { return false }
-        switch (entries.values[index].state, local) {
-        case (.open, true): entries.values[index].state = .halfClosedLocal
-        case (.open, false): entries.values[index].state = .halfClosedRemote
+        switch (entries[at: index].state, local) {
+        case (.open, true): entries[at: index].state = .halfClosedLocal
+        case (.open, false): entries[at: index].state = .halfClosedRemote
         case (.halfClosedRemote, true), (.halfClosedLocal, false):
             entries.remove(at: index)
             count -= 1
@@ -155,11 +162,11 @@ package struct StreamStateTable {
     package mutating func adjustSendWindows(by delta: Int) -> Bool {
         guard delta != 0 else { return true }
         var fits = true
-        for index in entries.indices {
+        for index in entries.occupied {
             if delta > 0 {
-                fits = entries.values[index].send.credit(delta) && fits
+                fits = entries[at: index].send.credit(delta) && fits
             } else {
-                entries.values[index].send.send(-delta)
+                entries[at: index].send.send(-delta)
             }
         }
         return fits
@@ -167,7 +174,7 @@ package struct StreamStateTable {
 
     /// Our streams with ids above `lastStreamID`: after the peer's GOAWAY, never processed.
     package func localStreams(above lastStreamID: UInt32) -> [UInt32] {
-        entries.keys.filter { !isPeerInitiated($0) && $0 > lastStreamID }.sorted()
+        entries.allKeys.filter { !isPeerInitiated($0) && $0 > lastStreamID }.sorted()
     }
 
     private mutating func remember(_ streamID: UInt32, _ closure: Closure) {
