@@ -25,7 +25,14 @@ extension BridgeConfigReader {
             return nil
         }
         var rule = EventRule()
-        if let node = fields["start"], let value = base.bool(node, "start") { rule.start = value }
+        if let node = fields["start"], let value = base.bool(node, "start") {
+            // A push-to-start sends what the activity's start beat describes (attributes, alert).
+            if value, activity.startBeat == nil {
+                error(node, "start needs a beat with 'start:' in activity '\(activity.name)', which push-to-start sends; it has none")
+            } else {
+                rule.start = value
+            }
+        }
 
         if let node = fields["trigger"], let beat = base.string(node, "trigger") {
             let ids = activity.beats.compactMap(\.id)

@@ -157,6 +157,11 @@ import Testing
                     "\(scenariosDirectory)/delivery.yaml has no activity 'order-5821'; did you mean 'order-58213'?")
     }
 
+    @Test func startOnAnActivityWithoutAStartBeat() {
+        expectError(Self.changed("trigger: courier-note", "start: true"), 12, 16,
+                    "start needs a beat with 'start:' in activity 'order-58213', which push-to-start sends; it has none")
+    }
+
     @Test func aBadListenAddress() {
         expectError(Self.changed("127.0.0.1:8080", "localhost"), 2, 9,
                     "expected listen as host:port, like 127.0.0.1:8080 or [::1]:8080, found 'localhost'")
