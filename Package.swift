@@ -94,6 +94,8 @@ let package = Package(
                 "LivelineAPNs",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The bridge's configuration file, read with marks for located errors.
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         .executableTarget(
@@ -117,6 +119,7 @@ let package = Package(
             name: "LivelineBridgeTests",
             dependencies: [
                 "LivelineBridge",
+                "Liveline",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""Check Scenarios/liveline.schema.json and the example scenarios against it.
+"""Check Scenarios/liveline.schema.json and the example scenarios against it, and
+Scenarios/liveline-bridge.schema.json and the example bridge configurations against that.
 
-    python3 scripts/check-schema.py            # the schema, Scenarios/*.yaml, Scenarios/invalid/*.yaml
-    python3 scripts/check-schema.py FILE...    # the schema, then just these scenario files
+    python3 scripts/check-schema.py            # the schemas, Scenarios/*.yaml, Scenarios/invalid/*.yaml
+    python3 scripts/check-schema.py FILE...    # the schemas, then just these files
+
+Files named Scenarios/bridge*.yaml are bridge configurations: they are checked against the bridge
+schema and begin with `# yaml-language-server: $schema=liveline-bridge.schema.json`.
 
 1. The schema itself must be a valid JSON Schema, draft 2020-12.
 2. Every Scenarios/*.yaml must load and validate against it, and begin with the
@@ -37,8 +41,10 @@ except ImportError as exc:  # pragma: no cover
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 SCHEMA_PATH = os.path.join(ROOT, "Scenarios", "liveline.schema.json")
+BRIDGE_SCHEMA_PATH = os.path.join(ROOT, "Scenarios", "liveline-bridge.schema.json")
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 FIRST_LINE = "# yaml-language-server: $schema=liveline.schema.json"
+BRIDGE_FIRST_LINE = "# yaml-language-server: $schema=liveline-bridge.schema.json"
 EXPECT_RE = re.compile(r"^#\s*expect-schema:\s*(valid|invalid)\s*$", re.MULTILINE)
 
 
@@ -211,11 +217,16 @@ def schema_errors(validator, document, root_node):
     return sorted(set(problems), key=order)
 
 
-def check_schema():
-    """Checks the schema file; returns a validator, or None after printing why not."""
-    name = rel(SCHEMA_PATH)
+def is_bridge_configuration(path):
+    """Scenarios/bridge*.yaml are bridge configurations, not scenarios."""
+    return os.path.basename(path).startswith("bridge")
+
+
+def check_schema(schema_path=SCHEMA_PATH):
+    """Checks a schema file; returns a validator, or None after printing why not."""
+    name = rel(schema_path)
     try:
-        with open(SCHEMA_PATH, encoding="utf-8") as f:
+        with open(schema_path, encoding="utf-8") as f:
             schema = json.load(f)
     except (OSError, json.JSONDecodeError) as exc:
         print(f"{name}: error: {exc}")
@@ -232,13 +243,13 @@ def check_schema():
     return jsonschema.Draft202012Validator(schema)
 
 
-def check_example(validator, path):
+def check_example(validator, path, first_line=FIRST_LINE):
     name = rel(path)
     with open(path, encoding="utf-8") as f:
         text = f.read()
     failed = False
-    if text.split("\n", 1)[0].rstrip() != FIRST_LINE:
-        print(f"{name}:1:1: error: the first line must be `{FIRST_LINE}`")
+    if text.split("\n", 1)[0].rstrip() != first_line:
+        print(f"{name}:1:1: error: the first line must be `{first_line}`")
         failed = True
     try:
         document, root_node = load_yaml(text)
@@ -288,7 +299,8 @@ def check_invalid(validator, path):
 
 def main(argv):
     validator = check_schema()
-    if validator is None:
+    bridge_validator = check_schema(BRIDGE_SCHEMA_PATH)
+    if validator is None or bridge_validator is None:
         return 1
     if argv:
         examples = [os.path.abspath(p) for p in argv]
@@ -303,7 +315,10 @@ def main(argv):
             return 1
     ok = True
     for path in examples:
-        ok = check_example(validator, path) and ok
+        if is_bridge_configuration(path):
+            ok = check_example(bridge_validator, path, BRIDGE_FIRST_LINE) and ok
+        else:
+            ok = check_example(validator, path) and ok
     for path in invalid:
         ok = check_invalid(validator, path) and ok
     return 0 if ok else 1

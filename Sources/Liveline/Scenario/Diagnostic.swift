@@ -36,18 +36,20 @@ public struct ScenarioError: Error, Sendable, CustomStringConvertible {
 }
 
 /// Collects diagnostics while a file is read, so one run reports every problem rather than the first.
-struct DiagnosticLog {
-    private(set) var diagnostics: [Diagnostic] = []
+package struct DiagnosticLog {
+    package private(set) var diagnostics: [Diagnostic] = []
 
-    var hasErrors: Bool { errorCount > 0 }
-    private(set) var errorCount = 0
+    package init() {}
 
-    mutating func error(_ location: SourceLocation, _ message: String) {
+    package var hasErrors: Bool { errorCount > 0 }
+    package private(set) var errorCount = 0
+
+    package mutating func error(_ location: SourceLocation, _ message: String) {
         errorCount += 1
         diagnostics.append(Diagnostic(.error, location, message))
     }
 
-    mutating func warning(_ location: SourceLocation, _ message: String) {
+    package mutating func warning(_ location: SourceLocation, _ message: String) {
         diagnostics.append(Diagnostic(.warning, location, message))
     }
 }

@@ -1,7 +1,7 @@
 /// Suggests the closest known word for a misspelt one, for "did you mean …?" hints.
-enum DidYouMean {
+package enum DidYouMean {
     /// The candidate nearest to `word` by edit distance, if it is close enough to be a likely typo.
-    static func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
+    package static func suggestion(for word: String, among candidates: some Sequence<String>) -> String? {
         let limit = max(2, word.count / 3)
         var best: (word: String, distance: Int)?
         for candidate in candidates {
@@ -14,7 +14,7 @@ enum DidYouMean {
     }
 
     /// " (did you mean 'x'?)" or "".
-    static func hint(for word: String, among candidates: some Sequence<String>) -> String {
+    package static func hint(for word: String, among candidates: some Sequence<String>) -> String {
         suggestion(for: word, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
     }
 

@@ -71,7 +71,7 @@ public struct ScenarioLoader: Sendable {
 
     /// YAML 1.2's core schema, not 1.1's: `yes`, `no`, `on` and `off` stay text, and dates stay
     /// text unless tagged `!date`.
-    static var resolver: Resolver {
+    package static var resolver: Resolver {
         var resolver = Resolver.basic.appending(.int).appending(.float).appending(.null)
         if let bool = try? Resolver.Rule(.bool, "^(?:true|True|TRUE|false|False|FALSE)$") {
             resolver = resolver.appending(bool)
@@ -85,7 +85,7 @@ public struct ScenarioLoader: Sendable {
         return base
     }
 
-    static func diagnostic(for error: YamlError, file: String) -> Diagnostic {
+    package static func diagnostic(for error: YamlError, file: String) -> Diagnostic {
         func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),

@@ -6,22 +6,22 @@ import Yams
 /// `liveline validate` run lists everything to fix. Each problem is located at the node it is
 /// about and says what was expected. The parts live in extensions, one file each:
 /// `+Activity`, `+Beat`, `+Policy`, `+Values`.
-struct ScenarioReader {
-    let file: String
-    var log = DiagnosticLog()
+package struct ScenarioReader {
+    package let file: String
+    package var log = DiagnosticLog()
     var templates = TemplateParser()
 
-    init(file: String) { self.file = file }
+    package init(file: String) { self.file = file }
 
     // MARK: Locations
 
-    func location(_ node: Node) -> SourceLocation {
+    package func location(_ node: Node) -> SourceLocation {
         SourceLocation(file: file, line: node.mark?.line ?? 1, column: node.mark?.column ?? 1)
     }
 
     /// Where the character at `offset` (in Unicode scalars) of a scalar's text is, when the
     /// scalar is on one line; otherwise where the scalar starts.
-    func location(_ node: Node, offset: Int) -> SourceLocation {
+    package func location(_ node: Node, offset: Int) -> SourceLocation {
         var base = location(node)
         guard let scalar = node.scalar, !scalar.string.contains("\n") else { return base }
         switch scalar.style {
@@ -33,7 +33,7 @@ struct ScenarioReader {
     }
 
     /// How a node reads in "found …" messages.
-    static func describe(_ node: Node) -> String {
+    package static func describe(_ node: Node) -> String {
         switch node {
         case .scalar(let scalar):
             if scalar.resolvedTagIs(.null) { return "null" }
@@ -49,7 +49,7 @@ struct ScenarioReader {
 
     /// A mapping's entries by key, with unknown keys reported (with a did-you-mean) and
     /// required keys checked. Returns nil, after reporting, when the node is not a mapping.
-    mutating func fields(
+    package mutating func fields(
         of node: Node, in what: String, allowed: [String], required: [String: String] = [:]
     ) -> Fields? {
         guard case .mapping(let mapping) = node else {
@@ -83,7 +83,7 @@ struct ScenarioReader {
     // MARK: Scalars
 
     /// Text. Any scalar but null reads as its text, so `id: 1` is the id "1".
-    mutating func string(_ node: Node, _ what: String) -> String? {
+    package mutating func string(_ node: Node, _ what: String) -> String? {
         guard case .scalar(let scalar) = node, !scalar.resolvedTagIs(.null) else {
             log.error(location(node), "expected \(what) as text, found \(Self.describe(node))")
             return nil
@@ -91,7 +91,7 @@ struct ScenarioReader {
         return scalar.string
     }
 
-    mutating func integer(_ node: Node, _ what: String) -> Int? {
+    package mutating func integer(_ node: Node, _ what: String) -> Int? {
         guard case .scalar(let scalar) = node, scalar.resolvedTagIs(.int), let value = Int(scalar.string.replacingUnderscores()) else {
             log.error(location(node), "expected \(what) as a whole number, found \(Self.describe(node))")
             return nil
@@ -99,7 +99,7 @@ struct ScenarioReader {
         return value
     }
 
-    mutating func number(_ node: Node, _ what: String) -> Double? {
+    package mutating func number(_ node: Node, _ what: String) -> Double? {
         guard case .scalar(let scalar) = node, scalar.resolvedTagIs(.int) || scalar.resolvedTagIs(.float),
               let value = Double(scalar.string.replacingUnderscores()), value.isFinite
         else {
@@ -109,7 +109,7 @@ struct ScenarioReader {
         return value
     }
 
-    mutating func bool(_ node: Node, _ what: String) -> Bool? {
+    package mutating func bool(_ node: Node, _ what: String) -> Bool? {
         guard case .scalar(let scalar) = node, scalar.resolvedTagIs(.bool) else {
             log.error(location(node), "expected \(what) as true or false, found \(Self.describe(node))")
             return nil
@@ -118,7 +118,7 @@ struct ScenarioReader {
     }
 
     /// A duration: `90s`, `23m`, `1h05m10s`, `250ms` or `0`.
-    mutating func duration(_ node: Node, _ what: String) -> Millis? {
+    package mutating func duration(_ node: Node, _ what: String) -> Millis? {
         guard case .scalar(let scalar) = node, let value = DurationText.parse(scalar.string) else {
             log.error(location(node), "expected \(what) as \(DurationText.expected), found \(Self.describe(node))")
             return nil
@@ -127,7 +127,7 @@ struct ScenarioReader {
     }
 
     /// One of a few words.
-    mutating func choice<T>(_ node: Node, _ what: String, _ choices: [(String, T)]) -> T? {
+    package mutating func choice<T>(_ node: Node, _ what: String, _ choices: [(String, T)]) -> T? {
         if case .scalar(let scalar) = node, let match = choices.first(where: { $0.0 == scalar.string }) {
             return match.1
         }
@@ -143,26 +143,28 @@ struct ScenarioReader {
 }
 
 /// The entries of a mapping, by key, in written order.
-struct Fields {
-    var entries: [String: (key: Node, value: Node)] = [:]
-    var order: [String] = []
+package struct Fields {
+    package var entries: [String: (key: Node, value: Node)] = [:]
+    package var order: [String] = []
 
-    subscript(key: String) -> Node? { entries[key]?.value }
-    func keyNode(_ key: String) -> Node? { entries[key]?.key }
-    func has(_ key: String) -> Bool { entries[key] != nil }
+    package init() {}
+
+    package subscript(key: String) -> Node? { entries[key]?.value }
+    package func keyNode(_ key: String) -> Node? { entries[key]?.key }
+    package func has(_ key: String) -> Bool { entries[key] != nil }
 }
 
 extension Node.Scalar {
     /// Whether the scalar resolves to this tag. Yams resolves implicit tags only through
     /// `Node.tag`, so go through it.
-    func resolvedTagIs(_ name: Tag.Name) -> Bool { Node.scalar(self).tag.is(name) }
+    package func resolvedTagIs(_ name: Tag.Name) -> Bool { Node.scalar(self).tag.is(name) }
 }
 
 extension Tag {
     /// Whether the node resolved to this tag (Yams keeps `Tag.name` internal).
-    func `is`(_ name: Tag.Name) -> Bool { rawValue == name.rawValue }
+    package func `is`(_ name: Tag.Name) -> Bool { rawValue == name.rawValue }
 }
 
 extension String {
-    func replacingUnderscores() -> String { filter { $0 != "_" } }
+    package func replacingUnderscores() -> String { filter { $0 != "_" } }
 }

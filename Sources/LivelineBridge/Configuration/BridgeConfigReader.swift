@@ -1,0 +1,145 @@
+import Foundation
+import Liveline
+import Yams
+
+/// Reads a bridge configuration's YAML nodes, collecting every problem located. It reads the
+/// nodes with Liveline's scenario reader helpers, so messages read the same as scenario errors.
+/// The parts live in extensions: `+Source`, `+Verify`, `+Events`.
+struct BridgeConfigReader {
+    var base: ScenarioReader
+    let directory: String
+    let environment: [String: String]
+    /// Set before sources are read: `verify: none` depends on it.
+    var listen = ListenAddress.standard
+
+    init(file: String, directory: String, environment: [String: String]) {
+        base = ScenarioReader(file: file)
+        self.directory = directory
+        self.environment = environment
+    }
+
+    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "sources"]
+
+    mutating func error(_ node: Node, _ message: String) { base.log.error(base.location(node), message) }
+
+    /// The whole file; nil when it is too broken to go on.
+    mutating func configuration(_ root: Node) -> BridgeConfiguration? {
+        guard let fields = base.fields(
+            of: root, in: "the bridge configuration", allowed: Self.fileKeys,
+            required: ["liveline-bridge": "the format version, 1", "sources": "the webhook senders, by name"]
+        ) else { return nil }
+        if let node = fields["liveline-bridge"], base.string(node, "liveline-bridge") != "1" {
+            error(node, "expected liveline-bridge: 1 (this Liveline reads format version 1), found \(ScenarioReader.describe(node))")
+        }
+        if let node = fields["listen"], let text = base.string(node, "listen") {
+            if let address = ListenAddress(parsing: text) {
+                listen = address
+            } else {
+                error(node, "expected listen as host:port, like 127.0.0.1:8080 or [::1]:8080, found \(ScenarioReader.describe(node))")
+            }
+        }
+        var store = StoreLocation.standard
+        if let node = fields["store"], let value = self.store(node) { store = value }
+        let apns = fields["apns"].flatMap { self.apns($0) }
+        let apiKeys = fields["api-keys"].map { self.apiKeys($0) } ?? []
+        var bodyLimit = BridgeConfiguration.standardBodyLimit
+        if let node = fields["body-limit"], let value = self.bodyLimit(node) { bodyLimit = value }
+        let sources = fields["sources"].map { self.sources($0) } ?? []
+        return BridgeConfiguration(
+            file: base.file, listen: listen, store: store, apns: apns, apiKeys: apiKeys, bodyLimit: bodyLimit,
+            sources: sources)
+    }
+
+    /// A path as written, or resolved against the configuration file's folder when relative.
+    func resolve(_ path: String) -> String {
+        if path.hasPrefix("/") || directory.isEmpty { return path }
+        return directory + "/" + path
+    }
+
+    mutating func store(_ node: Node) -> StoreLocation? {
+        guard let text = base.string(node, "store") else { return nil }
+        if text.hasPrefix("sqlite:"), text.count > "sqlite:".count {
+            return .sqlite(path: String(text.dropFirst("sqlite:".count)))
+        }
+        for scheme in ["postgres://", "postgresql://"] where text.hasPrefix(scheme) && text.count > scheme.count {
+            return .postgres(url: text)
+        }
+        error(node, "expected store as sqlite:PATH (like sqlite:liveline-bridge.sqlite) or a postgres://user@host/database URL, found \(ScenarioReader.describe(node))")
+        return nil
+    }
+
+    static let apnsKeys = ["key", "key-env", "key-id", "team-id", "topic", "environment"]
+
+    mutating func apns(_ node: Node) -> APNsSettings? {
+        guard let fields = base.fields(
+            of: node, in: "apns", allowed: Self.apnsKeys,
+            required: ["key-id": "the key's 10-character Key ID", "team-id": "the Apple developer Team ID"]
+        ) else { return nil }
+        var key: APNsSettings.Key?
+        switch (fields["key"], fields["key-env"]) {
+        case (let file?, nil):
+            if let path = base.string(file, "key") {
+                if FileManager.default.fileExists(atPath: resolve(path)) {
+                    key = .file(resolve(path))
+                } else {
+                    error(file, "the APNs key file '\(path)' does not exist (looked for \(resolve(path)))")
+                }
+            }
+        case (nil, let variable?):
+            if let name = base.string(variable, "key-env") {
+                if environment[name] != nil {
+                    key = .environment(name)
+                } else {
+                    error(variable, "the environment variable \(name) is not set; it should hold the APNs key's PEM text")
+                }
+            }
+        case (.some, .some):
+            error(node, "apns has both 'key' and 'key-env'; give the key one way")
+        case (nil, nil):
+            error(node, "apns is missing 'key' (a .p8 file) or 'key-env' (an environment variable holding its PEM text)")
+        }
+        let keyID = fields["key-id"].flatMap { base.string($0, "key-id") }
+        let teamID = fields["team-id"].flatMap { base.string($0, "team-id") }
+        let topic = fields["topic"].flatMap { base.string($0, "topic") }
+        var environment = APNsSettings.Environment.sandbox
+        if let node = fields["environment"],
+           let value = base.choice(node, "environment", [("sandbox", APNsSettings.Environment.sandbox), ("production", .production)]) {
+            environment = value
+        }
+        guard let key, let keyID, let teamID else { return nil }
+        return APNsSettings(key: key, keyID: keyID, teamID: teamID, topic: topic, environment: environment)
+    }
+
+    mutating func apiKeys(_ node: Node) -> [APIKeyHash] {
+        guard case .sequence(let items) = node else {
+            error(node, "expected api-keys as a list of sha256:<hex> entries, found \(ScenarioReader.describe(node))")
+            return []
+        }
+        var keys: [APIKeyHash] = []
+        for item in items {
+            guard let text = base.string(item, "an API key hash") else { continue }
+            if let key = APIKeyHash(parsing: text) {
+                keys.append(key)
+            } else {
+                // Never echo the entry: it may be a key written in by mistake.
+                error(item, "expected an API key as sha256:<64 hex digits>, the SHA-256 of the key (make one with: printf %s \"$KEY\" | sha256sum); keys themselves never go in this file")
+            }
+        }
+        return keys
+    }
+
+    /// Bytes, or a number with KiB or MiB.
+    mutating func bodyLimit(_ node: Node) -> Int? {
+        let text = node.scalar?.string ?? ""
+        var value: Int?
+        for (suffix, scale) in [("KiB", 1024), ("MiB", 1024 * 1024), ("", 1)] where text.hasSuffix(suffix) {
+            if let number = Int(text.dropLast(suffix.count)) { value = number * scale }
+            break
+        }
+        guard let value, value > 0, value <= 64 * 1024 * 1024 else {
+            error(node, "expected body-limit as bytes or a size like 256KiB or 1MiB (at most 64MiB), found \(ScenarioReader.describe(node))")
+            return nil
+        }
+        return value
+    }
+}

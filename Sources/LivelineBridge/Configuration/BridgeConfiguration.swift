@@ -1,0 +1,165 @@
+import Foundation
+import Crypto
+import Liveline
+
+/// A loaded, checked bridge configuration: where to listen, where to store, how to reach APNs,
+/// who may use the registry API, and the webhook sources. One that loads is safe to serve.
+///
+/// ``BridgeConfigurationLoader`` makes one from YAML.
+public struct BridgeConfiguration: Sendable {
+    /// The configuration file, as the user named it.
+    public var file: String
+    public var listen: ListenAddress
+    public var store: StoreLocation
+    /// nil: the embedded mock APNs, so a demo needs no Apple account.
+    public var apns: APNsSettings?
+    /// The registry API's keys, as SHA-256 hashes.
+    public var apiKeys: [APIKeyHash]
+    /// The largest webhook body accepted, in bytes; larger ones get a 413.
+    public var bodyLimit: Int
+    /// The sources, in file order.
+    public var sources: [SourceConfiguration]
+
+    public init(
+        file: String, listen: ListenAddress = .standard, store: StoreLocation = .standard, apns: APNsSettings? = nil,
+        apiKeys: [APIKeyHash] = [], bodyLimit: Int = BridgeConfiguration.standardBodyLimit, sources: [SourceConfiguration]
+    ) {
+        self.file = file
+        self.listen = listen
+        self.store = store
+        self.apns = apns
+        self.apiKeys = apiKeys
+        self.bodyLimit = bodyLimit
+        self.sources = sources
+    }
+
+    /// 256 KiB: far above any delivery or match webhook, small enough to refuse junk early.
+    public static let standardBodyLimit = 256 * 1024
+
+    /// The source that `POST /v1/webhooks/{name}` names.
+    public func source(named name: String) -> SourceConfiguration? { sources.first { $0.name == name } }
+}
+
+/// The address the bridge's HTTP server binds.
+public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    /// A host name or IP address, without brackets.
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    /// 127.0.0.1:8080: this machine only until the user says otherwise.
+    public static let standard = ListenAddress(host: "127.0.0.1", port: 8080)
+
+    /// `host:port`, or `[::1]:8080` for an IPv6 address. Nil when it is not one.
+    public init?(parsing text: String) {
+        let host: Substring
+        let port: Substring
+        if text.hasPrefix("[") {
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            host = text[text.index(after: text.startIndex)..<close]
+            port = text[text.index(close, offsetBy: 2)...]
+        } else {
+            guard let colon = text.lastIndex(of: ":") else { return nil }
+            host = text[..<colon]
+            port = text[text.index(after: colon)...]
+            if host.contains(":") { return nil }
+        }
+        guard !host.isEmpty, !host.contains(" "), let number = Int(port), (1...65535).contains(number) else { return nil }
+        self.init(host: String(host), port: number)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// Where the bridge keeps its inbox, outbox and activities.
+public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
+    /// A SQLite file, created on first start.
+    case sqlite(path: String)
+    /// A PostgreSQL URL, `postgres://user@host/db`, for several bridge instances.
+    case postgres(url: String)
+
+    /// `sqlite:liveline-bridge.sqlite` in the working directory.
+    public static let standard = StoreLocation.sqlite(path: "liveline-bridge.sqlite")
+
+    /// The kind and place, never a password.
+    public var description: String {
+        switch self {
+        case .sqlite(let path): "sqlite:\(path)"
+        case .postgres(let url):
+            if let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://") {
+                "\(url[..<scheme.upperBound])…@\(url[url.index(after: at)...])"
+            } else {
+                url
+            }
+        }
+    }
+}
+
+/// APNs credentials, as `liveline play` takes them.
+public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
+    public enum Key: Sendable, Hashable {
+        /// A `.p8` file, resolved against the configuration file's folder.
+        case file(String)
+        /// The PEM itself, read from this environment variable when the bridge starts.
+        case environment(String)
+    }
+
+    public enum Environment: String, Sendable, Hashable {
+        case sandbox
+        case production
+    }
+
+    public var key: Key
+    public var keyID: String
+    public var teamID: String
+    /// The app's bundle id; nil takes each scenario's.
+    public var topic: String?
+    public var environment: Environment
+
+    public init(key: Key, keyID: String, teamID: String, topic: String?, environment: Environment) {
+        self.key = key
+        self.keyID = keyID
+        self.teamID = teamID
+        self.topic = topic
+        self.environment = environment
+    }
+
+    /// Where the key is and whose it is, never the key.
+    public var description: String {
+        let place = switch key {
+        case .file(let path): path
+        case .environment(let name): "$\(name)"
+        }
+        return "APNs \(environment.rawValue) (key \(keyID) from \(place), team \(teamID))"
+    }
+}
+
+/// One registry API key, kept as its SHA-256 so the file holds no usable key.
+///
+/// Make one with `printf %s "$KEY" | sha256sum` and write `sha256:<the 64 hex digits>`.
+public struct APIKeyHash: Sendable, Hashable, CustomStringConvertible {
+    public let digest: [UInt8]
+
+    /// From `sha256:<64 hex digits>`; nil otherwise.
+    public init?(parsing text: String) {
+        guard text.hasPrefix("sha256:") else { return nil }
+        let hex = text.dropFirst("sha256:".count)
+        guard hex.utf8.count == 64, let bytes = SignatureEncoding.hex.decode(hex.utf8) else { return nil }
+        digest = bytes
+    }
+
+    /// Whether `key`, as presented in a request, hashes to this digest (compared in constant time).
+    public func matches(_ key: String) -> Bool {
+        let presented = Array(SHA256.hash(data: Array(key.utf8)))
+        return digest.withUnsafeBytes { expected in presented.withUnsafeBytes { ConstantTime.equals(expected, $0) } }
+    }
+
+    /// The first 8 hex digits, enough to tell keys apart in logs.
+    public var description: String {
+        "sha256:" + digest.prefix(4).hexDigits + "…"
+    }
+}

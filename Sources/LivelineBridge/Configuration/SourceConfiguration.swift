@@ -1,0 +1,156 @@
+import Liveline
+
+/// One webhook sender: how its requests are verified, where its values are, which scenario and
+/// activity its events drive, and what each event type does.
+public struct SourceConfiguration: Sendable {
+    /// The name in `POST /v1/webhooks/{name}`.
+    public var name: String
+    /// The scheme as configured (printing it shows no secret).
+    public var scheme: VerificationScheme
+    /// Built once at load, so a bad secret or header fails before any webhook.
+    public var verifier: any WebhookVerifier
+    /// nil: the sender has no event id; the SHA-256 of the body stands in.
+    public var eventID: ValueLocation?
+    public var eventType: ValueLocation
+    public var activityKey: ValueLocation
+    /// nil: events apply in arrival order.
+    public var order: OrderRule?
+    /// The scenario the activities of this source follow, loaded and checked.
+    public var scenario: Scenario
+    /// The activity of ``scenario`` that each activity key plays.
+    public var activity: Int
+    /// What each event type does.
+    public var events: [String: EventRule]
+    public var unknownEvents: UnknownEventPolicy
+    /// Where the source is declared.
+    public var location: SourceLocation
+
+    public init(
+        name: String, scheme: VerificationScheme, verifier: any WebhookVerifier, eventID: ValueLocation?,
+        eventType: ValueLocation, activityKey: ValueLocation, order: OrderRule?, scenario: Scenario, activity: Int,
+        events: [String: EventRule], unknownEvents: UnknownEventPolicy, location: SourceLocation
+    ) {
+        self.name = name
+        self.scheme = scheme
+        self.verifier = verifier
+        self.eventID = eventID
+        self.eventType = eventType
+        self.activityKey = activityKey
+        self.order = order
+        self.scenario = scenario
+        self.activity = activity
+        self.events = events
+        self.unknownEvents = unknownEvents
+        self.location = location
+    }
+}
+
+/// What happens to an event whose type no rule names.
+public enum UnknownEventPolicy: String, Sendable, Hashable {
+    /// Acknowledged and recorded, nothing pushed: senders add event types over time.
+    case ignore
+    /// Answered 422, so a misconfigured sender notices.
+    case reject
+}
+
+/// What one event type does, in this order: start the activity, trigger a beat, change fields
+/// (with relevance, priority, alert), end it.
+public struct EventRule: Sendable, Hashable {
+    /// Push-to-start the activity.
+    public var start: Bool
+    /// A beat of the scenario, by id, and the `input` its templates read.
+    public var trigger: BeatTrigger?
+    /// Fields, relevance, priority or an alert from the event; nil when the rule sets none.
+    public var change: ChangeRule?
+    /// End the activity, with this dismissal (nil inside: the policy's).
+    public var end: Dismissal??
+
+    public init(start: Bool = false, trigger: BeatTrigger? = nil, change: ChangeRule? = nil, end: Dismissal?? = nil) {
+        self.start = start
+        self.trigger = trigger
+        self.change = change
+        self.end = end
+    }
+}
+
+/// Trigger a beat by id. Its templates read `input.<name>`.
+public struct BeatTrigger: Sendable, Hashable {
+    /// One `input` field and where the event carries it.
+    public struct InputField: Sendable, Hashable {
+        public var name: String
+        public var location: ValueLocation
+
+        public init(name: String, location: ValueLocation) {
+            self.name = name
+            self.location = location
+        }
+    }
+
+    public var beat: String
+    /// `input` fields taken from the event; nil passes the whole body as `input`.
+    public var input: [InputField]?
+
+    public init(beat: String, input: [InputField]?) {
+        self.beat = beat
+        self.input = input
+    }
+}
+
+/// Content-state fields and presentation set straight from the event, for events no beat
+/// describes (an ETA that moved).
+public struct ChangeRule: Sendable, Hashable {
+    public var set: [FieldRule]
+    public var relevance: Double?
+    public var priority: Priority?
+    public var alert: AlertRule?
+
+    public init(set: [FieldRule] = [], relevance: Double? = nil, priority: Priority? = nil, alert: AlertRule? = nil) {
+        self.set = set
+        self.relevance = relevance
+        self.priority = priority
+        self.alert = alert
+    }
+}
+
+/// One content-state field and where its value comes from.
+public struct FieldRule: Sendable, Hashable {
+    public enum Value: Sendable, Hashable {
+        /// A fixed value.
+        case literal(StateValue)
+        /// Read from the event, converted.
+        case read(ValueLocation, as: Conversion)
+    }
+
+    /// How a value read from the event becomes a content-state value.
+    public enum Conversion: String, Sendable, Hashable {
+        /// As the JSON has it.
+        case json
+        /// ISO-8601 or UNIX seconds/millis into a date (``DateConversion``).
+        case date
+        /// Any scalar as text.
+        case string
+    }
+
+    /// The key path into the content-state.
+    public var path: [String]
+    public var value: Value
+
+    public init(path: [String], value: Value) {
+        self.path = path
+        self.value = value
+    }
+}
+
+/// An alert whose title and body are filled from the event: `{{ /courier/name }}` is replaced by
+/// what the pointer finds.
+public struct AlertRule: Sendable, Hashable {
+    public var title: BodyTemplate?
+    public var body: BodyTemplate?
+    public var sound: String?
+
+    public init(title: BodyTemplate?, body: BodyTemplate?, sound: String?) {
+        self.title = title
+        self.body = body
+        self.sound = sound
+    }
+}

@@ -1,0 +1,168 @@
+import Crypto
+import HTTPTypes
+import Liveline
+
+/// Maps a verified webhook onto its activity with the rules of its source.
+///
+/// Pure: bytes and headers in, a ``MappedEvent`` or an ``EventMappingError`` out. The inbox
+/// stores the result; the dispatcher turns its actions into `LiveSession` calls in order.
+public struct EventMapper: Sendable {
+    public let source: SourceConfiguration
+
+    public init(source: SourceConfiguration) { self.source = source }
+
+    /// Maps one webhook. `body` must already be verified.
+    public func map(body: some Collection<UInt8>, headers: HTTPFields) throws(EventMappingError) -> MappedEvent {
+        let bytes = Array(body)
+        // Rules may read only headers; parse lazily, but a body that is not JSON is refused
+        // as soon as any rule needs it.
+        let parsed: Result<StateValue, JSONSyntaxError> = Result { () throws(JSONSyntaxError) in try JSONParser.parse(bytes) }
+        func document() throws(EventMappingError) -> StateValue {
+            switch parsed {
+            case .success(let value): return value
+            case .failure(let error): throw .bodyNotJSON(error)
+            }
+        }
+        let reader = Reader(document: { () throws(EventMappingError) in try document() }, headers: headers)
+
+        let eventType = try reader.text(at: source.eventType, role: "event-type")
+        let activityKey = try reader.text(at: source.activityKey, role: "activity-key")
+        let eventID: String
+        let isHash: Bool
+        if let location = source.eventID {
+            eventID = try reader.text(at: location, role: "event-id")
+            isHash = false
+        } else {
+            eventID = "sha256:" + SHA256.hash(data: bytes).hexDigits
+            isHash = true
+        }
+        let rule = source.events[eventType]
+        if rule == nil, source.unknownEvents == .reject {
+            throw .unknownEventType(eventType, known: Array(source.events.keys))
+        }
+        var orderKey: OrderKey?
+        do throws(EventMappingError) {
+            orderKey = try self.orderKey(reader)
+        } catch {
+            // An event nobody maps is only recorded: its order key may be a status not ranked.
+            if rule != nil { throw error }
+        }
+        guard let rule else {
+            return MappedEvent(
+                eventID: eventID, eventIDIsBodyHash: isHash, eventType: eventType, activityKey: activityKey,
+                orderKey: orderKey, actions: [], isIgnored: true)
+        }
+        let actions = try self.actions(for: rule, eventType: eventType, reader: reader)
+        return MappedEvent(
+            eventID: eventID, eventIDIsBodyHash: isHash, eventType: eventType, activityKey: activityKey,
+            orderKey: orderKey, actions: actions)
+    }
+
+    private func orderKey(_ reader: Reader) throws(EventMappingError) -> OrderKey? {
+        guard let order = source.order else { return nil }
+        let value = try reader.value(at: order.location, role: "order-key")
+        switch order.key(from: value) {
+        case .success(let key): return key
+        case .failure(.expected(let expected)):
+            throw .unexpected(order.location, role: "order-key", expected: expected, found: value.summary)
+        case .failure(.unknownStatus(let status, let known)):
+            throw .unknownStatus(status, location: order.location, known: known)
+        }
+    }
+
+    /// The rule's actions: start, trigger, change (which carries the end when both are given), end.
+    private func actions(for rule: EventRule, eventType: String, reader: Reader) throws(EventMappingError) -> [MappedAction] {
+        var actions: [MappedAction] = []
+        if rule.start { actions.append(.start) }
+        if let trigger = rule.trigger {
+            var input: StateValue?
+            if let fields = trigger.input {
+                var object = StateObject()
+                for field in fields {
+                    object.append(field.name, try reader.value(at: field.location, role: "input \(field.name)"))
+                }
+                input = .object(object)
+            } else if case .success(let body) = reader.parsedBody() {
+                input = body
+            }
+            actions.append(.trigger(beat: trigger.beat, input: input))
+        }
+        if let changeRule = rule.change {
+            var change = ExternalChange(label: "event \(eventType)", relevance: changeRule.relevance, priority: changeRule.priority)
+            for field in changeRule.set {
+                change.set.append(ExternalChange.FieldChange(field.path, try reader.value(for: field)))
+            }
+            if let alert = changeRule.alert {
+                change.alert = ResolvedAlert(
+                    title: try alert.title.map { template throws(EventMappingError) in ResolvedAlert.Text.plain(try reader.render(template)) },
+                    body: try alert.body.map { template throws(EventMappingError) in ResolvedAlert.Text.plain(try reader.render(template)) },
+                    sound: alert.sound)
+            }
+            if let end = rule.end {
+                change.end = true
+                change.dismissal = end
+            }
+            actions.append(.change(change))
+        } else if let end = rule.end {
+            actions.append(.end(end))
+        }
+        return actions
+    }
+}
+
+/// Reads values out of one webhook for the mapper, turning absences into located errors.
+private struct Reader {
+    let document: () throws(EventMappingError) -> StateValue
+    let headers: HTTPFields
+
+    func parsedBody() -> Result<StateValue, EventMappingError> {
+        Result { () throws(EventMappingError) in try document() }
+    }
+
+    func value(at location: ValueLocation, role: String) throws(EventMappingError) -> StateValue {
+        let body: StateValue? = if case .body = location { try document() } else { nil }
+        guard let value = location.value(body: body, headers: headers), value != .null else {
+            throw .missing(location, role: role)
+        }
+        return value
+    }
+
+    /// A scalar as text: ids and keys may be numbers in one sender and strings in another.
+    func text(at location: ValueLocation, role: String) throws(EventMappingError) -> String {
+        let value = try value(at: location, role: role)
+        guard let text = value.plainText else {
+            throw .unexpected(location, role: role, expected: "a string or a number", found: value.summary)
+        }
+        return text
+    }
+
+    func value(for field: FieldRule) throws(EventMappingError) -> StateValue {
+        let role = "set \(field.path.joined(separator: "."))"
+        switch field.value {
+        case .literal(let value):
+            return value
+        case .read(let location, .json):
+            return try value(at: location, role: role)
+        case .read(let location, .string):
+            let value = try value(at: location, role: role)
+            guard let text = value.plainText else {
+                throw .unexpected(location, role: role, expected: "a string or a number", found: value.summary)
+            }
+            return .string(text)
+        case .read(let location, .date):
+            let value = try value(at: location, role: role)
+            guard let millis = DateConversion.millis(from: value) else {
+                throw .unexpected(location, role: role, expected: "an ISO-8601 date or UNIX seconds or milliseconds", found: value.summary)
+            }
+            return .date(millis)
+        }
+    }
+
+    func render(_ template: BodyTemplate) throws(EventMappingError) -> String {
+        let body = try? document()
+        switch template.render(body: body, headers: headers) {
+        case .success(let text): return text
+        case .failure(let missing): throw .missing(missing.location, role: "alert")
+        }
+    }
+}

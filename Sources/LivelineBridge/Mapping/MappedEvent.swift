@@ -1,0 +1,44 @@
+import Liveline
+
+/// A verified webhook read through its source's rules: which activity, where it falls in the
+/// activity's order, and what to do to the live session.
+public struct MappedEvent: Sendable, Hashable {
+    /// The sender's event id, or `sha256:<hex of the body>` when the sender has none; the inbox
+    /// deduplicates on it.
+    public var eventID: String
+    /// Whether ``eventID`` is the body's hash rather than the sender's id.
+    public var eventIDIsBodyHash: Bool
+    public var eventType: String
+    public var activityKey: String
+    /// nil when the source has no order key: arrival order.
+    public var orderKey: OrderKey?
+    /// What to do, in order. Empty for an ignored event type (acknowledged and recorded).
+    public var actions: [MappedAction]
+    /// Whether no rule names the event type and the source ignores such events.
+    public var isIgnored: Bool
+
+    public init(
+        eventID: String, eventIDIsBodyHash: Bool, eventType: String, activityKey: String, orderKey: OrderKey?,
+        actions: [MappedAction], isIgnored: Bool = false
+    ) {
+        self.eventID = eventID
+        self.eventIDIsBodyHash = eventIDIsBodyHash
+        self.eventType = eventType
+        self.activityKey = activityKey
+        self.orderKey = orderKey
+        self.actions = actions
+        self.isIgnored = isIgnored
+    }
+}
+
+/// One thing a mapped event does to its activity; each is one call on `LiveSession`.
+public enum MappedAction: Sendable, Hashable {
+    /// Push-to-start the activity (`add(_:start:target:)` with its start beat).
+    case start
+    /// `trigger(beat, activity:, input:)`.
+    case trigger(beat: String, input: StateValue?)
+    /// `apply(change, activity:)`; may end the activity too.
+    case change(ExternalChange)
+    /// `end(activity:dismissal:)`; nil takes the policy's dismissal.
+    case end(Dismissal?)
+}
