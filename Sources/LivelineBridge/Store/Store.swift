@@ -74,6 +74,7 @@ public protocol Store: Sendable {
     func counts() async throws -> StoreCounts
     /// Schema versions applied, ascending.
     func appliedMigrations() async throws -> [Int]
-    /// Closes connections; the store is unusable afterwards.
+    /// Closes connections; the store is unusable afterwards. Call it before the last reference
+    /// goes (sqlite-nio traps on an unclosed connection in debug builds).
     func close() async throws
 }

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 import SQLiteNIO
 
 /// SQLite through sqlite-nio: one connection to a file, in WAL mode with `synchronous=FULL`.
@@ -11,11 +12,16 @@ final class SQLiteDriver: SQLDriver {
     let name: String
     let dialect = SQLDialect.sqlite
     private let connection: SQLiteConnection
+    /// The connection's own thread: a statement waiting for another connection's write lock
+    /// (busy timeout) blocks only this store, never a thread that other stores need to finish
+    /// the transaction it waits for.
+    private let thread: NIOThreadPool
     private let gate = TransactionGate()
 
-    private init(name: String, connection: SQLiteConnection) {
+    private init(name: String, connection: SQLiteConnection, thread: NIOThreadPool) {
         self.name = name
         self.connection = connection
+        self.thread = thread
     }
 
     /// Opens (and creates, the first time) the database file at `path`.
@@ -25,13 +31,18 @@ final class SQLiteDriver: SQLDriver {
         if !directory.isEmpty, !FileManager.default.fileExists(atPath: directory) {
             throw StoreError(.open, store: name, cause: "the directory \(directory) does not exist")
         }
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
         let connection: SQLiteConnection
         do {
-            connection = try await SQLiteConnection.open(storage: .file(path: path))
+            connection = try await SQLiteConnection.open(
+                storage: .file(path: path), threadPool: thread, on: MultiThreadedEventLoopGroup.singleton.any()
+            )
         } catch {
+            try? await thread.shutdownGracefully()
             throw StoreError(.open, store: name, cause: "\(error)")
         }
-        let driver = SQLiteDriver(name: name, connection: connection)
+        let driver = SQLiteDriver(name: name, connection: connection, thread: thread)
         do {
             // Another connection (a `liveline bridge dead-letters` command) may hold the write
             // lock briefly; wait for it instead of failing at once.
@@ -44,7 +55,7 @@ final class SQLiteDriver: SQLDriver {
             _ = try await connection.query("PRAGMA journal_mode=WAL")
             _ = try await connection.query("PRAGMA synchronous=FULL")
         } catch {
-            try? await connection.close()
+            try? await driver.close()
             throw StoreError(.open, store: name, cause: "\(error)")
         }
         return driver
@@ -67,6 +78,7 @@ final class SQLiteDriver: SQLDriver {
 
     func close() async throws {
         try await connection.close()
+        try await thread.shutdownGracefully()
     }
 
     private struct Transaction: SQLTransaction {
