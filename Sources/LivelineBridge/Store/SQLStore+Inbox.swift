@@ -17,24 +17,43 @@ extension SQLStore {
         }
         // Lease rows in key order, so that two batches never wait on each other in a cycle.
         let keys = Set(events.map(\.activityKey)).sorted()
+        let eventKeys = events.map { EventKey(source: $0.source, eventID: $0.eventID) }
         return try await transaction { tx in
-            for key in keys {
-                try await tx.run("INSERT INTO activity_leases (activity_key) VALUES ($1) ON CONFLICT (activity_key) DO NOTHING", [.text(key)])
+            for chunk in Self.chunks(keys.count) {
+                let values = (1...chunk.count).map { "($\($0))" }.joined(separator: ", ")
+                try await tx.run(
+                    "INSERT INTO activity_leases (activity_key) VALUES \(values) ON CONFLICT (activity_key) DO NOTHING",
+                    chunk.map { .text(keys[$0]) }
+                )
             }
+            // One multi-row INSERT per chunk: one round trip, not one per event. What comes back
+            // is what was stored; a key seen again (in the store or earlier in this batch) is not.
             var results: [InsertResult] = []
             results.reserveCapacity(rows.count)
-            for row in rows {
-                let inserted = try await tx.run(
+            for chunk in Self.chunks(rows.count) {
+                let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 8 + 1, count: 8)))" }.joined(separator: ", ")
+                let returned = try await tx.run(
                     """
                     INSERT INTO inbox_events (source, event_id, event_type, activity_key, order_key, received_at, body, headers)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (source, event_id) DO NOTHING RETURNING sequence
+                    VALUES \(values) ON CONFLICT (source, event_id) DO NOTHING RETURNING sequence, source, event_id
                     """,
-                    row
+                    chunk.flatMap { rows[$0] }
                 )
-                results.append(try inserted.first.map { .stored(sequence: try $0.int(0)) } ?? .duplicate)
+                var stored: [EventKey: Int64] = [:]
+                for row in returned {
+                    stored[EventKey(source: try row.text(1), eventID: try row.text(2))] = try row.int(0)
+                }
+                for index in chunk {
+                    results.append(stored.removeValue(forKey: eventKeys[index]).map { .stored(sequence: $0) } ?? .duplicate)
+                }
             }
             return results
         }
+    }
+
+    /// Index ranges of at most 256 rows: 2,048 parameters, well under both databases' limits.
+    private static func chunks(_ count: Int) -> [Range<Int>] {
+        stride(from: 0, to: count, by: 256).map { $0..<min($0 + 256, count) }
     }
 
     public func claimNextEvents(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedActivity] {
@@ -112,4 +131,10 @@ extension SQLStore {
             ).count
         }
     }
+}
+
+/// An inbox event's identity: the unique key of `inbox_events`.
+private struct EventKey: Hashable {
+    var source: String
+    var eventID: String
 }

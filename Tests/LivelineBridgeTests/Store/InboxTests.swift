@@ -20,6 +20,18 @@ import Testing
             #expect(again[0] == .duplicate)
             #expect(again[1] != .duplicate)
             #expect(try await store.counts().pendingEvents == 3)
+
+            // A batch larger than one statement's chunk (256 rows), repeating ids across chunks.
+            let big = (0..<600).map { F.event("big-\($0 % 550)", activity: "act-\($0 % 300)", order: Int64($0)) }
+            let results = try await store.insertEvents(big)
+            #expect(results.count == 600)
+            #expect(results.prefix(550).allSatisfy { $0 != .duplicate })
+            #expect(results.suffix(50).allSatisfy { $0 == .duplicate })
+            let sequences = results.compactMap { result -> Int64? in
+                if case .stored(let sequence) = result { return sequence } else { return nil }
+            }
+            #expect(Set(sequences).count == 550)
+            #expect(try await store.counts().pendingEvents == 553)
         }
     }
 

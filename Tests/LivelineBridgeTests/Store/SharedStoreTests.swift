@@ -15,11 +15,18 @@ import Testing
             let events = (0..<200).map { F.event("e\($0)", activity: "act-\($0 % 20)", order: Int64($0)) }
             _ = try await one.insertEvents(events.shuffled())
             let log = ApplyLog()
-            async let first: Void = Self.work(one, instance: "one", log: log, total: events.count)
-            async let second: Void = Self.work(two, instance: "two", log: log, total: events.count)
-            _ = try await (first, second)
+            let worked: Result<Void, any Error>
+            do {
+                async let first: Void = Self.work(one, instance: "one", log: log, total: events.count)
+                async let second: Void = Self.work(two, instance: "two", log: log, total: events.count)
+                _ = try await (first, second)
+                worked = .success(())
+            } catch {
+                worked = .failure(error)
+            }
             try await one.close()
             try await two.close()
+            try worked.get()
 
             let applied = await log.applied
             #expect(applied.count == events.count)
