@@ -65,6 +65,18 @@ import Testing
         }
     }
 
+    @Test func aPostgresThatIsNotThereSaysWhereAndWhy() async throws {
+        // Port 1 on loopback: nothing listens there.
+        do {
+            _ = try await SQLStore.open("postgres://liveline:x@127.0.0.1:1/liveline")
+            Issue.record("connected to port 1")
+        } catch let error as StoreError {
+            #expect(error.kind == .open)
+            #expect("\(error)".hasPrefix("PostgreSQL at 127.0.0.1:1: cannot open: "), "\(error)")
+            #expect(!"\(error)".contains("Generic description"), "\(error)")
+        }
+    }
+
     @Test func aWrongPostgresPasswordSaysSo() async throws {
         guard let url = F.postgresURL() else { return }
         var location = try PostgresLocation(parsing: url)
