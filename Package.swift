@@ -24,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift.git", from: "0.2.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         .target(
@@ -96,6 +98,12 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // The bridge's configuration file, read with marks for located errors.
                 .product(name: "Yams", package: "Yams"),
+                // The durable store (Store/): SQLite by default, PostgreSQL for several instances.
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(
@@ -122,6 +130,9 @@ let package = Package(
                 "Liveline",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                // The store tests drop their PostgreSQL schema with a connection of their own.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // Signatures made by the senders' own libraries (scripts/signature-vectors.py); read
             // from the source tree by the tests, so not a resource.

@@ -58,13 +58,11 @@ struct BridgeConfigReader {
 
     mutating func store(_ node: Node) -> StoreLocation? {
         guard let text = base.string(node, "store") else { return nil }
-        if text.hasPrefix("sqlite:"), text.count > "sqlite:".count {
-            return .sqlite(path: String(text.dropFirst("sqlite:".count)))
+        do {
+            return try StoreLocation(parsing: text)
+        } catch {
+            self.error(node, "expected store as sqlite:PATH (like sqlite:liveline-bridge.sqlite) or a postgres://user:password@host:port/database URL: \(error.cause)")
         }
-        for scheme in ["postgres://", "postgresql://"] where text.hasPrefix(scheme) && text.count > scheme.count {
-            return .postgres(url: text)
-        }
-        error(node, "expected store as sqlite:PATH (like sqlite:liveline-bridge.sqlite) or a postgres://user@host/database URL, found \(ScenarioReader.describe(node))")
         return nil
     }
 

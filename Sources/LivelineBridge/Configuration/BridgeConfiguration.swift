@@ -75,30 +75,6 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
-/// Where the bridge keeps its inbox, outbox and activities.
-public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
-    /// A SQLite file, created on first start.
-    case sqlite(path: String)
-    /// A PostgreSQL URL, `postgres://user@host/db`, for several bridge instances.
-    case postgres(url: String)
-
-    /// `sqlite:liveline-bridge.sqlite` in the working directory.
-    public static let standard = StoreLocation.sqlite(path: "liveline-bridge.sqlite")
-
-    /// The kind and place, never a password.
-    public var description: String {
-        switch self {
-        case .sqlite(let path): "sqlite:\(path)"
-        case .postgres(let url):
-            if let at = url.lastIndex(of: "@"), let scheme = url.range(of: "://") {
-                "\(url[..<scheme.upperBound])…@\(url[url.index(after: at)...])"
-            } else {
-                url
-            }
-        }
-    }
-}
-
 /// APNs credentials, as `liveline play` takes them.
 public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
     public enum Key: Sendable, Hashable {

@@ -1,0 +1,73 @@
+/// Group commit for the inbox: inserts from many concurrent requests share one transaction,
+/// so durability costs one fsync per batch, not one per webhook.
+///
+/// A batch is written when it reaches `maxBatch` events or `maxDelay` after its first event,
+/// whichever comes first; while one batch commits, the next one gathers. Each caller awaits
+/// its own event's result (or the batch's error: nothing of a failed batch was stored).
+/// The actor owns the pending batch; the store owns the transaction.
+public actor InboxWriter {
+    private let store: any Store
+    private let maxBatch: Int
+    private let maxDelay: Duration
+    private var pending: [(event: InboxEvent, reply: CheckedContinuation<InsertResult, any Error>)] = []
+    private var writing = false
+    private var timerArmed = false
+    /// Transactions written so far (one per batch), for metrics and tests.
+    public private(set) var transactions = 0
+    /// Events written so far, stored or duplicate.
+    public private(set) var events = 0
+
+    public init(store: any Store, maxBatch: Int = 256, maxDelay: Duration = .milliseconds(2)) {
+        self.store = store
+        self.maxBatch = max(maxBatch, 1)
+        self.maxDelay = maxDelay
+    }
+
+    /// Stores `event` durably with whatever else arrives meanwhile; returns once it is committed.
+    public func insert(_ event: InboxEvent) async throws -> InsertResult {
+        try await withCheckedThrowingContinuation { reply in
+            pending.append((event, reply))
+            if pending.count >= maxBatch {
+                startWriting()
+            } else if !timerArmed {
+                timerArmed = true
+                Task { [maxDelay] in
+                    try? await Task.sleep(for: maxDelay)
+                    await self.timerFired()
+                }
+            }
+        }
+    }
+
+    private func timerFired() {
+        timerArmed = false
+        startWriting()
+    }
+
+    /// Writes the pending batch unless a write is under way (its end picks the batch up).
+    private func startWriting() {
+        guard !writing, !pending.isEmpty else { return }
+        writing = true
+        let batch = Array(pending.prefix(maxBatch))
+        pending.removeFirst(batch.count)
+        Task { await self.write(batch) }
+    }
+
+    private func write(_ batch: [(event: InboxEvent, reply: CheckedContinuation<InsertResult, any Error>)]) async {
+        do {
+            let results = try await store.insertEvents(batch.map(\.event))
+            transactions += 1
+            events += batch.count
+            for (item, result) in zip(batch, results) { item.reply.resume(returning: result) }
+            if results.count < batch.count {
+                let error = StoreError(.query, store: "inbox", cause: "\(results.count) results for \(batch.count) events")
+                for item in batch.dropFirst(results.count) { item.reply.resume(throwing: error) }
+            }
+        } catch {
+            for item in batch { item.reply.resume(throwing: error) }
+        }
+        writing = false
+        // What gathered during this commit goes at once: it has waited one commit already.
+        startWriting()
+    }
+}

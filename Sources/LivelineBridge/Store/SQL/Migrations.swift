@@ -1,0 +1,123 @@
+import Foundation
+
+/// The schema, as numbered steps. A store applies the steps it lacks at open, in order, in one
+/// transaction, and records each in `migrations`. Never edit a released step; add one.
+///
+/// `{serial}` and `{bytes}` are the dialect's auto-numbered key and bytes types; everything
+/// else is SQL both databases read the same way. Times are BIGINT milliseconds since 1970.
+enum Migrations {
+    struct Step: Sendable {
+        var version: Int
+        var statements: [String]
+    }
+
+    static let steps: [Step] = [
+        Step(version: 1, statements: [
+            """
+            CREATE TABLE inbox_events (
+                sequence {serial},
+                source TEXT NOT NULL,
+                event_id TEXT NOT NULL,
+                event_type TEXT NOT NULL,
+                activity_key TEXT NOT NULL,
+                order_key BIGINT NOT NULL,
+                received_at BIGINT NOT NULL,
+                body {bytes} NOT NULL,
+                headers {bytes} NOT NULL,
+                state TEXT NOT NULL DEFAULT 'pending',
+                reason TEXT,
+                UNIQUE (source, event_id)
+            )
+            """,
+            "CREATE INDEX inbox_pending ON inbox_events (activity_key, state, order_key, sequence)",
+            """
+            CREATE TABLE activity_leases (
+                activity_key TEXT PRIMARY KEY,
+                instance TEXT NOT NULL DEFAULT '',
+                expires_at BIGINT NOT NULL DEFAULT 0
+            )
+            """,
+            """
+            CREATE TABLE activities (
+                key TEXT PRIMARY KEY,
+                update_token TEXT,
+                push_to_start_token TEXT,
+                channel_id TEXT,
+                scenario TEXT NOT NULL,
+                frequent_updates BIGINT NOT NULL,
+                lifecycle TEXT NOT NULL,
+                engine_state {bytes},
+                next_deadline BIGINT,
+                last_push_at BIGINT,
+                last_push_status BIGINT,
+                last_push_reason TEXT,
+                last_push_apns_id TEXT,
+                last_error TEXT,
+                updated_at BIGINT NOT NULL
+            )
+            """,
+            "CREATE INDEX activities_deadline ON activities (next_deadline)",
+            """
+            CREATE TABLE outbox (
+                id {serial},
+                activity_key TEXT NOT NULL,
+                payload {bytes} NOT NULL,
+                headers {bytes} NOT NULL,
+                priority BIGINT NOT NULL,
+                due_at BIGINT NOT NULL,
+                attempts BIGINT NOT NULL DEFAULT 0,
+                claimed_by TEXT NOT NULL DEFAULT '',
+                claim_expires_at BIGINT NOT NULL DEFAULT 0,
+                last_error TEXT
+            )
+            """,
+            "CREATE INDEX outbox_due ON outbox (due_at, id)",
+            """
+            CREATE TABLE dead_letters (
+                id {serial},
+                activity_key TEXT NOT NULL,
+                payload {bytes} NOT NULL,
+                headers {bytes} NOT NULL,
+                priority BIGINT NOT NULL,
+                due_at BIGINT NOT NULL,
+                attempts BIGINT NOT NULL,
+                last_error TEXT NOT NULL,
+                failed_at BIGINT NOT NULL
+            )
+            """,
+            """
+            CREATE TABLE api_keys (
+                name TEXT PRIMARY KEY,
+                sha256 {bytes} NOT NULL,
+                created_at BIGINT NOT NULL
+            )
+            """,
+        ]),
+    ]
+
+    /// Applies the steps the store lacks, in one transaction; returns the versions applied now.
+    static func apply(on driver: any SQLDriver, now: Int64) async throws -> [Int] {
+        let dialect = driver.dialect
+        return try await driver.transaction { tx in
+            if let lock = dialect.migrationLock { try await tx.run(lock) }
+            try await tx.run("CREATE TABLE IF NOT EXISTS migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)")
+            let done = Set(try await tx.run("SELECT version FROM migrations").map { try $0.int(0) })
+            var applied: [Int] = []
+            for step in steps where !done.contains(Int64(step.version)) {
+                do {
+                    for statement in step.statements {
+                        try await tx.run(
+                            statement.replacingOccurrences(of: "{serial}", with: dialect.serialPrimaryKey)
+                                .replacingOccurrences(of: "{bytes}", with: dialect.bytes)
+                        )
+                    }
+                    try await tx.run("INSERT INTO migrations (version, applied_at) VALUES ($1, $2)", [.int(Int64(step.version)), .int(now)])
+                } catch let error as StoreError {
+                    throw StoreError(.migration(version: step.version), store: error.store, cause: error.cause)
+                }
+                applied.append(step.version)
+            }
+            return applied
+        }
+    }
+}

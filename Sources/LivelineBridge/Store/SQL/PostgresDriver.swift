@@ -1,0 +1,135 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// PostgreSQL through postgres-nio: a `PostgresClient` pool shared by the store's calls, and by
+/// as many bridge instances as share the database. Row locks (`FOR UPDATE SKIP LOCKED`) keep
+/// two instances off the same activity or push.
+final class PostgresDriver: SQLDriver {
+    let name: String
+    let dialect = SQLDialect.postgres
+    private let client: PostgresClient
+    private let runTask: Task<Void, Never>
+    private let logger = Logger(label: "liveline.store.postgres")
+
+    private init(name: String, client: PostgresClient) {
+        self.name = name
+        self.client = client
+        self.runTask = Task { await client.run() }
+    }
+
+    /// Connects once to find out at once whether the server is there and the role may log in
+    /// (a pool would retry quietly), creates `location.schema` if it is given, then starts the
+    /// pool.
+    static func open(_ location: PostgresLocation) async throws -> PostgresDriver {
+        let name = "PostgreSQL at \(location.host):\(location.port)"
+        var probeConfiguration = PostgresConnection.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable
+        )
+        probeConfiguration.options.connectTimeout = .seconds(10)
+        do {
+            let probe = try await PostgresConnection.connect(
+                configuration: probeConfiguration, id: 0, logger: Logger(label: "liveline.store.postgres")
+            )
+            if let schema = location.schema {
+                do {
+                    try await probe.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""), logger: Logger(label: "liveline.store.postgres"))
+                } catch {
+                    try? await probe.close()
+                    throw error
+                }
+            }
+            try? await probe.close()
+        } catch {
+            throw StoreError(.open, store: name, cause: describe(error))
+        }
+
+        var configuration = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.user, password: location.password,
+            database: location.database, tls: .disable
+        )
+        configuration.options.maximumConnections = location.maximumConnections
+        if let schema = location.schema {
+            configuration.options.additionalStartupParameters = [("search_path", schema)]
+        }
+        return PostgresDriver(name: name, client: PostgresClient(configuration: configuration))
+    }
+
+    func transaction<T: Sendable>(_ body: @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(Transaction(connection: connection, name: name, logger: logger))
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as PostgresTransactionError {
+            // The closure's own error comes first; a failed BEGIN/COMMIT/ROLLBACK otherwise.
+            if let closureError = error.closureError as? StoreError { throw closureError }
+            let cause = [error.beginError, error.closureError, error.commitError, error.rollbackError]
+                .compactMap { $0.map(Self.describe) }.joined(separator: "; ")
+            throw StoreError(.query, store: name, cause: cause)
+        } catch {
+            throw StoreError(.query, store: name, cause: Self.describe(error))
+        }
+    }
+
+    func close() async throws {
+        runTask.cancel()
+        await runTask.value
+    }
+
+    /// postgres-nio hides the server's message from `description` (it might reach end users);
+    /// the store's errors go to operators' logs, so they carry it: "password authentication
+    /// failed for user "liveline" (28P01)".
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? PSQLError else { return "\(error)" }
+        if let message = error.serverInfo?[.message] {
+            let state = error.serverInfo?[.sqlState].map { " (\($0))" } ?? ""
+            let detail = error.serverInfo?[.detail].map { ": \($0)" } ?? ""
+            return message + detail + state
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+
+    private struct Transaction: SQLTransaction {
+        let connection: PostgresConnection
+        let name: String
+        let logger: Logger
+
+        func run(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            var bindings = PostgresBindings(capacity: binds.count)
+            for value in binds {
+                switch value {
+                case .int(let value): bindings.append(value)
+                case .text(let value): bindings.append(value)
+                case .bytes(let value): bindings.append(ByteBuffer(bytes: value))
+                case .null: bindings.appendNull()
+                }
+            }
+            do {
+                var rows: [SQLRow] = []
+                let sequence = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                for try await row in sequence {
+                    rows.append(SQLRow(values: try row.map(Self.value)))
+                }
+                return rows
+            } catch {
+                throw StoreError(.query, store: name, cause: PostgresDriver.describe(error))
+            }
+        }
+
+        private static func value(_ cell: PostgresCell) throws -> SQLValue {
+            guard let bytes = cell.bytes else { return .null }
+            switch cell.dataType {
+            case .int2, .int4, .int8: return .int(try cell.decode(Int64.self))
+            case .bool: return .int(try cell.decode(Bool.self) ? 1 : 0)
+            case .bytea: return .bytes(Array(bytes.readableBytesView))
+            // Text, and what the schema never stores (`void` from pg_advisory_xact_lock): as text.
+            default: return .text(String(buffer: bytes))
+            }
+        }
+    }
+}

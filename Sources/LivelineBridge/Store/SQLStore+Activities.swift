@@ -1,0 +1,64 @@
+import Foundation
+import Liveline
+
+/// The activity registry: one row per activity key.
+extension SQLStore {
+    private static let activityColumns = """
+        key, update_token, push_to_start_token, channel_id, scenario, frequent_updates, lifecycle, engine_state,
+        next_deadline, last_push_at, last_push_status, last_push_reason, last_push_apns_id, last_error, updated_at
+        """
+
+    public func upsertActivity(_ record: ActivityRecord) async throws {
+        let values: [SQLValue] = [
+            .text(record.key), .optional(record.updateToken), .optional(record.pushToStartToken),
+            .optional(record.channelID), .text(record.scenario), .int(record.frequentUpdates ? 1 : 0),
+            .text(record.lifecycle.rawValue), .optional(record.engineState), .millis(record.nextDeadline),
+            .millis(record.lastPush?.at), .optional(record.lastPush.map { Int64($0.status) }),
+            .optional(record.lastPush?.reason), .optional(record.lastPush?.apnsID), .optional(record.lastError),
+            .millis(record.updatedAt),
+        ]
+        let updates = Self.activityColumns.split(separator: ",").dropFirst()
+            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        try await transaction { tx in
+            try await tx.run(
+                """
+                INSERT INTO activities (\(Self.activityColumns)) VALUES (\(SQLDialect.placeholders(from: 1, count: values.count)))
+                ON CONFLICT (key) DO UPDATE SET \(updates)
+                """,
+                values
+            )
+        }
+    }
+
+    public func activity(_ key: String) async throws -> ActivityRecord? {
+        try await transaction { tx in
+            guard let row = try await tx.run("SELECT \(Self.activityColumns) FROM activities WHERE key = $1", [.text(key)]).first else {
+                return nil
+            }
+            let lifecycleText = try row.text(6)
+            guard let lifecycle = ActivityEngine.Lifecycle(rawValue: lifecycleText) else {
+                throw SQLRowError("lifecycle \(lifecycleText) of activity \(key)")
+            }
+            var lastPush: PushAnswer?
+            if let at = try row.optionalDate(9) {
+                lastPush = PushAnswer(
+                    at: at, status: Int(try row.optionalInt(10) ?? 0), reason: try row.optionalText(11),
+                    apnsID: try row.optionalText(12)
+                )
+            }
+            return ActivityRecord(
+                key: try row.text(0), updateToken: try row.optionalText(1), pushToStartToken: try row.optionalText(2),
+                channelID: try row.optionalText(3), scenario: try row.text(4), frequentUpdates: try row.int(5) != 0,
+                lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalDate(8),
+                lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.date(14)
+            )
+        }
+    }
+
+    public func deleteActivity(_ key: String) async throws -> Bool {
+        try await transaction { tx in
+            !(try await tx.run("DELETE FROM activities WHERE key = $1 RETURNING key", [.text(key)]).isEmpty)
+        }
+    }
+}

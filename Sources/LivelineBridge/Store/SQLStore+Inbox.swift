@@ -1,0 +1,140 @@
+import Foundation
+
+/// The inbox: deduplicated inserts, per-activity claims under a lease, applied/superseded marks.
+///
+/// Claims lock `activity_leases` rows, one per activity key (made when its first event is
+/// stored): an activity is free when its lease has no instance or has expired. PostgreSQL skips
+/// rows another transaction is claiming (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
+extension SQLStore {
+    public func insertEvents(_ events: [InboxEvent]) async throws -> [InsertResult] {
+        guard !events.isEmpty else { return [] }
+        let rows = try events.map { event -> [SQLValue] in
+            [
+                .text(event.source), .text(event.eventID), .text(event.eventType), .text(event.activityKey),
+                .int(event.orderKey), .millis(event.receivedAt), .bytes(event.body),
+                .bytes(try StoredHeaders.encode(event.headers)),
+            ]
+        }
+        // Lease rows in key order, so that two batches never wait on each other in a cycle.
+        let keys = Set(events.map(\.activityKey)).sorted()
+        let eventKeys = events.map { EventKey(source: $0.source, eventID: $0.eventID) }
+        return try await transaction { tx in
+            for chunk in Self.chunks(keys.count) {
+                let values = (1...chunk.count).map { "($\($0))" }.joined(separator: ", ")
+                try await tx.run(
+                    "INSERT INTO activity_leases (activity_key) VALUES \(values) ON CONFLICT (activity_key) DO NOTHING",
+                    chunk.map { .text(keys[$0]) }
+                )
+            }
+            // One multi-row INSERT per chunk: one round trip, not one per event. What comes back
+            // is what was stored; a key seen again (in the store or earlier in this batch) is not.
+            var results: [InsertResult] = []
+            results.reserveCapacity(rows.count)
+            for chunk in Self.chunks(rows.count) {
+                let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 8 + 1, count: 8)))" }.joined(separator: ", ")
+                let returned = try await tx.run(
+                    """
+                    INSERT INTO inbox_events (source, event_id, event_type, activity_key, order_key, received_at, body, headers)
+                    VALUES \(values) ON CONFLICT (source, event_id) DO NOTHING RETURNING sequence, source, event_id
+                    """,
+                    chunk.flatMap { rows[$0] }
+                )
+                var stored: [EventKey: Int64] = [:]
+                for row in returned {
+                    stored[EventKey(source: try row.text(1), eventID: try row.text(2))] = try row.int(0)
+                }
+                for index in chunk {
+                    results.append(stored.removeValue(forKey: eventKeys[index]).map { .stored(sequence: $0) } ?? .duplicate)
+                }
+            }
+            return results
+        }
+    }
+
+    /// Index ranges of at most 256 rows: 2,048 parameters, well under both databases' limits.
+    private static func chunks(_ count: Int) -> [Range<Int>] {
+        stride(from: 0, to: count, by: 256).map { $0..<min($0 + 256, count) }
+    }
+
+    public func claimNextEvents(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedActivity] {
+        let nowMillis = StoreTime.millis(now)
+        let expires = nowMillis + StoreTime.millis(lease)
+        let lock = driver.dialect.lockRowsSkipLocked
+        return try await transaction { tx in
+            let keys = try await tx.run(
+                """
+                SELECT l.activity_key FROM activity_leases l
+                WHERE (l.instance = '' OR l.expires_at <= $1)
+                  AND EXISTS (SELECT 1 FROM inbox_events e WHERE e.activity_key = l.activity_key AND e.state = 'pending')
+                ORDER BY (SELECT MIN(e.sequence) FROM inbox_events e WHERE e.activity_key = l.activity_key AND e.state = 'pending')
+                LIMIT $2 \(lock)
+                """,
+                [.int(nowMillis), .int(Int64(max(limit, 0)))]
+            ).map { try $0.text(0) }
+            guard !keys.isEmpty else { return [] }
+            let keyList = SQLDialect.placeholders(from: 3, count: keys.count)
+            try await tx.run(
+                "UPDATE activity_leases SET instance = $1, expires_at = $2 WHERE activity_key IN (\(keyList))",
+                [.text(instance), .int(expires)] + keys.map(SQLValue.text)
+            )
+            let rows = try await tx.run(
+                """
+                SELECT sequence, source, event_id, event_type, activity_key, order_key, received_at, body, headers
+                FROM inbox_events WHERE state = 'pending' AND activity_key IN (\(SQLDialect.placeholders(from: 1, count: keys.count)))
+                ORDER BY activity_key, order_key, sequence
+                """,
+                keys.map(SQLValue.text)
+            )
+            var byKey: [String: [StoredEvent]] = [:]
+            for row in rows {
+                let event = InboxEvent(
+                    source: try row.text(1), eventID: try row.text(2), eventType: try row.text(3),
+                    activityKey: try row.text(4), orderKey: try row.int(5), receivedAt: try row.date(6),
+                    body: try row.bytes(7), headers: try StoredHeaders.decode(try row.bytes(8))
+                )
+                byKey[event.activityKey, default: []].append(StoredEvent(sequence: try row.int(0), event: event))
+            }
+            return keys.map { ClaimedActivity(activityKey: $0, events: byKey[$0] ?? []) }
+        }
+    }
+
+    public func markApplied(_ sequences: [Int64], instance: String) async throws -> Int {
+        try await mark(sequences, state: "applied", reason: nil, instance: instance)
+    }
+
+    public func markSuperseded(_ sequences: [Int64], reason: String, instance: String) async throws -> Int {
+        try await mark(sequences, state: "superseded", reason: reason, instance: instance)
+    }
+
+    public func releaseActivities(_ keys: [String], instance: String) async throws {
+        guard !keys.isEmpty else { return }
+        try await transaction { tx in
+            try await tx.run(
+                "UPDATE activity_leases SET instance = '', expires_at = 0 WHERE instance = $1 AND activity_key IN (\(SQLDialect.placeholders(from: 2, count: keys.count)))",
+                [.text(instance)] + keys.map(SQLValue.text)
+            )
+        }
+    }
+
+    /// Moves pending events of activities `instance` still leases to `state`.
+    private func mark(_ sequences: [Int64], state: String, reason: String?, instance: String) async throws -> Int {
+        guard !sequences.isEmpty else { return 0 }
+        return try await transaction { tx in
+            try await tx.run(
+                """
+                UPDATE inbox_events SET state = $1, reason = $2
+                WHERE state = 'pending' AND sequence IN (\(SQLDialect.placeholders(from: 4, count: sequences.count)))
+                  AND activity_key IN (SELECT activity_key FROM activity_leases WHERE instance = $3)
+                RETURNING sequence
+                """,
+                [.text(state), .optional(reason), .text(instance)] + sequences.map(SQLValue.int)
+            ).count
+        }
+    }
+}
+
+/// An inbox event's identity: the unique key of `inbox_events`.
+private struct EventKey: Hashable {
+    var source: String
+    var eventID: String
+}

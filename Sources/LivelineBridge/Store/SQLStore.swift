@@ -1,0 +1,92 @@
+import Foundation
+
+/// The `Store` on SQLite or PostgreSQL: one implementation of the semantics over a
+/// `SQLDriver`, so that both databases run the same statements and pass the same tests.
+///
+/// The driver owns concurrency (a serialized connection for SQLite, a pool with row locks for
+/// PostgreSQL); this class holds no mutable state and may be shared by any number of tasks.
+public final class SQLStore: Store {
+    let driver: any SQLDriver
+    /// The schema versions this open applied (empty when the store was up to date).
+    public let migrationsAppliedAtOpen: [Int]
+
+    private init(driver: any SQLDriver, migrationsAppliedAtOpen: [Int]) {
+        self.driver = driver
+        self.migrationsAppliedAtOpen = migrationsAppliedAtOpen
+    }
+
+    /// Opens the store at `location` (creating a SQLite file on first open) and applies the
+    /// migrations it lacks.
+    public static func open(_ location: StoreLocation, now: Date = Date()) async throws -> SQLStore {
+        let driver: any SQLDriver = switch location {
+        case .sqlite(let path): try await SQLiteDriver.open(path: path)
+        case .postgres(let postgres): try await PostgresDriver.open(postgres)
+        }
+        do {
+            let applied = try await Migrations.apply(on: driver, now: StoreTime.millis(now))
+            return SQLStore(driver: driver, migrationsAppliedAtOpen: applied)
+        } catch {
+            try? await driver.close()
+            throw error
+        }
+    }
+
+    /// Opens `sqlite:PATH` or `postgres://…`.
+    public static func open(_ location: String, now: Date = Date()) async throws -> SQLStore {
+        try await open(StoreLocation(parsing: location), now: now)
+    }
+
+    /// "SQLite at PATH" or "PostgreSQL at HOST:PORT".
+    public var name: String { driver.name }
+
+    /// One transaction; a row that does not match the schema becomes `StoreError.corruptRow`.
+    @discardableResult
+    func transaction<T: Sendable>(_ body: @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+        do {
+            return try await driver.transaction(body)
+        } catch let error as SQLRowError {
+            throw StoreError(.corruptRow, store: driver.name, cause: error.message)
+        } catch let error as DecodingError {
+            throw StoreError(.corruptRow, store: driver.name, cause: "\(error)")
+        }
+    }
+
+    public func counts() async throws -> StoreCounts {
+        try await transaction { tx in
+            let rows = try await tx.run(
+                """
+                SELECT (SELECT COUNT(*) FROM inbox_events WHERE state = 'pending'), (SELECT COUNT(*) FROM outbox),
+                       (SELECT COUNT(*) FROM dead_letters), (SELECT COUNT(*) FROM activities)
+                """
+            )
+            guard let row = rows.first else { throw SQLRowError("no row from COUNT") }
+            return StoreCounts(
+                pendingEvents: Int(try row.int(0)), outbox: Int(try row.int(1)),
+                deadLetters: Int(try row.int(2)), activities: Int(try row.int(3))
+            )
+        }
+    }
+
+    public func appliedMigrations() async throws -> [Int] {
+        try await transaction { tx in
+            try await tx.run("SELECT version FROM migrations ORDER BY version").map { Int(try $0.int(0)) }
+        }
+    }
+
+    public func close() async throws {
+        try await driver.close()
+    }
+}
+
+/// Headers are stored as JSON objects (sorted keys): readable with `sqlite3` and `psql`.
+enum StoredHeaders {
+    static func encode(_ headers: [String: String]) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Array(try encoder.encode(headers))
+    }
+
+    static func decode(_ bytes: [UInt8]) throws -> [String: String] {
+        try JSONDecoder().decode([String: String].self, from: Data(bytes))
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// The bridge's durable state: the inbox of verified webhooks, the activity registry, the
+/// outbox of pushes with its dead letters, and the registry's API keys.
+///
+/// Every method is one transaction: when it returns, what it wrote is committed (on SQLite
+/// with `synchronous=FULL`, on PostgreSQL with its default synchronous commit). Times are
+/// given, never read, so tests and the dispatcher's virtual clock decide what "now" is;
+/// they are stored in whole milliseconds.
+///
+/// Implementations are `Sendable` and own their own concurrency: callers may call from any
+/// task at once. Several bridge instances may share one PostgreSQL store; claims (events per
+/// activity, due pushes) are leased to an `instance` name so that no two instances work on the
+/// same activity or push at once, and a lease that expires (its instance died) is taken over.
+public protocol Store: Sendable {
+    // MARK: Inbox
+
+    /// Stores events durably in one transaction, deduplicated on (source, eventID). The
+    /// results are in the order of `events`; a repeat within the same call is a duplicate.
+    func insertEvents(_ events: [InboxEvent]) async throws -> [InsertResult]
+
+    /// Claims up to `limit` activities that have pending events and no live lease of another
+    /// instance, leases them to `instance` until `now + lease`, and returns their pending
+    /// events, oldest order key first (ties: arrival order).
+    func claimNextEvents(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedActivity]
+
+    /// Marks claimed events applied. Only events of activities that `instance` still leases
+    /// change; returns how many did (fewer than asked: the lease was lost).
+    func markApplied(_ sequences: [Int64], instance: String) async throws -> Int
+
+    /// Marks claimed events superseded (kept, reported, never applied), with the reason.
+    func markSuperseded(_ sequences: [Int64], reason: String, instance: String) async throws -> Int
+
+    /// Gives back the leases `instance` holds on these activities.
+    func releaseActivities(_ keys: [String], instance: String) async throws
+
+    // MARK: Activity registry
+
+    /// Inserts or replaces the activity with `record.key`.
+    func upsertActivity(_ record: ActivityRecord) async throws
+    /// The activity with this key, if registered.
+    func activity(_ key: String) async throws -> ActivityRecord?
+    /// Deletes the activity; whether it existed.
+    func deleteActivity(_ key: String) async throws -> Bool
+
+    // MARK: Outbox and dead letters
+
+    /// Adds a push to the outbox; returns its id.
+    func enqueuePush(_ push: OutboxPush) async throws -> Int64
+    /// Claims up to `limit` pushes due at `now` (or whose claim expired), earliest first.
+    func claimDuePushes(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedPush]
+    /// Removes a delivered push and records APNs' answer as the activity's last push.
+    func markPushSent(_ id: Int64, answer: PushAnswer) async throws
+    /// Counts a failed attempt: retried at `retryAt`, or moved to the dead letters once
+    /// `maxAttempts` attempts have failed (keeping the push's last due time; failed at the
+    /// answer's time, or `retryAt` when nothing answered). Records the error on the activity.
+    func markPushFailed(_ id: Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int) async throws -> PushFailureOutcome
+    /// Dead letters, oldest first.
+    func deadLetters(limit: Int) async throws -> [DeadLetter]
+    /// Deletes a dead letter; whether it existed.
+    func deleteDeadLetter(_ id: Int64) async throws -> Bool
+
+    // MARK: API keys
+
+    /// Stores the SHA-256 of `key` under `name` (replacing a key of that name). The key itself
+    /// is never stored.
+    func addAPIKey(name: String, key: String, now: Date) async throws
+    /// The name of the stored key that `presented` hashes to, compared in constant time.
+    func verifyAPIKey(_ presented: String) async throws -> String?
+
+    // MARK: Housekeeping
+
+    /// Depths for metrics and `/readyz`.
+    func counts() async throws -> StoreCounts
+    /// Schema versions applied, ascending.
+    func appliedMigrations() async throws -> [Int]
+    /// Closes connections; the store is unusable afterwards. Call it before the last reference
+    /// goes (sqlite-nio traps on an unclosed connection in debug builds).
+    func close() async throws
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import LivelineBridge
+
+@Suite struct MigrationTests {
+    typealias F = StoreFixture
+
+    @Test(arguments: StoreKind.allCases)
+    func migrationsApplyOnceAndReopeningKeepsEverything(_ kind: StoreKind) async throws {
+        try await F.withLocation(kind) { location in
+            let first = try await SQLStore.open(location, now: F.epoch)
+            let versions = Migrations.steps.map(\.version)
+            #expect(first.migrationsAppliedAtOpen == versions)
+            _ = try await first.insertEvents([F.event("kept", order: 7)])
+            try await first.upsertActivity(ActivityRecord(key: "order-1", updateToken: "aa", scenario: "delivery", engineState: [9], updatedAt: F.epoch))
+            _ = try await first.enqueuePush(OutboxTests.push())
+            try await first.addAPIKey(name: "ops", key: "k", now: F.epoch)
+            try await first.close()
+
+            // Two opens at once (two bridge instances starting) migrate nothing twice.
+            async let secondOpen = SQLStore.open(location, now: F.epoch)
+            async let thirdOpen = SQLStore.open(location, now: F.epoch)
+            let (second, third) = try await (secondOpen, thirdOpen)
+            #expect(second.migrationsAppliedAtOpen.isEmpty)
+            #expect(third.migrationsAppliedAtOpen.isEmpty)
+            #expect(try await second.appliedMigrations() == versions)
+            #expect(try await second.counts() == StoreCounts(pendingEvents: 1, outbox: 1, deadLetters: 0, activities: 1))
+            #expect(try await second.insertEvents([F.event("kept", order: 7)]) == [.duplicate])
+            #expect(try await second.activity("order-1")?.engineState == [9])
+            #expect(try await second.verifyAPIKey("k") == "ops")
+            let claimed = try await second.claimNextEvents(limit: 1, instance: "i", lease: .seconds(1), now: F.epoch)
+            #expect(claimed.first?.events.first?.event == F.event("kept", order: 7))
+            try await second.close()
+            try await third.close()
+        }
+    }
+
+    @Test func sqliteFileIsCreatedInWALMode() async throws {
+        try await F.withLocation(.sqlite) { location in
+            guard case .sqlite(let path) = location else { return }
+            #expect(!FileManager.default.fileExists(atPath: path))
+            let store = try await SQLStore.open(location)
+            #expect(FileManager.default.fileExists(atPath: path))
+            let modes = try await store.driver.transaction { tx in
+                [try await tx.run("PRAGMA journal_mode").first?.text(0), String(try await tx.run("PRAGMA synchronous").first?.int(0) ?? -1)]
+            }
+            #expect(modes == ["wal", "2"])  // 2 is FULL
+            try await store.close()
+        }
+    }
+
+    @Test func locationsParseAndErrorsNameTheCause() async throws {
+        #expect(try StoreLocation(parsing: "sqlite:/tmp/x.db") == .sqlite(path: "/tmp/x.db"))
+        let postgres = try StoreLocation(parsing: "postgres://liveline:p%40ss@127.0.0.1:5433/bridge?schema=b1&max-connections=3")
+        #expect(postgres == .postgres(PostgresLocation(host: "127.0.0.1", port: 5433, user: "liveline", password: "p@ss", database: "bridge", schema: "b1", maximumConnections: 3)))
+        #expect("\(postgres)" == "postgres://liveline@127.0.0.1:5433/bridge?schema=b1")
+        for bad in ["mysql://x", "sqlite:", "postgres://127.0.0.1/db", "postgres://u@127.0.0.1", "postgres://u@h/db?schema=a;drop"] {
+            #expect(throws: StoreError.self, "\(bad)") { try StoreLocation(parsing: bad) }
+        }
+        do {
+            _ = try await SQLStore.open("sqlite:/nonexistent-dir-\(UUID().uuidString)/bridge.db")
+            Issue.record("opened a store in a missing directory")
+        } catch let error as StoreError {
+            #expect("\(error)".contains("does not exist"))
+        }
+    }
+
+    @Test func aPostgresThatIsNotThereSaysWhereAndWhy() async throws {
+        // Port 1 on loopback: nothing listens there.
+        do {
+            _ = try await SQLStore.open("postgres://liveline:x@127.0.0.1:1/liveline")
+            Issue.record("connected to port 1")
+        } catch let error as StoreError {
+            #expect(error.kind == .open)
+            #expect("\(error)".hasPrefix("PostgreSQL at 127.0.0.1:1: cannot open: "), "\(error)")
+            #expect(!"\(error)".contains("Generic description"), "\(error)")
+        }
+    }
+
+    @Test func aWrongPostgresPasswordSaysSo() async throws {
+        guard let url = F.postgresURL() else { return }
+        var location = try PostgresLocation(parsing: url)
+        location.password = "not-the-password"
+        do {
+            _ = try await SQLStore.open(.postgres(location))
+            Issue.record("connected with a wrong password")
+        } catch let error as StoreError {
+            #expect("\(error)".contains("PostgreSQL at \(location.host):\(location.port)"))
+            #expect("\(error)".contains("password authentication failed for user"), "\(error)")
+        }
+    }
+}

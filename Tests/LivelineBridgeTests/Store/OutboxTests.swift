@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+@testable import LivelineBridge
+
+@Suite struct OutboxTests {
+    typealias F = StoreFixture
+
+    static func push(_ activity: String = "order-1", due offset: TimeInterval = 0) -> OutboxPush {
+        OutboxPush(
+            activityKey: activity, payload: Array("{\"aps\":{}}".utf8),
+            headers: ["apns-push-type": "liveactivity", "apns-topic": "com.example.push-type.liveactivity"],
+            priority: 10, dueAt: F.epoch.addingTimeInterval(offset)
+        )
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func retriesThenDeadLetterThenDelete(_ kind: StoreKind) async throws {
+        try await F.withStore(kind) { store in
+            try await store.upsertActivity(ActivityRecord(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+            let id = try await store.enqueuePush(Self.push())
+            var now = F.epoch
+            for attempt in 1...3 {
+                let claimed = try await store.claimDuePushes(limit: 10, instance: "i1", lease: .seconds(10), now: now)
+                #expect(claimed.map(\.id) == [id])
+                #expect(claimed.first?.attempts == attempt - 1)
+                #expect(claimed.first?.push.payload == Self.push().payload)
+                #expect(claimed.first?.push.headers == Self.push().headers)
+                let answer = PushAnswer(at: now, status: 500, reason: "InternalServerError")
+                let outcome = try await store.markPushFailed(
+                    id, answer: answer, error: "APNs 500 InternalServerError", retryAt: now.addingTimeInterval(2), maxAttempts: 3
+                )
+                if attempt < 3 {
+                    #expect(outcome == .retryScheduled(attempts: attempt))
+                    // Not due before the retry time.
+                    #expect(try await store.claimDuePushes(limit: 10, instance: "i1", lease: .seconds(10), now: now.addingTimeInterval(1)).isEmpty)
+                } else {
+                    guard case .deadLettered = outcome else {
+                        Issue.record("expected a dead letter, got \(outcome)")
+                        return
+                    }
+                }
+                now = now.addingTimeInterval(2)
+            }
+            #expect(try await store.claimDuePushes(limit: 10, instance: "i1", lease: .seconds(10), now: now.addingTimeInterval(60)).isEmpty)
+            let letters = try await store.deadLetters(limit: 10)
+            #expect(letters.count == 1)
+            #expect(letters.first?.attempts == 3)
+            #expect(letters.first?.lastError == "APNs 500 InternalServerError")
+            #expect(letters.first?.push.headers == Self.push().headers)
+            #expect(letters.first?.push.dueAt == F.epoch.addingTimeInterval(4))
+            let activity = try await store.activity("order-1")
+            #expect(activity?.lastPush?.status == 500)
+            #expect(activity?.lastError == "APNs 500 InternalServerError")
+            let letter = try #require(letters.first)
+            #expect(try await store.deleteDeadLetter(letter.id))
+            #expect(try await !store.deleteDeadLetter(letter.id))
+            #expect(try await store.counts() == StoreCounts(pendingEvents: 0, outbox: 0, deadLetters: 0, activities: 1))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func claimsDoNotOverlapAndExpiredClaimsReturn(_ kind: StoreKind) async throws {
+        try await F.withStore(kind) { store in
+            var ids: [Int64] = []
+            for index in 0..<6 { ids.append(try await store.enqueuePush(Self.push("a\(index)", due: Double(index)))) }
+            _ = try await store.enqueuePush(Self.push("later", due: 3600))
+            let now = F.epoch.addingTimeInterval(10)
+            async let one = store.claimDuePushes(limit: 4, instance: "one", lease: .seconds(10), now: now)
+            async let two = store.claimDuePushes(limit: 4, instance: "two", lease: .seconds(10), now: now)
+            let (first, second) = try await (one, two)
+            #expect(Set(first.map(\.id)).isDisjoint(with: second.map(\.id)))
+            #expect(Set(first.map(\.id) + second.map(\.id)) == Set(ids))
+            let sent = try #require(first.first)
+            try await store.markPushSent(sent.id, answer: PushAnswer(at: now, status: 200, apnsID: "A-1"))
+            // Claims of a dead instance come back after their lease; the sent one does not.
+            let retaken = try await store.claimDuePushes(limit: 10, instance: "three", lease: .seconds(10), now: now.addingTimeInterval(11))
+            #expect(Set(retaken.map(\.id)) == Set(ids).subtracting([sent.id]))
+        }
+    }
+}
