@@ -16,16 +16,20 @@ final class APNsConnection: Sendable {
     /// `host:port`, for errors.
     let host: String
     private let outbox = NIOLockedValueBox(Outbox())
+    /// Why the connection closed, as its handler saw it: requests that arrive after it closed
+    /// fail with that cause (an untrusted certificate), not a bare "closed".
+    private let closeReason: NIOLockedValueBox<APNsTransportError?>
 
     private struct Outbox {
         var requests: [PendingRequest] = []
         var drainScheduled = false
     }
 
-    private init(channel: any Channel, number: Int, host: String) {
+    private init(channel: any Channel, number: Int, host: String, closeReason: NIOLockedValueBox<APNsTransportError?>) {
         self.channel = channel
         self.number = number
         self.host = host
+        self.closeReason = closeReason
     }
 
     /// Connects on `eventLoop`. `onUnusable` is called once, from the event loop, when the
@@ -36,6 +40,7 @@ final class APNsConnection: Sendable {
     ) -> EventLoopFuture<APNsConnection> {
         let serverHostname = endpoint.host.isIPAddress ? nil : endpoint.host
         let host = endpoint.hostAndPort
+        let closeReason = NIOLockedValueBox<APNsTransportError?>(nil)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
@@ -47,12 +52,13 @@ final class APNsConnection: Sendable {
                         try sync.addHandler(ALPNCheck(host: host))
                     }
                     try sync.addHandler(HTTP2ClientHandler(
-                        host: host, authority: endpoint.authority, tls: endpoint.tls, idlePing: idlePing, onUnusable: onUnusable
+                        host: host, authority: endpoint.authority, tls: endpoint.tls, idlePing: idlePing, onUnusable: onUnusable,
+                        onClosed: { reason in closeReason.withLockedValue { $0 = $0 ?? reason } }
                     ))
                 }
             }
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
-            .map { APNsConnection(channel: $0, number: number, host: host) }
+            .map { APNsConnection(channel: $0, number: number, host: host, closeReason: closeReason) }
             .flatMapErrorThrowing { error in
                 throw APNsTransportError.connectFailed(host: host, cause: "\(error)")
             }
@@ -101,7 +107,7 @@ final class APNsConnection: Sendable {
         }
         // A closed channel would drop the writes without telling anyone; fail them instead.
         guard channel.isActive else {
-            let error = APNsTransportError.connectionClosed(host: host, cause: nil)
+            let error = closeReason.withLockedValue { $0 } ?? APNsTransportError.connectionClosed(host: host, cause: nil)
             for request in requests { request.completion(.failure(error)) }
             return
         }

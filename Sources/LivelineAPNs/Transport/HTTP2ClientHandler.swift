@@ -75,8 +75,15 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private var sweep: RepeatedTask?
     private var lastActivity = NIODeadline.now()
 
+    /// Told why the connection closed, once, so requests that come later fail with the cause.
+    private let onClosed: @Sendable (APNsTransportError) -> Void
+
     /// `host` is `host:port` as the user gave it, for messages.
-    init(host: String, authority: String, tls: Bool, idlePing: TimeAmount, onUnusable: @escaping @Sendable () -> Void) {
+    init(
+        host: String, authority: String, tls: Bool, idlePing: TimeAmount, onUnusable: @escaping @Sendable () -> Void,
+        onClosed: @escaping @Sendable (APNsTransportError) -> Void = { _ in }
+    ) {
+        self.onClosed = onClosed
         self.host = host
         self.authority = authority
         self.scheme = tls ? "https" : "http"
@@ -121,7 +128,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        failAll(closedError())
+        let error = closedError()
+        onClosed(error)
+        failAll(error)
         context.fireChannelInactive()
     }
 
