@@ -122,11 +122,6 @@ public final class PushDelivery: Sendable {
         return merged
     }
 
-    /// Whether activity `activity` has a target yet.
-    public func hasTarget(_ activity: Int) -> Bool {
-        state.withLockedValue { $0.activities[activity]?.target != nil }
-    }
-
     /// The update token an activity started by push reported (its `input-push-token`). Its
     /// pushes that waited for it go now.
     public func setUpdateToken(_ token: String, for activity: Int) {
