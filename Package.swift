@@ -26,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -88,7 +92,7 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
-        // Webhooks in, pushes out. So far: the verification schemes webhook senders sign with.
+        // Webhooks in, pushes out: verification, mapping, the store, dispatch, the HTTP server.
         .target(
             name: "LivelineBridge",
             dependencies: [
@@ -104,6 +108,11 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // The HTTP server: webhooks, the registry API, health and metrics.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -113,6 +122,7 @@ let package = Package(
                 "LivelineAPNs",
                 "LivelineMockAPNs",
                 "LivelineLoad",
+                "LivelineBridge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -133,6 +143,9 @@ let package = Package(
                 // The store tests drop their PostgreSQL schema with a connection of their own.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // The dispatcher's tests push to a real mock APNs over loopback.
+                "LivelineMockAPNs",
+                "LivelineAPNs",
             ],
             // Signatures made by the senders' own libraries (scripts/signature-vectors.py); read
             // from the source tree by the tests, so not a resource.
