@@ -47,7 +47,7 @@ public struct ActivityEngine: Sendable {
 
     /// A push being gathered: the beats merged so far and when it goes. Kept in place with an
     /// `active` flag rather than as an optional, so merging a beat mutates it without copies.
-    struct Pending: Sendable {
+    struct Pending: Sendable, Hashable, Codable {
         var active = false
         var kind: PushReason.Kind = .beat
         var merged = 0
@@ -78,12 +78,12 @@ public struct ActivityEngine: Sendable {
     /// The largest payload it may send: 4096 to a device, 5120 to a channel.
     public let payloadLimit: Int
 
-    public private(set) var lifecycle: Lifecycle = .pending
+    public internal(set) var lifecycle: Lifecycle = .pending
     /// The content-state as the engine has it: everything applied, sent or waiting.
     public internal(set) var state: StateObject
     public internal(set) var relevance: Double?
     /// Pushes sent so far.
-    public private(set) var pushCount = 0
+    public internal(set) var pushCount = 0
     /// Beats that happened (applied, or skipped by `chance`).
     public internal(set) var beatCount = 0
     /// When the last push went, or nil before the first.
@@ -91,7 +91,7 @@ public struct ActivityEngine: Sendable {
     /// When the activity would go stale without another push, or nil.
     public var staleTime: Millis? { staleDeadline == .max ? nil : staleDeadline }
     /// The priority-10 budget.
-    public private(set) var bucket: BudgetBucket
+    public internal(set) var bucket: BudgetBucket
 
     var staleAfter: Millis?
     var cursor = 0
@@ -103,8 +103,15 @@ public struct ActivityEngine: Sendable {
     var activeSince: Millis = .max
     var pending = Pending(firstAt: 0, lastAt: 0, flushAt: .max)
 
+    /// Whether scheduled beats (`at`, `every`) play. The bridge turns it off: its beats happen
+    /// when webhooks trigger them, while the policy's rules (heartbeats, the cap) still apply.
+    public let followsTimeline: Bool
+
     /// An engine for one copy of `program`, in a run that starts at `scenarioStart`.
-    public init(program: ActivityProgram, id: Int, copy: Int = 0, scenarioStart: Millis, payloadLimit: Int = PayloadLimits.device) {
+    public init(
+        program: ActivityProgram, id: Int, copy: Int = 0, scenarioStart: Millis, payloadLimit: Int = PayloadLimits.device,
+        followsTimeline: Bool = true
+    ) {
         self.program = program
         self.id = id
         self.copy = copy
@@ -112,13 +119,18 @@ public struct ActivityEngine: Sendable {
         let start = scenarioStart + program.offset
         self.startTime = start
         self.payloadLimit = payloadLimit
+        self.followsTimeline = followsTimeline
         self.lastOccurrence = start
         self.relevance = program.spec.relevance
         self.staleAfter = program.policy.staleAfter
         self.bucket = BudgetBucket(perHour: program.policy.budget, now: start)
         self.state = StateObject()
         self.state = initialState()
-        nextOccurrence = occurrenceTime(at: 0)
+        if followsTimeline {
+            nextOccurrence = occurrenceTime(at: 0)
+        } else {
+            cursor = program.occurrences.count
+        }
     }
 
     /// The first content-state, as the activity starts with it. Evaluated again on each call,
@@ -201,11 +213,15 @@ public struct ActivityEngine: Sendable {
 
     /// Applies the beat named `beatID` at `now`, as the bridge does when a webhook maps to it.
     /// Everything due before `now` is played first.
+    ///
+    /// With `advancing` false, nothing is played before or after: the caller applies several
+    /// things at one instant (the actions of one webhook) and then calls ``advance(to:writer:sink:)``
+    /// once, so they go in one push.
     @discardableResult
     public mutating func trigger<Sink: PushSink>(
-        _ beatID: String, input: StateValue?, at now: Millis, writer: inout JSONWriter, sink: inout Sink
+        _ beatID: String, input: StateValue?, at now: Millis, writer: inout JSONWriter, sink: inout Sink, advancing: Bool = true
     ) -> TriggerOutcome {
-        advance(to: now, writer: &writer, sink: &sink)
+        if advancing { advance(to: now, writer: &writer, sink: &sink) }
         guard let index = program.beatsByID[beatID] else { return .unknownBeat }
         switch lifecycle {
         case .ended: return .ended
@@ -217,7 +233,7 @@ public struct ActivityEngine: Sendable {
         }
         beatCount += 1
         let changed = apply(beat: index, n: 0, at: now, input: input)
-        advance(to: now, writer: &writer, sink: &sink)
+        if advancing { advance(to: now, writer: &writer, sink: &sink) }
         return changed ? .applied : .unchanged
     }
 
@@ -232,6 +248,33 @@ public struct ActivityEngine: Sendable {
         p.high = false
         pending = p
         flush(at: max(now, (lastTimestamp &+ 1) * 1000), force: true, writer: &writer, sink: &sink)
+    }
+
+    /// Sends the current state again at `now` (or the next free second) with a fresh timestamp
+    /// and stale date, as a heartbeat does; once ended, the end again with the final state and
+    /// the policy's dismissal. A dead letter's replay sends this, never the old payload.
+    /// Returns false before the activity has started: there is nothing on a device to refresh.
+    @discardableResult
+    public mutating func resend<Sink: PushSink>(at now: Millis, writer: inout JSONWriter, sink: inout Sink) -> Bool {
+        advance(to: now, writer: &writer, sink: &sink)
+        let t = max(now, nextSecond)
+        switch lifecycle {
+        case .pending:
+            return false
+        case .active:
+            if pending.active {
+                flush(at: t, force: true, writer: &writer, sink: &sink)
+            } else {
+                heartbeat(at: t, writer: &writer, sink: &sink)
+            }
+        case .ended:
+            var p = Pending(active: true, firstAt: t, lastAt: t, flushAt: t)
+            p.kind = .heartbeat
+            p.end = true
+            pending = p
+            flush(at: t, force: true, writer: &writer, sink: &sink)
+        }
+        return true
     }
 
     // MARK: The timeline
@@ -253,7 +296,7 @@ public struct ActivityEngine: Sendable {
         let occurrence = program.occurrences[cursor]
         cursor += 1
         lastOccurrence = t
-        nextOccurrence = occurrenceTime(at: cursor)
+        nextOccurrence = followsTimeline ? occurrenceTime(at: cursor) : .max
         guard lifecycle != .ended, !endDecided else { return }
         let beat = program.beats[Int(occurrence.beat)]
         beatCount += 1

@@ -179,6 +179,11 @@ public final class ActivityProgram: Sendable {
         self.occurrences = occurrences.map(\.occurrence)
     }
 
+    /// The id of the beat at `index`, if it has one (the start beat the bridge triggers).
+    public func beatID(at index: Int) -> String? {
+        beatsByID.first { $0.value == index }?.key
+    }
+
     /// How long the story runs, start to end (divided by the speed): the end beat's time, or
     /// the last beat's when there is no end on the timeline; nil for an empty timeline.
     public var storyLength: Millis? {

@@ -10,7 +10,7 @@
 ///
 /// The arithmetic is exact: the level is kept in units where one millisecond adds `perHour`
 /// units and one token is 3,600,000 units, so refills never drift and replays are identical.
-public struct BudgetBucket: Sendable, Hashable {
+public struct BudgetBucket: Sendable, Hashable, Codable {
     /// Tokens added per hour, which is also the capacity.
     public let perHour: Int
     /// The level at `updated`, in units (one token = `unitsPerToken`).

@@ -79,12 +79,13 @@ extension ActivityEngine {
         case invalid(ExternalChangeError)
     }
 
-    /// Applies an external change at `now`, after playing everything due before it.
+    /// Applies an external change at `now`, after playing everything due before it. With
+    /// `advancing` false, nothing is played before or after (see ``trigger(_:input:at:writer:sink:advancing:)``).
     @discardableResult
     public mutating func apply<Sink: PushSink>(
-        _ change: ExternalChange, at now: Millis, writer: inout JSONWriter, sink: inout Sink
+        _ change: ExternalChange, at now: Millis, writer: inout JSONWriter, sink: inout Sink, advancing: Bool = true
     ) -> ChangeOutcome {
-        advance(to: now, writer: &writer, sink: &sink)
+        if advancing { advance(to: now, writer: &writer, sink: &sink) }
         switch lifecycle {
         case .ended: return .ended
         case .pending: return .notStarted
@@ -108,7 +109,7 @@ extension ActivityEngine {
             end: change.end, dismissal: change.dismissal
         )
         pending.externalLabel = change.label
-        advance(to: now, writer: &writer, sink: &sink)
+        if advancing { advance(to: now, writer: &writer, sink: &sink) }
         return .applied
     }
 

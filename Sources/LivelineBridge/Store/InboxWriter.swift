@@ -33,7 +33,7 @@ public actor InboxWriter {
                 timerArmed = true
                 Task { [maxDelay] in
                     try? await Task.sleep(for: maxDelay)
-                    await self.timerFired()
+                    self.timerFired()
                 }
             }
         }

@@ -1,6 +1,9 @@
 import Foundation
+import Liveline
 
-/// A push waiting to be sent: the bytes are final, built by the dispatcher.
+/// A push waiting to be sent: the bytes are final, built by the dispatcher. Where it goes is
+/// read from the activity when it is sent, so a token registered (or replaced) after the push
+/// was decided still receives it.
 public struct OutboxPush: Sendable, Hashable {
     public var activityKey: String
     public var payload: [UInt8]
@@ -8,21 +11,46 @@ public struct OutboxPush: Sendable, Hashable {
     public var headers: [String: String]
     public var priority: Int
     public var dueAt: Date
+    /// A start goes to the push-to-start token; an update or end to the update token or channel.
+    public var kind: PushEvent
+    /// When the earliest webhook this push carries was received, for the receipt-to-APNs
+    /// latency; nil for pushes no webhook caused (heartbeats, the 8-hour end).
+    public var receivedAt: Date?
 
-    public init(activityKey: String, payload: [UInt8], headers: [String: String], priority: Int, dueAt: Date) {
+    public init(
+        activityKey: String, payload: [UInt8], headers: [String: String], priority: Int, dueAt: Date,
+        kind: PushEvent = .update, receivedAt: Date? = nil
+    ) {
         self.activityKey = activityKey
         self.payload = payload
         self.headers = headers
         self.priority = priority
         self.dueAt = dueAt
+        self.kind = kind
+        self.receivedAt = receivedAt
     }
 }
 
-/// A push claimed for sending, with the attempts already made.
+/// A push claimed for sending, with the attempts already made and where it goes now.
 public struct ClaimedPush: Sendable, Hashable {
     public var id: Int64
     public var push: OutboxPush
     public var attempts: Int
+    /// The activity's targets at the claim.
+    public var target: ActivityTargets
+}
+
+/// Where an activity's pushes can go.
+public struct ActivityTargets: Sendable, Hashable {
+    public var updateToken: String?
+    public var pushToStartToken: String?
+    public var channelID: String?
+
+    public init(updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil) {
+        self.updateToken = updateToken
+        self.pushToStartToken = pushToStartToken
+        self.channelID = channelID
+    }
 }
 
 /// What APNs answered (or the transport said) for one push.

@@ -3,7 +3,7 @@ import Liveline
 
 /// The activity registry: one row per activity key.
 extension SQLStore {
-    private static let activityColumns = """
+    static let activityColumns = """
         key, update_token, push_to_start_token, channel_id, scenario, frequent_updates, lifecycle, engine_state,
         next_deadline, last_push_at, last_push_status, last_push_reason, last_push_apns_id, last_error, updated_at
         """
@@ -36,29 +36,67 @@ extension SQLStore {
             guard let row = try await tx.run("SELECT \(Self.activityColumns) FROM activities WHERE key = $1", [.text(key)]).first else {
                 return nil
             }
-            let lifecycleText = try row.text(6)
-            guard let lifecycle = ActivityEngine.Lifecycle(rawValue: lifecycleText) else {
-                throw SQLRowError("lifecycle \(lifecycleText) of activity \(key)")
-            }
-            var lastPush: PushAnswer?
-            if let at = try row.optionalDate(9) {
-                lastPush = PushAnswer(
-                    at: at, status: Int(try row.optionalInt(10) ?? 0), reason: try row.optionalText(11),
-                    apnsID: try row.optionalText(12)
-                )
-            }
-            return ActivityRecord(
-                key: try row.text(0), updateToken: try row.optionalText(1), pushToStartToken: try row.optionalText(2),
-                channelID: try row.optionalText(3), scenario: try row.text(4), frequentUpdates: try row.int(5) != 0,
-                lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalDate(8),
-                lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.date(14)
-            )
+            return try Self.record(row)
         }
     }
 
+    /// Deletes the activity with its queued pushes and lease; its events stay in the inbox (a
+    /// key registered again picks up the pending ones).
     public func deleteActivity(_ key: String) async throws -> Bool {
         try await transaction { tx in
-            !(try await tx.run("DELETE FROM activities WHERE key = $1 RETURNING key", [.text(key)]).isEmpty)
+            let existed = !(try await tx.run("DELETE FROM activities WHERE key = $1 RETURNING key", [.text(key)]).isEmpty)
+            try await tx.run("DELETE FROM outbox WHERE activity_key = $1", [.text(key)])
+            return existed
         }
+    }
+
+    public func registerActivity(_ registration: ActivityRegistration, now: Date) async throws -> Bool {
+        let targets = registration.targets
+        return try await transaction { tx in
+            try await tx.run(
+                "INSERT INTO activity_leases (activity_key) VALUES ($1) ON CONFLICT (activity_key) DO NOTHING",
+                [.text(registration.key)]
+            )
+            let existed = !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.key)]).isEmpty)
+            // A token left out keeps the one registered: an app reports its tokens one at a time.
+            try await tx.run(
+                """
+                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, scenario, frequent_updates, lifecycle, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7)
+                ON CONFLICT (key) DO UPDATE SET
+                    update_token = COALESCE(excluded.update_token, activities.update_token),
+                    push_to_start_token = COALESCE(excluded.push_to_start_token, activities.push_to_start_token),
+                    channel_id = COALESCE(excluded.channel_id, activities.channel_id),
+                    scenario = excluded.scenario, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at
+                """,
+                [
+                    .text(registration.key), .optional(targets.updateToken), .optional(targets.pushToStartToken),
+                    .optional(targets.channelID), .text(registration.scenario), .int(registration.frequentUpdates ? 1 : 0),
+                    .millis(now),
+                ]
+            )
+            return !existed
+        }
+    }
+
+    /// Reads a row of `activityColumns`.
+    static func record(_ row: SQLRow) throws -> ActivityRecord {
+        let lifecycleText = try row.text(6)
+        guard let lifecycle = ActivityEngine.Lifecycle(rawValue: lifecycleText) else {
+            throw SQLRowError("lifecycle \(lifecycleText) of activity \((try? row.text(0)) ?? "?")")
+        }
+        var lastPush: PushAnswer?
+        if let at = try row.optionalDate(9) {
+            lastPush = PushAnswer(
+                at: at, status: Int(try row.optionalInt(10) ?? 0), reason: try row.optionalText(11),
+                apnsID: try row.optionalText(12)
+            )
+        }
+        return ActivityRecord(
+            key: try row.text(0), updateToken: try row.optionalText(1), pushToStartToken: try row.optionalText(2),
+            channelID: try row.optionalText(3), scenario: try row.text(4), frequentUpdates: try row.int(5) != 0,
+            lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalDate(8),
+            lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.date(14)
+        )
     }
 }

@@ -1,35 +1,58 @@
 import Foundation
+import Liveline
 
 /// The outbox and its dead letters. A claimed push is leased to one instance until it is marked
 /// or its claim expires; a failure either schedules a retry or, after the last attempt, moves
 /// the push to `dead_letters` in the same transaction.
 extension SQLStore {
     public func enqueuePush(_ push: OutboxPush) async throws -> Int64 {
-        let headers = try StoredHeaders.encode(push.headers)
-        return try await transaction { tx in
-            let rows = try await tx.run(
-                "INSERT INTO outbox (activity_key, payload, headers, priority, due_at) VALUES ($1, $2, $3, $4, $5) RETURNING id",
-                [.text(push.activityKey), .bytes(push.payload), .bytes(headers), .int(Int64(push.priority)), .millis(push.dueAt)]
-            )
-            guard let row = rows.first else { throw SQLRowError("no id from INSERT INTO outbox") }
-            return try row.int(0)
-        }
+        try await transaction { tx in try await Self.insertPush(push, tx) }
+    }
+
+    /// Inserts one push in `tx`; returns its id.
+    static func insertPush(_ push: OutboxPush, _ tx: any SQLTransaction) async throws -> Int64 {
+        let rows = try await tx.run(
+            """
+            INSERT INTO outbox (activity_key, payload, headers, priority, due_at, kind, received_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+            """,
+            [
+                .text(push.activityKey), .bytes(push.payload), .bytes(try StoredHeaders.encode(push.headers)),
+                .int(Int64(push.priority)), .millis(push.dueAt), .text(push.kind.rawValue), .millis(push.receivedAt),
+            ]
+        )
+        guard let row = rows.first else { throw SQLRowError("no id from INSERT INTO outbox") }
+        return try row.int(0)
     }
 
     public func claimDuePushes(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedPush] {
         let nowMillis = StoreTime.millis(now)
-        let lock = driver.dialect.lockRowsSkipLocked
+        let lock = driver.dialect.lockRowsSkipLocked.isEmpty ? "" : "FOR UPDATE OF o SKIP LOCKED"
         return try await transaction { tx in
+            // One push per activity at a time, the oldest: an activity's pushes reach APNs in the
+            // order they were decided, retries included. A push waits while its activity has no
+            // token it can go to (a start needs the push-to-start token).
             let rows = try await tx.run(
                 """
-                SELECT id, activity_key, payload, headers, priority, due_at, attempts FROM outbox
-                WHERE due_at <= $1 AND (claimed_by = '' OR claim_expires_at <= $1)
-                ORDER BY due_at, id LIMIT $2 \(lock)
+                SELECT o.id, o.activity_key, o.payload, o.headers, o.priority, o.due_at, o.kind, o.received_at, o.attempts,
+                       a.update_token, a.push_to_start_token, a.channel_id
+                FROM outbox o JOIN activities a ON a.key = o.activity_key
+                WHERE o.due_at <= $1 AND (o.claimed_by = '' OR o.claim_expires_at <= $1)
+                  AND o.id = (SELECT MIN(f.id) FROM outbox f WHERE f.activity_key = o.activity_key)
+                  AND ((o.kind = 'start' AND a.push_to_start_token IS NOT NULL)
+                       OR (o.kind <> 'start' AND (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL)))
+                ORDER BY o.due_at, o.id LIMIT $2 \(lock)
                 """,
                 [.int(nowMillis), .int(Int64(max(limit, 0)))]
             )
             let pushes = try rows.map { row in
-                ClaimedPush(id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(6)))
+                ClaimedPush(
+                    id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(8)),
+                    target: ActivityTargets(
+                        updateToken: try row.optionalText(9), pushToStartToken: try row.optionalText(10),
+                        channelID: try row.optionalText(11)
+                    )
+                )
             }
             guard !pushes.isEmpty else { return [] }
             try await tx.run(
@@ -64,29 +87,56 @@ extension SQLStore {
                 try await tx.run("UPDATE outbox SET due_at = $2 WHERE id = $1", [.int(id), .millis(retryAt)])
                 return .retryScheduled(attempts: attempts)
             }
-            let moved = try await tx.run(
-                """
-                INSERT INTO dead_letters (activity_key, payload, headers, priority, due_at, attempts, last_error, failed_at)
-                SELECT activity_key, payload, headers, priority, due_at, attempts, last_error, $2 FROM outbox WHERE id = $1
-                RETURNING id
-                """,
-                [.int(id), .millis(answer?.at ?? retryAt)]
-            )
-            try await tx.run("DELETE FROM outbox WHERE id = $1", [.int(id)])
-            guard let deadLetter = moved.first else { throw SQLRowError("no id from INSERT INTO dead_letters") }
-            return .deadLettered(id: try deadLetter.int(0))
+            return .deadLettered(id: try await Self.moveToDeadLetters(id, failedAt: answer?.at ?? retryAt, tx))
         }
+    }
+
+    public func markPushUndeliverable(_ id: Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date) async throws -> Int64? {
+        try await transaction { tx in
+            guard let row = try await tx.run(
+                """
+                UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_by = '', claim_expires_at = 0
+                WHERE id = $1 RETURNING activity_key, kind
+                """,
+                [.int(id), .text(error)]
+            ).first else { return nil }
+            let key = try row.text(0)
+            try await Self.recordOnActivity(tx, key: key, answer: answer, error: error)
+            if forgetToken {
+                let column = try row.text(1) == PushEvent.start.rawValue ? "push_to_start_token" : "update_token"
+                try await tx.run("UPDATE activities SET \(column) = NULL WHERE key = $1", [.text(key)])
+            }
+            return try await Self.moveToDeadLetters(id, failedAt: answer?.at ?? now, tx)
+        }
+    }
+
+    /// Moves a push from the outbox to the dead letters; returns the dead letter's id.
+    private static func moveToDeadLetters(_ id: Int64, failedAt: Date, _ tx: any SQLTransaction) async throws -> Int64 {
+        let moved = try await tx.run(
+            """
+            INSERT INTO dead_letters (activity_key, payload, headers, priority, due_at, kind, attempts, last_error, failed_at)
+            SELECT activity_key, payload, headers, priority, due_at, kind, attempts, COALESCE(last_error, ''), $2 FROM outbox WHERE id = $1
+            RETURNING id
+            """,
+            [.int(id), .millis(failedAt)]
+        )
+        try await tx.run("DELETE FROM outbox WHERE id = $1", [.int(id)])
+        guard let deadLetter = moved.first else { throw SQLRowError("no id from INSERT INTO dead_letters") }
+        return try deadLetter.int(0)
     }
 
     public func deadLetters(limit: Int) async throws -> [DeadLetter] {
         try await transaction { tx in
             try await tx.run(
-                "SELECT id, activity_key, payload, headers, priority, due_at, attempts, last_error, failed_at FROM dead_letters ORDER BY id LIMIT $1",
+                """
+                SELECT id, activity_key, payload, headers, priority, due_at, kind, NULL, attempts, last_error, failed_at
+                FROM dead_letters ORDER BY id LIMIT $1
+                """,
                 [.int(Int64(max(limit, 0)))]
             ).map { row in
                 DeadLetter(
-                    id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(6)),
-                    lastError: try row.text(7), failedAt: try row.date(8)
+                    id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(8)),
+                    lastError: try row.text(9), failedAt: try row.date(10)
                 )
             }
         }
@@ -98,17 +148,20 @@ extension SQLStore {
         }
     }
 
-    /// Reads `activity_key, payload, headers, priority, due_at` starting at column `first`.
-    private static func push(_ row: SQLRow, from first: Int) throws -> OutboxPush {
-        OutboxPush(
+    /// Reads `activity_key, payload, headers, priority, due_at, kind, received_at` from column
+    /// `first` on.
+    static func push(_ row: SQLRow, from first: Int) throws -> OutboxPush {
+        let kindText = try row.text(first + 5)
+        guard let kind = PushEvent(rawValue: kindText) else { throw SQLRowError("push kind '\(kindText)'") }
+        return OutboxPush(
             activityKey: try row.text(first), payload: try row.bytes(first + 1),
             headers: try StoredHeaders.decode(try row.bytes(first + 2)), priority: Int(try row.int(first + 3)),
-            dueAt: try row.date(first + 4)
+            dueAt: try row.date(first + 4), kind: kind, receivedAt: try row.optionalDate(first + 6)
         )
     }
 
     /// The activity's last push (when APNs or the transport answered) and last error.
-    private static func recordOnActivity(_ tx: any SQLTransaction, key: String, answer: PushAnswer?, error: String?) async throws {
+    static func recordOnActivity(_ tx: any SQLTransaction, key: String, answer: PushAnswer?, error: String?) async throws {
         if let answer {
             try await tx.run(
                 """
@@ -120,6 +173,8 @@ extension SQLStore {
         }
         if let error {
             try await tx.run("UPDATE activities SET last_error = $2 WHERE key = $1", [.text(key), .text(error)])
+        } else if answer.map({ (200..<300).contains($0.status) }) == true {
+            try await tx.run("UPDATE activities SET last_error = NULL WHERE key = $1", [.text(key)])
         }
     }
 }

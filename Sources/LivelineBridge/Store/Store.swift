@@ -34,7 +34,26 @@ public protocol Store: Sendable {
     /// Gives back the leases `instance` holds on these activities.
     func releaseActivities(_ keys: [String], instance: String) async throws
 
+    // MARK: Dispatch
+
+    /// Claims up to `limit` registered activities that have work (pending events, or a
+    /// deadline at or before `now`), a target their next push can go to, and no live lease of
+    /// another instance; leases them to `instance` until `now + lease`.
+    func claimActivities(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ActivityWork]
+
+    /// Leases one activity to `instance` whether or not it has work (a dead letter's replay);
+    /// nil when it is not registered or another instance holds it.
+    func claimActivity(_ key: String, instance: String, lease: Duration, now: Date) async throws -> ActivityWork?
+
+    /// Writes one dispatch step in one transaction, if `instance` still holds the activity's
+    /// lease; returns false (and writes nothing) when the lease was lost to another instance.
+    func commitDispatch(_ commit: DispatchCommit, instance: String) async throws -> Bool
+
     // MARK: Activity registry
+
+    /// Registers an activity or changes its targets and story, leaving its engine state alone.
+    /// Returns whether it is new.
+    func registerActivity(_ registration: ActivityRegistration, now: Date) async throws -> Bool
 
     /// Inserts or replaces the activity with `record.key`.
     func upsertActivity(_ record: ActivityRecord) async throws
@@ -55,6 +74,11 @@ public protocol Store: Sendable {
     /// `maxAttempts` attempts have failed (keeping the push's last due time; failed at the
     /// answer's time, or `retryAt` when nothing answered). Records the error on the activity.
     func markPushFailed(_ id: Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int) async throws -> PushFailureOutcome
+    /// Counts a failed attempt that no retry can fix (the token is gone, the push is refused):
+    /// moves the push to the dead letters at once and, with `forgetToken`, clears the token it
+    /// went to, so nothing more is sent there until a new one is registered. Returns the dead
+    /// letter's id, or nil when the push is no longer in the outbox.
+    func markPushUndeliverable(_ id: Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date) async throws -> Int64?
     /// Dead letters, oldest first.
     func deadLetters(limit: Int) async throws -> [DeadLetter]
     /// Deletes a dead letter; whether it existed.

@@ -62,6 +62,11 @@ import Testing
     func claimsDoNotOverlapAndExpiredClaimsReturn(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             var ids: [Int64] = []
+            for key in (0..<6).map({ "a\($0)" }) + ["later"] {
+                _ = try await store.registerActivity(
+                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"), now: F.epoch
+                )
+            }
             for index in 0..<6 { ids.append(try await store.enqueuePush(Self.push("a\(index)", due: Double(index)))) }
             _ = try await store.enqueuePush(Self.push("later", due: 3600))
             let now = F.epoch.addingTimeInterval(10)
@@ -75,6 +80,40 @@ import Testing
             // Claims of a dead instance come back after their lease; the sent one does not.
             let retaken = try await store.claimDuePushes(limit: 10, instance: "three", lease: .seconds(10), now: now.addingTimeInterval(11))
             #expect(Set(retaken.map(\.id)) == Set(ids).subtracting([sent.id]))
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func anActivitysPushesGoOneAtATimeInOrderAndWaitForTheirToken(_ kind: StoreKind) async throws {
+        try await F.withStore(kind) { store in
+            _ = try await store.registerActivity(
+                ActivityRegistration(key: "order-1", targets: ActivityTargets(pushToStartToken: "5757"), scenario: "delivery"), now: F.epoch
+            )
+            var start = Self.push("order-1", due: 0)
+            start.kind = .start
+            let startID = try await store.enqueuePush(start)
+            let updateID = try await store.enqueuePush(Self.push("order-1", due: 0))
+            let now = F.epoch.addingTimeInterval(10)
+            // Only the oldest, even though both are due.
+            let first = try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now)
+            #expect(first.map(\.id) == [startID])
+            #expect(first.first?.target.pushToStartToken == "5757")
+            try await store.markPushSent(startID, answer: PushAnswer(at: now, status: 200))
+            // The update needs an update token, which the app has not reported yet.
+            #expect(try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now).isEmpty)
+            #expect(try await !store.registerActivity(
+                ActivityRegistration(key: "order-1", targets: ActivityTargets(updateToken: "abcd"), scenario: "delivery"), now: now
+            ))
+            let second = try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now)
+            #expect(second.map(\.id) == [updateID])
+            #expect(second.first?.target == ActivityTargets(updateToken: "abcd", pushToStartToken: "5757"))
+            // A dead token: the push goes to the dead letters and the token is forgotten.
+            let letter = try await store.markPushUndeliverable(
+                updateID, answer: PushAnswer(at: now, status: 410, reason: "Unregistered"), error: "gone", forgetToken: true, now: now
+            )
+            #expect(letter != nil)
+            #expect(try await store.activity("order-1")?.updateToken == nil)
+            #expect(try await store.deadLetters(limit: 10).map(\.push.kind) == [.update])
         }
     }
 }

@@ -93,6 +93,15 @@ enum Migrations {
             )
             """,
         ]),
+        // The bridge's dispatcher: which token a push goes to, when its webhook came (for the
+        // receipt-to-APNs latency), and when each event was applied (for recordings).
+        Step(version: 2, statements: [
+            "ALTER TABLE outbox ADD COLUMN kind TEXT NOT NULL DEFAULT 'update'",
+            "ALTER TABLE outbox ADD COLUMN received_at BIGINT",
+            "ALTER TABLE dead_letters ADD COLUMN kind TEXT NOT NULL DEFAULT 'update'",
+            "ALTER TABLE inbox_events ADD COLUMN applied_at BIGINT",
+            "CREATE INDEX outbox_activity ON outbox (activity_key, id)",
+        ]),
     ]
 
     /// Applies the steps the store lacks, in one transaction; returns the versions applied now.

@@ -1,0 +1,80 @@
+import Foundation
+import Liveline
+
+/// An activity the dispatcher has claimed: its registration, engine state, and the events
+/// waiting for it (oldest order key first; ties in arrival order). Leased to one instance.
+public struct ActivityWork: Sendable, Hashable {
+    public var record: ActivityRecord
+    public var events: [StoredEvent]
+}
+
+/// One dispatch step of one activity, written in one transaction: the events it applied or
+/// superseded, the engine state after them, and the pushes they decided. Either all of it is
+/// committed or none, so a crash between deciding a push and storing it cannot happen.
+public struct DispatchCommit: Sendable, Hashable {
+    public var activityKey: String
+    public var applied: [Int64]
+    /// Events kept but not applied, each with why (older than one applied, activity ended…).
+    public var superseded: [(sequence: Int64, reason: String)]
+    public var lifecycle: ActivityEngine.Lifecycle
+    public var engineState: [UInt8]
+    /// When the engine next wants to run (nil: never, it has ended).
+    public var nextDeadline: Date?
+    public var pushes: [OutboxPush]
+    /// Dead letters this step replaces with a fresh push of the current state.
+    public var replacedDeadLetters: [Int64]
+    /// The activity's last error, when this step met one (an event that does not fit the story).
+    public var error: String?
+    public var now: Date
+    /// Keep the lease (more work follows at once) or give it back.
+    public var releasesLease: Bool
+
+    public init(
+        activityKey: String, applied: [Int64] = [], superseded: [(sequence: Int64, reason: String)] = [],
+        lifecycle: ActivityEngine.Lifecycle, engineState: [UInt8], nextDeadline: Date?, pushes: [OutboxPush] = [],
+        replacedDeadLetters: [Int64] = [], error: String? = nil, now: Date, releasesLease: Bool = true
+    ) {
+        self.activityKey = activityKey
+        self.applied = applied
+        self.superseded = superseded
+        self.lifecycle = lifecycle
+        self.engineState = engineState
+        self.nextDeadline = nextDeadline
+        self.pushes = pushes
+        self.replacedDeadLetters = replacedDeadLetters
+        self.error = error
+        self.now = now
+        self.releasesLease = releasesLease
+    }
+
+    public static func == (a: DispatchCommit, b: DispatchCommit) -> Bool {
+        a.activityKey == b.activityKey && a.applied == b.applied && a.superseded.map(\.sequence) == b.superseded.map(\.sequence)
+            && a.superseded.map(\.reason) == b.superseded.map(\.reason) && a.lifecycle == b.lifecycle
+            && a.engineState == b.engineState && a.nextDeadline == b.nextDeadline && a.pushes == b.pushes
+            && a.replacedDeadLetters == b.replacedDeadLetters && a.error == b.error && a.now == b.now
+            && a.releasesLease == b.releasesLease
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(activityKey)
+        hasher.combine(applied)
+        hasher.combine(engineState)
+    }
+}
+
+/// What `PUT /v1/activities/{key}` sets: where pushes go and which story the activity follows.
+/// The engine state is the dispatcher's and is never touched by a registration.
+public struct ActivityRegistration: Sendable, Hashable {
+    public var key: String
+    public var targets: ActivityTargets
+    /// The source whose scenario the activity follows.
+    public var scenario: String
+    public var frequentUpdates: Bool
+
+    public init(key: String, targets: ActivityTargets, scenario: String, frequentUpdates: Bool = false) {
+        self.key = key
+        self.targets = targets
+        self.scenario = scenario
+        self.frequentUpdates = frequentUpdates
+    }
+}

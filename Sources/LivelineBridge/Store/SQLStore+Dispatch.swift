@@ -1,0 +1,136 @@
+import Foundation
+import Liveline
+
+/// The dispatcher's side of the store: claiming activities with work under a lease, and
+/// writing each step (events applied, engine state, pushes decided) in one transaction.
+///
+/// An activity is claimable when it is registered, its lease is free or expired, and it has
+/// work: pending events, or a deadline (a heartbeat, the 8-hour end, a coalesced push) that has
+/// come. It must also have somewhere for its next push to go: an update token or a channel, or
+/// a push-to-start token while it has not started. Events for an activity without one wait,
+/// pending, until a registration brings one. An ended activity is always claimable, so that
+/// events arriving after its end are marked superseded rather than left waiting.
+extension SQLStore {
+    private static let claimable = """
+        (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL OR a.lifecycle = 'ended'
+         OR (a.push_to_start_token IS NOT NULL AND a.lifecycle = 'pending'))
+        """
+
+    public func claimActivities(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ActivityWork] {
+        let nowMillis = StoreTime.millis(now)
+        let expires = nowMillis + StoreTime.millis(lease)
+        let lock = driver.dialect.lockRowsSkipLocked
+        return try await transaction { tx in
+            let keys = try await tx.run(
+                """
+                SELECT l.activity_key FROM activity_leases l
+                WHERE (l.instance = '' OR l.expires_at <= $1)
+                  AND l.activity_key IN (
+                      SELECT a.key FROM activities a
+                      WHERE \(Self.claimable)
+                        AND (a.next_deadline <= $1
+                             OR EXISTS (SELECT 1 FROM inbox_events e WHERE e.activity_key = a.key AND e.state = 'pending')))
+                LIMIT $2 \(lock)
+                """,
+                [.int(nowMillis), .int(Int64(max(limit, 0)))]
+            ).map { try $0.text(0) }
+            guard !keys.isEmpty else { return [] }
+            try await tx.run(
+                "UPDATE activity_leases SET instance = $1, expires_at = $2 WHERE activity_key IN (\(SQLDialect.placeholders(from: 3, count: keys.count)))",
+                [.text(instance), .int(expires)] + keys.map(SQLValue.text)
+            )
+            return try await Self.work(for: keys, tx)
+        }
+    }
+
+    public func claimActivity(_ key: String, instance: String, lease: Duration, now: Date) async throws -> ActivityWork? {
+        let nowMillis = StoreTime.millis(now)
+        let lock = driver.dialect.lockRowsSkipLocked.replacingOccurrences(of: " SKIP LOCKED", with: "")
+        return try await transaction { tx in
+            try await tx.run("INSERT INTO activity_leases (activity_key) VALUES ($1) ON CONFLICT (activity_key) DO NOTHING", [.text(key)])
+            let free = try await tx.run(
+                "SELECT activity_key FROM activity_leases WHERE activity_key = $1 AND (instance = '' OR instance = $2 OR expires_at <= $3) \(lock)",
+                [.text(key), .text(instance), .int(nowMillis)]
+            )
+            guard !free.isEmpty else { return nil }
+            guard let work = try await Self.work(for: [key], tx).first else { return nil }
+            try await tx.run(
+                "UPDATE activity_leases SET instance = $1, expires_at = $2 WHERE activity_key = $3",
+                [.text(instance), .int(nowMillis + StoreTime.millis(lease)), .text(key)]
+            )
+            return work
+        }
+    }
+
+    /// The records and pending events of `keys`, in the order of `keys` (unregistered ones left out).
+    private static func work(for keys: [String], _ tx: any SQLTransaction) async throws -> [ActivityWork] {
+        let list = SQLDialect.placeholders(from: 1, count: keys.count)
+        var records: [String: ActivityRecord] = [:]
+        for row in try await tx.run("SELECT \(activityColumns) FROM activities WHERE key IN (\(list))", keys.map(SQLValue.text)) {
+            let record = try record(row)
+            records[record.key] = record
+        }
+        var events: [String: [StoredEvent]] = [:]
+        let rows = try await tx.run(
+            """
+            SELECT sequence, source, event_id, event_type, activity_key, order_key, received_at, body, headers
+            FROM inbox_events WHERE state = 'pending' AND activity_key IN (\(list))
+            ORDER BY activity_key, order_key, sequence
+            """,
+            keys.map(SQLValue.text)
+        )
+        for row in rows {
+            let event = InboxEvent(
+                source: try row.text(1), eventID: try row.text(2), eventType: try row.text(3),
+                activityKey: try row.text(4), orderKey: try row.int(5), receivedAt: try row.date(6),
+                body: try row.bytes(7), headers: try StoredHeaders.decode(try row.bytes(8))
+            )
+            events[event.activityKey, default: []].append(StoredEvent(sequence: try row.int(0), event: event))
+        }
+        return keys.compactMap { key in records[key].map { ActivityWork(record: $0, events: events[key] ?? []) } }
+    }
+
+    public func commitDispatch(_ commit: DispatchCommit, instance: String) async throws -> Bool {
+        let key = SQLValue.text(commit.activityKey)
+        let now = SQLValue.millis(commit.now)
+        let lock = driver.dialect.lockRowsSkipLocked.replacingOccurrences(of: " SKIP LOCKED", with: "")
+        return try await transaction { tx in
+            let holder = try await tx.run("SELECT instance FROM activity_leases WHERE activity_key = $1 \(lock)", [key])
+            guard try holder.first?.text(0) == instance else { return false }
+            if !commit.applied.isEmpty {
+                try await tx.run(
+                    """
+                    UPDATE inbox_events SET state = 'applied', applied_at = $1
+                    WHERE state = 'pending' AND sequence IN (\(SQLDialect.placeholders(from: 2, count: commit.applied.count)))
+                    """,
+                    [now] + commit.applied.map(SQLValue.int)
+                )
+            }
+            for (sequence, reason) in commit.superseded {
+                try await tx.run(
+                    "UPDATE inbox_events SET state = 'superseded', reason = $2, applied_at = $3 WHERE sequence = $1 AND state = 'pending'",
+                    [.int(sequence), .text(reason), now]
+                )
+            }
+            try await tx.run(
+                """
+                UPDATE activities SET lifecycle = $2, engine_state = $3, next_deadline = $4, updated_at = $5,
+                       last_error = COALESCE($6, last_error)
+                WHERE key = $1
+                """,
+                [key, .text(commit.lifecycle.rawValue), .bytes(commit.engineState), .millis(commit.nextDeadline), now, .optional(commit.error)]
+            )
+            for push in commit.pushes { _ = try await Self.insertPush(push, tx) }
+            if !commit.replacedDeadLetters.isEmpty {
+                try await tx.run(
+                    "DELETE FROM dead_letters WHERE id IN (\(SQLDialect.placeholders(from: 1, count: commit.replacedDeadLetters.count)))",
+                    commit.replacedDeadLetters.map(SQLValue.int)
+                )
+            }
+            if commit.releasesLease {
+                try await tx.run("UPDATE activity_leases SET instance = '', expires_at = 0 WHERE activity_key = $1", [key])
+            }
+            return true
+        }
+    }
+}
