@@ -1,0 +1,325 @@
+import Foundation
+import HTTPTypes
+import Liveline
+import Logging
+
+/// Turns stored webhooks into pushes through the engine's rules, one activity at a time, and
+/// writes each step durably before anything is sent.
+///
+/// A step, for each activity the store hands over (see ``Store/claimActivities(limit:instance:lease:now:)``):
+/// 1. **Resume** the activity's engine from its stored state, or start a new one at the first
+///    step (its story is the registration's source, else its first event's).
+/// 2. **Order.** Events come oldest order key first. One older than an event already applied
+///    (same source) is kept and marked superseded: a late `DASHER_CONFIRMED` never undoes
+///    `DASHER_PICKED_UP`.
+/// 3. **Apply** each event's mapped actions (start, trigger a beat with `input`, set fields,
+///    end) with the engine's rules: coalescing, one push a second, the budget, relevance,
+///    the end and its dismissal. An event the story cannot take (an unknown beat, a field of
+///    the wrong type, an activity already ended) is superseded with the reason.
+/// 4. **Deadlines.** The engine plays what is due by now (a coalesced push, a heartbeat, the
+///    8-hour end) and says when it next needs to run; that time is stored, so another step
+///    comes then even with no webhook, after a restart too.
+/// 5. **Commit** events, engine state, next deadline and the decided pushes in one
+///    transaction (``Store/commitDispatch(_:instance:)``); the outbox sender takes it from there.
+///
+/// Scheduled beats of the scenario (`at`, `every`) do not play in the bridge: its beats happen
+/// when webhooks say so.
+///
+/// **Concurrency.** Steps of different activities may run on several instances at once; the
+/// store's leases keep each activity on one. Within an instance, ``run()`` is the only loop;
+/// ``dispatch(now:)`` is for tests that step in virtual time.
+public final class BridgeDispatcher: Sendable {
+    public struct Configuration: Sendable {
+        /// This instance's name in leases; unique per running bridge.
+        public var instance: String
+        /// How long a claim holds an activity; a dead instance's activities are taken over after it.
+        public var lease: Duration
+        /// Activities claimed per pass.
+        public var batch: Int
+        /// How often to look for work nobody rang about (deadlines, other instances' webhooks).
+        public var pollInterval: Duration
+
+        public init(instance: String, lease: Duration = .seconds(30), batch: Int = 64, pollInterval: Duration = .milliseconds(100)) {
+            self.instance = instance
+            self.lease = lease
+            self.batch = max(1, batch)
+            self.pollInterval = pollInterval
+        }
+    }
+
+    /// What one pass did.
+    public struct PassReport: Sendable, Hashable {
+        public var activities = 0
+        public var applied = 0
+        public var superseded = 0
+        public var pushes = 0
+        /// Activities whose lease was lost before the commit (another instance took them over).
+        public var lostLeases = 0
+    }
+
+    public let configuration: Configuration
+    public let catalog: StoryCatalog
+    private let store: any Store
+    private let observer: any DispatchObserver
+    private let logger: Logger
+    /// Rung when there is new work (a webhook stored, an activity registered).
+    public let wakeSignal = WakeSignal()
+    /// Rung when a step queued pushes.
+    private let outboxSignal: WakeSignal?
+
+    public init(
+        store: any Store, catalog: StoryCatalog, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
+        logger: Logger = Logger(label: "liveline.bridge.dispatch"), outboxSignal: WakeSignal? = nil
+    ) {
+        self.store = store
+        self.catalog = catalog
+        self.configuration = configuration
+        self.observer = observer
+        self.logger = logger
+        self.outboxSignal = outboxSignal
+    }
+
+    /// Dispatches until the task is cancelled, waking on ``wakeSignal`` or every poll interval.
+    /// A store error is logged and retried at the next poll: nothing acknowledged is dropped.
+    public func run() async {
+        while !Task.isCancelled {
+            do {
+                var report = try await dispatch(now: Date())
+                // A full batch means more may be waiting: go again at once.
+                while report.activities >= configuration.batch, !Task.isCancelled {
+                    report = try await dispatch(now: Date())
+                }
+            } catch {
+                logger.error("dispatch failed; retrying", metadata: ["error": "\(error)"])
+            }
+            await wakeSignal.wait(upTo: configuration.pollInterval)
+        }
+    }
+
+    /// One pass at `now`: claims activities with work and runs one step for each.
+    @discardableResult
+    public func dispatch(now: Date) async throws -> PassReport {
+        let work = try await store.claimActivities(
+            limit: configuration.batch, instance: configuration.instance, lease: configuration.lease, now: now
+        )
+        var report = PassReport()
+        for item in work {
+            let commit = step(item, now: now)
+            if try await store.commitDispatch(commit, instance: configuration.instance) {
+                report.activities += 1
+                report.applied += commit.applied.count
+                report.superseded += commit.superseded.count
+                report.pushes += commit.pushes.count
+            } else {
+                report.lostLeases += 1
+                logger.warning("lost the lease of an activity before committing; another instance has it", metadata: ["activity": "\(item.record.key)"])
+            }
+        }
+        if report.pushes > 0 { outboxSignal?.ring() }
+        return report
+    }
+
+    /// Replays a dead letter: sends the activity's *current* state again with a fresh
+    /// timestamp (or its end again, if it has ended), never the stored payload, and removes
+    /// the dead letter in the same transaction.
+    public func replay(_ deadLetter: DeadLetter, now: Date) async throws -> ReplayOutcome {
+        guard let work = try await store.claimActivity(
+            deadLetter.push.activityKey, instance: configuration.instance, lease: configuration.lease, now: now
+        ) else {
+            return .activityUnavailable
+        }
+        var commit = step(ActivityWork(record: work.record, events: []), now: now, resend: true)
+        guard !commit.pushes.isEmpty || commit.error == nil else {
+            _ = try await store.commitDispatch(DispatchCommit(
+                activityKey: commit.activityKey, lifecycle: commit.lifecycle, engineState: commit.engineState,
+                nextDeadline: commit.nextDeadline, now: now
+            ), instance: configuration.instance)
+            return .nothingToSend(commit.error ?? "")
+        }
+        commit.replacedDeadLetters = [deadLetter.id]
+        guard try await store.commitDispatch(commit, instance: configuration.instance) else { return .activityUnavailable }
+        outboxSignal?.ring()
+        return .queued(pushes: commit.pushes.count)
+    }
+
+    public enum ReplayOutcome: Sendable, Hashable {
+        case queued(pushes: Int)
+        /// Not registered any more, or another instance is working on it: try again later.
+        case activityUnavailable
+        /// The activity has nothing a device shows (it never started), or its state is unreadable.
+        case nothingToSend(String)
+    }
+
+    // MARK: One step
+
+    /// Runs one activity's step at `now` and returns what to commit. Pure apart from logging:
+    /// the engine works on a copy restored from the record.
+    func step(_ work: ActivityWork, now: Date, resend: Bool = false) -> DispatchCommit {
+        let record = work.record
+        // Whole seconds: `aps.timestamp` is in seconds anyway, and a `!date +14m` evaluated at a
+        // whole second stays a whole number, so a Date field never turns from an integer into a
+        // fraction between two pushes (which an app decoding it as Int would reject).
+        let nowMillis = Millis(now.timeIntervalSince1970.rounded(.down)) * 1000
+        var applied: [Int64] = []
+        var superseded: [(sequence: Int64, reason: String)] = []
+        var errors: [String] = []
+
+        // 1. Resume or begin.
+        var restored: BridgeActivityState?
+        if let bytes = record.engineState {
+            do {
+                restored = try BridgeActivityState.decode(bytes)
+            } catch {
+                errors.append("the stored engine state could not be read (\(error)); the story starts again from its first state")
+            }
+        }
+        let sourceName = restored?.source
+            ?? (catalog[record.scenario] != nil ? record.scenario : nil)
+            ?? work.events.first(where: { catalog[$0.event.source] != nil })?.event.source
+            ?? catalog.sourceNames.first
+        guard let sourceName, let story = catalog[sourceName] else {
+            let reason = "no configured source has a story for this activity (registered with '\(record.scenario)')"
+            return DispatchCommit(
+                activityKey: record.key, superseded: work.events.map { ($0.sequence, reason) }, lifecycle: record.lifecycle,
+                engineState: record.engineState ?? [], nextDeadline: nil, error: reason, now: now
+            )
+        }
+        var engine: ActivityEngine
+        var state: BridgeActivityState
+        if let restored, let resumed = try? ActivityEngine(program: story.program, snapshot: restored.engine) {
+            engine = resumed
+            state = restored
+        } else {
+            if restored != nil { errors.append("the stored engine state does not fit '\(story.program.name)' any more; the story starts again") }
+            let payloadLimit = record.updateToken == nil && record.channelID != nil ? PayloadLimits.broadcast : PayloadLimits.device
+            engine = ActivityEngine(
+                program: story.program, id: 0, scenarioStart: nowMillis - story.program.offset, payloadLimit: payloadLimit,
+                followsTimeline: false
+            )
+            state = BridgeActivityState(source: sourceName, engine: engine.snapshot)
+        }
+        let t = max(nowMillis, engine.lastPushTime ?? .min)
+        let earliestReceipt = work.events.map(\.event.receivedAt).min()
+        var sink = OutboxCollector(activityKey: record.key, topic: story.topic, receivedAt: earliestReceipt)
+        var writer = JSONWriter()
+
+        // 2 and 3. Events, in order, after what was due before them; everything they change at
+        // this instant goes in one push.
+        engine.advance(to: t, writer: &writer, sink: &sink)
+        for stored in work.events {
+            let event = stored.event
+            if let last = state.lastOrderKeys[event.source], event.orderKey < last {
+                let newer = state.lastEventIDs[event.source].map { " (\($0))" } ?? ""
+                superseded.append((stored.sequence, "older than an event already applied\(newer): order key \(event.orderKey) < \(last)"))
+                observer.eventDispatched(source: event.source, outcome: "superseded")
+                continue
+            }
+            switch apply(event, to: &engine, at: t, writer: &writer, sink: &sink) {
+            case .applied:
+                applied.append(stored.sequence)
+                state.lastOrderKeys[event.source] = max(state.lastOrderKeys[event.source] ?? .min, event.orderKey)
+                state.lastEventIDs[event.source] = event.eventID
+                observer.eventDispatched(source: event.source, outcome: "applied")
+            case .superseded(let reason):
+                superseded.append((stored.sequence, reason))
+                observer.eventDispatched(source: event.source, outcome: "superseded")
+            }
+        }
+
+        // 4. Deadlines, and a replay's resend.
+        engine.advance(to: t, writer: &writer, sink: &sink)
+        if resend, !engine.resend(at: t, writer: &writer, sink: &sink) {
+            errors.append("the activity has not started: there is nothing on a device to send again")
+        }
+        errors += sink.problems
+        state.engine = engine.snapshot
+        let encoded: [UInt8]
+        do {
+            encoded = try state.encoded()
+        } catch {
+            // Cannot happen with the types involved; keep the old state rather than lose it.
+            encoded = record.engineState ?? []
+            errors.append("the engine state could not be encoded: \(error)")
+        }
+        let wake = engine.nextWake
+        return DispatchCommit(
+            activityKey: record.key, applied: applied, superseded: superseded, lifecycle: engine.lifecycle,
+            engineState: encoded, nextDeadline: wake == .max ? nil : Date(timeIntervalSince1970: Double(wake) / 1000),
+            pushes: sink.pushes, error: errors.isEmpty ? nil : errors.joined(separator: "; "), now: now
+        )
+    }
+
+    private enum EventOutcome {
+        case applied
+        case superseded(String)
+    }
+
+    /// Maps a stored event with its source's rules (again: mapping is pure) and applies its actions.
+    private func apply(_ event: InboxEvent, to engine: inout ActivityEngine, at t: Millis, writer: inout JSONWriter, sink: inout OutboxCollector) -> EventOutcome {
+        guard let story = catalog[event.source] else {
+            return .superseded("source '\(event.source)' is no longer configured")
+        }
+        var headers = HTTPFields()
+        for (name, value) in event.headers {
+            if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
+        }
+        let mapped: MappedEvent
+        do {
+            mapped = try story.mapper.map(body: event.body, headers: headers)
+        } catch {
+            return .superseded("the event no longer maps: \(error)")
+        }
+        if mapped.isIgnored { return .applied }
+        if engine.lifecycle == .ended || engine.endDecided { return .superseded("the activity has ended") }
+        var didSomething = false
+        for action in mapped.actions {
+            switch action {
+            case .start:
+                guard let index = engine.program.startBeat, let beat = engine.program.beatID(at: index) else {
+                    return .superseded("'\(event.eventType)' starts the activity, but '\(engine.program.name)' has no start beat with an id")
+                }
+                switch engine.trigger(beat, input: nil, at: t, writer: &writer, sink: &sink, advancing: false) {
+                case .applied, .unchanged: didSomething = true
+                case .ended: return .superseded("the activity has ended")
+                case .unknownBeat, .notStarted: return .superseded("the start beat could not be triggered")
+                }
+            case .trigger(let beat, let input):
+                switch engine.trigger(beat, input: input, at: t, writer: &writer, sink: &sink, advancing: false) {
+                case .applied, .unchanged: didSomething = true
+                case .unknownBeat: return .superseded("'\(engine.program.name)' has no beat with id '\(beat)'")
+                case .notStarted: return .superseded("the activity has not started (no start push yet)")
+                case .ended: return .superseded("the activity has ended")
+                }
+            case .change(let change):
+                switch engine.apply(change, at: t, writer: &writer, sink: &sink, advancing: false) {
+                case .applied, .unchanged: didSomething = true
+                case .notStarted: return .superseded("the activity has not started (no start push yet)")
+                case .ended: return .superseded("the activity has ended")
+                case .invalid(let problem): return .superseded(problem.description)
+                }
+            case .end(let dismissal):
+                switch engine.apply(.endNow(label: event.eventType, dismissal: dismissal), at: t, writer: &writer, sink: &sink, advancing: false) {
+                case .applied, .unchanged: didSomething = true
+                case .notStarted: return .superseded("the activity has not started (no start push yet)")
+                case .ended: return .superseded("the activity has ended")
+                case .invalid(let problem): return .superseded(problem.description)
+                }
+            }
+        }
+        return didSomething || mapped.actions.isEmpty ? .applied : .superseded("nothing to do")
+    }
+
+    // MARK: Reading state
+
+    /// The content-state the activity shows now, as the JSON the app decodes; nil before the
+    /// first step.
+    public func contentState(of record: ActivityRecord) -> [UInt8]? {
+        guard let bytes = record.engineState, let state = try? BridgeActivityState.decode(bytes),
+              let story = catalog[state.source],
+              let engine = try? ActivityEngine(program: story.program, snapshot: state.engine)
+        else { return nil }
+        var writer = JSONWriter()
+        writer.object(engine.state)
+        return writer.bytes
+    }
+}

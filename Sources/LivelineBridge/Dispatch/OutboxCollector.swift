@@ -1,0 +1,37 @@
+import Foundation
+import Liveline
+
+/// The engine's sink in a dispatch step: each push becomes an ``OutboxPush`` with its final
+/// bytes and headers, written with the step; a push the engine refuses (too large) becomes
+/// the step's error.
+struct OutboxCollector: PushSink {
+    let activityKey: String
+    let topic: String
+    /// The earliest receipt among the webhooks applied in this step, carried by the first
+    /// push sent for them.
+    var receivedAt: Date?
+    var pushes: [OutboxPush] = []
+    var problems: [String] = []
+
+    init(activityKey: String, topic: String, receivedAt: Date?) {
+        self.activityKey = activityKey
+        self.topic = topic
+        self.receivedAt = receivedAt
+    }
+
+    mutating func receive(_ push: Push, from activity: ActivityEngine) {
+        var headers: [String: String] = [:]
+        for field in PushHeaders(push, topic: topic).fields { headers[field.name] = field.value }
+        let fromWebhook = push.reason.kind == .event || push.reason.kind == .beat
+        pushes.append(OutboxPush(
+            activityKey: activityKey, payload: push.payload, headers: headers, priority: push.priority.apnsValue,
+            dueAt: Date(timeIntervalSince1970: Double(push.time) / 1000), kind: push.event,
+            receivedAt: fromWebhook ? receivedAt : nil
+        ))
+        if fromWebhook { receivedAt = nil }
+    }
+
+    mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {
+        problems.append("a \(push.event.rawValue) push (\(push.reason)) was not sent: \(problem)")
+    }
+}

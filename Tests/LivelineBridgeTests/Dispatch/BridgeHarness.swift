@@ -1,0 +1,140 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Liveline
+import LivelineAPNs
+import LivelineMockAPNs
+import NIOPosix
+import Testing
+@testable import LivelineBridge
+
+/// The bridge's back half on a real store and a real mock APNs over TLS on loopback, stepped in
+/// virtual time: the mock's device clock, the client's JWT clock and the dispatcher's `now`
+/// are one ``ManualClock``.
+final class BridgeHarness: Sendable {
+    static let keyID = "ABC123DEFG"
+    static let teamID = "DEF123GHIJ"
+
+    let clock: ManualClock
+    let mock: MockAPNsServer
+    let client: APNsClient
+    let configuration: BridgeConfiguration
+    let catalog: StoryCatalog
+    let dispatcher: BridgeDispatcher
+    let sender: OutboxSender
+    let store: any Store
+
+    init(store: any Store, instance: String = "test", retry: RetryPolicy = RetryPolicy(base: 1000, cap: 4000, maxAttempts: 3)) async throws {
+        let clock = ManualClock(start: 1_800_000_000_000)
+        let privateKey = P256.Signing.PrivateKey()
+        var mockConfiguration = MockAPNsConfiguration()
+        mockConfiguration.host = "127.0.0.1"
+        mockConfiguration.port = 0
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bridge-\(UUID().uuidString).pem").path
+        mockConfiguration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
+        mockConfiguration.authentication = .keys([ProviderKey(keyID: Self.keyID, teamID: Self.teamID, publicKey: privateKey.publicKey)])
+        mockConfiguration.eventLoopThreads = 1
+        mockConfiguration.logger.logLevel = .critical
+        mockConfiguration.clock = clock
+        let mock = try await MockAPNsServer.start(mockConfiguration)
+        let key = try SigningKey(pem: privateKey.pemRepresentation, keyID: Self.keyID, teamID: Self.teamID)
+        let endpoint = APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath)
+        client = try APNsClient(
+            configuration: .init(endpoint: endpoint, signingKey: key, requestTimeout: .seconds(5)),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, now: { clock.now() / 1000 }
+        )
+        self.clock = clock
+        self.mock = mock
+        self.store = store
+        configuration = try loadExample()
+        catalog = StoryCatalog(sources: configuration.sources)
+        dispatcher = BridgeDispatcher(store: store, catalog: catalog, configuration: .init(instance: instance))
+        sender = OutboxSender(store: store, client: client, configuration: .init(instance: instance, retry: retry))
+    }
+
+    func stop() async {
+        await client.shutdown()
+        await mock.shutdown()
+    }
+
+    var now: Date { Date(timeIntervalSince1970: Double(clock.now()) / 1000) }
+
+    func advance(seconds: Double) { clock.advance(by: Millis(seconds * 1000)) }
+
+    /// Maps `body` with `source`'s rules and stores it, as the webhook route does.
+    @discardableResult
+    func receive(_ source: String, _ body: String, headers: [String: String] = [:]) async throws -> InsertResult {
+        let configuration = try #require(configuration.source(named: source))
+        var fields = HTTPFields()
+        for (name, value) in headers { fields.append(HTTPField(name: try #require(HTTPField.Name(name)), value: value)) }
+        let mapped = try EventMapper(source: configuration).map(body: Array(body.utf8), headers: fields)
+        let event = mapped.inboxEvent(source: source, body: Array(body.utf8), headers: headers, receivedAt: now)
+        return try #require(try await store.insertEvents([event]).first)
+    }
+
+    func register(_ key: String, updateToken: String? = nil, pushToStartToken: String? = nil, source: String = "doordash") async throws {
+        _ = try await store.registerActivity(
+            ActivityRegistration(key: key, targets: ActivityTargets(updateToken: updateToken, pushToStartToken: pushToStartToken), scenario: source),
+            now: now
+        )
+    }
+
+    /// Dispatches and sends until nothing more is due at the current instant.
+    func settle() async throws {
+        for _ in 0..<20 {
+            let dispatched = try await dispatcher.dispatch(now: now)
+            let sent = try await sender.send(now: now)
+            if dispatched.activities == 0, sent.claimed == 0 { return }
+        }
+    }
+
+    /// Steps virtual time by `step` seconds up to `seconds`, settling at each step.
+    func run(for seconds: Double, step: Double = 1) async throws {
+        var elapsed = 0.0
+        while elapsed < seconds {
+            advance(seconds: step)
+            elapsed += step
+            try await settle()
+        }
+    }
+
+    /// The content-state the mock's device shows for `token`.
+    func shown(_ token: String) -> [String: JSONValue] {
+        guard let object = mock.activity(token: token)?.contentState?.objectValue else { return [:] }
+        return Dictionary(zip(object.keys, object.values).map { ($0, $1) }, uniquingKeysWith: { $1 })
+    }
+
+    /// `aps.timestamp` of each push the mock accepted for `token`, in arrival order.
+    func timestamps(_ token: String) -> [Int64] {
+        mock.pushes(token: token).filter { $0.status == 200 }.compactMap { record in
+            guard let data = record.payload.data(using: .utf8),
+                  let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                  let aps = json["aps"] as? [String: Any], let timestamp = aps["timestamp"] as? NSNumber
+            else { return nil }
+            return timestamp.int64Value
+        }
+    }
+
+    static func token(_ seed: Int) -> String {
+        String(repeating: String(format: "%02x", seed % 256), count: 32)
+    }
+}
+
+/// Runs `body` with a harness on a fresh store of `kind`.
+func withBridge(_ kind: StoreKind, _ body: (BridgeHarness) async throws -> Void) async throws {
+    try await StoreFixture.withStore(kind) { store in
+        let harness = try await BridgeHarness(store: store)
+        do {
+            try await body(harness)
+        } catch {
+            await harness.stop()
+            throw error
+        }
+        await harness.stop()
+    }
+}
+
+/// A DoorDash Drive webhook body.
+func doordash(_ event: String, delivery: String = "D-1", eta: String = "2027-01-15T18:30:00Z", created: String = "2027-01-15T18:00:00Z") -> String {
+    #"{"event_name":"\#(event)","external_delivery_id":"\#(delivery)","created_at":"\#(created)","dropoff_time_estimated":"\#(eta)"}"#
+}
