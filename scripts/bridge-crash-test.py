@@ -1,0 +1,221 @@
+#!/usr/bin/env python3
+"""Crash test of the webhook bridge: nothing acknowledged is lost, nothing is applied twice,
+and each activity's pushes stay in order, across a `kill -9` in the middle of a burst.
+
+It runs the real programs: `liveline mock-apns` (its own process, so its history survives the
+bridge), and one or two `liveline bridge serve` on one store. It registers ACTIVITIES
+activities, then posts EVENTS signed Standard Webhooks to each (sequence 1..EVENTS, each
+setting `minutesLeft` to 1000 - sequence), from many threads, and `kill -9`s a bridge once a
+third of them were acknowledged. Webhooks that got no 2xx are posted again once a bridge is back
+(as a real sender retries), and a sample of acknowledged ones is posted again too (duplicates).
+When the bridges are idle it checks, from the mock's own history, for every activity:
+
+- its last push shows the state of its highest acknowledged sequence (every 2xx took effect);
+- `minutesLeft` strictly falls and `aps.timestamp` strictly rises from push to push (order
+  held; nothing applied twice, which would repeat a value or go back).
+
+    scripts/bridge-crash-test.py [--store postgres://…] [--instances 2] [--activities 1000] [--events 10]
+"""
+import argparse, base64, hashlib, hmac, http.client, json, os, random, signal, subprocess, sys, tempfile
+import threading, time, urllib.request
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+API_KEY = "crash-test-key"
+
+
+def free_port():
+    import socket
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_http(url, timeout=60):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                return r.read()
+        except Exception:
+            time.sleep(0.1)
+    raise SystemExit(f"{url} did not answer within {timeout}s")
+
+
+def sign(body, msg_id, ts):
+    key = base64.b64decode(SECRET[len("whsec_"):])
+    sig = base64.b64encode(hmac.new(key, f"{msg_id}.{ts}.".encode() + body, hashlib.sha256).digest()).decode()
+    return {"webhook-id": msg_id, "webhook-timestamp": str(ts), "webhook-signature": "v1," + sig,
+            "content-type": "application/json"}
+
+
+class Poster(threading.local):
+    """One keep-alive HTTP/1.1 connection per thread, reconnecting after a failure."""
+
+    def post(self, port, path, body, headers):
+        conn = getattr(self, "conns", {}).get(port)
+        try:
+            if conn is None:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                self.conns = getattr(self, "conns", {})
+                self.conns[port] = conn
+            conn.request("POST", path, body=body, headers=headers)
+            response = conn.getresponse()
+            response.read()
+            return response.status
+        except Exception:
+            if conn is not None:
+                conn.close()
+            getattr(self, "conns", {}).pop(port, None)
+            return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--liveline", default=os.path.join(ROOT, ".build/debug/liveline"))
+    parser.add_argument("--store", default=None, help="postgres://… (default: a new SQLite file)")
+    parser.add_argument("--instances", type=int, default=1)
+    parser.add_argument("--activities", type=int, default=1000)
+    parser.add_argument("--events", type=int, default=10)
+    parser.add_argument("--threads", type=int, default=32)
+    args = parser.parse_args()
+
+    work = tempfile.mkdtemp(prefix="liveline-crash-")
+    store = args.store or f"sqlite:{work}/bridge.sqlite"
+    mock_port, inspect_port = free_port(), free_port()
+    ports = [free_port() for _ in range(args.instances)]
+    ca = f"{work}/mock.pem"
+    logs = open(f"{work}/processes.log", "w")
+    mock = subprocess.Popen([args.liveline, "mock-apns", "--listen", f"127.0.0.1:{mock_port}", "--write-ca", ca,
+                             "--inspect", f"127.0.0.1:{inspect_port}", "--history", "1000"], stdout=logs, stderr=logs)
+    wait_http(f"http://127.0.0.1:{inspect_port}/stats")
+
+    config = f"{work}/bridge.yaml"
+
+    def write_config(port):
+        path = f"{work}/bridge-{port}.yaml"
+        with open(path, "w") as f:
+            f.write(f"""liveline-bridge: 1
+listen: 127.0.0.1:{port}
+store: {store}
+api-keys: [sha256:{hashlib.sha256(API_KEY.encode()).hexdigest()}]
+sources:
+  orders:
+    verify: standard-webhooks
+    secrets: [env:CRASH_TEST_SECRET]
+    event-id: header:webhook-id
+    event-type: /type
+    activity-key: /data/order_id
+    order-key: /data/sequence
+    order: sequence
+    scenario: {ROOT}/Scenarios/delivery.yaml
+    events:
+      order.eta:
+        set: {{ minutesLeft: /data/minutes_left }}
+""")
+        return path
+
+    env = dict(os.environ, CRASH_TEST_SECRET=SECRET)
+    bridges = {}
+
+    def start(index):
+        port = ports[index]
+        bridges[index] = subprocess.Popen(
+            [args.liveline, "bridge", "serve", "--config", write_config(port), "--apns-url", f"https://127.0.0.1:{mock_port}",
+             "--ca-file", ca, "--instance", f"crash-{index}-{time.time_ns()}", "--lease", "5s"],
+            stdout=logs, stderr=logs, env=env)
+        wait_http(f"http://127.0.0.1:{port}/healthz")
+
+    for index in range(args.instances):
+        start(index)
+
+    tokens = {f"order-{n}": hashlib.sha256(f"token-{n}".encode()).hexdigest() for n in range(args.activities)}
+    for key, token in tokens.items():
+        request = urllib.request.Request(f"http://127.0.0.1:{ports[0]}/v1/activities/{key}", method="PUT",
+                                         data=json.dumps({"update-token": token, "source": "orders"}).encode(),
+                                         headers={"authorization": f"Bearer {API_KEY}", "content-type": "application/json"})
+        urllib.request.urlopen(request, timeout=10).read()
+
+    webhooks = []
+    for sequence in range(1, args.events + 1):
+        for key in tokens:
+            body = json.dumps({"type": "order.eta", "data": {"order_id": key, "sequence": sequence,
+                                                             "minutes_left": 1000 - sequence}}).encode()
+            webhooks.append((key, sequence, f"msg_{key}_{sequence}", body))
+    acknowledged = {}
+    lock = threading.Lock()
+    killed = threading.Event()
+    poster = Poster()
+
+    def send(item, ports_now):
+        key, sequence, msg_id, body = item
+        port = random.choice(ports_now)
+        status = poster.post(port, "/v1/webhooks/orders", body, sign(body, msg_id, int(time.time())))
+        if 200 <= status < 300:
+            with lock:
+                acknowledged[(key, sequence)] = True
+                if not killed.is_set() and len(acknowledged) >= len(webhooks) // 3:
+                    killed.set()
+                    os.kill(bridges[0].pid, signal.SIGKILL)
+        return status
+
+    started = time.time()
+    with ThreadPoolExecutor(args.threads) as pool:
+        statuses = list(pool.map(lambda item: send(item, ports), webhooks))
+    bridges[0].wait()
+    print(f"burst: {len(webhooks)} webhooks in {time.time() - started:.1f}s, {len(acknowledged)} acknowledged, "
+          f"bridge 0 killed with -9 after {len(webhooks) // 3}")
+    start(0)
+    missing = [item for item in webhooks if (item[0], item[1]) not in acknowledged]
+    duplicates = random.sample([item for item in webhooks if (item[0], item[1]) in acknowledged], min(500, len(acknowledged)))
+    for attempt in range(5):
+        with ThreadPoolExecutor(args.threads) as pool:
+            list(pool.map(lambda item: send(item, ports), missing + duplicates))
+        duplicates = []
+        missing = [item for item in webhooks if (item[0], item[1]) not in acknowledged]
+        if not missing:
+            break
+    print(f"re-sent what was not acknowledged; {len(acknowledged)} of {len(webhooks)} now acknowledged")
+
+    deadline = time.time() + 180
+    while time.time() < deadline:
+        ready = json.loads(wait_http(f"http://127.0.0.1:{ports[0]}/readyz"))
+        counts = ready.get("counts", ready)
+        if counts.get("pendingEvents", counts.get("pending-events", 1)) == 0 and counts.get("outbox", 1) == 0:
+            break
+        time.sleep(1)
+    else:
+        raise SystemExit(f"the bridges did not become idle: {ready}")
+
+    problems = []
+    pushes_total = 0
+    for key, token in tokens.items():
+        history = json.loads(wait_http(f"http://127.0.0.1:{inspect_port}/activities/{token}/pushes"))
+        accepted = [json.loads(p["payload"])["aps"] for p in history if p["status"] == 200]
+        pushes_total += len(accepted)
+        values = [aps["content-state"]["minutesLeft"] for aps in accepted]
+        stamps = [aps["timestamp"] for aps in accepted]
+        highest = max((s for (k, s) in acknowledged if k == key), default=None)
+        if highest is not None and (not values or values[-1] != 1000 - highest):
+            problems.append(f"{key}: last shows {values[-1:] or 'nothing'}, expected {1000 - highest} (sequence {highest})")
+        if any(b >= a for a, b in zip(values, values[1:])):
+            problems.append(f"{key}: minutesLeft not strictly falling: {values}")
+        if any(b <= a for a, b in zip(stamps, stamps[1:])):
+            problems.append(f"{key}: timestamps not strictly rising: {stamps}")
+    for process in list(bridges.values()) + [mock]:
+        process.send_signal(signal.SIGTERM)
+    for process in list(bridges.values()) + [mock]:
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+    print(f"checked {len(tokens)} activities, {pushes_total} pushes at the mock: "
+          f"{'no problems' if not problems else str(len(problems)) + ' problems'} (logs: {work}/processes.log)")
+    for problem in problems[:20]:
+        print("  " + problem)
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
