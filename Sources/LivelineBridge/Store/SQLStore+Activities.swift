@@ -31,6 +31,32 @@ extension SQLStore {
         }
     }
 
+    /// One transaction: a new activity starts pending with no engine state; an existing one
+    /// changes only its tokens, channel, scenario, frequent-updates flag and update time, so a
+    /// registration that races the dispatcher never undoes what the dispatcher wrote.
+    public func registerActivity(_ registration: ActivityRegistration, now: Date) async throws -> Bool {
+        let targets = registration.targets
+        let values: [SQLValue] = [
+            .text(registration.key), .optional(targets.updateToken), .optional(targets.pushToStartToken),
+            .optional(targets.channelID), .text(registration.scenario), .int(registration.frequentUpdates ? 1 : 0),
+            .text(ActivityEngine.Lifecycle.pending.rawValue), .millis(now),
+        ]
+        return try await transaction { tx in
+            let existed = !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.key)]).isEmpty)
+            try await tx.run(
+                """
+                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, scenario, frequent_updates, lifecycle, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                ON CONFLICT (key) DO UPDATE SET update_token = excluded.update_token,
+                    push_to_start_token = excluded.push_to_start_token, channel_id = excluded.channel_id,
+                    scenario = excluded.scenario, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at
+                """,
+                values
+            )
+            return !existed
+        }
+    }
+
     public func activity(_ key: String) async throws -> ActivityRecord? {
         try await transaction { tx in
             guard let row = try await tx.run("SELECT \(Self.activityColumns) FROM activities WHERE key = $1", [.text(key)]).first else {

@@ -34,7 +34,14 @@ public protocol Store: Sendable {
     /// Gives back the leases `instance` holds on these activities.
     func releaseActivities(_ keys: [String], instance: String) async throws
 
+    /// How many events of this activity wait in the inbox (neither applied nor superseded).
+    func pendingEvents(for activityKey: String) async throws -> Int
+
     // MARK: Activity registry
+
+    /// Registers an activity or changes its targets and story, leaving its engine state alone.
+    /// Returns whether it is new.
+    func registerActivity(_ registration: ActivityRegistration, now: Date) async throws -> Bool
 
     /// Inserts or replaces the activity with `record.key`.
     func upsertActivity(_ record: ActivityRecord) async throws
