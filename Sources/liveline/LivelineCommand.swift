@@ -8,7 +8,7 @@ struct LivelineCommand: AsyncParsableCommand {
         abstract: "Drive Apple Live Activities from the server side.",
         subcommands: [
             PlayCommand.self, PlanCommand.self, ValidateCommand.self, LoadCommand.self, ReportCommand.self,
-            MockAPNsCommand.self, ChannelCommand.self, TokenCommand.self,
+            MockAPNsCommand.self, BridgeCommand.self, ChannelCommand.self, TokenCommand.self,
         ]
     )
 }

@@ -208,13 +208,27 @@ public final class BridgeDispatcher: Sendable {
         engine.advance(to: t, writer: &writer, sink: &sink)
         for stored in work.events {
             let event = stored.event
+            let mapped: MappedEvent
+            switch map(event) {
+            case .success(let value): mapped = value
+            case .failure(let problem):
+                superseded.append((stored.sequence, problem.reason))
+                observer.eventDispatched(source: event.source, outcome: "superseded")
+                continue
+            }
+            // An event no rule maps is only recorded; its order key means nothing.
+            if mapped.isIgnored {
+                applied.append(stored.sequence)
+                observer.eventDispatched(source: event.source, outcome: "ignored")
+                continue
+            }
             if let last = state.lastOrderKeys[event.source], event.orderKey < last {
                 let newer = state.lastEventIDs[event.source].map { " (\($0))" } ?? ""
                 superseded.append((stored.sequence, "older than an event already applied\(newer): order key \(event.orderKey) < \(last)"))
                 observer.eventDispatched(source: event.source, outcome: "superseded")
                 continue
             }
-            switch apply(event, to: &engine, at: t, writer: &writer, sink: &sink) {
+            switch apply(mapped, of: event, to: &engine, at: t, writer: &writer, sink: &sink) {
             case .applied:
                 applied.append(stored.sequence)
                 state.lastOrderKeys[event.source] = max(state.lastOrderKeys[event.source] ?? .min, event.orderKey)
@@ -254,22 +268,32 @@ public final class BridgeDispatcher: Sendable {
         case superseded(String)
     }
 
-    /// Maps a stored event with its source's rules (again: mapping is pure) and applies its actions.
-    private func apply(_ event: InboxEvent, to engine: inout ActivityEngine, at t: Millis, writer: inout JSONWriter, sink: inout OutboxCollector) -> EventOutcome {
+    private struct Unmappable: Error {
+        var reason: String
+    }
+
+    /// Maps a stored event again with its source's rules (mapping is pure, and the inbox keeps
+    /// the raw body and the headers the rules read).
+    private func map(_ event: InboxEvent) -> Result<MappedEvent, Unmappable> {
         guard let story = catalog[event.source] else {
-            return .superseded("source '\(event.source)' is no longer configured")
+            return .failure(Unmappable(reason: "source '\(event.source)' is no longer configured"))
         }
         var headers = HTTPFields()
         for (name, value) in event.headers {
             if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
         }
-        let mapped: MappedEvent
         do {
-            mapped = try story.mapper.map(body: event.body, headers: headers)
+            return .success(try story.mapper.map(body: event.body, headers: headers))
         } catch {
-            return .superseded("the event no longer maps: \(error)")
+            return .failure(Unmappable(reason: "the event no longer maps: \(error)"))
         }
-        if mapped.isIgnored { return .applied }
+    }
+
+    /// Applies a mapped event's actions at one instant, without flushing between them.
+    private func apply(
+        _ mapped: MappedEvent, of event: InboxEvent, to engine: inout ActivityEngine, at t: Millis,
+        writer: inout JSONWriter, sink: inout OutboxCollector
+    ) -> EventOutcome {
         if engine.lifecycle == .ended || engine.endDecided { return .superseded("the activity has ended") }
         var didSomething = false
         for action in mapped.actions {

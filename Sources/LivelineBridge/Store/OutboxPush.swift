@@ -51,6 +51,9 @@ public struct ActivityTargets: Sendable, Hashable {
         self.pushToStartToken = pushToStartToken
         self.channelID = channelID
     }
+
+    /// Whether a push can go anywhere at all.
+    public var isEmpty: Bool { updateToken == nil && pushToStartToken == nil && channelID == nil }
 }
 
 /// What APNs answered (or the transport said) for one push.

@@ -31,6 +31,38 @@ extension SQLStore {
         }
     }
 
+    /// One transaction: a new activity starts pending with no engine state; an existing one
+    /// changes only its tokens, channel, scenario, frequent-updates flag and update time, so a
+    /// registration that races the dispatcher never undoes what the dispatcher wrote.
+    public func registerActivity(_ registration: ActivityRegistration, now: Date) async throws -> Bool {
+        let targets = registration.targets
+        let values: [SQLValue] = [
+            .text(registration.key), .optional(targets.updateToken), .optional(targets.pushToStartToken),
+            .optional(targets.channelID), .text(registration.scenario), .int(registration.frequentUpdates ? 1 : 0),
+            .text(ActivityEngine.Lifecycle.pending.rawValue), .millis(now),
+        ]
+        return try await transaction { tx in
+            // The lease row the dispatcher claims the activity by (made here for an activity
+            // registered before its first event).
+            try await tx.run(
+                "INSERT INTO activity_leases (activity_key) VALUES ($1) ON CONFLICT (activity_key) DO NOTHING",
+                [.text(registration.key)]
+            )
+            let existed = !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.key)]).isEmpty)
+            try await tx.run(
+                """
+                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, scenario, frequent_updates, lifecycle, updated_at)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                ON CONFLICT (key) DO UPDATE SET update_token = excluded.update_token,
+                    push_to_start_token = excluded.push_to_start_token, channel_id = excluded.channel_id,
+                    scenario = excluded.scenario, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at
+                """,
+                values
+            )
+            return !existed
+        }
+    }
+
     public func activity(_ key: String) async throws -> ActivityRecord? {
         try await transaction { tx in
             guard let row = try await tx.run("SELECT \(Self.activityColumns) FROM activities WHERE key = $1", [.text(key)]).first else {
@@ -47,35 +79,6 @@ extension SQLStore {
             let existed = !(try await tx.run("DELETE FROM activities WHERE key = $1 RETURNING key", [.text(key)]).isEmpty)
             try await tx.run("DELETE FROM outbox WHERE activity_key = $1", [.text(key)])
             return existed
-        }
-    }
-
-    public func registerActivity(_ registration: ActivityRegistration, now: Date) async throws -> Bool {
-        let targets = registration.targets
-        return try await transaction { tx in
-            try await tx.run(
-                "INSERT INTO activity_leases (activity_key) VALUES ($1) ON CONFLICT (activity_key) DO NOTHING",
-                [.text(registration.key)]
-            )
-            let existed = !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.key)]).isEmpty)
-            // A token left out keeps the one registered: an app reports its tokens one at a time.
-            try await tx.run(
-                """
-                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, scenario, frequent_updates, lifecycle, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7)
-                ON CONFLICT (key) DO UPDATE SET
-                    update_token = COALESCE(excluded.update_token, activities.update_token),
-                    push_to_start_token = COALESCE(excluded.push_to_start_token, activities.push_to_start_token),
-                    channel_id = COALESCE(excluded.channel_id, activities.channel_id),
-                    scenario = excluded.scenario, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at
-                """,
-                [
-                    .text(registration.key), .optional(targets.updateToken), .optional(targets.pushToStartToken),
-                    .optional(targets.channelID), .text(registration.scenario), .int(registration.frequentUpdates ? 1 : 0),
-                    .millis(now),
-                ]
-            )
-            return !existed
         }
     }
 

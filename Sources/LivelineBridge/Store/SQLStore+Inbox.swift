@@ -116,6 +116,16 @@ extension SQLStore {
         }
     }
 
+    public func pendingEvents(for activityKey: String) async throws -> Int {
+        try await transaction { tx in
+            let rows = try await tx.run(
+                "SELECT COUNT(*) FROM inbox_events WHERE activity_key = $1 AND state = 'pending'", [.text(activityKey)]
+            )
+            guard let row = rows.first else { throw SQLRowError("no row from COUNT") }
+            return Int(try row.int(0))
+        }
+    }
+
     /// Moves pending events of activities `instance` still leases to `state`.
     private func mark(_ sequences: [Int64], state: String, reason: String?, instance: String) async throws -> Int {
         guard !sequences.isEmpty else { return 0 }

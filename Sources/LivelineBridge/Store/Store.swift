@@ -49,6 +49,9 @@ public protocol Store: Sendable {
     /// lease; returns false (and writes nothing) when the lease was lost to another instance.
     func commitDispatch(_ commit: DispatchCommit, instance: String) async throws -> Bool
 
+    /// How many events of this activity wait in the inbox (neither applied nor superseded).
+    func pendingEvents(for activityKey: String) async throws -> Int
+
     // MARK: Activity registry
 
     /// Registers an activity or changes its targets and story, leaving its engine state alone.

@@ -68,7 +68,7 @@ final class BridgeHarness: Sendable {
         var fields = HTTPFields()
         for (name, value) in headers { fields.append(HTTPField(name: try #require(HTTPField.Name(name)), value: value)) }
         let mapped = try EventMapper(source: configuration).map(body: Array(body.utf8), headers: fields)
-        let event = mapped.inboxEvent(source: source, body: Array(body.utf8), headers: headers, receivedAt: now)
+        let event = mapped.inboxEvent(source: configuration, body: Array(body.utf8), headers: headers, receivedAt: now)
         return try #require(try await store.insertEvents([event]).first)
     }
 

@@ -32,6 +32,57 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aRegistrationChangesTargetsAndStoryButNeverTheEngineState(_ kind: StoreKind) async throws {
+        try await F.withStore(kind) { store in
+            let first = ActivityRegistration(
+                key: "order-7", targets: ActivityTargets(pushToStartToken: "aa11"), scenario: "doordash")
+            #expect(try await store.registerActivity(first, now: F.epoch))
+            let fresh = try #require(try await store.activity("order-7"))
+            #expect(fresh == ActivityRecord(key: "order-7", pushToStartToken: "aa11", scenario: "doordash", updatedAt: F.epoch))
+
+            // The dispatcher moves the activity on…
+            var played = fresh
+            played.lifecycle = .active
+            played.engineState = [9, 8, 7]
+            played.nextDeadline = F.epoch.addingTimeInterval(60)
+            played.lastPush = PushAnswer(at: F.epoch.addingTimeInterval(1), status: 200, apnsID: "A")
+            played.lastError = "late event"
+            try await store.upsertActivity(played)
+
+            // …and a registration that comes later changes only what it registers.
+            let second = ActivityRegistration(
+                key: "order-7", targets: ActivityTargets(updateToken: "bb22", channelID: "Y2hhbm5lbA=="),
+                scenario: "uber", frequentUpdates: true)
+            #expect(try await !store.registerActivity(second, now: F.epoch.addingTimeInterval(5)))
+            var expected = played
+            expected.updateToken = "bb22"
+            expected.pushToStartToken = nil
+            expected.channelID = "Y2hhbm5lbA=="
+            expected.scenario = "uber"
+            expected.frequentUpdates = true
+            expected.updatedAt = F.epoch.addingTimeInterval(5)
+            #expect(try await store.activity("order-7") == expected)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func pendingEventsAreCountedPerActivity(_ kind: StoreKind) async throws {
+        try await F.withStore(kind) { store in
+            #expect(try await store.pendingEvents(for: "order-1") == 0)
+            _ = try await store.insertEvents([
+                F.event("1", activity: "order-1", order: 1), F.event("2", activity: "order-1", order: 2),
+                F.event("3", activity: "order-2", order: 1),
+            ])
+            #expect(try await store.pendingEvents(for: "order-1") == 2)
+            #expect(try await store.pendingEvents(for: "order-2") == 1)
+            let claimed = try await store.claimNextEvents(limit: 1, instance: "i", lease: .seconds(30), now: F.epoch)
+            let work = try #require(claimed.first { $0.activityKey == "order-1" } ?? claimed.first)
+            #expect(try await store.markApplied([try #require(work.events.first).sequence], instance: "i") == 1)
+            #expect(try await store.pendingEvents(for: work.activityKey) == work.events.count - 1)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func apiKeysAreHashedAndVerified(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             try await store.addAPIKey(name: "ops", key: "llk_secret_one", now: F.epoch)

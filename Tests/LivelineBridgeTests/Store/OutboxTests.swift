@@ -102,7 +102,7 @@ import Testing
             // The update needs an update token, which the app has not reported yet.
             #expect(try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now).isEmpty)
             #expect(try await !store.registerActivity(
-                ActivityRegistration(key: "order-1", targets: ActivityTargets(updateToken: "abcd"), scenario: "delivery"), now: now
+                ActivityRegistration(key: "order-1", targets: ActivityTargets(updateToken: "abcd", pushToStartToken: "5757"), scenario: "delivery"), now: now
             ))
             let second = try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now)
             #expect(second.map(\.id) == [updateID])

@@ -1,0 +1,188 @@
+import Foundation
+import Liveline
+
+/// The body of `PUT /v1/activities/{key}`, read and checked:
+///
+/// ```json
+/// {"update-token": "80f7…", "push-to-start-token": "a1b2…", "channel": "dHN0LXNyY2gtY2hubA==",
+///  "source": "doordash", "scenario": "delivery.yaml", "frequent-updates": true}
+/// ```
+///
+/// Every field is optional, and a PUT changes only the fields it names: one that only brings a
+/// new update token keeps the rest of the registration, and never touches what the dispatcher
+/// keeps (lifecycle, engine state, last push). A field set to `null` removes it (a token the
+/// app retired). Unknown fields are refused, so a typo (`update_token`) is not silently lost.
+///
+/// - Tokens are hex (either case, stored lower-case), an even number of 16 to 400 digits.
+/// - `channel` is a broadcast channel id, base64 as APNs gives it.
+/// - `source` names the configured source whose scenario the activity plays. Without it the
+///   activity keeps its source; a new one takes the only source, or the one whose scenario
+///   `scenario` names; with several sources and nothing to tell them apart it is refused.
+/// - `scenario` names the scenario file (`delivery.yaml` or `delivery`); given with a
+///   source, it must be that source's, so a client never silently gets another story.
+/// - After the change the activity needs at least one target (a token or a channel): an
+///   activity nothing can reach is refused with 422.
+struct ActivityRegistrationRequest: Sendable, Hashable {
+    /// A change to one optional field.
+    enum Edit<Value: Sendable & Hashable>: Sendable, Hashable {
+        case keep
+        case set(Value)
+        case remove
+
+        func applied(to current: Value?) -> Value? {
+            switch self {
+            case .keep: current
+            case .set(let value): value
+            case .remove: nil
+            }
+        }
+    }
+
+    var updateToken: Edit<String> = .keep
+    var pushToStartToken: Edit<String> = .keep
+    var channel: Edit<String> = .keep
+    var source: String?
+    var scenario: String?
+    var frequentUpdates: Bool?
+
+    static let fields = ["update-token", "push-to-start-token", "channel", "source", "scenario", "frequent-updates"]
+
+    /// Reads a request body. An empty body is an empty object.
+    init(parsing body: [UInt8]) throws(BridgeHTTPError) {
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return }
+        let document: StateValue
+        do {
+            document = try JSONParser.parse(body)
+        } catch {
+            throw BridgeHTTPError(.badRequest, code: "bad-json", reason: "the body is not JSON: \(error)")
+        }
+        guard case .object(let object) = document else {
+            throw Self.bad("the body must be a JSON object such as {\"update-token\": \"…\"}")
+        }
+        let unknown = object.keys.filter { !Self.fields.contains($0) }
+        if !unknown.isEmpty {
+            throw BridgeHTTPError(
+                .badRequest, code: "unknown-field",
+                reason: "unknown field(s) \(unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", ")); known: \(Self.fields.joined(separator: ", "))")
+        }
+        updateToken = try Self.token(object["update-token"], field: "update-token")
+        pushToStartToken = try Self.token(object["push-to-start-token"], field: "push-to-start-token")
+        channel = try Self.channel(object["channel"])
+        source = try Self.name(object["source"], field: "source")
+        scenario = try Self.name(object["scenario"], field: "scenario")
+        switch object["frequent-updates"] {
+        case nil, .null?: frequentUpdates = nil
+        case .bool(let flag)?: frequentUpdates = flag
+        default: throw Self.bad("frequent-updates must be true or false")
+        }
+    }
+
+    /// The registration to store for activity `key`, given what is stored already.
+    func registration(
+        key: String, existing: ActivityRecord?, sources: [SourceConfiguration]
+    ) throws(BridgeHTTPError) -> ActivityRegistration {
+        let targets = ActivityTargets(
+            updateToken: updateToken.applied(to: existing?.updateToken),
+            pushToStartToken: pushToStartToken.applied(to: existing?.pushToStartToken),
+            channelID: channel.applied(to: existing?.channelID))
+        guard !targets.isEmpty else {
+            throw Self.unprocessable(
+                "no-target", "an activity needs an update-token, a push-to-start-token or a channel to receive pushes")
+        }
+        let chosen = try self.source(existing: existing, sources: sources)
+        return ActivityRegistration(
+            key: key, targets: targets, scenario: chosen,
+            frequentUpdates: frequentUpdates ?? existing?.frequentUpdates ?? false)
+    }
+
+    /// The name of the source whose scenario the activity plays.
+    private func source(existing: ActivityRecord?, sources: [SourceConfiguration]) throws(BridgeHTTPError) -> String {
+        let names = sources.map(\.name)
+        if let source {
+            guard let configured = sources.first(where: { $0.name == source }) else {
+                throw Self.unprocessable(
+                    "unknown-source", "no source is named '\(source.prefix(64))'; this bridge has \(names.joined(separator: ", "))")
+            }
+            if let scenario, !Self.scenario(configured.scenario, isNamed: scenario) {
+                throw Self.unprocessable(
+                    "scenario-mismatch",
+                    "source '\(source)' plays \(Self.fileName(configured.scenario)), not '\(scenario.prefix(64))'")
+            }
+            return source
+        }
+        if let scenario {
+            if let existing, let current = sources.first(where: { $0.name == existing.scenario }),
+               Self.scenario(current.scenario, isNamed: scenario) {
+                return current.name
+            }
+            let playing = sources.filter { Self.scenario($0.scenario, isNamed: scenario) }
+            guard playing.count == 1, let only = playing.first else {
+                throw Self.unprocessable(
+                    playing.isEmpty ? "unknown-scenario" : "source-required",
+                    playing.isEmpty
+                        ? "no source plays a scenario named '\(scenario.prefix(64))'; the sources play \(Set(sources.map { Self.fileName($0.scenario) }).sorted().joined(separator: ", "))"
+                        : "sources \(playing.map(\.name).joined(separator: ", ")) all play '\(scenario)'; name one with \"source\"")
+            }
+            return only.name
+        }
+        if let existing { return existing.scenario }
+        guard sources.count == 1, let only = sources.first else {
+            throw Self.unprocessable("source-required", "several sources are configured; name one with \"source\" (\(names.joined(separator: ", ")))")
+        }
+        return only.name
+    }
+
+    private static func scenario(_ scenario: Scenario, isNamed name: String) -> Bool {
+        let file = fileName(scenario)
+        return name == file || name == (file as NSString).deletingPathExtension
+    }
+
+    private static func fileName(_ scenario: Scenario) -> String {
+        (scenario.file as NSString).lastPathComponent
+    }
+
+    private static func token(_ value: StateValue?, field: String) throws(BridgeHTTPError) -> Edit<String> {
+        switch value {
+        case nil: return .keep
+        case .null?: return .remove
+        case .string(let text)?:
+            let digits = text.utf8
+            guard (16...400).contains(digits.count), digits.count % 2 == 0,
+                  digits.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) })
+            else { throw bad("\(field) must be the token's hex digits (an even number, 16 to 400)") }
+            return .set(text.lowercased())
+        default:
+            throw bad("\(field) must be a string of hex digits, or null to remove it")
+        }
+    }
+
+    private static func channel(_ value: StateValue?) throws(BridgeHTTPError) -> Edit<String> {
+        switch value {
+        case nil: return .keep
+        case .null?: return .remove
+        case .string(let text)?:
+            guard text.utf8.count <= 200, let bytes = SignatureEncoding.base64.decode(text.utf8), !bytes.isEmpty else {
+                throw bad("channel must be a broadcast channel id in base64, as APNs returned it")
+            }
+            return .set(text)
+        default:
+            throw bad("channel must be a base64 string, or null to remove it")
+        }
+    }
+
+    private static func name(_ value: StateValue?, field: String) throws(BridgeHTTPError) -> String? {
+        switch value {
+        case nil, .null?: return nil
+        case .string(let text)? where !text.isEmpty: return text
+        default: throw bad("\(field) must be a non-empty string")
+        }
+    }
+
+    private static func bad(_ reason: String) -> BridgeHTTPError {
+        BridgeHTTPError(.badRequest, code: "bad-field", reason: reason)
+    }
+
+    private static func unprocessable(_ code: String, _ reason: String) -> BridgeHTTPError {
+        BridgeHTTPError(.unprocessableContent, code: code, reason: reason)
+    }
+}

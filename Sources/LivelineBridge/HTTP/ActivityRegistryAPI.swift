@@ -1,0 +1,115 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import Logging
+
+/// The registry API: `PUT`, `GET` and `DELETE /v1/activities/{key}`, for the app's backend to
+/// say where an activity's pushes go and to see how it is doing.
+///
+/// Every request needs a registry API key (``RegistryAuthenticator``). A `PUT` answers 201 for
+/// a new activity and 200 for a changed one, with the activity as `GET` shows it
+/// (``ActivityStatusView``), then wakes the dispatcher so a waiting event can go out to the new
+/// token at once; its body is ``ActivityRegistrationRequest``. `DELETE` answers 204, or 404
+/// for an activity that is not registered.
+///
+/// The key in the path is percent-decoded; it must be 1 to 256 bytes without control
+/// characters.
+struct ActivityRegistryAPI: Sendable {
+    /// Renders an activity's current content-state as JSON bytes; the dispatcher owns it.
+    typealias ContentState = @Sendable (ActivityRecord) -> [UInt8]?
+
+    let store: any Store
+    let authenticator: RegistryAuthenticator
+    let sources: [SourceConfiguration]
+    let bodyLimit: RequestBodyLimit
+    let contentState: ContentState
+    let wake: @Sendable () -> Void
+    let clock: @Sendable () -> Date
+
+    func put(_ request: Request, context: some RequestContext) async -> Response {
+        await answer(request, context) { key, logger async throws(BridgeHTTPError) in
+            try JSONContentType.check(request.headers)
+            let change = try ActivityRegistrationRequest(parsing: try await bodyLimit.collect(request))
+            let existing = try await storeCall(logger) { try await store.activity(key) }
+            let registration = try change.registration(key: key, existing: existing, sources: sources)
+            let created = try await storeCall(logger) { try await store.registerActivity(registration, now: clock()) }
+            wake()
+            logger.info(created ? "activity registered" : "activity registration changed", metadata: [
+                "source": .string(registration.scenario),
+                "update-token": .string(registration.targets.updateToken.map(ActivityStatusView.masked) ?? "none"),
+                "push-to-start-token": .string(registration.targets.pushToStartToken.map(ActivityStatusView.masked) ?? "none"),
+            ])
+            return try await status(of: key, answering: created ? .created : .ok, logger: logger)
+        }
+    }
+
+    func get(_ request: Request, context: some RequestContext) async -> Response {
+        await answer(request, context) { key, logger async throws(BridgeHTTPError) in
+            try await status(of: key, answering: .ok, logger: logger)
+        }
+    }
+
+    func delete(_ request: Request, context: some RequestContext) async -> Response {
+        await answer(request, context) { key, logger async throws(BridgeHTTPError) in
+            guard try await storeCall(logger, { try await store.deleteActivity(key) }) else { throw Self.notRegistered(key) }
+            wake()
+            logger.info("activity deleted")
+            return Response(status: .noContent)
+        }
+    }
+
+    /// Authenticates, reads the key, runs `body`, and turns a refusal into its JSON answer.
+    private func answer(
+        _ request: Request, _ context: some RequestContext,
+        _ body: (_ key: String, _ logger: Logger) async throws(BridgeHTTPError) -> Response
+    ) async -> Response {
+        var logger = context.logger
+        do {
+            let who = try await authenticator.authenticate(request.headers)
+            logger[metadataKey: "api-key"] = .string(who)
+            let key = try Self.key(context.parameters.get("key"))
+            logger[metadataKey: "activity"] = .string(key)
+            return try await body(key, logger)
+        } catch {
+            logger.info("registry request refused", metadata: [
+                "status": .stringConvertible(error.status.code), "error": .string(error.code), "reason": .string(error.reason),
+            ])
+            return error.response
+        }
+    }
+
+    /// The activity as `GET` shows it, or 404.
+    private func status(
+        of key: String, answering status: HTTPResponse.Status, logger: Logger
+    ) async throws(BridgeHTTPError) -> Response {
+        guard let record = try await storeCall(logger, { try await store.activity(key) }) else { throw Self.notRegistered(key) }
+        let pending = try await storeCall(logger) { try await store.pendingEvents(for: key) }
+        let view = ActivityStatusView(
+            record: record, pendingEvents: pending, contentState: contentState(record),
+            source: sources.first { $0.name == record.scenario })
+        return JSONAnswer.make(status, view.json)
+    }
+
+    /// A store call whose failure is logged and answers 503.
+    private func storeCall<T>(_ logger: Logger, _ call: () async throws -> T) async throws(BridgeHTTPError) -> T {
+        do {
+            return try await call()
+        } catch {
+            logger.error("registry store call failed", metadata: ["error": .string("\(error)")])
+            throw BridgeHTTPError(
+                .serviceUnavailable, code: "store-unavailable", reason: "the registry's store cannot be reached now; try again later")
+        }
+    }
+
+    static func key(_ raw: String?) throws(BridgeHTTPError) -> String {
+        let key = raw.flatMap { $0.removingPercentEncoding } ?? ""
+        guard (1...256).contains(key.utf8.count), !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw BridgeHTTPError(.badRequest, code: "bad-activity-key", reason: "the activity key must be 1 to 256 bytes without control characters")
+        }
+        return key
+    }
+
+    private static func notRegistered(_ key: String) -> BridgeHTTPError {
+        BridgeHTTPError(.notFound, code: "unknown-activity", reason: "no activity '\(key.prefix(64))' is registered")
+    }
+}

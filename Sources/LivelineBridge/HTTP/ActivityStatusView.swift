@@ -1,0 +1,58 @@
+import Foundation
+import Liveline
+
+/// What `GET /v1/activities/{key}` shows of an activity: its registration, where its story
+/// stands, and how its last push went.
+///
+/// ```json
+/// {"key": "D-58213", "source": "doordash", "scenario": "delivery.yaml", "lifecycle": "active",
+///  "update-token": "…9c3e51aa", "push-to-start-token": null, "channel": null,
+///  "frequent-updates": false, "pending-events": 0,
+///  "last-push": {"at": "2026-11-23T13:05:00.412Z", "status": 200, "reason": null, "apns-id": "…"},
+///  "last-error": null, "next-deadline": "2026-11-23T13:15:00.000Z",
+///  "updated-at": "2026-11-23T13:05:00.398Z", "content-state": {"status": "picked-up", …}}
+/// ```
+///
+/// Tokens show only their last 8 hex digits: enough to tell which device registered, not
+/// enough to push to it. The content-state comes from the dispatcher, which owns the engine
+/// state; it is `null` before the activity has one.
+struct ActivityStatusView {
+    var record: ActivityRecord
+    var pendingEvents: Int
+    /// The JSON bytes of the current content-state, if any.
+    var contentState: [UInt8]?
+    /// The source the activity plays, if still configured.
+    var source: SourceConfiguration?
+
+    var json: StateObject {
+        var object = StateObject()
+        object["key"] = .string(record.key)
+        object["source"] = .string(record.scenario)
+        object["scenario"] = JSONAnswer.text(source.map { ($0.scenario.file as NSString).lastPathComponent })
+        object["lifecycle"] = .string(record.lifecycle.rawValue)
+        object["update-token"] = JSONAnswer.text(record.updateToken.map(Self.masked))
+        object["push-to-start-token"] = JSONAnswer.text(record.pushToStartToken.map(Self.masked))
+        object["channel"] = JSONAnswer.text(record.channelID)
+        object["frequent-updates"] = .bool(record.frequentUpdates)
+        object["pending-events"] = .int(pendingEvents)
+        if let push = record.lastPush {
+            object["last-push"] = .object(StateObject([
+                ("at", JSONAnswer.time(push.at)), ("status", .int(push.status)), ("reason", JSONAnswer.text(push.reason)),
+                ("apns-id", JSONAnswer.text(push.apnsID)),
+            ]))
+        } else {
+            object["last-push"] = .null
+        }
+        object["last-error"] = JSONAnswer.text(record.lastError)
+        object["next-deadline"] = record.nextDeadline.map(JSONAnswer.time) ?? .null
+        object["updated-at"] = JSONAnswer.time(record.updatedAt)
+        // Bytes that do not parse would make the whole answer unreadable: show null instead.
+        object["content-state"] = contentState.flatMap { try? JSONParser.parse($0) } ?? .null
+        return object
+    }
+
+    /// `…` and the last 8 characters; nothing of a token too short to hide any of it.
+    static func masked(_ token: String) -> String {
+        token.count > 16 ? "…" + token.suffix(8) : "…"
+    }
+}

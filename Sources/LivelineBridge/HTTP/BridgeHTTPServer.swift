@@ -1,0 +1,159 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+
+/// The bridge's HTTP face: webhook ingest, the registry API, health, readiness and metrics, on
+/// one Hummingbird HTTP/1.1 server.
+///
+/// | route | does |
+/// |---|---|
+/// | `POST /v1/webhooks/{source}` | verify, map, store durably, then 202 (``WebhookIngest``) |
+/// | `PUT/GET/DELETE /v1/activities/{key}` | the activity registry, with an API key (``ActivityRegistryAPI``) |
+/// | `GET /healthz`, `/readyz`, `/metrics` | operations (``OperationsAPI``) |
+///
+/// Every refusal is JSON: `{"error": "<code>", "reason": "<sentence>"}`.
+///
+/// The server is a swift-service-lifecycle `Service`: put it in the `ServiceGroup` beside the
+/// dispatcher, and a graceful shutdown (SIGTERM) stops it accepting connections and lets the
+/// requests in flight finish. ``makeApplication()`` gives the Hummingbird application itself
+/// for callers that compose it differently. Listening on port 0 picks a free port, which
+/// ``listeningPort()`` reports once the server is bound (tests use this).
+public final class BridgeHTTPServer: Service, Sendable {
+    /// Renders an activity's current content-state as JSON bytes for `GET /v1/activities/{key}`;
+    /// nil when it has none yet. The dispatcher owns the engine state, so it provides this.
+    public typealias ContentStateRenderer = @Sendable (ActivityRecord) -> [UInt8]?
+
+    /// Why ``listeningPort()`` has no port to give.
+    public struct NotListening: Error, Sendable, CustomStringConvertible {
+        public var reason: String
+        public var description: String { "the bridge's HTTP server is not listening: \(reason)" }
+    }
+
+    private enum Listening {
+        case starting(waiters: [CheckedContinuation<Int, any Error>])
+        case listening(port: Int)
+        case stopped(reason: String)
+    }
+
+    private let address: ListenAddress
+    private let logger: Logger
+    private let ingest: WebhookIngest
+    private let registry: ActivityRegistryAPI
+    private let operations: OperationsAPI
+    private let listening = Mutex(Listening.starting(waiters: []))
+
+    /// - Parameters:
+    ///   - configuration: sources, body limit, API key hashes and the listen address.
+    ///   - store: the registry and readiness read it; the inbox writes through `inbox`.
+    ///   - inbox: the shared group-commit writer, so webhooks share transactions with each other
+    ///     (and with stream feeds that use the same writer).
+    ///   - metrics: where webhooks are counted and depths set; `/metrics` prints its registry.
+    ///   - logger: the server's and every request's logger (each request adds its id).
+    ///   - listen: overrides `configuration.listen` (port 0 takes any free port).
+    ///   - clock: the time of receipt and of verification windows; the wall clock by default.
+    ///   - wake: called after an event is stored and after a registration changes, so the
+    ///     dispatcher looks at once; must return quickly.
+    ///   - contentState: the current content-state of an activity, for `GET`.
+    public init(
+        configuration: BridgeConfiguration, store: any Store, inbox: InboxWriter, metrics: BridgeMetrics, logger: Logger,
+        listen: ListenAddress? = nil, clock: @escaping @Sendable () -> Date = { Date() },
+        wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer
+    ) {
+        address = listen ?? configuration.listen
+        self.logger = logger
+        let bodyLimit = RequestBodyLimit(limit: configuration.bodyLimit)
+        ingest = WebhookIngest(configuration: configuration, inbox: inbox, metrics: metrics, wake: wake, clock: clock)
+        registry = ActivityRegistryAPI(
+            store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
+            sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, wake: wake, clock: clock)
+        operations = OperationsAPI(store: store, metrics: metrics)
+    }
+
+    /// The routes, with JSON errors for paths no route matches.
+    func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router(context: BasicRequestContext.self)
+        router.add(middleware: JSONErrorMiddleware())
+        let ingest = ingest, registry = registry, operations = operations
+        router.post("/v1/webhooks/:source") { request, context in await ingest.respond(to: request, context: context) }
+        router.put("/v1/activities/:key") { request, context in await registry.put(request, context: context) }
+        router.get("/v1/activities/:key") { request, context in await registry.get(request, context: context) }
+        router.delete("/v1/activities/:key") { request, context in await registry.delete(request, context: context) }
+        router.get("/healthz") { request, context in operations.healthz(request, context: context) }
+        router.get("/readyz") { request, context in await operations.readyz(request, context: context) }
+        router.get("/metrics") { request, context in await operations.metrics(request, context: context) }
+        return router
+    }
+
+    /// The Hummingbird application serving the bridge's routes on the listen address. Running
+    /// it (as a `Service`) binds the address and reports the port to ``listeningPort()``.
+    public func makeApplication() -> Application<RouterResponder<BasicRequestContext>> {
+        Application(
+            router: makeRouter(),
+            // Idle keep-alive connections are closed after a while, so slow or vanished
+            // senders do not hold sockets forever.
+            server: .http1(configuration: .init(idleTimeout: .seconds(75))),
+            configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: nil),
+            onServerRunning: { [weak self] channel in self?.didStart(port: channel.localAddress?.port) },
+            logger: logger)
+    }
+
+    /// Runs the server until a graceful shutdown or cancellation.
+    public func run() async throws {
+        do {
+            try await makeApplication().run()
+            didStop("the server stopped")
+        } catch {
+            didStop("\(error)")
+            throw error
+        }
+    }
+
+    /// The bound port while the server listens; nil before and after.
+    public var port: Int? {
+        listening.withLock { state in
+            if case .listening(let port) = state { port } else { nil }
+        }
+    }
+
+    /// Waits until the server listens and returns its port; throws ``NotListening`` when it
+    /// stopped (or failed to bind) first.
+    public func listeningPort() async throws -> Int {
+        try await withCheckedThrowingContinuation { continuation in
+            let answer: Result<Int, NotListening>? = listening.withLock { state in
+                switch state {
+                case .starting(var waiters):
+                    waiters.append(continuation)
+                    state = .starting(waiters: waiters)
+                    return nil
+                case .listening(let port): return .success(port)
+                case .stopped(let reason): return .failure(NotListening(reason: reason))
+                }
+            }
+            if let answer { continuation.resume(with: answer) }
+        }
+    }
+
+    private func didStart(port: Int?) {
+        let waiters = listening.withLock { state -> [CheckedContinuation<Int, any Error>] in
+            guard case .starting(let waiters) = state else { return [] }
+            state = port.map { .listening(port: $0) } ?? .stopped(reason: "the listening socket has no port")
+            return waiters
+        }
+        for waiter in waiters {
+            if let port { waiter.resume(returning: port) } else { waiter.resume(throwing: NotListening(reason: "the listening socket has no port")) }
+        }
+        if let port { logger.notice("bridge listening", metadata: ["host": .string(address.host), "port": .stringConvertible(port)]) }
+    }
+
+    private func didStop(_ reason: String) {
+        let waiters = listening.withLock { state -> [CheckedContinuation<Int, any Error>] in
+            defer { state = .stopped(reason: reason) }
+            if case .starting(let waiters) = state { return waiters }
+            return []
+        }
+        for waiter in waiters { waiter.resume(throwing: NotListening(reason: reason)) }
+    }
+}

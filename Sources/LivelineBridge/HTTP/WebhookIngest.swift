@@ -1,0 +1,157 @@
+import Foundation
+import Hummingbird
+import HTTPTypes
+import Liveline
+import Logging
+
+/// `POST /v1/webhooks/{source}`: a sender's webhook, verified, mapped and stored durably before
+/// it is acknowledged.
+///
+/// The steps, each with its own refusal:
+/// 1. the source must be configured (404);
+/// 2. a declared `Content-Type` must be JSON (415, see ``JSONContentType``);
+/// 3. the body must fit the configured limit (413, see ``RequestBodyLimit``);
+/// 4. the source's verifier checks the raw bytes (400 for a malformed request, 401 for a wrong
+///    signature, credentials or timestamp);
+/// 5. the mapper reads the event with the source's rules (400 for a body that is not JSON, 422
+///    for JSON the rules cannot read, or an event type a strict source does not know);
+/// 6. the event goes into the inbox through the shared ``InboxWriter`` (group commit). Only
+///    once its transaction committed is the sender answered: `202 {"status": "stored"}`, or
+///    `200 {"status": "duplicate"}` for an event the inbox already holds. If the store fails
+///    the answer is 503, so the sender retries. An event whose type no rule names (under
+///    `unknown-events: ignore`) is stored too, to be recorded, and acknowledged the same way.
+///
+/// After a stored event the dispatcher's wake hook runs, so it does not wait for its next poll.
+struct WebhookIngest: Sendable {
+    /// What ingest needs of one source, built once.
+    struct Source: Sendable {
+        var configuration: SourceConfiguration
+        var mapper: EventMapper
+        var keptHeaders: KeptHeaders
+
+        init(_ configuration: SourceConfiguration) {
+            self.configuration = configuration
+            mapper = EventMapper(source: configuration)
+            keptHeaders = KeptHeaders(source: configuration)
+        }
+    }
+
+    let sources: [String: Source]
+    let bodyLimit: RequestBodyLimit
+    let inbox: InboxWriter
+    let metrics: BridgeMetrics
+    let wake: @Sendable () -> Void
+    let clock: @Sendable () -> Date
+
+    init(
+        configuration: BridgeConfiguration, inbox: InboxWriter, metrics: BridgeMetrics,
+        wake: @escaping @Sendable () -> Void, clock: @escaping @Sendable () -> Date
+    ) {
+        var sources: [String: Source] = [:]
+        for source in configuration.sources { sources[source.name] = Source(source) }
+        self.sources = sources
+        bodyLimit = RequestBodyLimit(limit: configuration.bodyLimit)
+        self.inbox = inbox
+        self.metrics = metrics
+        self.wake = wake
+        self.clock = clock
+    }
+
+    func respond(to request: Request, context: some RequestContext) async -> Response {
+        let name = context.parameters.get("source") ?? ""
+        var logger = context.logger
+        guard let source = sources[name] else {
+            metrics.webhook(source: "", result: .unknownSource)
+            let known = sources.keys.sorted().joined(separator: ", ")
+            logger.info("webhook for an unknown source refused", metadata: ["source": .string(String(name.prefix(64)))])
+            return BridgeHTTPError(
+                .notFound, code: "unknown-source",
+                reason: "no source is named '\(name.prefix(64))' here; this bridge has \(known.isEmpty ? "no sources" : known)"
+            ).response
+        }
+        logger[metadataKey: "source"] = .string(name)
+        do {
+            let (response, result) = try await ingest(request, source: source, logger: &logger)
+            metrics.webhook(source: name, result: result)
+            return response
+        } catch {
+            let result = Self.result(of: error)
+            metrics.webhook(source: name, result: result)
+            logger.info("webhook refused", metadata: ["status": .stringConvertible(error.status.code), "error": .string(error.code), "reason": .string(error.reason)])
+            return error.response
+        }
+    }
+
+    private func ingest(
+        _ request: Request, source: Source, logger: inout Logger
+    ) async throws(BridgeHTTPError) -> (Response, BridgeMetrics.WebhookResult) {
+        try JSONContentType.check(request.headers)
+        let body = try await bodyLimit.collect(request)
+        let receivedAt = clock()
+
+        do {
+            _ = try source.configuration.verifier.verify(
+                body: body, headers: request.headers, url: Self.url(of: request),
+                now: Int64(receivedAt.timeIntervalSince1970.rounded(.down)))
+        } catch {
+            throw BridgeHTTPError(error)
+        }
+        let mapped: MappedEvent
+        do {
+            mapped = try source.mapper.map(body: body, headers: request.headers)
+        } catch {
+            throw BridgeHTTPError(error)
+        }
+        logger[metadataKey: "event"] = .string(mapped.eventID)
+        logger[metadataKey: "activity"] = .string(mapped.activityKey)
+        logger[metadataKey: "type"] = .string(mapped.eventType)
+
+        let event = InboxEvent(
+            source: source.configuration.name, eventID: mapped.eventID, eventType: mapped.eventType,
+            activityKey: mapped.activityKey,
+            orderKey: InboxOrder.key(mapped.orderKey, sourceIsOrdered: source.configuration.order != nil, receivedAt: receivedAt),
+            receivedAt: receivedAt, body: body, headers: source.keptHeaders.select(from: request.headers))
+        let stored: InsertResult
+        do {
+            stored = try await inbox.insert(event)
+        } catch {
+            logger.error("webhook not stored", metadata: ["error": .string("\(error)")])
+            throw BridgeHTTPError(
+                .serviceUnavailable, code: "store-unavailable",
+                reason: "the event could not be stored and is not acknowledged; send it again later")
+        }
+
+        switch stored {
+        case .stored(let sequence):
+            wake()
+            logger.info("webhook stored", metadata: ["sequence": .stringConvertible(sequence), "ignored": .stringConvertible(mapped.isIgnored)])
+            var answer = StateObject([("status", .string("stored")), ("event", .string(mapped.eventID))])
+            if mapped.isIgnored { answer["ignored"] = .bool(true) }
+            return (JSONAnswer.make(.accepted, answer), mapped.isIgnored ? .ignored : .stored)
+        case .duplicate:
+            logger.info("webhook was a duplicate")
+            return (JSONAnswer.make(.ok, ["status": .string("duplicate"), "event": .string(mapped.eventID)]), .duplicate)
+        }
+    }
+
+    /// The URL the sender posted to, for schemes that sign it: the scheme from
+    /// `X-Forwarded-Proto` when a proxy says it (else `http`), the `Host`, the path and query.
+    static func url(of request: Request) -> String {
+        let forwarded = forwardedProto.flatMap { request.headers[$0] }
+        let scheme = forwarded?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "http"
+        return "\(scheme)://\(request.head.authority ?? "")\(request.head.path ?? "/")"
+    }
+
+    private static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")
+
+    private static func result(of error: BridgeHTTPError) -> BridgeMetrics.WebhookResult {
+        switch error.status.code {
+        case 401: .unauthorized
+        case 413: .tooLarge
+        case 415: .unsupportedMediaType
+        case 422: .unmappable
+        case 503: .storeFailed
+        default: error.code == "bad-json" ? .badJSON : .badRequest
+        }
+    }
+}

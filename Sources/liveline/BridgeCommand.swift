@@ -1,0 +1,271 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import HTTPTypes
+import Liveline
+import LivelineAPNs
+import LivelineBridge
+import LivelineMockAPNs
+import Logging
+import NIOPosix
+
+/// `liveline bridge`: the webhook bridge and the tools beside it.
+struct BridgeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bridge",
+        abstract: "Turn webhooks (orders, matches) into Live Activity pushes.",
+        subcommands: [BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self]
+    )
+}
+
+/// Options every bridge command reads the configuration with.
+struct BridgeConfigOption: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The bridge configuration (see Scenarios/bridge.example.yaml).", valueName: "file.yaml"))
+    var config: String
+
+    /// Loads the file, printing located errors (exit 1) the way `validate` does.
+    func load() throws -> BridgeConfiguration {
+        do {
+            return try BridgeConfigurationLoader(environment: ProcessInfo.processInfo.environment).load(file: config)
+        } catch {
+            let formatter = DiagnosticFormatter(color: Terminal.colorOnStderr, sources: ScenarioFiles.sources(config))
+            for diagnostic in error.diagnostics { Terminal.error(formatter.format(diagnostic)) }
+            Terminal.error("\(config): \(error.errors.count) error(s)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// Opens the configured store, or says why it cannot (exit 2).
+    func openStore(_ configuration: BridgeConfiguration) async throws -> SQLStore {
+        do {
+            return try await SQLStore.open(configuration.store)
+        } catch {
+            Terminal.error("liveline bridge: \(error)")
+            throw ExitCode(2)
+        }
+    }
+}
+
+struct BridgeServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the webhook bridge until SIGTERM or Ctrl-C.",
+        discussion: """
+        Without APNs credentials (no `apns:` in the configuration, no --apns-url) the pushes go to
+        an embedded mock APNs, so a demo needs no Apple account: GET /v1/activities/{key} shows
+        what the device shows. Several instances may share a PostgreSQL store.
+        """
+    )
+
+    @OptionGroup var options: BridgeConfigOption
+
+    @Option(help: ArgumentHelp("Listen here instead of the configuration's `listen`.", valueName: "host:port"))
+    var listen: String?
+
+    @Option(name: .customLong("apns-url"), help: ArgumentHelp("Send to this server instead of APNs, e.g. a mock: https://127.0.0.1:2197.", valueName: "url"))
+    var apnsURL: String?
+
+    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these PEM certificates (a mock's self-signed one).", valueName: "file.pem"))
+    var caFile: String?
+
+    @Option(help: ArgumentHelp("This instance's name in the store's leases (default: host-pid).", valueName: "name"))
+    var instance: String?
+
+    @Option(help: ArgumentHelp("How long a dead instance's work stays claimed before another takes it over.", valueName: "duration"))
+    var lease = "30s"
+
+    func run() async throws {
+        let configuration = try options.load()
+        var bridgeOptions = BridgeService.Options()
+        if let instance { bridgeOptions.instance = instance }
+        guard let leaseMillis = DurationText.parse(lease), leaseMillis > 0 else {
+            throw ValidationError("--lease \(lease) is not \(DurationText.expected)")
+        }
+        bridgeOptions.lease = .milliseconds(leaseMillis)
+        if let listen {
+            guard let address = ListenAddress(parsing: listen) else { throw ValidationError("--listen \(listen) is not host:port") }
+            bridgeOptions.listen = address
+        }
+        let (client, mock, banner) = try await makeClient(configuration)
+        let store = try await options.openStore(configuration)
+        var logger = Logger(label: "liveline.bridge")
+        logger.logLevel = .info
+        let service = BridgeService(configuration: configuration, store: store, client: client, options: bridgeOptions, logger: logger)
+        let http = service.http
+        let address = bridgeOptions.listen ?? configuration.listen
+        let announce = Task {
+            guard let port = try? await http.listeningPort() else { return }
+            Terminal.out("""
+            Liveline bridge \(bridgeOptions.instance) listening on http://\(address.host):\(port)
+              store   \(store.name)
+              pushes  \(banner)
+              sources \(configuration.sources.map { "\($0.name) → POST /v1/webhooks/\($0.name)" }.joined(separator: ", "))
+            SIGTERM or Ctrl-C drains and stops.
+            """)
+        }
+        do {
+            try await service.run()
+        } catch {
+            announce.cancel()
+            Terminal.error("liveline bridge: \(error)")
+            await client.shutdown()
+            await mock?.shutdown()
+            try? await store.close()
+            throw ExitCode(2)
+        }
+        await client.shutdown()
+        await mock?.shutdown()
+        try? await store.close()
+    }
+
+    /// The APNs client: `--apns-url`, the configured credentials, or the embedded mock.
+    private func makeClient(_ configuration: BridgeConfiguration) async throws -> (APNsClient, MockAPNsServer?, String) {
+        let key: SigningKey?
+        do {
+            key = try configuration.apns.map { try $0.signingKey(environment: ProcessInfo.processInfo.environment) }
+        } catch {
+            Terminal.error("liveline bridge: \(error)")
+            throw ExitCode(2)
+        }
+        let endpoint: APNsEndpoint
+        var mock: MockAPNsServer?
+        var signingKey = key
+        let banner: String
+        if let apnsURL {
+            do { endpoint = try APNsEndpoint(url: apnsURL, trustedCertificates: caFile) } catch { throw ValidationError("\(error)") }
+            if signingKey == nil { signingKey = try Self.throwawayKey().key }
+            banner = apnsURL
+        } else if let apns = configuration.apns {
+            endpoint = apns.environment == .production ? .production : .sandbox
+            banner = "\(apns)"
+        } else {
+            let (throwaway, publicKey) = try Self.throwawayKey()
+            let started = try await EmbeddedMock.start(for: "bridge") { mockConfiguration in
+                mockConfiguration.authentication = .keys([ProviderKey(keyID: throwaway.keyID, teamID: throwaway.teamID, publicKey: publicKey)])
+            }
+            mock = started.server
+            endpoint = started.endpoint
+            signingKey = throwaway
+            banner = "embedded mock APNs \(started.server.baseURL) (no apns: in the configuration)"
+        }
+        let client = try APNsClient(
+            configuration: .init(endpoint: endpoint, signingKey: signingKey), eventLoopGroup: MultiThreadedEventLoopGroup.singleton
+        )
+        return (client, mock, banner)
+    }
+
+    private static func throwawayKey() throws -> (key: SigningKey, publicKey: P256.Signing.PublicKey) {
+        let privateKey = P256.Signing.PrivateKey()
+        return (try SigningKey(pem: privateKey.pemRepresentation, keyID: "LIVELINE01", teamID: "LIVELINETM"), privateKey.publicKey)
+    }
+}
+
+struct BridgeSendCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "send",
+        abstract: "Sign a webhook body with a source's scheme and post it to the bridge, as the sender would.",
+        discussion: "Prints the bridge's answer; exits 0 on a 2xx, 1 otherwise."
+    )
+
+    @OptionGroup var options: BridgeConfigOption
+
+    @Argument(help: ArgumentHelp("The source (a key under `sources:`).", valueName: "source"))
+    var source: String
+
+    @Argument(help: ArgumentHelp("The JSON body to send (- for standard input).", valueName: "file.json"))
+    var file: String
+
+    @Option(help: ArgumentHelp("The bridge's base URL (default: the configuration's listen address).", valueName: "url"))
+    var url: String?
+
+    @Option(help: ArgumentHelp("The webhook id for schemes that carry one (default: a new one).", valueName: "id"))
+    var id: String?
+
+    func run() async throws {
+        let configuration = try options.load()
+        guard let sourceConfiguration = configuration.source(named: source) else {
+            throw ValidationError("no source '\(source)' in \(options.config); it has \(configuration.sources.map(\.name).joined(separator: ", "))")
+        }
+        let body: [UInt8]
+        if file == "-" {
+            body = Array(FileHandle.standardInput.readDataToEndOfFile())
+        } else {
+            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
+            body = Array(data)
+        }
+        let base = url ?? "http://\(configuration.listen)"
+        let target = base.hasSuffix("/") ? base + "v1/webhooks/" + source : base + "/v1/webhooks/" + source
+        do {
+            let headers = try WebhookSigner(scheme: sourceConfiguration.scheme).sign(
+                body: body, url: target, now: Int64(Date().timeIntervalSince1970), id: id
+            )
+            let answer = try await WebhookSender().send(to: target, headers: headers, body: body)
+            Terminal.out("\(answer.status) \(answer.text)")
+            if !(200..<300).contains(answer.status) { throw ExitCode(1) }
+        } catch let error as WebhookSigningError {
+            Terminal.error("liveline bridge send: \(error)")
+            throw ExitCode(1)
+        } catch let error as WebhookSendError {
+            Terminal.error("liveline bridge send: \(error)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+struct BridgeDeadLettersCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dead-letters",
+        abstract: "List dead-lettered pushes, or replay them with each activity's current state.",
+        discussion: """
+        A replay never resends the stored payload: it sends what the activity shows now, with a
+        fresh timestamp, through a running bridge's outbox (the bridge must be running to send it).
+        """
+    )
+
+    enum Action: String, ExpressibleByArgument, CaseIterable {
+        case list, replay
+    }
+
+    @Argument(help: "list or replay.")
+    var action: Action
+
+    @OptionGroup var options: BridgeConfigOption
+
+    @Option(help: "At most this many.")
+    var limit = 100
+
+    func run() async throws {
+        let configuration = try options.load()
+        let store = try await options.openStore(configuration)
+        defer { Task { [store] in try? await store.close() } }
+        let letters = try await store.deadLetters(limit: limit)
+        switch action {
+        case .list:
+            if letters.isEmpty { Terminal.out("no dead letters") }
+            let format = ISO8601DateFormatter()
+            for letter in letters {
+                Terminal.out("#\(letter.id)  \(letter.push.activityKey)  \(letter.push.kind.rawValue)  \(letter.attempts) attempt(s)  failed \(format.string(from: letter.failedAt))\n    \(letter.lastError)")
+            }
+        case .replay:
+            let dispatcher = BridgeDispatcher(
+                store: store, catalog: StoryCatalog(sources: configuration.sources, topic: configuration.apns?.topic),
+                configuration: .init(instance: "dead-letters-\(ProcessInfo.processInfo.processIdentifier)")
+            )
+            var failed = false
+            for letter in letters {
+                switch try await dispatcher.replay(letter, now: Date()) {
+                case .queued(let pushes):
+                    Terminal.out("#\(letter.id) \(letter.push.activityKey): queued \(pushes) push(es) with the current state")
+                case .activityUnavailable:
+                    failed = true
+                    Terminal.out("#\(letter.id) \(letter.push.activityKey): not replayed: not registered, or a bridge is working on it (try again)")
+                case .nothingToSend(let reason):
+                    failed = true
+                    Terminal.out("#\(letter.id) \(letter.push.activityKey): not replayed: \(reason)")
+                }
+            }
+            if failed { throw ExitCode(1) }
+        }
+        try await store.close()
+    }
+}
