@@ -51,8 +51,8 @@ struct BridgeServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the webhook bridge until SIGTERM or Ctrl-C.",
         discussion: """
-        Without APNs credentials (no `apns:` in the configuration, no --apns-url) the pushes go to
-        an embedded mock APNs, so a demo needs no Apple account: GET /v1/activities/{key} shows
+        Without APNs credentials (no `apns:` in the configuration, no --apns-url) the pushes go to \
+        an embedded mock APNs, so a demo needs no Apple account: GET /v1/activities/{key} shows \
         what the device shows. Several instances may share a PostgreSQL store.
         """
     )
@@ -74,6 +74,9 @@ struct BridgeServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("How long a dead instance's work stays claimed before another takes it over.", valueName: "duration"))
     var lease = "30s"
 
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info (each webhook and registration), notice, warning or error.", valueName: "level"))
+    var logLevel = "info"
+
     func run() async throws {
         let configuration = try options.load()
         var bridgeOptions = BridgeService.Options()
@@ -88,8 +91,11 @@ struct BridgeServeCommand: AsyncParsableCommand {
         }
         let (client, mock, banner) = try await makeClient(configuration)
         let store = try await options.openStore(configuration)
+        guard let level = Logger.Level(rawValue: logLevel) else {
+            throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error")
+        }
         var logger = Logger(label: "liveline.bridge")
-        logger.logLevel = .info
+        logger.logLevel = level
         let service = BridgeService(configuration: configuration, store: store, client: client, options: bridgeOptions, logger: logger)
         let http = service.http
         let address = bridgeOptions.listen ?? configuration.listen
@@ -112,6 +118,9 @@ struct BridgeServeCommand: AsyncParsableCommand {
             await mock?.shutdown()
             try? await store.close()
             throw ExitCode(2)
+        }
+        if let counts = try? await store.counts() {
+            Terminal.out("stopped: \(counts.pendingEvents) event(s) and \(counts.outbox) push(es) wait in the store for the next start; \(counts.deadLetters) dead letter(s)")
         }
         await client.shutdown()
         await mock?.shutdown()
@@ -200,7 +209,7 @@ struct BridgeSendCommand: AsyncParsableCommand {
                 body: body, url: target, now: Int64(Date().timeIntervalSince1970), id: id
             )
             let answer = try await WebhookSender().send(to: target, headers: headers, body: body)
-            Terminal.out("\(answer.status) \(answer.text)")
+            Terminal.out("\(answer.status) \(answer.text.trimmingCharacters(in: .whitespacesAndNewlines))")
             if !(200..<300).contains(answer.status) { throw ExitCode(1) }
         } catch let error as WebhookSigningError {
             Terminal.error("liveline bridge send: \(error)")
@@ -217,7 +226,7 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
         commandName: "dead-letters",
         abstract: "List dead-lettered pushes, or replay them with each activity's current state.",
         discussion: """
-        A replay never resends the stored payload: it sends what the activity shows now, with a
+        A replay never resends the stored payload: it sends what the activity shows now, with a \
         fresh timestamp, through a running bridge's outbox (the bridge must be running to send it).
         """
     )
