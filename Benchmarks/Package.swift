@@ -10,6 +10,7 @@ let package = Package(
         .package(name: "Liveline", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark.git", from: "1.38.0", traits: ["MallocInterposer"]),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
         .executableTarget(
@@ -28,6 +29,12 @@ let package = Package(
                 .product(name: "LivelineAPNs", package: "Liveline"),
             ],
             path: "Tools/ClientThroughput"
+        ),
+        // The reference for the bridge's ingest benchmark (scripts/bench-bridge.sh).
+        .executableTarget(
+            name: "BareHummingbird",
+            dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+            path: "Tools/BareHummingbird"
         ),
         .executableTarget(
             name: "RealTimeAccuracy",

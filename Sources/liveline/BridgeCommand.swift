@@ -59,7 +59,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
 
     @OptionGroup var options: BridgeConfigOption
 
-    @Option(help: ArgumentHelp("Listen here instead of the configuration's `listen`.", valueName: "host:port"))
+    @Option(help: ArgumentHelp("Listen here instead of the configuration's `listen` (port 0: any free port, printed at start).", valueName: "host:port"))
     var listen: String?
 
     @Option(name: .customLong("apns-url"), help: ArgumentHelp("Send to this server instead of APNs, e.g. a mock: https://127.0.0.1:2197.", valueName: "url"))
@@ -86,8 +86,13 @@ struct BridgeServeCommand: AsyncParsableCommand {
         }
         bridgeOptions.lease = .milliseconds(leaseMillis)
         if let listen {
-            guard let address = ListenAddress(parsing: listen) else { throw ValidationError("--listen \(listen) is not host:port") }
-            bridgeOptions.listen = address
+            if let address = ListenAddress(parsing: listen) {
+                bridgeOptions.listen = address
+            } else if listen.hasSuffix(":0"), let address = ListenAddress(parsing: listen.dropLast() + "1") {
+                bridgeOptions.listen = ListenAddress(host: address.host, port: 0)
+            } else {
+                throw ValidationError("--listen \(listen) is not host:port")
+            }
         }
         let (client, mock, banner) = try await makeClient(configuration)
         let store = try await options.openStore(configuration)

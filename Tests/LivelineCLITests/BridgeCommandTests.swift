@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// `liveline bridge serve` and `bridge send` as a user runs them (the README's few lines), with
+/// curl as the app registering its token and reading what the device shows.
+@Suite struct BridgeCommandTests {
+    static func config(directory: URL) -> String {
+        """
+        liveline-bridge: 1
+        listen: 127.0.0.1:8080
+        store: sqlite:\(directory.path)/bridge.sqlite
+        api-keys: [sha256:c48a01f49fd0f2cc404bc3cbbc80e91457a3d41bb429a695243de4c61794155c]
+        sources:
+          doordash:
+            verify: header-value
+            secrets: [env:DOORDASH_WEBHOOK_AUTH]
+            event-type: /event_name
+            activity-key: /external_delivery_id
+            order-key: /event_name
+            order: status-rank
+            statuses: [DASHER_CONFIRMED, DASHER_PICKED_UP, DASHER_DROPPED_OFF]
+            scenario: \(CLI.packageRoot.path)/Scenarios/delivery.yaml
+            events:
+              DASHER_CONFIRMED: { trigger: courier-assigned }
+              DASHER_PICKED_UP: { trigger: picked-up, set: { eta: /dropoff_time_estimated } }
+              DASHER_DROPPED_OFF: { trigger: delivered }
+        """
+    }
+
+    static func curl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["curl", "-s", "--max-time", "10"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test func aWebhookBecomesAPushAndSIGINTStopsCleanly() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bridge-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("bridge.yaml")
+        try Self.config(directory: directory).write(to: config, atomically: true, encoding: .utf8)
+        let body = directory.appendingPathComponent("picked-up.json")
+        try #"{"event_name":"DASHER_PICKED_UP","external_delivery_id":"D-1","dropoff_time_estimated":"2027-01-15T18:40:00Z"}"#
+            .write(to: body, atomically: true, encoding: .utf8)
+        let environment = ["DOORDASH_WEBHOOK_AUTH": "Bearer dd-demo"]
+
+        let result = try await CLI.run(["bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0"], environment: environment, timeout: 60) { process, out in
+            guard await out.wait(for: "listening on http://127.0.0.1:"),
+                  let line = out.text.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
+                  let port = line.split(separator: ":").last.map(String.init)
+            else {
+                Issue.record("the bridge did not say where it listens: \(out.text)")
+                process.interrupt()
+                return
+            }
+            let base = "http://127.0.0.1:\(port)"
+            let token = String(repeating: "ab", count: 32)
+            let registered = (try? Self.curl([
+                "-X", "PUT", "\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key", "-H", "Content-Type: application/json",
+                "-d", #"{"update-token": "\#(token)"}"#,
+            ])) ?? ""
+            #expect(registered.contains(#""lifecycle":"pending""#), "\(registered)")
+            let sent = try? await CLI.run(["bridge", "send", "--config", config.path, "--url", base, "doordash", body.path], environment: environment)
+            #expect(sent?.status == 0)
+            #expect(sent?.stdout.hasPrefix("202 ") == true, "\(sent?.stdout ?? "") \(sent?.stderr ?? "")")
+            var shown = ""
+            for _ in 0..<100 {
+                shown = (try? Self.curl(["\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key"])) ?? ""
+                if shown.contains(#""last-push":{"#) { break }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(shown.contains(#""status":"on-the-way""#), "\(shown)")
+            #expect(shown.contains(#""status":200"#), "\(shown)")
+            // Without the key, the registry refuses.
+            let refused = (try? Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/v1/activities/D-1"])) ?? ""
+            #expect(refused == "401")
+            process.interrupt()
+        }
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("embedded mock APNs"))
+        #expect(result.stdout.contains("stopped: 0 event(s) and 0 push(es) wait in the store"), "\(result.stdout)")
+    }
+
+    @Test func aConfigurationErrorIsLocated() async throws {
+        let config = try CLI.file("liveline-bridge: 1\nlisten: nowhere\nsources: {}\n", suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: config) }
+        let result = try await CLI.run(["bridge", "serve", "--config", config.path])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("\(config.path):2:"), "\(result.stderr)")
+    }
+}

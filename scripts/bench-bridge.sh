@@ -1,0 +1,138 @@
+#!/usr/bin/env bash
+# The bridge's ingest benchmark (BENCHMARKS.md "Webhook bridge"): acknowledged webhooks per
+# second with durable commits, against a bare Hummingbird POST route on the same machine in the
+# same run (alternating rounds), then latency at half that rate, the receipt-to-APNs latency
+# from the bridge's own histogram, and the bridge's resident memory before and after.
+#
+# Every request is a distinct Standard Webhooks message with a valid signature
+# (scripts/bench-bridge-requests.py), spread over ACTIVITIES registered activities, so each 2xx
+# is a new event committed to the store, and the dispatcher turns them into pushes to the
+# embedded mock APNs while the load runs.
+#
+#   swift build -c release --product liveline
+#   (cd Benchmarks && swift build -c release --product BareHummingbird)
+#   scripts/bench-bridge.sh                       # SQLite
+#   STORE='postgres://liveline:liveline@127.0.0.1:5432/liveline_test' scripts/bench-bridge.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+LIVELINE=${LIVELINE:-.build/release/liveline}
+BARE=${BARE:-Benchmarks/.build/release/BareHummingbird}
+DURATION=${DURATION:-15}
+ROUNDS=${ROUNDS:-3}
+CONNECTIONS=${CONNECTIONS:-64}
+ACTIVITIES=${ACTIVITIES:-1000}
+PER_RUN=${PER_RUN:-600000}
+STORE=${STORE:-sqlite}
+BRIDGE_PORT=${BRIDGE_PORT:-18080}
+BARE_PORT=${BARE_PORT:-18090}
+
+work=$(mktemp -d /tmp/liveline-bench-bridge.XXXXXX)
+if [ "$STORE" = sqlite ]; then
+  store="sqlite:$work/bridge.sqlite"
+else
+  store="$STORE$( [[ "$STORE" == *\?* ]] && echo '&' || echo '?' )schema=bench_$(date +%s)"
+fi
+cat > "$work/bridge.yaml" <<YAML
+liveline-bridge: 1
+listen: 127.0.0.1:$BRIDGE_PORT
+store: $store
+api-keys: [sha256:$(printf %s bench-key | sha256sum | cut -d' ' -f1)]
+sources:
+  orders:
+    verify: standard-webhooks
+    secrets: [whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw]
+    tolerance: 30m
+    event-id: header:webhook-id
+    event-type: /type
+    activity-key: /data/order_id
+    order-key: /data/sequence
+    order: sequence
+    scenario: $PWD/Scenarios/delivery.yaml
+    events:
+      order.eta:
+        set: { minutesLeft: /data/minutes_left }
+YAML
+
+pids=()
+cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+trap cleanup EXIT
+
+"$LIVELINE" bridge serve --config "$work/bridge.yaml" --log-level warning > "$work/bridge.log" 2>&1 &
+bridge=$!; pids+=("$bridge")
+"$BARE" 127.0.0.1 "$BARE_PORT" > "$work/bare.log" 2>&1 &
+pids+=("$!")
+for _ in $(seq 100); do
+  curl -fs "http://127.0.0.1:$BRIDGE_PORT/healthz" >/dev/null 2>&1 && curl -s -o /dev/null "http://127.0.0.1:$BARE_PORT/" && break
+  sleep 0.2
+done
+python3 - "$BRIDGE_PORT" "$ACTIVITIES" <<'PY'
+import hashlib, json, sys, urllib.request
+port, count = sys.argv[1], int(sys.argv[2])
+for n in range(count):
+    token = hashlib.sha256(f"bench-{n}".encode()).hexdigest()
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/activities/order-{n}", method="PUT",
+        data=json.dumps({"update-token": token, "source": "orders"}).encode(),
+        headers={"authorization": "Bearer bench-key", "content-type": "application/json"})
+    urllib.request.urlopen(request).read()
+PY
+rss() { awk '/VmRSS/ {print $2}' "/proc/$bridge/status"; }
+echo "bridge RSS after start and registration: $(rss) kB"
+
+bare_file="$work/bare.body"
+echo '{"type":"order.eta","data":{"order_id":"order-1","sequence":1,"minutes_left":1}}' > "$bare_file"
+cat > "$work/bare.lua" <<LUA
+wrk.method = "POST"
+wrk.body = io.open("$bare_file"):read("*a")
+wrk.headers["Content-Type"] = "application/json"
+wrk.path = "/v1/webhooks/orders"
+LUA
+
+rate() { awk '/Requests\/sec/ {print $2}'; }
+run=0
+bridge_rates=(); bare_rates=()
+for round in $(seq "$ROUNDS"); do
+  run=$((run + 1))
+  python3 scripts/bench-bridge-requests.py "$PER_RUN" "$ACTIVITIES" "$work/requests-$run.txt"
+  b=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s "$work/bare.lua" "http://127.0.0.1:$BARE_PORT" | tee "$work/bare-$round.txt" | rate)
+  r=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench-bridge.lua "http://127.0.0.1:$BRIDGE_PORT" \
+      | tee "$work/bridge-$round.txt" | rate)
+  non2xx=$(awk '/Non-2xx/ {print $5}' "$work/bridge-$round.txt")
+  echo "round $round: bare Hummingbird ${b} req/s, bridge ${r} acknowledged/s (non-2xx: ${non2xx:-0}), ratio $(python3 -c "print(f'{$r/$b:.2f}')")"
+  bridge_rates+=("$r"); bare_rates+=("$b")
+done
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+bridge_median=$(median "${bridge_rates[@]}"); bare_median=$(median "${bare_rates[@]}")
+echo "median: bridge ${bridge_median}/s, bare ${bare_median}/s, ratio $(python3 -c "print(f'{$bridge_median/$bare_median:.2f}')")"
+
+# Latency at half the bridge's rate: each connection paced so that the whole is rate/2.
+half=$(python3 -c "print(int($bridge_median/2))")
+delay=$(python3 -c "print(max(1, int($CONNECTIONS*1000/($bridge_median/2))))")
+run=$((run + 1))
+python3 scripts/bench-bridge-requests.py "$PER_RUN" "$ACTIVITIES" "$work/requests-$run.txt"
+echo "at about ${half}/s (${CONNECTIONS} connections, ${delay} ms apart):"
+BRIDGE_DELAY_MS=$delay BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench-bridge.lua \
+  "http://127.0.0.1:$BRIDGE_PORT" | grep -E "Requests/sec|p50|Non-2xx" || true
+
+sleep 3
+curl -s "http://127.0.0.1:$BRIDGE_PORT/metrics" > "$work/metrics.txt"
+python3 - "$work/metrics.txt" <<'PY'
+import re, sys
+buckets, count = [], 0
+for line in open(sys.argv[1]):
+    m = re.match(r'liveline_receipt_to_apns_seconds_bucket\{le="([^"]+)"\} (\S+)', line)
+    if m:
+        buckets.append((float("inf") if m.group(1) == "+Inf" else float(m.group(1)), float(m.group(2))))
+    m = re.match(r'liveline_receipt_to_apns_seconds_count (\S+)', line)
+    if m:
+        count = float(m.group(1))
+if count:
+    for quantile in (0.5, 0.99):
+        bound = next(le for le, c in sorted(buckets) if c >= quantile * count)
+        print(f"receipt to APNs answer p{int(quantile*100)} <= {bound*1000:g} ms ({int(count)} pushes sent at once)")
+else:
+    print("no receipt-to-APNs samples")
+PY
+echo "bridge RSS at the end: $(rss) kB"
+curl -s "http://127.0.0.1:$BRIDGE_PORT/readyz"; echo
+echo "(work files in $work)"
