@@ -39,7 +39,7 @@ public final class BridgeDispatcher: Sendable {
         /// How often to look for work nobody rang about (deadlines, other instances' webhooks).
         public var pollInterval: Duration
 
-        public init(instance: String, lease: Duration = .seconds(30), batch: Int = 64, pollInterval: Duration = .milliseconds(100)) {
+        public init(instance: String, lease: Duration = .seconds(30), batch: Int = 256, pollInterval: Duration = .milliseconds(100)) {
             self.instance = instance
             self.lease = lease
             self.batch = max(1, batch)
@@ -86,7 +86,7 @@ public final class BridgeDispatcher: Sendable {
             do {
                 var report = try await dispatch(now: Date())
                 // A full batch means more may be waiting: go again at once.
-                while report.activities >= configuration.batch, !Task.isCancelled {
+                while report.activities + report.lostLeases >= configuration.batch, !Task.isCancelled {
                     report = try await dispatch(now: Date())
                 }
             } catch {
@@ -102,17 +102,19 @@ public final class BridgeDispatcher: Sendable {
         let work = try await store.claimActivities(
             limit: configuration.batch, instance: configuration.instance, lease: configuration.lease, now: now
         )
+        // Every step of the pass in one transaction: one fsync, however many activities.
+        let commits = work.map { step($0, now: now) }
+        let written = try await store.commitDispatch(commits, instance: configuration.instance)
         var report = PassReport()
-        for item in work {
-            let commit = step(item, now: now)
-            if try await store.commitDispatch(commit, instance: configuration.instance) {
+        for (commit, wasWritten) in zip(commits, written) {
+            if wasWritten {
                 report.activities += 1
                 report.applied += commit.applied.count
                 report.superseded += commit.superseded.count
                 report.pushes += commit.pushes.count
             } else {
                 report.lostLeases += 1
-                logger.warning("lost the lease of an activity before committing; another instance has it", metadata: ["activity": "\(item.record.key)"])
+                logger.warning("lost the lease of an activity before committing; another instance has it", metadata: ["activity": "\(commit.activityKey)"])
             }
         }
         if report.pushes > 0 { outboxSignal?.ring() }

@@ -12,10 +12,14 @@ enum JSONContentType {
     /// Whether a request with these headers may carry JSON.
     static func isAcceptable(_ headers: HTTPFields) -> Bool {
         guard let value = headers[.contentType] else { return true }
-        let mediaType = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let type = mediaType.trimmingCharacters(in: .whitespaces).lowercased()
+        // On every webhook: bytes, not Foundation's locale-aware string functions.
+        var type = value.utf8.prefix { $0 != UInt8(ascii: ";") }[...]
+        while let first = type.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { type = type.dropFirst() }
+        while let last = type.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { type = type.dropLast() }
         if type.isEmpty { return true }
-        return type == "application/json" || (type.hasPrefix("application/") && type.hasSuffix("+json"))
+        let lower = type.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }
+        if lower.elementsEqual("application/json".utf8) { return true }
+        return lower.starts(with: "application/".utf8) && lower.reversed().starts(with: "nosj+".utf8)
     }
 
     /// Refuses a declared type that is not JSON with 415.

@@ -69,7 +69,9 @@ struct WebhookIngest: Sendable {
                 reason: "no source is named '\(name.prefix(64))' here; this bridge has \(known.isEmpty ? "no sources" : known)"
             ).response
         }
-        logger[metadataKey: "source"] = .string(name)
+        // Per-request metadata costs a dictionary copy per key: set it only when the logs
+        // that carry it (info) are on.
+        if logger.logLevel <= .info { logger[metadataKey: "source"] = .string(name) }
         do {
             let (response, result) = try await ingest(request, source: source, logger: &logger)
             metrics.webhook(source: name, result: result)
@@ -102,9 +104,11 @@ struct WebhookIngest: Sendable {
         } catch {
             throw BridgeHTTPError(error)
         }
-        logger[metadataKey: "event"] = .string(mapped.eventID)
-        logger[metadataKey: "activity"] = .string(mapped.activityKey)
-        logger[metadataKey: "type"] = .string(mapped.eventType)
+        if logger.logLevel <= .info {
+            logger[metadataKey: "event"] = .string(mapped.eventID)
+            logger[metadataKey: "activity"] = .string(mapped.activityKey)
+            logger[metadataKey: "type"] = .string(mapped.eventType)
+        }
 
         let event = InboxEvent(
             source: source.configuration.name, eventID: mapped.eventID, eventType: mapped.eventType,
@@ -115,7 +119,9 @@ struct WebhookIngest: Sendable {
         do {
             stored = try await inbox.insert(event)
         } catch {
-            logger.error("webhook not stored", metadata: ["error": .string("\(error)")])
+            logger.error("webhook not stored", metadata: [
+                "error": .string("\(error)"), "source": .string(source.configuration.name), "event": .string(mapped.eventID),
+            ])
             throw BridgeHTTPError(
                 .serviceUnavailable, code: "store-unavailable",
                 reason: "the event could not be stored and is not acknowledged; send it again later")

@@ -90,47 +90,58 @@ extension SQLStore {
         return keys.compactMap { key in records[key].map { ActivityWork(record: $0, events: events[key] ?? []) } }
     }
 
-    public func commitDispatch(_ commit: DispatchCommit, instance: String) async throws -> Bool {
-        let key = SQLValue.text(commit.activityKey)
-        let now = SQLValue.millis(commit.now)
+    public func commitDispatch(_ commits: [DispatchCommit], instance: String) async throws -> [Bool] {
+        guard !commits.isEmpty else { return [] }
         let lock = driver.dialect.lockRowsSkipLocked.replacingOccurrences(of: " SKIP LOCKED", with: "")
         return try await transaction { tx in
-            let holder = try await tx.run("SELECT instance FROM activity_leases WHERE activity_key = $1 \(lock)", [key])
-            guard try holder.first?.text(0) == instance else { return false }
-            if !commit.applied.isEmpty {
-                try await tx.run(
-                    """
-                    UPDATE inbox_events SET state = 'applied', applied_at = $1
-                    WHERE state = 'pending' AND sequence IN (\(SQLDialect.placeholders(from: 2, count: commit.applied.count)))
-                    """,
-                    [now] + commit.applied.map(SQLValue.int)
-                )
+            var written: [Bool] = []
+            written.reserveCapacity(commits.count)
+            for commit in commits {
+                written.append(try await Self.write(commit, instance: instance, lock: lock, tx))
             }
-            for (sequence, reason) in commit.superseded {
-                try await tx.run(
-                    "UPDATE inbox_events SET state = 'superseded', reason = $2, applied_at = $3 WHERE sequence = $1 AND state = 'pending'",
-                    [.int(sequence), .text(reason), now]
-                )
-            }
+            return written
+        }
+    }
+
+    /// One step's writes inside `tx`, after checking the lease.
+    private static func write(_ commit: DispatchCommit, instance: String, lock: String, _ tx: any SQLTransaction) async throws -> Bool {
+        let key = SQLValue.text(commit.activityKey)
+        let now = SQLValue.millis(commit.now)
+        let holder = try await tx.run("SELECT instance FROM activity_leases WHERE activity_key = $1 \(lock)", [key])
+        guard try holder.first?.text(0) == instance else { return false }
+        if !commit.applied.isEmpty {
             try await tx.run(
                 """
-                UPDATE activities SET lifecycle = $2, engine_state = $3, next_deadline = $4, updated_at = $5,
-                       last_error = COALESCE($6, last_error)
-                WHERE key = $1
+                UPDATE inbox_events SET state = 'applied', applied_at = $1
+                WHERE state = 'pending' AND sequence IN (\(SQLDialect.placeholders(from: 2, count: commit.applied.count)))
                 """,
-                [key, .text(commit.lifecycle.rawValue), .bytes(commit.engineState), .millis(commit.nextDeadline), now, .optional(commit.error)]
+                [now] + commit.applied.map(SQLValue.int)
             )
-            for push in commit.pushes { _ = try await Self.insertPush(push, tx) }
-            if !commit.replacedDeadLetters.isEmpty {
-                try await tx.run(
-                    "DELETE FROM dead_letters WHERE id IN (\(SQLDialect.placeholders(from: 1, count: commit.replacedDeadLetters.count)))",
-                    commit.replacedDeadLetters.map(SQLValue.int)
-                )
-            }
-            if commit.releasesLease {
-                try await tx.run("UPDATE activity_leases SET instance = '', expires_at = 0 WHERE activity_key = $1", [key])
-            }
-            return true
         }
+        for (sequence, reason) in commit.superseded {
+            try await tx.run(
+                "UPDATE inbox_events SET state = 'superseded', reason = $2, applied_at = $3 WHERE sequence = $1 AND state = 'pending'",
+                [.int(sequence), .text(reason), now]
+            )
+        }
+        try await tx.run(
+            """
+            UPDATE activities SET lifecycle = $2, engine_state = $3, next_deadline = $4, updated_at = $5,
+                   last_error = COALESCE($6, last_error)
+            WHERE key = $1
+            """,
+            [key, .text(commit.lifecycle.rawValue), .bytes(commit.engineState), .millis(commit.nextDeadline), now, .optional(commit.error)]
+        )
+        for push in commit.pushes { _ = try await Self.insertPush(push, tx) }
+        if !commit.replacedDeadLetters.isEmpty {
+            try await tx.run(
+                "DELETE FROM dead_letters WHERE id IN (\(SQLDialect.placeholders(from: 1, count: commit.replacedDeadLetters.count)))",
+                commit.replacedDeadLetters.map(SQLValue.int)
+            )
+        }
+        if commit.releasesLease {
+            try await tx.run("UPDATE activity_leases SET instance = '', expires_at = 0 WHERE activity_key = $1", [key])
+        }
+        return true
     }
 }

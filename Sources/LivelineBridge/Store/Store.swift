@@ -45,9 +45,10 @@ public protocol Store: Sendable {
     /// nil when it is not registered or another instance holds it.
     func claimActivity(_ key: String, instance: String, lease: Duration, now: Date) async throws -> ActivityWork?
 
-    /// Writes one dispatch step in one transaction, if `instance` still holds the activity's
-    /// lease; returns false (and writes nothing) when the lease was lost to another instance.
-    func commitDispatch(_ commit: DispatchCommit, instance: String) async throws -> Bool
+    /// Writes dispatch steps of several activities in one transaction (one fsync for a whole
+    /// pass): each only if `instance` still holds that activity's lease. Returns, per commit,
+    /// whether it was written; a step whose lease was lost to another instance writes nothing.
+    func commitDispatch(_ commits: [DispatchCommit], instance: String) async throws -> [Bool]
 
     /// How many events of this activity wait in the inbox (neither applied nor superseded).
     func pendingEvents(for activityKey: String) async throws -> Int
@@ -104,4 +105,11 @@ public protocol Store: Sendable {
     /// Closes connections; the store is unusable afterwards. Call it before the last reference
     /// goes (sqlite-nio traps on an unclosed connection in debug builds).
     func close() async throws
+}
+
+extension Store {
+    /// Writes one dispatch step (see ``commitDispatch(_:instance:)-([DispatchCommit],_)``).
+    public func commitDispatch(_ commit: DispatchCommit, instance: String) async throws -> Bool {
+        try await commitDispatch([commit], instance: instance).first ?? false
+    }
 }

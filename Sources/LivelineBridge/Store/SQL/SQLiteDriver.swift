@@ -85,10 +85,17 @@ final class SQLiteDriver: SQLDriver {
         let connection: SQLiteConnection
         let name: String
 
+        /// `$N` → `?N`, byte for byte (on every statement, so not through Foundation).
+        static func sqlitePlaceholders(_ sql: String) -> String {
+            var bytes = Array(sql.utf8)
+            for index in bytes.indices where bytes[index] == UInt8(ascii: "$") { bytes[index] = UInt8(ascii: "?") }
+            return String(decoding: bytes, as: UTF8.self)
+        }
+
         func run(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
             // SQLite numbers `?NNN` placeholders by their digits; `$NNN` would be numbered by
             // first appearance instead.
-            let statement = sql.replacingOccurrences(of: "$", with: "?")
+            let statement = Self.sqlitePlaceholders(sql)
             let rows: [SQLiteRow]
             do {
                 rows = try await connection.query(statement, binds.map(Self.sqlite))
