@@ -25,6 +25,9 @@ ACTIVITIES=${ACTIVITIES:-1000}
 PER_RUN=${PER_RUN:-600000}
 STORE=${STORE:-sqlite}
 BRIDGE_PORT=${BRIDGE_PORT:-18080}
+# REGISTER=0 leaves the activities unregistered: events are stored and wait, nothing is pushed
+# (ingest alone, without the dispatcher and the embedded mock sharing the CPU).
+REGISTER=${REGISTER:-1}
 BARE_PORT=${BARE_PORT:-18090}
 
 work=$(mktemp -d /tmp/liveline-bench-bridge.XXXXXX)
@@ -66,7 +69,7 @@ for _ in $(seq 100); do
   curl -fs "http://127.0.0.1:$BRIDGE_PORT/healthz" >/dev/null 2>&1 && curl -s -o /dev/null "http://127.0.0.1:$BARE_PORT/" && break
   sleep 0.2
 done
-python3 - "$BRIDGE_PORT" "$ACTIVITIES" <<'PY'
+[ "$REGISTER" = 1 ] && python3 - "$BRIDGE_PORT" "$ACTIVITIES" <<'PY'
 import hashlib, json, sys, urllib.request
 port, count = sys.argv[1], int(sys.argv[2])
 for n in range(count):
@@ -79,22 +82,15 @@ PY
 rss() { awk '/VmRSS/ {print $2}' "/proc/$bridge/status"; }
 echo "bridge RSS after start and registration: $(rss) kB"
 
-bare_file="$work/bare.body"
-echo '{"type":"order.eta","data":{"order_id":"order-1","sequence":1,"minutes_left":1}}' > "$bare_file"
-cat > "$work/bare.lua" <<LUA
-wrk.method = "POST"
-wrk.body = io.open("$bare_file"):read("*a")
-wrk.headers["Content-Type"] = "application/json"
-wrk.path = "/v1/webhooks/orders"
-LUA
-
 rate() { awk '/Requests\/sec/ {print $2}'; }
 run=0
 bridge_rates=(); bare_rates=()
 for round in $(seq "$ROUNDS"); do
   run=$((run + 1))
   python3 scripts/bench-bridge-requests.py "$PER_RUN" "$ACTIVITIES" "$work/requests-$run.txt"
-  b=$(wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s "$work/bare.lua" "http://127.0.0.1:$BARE_PORT" | tee "$work/bare-$round.txt" | rate)
+  # The same script and requests for both, so wrk's own work per request is the same.
+  b=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench-bridge.lua "http://127.0.0.1:$BARE_PORT" \
+      | tee "$work/bare-$round.txt" | rate)
   r=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench-bridge.lua "http://127.0.0.1:$BRIDGE_PORT" \
       | tee "$work/bridge-$round.txt" | rate)
   non2xx=$(awk '/Non-2xx/ {print $5}' "$work/bridge-$round.txt")
