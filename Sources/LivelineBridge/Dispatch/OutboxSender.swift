@@ -96,35 +96,48 @@ public final class OutboxSender: Sendable {
         var report = PassReport()
         report.claimed = claimed.count
         guard !claimed.isEmpty else { return report }
-        let outcomes = try await withThrowingTaskGroup(of: Outcome.self) { group in
+        // Send concurrently; record every answer of the pass in one transaction.
+        let decisions = await withTaskGroup(of: Decision.self) { group in
             for push in claimed {
-                group.addTask { try await self.deliver(push, now: now) }
+                group.addTask { await self.deliver(push, now: now) }
             }
-            var outcomes: [Outcome] = []
-            for try await outcome in group { outcomes.append(outcome) }
-            return outcomes
+            var decisions: [Decision] = []
+            for await decision in group { decisions.append(decision) }
+            return decisions
         }
-        for outcome in outcomes {
-            switch outcome {
-            case .sent: report.sent += 1
-            case .retried: report.retried += 1
-            case .deadLettered: report.deadLettered += 1
+        let results = try await store.recordPushOutcomes(decisions.map(\.outcome))
+        for (decision, result) in zip(decisions, results) {
+            switch result {
+            case nil:
+                report.sent += 1
+            case .deadLettered?:
+                report.deadLettered += 1
+                observer.deadLettered()
+                logger.warning("a push went to the dead letters", metadata: ["error": "\(decision.error ?? "")"])
+            case .retryScheduled?, .notFound?:
+                report.retried += 1
+                observer.retried(reason: decision.retryReason)
             }
         }
         return report
     }
 
-    private enum Outcome {
-        case sent, retried, deadLettered
+    /// What to record for one push, and what to report about it.
+    private struct Decision: Sendable {
+        var outcome: PushOutcome
+        var error: String?
+        var retryReason: String
     }
 
-    private func deliver(_ claimed: ClaimedPush, now: Date) async throws -> Outcome {
+    /// Sends one push and decides what its answer means; records nothing.
+    private func deliver(_ claimed: ClaimedPush, now: Date) async -> Decision {
         guard let request = request(for: claimed) else {
-            // The target vanished between the claim and now: give the claim back for later.
-            _ = try await store.markPushFailed(
-                claimed.id, answer: nil, error: "no token to send to", retryAt: now, maxAttempts: configuration.retry.maxAttempts + 1
+            // The target vanished between the claim and now: give the claim back for later
+            // (the attempt is counted, but never sends it to the dead letters).
+            return Decision(
+                outcome: .failed(claimed.id, answer: nil, error: "no token to send to", retryAt: now, maxAttempts: .max),
+                error: nil, retryReason: "no token"
             )
-            return .retried
         }
         let result: Result<APNsResponse, any Error>
         do {
@@ -137,54 +150,45 @@ public final class OutboxSender: Sendable {
         case .success(let response):
             let answer = PushAnswer(at: answeredAt, status: response.status, reason: response.reason?.rawValue, apnsID: response.apnsID)
             observer.pushAnswered(status: response.status, reason: response.reason?.rawValue)
-            let described = "APNs answered \(response.status) \(response.reason?.rawValue ?? "") from \(host)"
-                .replacingOccurrences(of: "  ", with: " ")
+            let described = "APNs answered \(response.status)\(response.reason.map { " \($0.rawValue)" } ?? "") from \(host)"
             switch APNsDisposition(response) {
             case .delivered:
-                try await store.markPushSent(claimed.id, answer: answer)
                 if let receivedAt = claimed.push.receivedAt {
                     observer.receiptToAnswer(seconds: max(0, answeredAt.timeIntervalSince(receivedAt)))
                 }
-                return .sent
+                return Decision(outcome: .sent(claimed.id, answer: answer), error: nil, retryReason: "")
             case .retry, .renewTokenAndRetry:
-                return try await retry(claimed, answer: answer, error: described, now: now)
+                return retry(claimed, answer: answer, error: described, now: now)
             case .configurationError(let advice):
                 logger.error("APNs refused the setup", metadata: ["advice": "\(advice)"])
-                return try await retry(claimed, answer: answer, error: "\(described): \(advice)", now: now)
+                return retry(claimed, answer: answer, error: "\(described): \(advice)", now: now)
             case .tokenGone:
-                _ = try await store.markPushUndeliverable(
-                    claimed.id, answer: answer, error: "\(described): the token is no longer valid; register a new one",
-                    forgetToken: true, now: answeredAt
+                let error = "\(described): the token is no longer valid; register a new one"
+                return Decision(
+                    outcome: .undeliverable(claimed.id, answer: answer, error: error, forgetToken: true, now: answeredAt),
+                    error: error, retryReason: ""
                 )
-                observer.deadLettered()
-                return .deadLettered
             case .rejected:
-                _ = try await store.markPushUndeliverable(claimed.id, answer: answer, error: described, forgetToken: false, now: answeredAt)
-                observer.deadLettered()
-                return .deadLettered
+                return Decision(
+                    outcome: .undeliverable(claimed.id, answer: answer, error: described, forgetToken: false, now: answeredAt),
+                    error: described, retryReason: ""
+                )
             }
         case .failure(let error):
             observer.pushAnswered(status: 0, reason: "transport")
-            return try await retry(claimed, answer: nil, error: "\(error)", now: now)
+            return retry(claimed, answer: nil, error: "\(error)", now: now)
         }
     }
 
-    private func retry(_ claimed: ClaimedPush, answer: PushAnswer?, error: String, now: Date) async throws -> Outcome {
-        let attempt = claimed.attempts + 2
-        let delay = configuration.retry.delay(beforeAttempt: attempt, random: Double.random(in: 0..<1))
-        let outcome = try await store.markPushFailed(
-            claimed.id, answer: answer, error: error, retryAt: now.addingTimeInterval(Double(delay) / 1000),
-            maxAttempts: configuration.retry.maxAttempts
+    private func retry(_ claimed: ClaimedPush, answer: PushAnswer?, error: String, now: Date) -> Decision {
+        let delay = configuration.retry.delay(beforeAttempt: claimed.attempts + 2, random: Double.random(in: 0..<1))
+        return Decision(
+            outcome: .failed(
+                claimed.id, answer: answer, error: error, retryAt: now.addingTimeInterval(Double(delay) / 1000),
+                maxAttempts: configuration.retry.maxAttempts
+            ),
+            error: error, retryReason: answer?.reason ?? (answer.map { "status \($0.status)" } ?? "transport")
         )
-        switch outcome {
-        case .deadLettered:
-            observer.deadLettered()
-            logger.warning("a push went to the dead letters after its last attempt", metadata: ["error": "\(error)"])
-            return .deadLettered
-        case .retryScheduled, .notFound:
-            observer.retried(reason: answer?.reason ?? (answer == nil ? "transport" : "status \(answer?.status ?? 0)"))
-            return .retried
-        }
     }
 
     /// The APNs request for a claimed push and its activity's current target.

@@ -73,6 +73,17 @@ public struct PushAnswer: Sendable, Hashable {
     }
 }
 
+/// What to record for one sent push; ``Store/recordPushOutcomes(_:)`` writes many in one
+/// transaction.
+public enum PushOutcome: Sendable, Hashable {
+    /// Delivered: as ``Store/markPushSent(_:answer:)``.
+    case sent(Int64, answer: PushAnswer)
+    /// As ``Store/markPushFailed(_:answer:error:retryAt:maxAttempts:)``.
+    case failed(Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int)
+    /// As ``Store/markPushUndeliverable(_:answer:error:forgetToken:now:)``.
+    case undeliverable(Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date)
+}
+
 /// What became of a failed push.
 public enum PushFailureOutcome: Sendable, Hashable {
     /// Pending again, due at the retry time; `attempts` failed so far.

@@ -64,50 +64,85 @@ extension SQLStore {
     }
 
     public func markPushSent(_ id: Int64, answer: PushAnswer) async throws {
-        try await transaction { tx in
-            guard let row = try await tx.run("DELETE FROM outbox WHERE id = $1 RETURNING activity_key", [.int(id)]).first else { return }
-            try await Self.recordOnActivity(tx, key: try row.text(0), answer: answer, error: nil)
-        }
+        try await transaction { tx in try await Self.sent(id, answer: answer, tx) }
     }
 
     public func markPushFailed(
         _ id: Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int
     ) async throws -> PushFailureOutcome {
         try await transaction { tx in
-            guard let row = try await tx.run(
-                """
-                UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_by = '', claim_expires_at = 0
-                WHERE id = $1 RETURNING attempts, activity_key
-                """,
-                [.int(id), .text(error)]
-            ).first else { return .notFound }
-            let attempts = Int(try row.int(0))
-            try await Self.recordOnActivity(tx, key: try row.text(1), answer: answer, error: error)
-            guard attempts >= maxAttempts else {
-                try await tx.run("UPDATE outbox SET due_at = $2 WHERE id = $1", [.int(id), .millis(retryAt)])
-                return .retryScheduled(attempts: attempts)
-            }
-            return .deadLettered(id: try await Self.moveToDeadLetters(id, failedAt: answer?.at ?? retryAt, tx))
+            try await Self.failed(id, answer: answer, error: error, retryAt: retryAt, maxAttempts: maxAttempts, tx)
         }
     }
 
     public func markPushUndeliverable(_ id: Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date) async throws -> Int64? {
         try await transaction { tx in
-            guard let row = try await tx.run(
-                """
-                UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_by = '', claim_expires_at = 0
-                WHERE id = $1 RETURNING activity_key, kind
-                """,
-                [.int(id), .text(error)]
-            ).first else { return nil }
-            let key = try row.text(0)
-            try await Self.recordOnActivity(tx, key: key, answer: answer, error: error)
-            if forgetToken {
-                let column = try row.text(1) == PushEvent.start.rawValue ? "push_to_start_token" : "update_token"
-                try await tx.run("UPDATE activities SET \(column) = NULL WHERE key = $1", [.text(key)])
-            }
-            return try await Self.moveToDeadLetters(id, failedAt: answer?.at ?? now, tx)
+            try await Self.undeliverable(id, answer: answer, error: error, forgetToken: forgetToken, now: now, tx)
         }
+    }
+
+    public func recordPushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?] {
+        guard !outcomes.isEmpty else { return [] }
+        return try await transaction { tx in
+            var results: [PushFailureOutcome?] = []
+            results.reserveCapacity(outcomes.count)
+            for outcome in outcomes {
+                switch outcome {
+                case .sent(let id, let answer):
+                    try await Self.sent(id, answer: answer, tx)
+                    results.append(nil)
+                case .failed(let id, let answer, let error, let retryAt, let maxAttempts):
+                    results.append(try await Self.failed(id, answer: answer, error: error, retryAt: retryAt, maxAttempts: maxAttempts, tx))
+                case .undeliverable(let id, let answer, let error, let forgetToken, let now):
+                    let letter = try await Self.undeliverable(id, answer: answer, error: error, forgetToken: forgetToken, now: now, tx)
+                    results.append(letter.map { .deadLettered(id: $0) } ?? .notFound)
+                }
+            }
+            return results
+        }
+    }
+
+    private static func sent(_ id: Int64, answer: PushAnswer, _ tx: any SQLTransaction) async throws {
+        guard let row = try await tx.run("DELETE FROM outbox WHERE id = $1 RETURNING activity_key", [.int(id)]).first else { return }
+        try await recordOnActivity(tx, key: try row.text(0), answer: answer, error: nil)
+    }
+
+    private static func failed(
+        _ id: Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int, _ tx: any SQLTransaction
+    ) async throws -> PushFailureOutcome {
+        guard let row = try await tx.run(
+            """
+            UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_by = '', claim_expires_at = 0
+            WHERE id = $1 RETURNING attempts, activity_key
+            """,
+            [.int(id), .text(error)]
+        ).first else { return .notFound }
+        let attempts = Int(try row.int(0))
+        try await recordOnActivity(tx, key: try row.text(1), answer: answer, error: error)
+        guard attempts >= maxAttempts else {
+            try await tx.run("UPDATE outbox SET due_at = $2 WHERE id = $1", [.int(id), .millis(retryAt)])
+            return .retryScheduled(attempts: attempts)
+        }
+        return .deadLettered(id: try await moveToDeadLetters(id, failedAt: answer?.at ?? retryAt, tx))
+    }
+
+    private static func undeliverable(
+        _ id: Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date, _ tx: any SQLTransaction
+    ) async throws -> Int64? {
+        guard let row = try await tx.run(
+            """
+            UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_by = '', claim_expires_at = 0
+            WHERE id = $1 RETURNING activity_key, kind
+            """,
+            [.int(id), .text(error)]
+        ).first else { return nil }
+        let key = try row.text(0)
+        try await recordOnActivity(tx, key: key, answer: answer, error: error)
+        if forgetToken {
+            let column = try row.text(1) == PushEvent.start.rawValue ? "push_to_start_token" : "update_token"
+            try await tx.run("UPDATE activities SET \(column) = NULL WHERE key = $1", [.text(key)])
+        }
+        return try await moveToDeadLetters(id, failedAt: answer?.at ?? now, tx)
     }
 
     /// Moves a push from the outbox to the dead letters; returns the dead letter's id.

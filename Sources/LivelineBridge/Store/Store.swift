@@ -83,6 +83,9 @@ public protocol Store: Sendable {
     /// went to, so nothing more is sent there until a new one is registered. Returns the dead
     /// letter's id, or nil when the push is no longer in the outbox.
     func markPushUndeliverable(_ id: Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date) async throws -> Int64?
+    /// Records the outcomes of many sends in one transaction (one fsync for a whole pass of
+    /// the sender); per outcome, nil for `.sent`, else what became of the push.
+    func recordPushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?]
     /// Dead letters, oldest first.
     func deadLetters(limit: Int) async throws -> [DeadLetter]
     /// Deletes a dead letter; whether it existed.

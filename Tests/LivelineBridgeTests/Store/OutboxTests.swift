@@ -116,4 +116,33 @@ import Testing
             #expect(try await store.deadLetters(limit: 10).map(\.push.kind) == [.update])
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func outcomesOfAWholePassAreRecordedTogether(_ kind: StoreKind) async throws {
+        try await F.withStore(kind) { store in
+            for key in ["a", "b", "c"] {
+                _ = try await store.registerActivity(
+                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"), now: F.epoch
+                )
+            }
+            let a = try await store.enqueuePush(Self.push("a")), b = try await store.enqueuePush(Self.push("b"))
+            let c = try await store.enqueuePush(Self.push("c"))
+            let now = F.epoch.addingTimeInterval(1)
+            let results = try await store.recordPushOutcomes([
+                .sent(a, answer: PushAnswer(at: now, status: 200)),
+                .failed(b, answer: PushAnswer(at: now, status: 503, reason: "ServiceUnavailable"), error: "503", retryAt: now, maxAttempts: 3),
+                .undeliverable(c, answer: PushAnswer(at: now, status: 410, reason: "Unregistered"), error: "410", forgetToken: true, now: now),
+            ])
+            #expect(results.count == 3)
+            #expect(results[0] == nil)
+            #expect(results[1] == .retryScheduled(attempts: 1))
+            guard case .deadLettered? = results[2] else {
+                Issue.record("expected a dead letter, got \(String(describing: results[2]))")
+                return
+            }
+            #expect(try await store.activity("a")?.lastPush?.status == 200)
+            #expect(try await store.activity("c")?.updateToken == nil)
+            #expect(try await store.counts() == StoreCounts(pendingEvents: 0, outbox: 1, deadLetters: 1, activities: 3))
+        }
+    }
 }
