@@ -251,11 +251,23 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.load()
         let store = try await options.openStore(configuration)
-        defer { Task { [store] in try? await store.close() } }
+        let failed: Bool
+        do {
+            failed = try await run(on: store, configuration: configuration)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        try await store.close()
+        if failed { throw ExitCode(1) }
+    }
+
+    /// Lists or replays; returns whether a replay was refused.
+    private func run(on store: SQLStore, configuration: BridgeConfiguration) async throws -> Bool {
         let letters = try await store.deadLetters(limit: limit)
+        if letters.isEmpty { Terminal.out("no dead letters") }
         switch action {
         case .list:
-            if letters.isEmpty { Terminal.out("no dead letters") }
             let format = ISO8601DateFormatter()
             for letter in letters {
                 Terminal.out("#\(letter.id)  \(letter.push.activityKey)  \(letter.push.kind.rawValue)  \(letter.attempts) attempt(s)  failed \(format.string(from: letter.failedAt))\n    \(letter.lastError)")
@@ -278,8 +290,8 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
                     Terminal.out("#\(letter.id) \(letter.push.activityKey): not replayed: \(reason)")
                 }
             }
-            if failed { throw ExitCode(1) }
+            return failed
         }
-        try await store.close()
+        return false
     }
 }
