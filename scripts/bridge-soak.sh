@@ -50,13 +50,14 @@ python3 scripts/bench-bridge-requests.py $((RATE * SECONDS_TOTAL * 12 / 10)) 100
 delay=$((CONNECTIONS * 1000 / RATE))
 BRIDGE_DELAY_MS=$delay BRIDGE_REQUESTS="$work/requests.txt" wrk -t1 -c$CONNECTIONS -d"${SECONDS_TOTAL}s" -s scripts/bench-bridge.lua \
   "http://127.0.0.1:$PORT" > "$work/wrk.txt" &
+load=$!
 samples=()
 for ((t = 0; t <= SECONDS_TOTAL; t += 30)); do
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$bridge/status")
   samples+=("$rss"); echo "t=${t}s RSS ${rss} kB"
   [ "$t" -lt "$SECONDS_TOTAL" ] && sleep 30
 done
-wait
+wait "$load"
 grep -E "Requests/sec|Non-2xx|p50" "$work/wrk.txt" || true
 printf '%s\n' "${samples[@]}" | awk 'NR==1 {first=$1} {if ($1>peak) peak=$1; last=$1} END {printf "RSS first %d kB, peak %d kB, last %d kB\n", first, peak, last}'
 curl -s "http://127.0.0.1:$PORT/readyz"; echo
