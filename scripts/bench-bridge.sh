@@ -15,6 +15,7 @@
 #   STORE='postgres://liveline:liveline@127.0.0.1:5432/liveline_test' scripts/bench-bridge.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. scripts/bridge-bench-common.sh
 
 LIVELINE=${LIVELINE:-.build/release/liveline}
 BARE=${BARE:-Benchmarks/.build/release/BareHummingbird}
@@ -36,26 +37,7 @@ if [ "$STORE" = sqlite ]; then
 else
   store="$STORE$( [[ "$STORE" == *\?* ]] && echo '&' || echo '?' )schema=bench_$(date +%s)"
 fi
-cat > "$work/bridge.yaml" <<YAML
-liveline-bridge: 1
-listen: 127.0.0.1:$BRIDGE_PORT
-store: $store
-api-keys: [sha256:$(printf %s bench-key | sha256sum | cut -d' ' -f1)]
-sources:
-  orders:
-    verify: standard-webhooks
-    secrets: [whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw]
-    tolerance: 30m
-    event-id: header:webhook-id
-    event-type: /type
-    activity-key: /data/order_id
-    order-key: /data/sequence
-    order: sequence
-    scenario: $PWD/Scenarios/delivery.yaml
-    events:
-      order.eta:
-        set: { minutesLeft: /data/minutes_left }
-YAML
+bridge_config "$work/bridge.yaml" "$BRIDGE_PORT" "$store"
 
 pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
@@ -69,16 +51,7 @@ for _ in $(seq 100); do
   curl -fs "http://127.0.0.1:$BRIDGE_PORT/healthz" >/dev/null 2>&1 && curl -s -o /dev/null "http://127.0.0.1:$BARE_PORT/" && break
   sleep 0.2
 done
-[ "$REGISTER" = 1 ] && python3 - "$BRIDGE_PORT" "$ACTIVITIES" <<'PY'
-import hashlib, json, sys, urllib.request
-port, count = sys.argv[1], int(sys.argv[2])
-for n in range(count):
-    token = hashlib.sha256(f"bench-{n}".encode()).hexdigest()
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/v1/activities/order-{n}", method="PUT",
-        data=json.dumps({"update-token": token, "source": "orders"}).encode(),
-        headers={"authorization": "Bearer bench-key", "content-type": "application/json"})
-    urllib.request.urlopen(request).read()
-PY
+[ "$REGISTER" = 1 ] && register_activities "$BRIDGE_PORT" "$ACTIVITIES"
 rss() { awk '/VmRSS/ {print $2}' "/proc/$bridge/status"; }
 echo "bridge RSS after start and registration: $(rss) kB"
 

@@ -110,11 +110,8 @@ struct WebhookIngest: Sendable {
             logger[metadataKey: "type"] = .string(mapped.eventType)
         }
 
-        let event = InboxEvent(
-            source: source.configuration.name, eventID: mapped.eventID, eventType: mapped.eventType,
-            activityKey: mapped.activityKey,
-            orderKey: InboxOrder.key(mapped.orderKey, sourceIsOrdered: source.configuration.order != nil, receivedAt: receivedAt),
-            receivedAt: receivedAt, body: body, headers: source.keptHeaders.select(from: request.headers))
+        let event = mapped.inboxEvent(
+            source: source.configuration, body: body, headers: source.keptHeaders.select(from: request.headers), receivedAt: receivedAt)
         let stored: InsertResult
         do {
             stored = try await inbox.insert(event)

@@ -11,7 +11,7 @@ public struct ActivityWork: Sendable, Hashable {
 /// One dispatch step of one activity, written in one transaction: the events it applied or
 /// superseded, the engine state after them, and the pushes they decided. Either all of it is
 /// committed or none, so a crash between deciding a push and storing it cannot happen.
-public struct DispatchCommit: Sendable, Hashable {
+public struct DispatchCommit: Sendable {
     public var activityKey: String
     public var applied: [Int64]
     /// Events kept but not applied, each with why (older than one applied, activity ended…).
@@ -45,20 +45,6 @@ public struct DispatchCommit: Sendable, Hashable {
         self.error = error
         self.now = now
         self.releasesLease = releasesLease
-    }
-
-    public static func == (a: DispatchCommit, b: DispatchCommit) -> Bool {
-        a.activityKey == b.activityKey && a.applied == b.applied && a.superseded.map(\.sequence) == b.superseded.map(\.sequence)
-            && a.superseded.map(\.reason) == b.superseded.map(\.reason) && a.lifecycle == b.lifecycle
-            && a.engineState == b.engineState && a.nextDeadline == b.nextDeadline && a.pushes == b.pushes
-            && a.replacedDeadLetters == b.replacedDeadLetters && a.error == b.error && a.now == b.now
-            && a.releasesLease == b.releasesLease
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(activityKey)
-        hasher.combine(applied)
-        hasher.combine(engineState)
     }
 }
 

@@ -35,10 +35,7 @@ extension SQLStore {
                 [.int(nowMillis), .int(Int64(max(limit, 0)))]
             ).map { try $0.text(0) }
             guard !keys.isEmpty else { return [] }
-            try await tx.run(
-                "UPDATE activity_leases SET instance = $1, expires_at = $2 WHERE activity_key IN (\(SQLDialect.placeholders(from: 3, count: keys.count)))",
-                [.text(instance), .int(expires)] + keys.map(SQLValue.text)
-            )
+            try await Self.lease(keys, to: instance, until: expires, tx)
             return try await Self.work(for: keys, tx)
         }
     }
@@ -54,10 +51,7 @@ extension SQLStore {
             )
             guard !free.isEmpty else { return nil }
             guard let work = try await Self.work(for: [key], tx).first else { return nil }
-            try await tx.run(
-                "UPDATE activity_leases SET instance = $1, expires_at = $2 WHERE activity_key = $3",
-                [.text(instance), .int(nowMillis + StoreTime.millis(lease)), .text(key)]
-            )
+            try await Self.lease([key], to: instance, until: nowMillis + StoreTime.millis(lease), tx)
             return work
         }
     }

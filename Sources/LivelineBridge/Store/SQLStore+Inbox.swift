@@ -72,11 +72,7 @@ extension SQLStore {
                 [.int(nowMillis), .int(Int64(max(limit, 0)))]
             ).map { try $0.text(0) }
             guard !keys.isEmpty else { return [] }
-            let keyList = SQLDialect.placeholders(from: 3, count: keys.count)
-            try await tx.run(
-                "UPDATE activity_leases SET instance = $1, expires_at = $2 WHERE activity_key IN (\(keyList))",
-                [.text(instance), .int(expires)] + keys.map(SQLValue.text)
-            )
+            try await Self.lease(keys, to: instance, until: expires, tx)
             let rows = try await tx.run(
                 """
                 SELECT sequence, source, event_id, event_type, activity_key, order_key, received_at, body, headers
@@ -96,6 +92,14 @@ extension SQLStore {
             }
             return keys.map { ClaimedActivity(activityKey: $0, events: byKey[$0] ?? []) }
         }
+    }
+
+    /// Leases `keys` to `instance` until `expires` (milliseconds) in `tx`.
+    static func lease(_ keys: [String], to instance: String, until expires: Int64, _ tx: any SQLTransaction) async throws {
+        try await tx.run(
+            "UPDATE activity_leases SET instance = $1, expires_at = $2 WHERE activity_key IN (\(SQLDialect.placeholders(from: 3, count: keys.count)))",
+            [.text(instance), .int(expires)] + keys.map(SQLValue.text)
+        )
     }
 
     public func markApplied(_ sequences: [Int64], instance: String) async throws -> Int {
