@@ -47,7 +47,7 @@ public struct ActivityEngine: Sendable {
 
     /// A push being gathered: the beats merged so far and when it goes. Kept in place with an
     /// `active` flag rather than as an optional, so merging a beat mutates it without copies.
-    struct Pending: Sendable, Hashable, Codable {
+    struct Pending: Sendable, Hashable {
         var active = false
         var kind: PushReason.Kind = .beat
         var merged = 0

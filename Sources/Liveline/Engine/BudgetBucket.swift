@@ -10,7 +10,7 @@
 ///
 /// The arithmetic is exact: the level is kept in units where one millisecond adds `perHour`
 /// units and one token is 3,600,000 units, so refills never drift and replays are identical.
-public struct BudgetBucket: Sendable, Hashable, Codable {
+public struct BudgetBucket: Sendable, Hashable {
     /// Tokens added per hour, which is also the capacity.
     public let perHour: Int
     /// The level at `updated`, in units (one token = `unitsPerToken`).
@@ -67,5 +67,26 @@ public struct BudgetBucket: Sendable, Hashable, Codable {
         let missing = Self.unitsPerToken - units
         let rate = Int64(perHour)
         return now + (missing + rate - 1) / rate
+    }
+}
+
+extension BudgetBucket {
+    /// Writes the bucket's exact level, for an engine snapshot.
+    public func write(to writer: inout CompactWriter) {
+        writer.int(perHour)
+        writer.int(units)
+        writer.int(updated)
+    }
+
+    /// The bucket ``write(to:)`` wrote.
+    public init(reading reader: inout CompactReader) throws(CompactDecodingError) {
+        let perHour = try reader.int()
+        guard (0...1_000_000).contains(perHour) else { throw reader.error("a budget of 0 to 1,000,000 pushes an hour") }
+        self.perHour = perHour
+        units = try reader.int64()
+        updated = try reader.int64()
+        guard units >= 0, units <= Int64(perHour) * Self.unitsPerToken else {
+            throw reader.error("a budget level between 0 and \(perHour) tokens")
+        }
     }
 }

@@ -249,14 +249,7 @@ public final class BridgeDispatcher: Sendable {
         }
         errors += sink.problems
         state.engine = engine.snapshot
-        let encoded: [UInt8]
-        do {
-            encoded = try state.encoded()
-        } catch {
-            // Cannot happen with the types involved; keep the old state rather than lose it.
-            encoded = record.engineState ?? []
-            errors.append("the engine state could not be encoded: \(error)")
-        }
+        let encoded = state.encoded()
         let wake = engine.nextWake
         return DispatchCommit(
             activityKey: record.key, applied: applied, superseded: superseded, lifecycle: engine.lifecycle,
