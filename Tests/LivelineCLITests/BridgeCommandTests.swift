@@ -87,6 +87,64 @@ import Testing
         #expect(result.stdout.contains("stopped: 0 event(s) and 0 push(es) wait in the store"), "\(result.stdout)")
     }
 
+    /// An APNs whose certificate is not trusted (here the mock's self-signed one, without
+    /// `--ca-file`) is a setup error: logged at error level with its cause, shown on the
+    /// activity, and the push is kept for after the fix.
+    @Test func anUntrustedAPNsCertificateIsReportedAndThePushKept() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bridge-tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let config = directory.appendingPathComponent("bridge.yaml")
+        try Self.config(directory: directory).write(to: config, atomically: true, encoding: .utf8)
+        let body = directory.appendingPathComponent("confirmed.json")
+        try #"{"event_name":"DASHER_CONFIRMED","external_delivery_id":"D-2"}"#.write(to: body, atomically: true, encoding: .utf8)
+        let environment = ["DOORDASH_WEBHOOK_AUTH": "Bearer dd-demo"]
+
+        _ = try await CLI.run(
+            ["mock-apns", "--accept-any-token", "--listen", "127.0.0.1:0", "--write-ca", directory.appendingPathComponent("ca.pem").path],
+            timeout: 60
+        ) { mock, mockOut in
+            guard await mockOut.wait(for: "https://127.0.0.1:"),
+                  let mockPort = mockOut.text.firstMatch(of: /https:\/\/127\.0\.0\.1:(\d+)/)?.1
+            else {
+                Issue.record("the mock did not say where it listens: \(mockOut.text)")
+                mock.interrupt()
+                return
+            }
+            let bridge = try? await CLI.run(
+                ["bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url", "https://127.0.0.1:\(mockPort)"],
+                environment: environment, timeout: 60
+            ) { process, out in
+                guard await out.wait(for: "listening on http://127.0.0.1:"),
+                      let port = out.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/)?.1
+                else {
+                    Issue.record("the bridge did not say where it listens: \(out.text)")
+                    process.interrupt()
+                    return
+                }
+                let base = "http://127.0.0.1:\(port)"
+                _ = try? Self.curl([
+                    "-X", "PUT", "\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key", "-H", "Content-Type: application/json",
+                    "-d", #"{"update-token": "\#(String(repeating: "cd", count: 32))"}"#,
+                ])
+                _ = try? await CLI.run(["bridge", "send", "--config", config.path, "--url", base, "doordash", body.path], environment: environment)
+                var shown = ""
+                for _ in 0..<100 {
+                    shown = (try? Self.curl(["\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key"])) ?? ""
+                    if shown.contains("certificate") { break }
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+                #expect(shown.contains("certificate"), "\(shown)")
+                process.interrupt()
+            }
+            #expect(bridge?.status == 0)
+            let log = (bridge?.stdout ?? "") + (bridge?.stderr ?? "")
+            #expect(log.contains("APNs cannot be reached as configured"), "\(log)")
+            #expect(log.contains("stopped: 0 event(s) and 1 push(es) wait in the store"), "\(log)")
+            mock.interrupt()
+        }
+    }
+
     @Test func aConfigurationErrorIsLocated() async throws {
         let config = try CLI.file("liveline-bridge: 1\nlisten: nowhere\nsources: {}\n", suffix: ".yaml")
         defer { try? FileManager.default.removeItem(at: config) }

@@ -15,8 +15,9 @@ import NIOCore
 ///   the dead letters at once and the token is forgotten, so nothing more is sent to it until
 ///   the app registers a new one (the activity's later pushes wait for it).
 /// - **Any other 4xx**: this push can never succeed: dead letters at once.
-/// - **A configuration error** (topic, key, environment): retried like an outage, so that
-///   fixing the setup and restarting loses nothing; the error is on the activity and in the log.
+/// - **A configuration error** (topic, key, environment, or a server certificate that is not
+///   trusted): retried like an outage, so that fixing the setup and restarting loses
+///   nothing; the error is on the activity and logged at error level.
 ///
 /// The store hands out one push per activity at a time, the oldest, so an activity's pushes
 /// reach APNs in the order they were decided even across retries and instances.
@@ -176,6 +177,11 @@ public final class OutboxSender: Sendable {
             }
         case .failure(let error):
             observer.pushAnswered(status: 0, reason: "transport")
+            if let transport = error as? APNsTransportError, transport.isSetupError {
+                // An untrusted certificate or a server without HTTP/2 will not heal by itself:
+                // say so loudly, as for a refused key or topic, and keep the push for after the fix.
+                logger.error("APNs cannot be reached as configured", metadata: ["error": "\(transport)"])
+            }
             return retry(claimed, answer: nil, error: "\(error)", now: now)
         }
     }
