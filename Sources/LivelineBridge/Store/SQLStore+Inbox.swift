@@ -51,10 +51,6 @@ extension SQLStore {
         }
     }
 
-    /// Index ranges of at most 256 rows: 2,048 parameters, well under both databases' limits.
-    private static func chunks(_ count: Int) -> [Range<Int>] {
-        stride(from: 0, to: count, by: 256).map { $0..<min($0 + 256, count) }
-    }
 
     public func claimNextEvents(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedActivity] {
         let nowMillis = StoreTime.millis(now)

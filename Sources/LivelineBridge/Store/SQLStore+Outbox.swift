@@ -25,6 +25,27 @@ extension SQLStore {
         return try row.int(0)
     }
 
+    /// Inserts `pushes` in `tx` with one multi-row statement per chunk, in their order (an
+    /// activity's pushes get increasing ids, which is the order they are sent in).
+    static func insertPushes(_ pushes: [OutboxPush], _ tx: any SQLTransaction) async throws {
+        for chunk in chunks(pushes.count) {
+            let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 7 + 1, count: 7)))" }.joined(separator: ", ")
+            var parameters: [SQLValue] = []
+            parameters.reserveCapacity(chunk.count * 7)
+            for index in chunk {
+                let push = pushes[index]
+                parameters += [
+                    .text(push.activityKey), .bytes(push.payload), .bytes(try StoredHeaders.encode(push.headers)),
+                    .int(Int64(push.priority)), .millis(push.dueAt), .text(push.kind.rawValue), .millis(push.receivedAt),
+                ]
+            }
+            try await tx.run(
+                "INSERT INTO outbox (activity_key, payload, headers, priority, due_at, kind, received_at) VALUES \(values)",
+                parameters
+            )
+        }
+    }
+
     public func claimDuePushes(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedPush] {
         let nowMillis = StoreTime.millis(now)
         let lock = driver.dialect.lockRowsSkipLocked.isEmpty ? "" : "FOR UPDATE OF o SKIP LOCKED"
@@ -81,15 +102,32 @@ extension SQLStore {
         }
     }
 
+    /// Records a sender pass's answers in one transaction. Delivered pushes leave the outbox
+    /// with one statement for all of them; then each touched activity gets its last push.
     public func recordPushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?] {
         guard !outcomes.isEmpty else { return [] }
         return try await transaction { tx in
+            var sent: [(id: Int64, answer: PushAnswer)] = []
+            for outcome in outcomes {
+                if case .sent(let id, let answer) = outcome { sent.append((id, answer)) }
+            }
+            var sentKeys: [Int64: String] = [:]
+            for chunk in Self.chunks(sent.count) {
+                let rows = try await tx.run(
+                    "DELETE FROM outbox WHERE id IN (\(SQLDialect.placeholders(from: 1, count: chunk.count))) RETURNING id, activity_key",
+                    chunk.map { .int(sent[$0].id) }
+                )
+                for row in rows { sentKeys[try row.int(0)] = try row.text(1) }
+            }
+            for (id, answer) in sent {
+                if let key = sentKeys[id] { try await Self.recordOnActivity(tx, key: key, answer: answer, error: nil) }
+            }
+
             var results: [PushFailureOutcome?] = []
             results.reserveCapacity(outcomes.count)
             for outcome in outcomes {
                 switch outcome {
-                case .sent(let id, let answer):
-                    try await Self.sent(id, answer: answer, tx)
+                case .sent:
                     results.append(nil)
                 case .failed(let id, let answer, let error, let retryAt, let maxAttempts):
                     results.append(try await Self.failed(id, answer: answer, error: error, retryAt: retryAt, maxAttempts: maxAttempts, tx))
@@ -195,21 +233,22 @@ extension SQLStore {
         )
     }
 
-    /// The activity's last push (when APNs or the transport answered) and last error.
+    /// The activity's last push (when APNs or the transport answered) and last error, in one
+    /// statement: an error is kept, a 2xx clears the previous one.
     static func recordOnActivity(_ tx: any SQLTransaction, key: String, answer: PushAnswer?, error: String?) async throws {
+        var assignments: [String] = []
+        var parameters: [SQLValue] = [.text(key)]
         if let answer {
-            try await tx.run(
-                """
-                UPDATE activities SET last_push_at = $2, last_push_status = $3, last_push_reason = $4, last_push_apns_id = $5
-                WHERE key = $1
-                """,
-                [.text(key), .millis(answer.at), .int(Int64(answer.status)), .optional(answer.reason), .optional(answer.apnsID)]
-            )
+            assignments.append("last_push_at = $2, last_push_status = $3, last_push_reason = $4, last_push_apns_id = $5")
+            parameters += [.millis(answer.at), .int(Int64(answer.status)), .optional(answer.reason), .optional(answer.apnsID)]
         }
         if let error {
-            try await tx.run("UPDATE activities SET last_error = $2 WHERE key = $1", [.text(key), .text(error)])
+            assignments.append("last_error = $\(parameters.count + 1)")
+            parameters.append(.text(error))
         } else if answer.map({ (200..<300).contains($0.status) }) == true {
-            try await tx.run("UPDATE activities SET last_error = NULL WHERE key = $1", [.text(key)])
+            assignments.append("last_error = NULL")
         }
+        guard !assignments.isEmpty else { return }
+        try await tx.run("UPDATE activities SET \(assignments.joined(separator: ", ")) WHERE key = $1", parameters)
     }
 }

@@ -51,6 +51,12 @@ public final class SQLStore: Store {
         }
     }
 
+    /// Index ranges of at most 256 rows, for set-wise statements: at most 2,048 parameters at
+    /// 8 a row, well under both databases' limits.
+    static func chunks(_ count: Int) -> [Range<Int>] {
+        stride(from: 0, to: count, by: 256).map { $0..<min($0 + 256, count) }
+    }
+
     public func counts() async throws -> StoreCounts {
         try await transaction { tx in
             let rows = try await tx.run(
