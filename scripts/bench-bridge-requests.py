@@ -2,7 +2,8 @@
 """Pre-signs webhook requests for scripts/bench-bridge.lua: one line per request,
 `id<TAB>timestamp<TAB>signature<TAB>body`, each a distinct Standard Webhooks message (its own
 webhook-id and sequence), so every request the bridge acknowledges is a new event it must
-store durably, not a duplicate.
+store durably, not a duplicate. Sequences grow across files too (they start from the clock), so
+a later file's events are newer than an earlier one's and are applied, not superseded.
 
     scripts/bench-bridge-requests.py COUNT ACTIVITIES OUT
 """
@@ -16,11 +17,12 @@ def main():
     key = base64.b64decode(SECRET[len("whsec_"):])
     ts = str(int(time.time()))
     run = hashlib.sha256(ts.encode()).hexdigest()[:8]
+    base = int(time.time() * 1000) * 1000
     with open(out, "w") as f:
         for n in range(count):
-            activity, sequence = n % activities, n // activities + 1
+            activity, step = n % activities, n // activities
             body = ('{"type":"order.eta","data":{"order_id":"order-%d","sequence":%d,"minutes_left":%d}}'
-                    % (activity, sequence, 100000 - sequence))
+                    % (activity, base + step, 100000 - step))
             msg_id = f"msg_{run}_{n}"
             mac = hmac.new(key, f"{msg_id}.{ts}.{body}".encode(), hashlib.sha256).digest()
             f.write(f"{msg_id}\t{ts}\tv1,{base64.b64encode(mac).decode()}\t{body}\n")

@@ -6,8 +6,9 @@
 #
 # Every request is a distinct Standard Webhooks message with a valid signature
 # (scripts/bench-bridge-requests.py), spread over ACTIVITIES registered activities, so each 2xx
-# is a new event committed to the store, and the dispatcher turns them into pushes to the
-# embedded mock APNs while the load runs.
+# is a new event committed to the store, and the dispatcher turns them into pushes to a mock
+# APNs while the load runs: `liveline mock-apns` in its own process (over TLS, as APNs), or
+# with MOCK=embedded the bridge's embedded one.
 #
 #   swift build -c release --product liveline
 #   (cd Benchmarks && swift build -c release --product BareHummingbird)
@@ -43,7 +44,9 @@ pids=()
 cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-"$LIVELINE" bridge serve --config "$work/bridge.yaml" --log-level warning > "$work/bridge.log" 2>&1 &
+start_mock "$work" "${MOCK_PORT:-18097}"
+[ -n "$MOCK_PID" ] && pids+=("$MOCK_PID")
+"$LIVELINE" bridge serve --config "$work/bridge.yaml" --log-level warning "${BRIDGE_APNS_ARGS[@]}" > "$work/bridge.log" 2>&1 &
 bridge=$!; pids+=("$bridge")
 "$BARE" 127.0.0.1 "$BARE_PORT" > "$work/bare.log" 2>&1 &
 pids+=("$!")

@@ -38,3 +38,17 @@ for n in range(count):
     urllib.request.urlopen(request).read()
 PY
 }
+
+# start_mock WORKDIR PORT: with MOCK=external (the default) starts `liveline mock-apns` in its
+# own process, as APNs is another machine in production, so the bridge's CPU and memory are
+# measured without the mock's; sets MOCK_PID and BRIDGE_APNS_ARGS (`--apns-url … --ca-file …`).
+# With MOCK=embedded, BRIDGE_APNS_ARGS stays empty and the bridge starts its embedded mock.
+start_mock() {
+  BRIDGE_APNS_ARGS=()
+  MOCK_PID=
+  [ "${MOCK:-external}" = embedded ] && return 0
+  "$LIVELINE" mock-apns --accept-any-token --listen "127.0.0.1:$2" --write-ca "$1/mock-ca.pem" > "$1/mock.log" 2>&1 &
+  MOCK_PID=$!
+  for _ in $(seq 100); do [ -s "$1/mock-ca.pem" ] && grep -q "https://" "$1/mock.log" && break; sleep 0.1; done
+  BRIDGE_APNS_ARGS=(--apns-url "https://127.0.0.1:$2" --ca-file "$1/mock-ca.pem")
+}

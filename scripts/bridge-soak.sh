@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Memory over a long run of the bridge: SECONDS_TOTAL (default 600) of signed webhooks at about
-# RATE per second (wrk, paced), 1,000 registered activities pushing to the embedded mock, and
-# the bridge's resident memory sampled every 30 s. Prints the samples and the first, peak and
+# RATE per second (wrk, paced), 1,000 registered activities pushing to a mock APNs in its own
+# process (MOCK=embedded: the bridge's embedded one), and the bridge's resident memory sampled
+# every 30 s, with the store's file sizes and the mock's memory beside it. Prints the samples and the first, peak and
 # last values. Uses scripts/bench-bridge.sh's configuration and request files.
 #
 #   swift build -c release --product liveline && scripts/bridge-soak.sh
@@ -15,9 +16,10 @@ PORT=${PORT:-18180}
 LIVELINE=${LIVELINE:-.build/release/liveline}
 work=$(mktemp -d /tmp/liveline-soak.XXXXXX)
 bridge_config "$work/bridge.yaml" "$PORT" "sqlite:$work/bridge.sqlite"
-"$LIVELINE" bridge serve --config "$work/bridge.yaml" --log-level warning > "$work/bridge.log" 2>&1 &
+start_mock "$work" "${MOCK_PORT:-18197}"
+"$LIVELINE" bridge serve --config "$work/bridge.yaml" --log-level warning "${BRIDGE_APNS_ARGS[@]}" > "$work/bridge.log" 2>&1 &
 bridge=$!
-trap 'kill $bridge 2>/dev/null || true' EXIT
+trap 'kill $bridge $MOCK_PID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
 register_activities "$PORT" 1000
 python3 scripts/bench-bridge-requests.py $((RATE * SECONDS_TOTAL * 12 / 10)) 1000 "$work/requests.txt"
@@ -28,7 +30,9 @@ load=$!
 samples=()
 for ((t = 0; t <= SECONDS_TOTAL; t += 30)); do
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$bridge/status")
-  samples+=("$rss"); echo "t=${t}s RSS ${rss} kB"
+  store=$(du -k "$work"/bridge.sqlite* | awk '{s+=$1} END {print s}')
+  mock=$([ -n "$MOCK_PID" ] && awk '/VmRSS/ {print $2}' "/proc/$MOCK_PID/status" || echo -)
+  samples+=("$rss"); echo "t=${t}s RSS ${rss} kB, store files ${store} kB, mock RSS ${mock} kB"
   [ "$t" -lt "$SECONDS_TOTAL" ] && sleep 30
 done
 wait "$load"

@@ -28,8 +28,8 @@ extension SQLStore {
                   AND l.activity_key IN (
                       SELECT a.key FROM activities a
                       WHERE \(Self.claimable)
-                        AND (a.next_deadline <= $1
-                             OR EXISTS (SELECT 1 FROM inbox_events e WHERE e.activity_key = a.key AND e.state = 'pending')))
+                        AND a.key IN (SELECT e.activity_key FROM inbox_events e WHERE e.state = 'pending'
+                                      UNION SELECT d.key FROM activities d WHERE d.next_deadline <= $1))
                 LIMIT $2 \(lock)
                 """,
                 [.int(nowMillis), .int(Int64(max(limit, 0)))]
