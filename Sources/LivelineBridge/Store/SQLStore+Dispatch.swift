@@ -91,17 +91,22 @@ extension SQLStore {
         guard !commits.isEmpty else { return [] }
         let lock = driver.dialect.lockRowsSkipLocked.replacingOccurrences(of: " SKIP LOCKED", with: "")
         return try await transaction { tx in
+            // Rows are locked in key order here and in every other set-wise write, so two
+            // transactions (the sender's, another instance's) never wait on each other in a cycle.
             var holders: [String: String] = [:]
-            let keys = commits.map(\.activityKey)
+            let keys = commits.map(\.activityKey).sorted()
             for chunk in Self.chunks(keys.count) {
                 let rows = try await tx.run(
-                    "SELECT activity_key, instance FROM activity_leases WHERE activity_key IN (\(SQLDialect.placeholders(from: 1, count: chunk.count))) \(lock)",
+                    """
+                    SELECT activity_key, instance FROM activity_leases
+                    WHERE activity_key IN (\(SQLDialect.placeholders(from: 1, count: chunk.count))) ORDER BY activity_key \(lock)
+                    """,
                     chunk.map { .text(keys[$0]) }
                 )
                 for row in rows { holders[try row.text(0)] = try row.text(1) }
             }
             let written = commits.map { holders[$0.activityKey] == instance }
-            let held = zip(commits, written).filter(\.1).map(\.0)
+            let held = zip(commits, written).filter(\.1).map(\.0).sorted { $0.activityKey < $1.activityKey }
 
             // Applied events, grouped by the step's instant (one group in a pass).
             var applied: [Date: [Int64]] = [:]

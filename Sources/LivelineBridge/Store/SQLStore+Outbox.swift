@@ -119,8 +119,10 @@ extension SQLStore {
                 )
                 for row in rows { sentKeys[try row.int(0)] = try row.text(1) }
             }
-            for (id, answer) in sent {
-                if let key = sentKeys[id] { try await Self.recordOnActivity(tx, key: key, answer: answer, error: nil) }
+            // In key order, as the dispatcher's commit locks them.
+            let answered = sent.compactMap { sent in sentKeys[sent.id].map { (key: $0, answer: sent.answer) } }
+            for (key, answer) in answered.sorted(by: { $0.key < $1.key }) {
+                try await Self.recordOnActivity(tx, key: key, answer: answer, error: nil)
             }
 
             var results: [PushFailureOutcome?] = []

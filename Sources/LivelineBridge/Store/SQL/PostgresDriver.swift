@@ -57,7 +57,31 @@ final class PostgresDriver: SQLDriver {
         return PostgresDriver(name: name, client: PostgresClient(configuration: configuration))
     }
 
+    /// How many times a transaction runs when PostgreSQL aborts it for a deadlock or a
+    /// serialization conflict with another transaction.
+    static let conflictAttempts = 5
+
+    /// Runs `body` in a transaction. A deadlock (40P01) or serialization failure (40001) with
+    /// another instance's transaction rolls everything back, so the whole body runs again, a
+    /// few milliseconds later, up to ``conflictAttempts`` times: an answered push is recorded
+    /// rather than left claimed and sent twice.
     func transaction<T: Sendable>(_ body: @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await once(body)
+            } catch let conflict as TransientConflict {
+                guard attempt < Self.conflictAttempts else {
+                    throw StoreError(.query, store: name, cause: "\(conflict.cause), \(attempt) times in a row")
+                }
+                logger.debug("transaction conflicted with another; running it again", metadata: ["cause": "\(conflict.cause)"])
+                try await Task.sleep(for: .milliseconds(Int.random(in: 1...10) * attempt))
+                attempt += 1
+            }
+        }
+    }
+
+    private func once<T: Sendable>(_ body: @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 try await body(Transaction(connection: connection, name: name, logger: logger))
@@ -66,13 +90,28 @@ final class PostgresDriver: SQLDriver {
             throw error
         } catch let error as PostgresTransactionError {
             // The closure's own error comes first; a failed BEGIN/COMMIT/ROLLBACK otherwise.
+            if let conflict = error.closureError as? TransientConflict { throw conflict }
             if let closureError = error.closureError as? StoreError { throw closureError }
+            if let commitError = error.commitError, Self.isTransientConflict(commitError) {
+                throw TransientConflict(cause: Self.describe(commitError))
+            }
             let cause = [error.beginError, error.closureError, error.commitError, error.rollbackError]
                 .compactMap { $0.map(Self.describe) }.joined(separator: "; ")
             throw StoreError(.query, store: name, cause: cause)
         } catch {
             throw StoreError(.query, store: name, cause: Self.describe(error))
         }
+    }
+
+    /// A statement or commit PostgreSQL aborted because of another transaction: the whole
+    /// transaction may run again.
+    struct TransientConflict: Error {
+        var cause: String
+    }
+
+    static func isTransientConflict(_ error: any Error) -> Bool {
+        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        return state == "40P01" || state == "40001"
     }
 
     func close() async throws {
@@ -117,6 +156,7 @@ final class PostgresDriver: SQLDriver {
                 }
                 return rows
             } catch {
+                if PostgresDriver.isTransientConflict(error) { throw TransientConflict(cause: PostgresDriver.describe(error)) }
                 throw StoreError(.query, store: name, cause: PostgresDriver.describe(error))
             }
         }
