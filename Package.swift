@@ -228,6 +228,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // A client nobody here wrote, to check the mock's HTTP/2 against.
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                // `mock-apns --app`: the device decodes with the app's own types.
+                "LivelineAppTypes",
             ]
         ),
     ],
