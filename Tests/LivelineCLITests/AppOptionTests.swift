@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `--app` as a user runs it: `validate` and `plan` against the example app.
+/// `--app` as a user runs it: `validate`, `plan` and `scaffold` against the example app.
 @Suite struct AppOptionTests {
     static func path(_ relative: String) -> String { CLI.packageRoot.appendingPathComponent(relative).path }
 
@@ -57,5 +57,21 @@ import Testing
         let none = try await CLI.run(["validate", "--app", empty.path, Self.path("Scenarios/football.yaml")])
         #expect(none.status == 1)
         #expect(none.stderr.contains("no type conforming to ActivityAttributes"))
+    }
+
+    @Test("scaffold --app writes one starter per type, never overwrites, and the starters validate")
+    func scaffold() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-scaffold-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let written = try await CLI.run(["scaffold", "--app", Self.path("Scenarios/app"), "--output", folder.path])
+        #expect(written.status == 0, "\(written.stderr)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        #expect(files == ["delivery-attributes.yaml", "match-attributes.yaml"])
+        let again = try await CLI.run(["scaffold", "--app", Self.path("Scenarios/app"), "--output", folder.path])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("exists; not overwritten"))
+        let validated = try await CLI.run(["validate", "--strict", "--app", Self.path("Scenarios/app")] + files.map { folder.appendingPathComponent($0).path })
+        #expect(validated.status == 0, "\(validated.stdout)")
     }
 }
