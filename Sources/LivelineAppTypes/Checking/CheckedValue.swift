@@ -21,6 +21,18 @@ public indirect enum CheckedValue: Sendable {
     case array([CheckedValue])
 }
 
+extension CheckedValue {
+    /// The fields of an object, as written in a scenario or parsed from a push; nil when the
+    /// value is not an object whose fields are known.
+    var objectFields: [CheckedField]? {
+        switch self {
+        case .object(let fields): fields
+        case .known(.object(let object)): zip(object.keys, object.values).map { CheckedField(key: $0, value: .known($1), location: nil) }
+        default: nil
+        }
+    }
+}
+
 /// One field of a ``CheckedValue/object(_:)``.
 public struct CheckedField: Sendable {
     public var key: String
