@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Liveline", targets: ["Liveline"]),
         .library(name: "LivelineAPNs", targets: ["LivelineAPNs"]),
         .library(name: "LivelineMockAPNs", targets: ["LivelineMockAPNs"]),
+        .library(name: "LivelineAppTypes", targets: ["LivelineAppTypes"]),
         .library(name: "LivelineLoad", targets: ["LivelineLoad"]),
         .library(name: "LivelineBridge", targets: ["LivelineBridge"]),
         .executable(name: "liveline", targets: ["liveline"]),
@@ -30,6 +31,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
     ],
     targets: [
         .target(
@@ -80,6 +82,16 @@ let package = Package(
                 .product(name: "Yams", package: "Yams"),
             ]
         ),
+        // The app's own ActivityAttributes read from its Swift source, and the decoding check
+        // against them. Its own target, so only what needs swift-syntax waits for it.
+        .target(
+            name: "LivelineAppTypes",
+            dependencies: [
+                "Liveline",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftParser", package: "swift-syntax"),
+            ]
+        ),
         .target(
             name: "LivelineLoad",
             dependencies: [
@@ -126,6 +138,7 @@ let package = Package(
                 "LivelineMockAPNs",
                 "LivelineLoad",
                 "LivelineBridge",
+                "LivelineAppTypes",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -197,6 +210,13 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "LivelineAppTypesTests",
+            dependencies: [
+                "LivelineAppTypes",
+                "Liveline",
+            ]
+        ),
+        .testTarget(
             name: "LivelineMockAPNsTests",
             dependencies: [
                 "LivelineMockAPNs",
@@ -208,6 +228,8 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // A client nobody here wrote, to check the mock's HTTP/2 against.
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                // `mock-apns --app`: the device decodes with the app's own types.
+                "LivelineAppTypes",
             ]
         ),
     ],

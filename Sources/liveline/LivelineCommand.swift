@@ -7,7 +7,7 @@ struct LivelineCommand: AsyncParsableCommand {
         commandName: "liveline",
         abstract: "Drive Apple Live Activities from the server side.",
         subcommands: [
-            PlayCommand.self, PlanCommand.self, ValidateCommand.self, LoadCommand.self, ReportCommand.self,
+            PlayCommand.self, PlanCommand.self, ValidateCommand.self, ScaffoldCommand.self, LoadCommand.self, ReportCommand.self,
             MockAPNsCommand.self, BridgeCommand.self, ChannelCommand.self, TokenCommand.self,
         ]
     )

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Liveline
+import LivelineAppTypes
 import LivelineMockAPNs
 
 /// `liveline mock-apns`: runs the APNs look-alike until SIGINT or SIGTERM.
@@ -19,6 +20,11 @@ struct MockAPNsCommand: AsyncParsableCommand {
             --h2c or --tls-cert it serves TLS with a self-signed certificate written \
             to --write-ca. Durations are written 250ms, 20s, 1m30s. Shutdown windows \
             count from the start (or from POST /faults).
+
+            With --app, the device decodes every push with the app's own types, read \
+            from its Swift source (ActivityAttributes and ContentState), instead of \
+            shapes inferred from first content-states: would-not-render then means what \
+            the phone would do, an unknown attributes-type on a start included.
 
             Examples:
               liveline mock-apns --accept-any-token --h2c --inspect 127.0.0.1:2198
@@ -88,6 +94,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("A scenario file whose first content-states the device checks every push against (field types, Date fields). Repeatable.", valueName: "file.yaml"))
     var scenario: [String] = []
 
+    /// `--app`: pushes are checked against the app's own types instead of a scenario's shapes.
+    @OptionGroup var app: AppTypesOption
+
     @Option(name: .long, help: ArgumentHelp("Answer 410 Unregistered to every push to this token, as APNs does once an activity's token is no longer valid. Repeatable.", valueName: "token"))
     var unregister: [String] = []
 
@@ -153,6 +162,8 @@ struct MockAPNsCommand: AsyncParsableCommand {
         configuration.budget = .init(perHour: budget, frequentUpdates: frequentUpdates)
         configuration.faults = try faultPlan()
         if !scenario.isEmpty { configuration.contentStateShapes = try shapes(from: scenario) }
+        let appTypes = try app.load()
+        if let appTypes { configuration.appDecoding = AppPayloadDecoding(types: appTypes) }
         for entry in subscribe {
             let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
@@ -173,6 +184,10 @@ struct MockAPNsCommand: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         printBanner(server, configuration: configuration)
+        if let appTypes {
+            let names = appTypes.activityAttributes.map(\.name).joined(separator: ", ")
+            say("decoding every push as the app does: \(names) (from \(appTypes.files.count) Swift file(s))")
+        }
         let printer = printPushes ? Task { await Self.follow(server.events()) } : nil
         let signal = await SignalWaiter.next([SIGINT, SIGTERM])
         say("\nreceived \(signal == SIGINT ? "SIGINT" : "SIGTERM"): sending GOAWAY and closing")

@@ -17,7 +17,8 @@ struct PlanCommand: ParsableCommand {
 
         The same file, start and seed always give the same pushes, byte for byte.
 
-        Exit status: 0 success, 1 the file has errors, 64 usage error.
+        Exit status: 0 success, 1 the file has errors (with --app: or would not
+        decode into the app's types), 64 usage error.
         """
     )
 
@@ -27,6 +28,8 @@ struct PlanCommand: ParsableCommand {
 
     @Argument(help: ArgumentHelp("The scenario file.", valueName: "file"))
     var file: String
+
+    @OptionGroup var app: AppTypesOption
 
     @Option(help: "Output format: table, jsonl or curl.")
     var format: Format = .table
@@ -44,7 +47,7 @@ struct PlanCommand: ParsableCommand {
     }
 
     mutating func run() throws {
-        guard let scenario = ScenarioFiles.load(file) else { throw ExitCode(1) }
+        guard let scenario = ScenarioFiles.load(file, app: try app.load()) else { throw ExitCode(1) }
         let startTime = start.flatMap(UTCTime.parse) ?? WallClock().now() / 1000 * 1000
         var run = ScenarioRun(scenario: scenario, start: startTime, seed: seed.map { UInt64(bitPattern: Int64($0)) })
         switch format {

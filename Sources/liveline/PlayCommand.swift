@@ -31,7 +31,8 @@ struct PlayCommand: AsyncParsableCommand {
         push-to-start, --channel for broadcasts; NAME=VALUE picks the activity
         in a file with several.
 
-        Exit status: 0 the story played to its end; 1 the file has errors or a
+        Exit status: 0 the story played to its end; 1 the file has errors (with
+        --app: or would not decode into the app's types) or a
         target is missing; 2 APNs refused the setup (topic, key, environment);
         3 APNs stopped some activities (410) or pushes failed; 130 interrupted;
         64 usage error.
@@ -44,6 +45,8 @@ struct PlayCommand: AsyncParsableCommand {
 
     @Argument(help: ArgumentHelp("The scenario file.", valueName: "file"))
     var file: String
+
+    @OptionGroup var app: AppTypesOption
 
     @Option(help: "How much faster than real time the story runs.")
     var speed: Double = 1
@@ -92,7 +95,7 @@ struct PlayCommand: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
-        guard var scenario = ScenarioFiles.load(file) else { throw ExitCode(1) }
+        guard var scenario = ScenarioFiles.load(file, app: try app.load()) else { throw ExitCode(1) }
         if !only.isEmpty {
             let unknown = only.filter { name in !scenario.activities.contains { $0.name == name } }
             guard unknown.isEmpty else {

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Foundation
 import Liveline
+import LivelineAppTypes
 
 /// Where the CLI writes, and whether a person is watching.
 enum Terminal {
@@ -47,12 +48,20 @@ enum Terminal {
 enum ScenarioFiles {
     /// The loaded scenario, with its warnings printed to standard error; or, after printing
     /// every diagnostic there, nil.
-    static func load(_ path: String, printWarnings: Bool = true) -> Scenario? {
+    /// With `app`, a story that would not decode into the app's types is refused the same way.
+    static func load(_ path: String, printWarnings: Bool = true, app: AppTypes? = nil) -> Scenario? {
         let formatter = DiagnosticFormatter(color: Terminal.colorOnStderr, sources: sources(path))
         do {
             let loaded = try ScenarioLoader().load(file: path)
             if printWarnings {
                 for warning in loaded.warnings { Terminal.error(formatter.format(warning)) }
+            }
+            if let app {
+                let found = AppTypesReport.check(loaded.scenario, against: app, formatter: formatter, print: Terminal.error)
+                if found.errors > 0 {
+                    Terminal.error("\(path): the app would not decode \(found.errors == 1 ? "this" : "these \(found.errors)") (--app); nothing was sent")
+                    return nil
+                }
             }
             return loaded.scenario
         } catch {

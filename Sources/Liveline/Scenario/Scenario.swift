@@ -46,6 +46,11 @@ public struct ActivitySpec: Sendable {
     public var beats: [BeatSpec]
     /// Where the activity is declared.
     public var location: SourceLocation
+    /// Where `attributes-type`, `attributes` and `content-state` are written, for checks made
+    /// after loading (against the app's own types); nil when built in code.
+    public var attributesTypeLocation: SourceLocation?
+    public var attributesLocation: SourceLocation?
+    public var contentStateLocation: SourceLocation?
 
     /// The field layout of the content-state: its keys, in written order.
     public var stateKeys: [String] {

@@ -65,11 +65,15 @@ extension ScenarioReader {
             }
         }
         guard log.errorCount == errorsBefore else { return nil }
-        return ActivitySpec(
+        var spec = ActivitySpec(
             name: name, offset: offset, attributesType: attributesType, attributes: attributes,
             contentState: contentState, relevance: relevance, policy: policy, beats: beats,
             location: location(node)
         )
+        spec.attributesTypeLocation = fields["attributes-type"].map { location($0) }
+        spec.attributesLocation = fields["attributes"].map { location($0) }
+        spec.contentStateLocation = fields["content-state"].map { location($0) }
+        return spec
     }
 
     static func isNameCharacter(_ c: Unicode.Scalar) -> Bool {

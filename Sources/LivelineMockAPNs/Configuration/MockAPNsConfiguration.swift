@@ -53,6 +53,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var maxConcurrentStreams: Int = 1000
     public var budget = Budget()
     public var contentStateShapes = ContentStateShapes.none
+    /// The app's own types (`--app`): when set, every push is checked against them instead of
+    /// ``contentStateShapes``, and a start with an unknown `attributes-type` would not render.
+    public var appDecoding: (any ActivityPayloadDecoding)?
     public var faults = FaultPlan.none
     /// Channel id → update tokens subscribed at start, like `--subscribe CHANNEL=TOKEN`.
     public var subscriptions: [String: [String]] = [:]

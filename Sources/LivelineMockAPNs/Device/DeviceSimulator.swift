@@ -10,6 +10,9 @@ import Liveline
 struct DeviceSimulator: Sendable {
     /// Priority-10 pushes each activity may receive per hour (``BudgetBucket``).
     let budgetPerHour: Int
+    /// The app's own decoding (`mock-apns --app`); without it, content-states are checked
+    /// against the shapes the first one establishes (``ContentShape``).
+    var appDecoding: (any ActivityPayloadDecoding)? = nil
 
     func newRecord(id: String, now: Millis) -> ActivityRecord {
         ActivityRecord(id: id, createdAt: now, budget: BudgetBucket(perHour: budgetPerHour, now: now))
@@ -56,7 +59,9 @@ struct DeviceSimulator: Sendable {
         // Decoding is checked for every delivered push, so a push that is dropped or throttled
         // still reports what would have failed, and every push costs the device the same work.
         var decodeReasons = eventReasons(payload, route: route, now: now)
-        if let state = payload.contentState {
+        if let appDecoding {
+            decodeReasons += appReasons(payload, appDecoding, record: record, route: route)
+        } else if let state = payload.contentState {
             decodeReasons += DecodeChecks.contentState(state, shape: record.shape ?? ContentShape(state), now: now)
         }
         if let timestamp = payload.timestamp, let last = record.lastTimestamp, timestamp <= last {
@@ -68,6 +73,21 @@ struct DeviceSimulator: Sendable {
             return (.throttled, ["priority-10 budget spent (\(record.budget.perHour) an hour); send routine updates at priority 5"] + decodeReasons)
         }
         return decodeReasons.isEmpty ? (.rendered, []) : (.wouldNotRender, decodeReasons)
+    }
+
+    /// The app's own decoding of a start's attributes and of the content-state.
+    private func appReasons(
+        _ payload: LiveActivityPayload, _ app: any ActivityPayloadDecoding, record: ActivityRecord, route: Route
+    ) -> [String] {
+        var reasons: [String] = []
+        if route == .start, let type = payload.attributesType, let attributes = payload.attributes {
+            reasons += app.startProblems(attributesType: type, attributes: attributes.stateValue)
+        }
+        if let state = payload.contentState {
+            let type = payload.attributesType ?? record.attributesType
+            reasons += app.contentStateProblems(attributesType: type, contentState: state.stateValue)
+        }
+        return reasons
     }
 
     private func eventReasons(_ payload: LiveActivityPayload, route: Route, now: Millis) -> [String] {

@@ -49,7 +49,7 @@ final class MockAPNsState: Sendable {
 
     init(configuration: MockAPNsConfiguration) {
         clock = configuration.clock
-        simulator = DeviceSimulator(budgetPerHour: configuration.budget.effectivePerHour)
+        simulator = DeviceSimulator(budgetPerHour: configuration.budget.effectivePerHour, appDecoding: configuration.appDecoding)
         shapes = configuration.contentStateShapes
         subscriptions = configuration.subscriptions
         historyPerToken = configuration.historyPerToken

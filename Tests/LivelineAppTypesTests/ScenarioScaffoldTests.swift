@@ -1,0 +1,43 @@
+import Liveline
+import LivelineAppTypes
+import Testing
+
+@Suite("Starter scenarios from the app's types")
+struct ScenarioScaffoldTests {
+    @Test("the scaffold of each example type names every field with its Swift type, loads, and decodes in the app")
+    func examples() throws {
+        let types = try AppSourceFiles.load([ExampleAppTests.path("Scenarios/app")])
+        let scaffold = ScenarioScaffold(types: types)
+        for attributes in types.activityAttributes {
+            let yaml = scaffold.yaml(for: attributes)
+            let loaded = try ScenarioLoader().load(yaml: yaml, file: "scaffold.yaml")
+            #expect(loaded.warnings.isEmpty, "\(loaded.warnings)")
+            let diagnostics = ScenarioAppCheck(types: types).diagnostics(for: loaded.scenario)
+            #expect(diagnostics.isEmpty, "\(attributes.name): \(diagnostics)\n\(yaml)")
+        }
+        let delivery = scaffold.yaml(for: try #require(types.attributes(named: "DeliveryAttributes")))
+        #expect(delivery.contains("    attributes-type: DeliveryAttributes"))
+        #expect(delivery.contains("      status: \"placed\""))
+        #expect(delivery.contains("# Status: placed, preparing, arriving, delivered, on-the-way"))
+        #expect(delivery.contains("      eta: !date +30m"))
+        #expect(delivery.contains("      window: !daterange [+0m, +30m]"))
+        #expect(delivery.contains("      courierName: null"))
+        #expect(delivery.contains("# String? (may be null)"))
+        #expect(ScenarioScaffold.fileStem(for: try #require(types.attributes(named: "MatchAttributes"))) == "match-attributes")
+    }
+
+    @Test("nested structs become nested mappings; renamed keys and let constants follow the decoder")
+    func nestedAndRenamed() throws {
+        let types = try AppSourceFiles.load([DecoderAgreementTests.corpusFile])
+        let ride = try #require(types.attributes(named: "RideAttributes"))
+        let yaml = ScenarioScaffold(types: types).yaml(for: ride)
+        #expect(yaml.contains("      driver_name: \"\""))
+        #expect(!yaml.contains("kind:"))
+        #expect(yaml.contains("      driver:"))
+        #expect(yaml.contains("        rating: 0.0"))
+        #expect(yaml.contains("      tripID: \"00000000-0000-0000-0000-000000000000\""))
+        let loaded = try ScenarioLoader().load(yaml: yaml, file: "ride.yaml")
+        let errors = ScenarioAppCheck(types: types).diagnostics(for: loaded.scenario).filter { $0.severity == .error }
+        #expect(errors.isEmpty, "\(errors)\n\(yaml)")
+    }
+}
