@@ -28,7 +28,7 @@ extension SQLStore {
                   AND l.activity_key IN (
                       SELECT a.key FROM activities a
                       WHERE \(Self.claimable)
-                        AND a.key IN (SELECT e.activity_key FROM inbox_events e WHERE e.state = 'pending'
+                        AND a.key IN (SELECT p.activity_key FROM activity_leases p WHERE p.pending = 1
                                       UNION SELECT d.key FROM activities d WHERE d.next_deadline <= $1))
                 LIMIT $2 \(lock)
                 """,
@@ -124,6 +124,20 @@ extension SQLStore {
             }
             for commit in held { try await Self.write(commit, tx) }
             try await Self.insertPushes(held.flatMap(\.pushes), tx)
+            // Activities left with no pending event are no longer looked at for events. Their
+            // lease rows are locked since the first statement, so an insert racing this commit
+            // waits for it and sets the mark again after.
+            let heldKeys = held.map(\.activityKey)
+            for chunk in Self.chunks(heldKeys.count) {
+                try await tx.run(
+                    """
+                    UPDATE activity_leases SET pending = 0
+                    WHERE pending = 1 AND activity_key IN (\(SQLDialect.placeholders(from: 1, count: chunk.count)))
+                      AND NOT EXISTS (SELECT 1 FROM inbox_events e WHERE e.activity_key = activity_leases.activity_key AND e.state = 'pending')
+                    """,
+                    chunk.map { .text(heldKeys[$0]) }
+                )
+            }
             return written
         }
     }

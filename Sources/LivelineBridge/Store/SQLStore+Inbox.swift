@@ -20,9 +20,9 @@ extension SQLStore {
         let eventKeys = events.map { EventKey(source: $0.source, eventID: $0.eventID) }
         return try await transaction { tx in
             for chunk in Self.chunks(keys.count) {
-                let values = (1...chunk.count).map { "($\($0))" }.joined(separator: ", ")
+                let values = (1...chunk.count).map { "($\($0), 1)" }.joined(separator: ", ")
                 try await tx.run(
-                    "INSERT INTO activity_leases (activity_key) VALUES \(values) ON CONFLICT (activity_key) DO NOTHING",
+                    "INSERT INTO activity_leases (activity_key, pending) VALUES \(values) ON CONFLICT (activity_key) DO UPDATE SET pending = 1",
                     chunk.map { .text(keys[$0]) }
                 )
             }

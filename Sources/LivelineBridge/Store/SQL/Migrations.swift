@@ -102,11 +102,16 @@ enum Migrations {
             "ALTER TABLE inbox_events ADD COLUMN applied_at BIGINT",
             "CREATE INDEX outbox_activity ON outbox (activity_key, id)",
         ]),
-        // Pending events only: the dispatcher looks for activities with work by walking what is
-        // pending, not every activity, so a pass costs the same with ten or a million stored.
+        // Finding work without walking everything: an activity's lease row says whether it has
+        // pending events (set by the inbox's insert, cleared by the dispatch commit that leaves
+        // none), so a dispatch pass costs the same with ten or a million events stored; and the
+        // pending-events index holds pending events only.
         Step(version: 3, statements: [
             "DROP INDEX inbox_pending",
             "CREATE INDEX inbox_pending ON inbox_events (activity_key, order_key, sequence) WHERE state = 'pending'",
+            "ALTER TABLE activity_leases ADD COLUMN pending BIGINT NOT NULL DEFAULT 0",
+            "UPDATE activity_leases SET pending = 1 WHERE activity_key IN (SELECT activity_key FROM inbox_events WHERE state = 'pending')",
+            "CREATE INDEX leases_pending ON activity_leases (activity_key) WHERE pending = 1",
         ]),
     ]
 
