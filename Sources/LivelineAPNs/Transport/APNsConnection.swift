@@ -42,7 +42,7 @@ final class APNsConnection: Sendable {
         let host = endpoint.hostAndPort
         let closeReason = NIOLockedValueBox<APNsTransportError?>(nil)
         let bootstrap = ClientBootstrap(group: eventLoop)
-            .channelOption(.socketOption(.tcp_nodelay), value: 1)
+            .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
