@@ -143,8 +143,11 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-            ]
+            ],
+            // `liveline --version` names the git commit the binary was built from.
+            plugins: ["BuildCommitPlugin"]
         ),
+        .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
         .testTarget(
             name: "LivelineTests",
             dependencies: ["Liveline"]

@@ -5,8 +5,9 @@ Scenarios/liveline-bridge.schema.json and the example bridge configurations agai
     python3 scripts/check-schema.py            # the schemas, Scenarios/*.yaml, Scenarios/invalid/*.yaml
     python3 scripts/check-schema.py FILE...    # the schemas, then just these files
 
-Files named Scenarios/bridge*.yaml are bridge configurations: they are checked against the bridge
-schema and begin with `# yaml-language-server: $schema=liveline-bridge.schema.json`.
+Files named bridge*.yaml (Scenarios/bridge.example.yaml, Docker/bridge.yaml) are bridge
+configurations: they are checked against the bridge schema and begin with
+`# yaml-language-server: $schema=liveline-bridge.schema.json` (the path relative to the file).
 
 1. The schema itself must be a valid JSON Schema, draft 2020-12.
 2. Every Scenarios/*.yaml must load and validate against it, and begin with the
@@ -44,7 +45,6 @@ SCHEMA_PATH = os.path.join(ROOT, "Scenarios", "liveline.schema.json")
 BRIDGE_SCHEMA_PATH = os.path.join(ROOT, "Scenarios", "liveline-bridge.schema.json")
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
 FIRST_LINE = "# yaml-language-server: $schema=liveline.schema.json"
-BRIDGE_FIRST_LINE = "# yaml-language-server: $schema=liveline-bridge.schema.json"
 EXPECT_RE = re.compile(r"^#\s*expect-schema:\s*(valid|invalid)\s*$", re.MULTILINE)
 
 
@@ -243,6 +243,12 @@ def check_schema(schema_path=SCHEMA_PATH):
     return jsonschema.Draft202012Validator(schema)
 
 
+def first_line_for(path, schema_path):
+    """The `$schema=` line with the schema's path relative to the file (Docker/bridge.yaml
+    names ../Scenarios/liveline-bridge.schema.json)."""
+    return "# yaml-language-server: $schema=" + os.path.relpath(schema_path, os.path.dirname(path))
+
+
 def check_example(validator, path, first_line=FIRST_LINE):
     name = rel(path)
     with open(path, encoding="utf-8") as f:
@@ -316,7 +322,7 @@ def main(argv):
     ok = True
     for path in examples:
         if is_bridge_configuration(path):
-            ok = check_example(bridge_validator, path, BRIDGE_FIRST_LINE) and ok
+            ok = check_example(bridge_validator, path, first_line_for(path, BRIDGE_SCHEMA_PATH)) and ok
         else:
             ok = check_example(validator, path) and ok
     for path in invalid:

@@ -6,6 +6,7 @@ struct LivelineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "liveline",
         abstract: "Drive Apple Live Activities from the server side.",
+        version: LivelineVersion.text,
         subcommands: [
             PlayCommand.self, PlanCommand.self, ValidateCommand.self, ScaffoldCommand.self, LoadCommand.self, ReportCommand.self,
             MockAPNsCommand.self, BridgeCommand.self, ChannelCommand.self, TokenCommand.self,

@@ -56,8 +56,18 @@ struct BridgeConfigReader {
         return directory + "/" + path
     }
 
+    /// `sqlite:PATH`, a `postgres://` URL, or `env:NAME` holding either, so a URL with a
+    /// password can come from a secret (a Kubernetes Secret, a compose environment).
     mutating func store(_ node: Node) -> StoreLocation? {
-        guard let text = base.string(node, "store") else { return nil }
+        guard var text = base.string(node, "store") else { return nil }
+        if text.hasPrefix("env:") {
+            let name = String(text.dropFirst(4))
+            guard let value = environment[name], !value.isEmpty else {
+                error(node, "store reads the environment variable \(name), which is not set (set it to sqlite:PATH or a postgres:// URL)")
+                return nil
+            }
+            text = value
+        }
         do {
             return try StoreLocation(parsing: text)
         } catch {

@@ -48,6 +48,16 @@ import Testing
         expectError(Self.changed("    activity-key:", "    activity-kye:"), 8, 5, "unknown key 'activity-kye' in source 'shop'; did you mean 'activity-key'?")
     }
 
+    /// `store: env:NAME` takes the store from the environment (a Secret's PostgreSQL URL), and
+    /// says which variable is missing when it is not set.
+    @Test func aStoreFromTheEnvironment() throws {
+        let yaml = Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nstore: env:LIVELINE_BRIDGE_STORE")
+        let url = "postgres://liveline:s3cret@db.internal:5432/liveline"
+        let configuration = try BridgeConfigurationLoader(environment: ["LIVELINE_BRIDGE_STORE": url]).load(yaml: yaml, file: testConfigurationFile)
+        #expect(configuration.store == (try StoreLocation(parsing: url)))
+        expectError(yaml, 3, 8, "store reads the environment variable LIVELINE_BRIDGE_STORE, which is not set (set it to sqlite:PATH or a postgres:// URL)")
+    }
+
     @Test func aMisspeltSecretsKeyIsReportedOnce() {
         let found = configurationErrors(Self.changed("secrets:", "secret:"))
         #expect(found.map(\.message) == ["unknown key 'secret' in source 'shop'; did you mean 'secrets'?"])
