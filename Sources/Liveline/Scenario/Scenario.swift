@@ -46,6 +46,8 @@ public struct ActivitySpec: Sendable {
     public var beats: [BeatSpec]
     /// Where the activity is declared.
     public var location: SourceLocation
+    /// How a screen draws it (`presentation:`), when the file says.
+    public var presentation: Presentation?
 
     /// The field layout of the content-state: its keys, in written order.
     public var stateKeys: [String] {
@@ -59,7 +61,7 @@ public struct ActivitySpec: Sendable {
     public init(
         name: String, offset: Millis, attributesType: String, attributes: ValueTemplate,
         contentState: ValueTemplate, relevance: Double?, policy: Policy, beats: [BeatSpec],
-        location: SourceLocation
+        location: SourceLocation, presentation: Presentation? = nil
     ) {
         self.name = name
         self.offset = offset
@@ -70,5 +72,6 @@ public struct ActivitySpec: Sendable {
         self.policy = policy
         self.beats = beats
         self.location = location
+        self.presentation = presentation
     }
 }
