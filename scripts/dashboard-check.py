@@ -17,6 +17,11 @@ protocol the script reads the DOM and checks, in order:
   4. the ended state with the dismissal countdown after full time.
 
 It saves screenshots of each stage (lock-screen-goal.png, stale.png, ended.png) to --out.
+
+    python3 scripts/dashboard-check.py --screenshot http://127.0.0.1:2199/ --out shot.png [--wait 2]
+
+only saves a screenshot of a running dashboard (`chromium --screenshot` waits for the page to
+finish loading, which a page with an open event stream never does).
 Needs: chromium (Debian's package), curl. Only the Python standard library.
 Exits 0 when every check passed, 1 (with what was seen) otherwise.
 """
@@ -179,25 +184,8 @@ class Check:
             f.write(base64.b64decode(data))
         print(f"     saved {os.path.relpath(path)}")
 
-    def run(self):
-        args = self.args
-        os.makedirs(args.out, exist_ok=True)
-        scenario = os.path.join(self.work, "football.yaml")
-        with open(os.path.join(ROOT, "Scenarios", "football.yaml")) as f:
-            text = f.read()
-        text = text.replace("stale-after: 5m", "stale-after: 3s").replace("heartbeat: 1m", "heartbeat: 1s")
-        with open(scenario, "w") as f:
-            f.write(text.replace("$schema=liveline.schema.json", "$schema=" + os.path.join(ROOT, "Scenarios", "liveline.schema.json")))
-
-        apns, board = free_port(), free_port()
-        token = "5f0c5e7d" * 8
-        self.start([args.liveline, "mock-apns", "--h2c", "--accept-any-token", "--listen", f"127.0.0.1:{apns}",
-                    "--dashboard", f"127.0.0.1:{board}", "--scenario", scenario])
-        url = f"http://127.0.0.1:{board}/"
-        page_html = self.wait_http(url).decode()
-        if "<script" not in page_html or "http://" in re.sub(r"http://www\.w3\.org/2000/svg", "", page_html):
-            self.failures.append("the page is one document with nothing fetched from elsewhere")
-
+    def open_page(self, url):
+        """Starts headless Chromium and opens `url` in a 1400×1000 page driven over DevTools."""
         profile = os.path.join(self.work, "chromium")
         chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
         if not chromium:
@@ -217,6 +205,35 @@ class Check:
         self.page = WebSocket(target["webSocketDebuggerUrl"])
         self.page.call("Page.enable")
         self.page.call("Emulation.setDeviceMetricsOverride", width=1400, height=1000, deviceScaleFactor=1, mobile=False)
+
+    def only_screenshot(self):
+        self.open_page(self.args.screenshot)
+        time.sleep(self.args.wait)
+        data = self.page.call("Page.captureScreenshot", format="png")["data"]
+        with open(self.args.out, "wb") as f:
+            f.write(base64.b64decode(data))
+        print(f"saved {self.args.out}")
+
+    def run(self):
+        args = self.args
+        os.makedirs(args.out, exist_ok=True)
+        scenario = os.path.join(self.work, "football.yaml")
+        with open(os.path.join(ROOT, "Scenarios", "football.yaml")) as f:
+            text = f.read()
+        text = text.replace("stale-after: 5m", "stale-after: 3s").replace("heartbeat: 1m", "heartbeat: 1s")
+        with open(scenario, "w") as f:
+            f.write(text.replace("$schema=liveline.schema.json", "$schema=" + os.path.join(ROOT, "Scenarios", "liveline.schema.json")))
+
+        apns, board = free_port(), free_port()
+        token = "5f0c5e7d" * 8
+        self.start([args.liveline, "mock-apns", "--h2c", "--accept-any-token", "--listen", f"127.0.0.1:{apns}",
+                    "--dashboard", f"127.0.0.1:{board}", "--scenario", scenario])
+        url = f"http://127.0.0.1:{board}/"
+        page_html = self.wait_http(url).decode()
+        if "<script" not in page_html or "http://" in re.sub(r"http://www\.w3\.org/2000/svg", "", page_html):
+            self.failures.append("the page is one document with nothing fetched from elsewhere")
+
+        self.open_page(url)
         self.wait_for("the page connected to its event stream",
                       "document.getElementById('conn').className.includes('live')", 10)
 
@@ -269,10 +286,12 @@ def main():
     parser.add_argument("--liveline", default=os.path.join(ROOT, ".build", "debug", "liveline"))
     parser.add_argument("--out", default=os.path.join(ROOT, "out", "dashboard"))
     parser.add_argument("--speed", type=float, default=600)
+    parser.add_argument("--screenshot", metavar="URL", help="only save a screenshot of this dashboard to --out")
+    parser.add_argument("--wait", type=float, default=2, help="seconds to let the page draw before --screenshot")
     args = parser.parse_args()
     check = Check(args)
     try:
-        check.run()
+        check.only_screenshot() if args.screenshot else check.run()
     except Exception as error:  # a failure to set up is a failed check, said plainly
         check.failures.append(str(error))
         print(f"FAIL {error}", file=sys.stderr)
