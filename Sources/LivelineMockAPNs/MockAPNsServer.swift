@@ -54,11 +54,12 @@ public final class MockAPNsServer: Sendable {
     private let inspectionChannel: (any Channel)?
     private let connections: ConnectionRegistry
     private let logger: Logger
+    private let dashboard: DashboardService?
 
     private init(
         host: String, port: Int, usesTLS: Bool, certificatePEM: String?, certificatePath: String?, inspectionPort: Int?,
         state: MockAPNsState, group: MultiThreadedEventLoopGroup, serverChannel: any Channel,
-        inspectionChannel: (any Channel)?, connections: ConnectionRegistry, logger: Logger
+        inspectionChannel: (any Channel)?, connections: ConnectionRegistry, logger: Logger, dashboard: DashboardService?
     ) {
         self.host = host
         self.port = port
@@ -72,6 +73,7 @@ public final class MockAPNsServer: Sendable {
         self.inspectionChannel = inspectionChannel
         self.connections = connections
         self.logger = logger
+        self.dashboard = dashboard
     }
 
     /// Starts listening with `configuration`; returns once the listeners are bound.
@@ -121,12 +123,24 @@ public final class MockAPNsServer: Sendable {
                 throw .bind(address: "\(inspection.host):\(inspection.port)", reason: "\(error)")
             }
         }
+        var dashboard: DashboardService?
+        if let settings = configuration.dashboard {
+            do {
+                dashboard = try await DashboardService.start(
+                    settings, state: state, budgetPerHour: configuration.budget.effectivePerHour, group: group)
+            } catch {
+                try? await serverChannel.close()
+                try? await inspectionChannel?.close()
+                try? await group.shutdownGracefully()
+                throw .bind(address: "\(settings.host):\(settings.port)", reason: "\(error)")
+            }
+        }
         let server = MockAPNsServer(
             host: configuration.host, port: serverChannel.localAddress?.port ?? configuration.port,
             usesTLS: sslContext != nil, certificatePEM: certificatePEM, certificatePath: certificatePath,
             inspectionPort: inspectionChannel?.localAddress?.port, state: state, group: group,
             serverChannel: serverChannel, inspectionChannel: inspectionChannel, connections: connections,
-            logger: configuration.logger)
+            logger: configuration.logger, dashboard: dashboard)
         configuration.logger.info("mock APNs listening", metadata: ["url": "\(server.baseURL)"])
         return server
     }
@@ -213,6 +227,21 @@ public final class MockAPNsServer: Sendable {
         state.events(bufferingNewest: limit)
     }
 
+    // MARK: Dashboard
+
+    /// The dashboard page's address (`http://host:port/`), when one is served.
+    public var dashboardURL: String? { dashboard?.url }
+
+    /// The bound port of the dashboard, when one is served.
+    public var dashboardPort: Int? { dashboard?.port }
+
+    /// Says why the push answered with `id` (its apns-id, or apns-request-id for a broadcast)
+    /// was sent, e.g. the plan's `beat goal-home-1 · budget 11/12`; the dashboard shows it in the
+    /// push's timeline row. Does nothing without a dashboard.
+    public func annotatePush(id: String, reason: String) {
+        dashboard?.broadcaster.annotate(id: id, reason: reason)
+    }
+
     // MARK: Shutdown
 
     /// Stops accepting, sends each connection GOAWAY `{"reason":"Shutdown"}`, waits for
@@ -220,6 +249,7 @@ public final class MockAPNsServer: Sendable {
     public func shutdown() async {
         try? await serverChannel.close()
         try? await inspectionChannel?.close()
+        await dashboard?.shutdown()
         let open = connections.all
         for channel in open {
             channel.pipeline.fireUserInboundEventTriggered(GracefulShutdownEvent())

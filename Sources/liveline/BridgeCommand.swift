@@ -68,6 +68,9 @@ struct BridgeServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these PEM certificates (a mock's self-signed one).", valueName: "file.pem"))
     var caFile: String?
 
+    @Option(help: ArgumentHelp("Serve the live dashboard of the embedded mock here (only without APNs credentials): each activity as the Lock Screen and the Dynamic Island would draw it.", valueName: "host:port"))
+    var dashboard: String?
+
     @Option(help: ArgumentHelp("This instance's name in the store's leases (default: host-pid).", valueName: "name"))
     var instance: String?
 
@@ -109,7 +112,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
             Terminal.out("""
             Liveline bridge \(bridgeOptions.instance) listening on http://\(address.host):\(port)
               store   \(store.name)
-              pushes  \(banner)
+              pushes  \(banner)\(mock?.dashboardURL.map { "\n  dashboard \($0)" } ?? "")
               sources \(configuration.sources.map { "\($0.name) → POST /v1/webhooks/\($0.name)" }.joined(separator: ", "))
             SIGTERM or Ctrl-C drains and stops.
             """)
@@ -145,6 +148,9 @@ struct BridgeServeCommand: AsyncParsableCommand {
         var mock: MockAPNsServer?
         var signingKey = key
         let banner: String
+        if dashboard != nil, apnsURL != nil || configuration.apns != nil {
+            throw ValidationError("--dashboard draws the embedded mock's device, which serves only without apns: in the configuration and without --apns-url; run `liveline mock-apns --dashboard HOST:PORT` and point --apns-url at it")
+        }
         if let apnsURL {
             do { endpoint = try APNsEndpoint(url: apnsURL, trustedCertificates: caFile) } catch { throw ValidationError("\(error)") }
             if signingKey == nil { signingKey = try Self.throwawayKey().key }
@@ -154,8 +160,10 @@ struct BridgeServeCommand: AsyncParsableCommand {
             banner = "\(apns)"
         } else {
             let (throwaway, publicKey) = try Self.throwawayKey()
+            let dashboardAddress = try dashboard.map { try MockAPNsCommand.address($0, option: "--dashboard") }
             let started = try await EmbeddedMock.start(for: "bridge") { mockConfiguration in
                 mockConfiguration.authentication = .keys([ProviderKey(keyID: throwaway.keyID, teamID: throwaway.teamID, publicKey: publicKey)])
+                if let dashboardAddress { mockConfiguration.dashboard = DashboardConfiguration(host: dashboardAddress.host, port: dashboardAddress.port) }
             }
             mock = started.server
             endpoint = started.endpoint

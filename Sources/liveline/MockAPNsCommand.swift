@@ -109,6 +109,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Serve the JSON inspection API (GET /activities, /activities/{token}/pushes, /stats; POST /faults, /reset) over HTTP/1.1 here.", valueName: "host:port"))
     var inspect: String?
 
+    @Option(name: .long, help: ArgumentHelp("Serve the live dashboard page here: every activity drawn as the Lock Screen and the Dynamic Island would draw it, with the push timeline. Loopback unless told otherwise; with --scenario it uses the file's names and presentation blocks.", valueName: "host:port"))
+    var dashboard: String?
+
     @Option(name: .long, help: ArgumentHelp("Event-loop threads. Default: one per core.", valueName: "n"))
     var threads: Int?
 
@@ -173,6 +176,15 @@ struct MockAPNsCommand: AsyncParsableCommand {
         }
         if let inspect {
             configuration.inspection = try Self.address(inspect, option: "--inspect")
+        }
+        if let dashboard {
+            let (host, port) = try Self.address(dashboard, option: "--dashboard")
+            var settings = DashboardConfiguration(host: host, port: port)
+            for file in scenario {
+                guard let loaded = ScenarioFiles.load(file) else { throw ExitCode(1) }
+                settings.describe(loaded)
+            }
+            configuration.dashboard = settings
         }
         if let threads { configuration.eventLoopThreads = max(1, threads) }
         configuration.historyPerToken = max(1, history)
@@ -253,6 +265,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
         if let port = server.inspectionPort, let inspection = configuration.inspection {
             let host = inspection.host.contains(":") ? "[\(inspection.host)]" : inspection.host
             say("inspection API: http://\(host):\(port)/activities  /stats  /activities/<token>/pushes")
+        }
+        if let url = server.dashboardURL {
+            say("dashboard: \(url)")
         }
         let tlsFlag: String
         if !server.usesTLS {

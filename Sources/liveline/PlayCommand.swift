@@ -89,9 +89,18 @@ struct PlayCommand: AsyncParsableCommand {
     @Flag(name: .customLong("no-view"), help: "Print one line per push even on a terminal.")
     var noView = false
 
+    @Flag(help: "Serve the live dashboard page from the embedded mock (see --dashboard-listen) and print its URL: each activity as the Lock Screen and the Dynamic Island would draw it. It stays up after the story ends, until Ctrl-C.")
+    var dashboard = false
+
+    @Option(name: .customLong("dashboard-listen"), help: ArgumentHelp("Where --dashboard serves the page.", valueName: "host:port"))
+    var dashboardListen = "127.0.0.1:2199"
+
     mutating func validate() throws {
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
         guard connections >= 1 else { throw ValidationError("--connections must be at least 1") }
+        if dashboard, apnsURL != nil || credentials.keyFile != nil {
+            throw ValidationError("--dashboard draws the embedded mock's device; drop the credentials and --apns-url, or run `liveline mock-apns --dashboard HOST:PORT` and play against it with --apns-url")
+        }
     }
 
     mutating func run() async throws {
@@ -111,6 +120,10 @@ struct PlayCommand: AsyncParsableCommand {
             Terminal.error("error: \(error)")
             throw ExitCode(1)
         }
+        if dashboard, key != nil {
+            Terminal.error("error: --dashboard draws the embedded mock's device, and credentials (here from the environment) play to APNs; unset them, or run `liveline mock-apns --dashboard HOST:PORT` and play against it with --apns-url")
+            throw ExitCode(1)
+        }
         let bundleID = topic.map { $0.replacingOccurrences(of: ".push-type.liveactivity", with: "") } ?? scenario.bundleID
 
         // Where to play: APNs (or a server given by URL), or the embedded mock.
@@ -119,7 +132,8 @@ struct PlayCommand: AsyncParsableCommand {
             if key != nil || apnsURL != nil {
                 destination = try remoteDestination(scenario: scenario, key: key)
             } else {
-                destination = try await Destination.embeddedMock(scenario: scenario)
+                let address = dashboard ? try MockAPNsCommand.address(dashboardListen, option: "--dashboard-listen") : nil
+                destination = try await Destination.embeddedMock(scenario: scenario, dashboard: address)
             }
         } catch let error as PlayError {
             Terminal.error("error: \(error.message)")
@@ -143,6 +157,7 @@ struct PlayCommand: AsyncParsableCommand {
             clock: clock, configuration: .init(endsActivitiesOnStop: !noEnd, reportsWakes: true),
             observer: { event in
                 monitor.record(event)
+                if let mock { Self.annotate(event, in: mock) }
                 switch event {
                 case .refused(let push, let problem, let engine):
                     Terminal.error("warning: \(engine.program.name): a \(push.event.rawValue) push was not sent: \(problem)")
@@ -155,8 +170,10 @@ struct PlayCommand: AsyncParsableCommand {
             }
         )
 
+        let dashboardURL = mock?.dashboardURL
+        if let dashboardURL { Terminal.error("dashboard: \(dashboardURL)") }
         Terminal.error(destination.banner + " · \(scenario.name) at \(speed == 1 ? "real time" : "\(StateValue.double(speed).templateText)×")" + (view ? "" : " · Ctrl-C ends the activities"))
-        let screen = view ? LiveScreen(monitor: monitor, device: { index in mock.flatMap { destination.deviceSnapshot(index, in: $0) } }, title: "\(scenario.name) · \(destination.banner)") : nil
+        let screen = view ? LiveScreen(monitor: monitor, device: { index in mock.flatMap { destination.deviceSnapshot(index, in: $0) } }, title: "\(scenario.name) · \(destination.banner)" + (dashboardURL.map { " · dashboard \($0)" } ?? "")) : nil
         let drawing = screen.map { screen in Task { await screen.run() } }
 
         // Ctrl-C asks the session to stop: it ends the activities properly, drains, and returns.
@@ -176,15 +193,23 @@ struct PlayCommand: AsyncParsableCommand {
         sigint.resume()
 
         let report = await session.run()
-        sigint.cancel()
+        // With the dashboard, the page stays up after the story (its ended state is the point)
+        // until Ctrl-C; the same signal source then answers it.
+        let keepsServing = dashboardURL != nil && interrupts.load(ordering: .relaxed) == 0
+        if !keepsServing { sigint.cancel() }
         if let screen, let drawing {
             await screen.stop()
             await drawing.value
         }
         await client.shutdown()
+        if keepsServing, let dashboardURL {
+            if screen == nil { Terminal.error(report.summary) }
+            Terminal.error("the story has ended; the dashboard stays up at \(dashboardURL) until Ctrl-C")
+            await Self.untilInterrupted(sigint)
+        }
         await mock?.shutdown()
 
-        if screen == nil { Terminal.error(report.summary) }
+        if screen == nil, !keepsServing { Terminal.error(report.summary) }
         if let advice = report.configurationError {
             Terminal.error("error: APNs refused the setup: \(advice)")
             if advice.contains("certificate not trusted"), apnsURL != nil, caFile == nil {
@@ -196,6 +221,30 @@ struct PlayCommand: AsyncParsableCommand {
             Terminal.error("warning: \(report.abandoned.count) \(report.abandoned.count == 1 ? "push was" : "pushes were") still pending when the run stopped")
         }
         if report.status != .success { throw ExitCode(report.status.rawValue) }
+    }
+
+    /// Returns at Ctrl-C (through `sigint`, the run's own source) or SIGTERM.
+    private static func untilInterrupted(_ sigint: any DispatchSourceSignal) async {
+        let (stream, continuation) = AsyncStream<Void>.makeStream()
+        sigint.setEventHandler { continuation.yield() }
+        signal(SIGTERM, SIG_IGN)
+        let sigterm = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
+        sigterm.setEventHandler { continuation.yield() }
+        sigterm.resume()
+        for await _ in stream { break }
+        sigint.cancel()
+        sigterm.cancel()
+    }
+
+    /// Tells the embedded mock's dashboard why each answered push was sent.
+    private static func annotate(_ event: SessionEvent, in mock: MockAPNsServer) {
+        guard case .delivery(let delivery) = event else { return }
+        switch delivery {
+        case .delivered(_, let push, let response, _, _), .rejected(_, let push, let response):
+            if let id = response.apnsID ?? response.requestID { mock.annotatePush(id: id, reason: push.reason.description) }
+        default:
+            break
+        }
     }
 
     /// The destination for credentials or a URL: every activity needs a token or channel.

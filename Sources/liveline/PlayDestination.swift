@@ -15,16 +15,19 @@ struct Destination: Sendable {
 
     /// Starts the mock APNs in-process: TLS on loopback with a fresh self-signed certificate,
     /// JWTs checked against a fresh key, device tokens made up per activity, and the scenario's
-    /// first states as the expected content-state shapes.
-    static func embeddedMock(scenario: Scenario) async throws -> Destination {
+    /// first states as the expected content-state shapes. With `dashboard`, the mock also serves
+    /// the live dashboard there, with the scenario's names and presentation blocks.
+    static func embeddedMock(scenario: Scenario, dashboard: (host: String, port: Int)? = nil) async throws -> Destination {
         let privateKey = P256.Signing.PrivateKey()
         let keyID = "LIVELINE01", teamID = "LIVELINETM"
         var targets: [PushTarget] = []
         var byToken: [String: StateObject] = [:]
         var byType: [String: StateObject] = [:]
         var subscriptions: [String: [String]] = [:]
+        var tokens: [String] = []
         for (index, activity) in scenario.activities.enumerated() {
             let token = Self.token(for: "\(scenario.name)/\(activity.name)/\(index)")
+            tokens.append(token)
             let first = activity.firstState()
             byToken[token] = first
             byType[activity.attributesType] = byType[activity.attributesType] ?? first
@@ -45,6 +48,11 @@ struct Destination: Sendable {
                 configuration.authentication = .keys([ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)])
                 configuration.contentStateShapes = ContentStateShapes(byToken: byToken, byAttributesType: byType)
                 configuration.subscriptions = subscriptions
+                if let dashboard {
+                    var settings = DashboardConfiguration(host: dashboard.host, port: dashboard.port)
+                    settings.describe(scenario, tokens: tokens)
+                    configuration.dashboard = settings
+                }
             }
         } catch {
             throw PlayError(message: "\(error)")

@@ -51,6 +51,8 @@ public struct ActivitySpec: Sendable {
     public var attributesTypeLocation: SourceLocation?
     public var attributesLocation: SourceLocation?
     public var contentStateLocation: SourceLocation?
+    /// How a screen draws it (`presentation:`), when the file says.
+    public var presentation: Presentation?
 
     /// The field layout of the content-state: its keys, in written order.
     public var stateKeys: [String] {
@@ -64,7 +66,7 @@ public struct ActivitySpec: Sendable {
     public init(
         name: String, offset: Millis, attributesType: String, attributes: ValueTemplate,
         contentState: ValueTemplate, relevance: Double?, policy: Policy, beats: [BeatSpec],
-        location: SourceLocation
+        location: SourceLocation, presentation: Presentation? = nil
     ) {
         self.name = name
         self.offset = offset
@@ -75,5 +77,6 @@ public struct ActivitySpec: Sendable {
         self.policy = policy
         self.beats = beats
         self.location = location
+        self.presentation = presentation
     }
 }

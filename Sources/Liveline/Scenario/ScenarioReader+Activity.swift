@@ -2,7 +2,7 @@ import Yams
 
 extension ScenarioReader {
     static let activityKeys = [
-        "name", "at", "attributes-type", "attributes", "content-state", "relevance", "policy", "beats",
+        "name", "at", "attributes-type", "attributes", "content-state", "relevance", "policy", "beats", "presentation",
     ]
 
     /// One entry of `activities:`. Returns nil, after reporting, when it cannot be played.
@@ -64,11 +64,13 @@ extension ScenarioReader {
                 log.error(location(node), "expected beats as a list (each item starting with '- '), found \(Self.describe(node))")
             }
         }
+        var presentation: Presentation?
+        if let node = fields["presentation"] { presentation = self.presentation(node, attributes: attributes, state: contentState) }
         guard log.errorCount == errorsBefore else { return nil }
         var spec = ActivitySpec(
             name: name, offset: offset, attributesType: attributesType, attributes: attributes,
             contentState: contentState, relevance: relevance, policy: policy, beats: beats,
-            location: location(node)
+            location: location(node), presentation: presentation
         )
         spec.attributesTypeLocation = fields["attributes-type"].map { location($0) }
         spec.attributesLocation = fields["attributes"].map { location($0) }

@@ -71,6 +71,8 @@ public struct MockAPNsConfiguration: Sendable {
     /// memory stays bounded in load tests.
     public var maxHistoryTokens: Int = 10_000
     public var logger = Logger(label: "liveline.mock-apns")
+    /// The live dashboard page; nil serves none.
+    public var dashboard: DashboardConfiguration?
 
     public init() {}
 }

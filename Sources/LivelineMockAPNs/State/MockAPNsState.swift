@@ -37,10 +37,12 @@ final class MockAPNsState: Sendable {
         var faultsSince: Millis
         var subscribers: [Int: AsyncStream<PushRecord>.Continuation] = [:]
         var nextSubscriber = 0
+        /// The last pushes, for the dashboard; nil when none is served.
+        var feed: DashboardFeed?
     }
 
     let clock: any MockClock
-    private let box: NIOLockedValueBox<Storage>
+    let box: NIOLockedValueBox<Storage>
     private let simulator: DeviceSimulator
     private let shapes: ContentStateShapes
     private let subscriptions: [String: [String]]
@@ -56,6 +58,7 @@ final class MockAPNsState: Sendable {
         maxHistoryTokens = configuration.maxHistoryTokens
         let now = configuration.clock.now()
         var storage = Storage(startedAt: now, faults: configuration.faults, faultsSince: now)
+        if configuration.dashboard != nil { storage.feed = DashboardFeed(capacity: 64) }
         Self.applySubscriptions(configuration.subscriptions, to: &storage, simulator: simulator, shapes: shapes, now: now)
         box = NIOLockedValueBox(storage)
     }
@@ -298,6 +301,7 @@ final class MockAPNsState: Sendable {
             var fresh = Storage(startedAt: now, faults: storage.faults, faultsSince: now)
             fresh.subscribers = storage.subscribers
             fresh.nextSubscriber = storage.nextSubscriber
+            fresh.feed = storage.feed
             fresh.stats.connectionsOpen = storage.stats.connectionsOpen
             Self.applySubscriptions(subscriptions, to: &fresh, simulator: simulator, shapes: shapes, now: now)
             storage = fresh
@@ -362,6 +366,7 @@ final class MockAPNsState: Sendable {
     private func record(_ pushRecord: consuming PushRecord, key: String?, error: APNsError?, storage: inout Storage) {
         storage.stats.requests += 1
         Self.count(pushRecord.status, in: &storage.statuses)
+        storage.feed?.append(pushRecord)
         if let error { storage.stats.reasons[error.reason, default: 0] += 1 }
         guard let key else { return }
         let canStartHistory = storage.historyCount < maxHistoryTokens
@@ -478,7 +483,7 @@ final class MockAPNsState: Sendable {
         storage.activities[record.id] = record
     }
 
-    private func snapshot(_ record: ActivityRecord, now: Millis) -> ActivitySnapshot {
+    func snapshot(_ record: ActivityRecord, now: Millis) -> ActivitySnapshot {
         var budget = record.budget
         return ActivitySnapshot(
             id: record.id, updateToken: record.updateToken, pushToStartToken: record.pushToStartToken,

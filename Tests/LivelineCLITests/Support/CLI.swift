@@ -45,7 +45,8 @@ enum CLI {
     /// Runs `liveline ARGUMENTS`; `whileRunning` gets the process once it started (to signal it).
     static func run(
         _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60,
-        whileRunning: (@Sendable (Process, OutputBuffer) async -> Void)? = nil
+        whileRunning: (@Sendable (Process, OutputBuffer) async -> Void)? = nil,
+        watchingBoth: (@Sendable (Process, _ stdout: OutputBuffer, _ stderr: OutputBuffer) async -> Void)? = nil
     ) async throws -> Result {
         let process = Process()
         process.executableURL = try binary()
@@ -67,6 +68,7 @@ enum CLI {
             if process.isRunning { process.terminate() }
         }
         if let whileRunning { await whileRunning(process, out) }
+        if let watchingBoth { await watchingBoth(process, out, err) }
         while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         watchdog.cancel()
         outPipe.fileHandleForReading.readabilityHandler = nil
