@@ -23,6 +23,39 @@ import Testing
         #expect(try value("{{ n / 4.0 }}", field: "ratio") == .double(0.25))
     }
 
+    func number(_ value: StateValue) -> Double? {
+        switch value {
+        case .int(let i): Double(i)
+        case .double(let d): d
+        default: nil
+        }
+    }
+
+    @Test("in a field declared as a decimal, / divides as decimals", arguments: [
+        ("{{ 7 / 2 }}", 3.5), ("{{ n / 4 }}", 0.25), ("{{ -(3 / 2) }}", -1.5), ("{{ pick(1 / 8, 1 / 8) }}", 0.125), ("{{ 2 * 3 }}", 6),
+    ])
+    func declaredDecimals(template: String, expected: Double) throws {
+        let found = try value(template, field: "ratio")
+        #expect(found.flatMap(number) == expected, "\(String(describing: found))")
+    }
+
+    @Test func aRandomTenthFillsADecimalFieldWithTenths() throws {
+        let run = try plan(scenario(state: "{ score: 0, ratio: 0.0 }", beats: """
+        - { every: 1m, count: 60, set: { ratio: "{{ random(1, 40) / 10 }}" } }
+        - { id: final, at: 61m, end: true }
+        """))
+        let values = run.entries.compactMap { $0.state["ratio"] }.dropFirst()
+        #expect(values.count >= 50)
+        #expect(values.allSatisfy { if case .double(let d) = $0 { (0.1...4.0).contains(d) } else { false } }, "\(values)")
+        #expect(values.contains { number($0).map { $0 != $0.rounded() } == true }, "no tenths in \(values)")
+    }
+
+    @Test func wholeNumberFieldsAndTextKeepWholeDivision() throws {
+        #expect(try value("{{ 7 / 2 }}") == .int(3))
+        #expect(try value("{{ 7 / 2 }} km", field: "text") == .string("3 km"))
+        #expect(try value("{{ 7 / 2.0 }} km", field: "text") == .string("3.5 km"))
+    }
+
     @Test func textJoinsValuesAndPlusJoinsStrings() throws {
         #expect(try value("Goal {{ minute }}' by {{ activity }}", field: "text") == .string("Goal 1' by match"))
         #expect(try value("{{ 'n=' + n }}", field: "text") == .string("n=1"))

@@ -32,6 +32,23 @@ import Testing
         #expect(run.pushes.map(\.offset) == [60, 120, 180, 210])
     }
 
+    @Test func aBeatThatWouldRepeatPastTheLimitIsRefusedWithItsCount() {
+        let found = errors(scenario(beats: """
+        - { id: tick, every: 10ms, set: { score: "{{ n }}" } }
+        """))
+        #expect(found.count == 1)
+        let message = found.first?.message ?? ""
+        #expect(message.contains("2879999 occurrences, more than the 1000000 a beat may have"), "\(message)")
+        #expect(found.first?.location.line == 14)
+    }
+
+    @Test func occurrencesAreCountedToTheLimitInclusive() {
+        let beat = BeatSpec(id: "tick", timing: .every(10, from: 0, through: 9_999_990), location: SourceLocation(file: "t", line: 1, column: 1))
+        #expect(beat.occurrenceCount(end: 28_800_000) == BeatSpec.maxOccurrences)
+        let open = BeatSpec(id: "tick", timing: .every(60_000, from: 60_000, through: nil), location: SourceLocation(file: "t", line: 1, column: 1))
+        #expect(open.occurrenceCount(end: 210_000) == 3)
+    }
+
     static let jittery = scenario(policy: "min-interval: 0", beats: """
     - { id: a, at: 10m, jitter: 2m, set: { score: 1 } }
     - { id: b, at: 10m30s, jitter: 2m, set: { score: 2 } }

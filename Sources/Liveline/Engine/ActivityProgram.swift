@@ -114,14 +114,8 @@ public final class ActivityProgram: Sendable {
         var byID: [String: Int] = [:]
         for (i, beat) in spec.beats.enumerated() {
             if let id = beat.id, byID[id] == nil { byID[id] = i }
-            let occurrences: Int32
-            switch beat.timing {
-            case .every(let interval, let from, let through):
-                let last = through ?? ((spec.beats.first { $0.end != nil && $0.firstOffset != nil }?.firstOffset ?? spec.policy.maxDuration) - 1)
-                occurrences = last >= from ? Int32(min(1_000_000, (last - from) / interval + 1)) : 0
-            default:
-                occurrences = 0
-            }
+            let activityEnd = spec.beats.first { $0.end != nil && $0.firstOffset != nil }?.firstOffset ?? spec.policy.maxDuration
+            let occurrences = Int32(min(BeatSpec.maxOccurrences, beat.occurrenceCount(end: activityEnd) ?? 0))
             let patch = beat.patch.map { entry -> Patch in
                 let field = keys.firstIndex(of: entry.path[0]) ?? 0
                 var constant: StateValue?
@@ -163,7 +157,7 @@ public final class ActivityProgram: Sendable {
                 let last = through ?? ((end ?? spec.policy.maxDuration) - 1)
                 var time = from
                 var n: Int32 = 1
-                while time <= last, n < 1_000_000 {
+                while time <= last, n <= BeatSpec.maxOccurrences {
                     occurrences.append((Occurrence(offset: scaled(time), beat: Int32(i), n: n), rank))
                     time += interval
                     n += 1

@@ -33,6 +33,17 @@ public struct BeatSpec: Sendable {
     /// Where the beat is declared.
     public var location: SourceLocation
 
+    /// The most occurrences a repeating beat may have. The loader refuses a beat that would
+    /// repeat more often (every 10ms for 8 hours is 2,880,000), so the engine never stops one early.
+    public static let maxOccurrences = 1_000_000
+
+    /// How many times a repeating beat happens when the activity ends at `end` (nil for others).
+    public func occurrenceCount(end: Millis) -> Int? {
+        guard case .every(let interval, let from, let through) = timing else { return nil }
+        let last = through ?? (end - 1)
+        return last >= from ? Int((last - from) / max(1, interval) + 1) : 0
+    }
+
     /// A label for plans: the id, or where the beat is written.
     public var label: String { id ?? "line \(location.line)" }
 

@@ -3,7 +3,10 @@
 /// The language is small on purpose: numbers, strings, names (`n`, `minute`, `second`,
 /// `activity`, `index`, `state.<field>`, `input.<field>`), `+ - * / %`, parentheses, and the
 /// seeded functions `random(a, b)` and `pick(x, y, …)`. `+` joins strings when either side is one.
-/// Integer `/` divides whole numbers; any decimal makes the result decimal.
+/// `/` between two whole numbers divides whole numbers (`7 / 2` is `3`) and any decimal makes the
+/// result decimal, except in a field the first content-state declares as a decimal (`0.0`):
+/// there `/` always divides as decimals (``DeclaredArithmetic``), so `random(1, 40) / 10` gives
+/// `0.1`…`4.0`, as the app's `Double` expects.
 public indirect enum Expression: Sendable, Hashable {
     case number(StateValue)
     case string(String)
@@ -32,8 +35,23 @@ public indirect enum Expression: Sendable, Hashable {
         case index
     }
 
-    public enum BinaryOperator: String, Sendable, Hashable {
-        case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
+    public enum BinaryOperator: Sendable, Hashable {
+        case add, subtract, multiply, remainder
+        /// `/` as written: whole numbers divide as whole numbers.
+        case divide
+        /// `/` in a field declared as a decimal: always a decimal result.
+        case decimalDivide
+
+        /// How the operator is written.
+        public var symbol: String {
+            switch self {
+            case .add: "+"
+            case .subtract: "-"
+            case .multiply: "*"
+            case .divide, .decimalDivide: "/"
+            case .remainder: "%"
+            }
+        }
     }
 
     /// Every name a template may use, for "did you mean" hints and messages.
@@ -110,13 +128,17 @@ extension Expression {
         if op == .add, lhs.isString || rhs.isString {
             return .string(lhs.templateText + rhs.templateText)
         }
+        if op == .decimalDivide {
+            guard let a = lhs.numeric, let b = rhs.numeric, b != 0 else { return .null }
+            return .double(a / b)
+        }
         switch (lhs, rhs) {
         case (.int(let a), .int(let b)):
             switch op {
             case .add: return .int(a &+ b)
             case .subtract: return .int(a &- b)
             case .multiply: return .int(a &* b)
-            case .divide: return b == 0 ? .null : .int(a / b)
+            case .divide, .decimalDivide: return b == 0 ? .null : .int(a / b)
             case .remainder: return b == 0 ? .null : .int(a % b)
             }
         default:
@@ -125,7 +147,7 @@ extension Expression {
             case .add: return .double(a + b)
             case .subtract: return .double(a - b)
             case .multiply: return .double(a * b)
-            case .divide: return b == 0 ? .null : .double(a / b)
+            case .divide, .decimalDivide: return b == 0 ? .null : .double(a / b)
             case .remainder: return b == 0 ? .null : .double(a.truncatingRemainder(dividingBy: b))
             }
         }

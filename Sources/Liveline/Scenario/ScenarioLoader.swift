@@ -56,7 +56,11 @@ public struct ScenarioLoader: Sendable {
         } catch {
             throw ScenarioError(diagnostics: [Diagnostic(.error, SourceLocation(file: file, line: 1, column: 1), "YAML syntax: \(error)")])
         }
-        let scenario = reader.scenario(root, defaultName: Self.defaultName(for: file))
+        var scenario = reader.scenario(root, defaultName: Self.defaultName(for: file))
+        if var read = scenario {
+            read.activities = read.activities.map(DeclaredArithmetic.apply(to:))
+            scenario = read
+        }
         if let scenario, !reader.log.hasErrors {
             for activity in scenario.activities { reader.check(activity) }
             if !reader.log.hasErrors {

@@ -51,6 +51,12 @@ extension ScenarioReader {
         }
         let endIndex = timedEnds.first
         let endOffset = endIndex.flatMap { beats[$0].firstOffset }
+        for beat in beats {
+            guard let count = beat.occurrenceCount(end: endOffset ?? policy.maxDuration), count > BeatSpec.maxOccurrences,
+                  case .every(let interval, let from, let through) = beat.timing else { continue }
+            let until = through.map { "to \(DurationText.format($0))" } ?? (endOffset != nil ? "to the end" : "to max-duration (\(DurationText.format(policy.maxDuration)))")
+            log.error(beat.location, "this beat repeats every \(DurationText.format(interval)) from \(DurationText.format(from)) \(until): \(count) occurrences, more than the \(BeatSpec.maxOccurrences) a beat may have; repeat less often or stop it sooner with 'to'")
+        }
 
         if let s = starts.first {
             if beats[s].firstOffset == nil {

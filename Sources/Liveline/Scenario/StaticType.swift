@@ -80,7 +80,7 @@ indirect enum StaticType: Equatable, CustomStringConvertible {
         case .binary(let op, let lhs, let rhs):
             let a = infer(lhs, state: state), b = infer(rhs, state: state)
             if op == .add, a == .scalar(.string) || b == .scalar(.string) { return .scalar(.string) }
-            if a == .scalar(.int), b == .scalar(.int) { return .scalar(.int) }
+            if op != .decimalDivide, a == .scalar(.int), b == .scalar(.int) { return .scalar(.int) }
             let numeric: Set<ValueType> = [.int, .double]
             if case .scalar(let x) = a, case .scalar(let y) = b, numeric.contains(x), numeric.contains(y) { return .scalar(.double) }
             return .unknown

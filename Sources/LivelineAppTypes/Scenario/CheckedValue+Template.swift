@@ -66,7 +66,7 @@ extension CheckedValue {
         case .binary(let op, let lhs, let rhs):
             guard let a = numericType(lhs, state: state), let b = numericType(rhs, state: state) else { return nil }
             if op == .add, a == .string || b == .string { return .string }
-            if a == .int, b == .int { return .int }
+            if op != .decimalDivide, a == .int, b == .int { return .int }
             return [.int, .double].contains(a) && [.int, .double].contains(b) ? .double : nil
         }
     }
@@ -108,7 +108,7 @@ enum TemplateText {
         case .state(let path): "state." + path.joined(separator: ".")
         case .input(let path): "input." + path.joined(separator: ".")
         case .negate(let operand): "-" + render(operand)
-        case .binary(let op, let lhs, let rhs): render(lhs) + " " + op.rawValue + " " + render(rhs)
+        case .binary(let op, let lhs, let rhs): render(lhs) + " " + op.symbol + " " + render(rhs)
         case .random(let a, let b, _): "random(" + render(a) + ", " + render(b) + ")"
         case .pick(let choices, _): "pick(" + choices.map(render).joined(separator: ", ") + ")"
         }
