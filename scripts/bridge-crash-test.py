@@ -19,7 +19,17 @@ killed, before the answer was stored, is sent again by the bridge that takes ove
 know it arrived). It is the same push, byte for byte, with the same `aps.timestamp`, so the
 device drops it as not newer (`dropped-old`); such repeats are counted, not taken as shown.
 
+With --faults the mock misbehaves throughout (the fault soak of SECURITY.md): 2.5% of pushes
+get 500 InternalServerError and 2.5% 503 ServiceUnavailable, every connection is closed with
+GOAWAY after 2,000 requests, and until the bridges are idle it adds, in turn, 4 s apart: 200 ms
+of latency on every answer (5 s), a 429 TooManyRequests burst (3 s) and a 503 Shutdown window
+(5 s). The bridge retries by reason;
+pushes whose retries ran out are dead letters, listed with their reasons and replayed with
+`liveline bridge dead-letters`, and the checks above then hold for every activity. --rate
+paces the sending (webhooks/s) so that the burst lasts long enough to meet the faults.
+
     scripts/bridge-crash-test.py [--store postgres://…] [--instances 2] [--activities 1000] [--events 10]
+    scripts/bridge-crash-test.py --faults --rate 200 [--events 30]
 """
 import argparse, base64, hashlib, hmac, http.client, json, os, random, signal, subprocess, sys, tempfile
 import threading, time, urllib.request
@@ -84,6 +94,8 @@ def main():
     parser.add_argument("--activities", type=int, default=1000)
     parser.add_argument("--events", type=int, default=10)
     parser.add_argument("--threads", type=int, default=32)
+    parser.add_argument("--faults", action="store_true", help="errors, GOAWAYs, latency, 429s and a shutdown window at the mock")
+    parser.add_argument("--rate", type=float, default=0, help="webhooks a second (0: as fast as the threads go)")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="liveline-crash-")
@@ -96,6 +108,9 @@ def main():
                              "--inspect", f"127.0.0.1:{inspect_port}", "--history", "1000",
                              "--accept-any-token"], stdout=logs, stderr=logs)
     wait_http(f"http://127.0.0.1:{inspect_port}/stats")
+    faults = Faults(inspect_port) if args.faults else None
+    if faults:
+        faults.post({})
 
     config = f"{work}/bridge.yaml"
 
@@ -154,8 +169,11 @@ sources:
     killed = threading.Event()
     poster = Poster()
 
+    pace = Pace(args.rate)
+
     def send(item, ports_now):
         key, sequence, msg_id, body = item
+        pace.wait()
         port = random.choice(ports_now)
         status = poster.post(port, "/v1/webhooks/orders", body, sign(body, msg_id, int(time.time())))
         if 200 <= status < 300:
@@ -167,6 +185,8 @@ sources:
         return status
 
     started = time.time()
+    if faults:
+        faults.cycle()
     with ThreadPoolExecutor(args.threads) as pool:
         statuses = list(pool.map(lambda item: send(item, ports), webhooks))
     bridges[0].wait()
@@ -184,15 +204,27 @@ sources:
             break
     print(f"re-sent what was not acknowledged; {len(acknowledged)} of {len(webhooks)} now acknowledged")
 
-    deadline = time.time() + 180
-    while time.time() < deadline:
-        ready = json.loads(wait_http(f"http://127.0.0.1:{ports[0]}/readyz"))
-        counts = ready.get("counts", ready)
-        if counts.get("pendingEvents", counts.get("pending-events", 1)) == 0 and counts.get("outbox", 1) == 0:
-            break
-        time.sleep(1)
-    else:
+    def wait_idle():
+        deadline = time.time() + 300
+        while time.time() < deadline:
+            ready = json.loads(wait_http(f"http://127.0.0.1:{ports[0]}/readyz"))
+            counts = ready.get("counts", ready)
+            if counts.get("pendingEvents", counts.get("pending-events", 1)) == 0 and counts.get("outbox", 1) == 0:
+                return
+            time.sleep(1)
         raise SystemExit(f"the bridges did not become idle: {ready}")
+
+    wait_idle()
+    if faults:
+        faults.stop()
+        stats = json.loads(wait_http(f"http://127.0.0.1:{inspect_port}/stats"))
+        print(f"mock: {stats['requests']} requests {stats['statuses']}, {stats['faults-injected']} faults injected, "
+              f"{stats['goaways-sent']} GOAWAYs; windows applied: {', '.join(faults.applied)}")
+        dead = dead_letters(args.liveline, f"{work}/bridge-{ports[0]}.yaml", env, "list")
+        print(f"dead letters after the faults: {dead.strip() or 'none'}")
+        if "no dead letters" not in dead.lower() and dead.strip():
+            print(dead_letters(args.liveline, f"{work}/bridge-{ports[0]}.yaml", env, "replay").strip())
+            wait_idle()
 
     def check():
         problems, pushes_total, repeats = [], 0, 0
@@ -241,6 +273,70 @@ sources:
     for problem in problems[:20]:
         print("  " + problem)
     sys.exit(1 if problems else 0)
+
+
+class Faults:
+    """The mock's fault plan, set through its inspection API (POST /faults replaces it)."""
+
+    BASE = {"errors": [{"status": 500, "reason": "InternalServerError", "rate": 0.025},
+                       {"status": 503, "reason": "ServiceUnavailable", "rate": 0.025}],
+            "goaway-every": 2000, "seed": 11}
+
+    def __init__(self, inspect_port):
+        self.url = f"http://127.0.0.1:{inspect_port}/faults"
+        self.done = threading.Event()
+        self.applied = []
+
+    def post(self, extra):
+        body = json.dumps({**self.BASE, **extra} if extra is not None else {"errors": []}).encode()
+        request = urllib.request.Request(self.url, method="POST", data=body, headers={"content-type": "application/json"})
+        urllib.request.urlopen(request, timeout=10).read()
+
+    def cycle(self, gap=4):
+        """Latency, a 429 burst and a shutdown window in turn, `gap` seconds apart, until stopped."""
+        steps = [("200 ms latency", {"latency": "200ms"}, 5), ("429 burst", {"too-many-requests-after": 0}, 3),
+                 ("shutdown window", {"shutdown-windows": [{"after": "0s", "for": "5s"}]}, 5)]
+
+        def run():
+            while True:
+                for name, extra, hold in steps:
+                    if self.done.wait(gap):
+                        return
+                    self.post(extra)
+                    self.applied.append(name)
+                    self.done.wait(hold)
+                    self.post({})
+
+        threading.Thread(target=run, daemon=True).start()
+
+    def stop(self):
+        self.done.set()
+        self.post(None)
+
+
+class Pace:
+    """Spaces calls `1/rate` seconds apart across threads (no pacing at rate 0)."""
+
+    def __init__(self, rate):
+        self.interval = 1 / rate if rate else 0
+        self.next = time.monotonic()
+        self.lock = threading.Lock()
+
+    def wait(self):
+        if not self.interval:
+            return
+        with self.lock:
+            now = time.monotonic()
+            at = max(self.next, now)
+            self.next = at + self.interval
+        if at > now:
+            time.sleep(at - now)
+
+
+def dead_letters(liveline, config, env, action):
+    out = subprocess.run([liveline, "bridge", "dead-letters", action, "--config", config, "--limit", "100000"],
+                         capture_output=True, text=True, env=env)
+    return out.stdout + out.stderr
 
 
 if __name__ == "__main__":
