@@ -105,7 +105,7 @@ def main():
     ca = f"{work}/mock.pem"
     logs = open(f"{work}/processes.log", "w")
     mock = subprocess.Popen([args.liveline, "mock-apns", "--listen", f"127.0.0.1:{mock_port}", "--write-ca", ca,
-                             "--inspect", f"127.0.0.1:{inspect_port}", "--history", "1000",
+                             "--inspect", f"127.0.0.1:{inspect_port}", "--history", "1000", "--keep-payloads",
                              "--accept-any-token"], stdout=logs, stderr=logs)
     wait_http(f"http://127.0.0.1:{inspect_port}/stats")
     faults = Faults(inspect_port) if args.faults else None

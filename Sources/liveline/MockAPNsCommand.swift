@@ -118,6 +118,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pushes kept in each token's history.", valueName: "n"))
     var history = 32
 
+    @Flag(name: .customLong("keep-payloads"), help: "Keep the body of every push in the history. By default a rendered push's body is dropped once a newer one arrives; the last one and those not rendered are kept.")
+    var keepPayloads = false
+
     @Flag(name: .customLong("print-pushes"), help: "Print one line per push: token, status, what the device did and why; each new provider-token warning once.")
     var printPushes = false
 
@@ -188,6 +191,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         }
         if let threads { configuration.eventLoopThreads = max(1, threads) }
         configuration.historyPerToken = max(1, history)
+        configuration.keepsEveryPayload = keepPayloads
 
         let server: MockAPNsServer
         do {

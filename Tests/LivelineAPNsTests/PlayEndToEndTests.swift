@@ -23,7 +23,7 @@ import Testing
     """
 
     @Test func aWholeScenarioLeavesTheDeviceInTheFinalStateWithThePushesThePlanPredicted() async throws {
-        let session = try await MockSession.start(configure: { $0.historyPerToken = 200 })
+        let session = try await MockSession.start(configure: { $0.historyPerToken = 200; $0.keepsEveryPayload = true })
         let token = MockSession.token(10)
         let player = try Player(Self.match, speed: 30, session: session, targets: [.device(token)])
         let plan = player.plan()
@@ -42,6 +42,7 @@ import Testing
     @Test func withFaultsEverythingIsStillDeliveredInOrderAndNothingStaleIsResent() async throws {
         let session = try await MockSession.start(configure: {
             $0.historyPerToken = 500
+            $0.keepsEveryPayload = true
             $0.faults = FaultPlan(
                 errors: [
                     .init(error: APNsError(status: 500, reason: "InternalServerError"), rate: 0.15),
@@ -62,7 +63,7 @@ import Testing
         #expect(device.lifecycle == .ended)
         #expect(device.counters.droppedOld == 0)
         let accepted = session.server.pushes(token: token).filter { $0.status == 200 }
-        let timestamps = accepted.compactMap { APSPayload.aps(in: Array($0.payload.utf8)).flatMap { aps -> Int? in if case .int(let t)? = aps["timestamp"] { return t } else { return nil } } }
+        let timestamps = accepted.compactMap { $0.payload.flatMap { APSPayload.aps(in: Array($0.utf8)) }.flatMap { aps -> Int? in if case .int(let t)? = aps["timestamp"] { return t } else { return nil } } }
         #expect(timestamps == timestamps.sorted() && Set(timestamps).count == timestamps.count)
         // Faults really happened, were retried, and every push is accounted for.
         #expect(player.log.retries > 0)
@@ -109,7 +110,7 @@ import Testing
     }
 
     @Test func pushToStartThenUpdatesReachTheStartedActivity() async throws {
-        let session = try await MockSession.start(configure: { $0.historyPerToken = 200 })
+        let session = try await MockSession.start(configure: { $0.historyPerToken = 200; $0.keepsEveryPayload = true })
         let startToken = MockSession.token(15)
         let yaml = """
         liveline: 1

@@ -67,6 +67,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var eventLoopThreads: Int = NIOCoreCount.value
     /// Pushes kept per token or channel in the history.
     public var historyPerToken: Int = 32
+    /// Whether the history keeps the body of every push; by default a rendered push's body is
+    /// dropped once a newer push arrives (the last one and those not rendered are kept).
+    public var keepsEveryPayload = false
     /// Tokens and channels that keep a history; pushes to more are counted but not kept, so
     /// memory stays bounded in load tests.
     public var maxHistoryTokens: Int = 10_000

@@ -45,7 +45,7 @@ struct DashboardPush: Sendable, Encodable {
             let rendered = record.deliveries.filter { $0.outcome == .rendered }.count
             outcomeReasons.insert("\(rendered) of \(record.deliveries.count) subscribed activities rendered it", at: 0)
         }
-        if let body = try? JSONValue(parsing: record.payload), case .object(let root) = body,
+        if let payload = record.payload, let body = try? JSONValue(parsing: payload), case .object(let root) = body,
            case .object(let aps)? = root["aps"] {
             event = aps["event"]?.stringValue
             switch aps["alert"] {

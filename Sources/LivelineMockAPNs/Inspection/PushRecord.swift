@@ -24,8 +24,9 @@ public struct PushRecord: Sendable, Hashable, Codable {
     public var reason: String?
     /// What each reached activity did; empty when APNs rejected the push.
     public var deliveries: [DeviceDelivery]
-    /// The request body as sent.
-    public var payload: String
+    /// The request body as sent. Nil in the history for a push the device rendered once a newer
+    /// one arrived, unless the mock keeps every payload (``MockAPNsConfiguration/keepsEveryPayload``).
+    public var payload: String?
     /// Where the request departed from what Apple documents while APNs still accepted it, such
     /// as a provider token with `iat` as a string. Left out of the JSON when empty.
     public var warnings: [String] = []
@@ -48,7 +49,7 @@ extension PushRecord {
         status = try container.decode(Int.self, forKey: .status)
         reason = try container.decodeIfPresent(String.self, forKey: .reason)
         deliveries = try container.decode([DeviceDelivery].self, forKey: .deliveries)
-        payload = try container.decode(String.self, forKey: .payload)
+        payload = try container.decodeIfPresent(String.self, forKey: .payload)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
     }
 
@@ -63,7 +64,7 @@ extension PushRecord {
         try container.encode(status, forKey: .status)
         try container.encodeIfPresent(reason, forKey: .reason)
         try container.encode(deliveries, forKey: .deliveries)
-        try container.encode(payload, forKey: .payload)
+        try container.encodeIfPresent(payload, forKey: .payload)
         if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
     }
 }

@@ -47,6 +47,7 @@ final class MockAPNsState: Sendable {
     private let shapes: ContentStateShapes
     private let subscriptions: [String: [String]]
     private let historyPerToken: Int
+    private let keepsEveryPayload: Bool
     private let maxHistoryTokens: Int
 
     init(configuration: MockAPNsConfiguration) {
@@ -55,6 +56,7 @@ final class MockAPNsState: Sendable {
         shapes = configuration.contentStateShapes
         subscriptions = configuration.subscriptions
         historyPerToken = configuration.historyPerToken
+        keepsEveryPayload = configuration.keepsEveryPayload
         maxHistoryTokens = configuration.maxHistoryTokens
         let now = configuration.clock.now()
         var storage = Storage(startedAt: now, faults: configuration.faults, faultsSince: now)
@@ -370,13 +372,13 @@ final class MockAPNsState: Sendable {
         if let error { storage.stats.reasons[error.reason, default: 0] += 1 }
         guard let key else { return }
         let canStartHistory = storage.historyCount < maxHistoryTokens
-        let capacity = historyPerToken
+        let capacity = historyPerToken, keepsEvery = keepsEveryPayload
         var started = false
         modifyToken(key, in: &storage) { token in
             if token.history != nil {
                 token.history?.append(pushRecord)
             } else if canStartHistory {
-                var history = PushHistory(capacity: capacity)
+                var history = PushHistory(capacity: capacity, keepsEveryPayload: keepsEvery)
                 history.append(pushRecord)
                 token.history = history
                 started = true

@@ -1,16 +1,25 @@
 /// The last pushes to one token or channel, oldest first; a ring of fixed capacity.
 ///
-/// Bounded so a long load test keeps memory flat.
+/// Bounded so a long load test keeps memory flat. Unless it keeps every payload, a push the
+/// device rendered loses its body once a newer push arrives: the last body and every body the
+/// device did not render (or APNs refused) are what a person debugging looks at, and the bodies
+/// are most of a record's memory.
 struct PushHistory {
     private var items: [PushRecord] = []
     private var next = 0
     let capacity: Int
+    let keepsEveryPayload: Bool
 
-    init(capacity: Int) {
+    init(capacity: Int, keepsEveryPayload: Bool = false) {
         self.capacity = max(1, capacity)
+        self.keepsEveryPayload = keepsEveryPayload
     }
 
     mutating func append(_ record: PushRecord) {
+        if !keepsEveryPayload, !items.isEmpty {
+            let newest = items.count < capacity ? items.count - 1 : (next + capacity - 1) % capacity
+            if items[newest].wasRendered { items[newest].payload = nil }
+        }
         if items.count < capacity {
             items.append(record)
         } else {
@@ -21,6 +30,13 @@ struct PushHistory {
 
     var records: [PushRecord] {
         Array(items[next...] + items[..<next])
+    }
+}
+
+extension PushRecord {
+    /// APNs accepted it and every activity it reached showed it.
+    var wasRendered: Bool {
+        status == 200 && !deliveries.isEmpty && deliveries.allSatisfy { $0.outcome == .rendered }
     }
 }
 

@@ -36,6 +36,8 @@ final class BridgeHarness: Sendable {
         mockConfiguration.eventLoopThreads = 1
         mockConfiguration.logger.logLevel = .critical
         mockConfiguration.clock = clock
+        // The order checks read every accepted push's timestamp.
+        mockConfiguration.keepsEveryPayload = true
         let mock = try await MockAPNsServer.start(mockConfiguration)
         let key = try SigningKey(pem: privateKey.pemRepresentation, keyID: Self.keyID, teamID: Self.teamID)
         let endpoint = APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath)
@@ -107,7 +109,7 @@ final class BridgeHarness: Sendable {
     /// `aps.timestamp` of each push the mock accepted for `token`, in arrival order.
     func timestamps(_ token: String) -> [Int64] {
         mock.pushes(token: token).filter { $0.status == 200 }.compactMap { record in
-            guard let data = record.payload.data(using: .utf8),
+            guard let data = record.payload?.data(using: .utf8),
                   let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                   let aps = json["aps"] as? [String: Any], let timestamp = aps["timestamp"] as? NSNumber
             else { return nil }
