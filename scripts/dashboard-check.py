@@ -22,6 +22,11 @@ It saves screenshots of each stage (lock-screen-goal.png, stale.png, ended.png) 
 
 only saves a screenshot of a running dashboard (`chromium --screenshot` waits for the page to
 finish loading, which a page with an open event stream never does).
+
+    python3 scripts/dashboard-check.py --measure http://127.0.0.1:2199/ --expect 100000 [--token HEX]
+
+times a running dashboard: from navigation until the counts show that many activities and the
+cards are drawn, and a search by token until its card comes first (scripts/bench-dashboard.sh).
 Needs: chromium (Debian's package), curl. Only the Python standard library.
 Exits 0 when every check passed, 1 (with what was seen) otherwise.
 """
@@ -281,6 +286,37 @@ class Check:
             self.failures.append(f"liveline play exited {play.returncode}: {play.stdout.read()[-2000:]}")
 
 
+    def measure(self):
+        """Times the page against a running dashboard: load until the counts show --expect
+        activities and the cards are drawn, then a search by --token until its card is first."""
+        self.open_page("about:blank")
+        expected = f"{self.args.expect:,}"
+        self.page.call("Page.navigate", url=self.args.measure)
+        shown = """(() => { const b = document.querySelector('#counts .chip b');
+            return b && b.textContent === '%s' && document.querySelector('#activities .activity') ? performance.now() : null })()"""
+        loaded = self.poll(shown % expected, 60)
+        nodes = self.evaluate("document.getElementsByTagName('*').length")
+        heap = self.evaluate("performance.memory ? performance.memory.usedJSHeapSize : null")
+        print(f"page: counts show {expected} activities and cards drawn {loaded:.0f} ms after navigation; "
+              f"{nodes} DOM elements; JS heap {heap / 1e6 if heap else 0:.1f} MB")
+        if self.args.token:
+            begun = self.evaluate("""(() => { const s = document.querySelector('#search'); s.value = '%s';
+                s.dispatchEvent(new Event('input')); return performance.now() })()""" % self.args.token)
+            found = self.poll("""(() => { const a = document.querySelector('#activities .activity');
+                return a && a.dataset.id.startsWith('%s') ? performance.now() : null })()""" % self.args.token[:16], 30)
+            print(f"search: the card of token {self.args.token[:12]}… first {found - begun:.0f} ms after typing "
+                  f"(including the page's 250 ms typing pause)")
+
+    def poll(self, expression, timeout):
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            time.sleep(0.01)
+        raise RuntimeError(f"the page did not get there within {timeout}s: {(self.evaluate('document.body.innerText') or '')[:800]}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--liveline", default=os.path.join(ROOT, ".build", "debug", "liveline"))
@@ -288,10 +324,18 @@ def main():
     parser.add_argument("--speed", type=float, default=600)
     parser.add_argument("--screenshot", metavar="URL", help="only save a screenshot of this dashboard to --out")
     parser.add_argument("--wait", type=float, default=2, help="seconds to let the page draw before --screenshot")
+    parser.add_argument("--measure", metavar="URL", help="time the page of a running dashboard (scripts/bench-dashboard.sh)")
+    parser.add_argument("--expect", type=int, default=0, help="with --measure: the number of activities the mock holds")
+    parser.add_argument("--token", help="with --measure: a token to search for")
     args = parser.parse_args()
     check = Check(args)
     try:
-        check.only_screenshot() if args.screenshot else check.run()
+        if args.measure:
+            check.measure()
+        elif args.screenshot:
+            check.only_screenshot()
+        else:
+            check.run()
     except Exception as error:  # a failure to set up is a failed check, said plainly
         check.failures.append(str(error))
         print(f"FAIL {error}", file=sys.stderr)
