@@ -13,6 +13,9 @@ struct DeviceSimulator: Sendable {
     /// The app's own decoding (`mock-apns --app`); without it, content-states are checked
     /// against the shapes the first one establishes (``ContentShape``).
     var appDecoding: (any ActivityPayloadDecoding)? = nil
+    /// The `attributes-type`s of the scenarios the mock was given (`--scenario`), when any: a
+    /// start naming another type is one the app cannot decode. Nil: any type is taken.
+    var knownAttributesTypes: Set<String>? = nil
 
     func newRecord(id: String, now: Millis) -> ActivityRecord {
         ActivityRecord(id: id, createdAt: now, budget: BudgetBucket(perHour: budgetPerHour, now: now))
@@ -34,7 +37,9 @@ struct DeviceSimulator: Sendable {
     ) -> DeviceDelivery {
         record.counters.received += 1
         record.lastPushAt = now
-        let (outcome, reasons) = decide(payload, record: &record, route: route, priority: priority, now: now)
+        var (outcome, reasons) = decide(payload, record: &record, route: route, priority: priority, now: now)
+        // Dates in another unit still render; what goes wrong comes later, so say it now.
+        reasons += DateUnits.warnings(payload, now: now)
         switch outcome {
         case .rendered: render(payload, into: &record, now: now)
         case .droppedOld: record.counters.droppedOld += 1
@@ -66,6 +71,9 @@ struct DeviceSimulator: Sendable {
         }
         if let timestamp = payload.timestamp, let last = record.lastTimestamp, timestamp <= last {
             var reasons = ["timestamp " + String(Int64(timestamp)) + " is not newer than " + String(Int64(last)) + ", the content shown"]
+            if let unit = DateUnits.unit(of: last, now: now), unit != .seconds {
+                reasons[0] += " (sent in \(unit.rawValue): read as seconds it is far in the future, so every push in seconds now looks old; the activity is stuck until it ends)"
+            }
             reasons.append(contentsOf: decodeReasons)
             return (.droppedOld, reasons)
         }
@@ -101,6 +109,9 @@ struct DeviceSimulator: Sendable {
                 if payload.alert == nil { reasons.append("a start without alert is accepted by APNs and dropped by the device") }
                 if payload.attributesType == nil { reasons.append("a start needs attributes-type (the ActivityAttributes type name)") }
                 if payload.attributes == nil { reasons.append("a start needs attributes") }
+                if appDecoding == nil, let known = knownAttributesTypes, let type = payload.attributesType, !known.contains(type) {
+                    reasons.append("attributes-type '\(type)' is not one the app declares (its scenarios have \(known.sorted().joined(separator: ", "))); iOS cannot decode the start and drops it")
+                }
             }
         case .update:
             if event == .start { reasons.append("event \"start\" was sent to an update token; use the push-to-start token") }

@@ -52,7 +52,11 @@ final class MockAPNsState: Sendable {
 
     init(configuration: MockAPNsConfiguration) {
         clock = configuration.clock
-        simulator = DeviceSimulator(budgetPerHour: configuration.budget.effectivePerHour, appDecoding: configuration.appDecoding)
+        simulator = DeviceSimulator(
+            budgetPerHour: configuration.budget.effectivePerHour, appDecoding: configuration.appDecoding,
+            knownAttributesTypes: configuration.contentStateShapes.byAttributesType.isEmpty
+                ? nil : Set(configuration.contentStateShapes.byAttributesType.keys)
+        )
         shapes = configuration.contentStateShapes
         subscriptions = configuration.subscriptions
         historyPerToken = configuration.historyPerToken
