@@ -91,4 +91,15 @@ import Testing
         let text = formatter.format(Diagnostic(.error, Liveline.SourceLocation(file: "f.yaml", line: 2, column: 3), "nope"))
         #expect(text == "f.yaml:2:3: error: nope\n  2 |   bad: x\n    |   ^")
     }
+
+    @Test func aVeryLongLineShowsAWindowAroundTheColumn() {
+        let line = String(repeating: "[", count: 5000) + "x" + String(repeating: "]", count: 5000)
+        let formatter = DiagnosticFormatter(sources: ["f.yaml": "a: " + line])
+        let text = formatter.format(Diagnostic(.error, Liveline.SourceLocation(file: "f.yaml", line: 1, column: 5004), "here"))
+        let lines = text.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3)
+        #expect(lines[1].count < 140 && lines[1].contains("…[[[") && lines[1].hasSuffix("]]]…"), "\(lines[1])")
+        let caret = lines[2].count - 1, x = lines[1].firstIndex(of: "x").map { lines[1].distance(from: lines[1].startIndex, to: $0) }
+        #expect(caret == x, "the caret sits under the column")
+    }
 }

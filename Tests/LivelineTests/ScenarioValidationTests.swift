@@ -1,3 +1,4 @@
+import Foundation
 import Liveline
 import Testing
 
@@ -159,6 +160,21 @@ import Testing
             _ = try ScenarioLoader().load(file: "/nonexistent/x.yaml")
         } catch {
             #expect(error.description == "/nonexistent/x.yaml:1:1: error: the file does not exist")
+        }
+    }
+}
+
+@Suite struct ScenarioSizeLimitTests {
+    @Test func aFileOverTheLimitIsRefusedWithItsSize() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-big-\(UUID().uuidString).yaml").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let comment = "# " + String(repeating: "x", count: 1022) + "\n"
+        try String(repeating: comment, count: ScenarioLoader.maxFileBytes / 1024 + 10).write(toFile: path, atomically: false, encoding: .utf8)
+        #expect {
+            try ScenarioLoader().load(file: path)
+        } throws: { error in
+            let message = (error as? ScenarioError)?.diagnostics.first?.message ?? ""
+            return message.contains("the file is 8") && message.contains("MB; a scenario may be at most 8 MB")
         }
     }
 }

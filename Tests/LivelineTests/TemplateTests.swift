@@ -65,6 +65,9 @@ import Testing
         ("{{ n", "'{{' is never closed"), ("x }}", "'}}' without an opening '{{'"), ("{{ n + }}", "expected a number"),
         ("{{ roll(1, 2) }}", "unknown function 'roll'"), ("{{ random(1) }}", "random takes two whole numbers"),
         ("{{ 'open }}", "string is never closed"), ("{{ n # 2 }}", "unexpected character '#'"),
+        ("{{ " + String(repeating: "(", count: 40) + "1" + String(repeating: ")", count: 40) + " }}", "nested more than 32 levels deep"),
+        ("{{ " + String(repeating: "- ", count: 40) + "1 }}", "nested more than 32 levels deep"),
+        ("{{ " + String(repeating: "1 + ", count: 300) + "1 }}", "a template expression may have at most 1000"),
     ])
     func broken(template: String, message: String) {
         let found = errors(scenario(beats: """

@@ -11,6 +11,9 @@ public struct DiagnosticFormatter: Sendable {
     /// Source text by file, for the snippets. Files not here get no snippet.
     public var sources: [String: String]
 
+    /// The most characters of a source line shown under a diagnostic.
+    static let maxSnippetWidth = 120
+
     public init(color: Bool = false, sources: [String: String] = [:]) {
         self.color = color
         self.sources = sources
@@ -32,10 +35,22 @@ public struct DiagnosticFormatter: Sendable {
         guard let text = sources[location.file] else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard location.line >= 1, location.line <= lines.count else { return nil }
-        let line = lines[location.line - 1].replacing("\t", with: " ")
+        var line = String(lines[location.line - 1].replacing("\t", with: " "))
+        var column = max(0, min(location.column - 1, line.unicodeScalars.count))
+        // A very long line (minified JSON, a generated file) shows a window around the column.
+        let scalars = Array(line.unicodeScalars)
+        if scalars.count > Self.maxSnippetWidth {
+            let start = max(0, min(column - Self.maxSnippetWidth / 2, scalars.count - Self.maxSnippetWidth))
+            let end = min(scalars.count, start + Self.maxSnippetWidth)
+            var window = String(String.UnicodeScalarView(scalars[start..<end]))
+            column -= start
+            if start > 0 { window = "…" + window; column += 1 }
+            if end < scalars.count { window += "…" }
+            line = window
+        }
         let number = String(location.line)
         let gutter = String(repeating: " ", count: number.count)
-        let caretPad = String(repeating: " ", count: max(0, min(location.column - 1, line.unicodeScalars.count)))
+        let caretPad = String(repeating: " ", count: column)
         let caret = color ? "\u{1B}[1;32m^\u{1B}[0m" : "^"
         return "  \(number) | \(line)\n  \(gutter) | \(caretPad)\(caret)"
     }

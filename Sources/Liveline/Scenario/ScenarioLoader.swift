@@ -22,11 +22,19 @@ public struct LoadedScenario: Sendable {
 public struct ScenarioLoader: Sendable {
     public init() {}
 
+    /// The largest scenario file read. Load tests multiply one story (`--activities`) rather
+    /// than writing it out, so a real scenario is kilobytes.
+    public static let maxFileBytes = 8 * 1_048_576
+
     /// Reads and loads the file at `path`. Diagnostics name `path` as given.
     public func load(file path: String) throws(ScenarioError) -> LoadedScenario {
         let text: String
         do {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
+            guard data.count <= Self.maxFileBytes else {
+                let megabytes = (Double(data.count) / 1_048_576 * 10).rounded() / 10
+                throw ScenarioError(diagnostics: [Diagnostic(.error, SourceLocation(file: path, line: 1, column: 1), "the file is \(megabytes) MB; a scenario may be at most \(Self.maxFileBytes / 1_048_576) MB (for many activities, use copies: liveline load --activities)")])
+            }
             guard let decoded = String(data: data, encoding: .utf8) else {
                 throw ScenarioError(diagnostics: [Diagnostic(.error, SourceLocation(file: path, line: 1, column: 1), "the file is not UTF-8 text")])
             }

@@ -20,6 +20,14 @@ struct TemplateParser {
     var nextSite = 0
     /// What names the template being parsed may use.
     var scope = TemplateScope.anywhere
+    /// How deep parentheses, `-` and calls are nested at the current token.
+    private var depth = 0
+
+    /// The longest expression between `{{` and `}}`, in characters; a longer one is refused, so
+    /// evaluating it (recursively) stays cheap and shallow.
+    static let maxExpressionLength = 1000
+    /// The deepest nesting of parentheses, `-` and calls in one expression.
+    static let maxDepth = 32
 
     mutating func parse(_ text: String) throws(TemplateSyntaxError) -> Parsed? {
         guard text.contains("{{") || text.contains("}}") else { return nil }
@@ -31,6 +39,9 @@ struct TemplateParser {
             if scalars[i] == "{", i + 1 < scalars.count, scalars[i + 1] == "{" {
                 guard let close = Self.find("}}", in: scalars, from: i + 2) else {
                     throw TemplateSyntaxError(offset: i, message: "'{{' is never closed; expected '}}'")
+                }
+                if close - (i + 2) > Self.maxExpressionLength {
+                    throw TemplateSyntaxError(offset: i, message: "this expression is \(close - i - 2) characters long; a template expression may have at most \(Self.maxExpressionLength)")
                 }
                 if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
                 var lexer = ExpressionLexer(scalars: scalars, start: i + 2, end: close)
@@ -101,6 +112,11 @@ struct TemplateParser {
     }
 
     private mutating func parseUnary(_ lexer: inout ExpressionLexer) throws(TemplateSyntaxError) -> Expression {
+        depth += 1
+        defer { depth -= 1 }
+        if depth > Self.maxDepth {
+            throw TemplateSyntaxError(offset: try lexer.peek().offset, message: "nested more than \(Self.maxDepth) levels deep (parentheses, '-' or calls)")
+        }
         if case .symbol("-") = try lexer.peek().kind {
             _ = try lexer.next()
             let operand = try parseUnary(&lexer)
