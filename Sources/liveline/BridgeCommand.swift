@@ -140,6 +140,9 @@ struct BridgeServeCommand: AsyncParsableCommand {
         let key: SigningKey?
         do {
             key = try configuration.apns.map { try $0.signingKey(environment: ProcessInfo.processInfo.environment) }
+            if case .file(let path)? = configuration.apns?.key, let warning = SigningKey.exposure(ofFile: path) {
+                Terminal.error("warning: \(warning)")
+            }
         } catch {
             Terminal.error("liveline bridge: \(error)")
             throw ExitCode(2)

@@ -49,7 +49,12 @@ struct CredentialOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Your Apple Developer Team ID (or LIVELINE_APNS_TEAM_ID).", valueName: "id"))
     var teamID: String?
 
+    /// The key, if any; a key file others can read is used, with a warning on standard error.
     func signingKey() throws(CredentialsError) -> SigningKey? {
-        try Credentials.resolve(keyFile: keyFile, keyID: keyID, teamID: teamID, environment: ProcessInfo.processInfo.environment)
+        let key = try Credentials.resolve(keyFile: keyFile, keyID: keyID, teamID: teamID, environment: ProcessInfo.processInfo.environment)
+        if key != nil, let keyFile, let warning = SigningKey.exposure(ofFile: keyFile) {
+            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+        }
+        return key
     }
 }

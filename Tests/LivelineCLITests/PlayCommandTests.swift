@@ -103,6 +103,27 @@ import Testing
         await remote.stop()
     }
 
+    @Test func aKeyFileOthersCanReadIsWarnedAboutAndTheKeyNeverPrinted() async throws {
+        let remote = try await Remote.start()
+        let file = try CLI.file(Self.story, suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let pem = try String(contentsOf: remote.keyFile, encoding: .utf8)
+        let secretLine = try #require(pem.split(separator: "\n").dropFirst().first.map(String.init))
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: remote.keyFile.path)
+        let exposed = try await CLI.run(remote.arguments(file))
+        #expect(exposed.status == 0, "\(exposed.stderr)")
+        #expect(exposed.stderr.contains("warning: the APNs key \(remote.keyFile.path) can be read by anyone on this machine (mode 644)"), "\(exposed.stderr)")
+        #expect(exposed.stderr.contains("chmod 600"))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: remote.keyFile.path)
+        let owned = try await CLI.run(remote.arguments(file))
+        #expect(owned.status == 0, "\(owned.stderr)")
+        #expect(!owned.stderr.contains("warning: the APNs key"))
+        for output in [exposed.stdout, exposed.stderr, owned.stdout, owned.stderr] {
+            #expect(!output.contains(secretLine), "the key's PEM must never be printed")
+        }
+        await remote.stop()
+    }
+
     @Test func aGoneTokenStopsTheActivityExitThree() async throws {
         let remote = try await Remote.start(faults: FaultPlan(unregisteredTokens: [Self.token]))
         let file = try CLI.file(Self.story, suffix: ".yaml")

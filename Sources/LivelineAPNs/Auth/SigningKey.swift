@@ -38,6 +38,16 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         try self.init(pem: pem, keyID: keyID, teamID: teamID)
     }
 
+    /// A warning when the key file at `path` can be read by its group or by others: anyone who
+    /// reads a `.p8` can push to every app of the team. Nil when only its owner can.
+    public static func exposure(ofFile path: String) -> String? {
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+              let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0
+        else { return nil }
+        let octal = String(mode & 0o777, radix: 8)
+        return "the APNs key \(path) can be read by \(mode & 0o007 != 0 ? "anyone on this machine" : "its group") (mode \(octal)); anyone who reads it can push to every app of the team: chmod 600 \(path)"
+    }
+
     /// Signs `data` with ES256, returning the raw `r‖s` signature.
     func sign(_ data: Data) throws -> Data {
         try P256.Signing.PrivateKey(rawRepresentation: rawKey).signature(for: data).rawRepresentation
