@@ -147,6 +147,25 @@ let package = Package(
             // `liveline --version` names the git commit the binary was built from.
             plugins: ["BuildCommitPlugin"]
         ),
+        // Fuzz targets for everything that parses untrusted bytes (scripts/fuzz/). A normal build
+        // replays inputs through them; built with scripts/fuzz/build.sh, libFuzzer drives them.
+        .executableTarget(
+            name: "liveline-fuzz",
+            dependencies: [
+                "Liveline",
+                "LivelineHTTP2",
+                "LivelineAPNs",
+                "LivelineMockAPNs",
+                "LivelineBridge",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+            ],
+            path: "Sources/LivelineFuzz"
+        ),
         .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
         .testTarget(
             name: "LivelineTests",
@@ -169,6 +188,11 @@ let package = Package(
             // Signatures made by the senders' own libraries (scripts/signature-vectors.py); read
             // from the source tree by the tests, so not a resource.
             exclude: ["Fixtures"]
+        ),
+        // Replays the fuzz seeds and every past finding (scripts/fuzz/) through the targets.
+        .testTarget(
+            name: "LivelineFuzzTests",
+            dependencies: ["liveline-fuzz"]
         ),
         .testTarget(
             name: "LivelineHTTP2Tests",

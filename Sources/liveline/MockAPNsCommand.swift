@@ -178,10 +178,17 @@ struct MockAPNsCommand: AsyncParsableCommand {
             configuration.subscriptions[parts[0], default: []].append(parts[1])
         }
         if let inspect {
-            configuration.inspection = try Self.address(inspect, option: "--inspect")
+            let address = try Self.address(inspect, option: "--inspect")
+            if !Self.isLoopback(address.host) {
+                Terminal.error("warning: the inspection API has no authentication and can reset the mock and change its faults; --inspect \(inspect) lets other machines do that")
+            }
+            configuration.inspection = address
         }
         if let dashboard {
             let (host, port) = try Self.address(dashboard, option: "--dashboard")
+            if !Self.isLoopback(host) {
+                Terminal.error("warning: the dashboard has no authentication; --dashboard \(dashboard) shows every activity and its pushes to other machines")
+            }
             var settings = DashboardConfiguration(host: host, port: port)
             for file in scenario {
                 guard let loaded = ScenarioFiles.load(file) else { throw ExitCode(1) }
@@ -314,6 +321,12 @@ struct MockAPNsCommand: AsyncParsableCommand {
     }
 
     /// Splits `host:port` or `[v6]:port`.
+    /// Whether `host` is this machine only: 127.0.0.0/8, ::1 or localhost.
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        return bare.lowercased() == "localhost" || bare == "::1" || bare.hasPrefix("127.")
+    }
+
     static func address(_ text: String, option: String) throws -> (host: String, port: Int) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
             throw ValidationError("\(option) takes host:port, got \(text)")

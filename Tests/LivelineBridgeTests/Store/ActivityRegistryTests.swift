@@ -31,6 +31,28 @@ import Testing
         }
     }
 
+    /// Keys, tokens and errors reach SQL only as bound parameters: text made to break out of a
+    /// quoted string or end a statement is stored and read back as it is, and the table stays.
+    @Test(arguments: StoreKind.allCases)
+    func textThatLooksLikeSQLIsStoredAsText(_ kind: StoreKind) async throws {
+        let hostile = [
+            "order'; DROP TABLE activities; --", "o\"r\"d", "x' OR '1'='1", "$1", "?", "back\\slash",
+        ]
+        try await F.withStore(kind) { store in
+            for (index, key) in hostile.enumerated() {
+                var record = ActivityRecord(key: key, pushToStartToken: "ab'cd", scenario: "delivery'); --", updatedAt: F.epoch)
+                record.lastError = "error with ' and ; and -- \(index)"
+                try await store.upsertActivity(record)
+                #expect(try await store.activity(key) == record)
+            }
+            #expect(try await store.counts().activities == hostile.count)
+            #expect(try await store.activity("x' OR '1'='1") != nil)
+            #expect(try await store.activity("anything' OR '1'='1") == nil)
+            #expect(try await store.deleteActivity("order'; DROP TABLE activities; --"))
+            #expect(try await store.counts().activities == hostile.count - 1)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aRegistrationChangesTargetsAndStoryButNeverTheEngineState(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
