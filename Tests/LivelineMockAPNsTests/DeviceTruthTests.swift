@@ -46,4 +46,16 @@ import Testing
         #expect(unknown.reasons.contains { $0.contains("attributes-type 'OrderAttributes' is not one the app declares") && $0.contains("DeliveryAttributes") }, "\(unknown.reasons)")
         await device.stop()
     }
+
+    /// JSON allows a lone `\ud83d`, but Foundation's JSONDecoder (what ActivityKit decodes with)
+    /// refuses the whole document; found by the `json` fuzz target.
+    @Test func aLoneSurrogateEscapeWouldNotRenderAndAFullPairDoes() async throws {
+        let device = try await DeviceSession.start()
+        let lone = try #require(try await device.push(state: #"{"status":"on the way \ud83d","minutes":12}"#))
+        #expect(lone.outcome == .wouldNotRender)
+        #expect(lone.reasons.contains { $0.contains("half a UTF-16 surrogate pair") && $0.contains("JSONDecoder refuses") }, "\(lone.reasons)")
+        let pair = try #require(try await device.push(timestamp: device.now + 1, state: #"{"status":"on the way \ud83d\ude9a","minutes":11}"#))
+        #expect(pair.outcome == .rendered, "\(pair.reasons)")
+        await device.stop()
+    }
 }

@@ -24,7 +24,12 @@ struct LiveActivityPayload {
     /// What is malformed; any entry means the device drops the push.
     var problems: [String] = []
 
-    init(body: JSONValue) {
+    /// `loneSurrogate` is the byte offset of a lone surrogate escape in the body, if any: JSON
+    /// allows it, Foundation's `JSONDecoder` refuses the whole payload, so the device drops it.
+    init(body: JSONValue, loneSurrogate: Int? = nil) {
+        if let loneSurrogate {
+            problems.append("a \\u escape at byte \(loneSurrogate) is half a UTF-16 surrogate pair: the device's JSONDecoder refuses the whole payload (encode the character as UTF-8 or as a full pair)")
+        }
         guard case .object(let root) = body, case .object(let aps)? = root["aps"] else {
             problems.append("the payload has no aps dictionary")
             return

@@ -12,7 +12,8 @@ extension JSONValue {
     /// value. Strict RFC 8259 (no comments, no trailing commas), at most ``maxParsingDepth``
     /// levels. Unlike Liveline's `JSONParser`, which reads JSON back into the `StateValue` model,
     /// it keeps what the sender wrote: every member of an object in order (a lookup finds a
-    /// repeated key's first value), and a lone surrogate escape as U+FFFD instead of an error.
+    /// repeated key's first value), and a lone surrogate escape as U+FFFD instead of an error
+    /// (the device then drops the push: see `parseNotingSurrogates`).
     public init(parsing bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) {
         self = try JSONValueReader.parse(bytes)
     }
@@ -31,11 +32,21 @@ extension JSONValue {
     }
 }
 
+extension JSONValue {
+    /// Parses like `init(parsing:)` and says where the first lone surrogate escape is (read as
+    /// U+FFFD), which the device's decoder would refuse. For comparing readers (the fuzzers).
+    package static func parsingNotingSurrogates(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> (value: JSONValue, loneSurrogate: Int?) {
+        try JSONValueReader.parseNotingSurrogates(bytes)
+    }
+}
+
 /// The reader behind `JSONValue(parsing:)`: one pass over the bytes, no backtracking.
 struct JSONValueReader {
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
     private var depth = 0
+    /// The byte offset of the first `\u` escape that is half a surrogate pair, read as U+FFFD.
+    private var loneSurrogate: Int?
 
     private init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -43,12 +54,19 @@ struct JSONValueReader {
 
     /// Parses one JSON value that spans all of `bytes` (surrounding whitespace allowed).
     static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
+        try parseNotingSurrogates(bytes).value
+    }
+
+    /// Parses like ``parse(_:)`` and also says where the first lone surrogate escape was: JSON's
+    /// grammar allows one, but Foundation's `JSONDecoder` (which ActivityKit decodes with)
+    /// refuses the whole document, so the device drops such a push.
+    static func parseNotingSurrogates(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> (value: JSONValue, loneSurrogate: Int?) {
         var reader = JSONValueReader(bytes)
         reader.skipWhitespace()
         let value = try reader.parseValue()
         reader.skipWhitespace()
         guard reader.index == bytes.count else { throw reader.error("unexpected text after the value") }
-        return value
+        return (value, reader.loneSurrogate)
     }
 
     private func error(_ message: String) -> JSONSyntaxError {
@@ -223,18 +241,25 @@ struct JSONValueReader {
     }
 
     private mutating func parseUnicodeEscape() throws(JSONSyntaxError) -> Unicode.Scalar {
+        let escape = index - 2
         let first = try parseHex4()
         if (0xD800..<0xDC00).contains(first) {
             guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                return "\u{FFFD}"
+                return lone(at: escape)
             }
             index += 2
             let second = try parseHex4()
-            guard (0xDC00..<0xE000).contains(second) else { return "\u{FFFD}" }
+            guard (0xDC00..<0xE000).contains(second) else { return lone(at: escape) }
             let combined = 0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)
-            return Unicode.Scalar(combined) ?? "\u{FFFD}"
+            return Unicode.Scalar(combined) ?? lone(at: escape)
         }
-        return Unicode.Scalar(first) ?? "\u{FFFD}"
+        return Unicode.Scalar(first) ?? lone(at: escape)
+    }
+
+    /// Notes a lone surrogate escape at `offset` and reads it as U+FFFD.
+    private mutating func lone(at offset: Int) -> Unicode.Scalar {
+        if loneSurrogate == nil { loneSurrogate = offset }
+        return "\u{FFFD}"
     }
 
     private func appendUTF8(_ scalar: Unicode.Scalar, to out: inout [UInt8]) {

@@ -122,7 +122,7 @@ final class MockAPNsState: Sendable {
                     error = fault.error
                     directive = fault.directive
                 } else {
-                    let payload = LiveActivityPayload(body: push.body)
+                    let payload = LiveActivityPayload(body: push.body, loneSurrogate: push.loneSurrogate)
                     for activityID in storage.channels.subscribers[push.channelID] ?? [] {
                         if let delivery = apply(payload, to: activityID, route: .broadcast, priority: push.priority,
                                                 storage: &storage, now: now) {
@@ -392,7 +392,7 @@ final class MockAPNsState: Sendable {
     }
 
     private func deliver(_ push: DevicePushRequest, storage: inout Storage, now: Millis) -> [DeviceDelivery] {
-        let payload = LiveActivityPayload(body: push.body)
+        let payload = LiveActivityPayload(body: push.body, loneSurrogate: push.loneSurrogate)
         let token = push.token
         let known = storage.tokens[token]
         if let activityID = known?.activityID {

@@ -32,9 +32,12 @@ struct RequestValidator: Sendable {
         var size: Int
 
         /// Parses the body as JSON, straight from the received buffer.
-        func json() -> JSONValue? {
+        func json() -> JSONValue? { parsed()?.value }
+
+        /// The body as JSON, and where its first lone surrogate escape is.
+        func parsed() -> (value: JSONValue, loneSurrogate: Int?)? {
             guard let buffer else { return nil }
-            return buffer.withUnsafeReadableBytes { try? JSONValue(parsing: $0) }
+            return buffer.withUnsafeReadableBytes { try? JSONValueReader.parseNotingSurrogates($0) }
         }
 
         var text: String { buffer.map { String(buffer: $0) } ?? "" }
@@ -126,10 +129,10 @@ struct RequestValidator: Sendable {
         case .failure(let error): return .failure(error)
         }
         if let collapseID = head.collapseID, collapseID.utf8.count > 64 { return .failure(.badCollapseId) }
-        return parseBody(body, limit: PayloadLimits.device).map { json, text in
+        return parseBody(body, limit: PayloadLimits.device).map { json, text, loneSurrogate in
             .device(DevicePushRequest(
                 token: token, topic: topic, priority: priority, apnsID: head.apnsID, body: json, bodyText: text,
-                warnings: warnings))
+                loneSurrogate: loneSurrogate, warnings: warnings))
         }
     }
 
@@ -145,10 +148,10 @@ struct RequestValidator: Sendable {
         case .failure(let error): return .failure(error)
         }
         let expiration = head.expiration.flatMap { Int64($0) }
-        return parseBody(body, limit: PayloadLimits.broadcast).map { json, text in
+        return parseBody(body, limit: PayloadLimits.broadcast).map { json, text, loneSurrogate in
             .broadcast(BroadcastPushRequest(
                 bundleID: bundleID, channelID: channelID, priority: priority, expiration: expiration,
-                requestID: head.requestID, body: json, bodyText: text, warnings: warnings))
+                requestID: head.requestID, body: json, bodyText: text, loneSurrogate: loneSurrogate, warnings: warnings))
         }
     }
 
@@ -176,11 +179,11 @@ struct RequestValidator: Sendable {
         return .success(.createChannel(bundleID: bundleID, policy: Int(policy), requestID: head.requestID))
     }
 
-    private func parseBody(_ body: Body, limit: Int) -> Result<(JSONValue, String), APNsError> {
+    private func parseBody(_ body: Body, limit: Int) -> Result<(JSONValue, String, Int?), APNsError> {
         guard body.size > 0 else { return .failure(.payloadEmpty) }
         guard body.size <= limit else { return .failure(.payloadTooLarge) }
-        guard let json = body.json(), case .object = json else { return .failure(.payloadEmpty) }
-        return .success((json, body.text))
+        guard let parsed = body.parsed(), case .object = parsed.value else { return .failure(.payloadEmpty) }
+        return .success((parsed.value, body.text, parsed.loneSurrogate))
     }
 
     private static let devicePrefix: StaticString = "/3/device/"

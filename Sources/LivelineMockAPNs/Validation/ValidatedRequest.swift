@@ -7,6 +7,8 @@ struct DevicePushRequest {
     var apnsID: String?
     var body: JSONValue
     var bodyText: String
+    /// The byte offset of a lone surrogate escape in the body, which the device cannot decode.
+    var loneSurrogate: Int?
     /// How the provider token departs from Apple's example (``TokenShape``).
     var warnings: [String]
 }
@@ -20,6 +22,8 @@ struct BroadcastPushRequest {
     var requestID: String?
     var body: JSONValue
     var bodyText: String
+    /// The byte offset of a lone surrogate escape in the body, which the device cannot decode.
+    var loneSurrogate: Int?
     /// How the provider token departs from Apple's example (``TokenShape``).
     var warnings: [String]
 }
