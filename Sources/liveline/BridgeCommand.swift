@@ -113,7 +113,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
             Liveline bridge \(bridgeOptions.instance) listening on http://\(address.host):\(port)
               store   \(store.name)
               pushes  \(banner)\(mock?.dashboardURL.map { "\n  dashboard \($0)" } ?? "")
-              sources \(configuration.sources.map { "\($0.name) → POST /v1/webhooks/\($0.name)" }.joined(separator: ", "))
+              sources \(configuration.sources.map { "\($0.name) → POST /v1/webhooks/\($0.name)\($0.rateLimit.map { " (\($0))" } ?? "")" }.joined(separator: ", "))
             SIGTERM or Ctrl-C drains and stops.
             """)
         }

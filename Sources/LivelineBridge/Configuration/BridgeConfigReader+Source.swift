@@ -5,7 +5,7 @@ import Yams
 extension BridgeConfigReader {
     static let sourceKeys = [
         "verify", "secrets", "tolerance", "event-id", "event-type", "activity-key", "order-key", "order",
-        "statuses", "scenario", "activity", "events", "unknown-events",
+        "statuses", "scenario", "activity", "events", "unknown-events", "rate-limit",
     ]
 
     mutating func sources(_ node: Node) -> [SourceConfiguration] {
@@ -66,6 +66,9 @@ extension BridgeConfigReader {
             unknownEvents = value
         }
 
+        var rateLimit = defaultRateLimit
+        if let node = fields["rate-limit"] { rateLimit = self.rateLimit(node) ?? nil }
+
         guard let scenarioNode = fields["scenario"], let scenario = self.scenario(scenarioNode) else { return nil }
         var activity = 0
         if let node = fields["activity"], let activityName = base.string(node, "activity") {
@@ -82,7 +85,7 @@ extension BridgeConfigReader {
         return SourceConfiguration(
             name: name, scheme: verification.scheme, verifier: verification.verifier, eventID: eventID,
             eventType: eventType, activityKey: activityKey, order: order, scenario: scenario, activity: activity,
-            events: events, unknownEvents: unknownEvents, location: base.location(keyNode))
+            events: events, unknownEvents: unknownEvents, rateLimit: rateLimit, location: base.location(keyNode))
     }
 
     /// The keys a mapping node spells, as written.

@@ -11,6 +11,8 @@ struct BridgeConfigReader {
     let environment: [String: String]
     /// Set before sources are read: `verify: none` depends on it.
     var listen = ListenAddress.standard
+    /// Set before sources are read: the limit of each source that does not set its own.
+    var defaultRateLimit: RateLimit?
 
     init(file: String, directory: String, environment: [String: String]) {
         base = ScenarioReader(file: file)
@@ -18,7 +20,7 @@ struct BridgeConfigReader {
         self.environment = environment
     }
 
-    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "sources"]
+    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "rate-limit", "sources"]
 
     mutating func error(_ node: Node, _ message: String) { base.log.error(base.location(node), message) }
 
@@ -44,6 +46,7 @@ struct BridgeConfigReader {
         let apiKeys = fields["api-keys"].map { self.apiKeys($0) } ?? []
         var bodyLimit = BridgeConfiguration.standardBodyLimit
         if let node = fields["body-limit"], let value = self.bodyLimit(node) { bodyLimit = value }
+        if let node = fields["rate-limit"] { defaultRateLimit = rateLimit(node) ?? nil }
         let sources = fields["sources"].map { self.sources($0) } ?? []
         return BridgeConfiguration(
             file: base.file, listen: listen, store: store, apns: apns, apiKeys: apiKeys, bodyLimit: bodyLimit,
@@ -149,5 +152,39 @@ struct BridgeConfigReader {
             return nil
         }
         return value
+    }
+
+    /// `50/s`, `3000/min`, `{rate: 50/s, burst: 200}`, or `none`. The outer nil is an error
+    /// (reported); `.some(nil)` is `none`.
+    mutating func rateLimit(_ node: Node) -> RateLimit?? {
+        let expected = "expected rate-limit as a rate like 50/s or 3000/min, {rate: 50/s, burst: 200}, or none"
+        switch node {
+        case .scalar(let scalar):
+            if scalar.string == "none" { return .some(nil) }
+            guard let limit = RateLimit(parsing: scalar.string) else {
+                error(node, "\(expected), found \(ScenarioReader.describe(node))")
+                return nil
+            }
+            return limit
+        case .mapping:
+            guard let fields = base.fields(
+                of: node, in: "rate-limit", allowed: ["rate", "burst"], required: ["rate": "the steady rate, like 50/s"]
+            ), let rateNode = fields["rate"] else { return nil }
+            guard let text = rateNode.scalar?.string, var limit = RateLimit(parsing: text) else {
+                error(rateNode, "expected rate as a rate like 50/s, 3000/min or 10/h, found \(ScenarioReader.describe(rateNode))")
+                return nil
+            }
+            if let burstNode = fields["burst"] {
+                guard let burst = burstNode.scalar.flatMap({ Int($0.string) }), burst >= 1, burst <= 1_000_000 else {
+                    error(burstNode, "expected burst as a whole number of requests from 1 to 1000000, found \(ScenarioReader.describe(burstNode))")
+                    return nil
+                }
+                limit.burst = burst
+            }
+            return limit
+        default:
+            error(node, "\(expected), found \(ScenarioReader.describe(node))")
+            return nil
+        }
     }
 }

@@ -22,13 +22,15 @@ public struct SourceConfiguration: Sendable {
     /// What each event type does.
     public var events: [String: EventRule]
     public var unknownEvents: UnknownEventPolicy
+    /// nil: no limit. Over it, webhooks are answered 429 with `Retry-After`.
+    public var rateLimit: RateLimit?
     /// Where the source is declared.
     public var location: SourceLocation
 
     public init(
         name: String, scheme: VerificationScheme, verifier: any WebhookVerifier, eventID: ValueLocation?,
         eventType: ValueLocation, activityKey: ValueLocation, order: OrderRule?, scenario: Scenario, activity: Int,
-        events: [String: EventRule], unknownEvents: UnknownEventPolicy, location: SourceLocation
+        events: [String: EventRule], unknownEvents: UnknownEventPolicy, rateLimit: RateLimit? = nil, location: SourceLocation
     ) {
         self.name = name
         self.scheme = scheme
@@ -41,6 +43,7 @@ public struct SourceConfiguration: Sendable {
         self.activity = activity
         self.events = events
         self.unknownEvents = unknownEvents
+        self.rateLimit = rateLimit
         self.location = location
     }
 }

@@ -59,6 +59,14 @@ extension BridgeHTTPError {
         BridgeHTTPError(.contentTooLarge, code: "too-large", reason: "the body is larger than this bridge's limit of \(limit) bytes")
     }
 
+    /// Over the source's rate limit: `429` with `Retry-After` in whole seconds.
+    static func rateLimited(source: String, limit: RateLimit, retryAfter: Int) -> BridgeHTTPError {
+        BridgeHTTPError(
+            .tooManyRequests, code: "rate-limited",
+            reason: "source '\(source)' is limited to \(limit); send this webhook again in \(retryAfter) s",
+            headers: [.retryAfter: String(retryAfter)])
+    }
+
     static func notFound(_ reason: String) -> BridgeHTTPError {
         BridgeHTTPError(.notFound, code: "not-found", reason: reason)
     }

@@ -9,13 +9,16 @@ import Logging
 ///
 /// The steps, each with its own refusal:
 /// 1. the source must be configured (404);
-/// 2. a declared `Content-Type` must be JSON (415, see ``JSONContentType``);
-/// 3. the body must fit the configured limit (413, see ``RequestBodyLimit``);
-/// 4. the source's verifier checks the raw bytes (400 for a malformed request, 401 for a wrong
+/// 2. the source's rate limit, if it has one, must have room (429 with `Retry-After`, see
+///    ``SourceRateLimiter``). It is checked before the body is read, so a flood costs no
+///    reading, hashing or storing;
+/// 3. a declared `Content-Type` must be JSON (415, see ``JSONContentType``);
+/// 4. the body must fit the configured limit (413, see ``RequestBodyLimit``);
+/// 5. the source's verifier checks the raw bytes (400 for a malformed request, 401 for a wrong
 ///    signature, credentials or timestamp);
-/// 5. the mapper reads the event with the source's rules (400 for a body that is not JSON, 422
+/// 6. the mapper reads the event with the source's rules (400 for a body that is not JSON, 422
 ///    for JSON the rules cannot read, or an event type a strict source does not know);
-/// 6. the event goes into the inbox through the shared ``InboxWriter`` (group commit). Only
+/// 7. the event goes into the inbox through the shared ``InboxWriter`` (group commit). Only
 ///    once its transaction committed is the sender answered: `202 {"status": "stored"}`, or
 ///    `200 {"status": "duplicate"}` for an event the inbox already holds. If the store fails
 ///    the answer is 503, so the sender retries. An event whose type no rule names (under
@@ -28,11 +31,13 @@ struct WebhookIngest: Sendable {
         var configuration: SourceConfiguration
         var mapper: EventMapper
         var keptHeaders: KeptHeaders
+        var rateLimiter: SourceRateLimiter?
 
         init(_ configuration: SourceConfiguration) {
             self.configuration = configuration
             mapper = EventMapper(source: configuration)
             keptHeaders = KeptHeaders(source: configuration)
+            rateLimiter = configuration.rateLimit.map(SourceRateLimiter.init)
         }
     }
 
@@ -87,6 +92,9 @@ struct WebhookIngest: Sendable {
     private func ingest(
         _ request: Request, source: Source, logger: inout Logger
     ) async throws(BridgeHTTPError) -> (Response, BridgeMetrics.WebhookResult) {
+        if let limiter = source.rateLimiter, case .limited(let retryAfter) = limiter.admit(at: .now) {
+            throw .rateLimited(source: source.configuration.name, limit: limiter.limit, retryAfter: retryAfter)
+        }
         try JSONContentType.check(request.headers)
         let body = try await bodyLimit.collect(request)
         let receivedAt = clock()
@@ -151,6 +159,7 @@ struct WebhookIngest: Sendable {
         switch error.status.code {
         case 401: .unauthorized
         case 413: .tooLarge
+        case 429: .rateLimited
         case 415: .unsupportedMediaType
         case 422: .unmappable
         case 503: .storeFailed

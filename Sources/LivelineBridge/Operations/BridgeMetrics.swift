@@ -29,6 +29,8 @@ public final class BridgeMetrics: Sendable {
         case unmappable
         /// The body is over the limit (413).
         case tooLarge = "too_large"
+        /// Over the source's rate limit (429).
+        case rateLimited = "rate_limited"
         /// A Content-Type that is not JSON (415).
         case unsupportedMediaType = "unsupported_media_type"
         /// No source has the name in the URL (404); counted under an empty source.

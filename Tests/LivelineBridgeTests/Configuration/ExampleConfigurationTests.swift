@@ -37,6 +37,8 @@ import Testing
         let uber = try #require(configuration.source(named: "uber"))
         #expect(uber.scheme == .hmac(GenericHMACConfiguration(header: "x-uber-signature", secrets: ["uber-demo"])))
         #expect(uber.order == OrderRule(location: .body(JSONPointer(tokens: ["created"])), kind: .timestamp))
+        #expect(uber.rateLimit == RateLimit(perSecond: 100, burst: 500))
+        #expect(configuration.source(named: "doordash")?.rateLimit == nil)
         let orders = try #require(configuration.source(named: "orders"))
         #expect(orders.eventID == .header("webhook-id"))
         #expect(orders.unknownEvents == .reject)

@@ -47,10 +47,14 @@ struct RunningBridge: Sendable {
         return try await WebhookSender().send(to: "\(base)/v1/activities/\(key)", method: method, headers: headers, body: Array(body.utf8))
     }
 
-    static func with(_ body: (RunningBridge) async throws -> Void) async throws {
+    /// `configure` may change the example configuration before the server starts.
+    static func with(
+        configure: (inout BridgeConfiguration) throws -> Void = { _ in }, _ body: (RunningBridge) async throws -> Void
+    ) async throws {
         try await StoreFixture.withStore(.sqlite) { store in
             var configuration = try loadExample()
             configuration.bodyLimit = bodyLimit
+            try configure(&configuration)
             let metrics = BridgeMetrics()
             let wakes = WakeCounter()
             let logs = LogCapture()
