@@ -98,6 +98,9 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(name: .customLong("mock-threads"), help: ArgumentHelp("Event-loop threads of the embedded mock.", valueName: "n"))
     var mockThreads = 1
 
+    @Option(name: .customLong("mock-history"), help: ArgumentHelp("Pushes the embedded mock keeps per token (its history, without the bodies it rendered); the report needs only its counters, and each kept push costs about 100 bytes per activity.", valueName: "n"))
+    var mockHistory = 1
+
     @Option(help: ArgumentHelp("Device tokens, one hex token per line, one per activity (default: generated).", valueName: "file"))
     var tokens: String?
 
@@ -187,6 +190,8 @@ struct LoadCommand: AsyncParsableCommand {
             do {
                 started = try await EmbeddedMock.start(for: "load", tls: tls, threads: mockThreads) { mockConfiguration in
                     mockConfiguration.authentication = .acceptAnyToken
+                    mockConfiguration.historyPerToken = max(1, mockHistory)
+                    mockConfiguration.keepsLastPayload = false
                     if let plan = configuration.broadcast {
                         mockConfiguration.subscriptions = plan.subscriptions(
                             seed: baseSeed, tokens: configuration.tokens,

@@ -121,6 +121,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Flag(name: .customLong("keep-payloads"), help: "Keep the body of every push in the history. By default a rendered push's body is dropped once a newer one arrives; the last one and those not rendered are kept.")
     var keepPayloads = false
 
+    @Flag(name: .customLong("lean-history"), help: "Keep no rendered body in the history, not even the newest, as liveline load's embedded mock does; bodies refused for their content or not rendered are still kept.")
+    var leanHistory = false
+
     @Flag(name: .customLong("print-pushes"), help: "Print one line per push: token, status, what the device did and why; each new provider-token warning once.")
     var printPushes = false
 
@@ -198,6 +201,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         }
         if let threads { configuration.eventLoopThreads = max(1, threads) }
         configuration.historyPerToken = max(1, history)
+        configuration.keepsLastPayload = !leanHistory
         configuration.keepsEveryPayload = keepPayloads
 
         let server: MockAPNsServer

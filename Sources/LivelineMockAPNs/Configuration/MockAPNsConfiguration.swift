@@ -70,6 +70,9 @@ public struct MockAPNsConfiguration: Sendable {
     /// Whether the history keeps the body of every push; by default a rendered push's body is
     /// dropped once a newer push arrives (the last one and those not rendered are kept).
     public var keepsEveryPayload = false
+    /// Whether the history keeps the newest push's body even when the device rendered it. Off
+    /// for load tests (`liveline load`'s embedded mock), where it is most of what a token costs.
+    public var keepsLastPayload = true
     /// Tokens and channels that keep a history; pushes to more are counted but not kept, so
     /// memory stays bounded in load tests.
     public var maxHistoryTokens: Int = 10_000

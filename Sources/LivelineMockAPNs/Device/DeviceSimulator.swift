@@ -133,7 +133,12 @@ struct DeviceSimulator: Sendable {
         record.counters.rendered += 1
         if let state = payload.contentState {
             if let shape = record.shape {
-                if !record.shapeIsDeclared { record.shape = shape.refined(by: state) }
+                if !record.shapeIsDeclared {
+                    // Only a shape that changed is stored, so an unchanged one keeps sharing
+                    // its storage with other activities (see ``ShapeInterner``).
+                    let refined = shape.refined(by: state)
+                    if refined != shape { record.shape = refined }
+                }
             } else {
                 record.shape = ContentShape(state)
             }

@@ -27,6 +27,7 @@ final class MockAPNsState: Sendable {
         var activityOrder: [String] = []
         var tokens: [String: TokenState] = [:]
         var historyCount = 0
+        var shapes = ShapeInterner()
         var rateWindows: [String: RecentPushes] = [:]
         var channels = ChannelRegistry()
         var stats = MockAPNsStats()
@@ -48,6 +49,7 @@ final class MockAPNsState: Sendable {
     private let subscriptions: [String: [String]]
     private let historyPerToken: Int
     private let keepsEveryPayload: Bool
+    private let keepsLastPayload: Bool
     private let maxHistoryTokens: Int
 
     init(configuration: MockAPNsConfiguration) {
@@ -61,6 +63,7 @@ final class MockAPNsState: Sendable {
         subscriptions = configuration.subscriptions
         historyPerToken = configuration.historyPerToken
         keepsEveryPayload = configuration.keepsEveryPayload
+        keepsLastPayload = configuration.keepsLastPayload
         maxHistoryTokens = configuration.maxHistoryTokens
         let now = configuration.clock.now()
         var storage = Storage(startedAt: now, faults: configuration.faults, faultsSince: now)
@@ -252,7 +255,7 @@ final class MockAPNsState: Sendable {
 
     func pushes(token: String) -> [PushRecord] {
         let key = token.hasPrefix("channel:") ? token : token.lowercased()
-        return box.withLockedValue { $0.tokens[key]?.history?.records ?? [] }
+        return box.withLockedValue { $0.tokens[key]?.history?.records(key: key) ?? [] }
     }
 
     func channels() -> [BroadcastChannel] {
@@ -376,14 +379,14 @@ final class MockAPNsState: Sendable {
         if let error { storage.stats.reasons[error.reason, default: 0] += 1 }
         guard let key else { return }
         let canStartHistory = storage.historyCount < maxHistoryTokens
-        let capacity = historyPerToken, keepsEvery = keepsEveryPayload
+        let capacity = historyPerToken, keepsEvery = keepsEveryPayload, keepsLast = keepsLastPayload
         var started = false
         modifyToken(key, in: &storage) { token in
             if token.history != nil {
-                token.history?.append(pushRecord)
+                token.history?.append(pushRecord, key: key)
             } else if canStartHistory {
-                var history = PushHistory(capacity: capacity, keepsEveryPayload: keepsEvery)
-                history.append(pushRecord)
+                var history = PushHistory(capacity: capacity, keepsEveryPayload: keepsEvery, keepsLastPayload: keepsLast)
+                history.append(pushRecord, key: key)
                 token.history = history
                 started = true
             }
@@ -481,7 +484,12 @@ final class MockAPNsState: Sendable {
         storage: inout Storage, now: Millis
     ) -> DeviceDelivery? {
         guard let index = storage.activities.index(forKey: activityID) else { return nil }
-        return simulator.apply(payload, to: &storage.activities.values[index], route: route, priority: priority, now: now)
+        let shapeBefore = storage.activities.values[index].shape
+        let delivery = simulator.apply(payload, to: &storage.activities.values[index], route: route, priority: priority, now: now)
+        if let shape = storage.activities.values[index].shape, shape != shapeBefore {
+            storage.activities.values[index].shape = storage.shapes.intern(shape)
+        }
+        return delivery
     }
 
     private func insert(_ record: ActivityRecord, storage: inout Storage) {

@@ -1,42 +1,41 @@
 /// The last pushes to one token or channel, oldest first; a ring of fixed capacity.
 ///
-/// Bounded so a long load test keeps memory flat. Unless it keeps every payload, a push the
-/// device rendered loses its body once a newer push arrives: the last body and every body the
-/// device did not render (or APNs refused) are what a person debugging looks at, and the bodies
-/// are most of a record's memory.
+/// Bounded so a long load test keeps memory flat, and compact (``HistoryEntry``) so a million
+/// tokens fit. Unless it keeps every payload, a push's body is dropped once a newer push
+/// arrives (or at once, without `keepsLastPayload`), except where the body explains something (``HistoryEntry/bodyExplainsSomething``):
+/// the last body and the ones APNs refused for their content or a device did not render are
+/// what a person debugging looks at, and bodies are most of a record's memory.
 struct PushHistory {
-    private var items: [PushRecord] = []
+    private var items: [HistoryEntry] = []
     private var next = 0
     let capacity: Int
     let keepsEveryPayload: Bool
+    let keepsLastPayload: Bool
 
-    init(capacity: Int, keepsEveryPayload: Bool = false) {
+    init(capacity: Int, keepsEveryPayload: Bool = false, keepsLastPayload: Bool = true) {
         self.capacity = max(1, capacity)
         self.keepsEveryPayload = keepsEveryPayload
+        self.keepsLastPayload = keepsLastPayload
     }
 
-    mutating func append(_ record: PushRecord) {
+    mutating func append(_ record: PushRecord, key: String) {
         if !keepsEveryPayload, !items.isEmpty {
             let newest = items.count < capacity ? items.count - 1 : (next + capacity - 1) % capacity
-            if items[newest].wasRendered { items[newest].payload = nil }
+            if items[newest].payload != nil, !items[newest].bodyExplainsSomething { items[newest].payload = nil }
         }
+        var entry = HistoryEntry(record, key: key)
+        if !keepsEveryPayload, !keepsLastPayload, !entry.bodyExplainsSomething { entry.payload = nil }
         if items.count < capacity {
-            items.append(record)
+            items.append(entry)
         } else {
-            items[next] = record
+            items[next] = entry
             next = (next + 1) % capacity
         }
     }
 
-    var records: [PushRecord] {
-        Array(items[next...] + items[..<next])
-    }
-}
-
-extension PushRecord {
-    /// APNs accepted it and every activity it reached showed it.
-    var wasRendered: Bool {
-        status == 200 && !deliveries.isEmpty && deliveries.allSatisfy { $0.outcome == .rendered }
+    /// The pushes, oldest first, as records of `key`'s token or channel.
+    func records(key: String) -> [PushRecord] {
+        (items[next...] + items[..<next]).map { $0.record(key: key) }
     }
 }
 

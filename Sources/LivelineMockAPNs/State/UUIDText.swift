@@ -1,0 +1,61 @@
+/// Canonical UUID text (`8-4-4-4-12` hex digits) to and from its 128 bits, without Foundation.
+///
+/// The mock writes an `apns-id` per push and keeps one per history entry; as text that is a
+/// 36-byte heap string, as bits 16 bytes inline.
+enum UUIDText {
+    /// The 128 bits of a canonical UUID and whether its letters were upper case; nil for any
+    /// other text, including mixed case, which could not be written back exactly.
+    static func parse(_ text: String) -> (high: UInt64, low: UInt64, uppercase: Bool)? {
+        var text = text
+        text.makeContiguousUTF8()
+        return text.utf8.withContiguousStorageIfAvailable(parse) ?? nil
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64, uppercase: Bool)? {
+        guard bytes.count == 36 else { return nil }
+        var words: (UInt64, UInt64) = (0, 0)
+        var nibbles = 0
+        var sawLower = false, sawUpper = false
+        for (position, byte) in bytes.enumerated() {
+            if position == 8 || position == 13 || position == 18 || position == 23 {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            let value: UInt8
+            switch byte {
+            case 48...57: value = byte - 48
+            case 97...102: value = byte - 87; sawLower = true
+            case 65...70: value = byte - 55; sawUpper = true
+            default: return nil
+            }
+            if nibbles < 16 {
+                words.0 = words.0 << 4 | UInt64(value)
+            } else {
+                words.1 = words.1 << 4 | UInt64(value)
+            }
+            nibbles += 1
+        }
+        if sawLower && sawUpper { return nil }
+        return (words.0, words.1, sawUpper)
+    }
+
+    /// The canonical text of 128 bits.
+    static func format(high: UInt64, low: UInt64, uppercase: Bool = false) -> String {
+        let letterBase: UInt8 = uppercase ? 55 : 87
+        return String(unsafeUninitializedCapacity: 36) { bytes in
+            var position = 0
+            for nibbleIndex in 0..<32 {
+                if position == 8 || position == 13 || position == 18 || position == 23 {
+                    bytes[position] = UInt8(ascii: "-")
+                    position += 1
+                }
+                let word = nibbleIndex < 16 ? high : low
+                let shift = UInt64(60 - (nibbleIndex % 16) * 4)
+                let nibble = UInt8(truncatingIfNeeded: (word >> shift) & 0xF)
+                bytes[position] = nibble < 10 ? 48 + nibble : letterBase + nibble
+                position += 1
+            }
+            return 36
+        }
+    }
+}
