@@ -68,9 +68,15 @@ enum WebhookFixture {
         return all.compactMap { scheme in (try? scheme.makeVerifier()).map { (scheme, $0) } }
     }()
 
+    /// The example's sources. A run that cannot load them stops at once (exit 2) rather than
+    /// fuzzing nothing: the file is read at run time, so a binary older than the file fails here.
     static let exampleSources: [SourceConfiguration] = {
-        let loaded = try? BridgeConfigurationLoader(environment: environment).load(file: "Scenarios/bridge.example.yaml")
-        return loaded?.sources ?? []
+        do {
+            return try BridgeConfigurationLoader(environment: environment).load(file: "Scenarios/bridge.example.yaml").sources
+        } catch {
+            FileHandle.standardError.write(Data("liveline-fuzz: Scenarios/bridge.example.yaml does not load (run from the repository's root, with a binary built from the same commit): \(error)\n".utf8))
+            exit(2)
+        }
     }()
 
     /// Header lines, a blank line, the body; a line without a valid name is skipped.

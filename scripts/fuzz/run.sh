@@ -38,9 +38,9 @@ fuzz_one() {
   local seeds="scripts/fuzz/corpus/$target" regressions="scripts/fuzz/regressions/$target"
   local folders=(".fuzz/corpus/$target" "$seeds")
   [ -d "$regressions" ] && folders+=("$regressions")
-  # Leak detection is off: LeakSanitizer reports the targets' lazily made static fixtures.
-  # Growth without bound is caught by the RSS and allocation limits instead.
-  "$binary" "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks=0 \
+  # Leak detection is off, in libFuzzer and at exit: LeakSanitizer reports the targets' lazily
+  # made static fixtures. Growth without bound is caught by the RSS and allocation limits.
+  ASAN_OPTIONS=detect_leaks=0 "$binary" "$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -detect_leaks=0 \
     -max_len=65536 -print_final_stats=1 -artifact_prefix=".fuzz/crashes/$target-" \
     "${folders[@]}" > ".fuzz/logs/$target.log" 2>&1 || true
 }
