@@ -78,6 +78,7 @@ import Testing
         try await sendFour(device)
         let history = device.server.pushes(token: Harness.token)
         #expect(history.map { $0.payload == nil } == [true, true, false, true])
+        #expect(history.map(\.timestamp) == [1_000, 1_001, 999, 1_002], "order stays checkable without the bodies")
         #expect(device.activity()?.contentState?.objectValue?["status"] == .string("c"), "the activity still shows the newest state")
         await device.stop()
     }

@@ -30,9 +30,12 @@ public struct PushRecord: Sendable, Hashable, Codable {
     /// Where the request departed from what Apple documents while APNs still accepted it, such
     /// as a provider token with `iat` as a string. Left out of the JSON when empty.
     public var warnings: [String] = []
+    /// `aps.timestamp` (UNIX seconds) of a device push APNs accepted, as the device read it:
+    /// what order checks compare once the body itself has been dropped from the history.
+    public var timestamp: Double?
 
     enum CodingKeys: String, CodingKey {
-        case time, kind, token, id, priority, status, reason, deliveries, payload, warnings
+        case time, kind, token, id, priority, status, reason, deliveries, payload, warnings, timestamp
         case channelID = "channel-id"
     }
 }
@@ -51,6 +54,7 @@ extension PushRecord {
         deliveries = try container.decode([DeviceDelivery].self, forKey: .deliveries)
         payload = try container.decodeIfPresent(String.self, forKey: .payload)
         warnings = try container.decodeIfPresent([String].self, forKey: .warnings) ?? []
+        timestamp = try container.decodeIfPresent(Double.self, forKey: .timestamp)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -66,5 +70,6 @@ extension PushRecord {
         try container.encode(deliveries, forKey: .deliveries)
         try container.encodeIfPresent(payload, forKey: .payload)
         if !warnings.isEmpty { try container.encode(warnings, forKey: .warnings) }
+        try container.encodeIfPresent(timestamp, forKey: .timestamp)
     }
 }

@@ -31,6 +31,7 @@ struct HistoryEntry {
     var deliveries: Deliveries
     var payload: String?
     var warnings: [String]
+    var timestamp: Double?
 
     /// `record` as kept under `key` (a token, or `channel:ID` for a broadcast).
     init(_ record: PushRecord, key: String) {
@@ -54,6 +55,7 @@ struct HistoryEntry {
         }
         payload = record.payload
         warnings = record.warnings
+        timestamp = record.timestamp
     }
 
     /// The record again, with the token or channel taken from `key`.
@@ -72,7 +74,7 @@ struct HistoryEntry {
         return PushRecord(
             time: time, kind: kind, token: isBroadcast ? nil : key,
             channelID: isBroadcast ? String(key.dropFirst(Self.channelPrefix.count)) : nil, id: text,
-            priority: Int(priority), status: Int(status), reason: reason, deliveries: list, payload: payload, warnings: warnings)
+            priority: Int(priority), status: Int(status), reason: reason, deliveries: list, payload: payload, warnings: warnings, timestamp: timestamp)
     }
 
     /// Broadcast histories are kept under `channel:` and the channel id.

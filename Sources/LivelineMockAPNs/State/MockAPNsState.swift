@@ -83,20 +83,23 @@ final class MockAPNsState: Sendable {
             var deliveries: [DeviceDelivery] = []
             var directive = ConnectionDirective.none
             var error: APNsError?
+            var timestamp: Double?
             if let bound = storage.tokens[push.token]?.topic, bound != push.topic {
                 error = .deviceTokenNotForTopic
             } else if let fault = injectedFault(&storage, key: push.token, roll: roll, now: now) {
                 error = fault.error
                 directive = fault.directive
             } else {
-                deliveries = deliver(push, storage: &storage, now: now)
+                let payload = LiveActivityPayload(body: push.body, loneSurrogate: push.loneSurrogate)
+                timestamp = payload.timestamp
+                deliveries = deliver(push, payload: payload, storage: &storage, now: now)
             }
             let response = error.map { APNsResponse.error($0, headers: idHeaders, now: now) }
                 ?? APNsResponse(status: 200, headers: idHeaders)
             let pushRecord = PushRecord(
                 time: now, kind: .device, token: push.token, channelID: nil, id: id, priority: push.priority,
                 status: response.status, reason: error?.reason, deliveries: deliveries, payload: push.bodyText,
-                warnings: push.warnings)
+                warnings: push.warnings, timestamp: timestamp)
             if storage.subscribers.isEmpty {
                 record(consume pushRecord, key: push.token, error: error, storage: &storage)
                 return (response, directive, nil, [])
@@ -394,8 +397,9 @@ final class MockAPNsState: Sendable {
         if started { storage.historyCount += 1 }
     }
 
-    private func deliver(_ push: DevicePushRequest, storage: inout Storage, now: Millis) -> [DeviceDelivery] {
-        let payload = LiveActivityPayload(body: push.body, loneSurrogate: push.loneSurrogate)
+    private func deliver(
+        _ push: DevicePushRequest, payload: LiveActivityPayload, storage: inout Storage, now: Millis
+    ) -> [DeviceDelivery] {
         let token = push.token
         let known = storage.tokens[token]
         if let activityID = known?.activityID {
