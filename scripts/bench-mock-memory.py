@@ -6,7 +6,7 @@
     scripts/bench-mock-memory.py --history 1 --lean-history   # what liveline load's embedded mock keeps
 
 For each history length it starts `liveline mock-apns --h2c` in its own process, reads its
-resident memory (the baseline), plays `liveline load` of ACTIVITIES football matches against it
+resident memory (the baseline), plays `liveline load` of ACTIVITIES football matches (or --scenario) against it
 on the virtual clock (every activity ends; its device record and history stay, as a device keeps
 an ended activity on the Lock Screen), waits for the mock to settle and reads its RSS again.
 Memory per activity is (settled - baseline) / ACTIVITIES; the mock's own count of tokens and
@@ -45,7 +45,7 @@ def get(url):
         return json.loads(answer.read())
 
 
-def measure(activities, history, extra):
+def measure(activities, history, extra, scenario):
     port, inspect = free_port(), free_port()
     mock = subprocess.Popen(
         [LIVELINE, "mock-apns", "--h2c", "--accept-any-token", "--listen", f"127.0.0.1:{port}",
@@ -62,9 +62,10 @@ def measure(activities, history, extra):
         baseline = rss_kb(mock.pid)
         started = time.time()
         load = subprocess.run(
-            [LIVELINE, "load", os.path.join(ROOT, "Scenarios/football.yaml"), "--activities", str(activities),
-             "--target", f"http://127.0.0.1:{port}", "--clock", "virtual", "--quiet", "--json", "/dev/stdout"],
+            ["/usr/bin/time", "-f", "load-peak-kb %M", LIVELINE, "load", scenario, "--activities", str(activities),
+             "--target", f"http://127.0.0.1:{port}", "--clock", "virtual", "--quiet", "--json", "/dev/null"],
             capture_output=True, text=True)
+        load_peak = next((int(line.split()[1]) for line in load.stderr.splitlines() if line.startswith("load-peak-kb")), 0)
         seconds = time.time() - started
         if load.returncode != 0:
             sys.exit(f"liveline load failed ({load.returncode}): {load.stderr.strip()[-400:]}")
@@ -75,7 +76,8 @@ def measure(activities, history, extra):
         per = (settled - baseline) * 1024 / activities
         lean = " lean" if "--lean-history" in extra else ""
         print(f"history {history:>4}{lean}: baseline {baseline / 1024:7.1f} MB, after {settled / 1024:7.1f} MB, "
-              f"{per:8.0f} bytes per activity ({activities} activities, {pushes} pushes, load {seconds:.0f} s)", flush=True)
+              f"{per:8.0f} bytes per activity ({activities} activities, {pushes} pushes, load {seconds:.0f} s, "
+              f"load's own peak {load_peak / 1024:.0f} MB)", flush=True)
         return per
     finally:
         mock.terminate()
@@ -85,6 +87,7 @@ def measure(activities, history, extra):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--activities", type=int, default=10000)
+    parser.add_argument("--scenario", default=os.path.join(ROOT, "Scenarios/football.yaml"))
     parser.add_argument("--history", type=int, nargs="+", default=[32, 8, 1])
     parser.add_argument("--keep-payloads", action="store_true", help="pass --keep-payloads to the mock")
     parser.add_argument("--lean-history", action="store_true",
@@ -94,7 +97,7 @@ def main():
         sys.exit(f"{LIVELINE} is missing: swift build -c release --product liveline (or set LIVELINE)")
     extra = (["--keep-payloads"] if arguments.keep_payloads else []) + (["--lean-history"] if arguments.lean_history else [])
     for history in arguments.history:
-        measure(arguments.activities, history, extra)
+        measure(arguments.activities, history, extra, arguments.scenario)
 
 
 if __name__ == "__main__":

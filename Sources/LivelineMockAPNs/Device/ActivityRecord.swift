@@ -34,7 +34,12 @@ struct ActivityRecord {
     let createdAt: Millis
     /// When content was first rendered: the start of its 8-hour life.
     var startedAt: Millis?
-    var contentState: JSONValue?
+    /// The content shown, kept as compact text (``CompactJSON``): read only for inspection.
+    var contentState: JSONValue? {
+        get { storedContentState?.value }
+        set { storedContentState = newValue.map(CompactJSON.init) }
+    }
+    private var storedContentState: CompactJSON?
     /// The shape content-states must decode into, once known.
     var shape: ContentShape?
     /// Whether `shape` came from a scenario (it is then not refined by pushes).
@@ -50,7 +55,11 @@ struct ActivityRecord {
     var budget: BudgetBucket
     var counters = ActivityCounters()
     var lastReasons: [String] = []
-    var lastAlert: JSONValue?
+    var lastAlert: JSONValue? {
+        get { storedLastAlert?.value }
+        set { storedLastAlert = newValue.map(CompactJSON.init) }
+    }
+    private var storedLastAlert: CompactJSON?
     var lastPushAt: Millis?
 
     /// The system ends an activity 8 hours after it started.

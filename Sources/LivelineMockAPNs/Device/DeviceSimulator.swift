@@ -135,7 +135,7 @@ struct DeviceSimulator: Sendable {
             if let shape = record.shape {
                 if !record.shapeIsDeclared {
                     // Only a shape that changed is stored, so an unchanged one keeps sharing
-                    // its storage with other activities (see ``ShapeInterner``).
+                    // its storage with other activities (see ``Interner``).
                     let refined = shape.refined(by: state)
                     if refined != shape { record.shape = refined }
                 }

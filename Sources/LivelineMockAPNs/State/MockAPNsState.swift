@@ -27,7 +27,8 @@ final class MockAPNsState: Sendable {
         var activityOrder: [String] = []
         var tokens: [String: TokenState] = [:]
         var historyCount = 0
-        var shapes = ShapeInterner()
+        var shapes = Interner<ContentShape>()
+        var topics = Interner<String>()
         var rateWindows: [String: RecentPushes] = [:]
         var channels = ChannelRegistry()
         var stats = MockAPNsStats()
@@ -407,7 +408,7 @@ final class MockAPNsState: Sendable {
                 .map { [$0] } ?? []
         }
         if known?.topic == nil {
-            let topic = push.topic
+            let topic = storage.topics.intern(push.topic)
             modifyToken(token, in: &storage) { $0.topic = topic }
         }
         if payload.event == .start || known?.starts != nil {
