@@ -127,8 +127,13 @@ struct BridgeServeCommand: AsyncParsableCommand {
             try? await store.close()
             throw ExitCode(2)
         }
-        if let counts = try? await store.counts() {
+        // Counted in a task of its own: the stop may have cancelled this one, and a cancelled
+        // task's queries fail before they reach the store.
+        switch await Task(operation: { try await store.counts() }).result {
+        case .success(let counts):
             Terminal.out("stopped: \(counts.pendingEvents) event(s) and \(counts.outbox) push(es) wait in the store for the next start; \(counts.deadLetters) dead letter(s)")
+        case .failure(let error):
+            Terminal.error("stopped; what waits in the store could not be counted: \(error)")
         }
         await client.shutdown()
         await mock?.shutdown()

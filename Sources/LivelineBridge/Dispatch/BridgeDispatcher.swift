@@ -90,6 +90,9 @@ public final class BridgeDispatcher: Sendable {
                     report = try await dispatch(now: Date())
                 }
             } catch {
+                // A stop cancels the pass mid-transaction, which rolls back; the claimed
+                // activities' leases expire and the next start applies their events.
+                if Task.isCancelled { return }
                 logger.error("dispatch failed; retrying", metadata: ["error": "\(error)"])
             }
             await wakeSignal.wait(upTo: configuration.pollInterval)

@@ -81,6 +81,9 @@ public final class OutboxSender: Sendable {
                     report = try await send(now: Date())
                 }
             } catch {
+                // A stop cancels the pass mid-query: the claimed pushes' leases expire and the
+                // next start sends them, so this is no failure to report.
+                if Task.isCancelled { return }
                 logger.error("sending the outbox failed; retrying", metadata: ["error": "\(error)"])
             }
             await wakeSignal.wait(upTo: configuration.pollInterval)

@@ -44,9 +44,11 @@ final class SQLiteDriver: SQLDriver {
         }
         let driver = SQLiteDriver(name: name, connection: connection, thread: thread)
         do {
-            // Another connection (a `liveline bridge dead-letters` command) may hold the write
-            // lock briefly; wait for it instead of failing at once.
-            _ = try await connection.query("PRAGMA busy_timeout=5000")
+            // Another connection (a `liveline bridge dead-letters` command, a second instance)
+            // may hold the write lock; wait for it instead of failing at once. Its holder can be
+            // slow to finish on a machine that is busy with other work, so the wait is long; a
+            // sender whose webhook waits that long retries anyway.
+            _ = try await connection.query("PRAGMA busy_timeout=15000")
             // WAL: readers do not block the writer, and a commit appends to the log instead of
             // rewriting pages. synchronous=FULL: every commit fsyncs the log, so a webhook we
             // answered 2xx survives power loss, not only a process crash. NORMAL would fsync only
@@ -61,16 +63,23 @@ final class SQLiteDriver: SQLDriver {
         return driver
     }
 
+    /// Runs `body` between `BEGIN IMMEDIATE` and `COMMIT`; on any error, including the
+    /// caller's cancellation (sqlite-nio ends a cancelled task's statements), it rolls back.
+    /// The `ROLLBACK` runs in a task of its own, which the cancellation does not reach: left
+    /// undone, the connection would stay inside the transaction and every later one would
+    /// fail with "cannot start a transaction within a transaction".
     func transaction<T: Sendable>(_ body: @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
         try await gate.withLock {
             let tx = Transaction(connection: connection, name: name)
-            try await tx.run("BEGIN IMMEDIATE")
             do {
+                try await tx.run("BEGIN IMMEDIATE")
                 let result = try await body(tx)
                 try await tx.run("COMMIT")
                 return result
             } catch {
-                _ = try? await connection.query("ROLLBACK")
+                let connection = self.connection
+                // An error here only says no transaction was open (BEGIN itself failed).
+                _ = try? await Task { try await connection.query("ROLLBACK") }.value
                 throw error
             }
         }
