@@ -167,15 +167,18 @@ let package = Package(
             path: "Sources/LivelineFuzz"
         ),
         .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
+        // What tests share: running a child process without holding the cooperative pool.
+        .target(name: "LivelineTestSupport", path: "Tests/LivelineTestSupport"),
         .testTarget(
             name: "LivelineTests",
-            dependencies: ["Liveline"]
+            dependencies: ["Liveline", "LivelineTestSupport"]
         ),
         .testTarget(
             name: "LivelineBridgeTests",
             dependencies: [
                 "LivelineBridge",
                 "Liveline",
+                "LivelineTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // The store tests drop their PostgreSQL schema with a connection of their own.
@@ -208,6 +211,7 @@ let package = Package(
                 "LivelineAPNs",
                 "LivelineMockAPNs",
                 "Liveline",
+                "LivelineTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -233,6 +237,7 @@ let package = Package(
             dependencies: [
                 "LivelineMockAPNs",
                 "Liveline",
+                "LivelineTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -248,6 +253,7 @@ let package = Package(
             dependencies: [
                 "LivelineMockAPNs",
                 "Liveline",
+                "LivelineTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

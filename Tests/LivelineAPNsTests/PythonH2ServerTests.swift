@@ -11,9 +11,9 @@ import Testing
 @Suite(.serialized, .enabled(if: PythonH2Server.isAvailable, "needs python3 with h2 (pip install h2)"))
 struct PythonH2ServerTests {
     @Test func theClientCopesWithWhatAStrictServerSends() async throws {
-        let server = try PythonH2Server.start()
+        let server = try await PythonH2Server.start()
         defer { server.stop() }
-        let client = try APNsClient(configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)"), requestTimeout: .seconds(5)),
+        let client = try APNsClient(configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)"), requestTimeout: .seconds(30)),
                                     eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         let body = Array(repeating: UInt8(ascii: "x"), count: 300)
         // Bodies larger than the 16-byte windows, more requests than the 4 streams allowed.
@@ -42,7 +42,7 @@ struct PythonH2ServerTests {
     }
 
     @Test func aGoAwayArrivesWithItsCodeAndReason() async throws {
-        let server = try PythonH2Server.start()
+        let server = try await PythonH2Server.start()
         defer { server.stop() }
         let client = try APNsClient(configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)")),
                                     eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
@@ -58,7 +58,7 @@ struct PythonH2ServerTests {
     }
 
     @Test func aProtocolErrorIsNamedAndAnsweredWithGoAway() async throws {
-        let server = try PythonH2Server.start()
+        let server = try await PythonH2Server.start()
         defer { server.stop() }
         let client = try APNsClient(configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)")),
                                     eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
@@ -106,7 +106,7 @@ final class PythonH2Server: @unchecked Sendable {
         self.lines = lines
     }
 
-    static func start() throws -> PythonH2Server {
+    static func start() async throws -> PythonH2Server {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script, "serve"]
@@ -118,12 +118,12 @@ final class PythonH2Server: @unchecked Sendable {
         let lines = LineCollector()
         output.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
         try process.run()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline {
             if let line = lines.all.first(where: { $0.hasPrefix("listening ") }), let port = Int(line.dropFirst(10)) {
                 return PythonH2Server(port: port, process: process, input: input, lines: lines)
             }
-            Thread.sleep(forTimeInterval: 0.02)
+            try await Task.sleep(for: .milliseconds(20))
         }
         process.terminate()
         throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the h2 server did not start: \(lines.all)"])

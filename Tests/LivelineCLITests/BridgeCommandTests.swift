@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTestSupport
 import Testing
 
 /// `liveline bridge serve` and `bridge send` as a user runs them (the README's few lines), with
@@ -27,16 +28,8 @@ import Testing
         """
     }
 
-    static func curl(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl", "-s", "--max-time", "10"] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+    static func curl(_ arguments: [String]) async throws -> String {
+        try await Subprocess.run(["curl", "-s", "--max-time", "10"] + arguments).stdout
     }
 
     @Test func aWebhookBecomesAPushAndSIGINTStopsCleanly() async throws {
@@ -61,7 +54,7 @@ import Testing
             }
             let base = "http://127.0.0.1:\(port)"
             let token = String(repeating: "ab", count: 32)
-            let registered = (try? Self.curl([
+            let registered = (try? await Self.curl([
                 "-X", "PUT", "\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key", "-H", "Content-Type: application/json",
                 "-d", #"{"update-token": "\#(token)"}"#,
             ])) ?? ""
@@ -72,20 +65,20 @@ import Testing
             var shown = ""
             // Until APNs has answered the push (up to 20 s, for a machine busy with other work).
             for _ in 0..<400 {
-                shown = (try? Self.curl(["\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key"])) ?? ""
+                shown = (try? await Self.curl(["\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key"])) ?? ""
                 if shown.contains(#""last-push":{"#), shown.contains(#""status":200"#) { break }
                 try? await Task.sleep(for: .milliseconds(50))
             }
             #expect(shown.contains(#""status":"on-the-way""#), "\(shown)")
             #expect(shown.contains(#""status":200"#), "\(shown)")
             // Without the key, the registry refuses.
-            let refused = (try? Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/v1/activities/D-1"])) ?? ""
+            let refused = (try? await Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/v1/activities/D-1"])) ?? ""
             #expect(refused == "401")
             process.interrupt()
         }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("embedded mock APNs"))
-        #expect(result.stdout.contains("stopped: 0 event(s) and 0 push(es) wait in the store"), "\(result.stdout)")
+        #expect(result.stdout.contains("stopped: 0 event(s) and 0 push(es) wait in the store"), "\(result.stdout)\n\(result.stderr)")
     }
 
     /// An APNs whose certificate is not trusted (here the mock's self-signed one, without
@@ -124,14 +117,14 @@ import Testing
                     return
                 }
                 let base = "http://127.0.0.1:\(port)"
-                _ = try? Self.curl([
+                _ = try? await Self.curl([
                     "-X", "PUT", "\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key", "-H", "Content-Type: application/json",
                     "-d", #"{"update-token": "\#(String(repeating: "cd", count: 32))"}"#,
                 ])
                 _ = try? await CLI.run(["bridge", "send", "--config", config.path, "--url", base, "doordash", body.path], environment: environment)
                 var shown = ""
                 for _ in 0..<100 {
-                    shown = (try? Self.curl(["\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key"])) ?? ""
+                    shown = (try? await Self.curl(["\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key"])) ?? ""
                     if shown.contains("certificate") { break }
                     try? await Task.sleep(for: .milliseconds(50))
                 }

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import LivelineTestSupport
 import Testing
 
 /// The live dashboard as users open it: `liveline play --dashboard`, and the page in headless
@@ -76,17 +77,11 @@ import Testing
         let binary = try CLI.binary()
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", CLI.packageRoot.appendingPathComponent("scripts/dashboard-check.py").path,
-                             "--liveline", binary.path, "--out", out.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "scripts/dashboard-check.py failed (needs Debian's chromium: apt-get install -y chromium):\n\(output)")
+        let check = try await Subprocess.run(
+            ["python3", CLI.packageRoot.appendingPathComponent("scripts/dashboard-check.py").path, "--liveline", binary.path, "--out", out.path],
+            mergingErrors: true)
+        let output = check.stdout
+        #expect(check.status == 0, "scripts/dashboard-check.py failed (needs Debian's chromium: apt-get install -y chromium):\n\(output)")
         #expect(output.contains("dashboard: every check passed"))
         for name in ["lock-screen-goal.png", "stale.png", "ended.png"] {
             let size = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path)[.size] as? Int) ?? 0

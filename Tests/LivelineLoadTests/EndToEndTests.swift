@@ -85,7 +85,9 @@ struct EndToEndTests {
         #expect(delivery.lost == 0)
         #expect(delivery.accounted == delivery.submitted)
         #expect(result.config.latencyFrom == "due-time")
-        #expect(result.durationMillis < 4_000)
+        // It ran until the limit and stopped there, with stories left unfinished (how long the
+        // drain took after the limit depends on how busy the machine is).
+        #expect(result.durationMillis >= 2_000)
         #expect(result.activities.unfinished > 0)
         #expect(result.latency.count == delivery.delivered)
     }

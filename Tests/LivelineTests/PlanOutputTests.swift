@@ -1,5 +1,6 @@
 import Foundation
 import Liveline
+import LivelineTestSupport
 import Testing
 
 @Suite struct PlanOutputTests {
@@ -50,21 +51,15 @@ import Testing
         #expect(command.contains(#""title":"It'\''s in!""#))
     }
 
-    @Test func curlCommandsRunInAShell() throws {
+    @Test func curlCommandsRunInAShell() async throws {
         let scenario = try load(Self.yaml).scenario
         var script = PlanCurl(scenario: scenario, start: testStart, emit: { _ in }).preamble()
         script += "\ncurl() { for a in \"$@\"; do printf '%s\\n' \"$a\"; done; }\n"
         script += try lines { PlanCurl(scenario: scenario, start: testStart, emit: $0) }.joined(separator: "\n")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
-        process.environment = ["AUTHENTICATION_TOKEN": "jwt", "ACTIVITY_PUSH_TOKEN": "abc123", "APNS_HOST_NAME": "localhost:2197"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let arguments = String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        let shell = try await Subprocess.run(
+            ["-c", script], executable: "/bin/sh",
+            environment: ["AUTHENTICATION_TOKEN": "jwt", "ACTIVITY_PUSH_TOKEN": "abc123", "APNS_HOST_NAME": "localhost:2197"])
+        let arguments = shell.stdout.split(separator: "\n").map(String.init)
         #expect(arguments.contains("authorization: bearer jwt"))
         #expect(arguments.contains("https://localhost:2197/3/device/abc123"))
         let body = try #require(arguments.first { $0.hasPrefix("{\"aps\"") })

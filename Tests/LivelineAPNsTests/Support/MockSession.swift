@@ -37,9 +37,9 @@ struct MockSession {
         let endpoint = APNsEndpoint(host: "127.0.0.1", port: server.port, tls: true, trustedCertificates: server.certificatePath)
         let client: APNsClient
         if let clientNow {
-            client = try APNsClient(configuration: .init(endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(5)), eventLoopGroup: MultiThreadedEventLoopGroup.singleton, now: clientNow)
+            client = try APNsClient(configuration: .init(endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)), eventLoopGroup: MultiThreadedEventLoopGroup.singleton, now: clientNow)
         } else {
-            client = try APNsClient(configuration: .init(endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(5)), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+            client = try APNsClient(configuration: .init(endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         }
         return MockSession(server: server, client: client, key: key)
     }

@@ -42,7 +42,7 @@ final class BridgeHarness: Sendable {
         let key = try SigningKey(pem: privateKey.pemRepresentation, keyID: Self.keyID, teamID: Self.teamID)
         let endpoint = APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath)
         client = try APNsClient(
-            configuration: .init(endpoint: endpoint, signingKey: key, requestTimeout: .seconds(5)),
+            configuration: .init(endpoint: endpoint, signingKey: key, requestTimeout: .seconds(30)),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton, now: { clock.now() / 1000 }
         )
         self.clock = clock

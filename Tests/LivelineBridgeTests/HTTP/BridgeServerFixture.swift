@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LivelineTestSupport
 import Logging
 import Synchronization
 import Testing
@@ -139,23 +140,9 @@ struct Curl {
         }
         full += arguments + [url]
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["curl"] + full
-        let output = Pipe()
-        process.standardOutput = output
-        let finished: Void = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { _ in continuation.resume() }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
-            }
-        }
-        _ = finished
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationStatus == 0, "curl \(full.joined(separator: " ")) exited \(process.terminationStatus)")
+        let curl = try await Subprocess.run(["curl"] + full)
+        let text = curl.stdout
+        #expect(curl.status == 0, "curl \(full.joined(separator: " ")) exited \(curl.status)")
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         let status = Int(lines.last ?? "") ?? 0
         var headers: [String: String] = [:]

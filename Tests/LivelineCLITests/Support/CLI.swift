@@ -60,8 +60,17 @@ enum CLI {
         process.standardOutput = outPipe
         process.standardError = errPipe
         process.standardInput = FileHandle.nullDevice
-        outPipe.fileHandleForReading.readabilityHandler = { out.append($0.availableData) }
-        errPipe.fileHandleForReading.readabilityHandler = { err.append($0.availableData) }
+        // Each pipe is read to its end on a thread of its own, so the last lines a process
+        // prints before it exits are in the result (a readability handler can still be
+        // holding them when the process is seen to have exited).
+        let readers = DispatchGroup()
+        for (pipe, buffer) in [(outPipe, out), (errPipe, err)] {
+            readers.enter()
+            DispatchQueue.global().async {
+                buffer.readToEnd(pipe.fileHandleForReading)
+                readers.leave()
+            }
+        }
         try process.run()
         let watchdog = Task {
             try await Task.sleep(for: .seconds(timeout))
@@ -71,10 +80,9 @@ enum CLI {
         if let watchingBoth { await watchingBoth(process, out, err) }
         while process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
         watchdog.cancel()
-        outPipe.fileHandleForReading.readabilityHandler = nil
-        errPipe.fileHandleForReading.readabilityHandler = nil
-        out.append(outPipe.fileHandleForReading.readDataToEndOfFile())
-        err.append(errPipe.fileHandleForReading.readDataToEndOfFile())
+        await withCheckedContinuation { continuation in
+            readers.notify(queue: .global()) { continuation.resume() }
+        }
         return Result(
             status: process.terminationStatus, stdout: out.text, stderr: err.text,
             signalled: process.terminationReason == .uncaughtSignal
@@ -98,6 +106,15 @@ final class OutputBuffer: @unchecked Sendable {
         lock.lock()
         data.append(chunk)
         lock.unlock()
+    }
+
+    /// Appends what `handle` yields until its end of file (the writer closed it).
+    func readToEnd(_ handle: FileHandle) {
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { return }
+            append(chunk)
+        }
     }
 
     var text: String {

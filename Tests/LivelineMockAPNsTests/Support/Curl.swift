@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTestSupport
 
 /// Runs the real `curl` binary: a client nobody here wrote.
 enum Curl {
@@ -20,16 +21,8 @@ enum Curl {
 
     /// Runs `curl -s -i <arguments>` and parses the last response's status line and headers.
     static func run(_ arguments: [String], timeout: TimeInterval = 10) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-        process.arguments = ["-s", "-i", "--max-time", String(Int(timeout))] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = Pipe()
-        try process.run()
-        let data = await Task.detached { output.fileHandleForReading.readDataToEndOfFile() }.value
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
+        let curl = try await Subprocess.run(["-s", "-i", "--max-time", String(Int(timeout))] + arguments, executable: "/usr/bin/curl")
+        let text = curl.stdout
         let parts = text.components(separatedBy: "\r\n\r\n")
         var status = 0
         var version = ""
@@ -45,6 +38,6 @@ enum Curl {
             }
         }
         return Result(status: status, httpVersion: version, headers: headers,
-                      body: parts.dropFirst().joined(separator: "\r\n\r\n"), exitCode: process.terminationStatus)
+                      body: parts.dropFirst().joined(separator: "\r\n\r\n"), exitCode: curl.status)
     }
 }

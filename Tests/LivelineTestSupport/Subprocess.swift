@@ -1,0 +1,56 @@
+import Foundation
+
+/// A child process run to its end without holding a thread of Swift's cooperative pool.
+///
+/// Tests run in parallel on that pool, which on a two-core machine has two threads. A test
+/// that waits for a child with `waitUntilExit()` or `readDataToEndOfFile()` on one of them
+/// (a Chromium check takes 15 s) stalls every other test's timers and network callbacks,
+/// and real-time tests then fail for reasons that have nothing to do with them. Here the
+/// blocking reads and the wait happen on Dispatch's threads, and the caller only awaits.
+public enum Subprocess {
+    public struct Result: Sendable {
+        public var status: Int32
+        public var stdout: String
+        public var stderr: String
+        /// The child was ended by a signal.
+        public var signalled: Bool
+    }
+
+    /// Runs `executable ARGUMENTS` (by default `env`, which finds the program named first on
+    /// the `PATH`) and collects what it printed. `environment` replaces the child's environment
+    /// when given; with `mergingErrors`, standard error goes to `stdout`.
+    public static func run(
+        _ arguments: [String], executable: String = "/usr/bin/env",
+        environment: [String: String]? = nil, mergingErrors: Bool = false
+    ) async throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        let out = Pipe()
+        let err = mergingErrors ? out : Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        async let stdout = readToEnd(out)
+        async let stderr = mergingErrors ? Data() : readToEnd(err)
+        let (output, errors) = await (stdout, stderr)
+        await offPool { process.waitUntilExit() }
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: errors, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
+    }
+
+    /// Reads `pipe` until every writer closed it, on a Dispatch thread.
+    public static func readToEnd(_ pipe: Pipe) async -> Data {
+        await offPool { pipe.fileHandleForReading.readDataToEndOfFile() }
+    }
+
+    /// Runs blocking `body` on a Dispatch thread and returns its result.
+    public static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: body()) }
+        }
+    }
+}
