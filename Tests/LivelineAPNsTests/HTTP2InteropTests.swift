@@ -20,7 +20,9 @@ import Testing
         ])
         let key = try SigningKey(pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABCDEFGHIJ", teamID: "TEAMID1234")
         let client = try APNsClient(
-            configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)"), signingKey: key),
+            // 300 requests wait their turn for 8 streams: the last is answered seconds after it
+            // was sent on a slow machine (a sanitizer build), so the timeout is generous.
+            configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)"), signingKey: key, requestTimeout: .seconds(60)),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton
         )
         let headers = PushHeaders(topic: "com.example.app.push-type.liveactivity", priority: .low, expiration: 0)
