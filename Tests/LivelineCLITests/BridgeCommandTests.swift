@@ -43,7 +43,7 @@ import Testing
             .write(to: body, atomically: true, encoding: .utf8)
         let environment = ["DOORDASH_WEBHOOK_AUTH": "Bearer dd-demo"]
 
-        let result = try await CLI.run(["bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0"], environment: environment, timeout: 60) { process, out in
+        let result = try await CLI.run(["bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0"], environment: environment, timeout: 120) { process, out in
             guard await out.wait(for: "listening on http://127.0.0.1:"),
                   let line = out.text.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
                   let port = line.split(separator: ":").last.map(String.init)
@@ -96,7 +96,7 @@ import Testing
 
         _ = try await CLI.run(
             ["mock-apns", "--accept-any-token", "--listen", "127.0.0.1:0", "--write-ca", directory.appendingPathComponent("ca.pem").path],
-            timeout: 60
+            timeout: 120
         ) { mock, mockOut in
             guard await mockOut.wait(for: "https://127.0.0.1:"),
                   let mockPort = mockOut.text.firstMatch(of: /https:\/\/127\.0\.0\.1:(\d+)/)?.1
@@ -107,7 +107,7 @@ import Testing
             }
             let bridge = try? await CLI.run(
                 ["bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url", "https://127.0.0.1:\(mockPort)"],
-                environment: environment, timeout: 60
+                environment: environment, timeout: 120
             ) { process, out in
                 guard await out.wait(for: "listening on http://127.0.0.1:"),
                       let port = out.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/)?.1

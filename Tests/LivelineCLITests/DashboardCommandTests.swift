@@ -22,7 +22,7 @@ import Testing
         let seen = Seen()
         let result = try await CLI.run(
             ["play", file.path, "--speed", "30", "--no-view", "--dashboard", "--dashboard-listen", "127.0.0.1:0"],
-            timeout: 60,
+            timeout: 120,
             watchingBoth: { process, _, stderr in
             guard await stderr.wait(for: "until Ctrl-C"),
                   let line = stderr.text.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }) else { return }

@@ -123,8 +123,9 @@ final class OutputBuffer: @unchecked Sendable {
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// Waits (in real time, for the process) until the output contains `needle`.
-    func wait(for needle: String, seconds: Double = 30) async -> Bool {
+    /// Waits (in real time, for the process) until the output contains `needle`. The default
+    /// allows for a sanitizer build on a busy machine, where a start can take half a minute.
+    func wait(for needle: String, seconds: Double = 60) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if text.contains(needle) { return true }
