@@ -10,6 +10,8 @@ import HTTPTypes
 struct KeptHeaders: Sendable, Hashable {
     /// Lower-cased names of the headers kept.
     let names: Set<String>
+    /// The same names as header names, made once rather than on every webhook.
+    private let fields: [(name: String, field: HTTPField.Name)]
 
     init(source: SourceConfiguration) {
         var names: Set<String> = ["content-type"]
@@ -28,14 +30,18 @@ struct KeptHeaders: Sendable, Hashable {
         }
         for case .header(let name) in locations { names.insert(name.lowercased()) }
         self.names = names.subtracting(Self.secretHeaders(of: source.scheme))
+        fields = self.names.sorted().compactMap { name in HTTPField.Name(name).map { (name, $0) } }
     }
+
+    static func == (lhs: KeptHeaders, rhs: KeptHeaders) -> Bool { lhs.names == rhs.names }
+    func hash(into hasher: inout Hasher) { hasher.combine(names) }
 
     /// The kept headers of a request, by lower-cased name.
     func select(from headers: HTTPFields) -> [String: String] {
         var kept: [String: String] = [:]
-        for name in names {
-            guard let field = HTTPField.Name(name), let value = headers[field] else { continue }
-            kept[name] = value
+        kept.reserveCapacity(fields.count)
+        for (name, field) in fields {
+            if let value = headers[field] { kept[name] = value }
         }
         return kept
     }

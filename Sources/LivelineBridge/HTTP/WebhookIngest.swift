@@ -32,9 +32,12 @@ struct WebhookIngest: Sendable {
         var mapper: EventMapper
         var keptHeaders: KeptHeaders
         var rateLimiter: SourceRateLimiter?
+        /// Whether verification needs the request's URL (rebuilt from its head only then).
+        var signsRequestURL: Bool
 
         init(_ configuration: SourceConfiguration) {
             self.configuration = configuration
+            signsRequestURL = configuration.scheme.signsRequestURL
             mapper = EventMapper(source: configuration)
             keptHeaders = KeptHeaders(source: configuration)
             rateLimiter = configuration.rateLimit.map(SourceRateLimiter.init)
@@ -101,7 +104,7 @@ struct WebhookIngest: Sendable {
 
         do {
             _ = try source.configuration.verifier.verify(
-                body: body, headers: request.headers, url: Self.url(of: request),
+                body: body, headers: request.headers, url: source.signsRequestURL ? Self.url(of: request) : "",
                 now: Int64(receivedAt.timeIntervalSince1970.rounded(.down)))
         } catch {
             throw BridgeHTTPError(error)

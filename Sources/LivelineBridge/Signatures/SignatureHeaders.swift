@@ -36,22 +36,31 @@ extension Substring.UTF8View {
 extension Substring {
     /// Without leading and trailing spaces and tabs (optional whitespace around list items).
     var trimmingSpaces: Substring {
-        var text = self
-        while let first = text.first, first == " " || first == "\t" { text.removeFirst() }
-        while let last = text.last, last == " " || last == "\t" { text.removeLast() }
-        return text
+        let utf8 = self.utf8
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        guard let first = utf8.firstIndex(where: { !isSpace($0) }), let last = utf8.lastIndex(where: { !isSpace($0) }) else {
+            return self[endIndex...]
+        }
+        return self[first...last]
     }
 }
 
 extension Substring {
-    /// Calls `body` with each non-empty item between `separator`s, without building an array.
+    /// Calls `body` with each non-empty item between `separator`s (an ASCII character), without
+    /// building an array. It scans bytes: a grapheme-aware search of every webhook's signature
+    /// header cost more than checking the signature.
     func forEachItem(separatedBy separator: Character, _ body: (Substring) -> Void) {
-        var rest = self
-        while !rest.isEmpty {
-            let end = rest.firstIndex(of: separator) ?? rest.endIndex
-            let item = rest[rest.startIndex..<end]
-            if !item.isEmpty { body(item) }
-            rest = end == rest.endIndex ? rest[end...] : rest[rest.index(after: end)...]
+        guard let byte = separator.asciiValue else { return }
+        let utf8 = self.utf8
+        var start = utf8.startIndex
+        var index = start
+        while index != utf8.endIndex {
+            if utf8[index] == byte {
+                if start != index { body(self[start..<index]) }
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
         }
+        if start != utf8.endIndex { body(self[start..<utf8.endIndex]) }
     }
 }

@@ -33,6 +33,12 @@ public enum VerificationScheme: Sendable, Hashable, CustomStringConvertible, Cus
 
     public var debugDescription: String { description }
 
+    /// Whether the scheme signs the URL the request was posted to, so ingest must rebuild it
+    /// (Square signs the configured URL instead).
+    public var signsRequestURL: Bool {
+        if case .hmac(let configuration) = self { configuration.signed.contains(.url) } else { false }
+    }
+
     /// The verifier this description stands for.
     public func makeVerifier() throws(WebhookConfigurationError) -> any WebhookVerifier {
         switch self {

@@ -1,47 +1,34 @@
 /// Group commit for the inbox: inserts from many concurrent requests share one transaction,
 /// so durability costs one fsync per batch, not one per webhook.
 ///
-/// A batch is written when it reaches `maxBatch` events or `maxDelay` after its first event,
-/// whichever comes first; while one batch commits, the next one gathers. Each caller awaits
-/// its own event's result (or the batch's error: nothing of a failed batch was stored).
-/// The actor owns the pending batch; the store owns the transaction.
+/// The first event finds the writer idle and is written at once, alone: a webhook that comes
+/// by itself waits for nothing but its own commit. While a batch commits, the events that
+/// arrive gather, and the next batch (up to `maxBatch`) goes the moment the commit ends. So the
+/// batches grow with the load, and under load each commit carries everything that came during
+/// the one before it. Each caller awaits its own event's result (or the batch's error: nothing
+/// of a failed batch was stored). The actor owns the pending batch; the store owns the
+/// transaction.
 public actor InboxWriter {
     private let store: any Store
     private let maxBatch: Int
-    private let maxDelay: Duration
     private var pending: [(event: InboxEvent, reply: CheckedContinuation<InsertResult, any Error>)] = []
     private var writing = false
-    private var timerArmed = false
     /// Transactions written so far (one per batch), for metrics and tests.
     public private(set) var transactions = 0
     /// Events written so far, stored or duplicate.
     public private(set) var events = 0
 
-    public init(store: any Store, maxBatch: Int = 256, maxDelay: Duration = .milliseconds(2)) {
+    public init(store: any Store, maxBatch: Int = 256) {
         self.store = store
         self.maxBatch = max(maxBatch, 1)
-        self.maxDelay = maxDelay
     }
 
     /// Stores `event` durably with whatever else arrives meanwhile; returns once it is committed.
     public func insert(_ event: InboxEvent) async throws -> InsertResult {
         try await withCheckedThrowingContinuation { reply in
             pending.append((event, reply))
-            if pending.count >= maxBatch {
-                startWriting()
-            } else if !timerArmed {
-                timerArmed = true
-                Task { [maxDelay] in
-                    try? await Task.sleep(for: maxDelay)
-                    self.timerFired()
-                }
-            }
+            startWriting()
         }
-    }
-
-    private func timerFired() {
-        timerArmed = false
-        startWriting()
     }
 
     /// Writes the pending batch unless a write is under way (its end picks the batch up).

@@ -21,6 +21,7 @@ extension SQLStore {
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         try await transaction { tx in
+            try await Self.markRegistered(record.key, tx)
             try await tx.run(
                 """
                 INSERT INTO activities (\(Self.activityColumns)) VALUES (\(SQLDialect.placeholders(from: 1, count: values.count)))
@@ -42,12 +43,7 @@ extension SQLStore {
             .text(ActivityEngine.Lifecycle.pending.rawValue), .millis(now),
         ]
         return try await transaction { tx in
-            // The lease row the dispatcher claims the activity by (made here for an activity
-            // registered before its first event).
-            try await tx.run(
-                "INSERT INTO activity_leases (activity_key) VALUES ($1) ON CONFLICT (activity_key) DO NOTHING",
-                [.text(registration.key)]
-            )
+            try await Self.markRegistered(registration.key, tx)
             let existed = !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.key)]).isEmpty)
             try await tx.run(
                 """
@@ -61,6 +57,15 @@ extension SQLStore {
             )
             return !existed
         }
+    }
+
+    /// The lease row the dispatcher claims an activity by (made here for an activity registered
+    /// before its first event), marked registered: from now on its pending events are work.
+    private static func markRegistered(_ key: String, _ tx: any SQLTransaction) async throws {
+        try await tx.run(
+            "INSERT INTO activity_leases (activity_key, registered) VALUES ($1, 1) ON CONFLICT (activity_key) DO UPDATE SET registered = 1",
+            [.text(key)]
+        )
     }
 
     public func activity(_ key: String) async throws -> ActivityRecord? {
@@ -78,6 +83,7 @@ extension SQLStore {
         try await transaction { tx in
             let existed = !(try await tx.run("DELETE FROM activities WHERE key = $1 RETURNING key", [.text(key)]).isEmpty)
             try await tx.run("DELETE FROM outbox WHERE activity_key = $1", [.text(key)])
+            try await tx.run("UPDATE activity_leases SET registered = 0 WHERE activity_key = $1", [.text(key)])
             return existed
         }
     }

@@ -28,11 +28,11 @@ extension SQLStore {
                   AND l.activity_key IN (
                       SELECT a.key FROM activities a
                       WHERE \(Self.claimable)
-                        AND a.key IN (SELECT p.activity_key FROM activity_leases p WHERE p.pending = 1
+                        AND a.key IN (SELECT p.activity_key FROM activity_leases p WHERE p.pending = 1 AND p.registered = 1
                                       UNION SELECT d.key FROM activities d WHERE d.next_deadline <= $1))
-                LIMIT $2 \(lock)
+                LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
-                [.int(nowMillis), .int(Int64(max(limit, 0)))]
+                [.int(nowMillis)]
             ).map { try $0.text(0) }
             guard !keys.isEmpty else { return [] }
             try await Self.lease(keys, to: instance, until: expires, tx)

@@ -8,11 +8,11 @@ import Foundation
 extension SQLStore {
     public func insertEvents(_ events: [InboxEvent]) async throws -> [InsertResult] {
         guard !events.isEmpty else { return [] }
-        let rows = try events.map { event -> [SQLValue] in
+        let rows = events.map { event -> [SQLValue] in
             [
                 .text(event.source), .text(event.eventID), .text(event.eventType), .text(event.activityKey),
                 .int(event.orderKey), .millis(event.receivedAt), .bytes(event.body),
-                .bytes(try StoredHeaders.encode(event.headers)),
+                .bytes(StoredHeaders.encode(event.headers)),
             ]
         }
         // Lease rows in key order, so that two batches never wait on each other in a cycle.
@@ -22,7 +22,12 @@ extension SQLStore {
             for chunk in Self.chunks(keys.count) {
                 let values = (1...chunk.count).map { "($\($0), 1)" }.joined(separator: ", ")
                 try await tx.run(
-                    "INSERT INTO activity_leases (activity_key, pending) VALUES \(values) ON CONFLICT (activity_key) DO UPDATE SET pending = 1",
+                    // A row already marked is left unwritten (no page to log), yet locked, which
+                    // orders this insert against a dispatch commit clearing the mark.
+                    """
+                    INSERT INTO activity_leases (activity_key, pending) VALUES \(values)
+                    ON CONFLICT (activity_key) DO UPDATE SET pending = 1 WHERE activity_leases.pending = 0
+                    """,
                     chunk.map { .text(keys[$0]) }
                 )
             }
@@ -63,9 +68,9 @@ extension SQLStore {
                 WHERE (l.instance = '' OR l.expires_at <= $1)
                   AND EXISTS (SELECT 1 FROM inbox_events e WHERE e.activity_key = l.activity_key AND e.state = 'pending')
                 ORDER BY (SELECT MIN(e.sequence) FROM inbox_events e WHERE e.activity_key = l.activity_key AND e.state = 'pending')
-                LIMIT $2 \(lock)
+                LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
-                [.int(nowMillis), .int(Int64(max(limit, 0)))]
+                [.int(nowMillis)]
             ).map { try $0.text(0) }
             guard !keys.isEmpty else { return [] }
             try await Self.lease(keys, to: instance, until: expires, tx)

@@ -17,7 +17,7 @@ extension SQLStore {
             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
             """,
             [
-                .text(push.activityKey), .bytes(push.payload), .bytes(try StoredHeaders.encode(push.headers)),
+                .text(push.activityKey), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
                 .int(Int64(push.priority)), .millis(push.dueAt), .text(push.kind.rawValue), .millis(push.receivedAt),
             ]
         )
@@ -35,7 +35,7 @@ extension SQLStore {
             for index in chunk {
                 let push = pushes[index]
                 parameters += [
-                    .text(push.activityKey), .bytes(push.payload), .bytes(try StoredHeaders.encode(push.headers)),
+                    .text(push.activityKey), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
                     .int(Int64(push.priority)), .millis(push.dueAt), .text(push.kind.rawValue), .millis(push.receivedAt),
                 ]
             }
@@ -62,9 +62,9 @@ extension SQLStore {
                   AND o.id = (SELECT MIN(f.id) FROM outbox f WHERE f.activity_key = o.activity_key)
                   AND ((o.kind = 'start' AND a.push_to_start_token IS NOT NULL)
                        OR (o.kind <> 'start' AND (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL)))
-                ORDER BY o.due_at, o.id LIMIT $2 \(lock)
+                ORDER BY o.due_at, o.id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
-                [.int(nowMillis), .int(Int64(max(limit, 0)))]
+                [.int(nowMillis)]
             )
             let pushes = try rows.map { row in
                 ClaimedPush(
@@ -205,9 +205,8 @@ extension SQLStore {
             try await tx.run(
                 """
                 SELECT id, activity_key, payload, headers, priority, due_at, kind, NULL, attempts, last_error, failed_at
-                FROM dead_letters ORDER BY id LIMIT $1
-                """,
-                [.int(Int64(max(limit, 0)))]
+                FROM dead_letters ORDER BY id LIMIT \(SQLDialect.limit(limit))
+                """
             ).map { row in
                 DeadLetter(
                     id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(8)),

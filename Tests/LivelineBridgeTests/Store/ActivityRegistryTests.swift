@@ -87,6 +87,44 @@ import Testing
         }
     }
 
+    /// A dispatch pass claims registered activities with pending events, never the keys whose
+    /// events wait for a registration (an order whose customer has no app), however many there
+    /// are; a deleted activity's later events wait until it is registered again.
+    @Test(arguments: StoreKind.allCases)
+    func onlyRegisteredActivitiesWithPendingEventsAreClaimed(_ kind: StoreKind) async throws {
+        try await F.withStore(kind) { store in
+            func claim() async throws -> [String] {
+                let work = try await store.claimActivities(limit: 100, instance: "i", lease: .seconds(30), now: F.epoch)
+                _ = try await store.commitDispatch(
+                    work.map {
+                        DispatchCommit(
+                            activityKey: $0.record.key, applied: $0.events.map(\.sequence), lifecycle: .active, engineState: [],
+                            nextDeadline: nil, now: F.epoch)
+                    },
+                    instance: "i"
+                )
+                return work.map(\.record.key).sorted()
+            }
+            func register(_ key: String) async throws {
+                _ = try await store.registerActivity(
+                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa11"), scenario: "doordash"), now: F.epoch)
+            }
+            _ = try await store.insertEvents((0..<50).map { F.event("waiting-\($0)", activity: "nobody-\($0)") })
+            _ = try await store.insertEvents([F.event("a1", activity: "order-a")])
+            try await register("order-a")
+            #expect(try await claim() == ["order-a"], "the 50 unregistered keys are not claimed")
+            #expect(try await claim() == [], "order-a's event was applied")
+
+            #expect(try await store.deleteActivity("order-a"))
+            _ = try await store.insertEvents([F.event("a2", activity: "order-a"), F.event("b1", activity: "order-b")])
+            #expect(try await claim() == [])
+            try await register("order-a")
+            try await register("order-b")
+            #expect(try await claim() == ["order-a", "order-b"])
+            #expect(try await store.counts().pendingEvents == 50, "only the unregistered keys' events still wait")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func pendingEventsAreCountedPerActivity(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in

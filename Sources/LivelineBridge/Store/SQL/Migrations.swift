@@ -113,6 +113,15 @@ enum Migrations {
             "UPDATE activity_leases SET pending = 1 WHERE activity_key IN (SELECT activity_key FROM inbox_events WHERE state = 'pending')",
             "CREATE INDEX leases_pending ON activity_leases (activity_key) WHERE pending = 1",
         ]),
+        // Events for activities nobody registered (an order whose customer has no app) stay
+        // pending for good; the pending mark now counts only for registered activities, so a
+        // dispatch pass never walks them. A lease row says whether its activity is registered.
+        Step(version: 4, statements: [
+            "ALTER TABLE activity_leases ADD COLUMN registered BIGINT NOT NULL DEFAULT 0",
+            "UPDATE activity_leases SET registered = 1 WHERE activity_key IN (SELECT key FROM activities)",
+            "DROP INDEX leases_pending",
+            "CREATE INDEX leases_pending ON activity_leases (activity_key) WHERE pending = 1 AND registered = 1",
+        ]),
     ]
 
     /// Applies the steps the store lacks, in one transaction; returns the versions applied now.

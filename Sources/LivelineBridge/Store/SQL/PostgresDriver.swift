@@ -65,7 +65,7 @@ final class PostgresDriver: SQLDriver {
     /// another instance's transaction rolls everything back, so the whole body runs again, a
     /// few milliseconds later, up to ``conflictAttempts`` times: an answered push is recorded
     /// rather than left claimed and sent twice.
-    func transaction<T: Sendable>(_ body: @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
         var attempt = 1
         while true {
             do {
@@ -81,7 +81,7 @@ final class PostgresDriver: SQLDriver {
         }
     }
 
-    private func once<T: Sendable>(_ body: @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+    private func once<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in
                 try await body(Transaction(connection: connection, name: name, logger: logger))
@@ -138,7 +138,7 @@ final class PostgresDriver: SQLDriver {
         let name: String
         let logger: Logger
 
-        func run(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+        nonisolated(nonsending) func run(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
             var bindings = PostgresBindings(capacity: binds.count)
             for value in binds {
                 switch value {

@@ -1,0 +1,58 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A serial executor with a thread of its own, for one SQLite connection: a statement that
+/// blocks (an fsync at `COMMIT`, a busy wait for another process's write lock) holds only this
+/// thread, never one of the few threads of Swift's cooperative pool.
+///
+/// The thread lives as long as the executor is in use. An actor using it keeps it, and every
+/// job enqueued keeps that actor, so a caller that reaches the connection late (after it was
+/// closed) still runs and gets the connection's "closed" error instead of waiting forever on a
+/// thread that is gone. ``stop()`` (from the owner's `deinit`) ends the thread once its queue
+/// is empty.
+final class SQLiteExecutor: SerialExecutor, @unchecked Sendable {
+    private struct Queue {
+        var jobs: [UnownedJob] = []
+        var stopped = false
+    }
+
+    private let queue = Mutex(Queue())
+    /// One signal per job enqueued, and one for the stop.
+    private let ready = DispatchSemaphore(value: 0)
+
+    /// Starts the thread, named `name` (as `top` and debuggers show it).
+    init(name: String) {
+        let thread = Thread { [self] in run() }
+        thread.name = name
+        thread.start()
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.withLock { $0.jobs.append(job) }
+        ready.signal()
+    }
+
+    func asUnownedSerialExecutor() -> UnownedSerialExecutor {
+        UnownedSerialExecutor(ordinary: self)
+    }
+
+    /// Ends the thread once the jobs already enqueued have run.
+    func stop() {
+        queue.withLock { $0.stopped = true }
+        ready.signal()
+    }
+
+    private func run() {
+        while true {
+            ready.wait()
+            let next = queue.withLock { queue -> UnownedJob?? in
+                if !queue.jobs.isEmpty { return .some(queue.jobs.removeFirst()) }
+                return queue.stopped ? .none : .some(nil)
+            }
+            guard let next else { return }
+            next?.runSynchronously(on: asUnownedSerialExecutor())
+        }
+    }
+}
