@@ -113,7 +113,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
             Liveline bridge \(bridgeOptions.instance) listening on http://\(address.host):\(port)
               store   \(store.name)
               pushes  \(banner)\(mock?.dashboardURL.map { "\n  dashboard \($0)" } ?? "")
-              sources \(configuration.sources.map { "\($0.name) → POST /v1/webhooks/\($0.name)\($0.rateLimit.map { " (\($0))" } ?? "")" }.joined(separator: ", "))
+              sources \(configuration.sources.map(Self.describe).joined(separator: ", "))
             SIGTERM or Ctrl-C drains and stops.
             """)
         }
@@ -138,6 +138,14 @@ struct BridgeServeCommand: AsyncParsableCommand {
         await client.shutdown()
         await mock?.shutdown()
         try? await store.close()
+    }
+
+    /// How a source reaches the bridge, for the start banner.
+    private static func describe(_ source: SourceConfiguration) -> String {
+        if let stream = source.stream {
+            return "\(source.name) ← \(stream.format.rawValue) stream \(stream.url)\(stream.recover == nil ? "" : " (gaps recovered)")"
+        }
+        return "\(source.name) → POST /v1/webhooks/\(source.name)\(source.rateLimit.map { " (\($0))" } ?? "")"
     }
 
     /// The APNs client: `--apns-url`, the configured credentials, or the embedded mock.

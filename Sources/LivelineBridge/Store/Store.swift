@@ -34,6 +34,11 @@ public protocol Store: Sendable {
     /// Gives back the leases `instance` holds on these activities.
     func releaseActivities(_ keys: [String], instance: String) async throws
 
+    /// Where `source`'s events stand: the newest one stored, and the activities with events of
+    /// it that have not ended (at most `activityLimit`, newest first). Nil when it has none.
+    /// A stream source resumes from here after a restart.
+    func sourcePosition(_ source: String, activityLimit: Int) async throws -> SourcePosition?
+
     // MARK: Dispatch
 
     /// Claims up to `limit` registered activities that have work (pending events, or a

@@ -113,6 +113,13 @@ enum Migrations {
             "UPDATE activity_leases SET pending = 1 WHERE activity_key IN (SELECT activity_key FROM inbox_events WHERE state = 'pending')",
             "CREATE INDEX leases_pending ON activity_leases (activity_key) WHERE pending = 1",
         ]),
+        // Reading events back: a stream resumes from its source's newest event after a restart,
+        // and `liveline bridge record` reads an activity's events, or a source's over a time
+        // range, without walking the whole inbox.
+        Step(version: 4, statements: [
+            "CREATE INDEX inbox_activity ON inbox_events (activity_key, sequence)",
+            "CREATE INDEX inbox_source_received ON inbox_events (source, received_at, sequence)",
+        ]),
     ]
 
     /// Applies the steps the store lacks, in one transaction; returns the versions applied now.
