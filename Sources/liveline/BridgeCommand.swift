@@ -219,6 +219,9 @@ struct BridgeSendCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The webhook id for schemes that carry one (default: a new one).", valueName: "id"))
     var id: String?
 
+    @Option(name: .customLong("header"), help: ArgumentHelp("A header to send as well, like 'X-Shopify-Topic: orders/paid' (repeatable).", valueName: "name: value"))
+    var headers: [String] = []
+
     func run() async throws {
         let configuration = try options.load()
         guard let sourceConfiguration = configuration.source(named: source) else {
@@ -231,11 +234,22 @@ struct BridgeSendCommand: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
             body = Array(data)
         }
+        var extra = HTTPFields()
+        for header in headers {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let name = HTTPField.Name(parts[0].trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--header \(header) is not 'Name: value'")
+            }
+            extra.append(HTTPField(name: name, value: parts[1].trimmingCharacters(in: .whitespaces)))
+        }
+        if sourceConfiguration.isStream {
+            throw ValidationError("source '\(source)' reads a stream; it takes no webhooks")
+        }
         let base = url ?? "http://\(configuration.listen)"
         let target = base.hasSuffix("/") ? base + "v1/webhooks/" + source : base + "/v1/webhooks/" + source
         do {
             let headers = try WebhookSigner(scheme: sourceConfiguration.scheme).sign(
-                body: body, url: target, now: Int64(Date().timeIntervalSince1970), id: id
+                body: body, url: target, now: Int64(Date().timeIntervalSince1970), headers: extra, id: id
             )
             let answer = try await WebhookSender().send(to: target, headers: headers, body: body)
             Terminal.out("\(answer.status) \(answer.text.trimmingCharacters(in: .whitespacesAndNewlines))")
