@@ -13,8 +13,8 @@ import NIOPosix
 struct BridgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bridge",
-        abstract: "Turn webhooks (orders, matches) into Live Activity pushes.",
-        subcommands: [BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self]
+        abstract: "Turn webhooks and feeds (orders, matches) into Live Activity pushes.",
+        subcommands: [BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self, BridgeRecordCommand.self]
     )
 }
 

@@ -25,10 +25,11 @@ struct ReadyMadeBridge {
 
     static let directory = scenariosDirectory + "/sources"
 
-    /// Serves `Scenarios/sources/<file>` for `body`.
-    static func with(_ file: String, _ body: (ReadyMadeBridge) async throws -> Void) async throws {
-        let configuration = try BridgeConfigurationLoader(environment: environment).load(file: "\(directory)/\(file)")
-        try await StoreFixture.withStore(.sqlite) { store in
+    /// Serves `Scenarios/<file>` on a store of `kind` for `body`.
+    static func with(_ file: String, store kind: StoreKind = .sqlite, _ body: (ReadyMadeBridge) async throws -> Void) async throws {
+        let path = "\(scenariosDirectory)/\(file)"
+        let configuration = try BridgeConfigurationLoader(environment: environment.merging(exampleEnvironment) { $1 }).load(file: path)
+        try await StoreFixture.withStore(kind) { store in
             let harness = try await BridgeHarness(store: store, configuration: configuration)
             let server = BridgeHTTPServer(
                 configuration: configuration, store: store, inbox: InboxWriter(store: store), metrics: BridgeMetrics(),
@@ -74,7 +75,6 @@ struct ReadyMadeBridge {
     /// Posts a sample to `source`, with the headers of its `.headers` file (if any), signed as
     /// the sender signs; returns the bridge's answer.
     func send(_ source: String, sample path: String) async throws -> WebhookSender.Answer {
-        let configuration = try #require(harness.configuration.source(named: source))
         let body = Array(try Data(contentsOf: URL(fileURLWithPath: path)))
         var headers = HTTPFields()
         let headerFile = String(path.dropLast(".json".count)) + ".headers"
@@ -85,10 +85,23 @@ struct ReadyMadeBridge {
                 headers[name] = parts[1].trimmingCharacters(in: .whitespaces)
             }
         }
+        return try await send(source, body: body, headers: headers)
+    }
+
+    /// Posts `body` to `source` with `headers`, signed as the sender signs.
+    func send(_ source: String, body: [UInt8], headers: HTTPFields = HTTPFields()) async throws -> WebhookSender.Answer {
+        let configuration = try #require(harness.configuration.source(named: source))
         let url = "http://127.0.0.1:\(port)/v1/webhooks/\(source)"
         let signed = try WebhookSigner(scheme: configuration.scheme).sign(
             body: body, url: url, now: Int64(Date().timeIntervalSince1970), headers: headers)
         return try await WebhookSender().send(to: url, headers: signed, body: body)
+    }
+
+    /// Posts a JSON body given as text, then dispatches what is due.
+    func send(_ source: String, _ json: String) async throws {
+        let answer = try await send(source, body: Array(json.utf8))
+        #expect((200..<300).contains(answer.status), "\(source): \(answer.status) \(answer.text)")
+        try await harness.settle()
     }
 
     /// Sends every sample of `folder` in order, each to `source(sample file name)`, dispatching

@@ -8,7 +8,7 @@ import Testing
 /// source is played the same way by ``StreamEndToEndTests``.)
 @Suite struct ReadyMadeSourceTests {
     @Test func doorDashDriveDeliversTheOrder() async throws {
-        try await ReadyMadeBridge.with("doordash.yaml") { bridge in
+        try await ReadyMadeBridge.with("sources/doordash.yaml") { bridge in
             let token = BridgeHarness.token(60)
             try await bridge.register("D-58213", token: token, source: "doordash")
             try await bridge.play("doordash") { _ in "doordash" }
@@ -25,7 +25,7 @@ import Testing
     }
 
     @Test func uberDirectDeliversTheOrder() async throws {
-        try await ReadyMadeBridge.with("uber-direct.yaml") { bridge in
+        try await ReadyMadeBridge.with("sources/uber-direct.yaml") { bridge in
             let token = BridgeHarness.token(61)
             try await bridge.register("58213", token: token, source: "uber-direct")
             try await bridge.play("uber-direct") { _ in "uber-direct" }
@@ -38,7 +38,7 @@ import Testing
     }
 
     @Test func shopifyOrdersAndFulfillmentEventsDeliverTheOrder() async throws {
-        try await ReadyMadeBridge.with("shopify.yaml") { bridge in
+        try await ReadyMadeBridge.with("sources/shopify.yaml") { bridge in
             let token = BridgeHarness.token(62)
             try await bridge.register("5913571409946", token: token, source: "shopify-orders")
             let statuses = try await bridge.play("shopify") { $0.contains("fulfillment-events") ? "shopify-fulfillments" : "shopify-orders" }
@@ -53,7 +53,7 @@ import Testing
     }
 
     @Test func stripeStartsTheKitchen() async throws {
-        try await ReadyMadeBridge.with("stripe.yaml") { bridge in
+        try await ReadyMadeBridge.with("sources/stripe.yaml") { bridge in
             let token = BridgeHarness.token(63)
             try await bridge.register("58213", token: token, source: "stripe")
             try await bridge.play("stripe") { _ in "stripe" }
@@ -65,7 +65,7 @@ import Testing
     }
 
     @Test func squareFulfillmentUpdatesDeliverTheOrder() async throws {
-        try await ReadyMadeBridge.with("square.yaml") { bridge in
+        try await ReadyMadeBridge.with("sources/square.yaml") { bridge in
             let token = BridgeHarness.token(64)
             try await bridge.register("wGwhBkEsBxqzpcWSfFLAr0PGXnJZY", token: token, source: "square")
             try await bridge.play("square") { _ in "square" }

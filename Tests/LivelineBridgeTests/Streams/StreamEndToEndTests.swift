@@ -167,6 +167,16 @@ struct StreamEndToEndTests {
             #expect(log.contains("stream http://127.0.0.1:\(feed.port)/stream: no data for 1s (heartbeat timeout)"), "\(log)")
             #expect(log.contains("stream http://127.0.0.1:\(feed.port)/stream: connection refused"), "\(log)")
             #expect(!log.contains("k3y"), "the API key is never logged")
+
+            // The match recorded from what the stream stored replays the pushes the device got.
+            let recording = try await BridgeRecorder(configuration: harness.configuration, store: store)
+                .record(.init(keys: [Self.matchKey]), file: "match.yaml")
+            #expect(recording.warnings.isEmpty, "\(recording.warnings)")
+            var run = ScenarioRun(scenario: try ScenarioLoader().load(yaml: recording.yaml, file: "match.yaml").scenario, start: recording.start)
+            var planned = PushCollector()
+            run.run(into: &planned)
+            let sent = harness.mock.pushes(token: token).filter { $0.status == 200 }.compactMap(\.payload)
+            #expect(planned.pushes.map { String(decoding: $0.payload, as: UTF8.self) } == sent)
             await harness.stop()
         }
     }
