@@ -17,7 +17,8 @@ Endpoints:
     POST /control/refuse?on=1|0   answer new streams 503 (while "down"), or accept them again
     GET  /control/state      JSON: published count, open streams, requests seen
 
-With --api-key KEY, /stream and /timeline want the header `x-api-key: KEY` (else 401).
+With --tls-cert and --tls-key it serves https. With --api-key KEY, /stream and /timeline want
+the header `x-api-key: KEY` (else 401).
 With --state FILE, how many events were published is kept in FILE, so a restarted server
 (same --port) goes on where it was; --refusing starts it answering streams 503. In SSE mode a client's `Last-Event-ID` is recorded but,
 like Sportradar's feeds, nothing is replayed.
@@ -26,7 +27,9 @@ like Sportradar's feeds, nothing is replayed.
 import argparse
 import json
 import os
+import signal
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -228,16 +231,26 @@ def main():
     parser.add_argument("--api-key", help="require x-api-key: KEY")
     parser.add_argument("--state", help="keep the published count here across restarts")
     parser.add_argument("--auto", type=float, help="publish one event every this many seconds")
+    parser.add_argument("--tls-cert", help="serve https with this PEM certificate (and --tls-key)")
+    parser.add_argument("--tls-key", help="the certificate's PEM private key")
     parser.add_argument("--refusing", action="store_true",
                         help="start by answering new streams 503 (until POST /control/refuse?on=0)")
     args = parser.parse_args()
 
     with open(args.events, encoding="utf-8") as f:
         events = [json.loads(line) for line in f if line.strip()]
+    # Stop at once on SIGTERM or SIGINT, whatever the parent left them set to; open streams end
+    # with the process, as when a real feed goes down.
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop, lambda *_: os._exit(0))
     Handler.feed = Feed(events, args.state, args.heartbeat, args.format, args.api_key)
     Handler.feed.refusing = args.refusing
     server = ThreadingHTTPServer((args.host, args.port), Handler)
     server.daemon_threads = True
+    if args.tls_cert:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print(f"listening {server.server_address[1]}", flush=True)
     if args.auto:
         def publish():
@@ -245,10 +258,7 @@ def main():
                 time.sleep(args.auto)
                 Handler.feed.emit(1)
         threading.Thread(target=publish, daemon=True).start()
-    try:
-        server.serve_forever(poll_interval=0.05)
-    except KeyboardInterrupt:
-        pass
+    server.serve_forever(poll_interval=0.05)
 
 
 if __name__ == "__main__":

@@ -68,11 +68,15 @@ public final class ChildProcess: Sendable {
         return nil
     }
 
-    /// Sends SIGTERM (or SIGKILL with `kill`) and waits for the process to end.
+    /// Sends SIGTERM (or SIGKILL with `kill`) and waits for the process to end; one that is
+    /// still running 5 seconds after SIGTERM gets SIGKILL.
     public func stop(kill: Bool = false) async {
         if process.isRunning {
             if kill { Foundation.kill(process.processIdentifier, SIGKILL) } else { process.terminate() }
         }
+        let deadline = Date().addingTimeInterval(5)
+        while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
         await Subprocess.offPool { [process] in process.waitUntilExit() }
     }
 }

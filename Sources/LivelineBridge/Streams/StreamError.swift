@@ -102,9 +102,17 @@ public enum StreamError: Error, Sendable, Hashable, CustomStringConvertible {
         if let error = error as? HTTPParserError {
             return error == .invalidEOFState ? "cut by the server in the middle of the stream" : "the server broke HTTP/1.1 (\(error))"
         }
-        if let error = error as? NIOSSLError { return "TLS: \(error)" }
-        if let error = error as? BoringSSLError { return "TLS: \(error)" }
+        if error is NIOSSLError || error is BoringSSLError { return tlsCause(error) }
         return "\(error)"
+    }
+
+    /// A TLS failure in words: an untrusted certificate says what to do about it.
+    private static func tlsCause(_ error: any Error) -> String {
+        let text = "\(error)"
+        if text.contains("CERTIFICATE_VERIFY_FAILED") || text.lowercased().contains("certificate verify") {
+            return "the server's certificate is not trusted (trust its CA with ca-file, or check the host name in url)"
+        }
+        return "handshake failed (\(text.count > 160 ? String(text.prefix(160)) + "…" : text))"
     }
 
     /// Whether `error` is a TLS failure.

@@ -19,14 +19,18 @@ final class FeedServer: Sendable {
     let port: Int
     let process: ChildProcess
     let arguments: [String]
+    /// The certificate it serves https with, when it does.
+    let certificate: String?
 
-    private init(port: Int, process: ChildProcess, arguments: [String]) {
+    private init(port: Int, process: ChildProcess, arguments: [String], certificate: String?) {
         self.port = port
         self.process = process
         self.arguments = arguments
+        self.certificate = certificate
     }
 
-    /// Starts the feed (port 0: a free one) with `options` (`--format sse`, `--refusing`…).
+    /// Starts the feed (port 0: a free one) with `options` (`--format sse`, `--refusing`,
+    /// `--tls-cert FILE --tls-key FILE`…).
     static func start(port: Int = 0, state: String, options: [String] = []) async throws -> FeedServer {
         let arguments = ["--events", match, "--heartbeat", "0.2", "--api-key", "k3y", "--state", state] + options
         let process = try ChildProcess.start(["python3", script, "--port", String(port)] + arguments)
@@ -34,7 +38,8 @@ final class FeedServer: Sendable {
             await process.stop(kill: true)
             throw FeedServerError(message: "the feed did not start: \(process.output.joined(separator: "\n"))")
         }
-        return FeedServer(port: found, process: process, arguments: arguments)
+        let certificate = options.firstIndex(of: "--tls-cert").flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil }
+        return FeedServer(port: found, process: process, arguments: arguments, certificate: certificate)
     }
 
     /// A new server on the same port and state file, as after a restart.
@@ -43,7 +48,7 @@ final class FeedServer: Sendable {
         return try await Self.start(port: port, state: state, options: options)
     }
 
-    var base: String { "http://127.0.0.1:\(port)" }
+    var base: String { "\(certificate == nil ? "http" : "https")://127.0.0.1:\(port)" }
 
     /// The events of the sample match, as the feed publishes them.
     static func events() throws -> [[String: Any]] {
@@ -61,7 +66,7 @@ final class FeedServer: Sendable {
     @discardableResult
     func control(_ path: String) async throws -> [String: Any] {
         let method: HTTPRequest.Method = path.hasPrefix("state") ? .get : .post
-        let answer = try await WebhookSender(timeout: .seconds(10)).send(to: "\(base)/control/\(path)", method: method, headers: [:], body: [])
+        let answer = try await WebhookSender(timeout: .seconds(10), caFile: certificate).send(to: "\(base)/control/\(path)", method: method, headers: [:], body: [])
         #expect(answer.status == 200, "\(path): \(answer.text)")
         return try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
     }

@@ -239,6 +239,89 @@ struct StreamEndToEndTests {
         }
     }
 
+    /// A bridge that was down missed what the feed sent meanwhile (nothing is replayed): when it
+    /// starts again it recovers from its store's newest event of the source before going live.
+    @Test func aRestartedBridgeRecoversWhatItMissedWhileDown() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await StoreFixture.withStore(.sqlite) { store in
+            let feed = try await FeedServer.start(state: directory.appendingPathComponent("published").path)
+            let configuration = try Self.configuration(feed: feed)
+            do {
+                let before = try Reader(configuration, store: store)
+                let running = Task { await before.client.run() }
+                try await Self.waitUntil("the stream is connected") { before.count("liveline_stream_connected", "sportradar") == 1 }
+                try await feed.emit(2)
+                try await Self.waitUntilStored(1, store)
+                running.cancel()
+                await running.value
+
+                try await feed.emit(3)
+                let after = try Reader(configuration, store: store)
+                let restarted = Task { await after.client.run() }
+                try await Self.waitUntilStored(4, store)
+                restarted.cancel()
+                await restarted.value
+                #expect(after.count("liveline_stream_gap_recoveries_total", "recovered") == 1)
+                #expect(after.count("liveline_stream_events_total", "result=\"stored\"") + after.count("liveline_stream_events_total", "result=\"ignored\"") == 3)
+            } catch {
+                await feed.stop()
+                throw error
+            }
+            await feed.stop()
+        }
+    }
+
+    static let opensslIsAvailable = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":").contains {
+        FileManager.default.isExecutableFile(atPath: "\($0)/openssl")
+    }
+
+    /// An https feed whose certificate a private CA signed: refused (a configuration problem,
+    /// logged with its cause, still retried) until `ca-file` trusts it, then read.
+    @Test(.enabled(if: opensslIsAvailable, "needs openssl to make a certificate"))
+    func anHTTPSFeedIsReadOnceItsCertificateIsTrusted() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let certificate = directory.appendingPathComponent("feed.pem").path
+        let key = directory.appendingPathComponent("feed-key.pem").path
+        let made = try await Subprocess.run([
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
+            "-out", certificate, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+        ], mergingErrors: true)
+        try #require(made.status == 0, "\(made.stdout)")
+        try await StoreFixture.withStore(.sqlite) { store in
+            let feed = try await FeedServer.start(
+                state: directory.appendingPathComponent("published").path, options: ["--tls-cert", certificate, "--tls-key", key])
+            var configuration = try Self.configuration(feed: feed)
+            let untrusting = try Reader(configuration, store: store)
+            let refused = Task { await untrusting.client.run() }
+            try await Self.waitUntil("a TLS refusal") { untrusting.count("liveline_stream_reconnects_total", "reason=\"tls\"") >= 1 }
+            refused.cancel()
+            await refused.value
+            let log = untrusting.logs.all.first { $0.contains("TLS") } ?? ""
+            #expect(log.hasPrefix("error stream refused: check the source's configuration"), "\(log)")
+            #expect(log.contains("stream https://127.0.0.1:\(feed.port)/stream: TLS: the server's certificate is not trusted (trust its CA with ca-file, or check the host name in url)"), "\(log)")
+
+            configuration.sources[0].stream?.caFile = certificate
+            let reader = try Reader(configuration, store: store)
+            let reading = Task { await reader.client.run() }
+            do {
+                try await Self.waitUntil("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await feed.emit(2)
+                try await Self.waitUntilStored(1, store)
+            } catch {
+                reading.cancel()
+                await feed.stop()
+                throw error
+            }
+            reading.cancel()
+            await reading.value
+            await feed.stop()
+        }
+    }
+
     /// The alert titles of the pushes the mock accepted for `token`, in order.
     static func alertTitles(_ harness: BridgeHarness, _ token: String) -> [String] {
         harness.mock.pushes(token: token).filter { $0.status == 200 }.compactMap { record in
