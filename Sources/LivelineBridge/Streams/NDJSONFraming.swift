@@ -1,17 +1,17 @@
 /// Newline-delimited JSON: each line (LF or CRLF) is one message; a line of nothing but spaces
 /// is a keep-alive. A line longer than `maximumMessage` bytes is skipped to its end and
 /// reported once, so one oversized event cannot grow the buffer without bound.
-struct NDJSONFraming: StreamFraming {
+package struct NDJSONFraming: StreamFraming {
     let maximumMessage: Int
     private var line: [UInt8] = []
     /// Bytes of the current line skipped for being too long; 0 when not skipping.
     private var skipped = 0
 
-    init(maximumMessage: Int) {
+    package init(maximumMessage: Int) {
         self.maximumMessage = max(1, maximumMessage)
     }
 
-    mutating func feed(_ bytes: some Collection<UInt8>) -> [StreamMessage] {
+    package mutating func feed(_ bytes: some Collection<UInt8>) -> [StreamMessage] {
         var messages: [StreamMessage] = []
         for byte in bytes {
             if byte == UInt8(ascii: "\n") {

@@ -8,7 +8,7 @@ import Liveline
 /// start is skipped.
 ///
 /// An event whose data passes `maximumMessage` bytes is skipped whole and reported once.
-struct ServerSentEventFraming: StreamFraming {
+package struct ServerSentEventFraming: StreamFraming {
     let maximumMessage: Int
     private var line: [UInt8] = []
     /// Bytes of the current line beyond what is kept of it.
@@ -22,12 +22,12 @@ struct ServerSentEventFraming: StreamFraming {
     private var afterCR = false
     private var atStart = true
 
-    init(maximumMessage: Int, lastEventID: String? = nil) {
+    package init(maximumMessage: Int, lastEventID: String? = nil) {
         self.maximumMessage = max(1, maximumMessage)
         self.lastEventID = lastEventID
     }
 
-    mutating func feed(_ bytes: some Collection<UInt8>) -> [StreamMessage] {
+    package mutating func feed(_ bytes: some Collection<UInt8>) -> [StreamMessage] {
         var messages: [StreamMessage] = []
         for byte in bytes {
             if afterCR {

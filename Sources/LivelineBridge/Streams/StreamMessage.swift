@@ -1,7 +1,7 @@
 import Liveline
 
 /// One thing read from a stream's body, framed by its format.
-enum StreamMessage: Sendable, Hashable {
+package enum StreamMessage: Sendable, Hashable {
     /// An event: its JSON bytes, and the fields the framing carried (`sse-id`, `sse-event`),
     /// which the source's rules read as headers.
     case event(body: [UInt8], fields: [String: String])
@@ -14,7 +14,7 @@ enum StreamMessage: Sendable, Hashable {
 }
 
 /// Frames a stream's bytes into messages as they arrive, whatever the chunk boundaries.
-protocol StreamFraming {
+package protocol StreamFraming {
     /// The messages completed by `bytes`, in order.
     mutating func feed(_ bytes: some Collection<UInt8>) -> [StreamMessage]
 }
