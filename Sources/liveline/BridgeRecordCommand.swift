@@ -79,6 +79,7 @@ struct BridgeRecordCommand: AsyncParsableCommand {
         }
         try? await store.close()
         for warning in recording.warnings { Terminal.error("warning: \(warning)") }
+        for note in recording.notes { Terminal.error("note: \(note)") }
         guard let out else {
             FileHandle.standardOutput.write(Data(recording.yaml.utf8))
             return

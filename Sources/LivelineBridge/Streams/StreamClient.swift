@@ -225,6 +225,8 @@ public final class StreamClient: Sendable {
         guard position.lastEventID != nil || since != nil else { return }
         let recovery = GapRecovery(settings: recover, headers: settings.headers, caFile: settings.caFile, maximumAnswer: Self.maximumRecoveryAnswer)
         let keys: [String?] = recover.isPerActivity ? position.activities.reversed() : [nil]
+        // A per-activity timeline with no activity followed yet has nothing to give.
+        guard !keys.isEmpty else { return }
         let lastEventID = position.lastEventID
         var recovered = 0
         var failures: [String] = []
