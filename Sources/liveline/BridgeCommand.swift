@@ -49,11 +49,14 @@ struct BridgeConfigOption: ParsableArguments {
 struct BridgeServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the webhook bridge until SIGTERM or Ctrl-C.",
+        abstract: "Run the bridge (webhooks in, stream sources read) until SIGTERM or Ctrl-C.",
         discussion: """
-        Without APNs credentials (no `apns:` in the configuration, no --apns-url) the pushes go to \
-        an embedded mock APNs, so a demo needs no Apple account: GET /v1/activities/{key} shows \
-        what the device shows. Several instances may share a PostgreSQL store.
+        Webhook sources post to /v1/webhooks/{source}; each stream source (kind: stream) is \
+        opened by the bridge, kept open, reconnected after a cut or a silence, and its gaps \
+        recovered (see Scenarios/sources/sportradar.yaml). Without APNs credentials (no `apns:` \
+        in the configuration, no --apns-url) the pushes go to an embedded mock APNs, so a demo \
+        needs no Apple account: GET /v1/activities/{key} shows what the device shows. Several \
+        instances may share a PostgreSQL store.
         """
     )
 
