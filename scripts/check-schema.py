@@ -2,12 +2,13 @@
 """Check Scenarios/liveline.schema.json and the example scenarios against it, and
 Scenarios/liveline-bridge.schema.json and the example bridge configurations against that.
 
-    python3 scripts/check-schema.py            # the schemas, Scenarios/*.yaml, Scenarios/invalid/*.yaml
+    python3 scripts/check-schema.py            # the schemas, Scenarios/*.yaml, Scenarios/sources/*.yaml, Scenarios/invalid/*.yaml
     python3 scripts/check-schema.py FILE...    # the schemas, then just these files
 
-Files named bridge*.yaml (Scenarios/bridge.example.yaml, Docker/bridge.yaml) are bridge
-configurations: they are checked against the bridge schema and begin with
-`# yaml-language-server: $schema=liveline-bridge.schema.json` (the path relative to the file).
+Files named bridge*.yaml (Scenarios/bridge.example.yaml, Docker/bridge.yaml) and the ready-made
+sources in Scenarios/sources/*.yaml are bridge configurations: they are checked against the
+bridge schema and begin with `# yaml-language-server: $schema=liveline-bridge.schema.json` (the
+path relative to the file).
 
 1. The schema itself must be a valid JSON Schema, draft 2020-12.
 2. Every Scenarios/*.yaml must load and validate against it, and begin with the
@@ -162,6 +163,11 @@ FORBIDDEN = {
 }
 
 
+# Keys only one kind of bridge source takes (see $defs/source in the bridge schema).
+WEBHOOK_ONLY = {"verify", "secrets", "tolerance", "rate-limit"}
+STREAM_ONLY = {"url", "headers", "format", "heartbeat-timeout", "keep-alive", "reconnect", "recover", "ca-file"}
+
+
 def forbidden_key(error):
     """A `false` subschema failed: which key of the mapping, and why."""
     schema_path = list(error.absolute_schema_path)
@@ -189,6 +195,20 @@ def describe(error, document, root_node):
     elif error.validator in ("oneOf", "anyOf") and isinstance(error.schema, dict) and "description" in error.schema:
         expected = error.schema["description"]
         message = f"{error.instance!r} is not valid here; expected {expected[:1].lower()}{expected[1:]}"
+    elif error.schema is False and ("then" in error.absolute_schema_path or "else" in error.absolute_schema_path):
+        # A key of the other kind of source (bridge schema: $defs/source's if/then/else), reported
+        # at the source's mapping with the key's value.
+        stream = "then" in error.absolute_schema_path
+        keys = WEBHOOK_ONLY if stream else STREAM_ONLY
+        mapping = document_at(document, error.absolute_path)
+        candidates = [k for k in (mapping if isinstance(mapping, dict) else {}) if k in keys and mapping[k] == error.instance]
+        key = candidates[0] if candidates else "?"
+        node = key_node_in(node, key) or node
+        path = path_with(path, key)
+        if stream:
+            message = f"'{key}' applies to webhook sources; this source is kind: stream"
+        else:
+            message = f"'{key}' applies to stream sources; add kind: stream to read a stream"
     elif error.schema is False:
         # jsonschema reports a `false` property schema at the enclosing mapping, with the value.
         keys, reason = forbidden_key(error)
@@ -218,8 +238,9 @@ def schema_errors(validator, document, root_node):
 
 
 def is_bridge_configuration(path):
-    """Scenarios/bridge*.yaml are bridge configurations, not scenarios."""
-    return os.path.basename(path).startswith("bridge")
+    """Scenarios/bridge*.yaml and Scenarios/sources/*.yaml are bridge configurations, not scenarios."""
+    sources = os.path.join(ROOT, "Scenarios", "sources") + os.sep
+    return os.path.basename(path).startswith("bridge") or os.path.abspath(path).startswith(sources)
 
 
 def check_schema(schema_path=SCHEMA_PATH):
@@ -315,6 +336,7 @@ def main(argv):
         examples = [p for p in examples if not p.startswith(invalid_dir)]
     else:
         examples = sorted(glob.glob(os.path.join(ROOT, "Scenarios", "*.yaml")))
+        examples += sorted(glob.glob(os.path.join(ROOT, "Scenarios", "sources", "*.yaml")))
         invalid = sorted(glob.glob(os.path.join(ROOT, "Scenarios", "invalid", "*.yaml")))
         if not examples:
             print("error: no Scenarios/*.yaml found")

@@ -15,7 +15,7 @@ struct FuzzTarget: Sendable {
     /// Every target, in the order `scripts/fuzz/run.sh` runs them.
     static let all: [FuzzTarget] = [
         .scenario, .template, .json, .http2Core, .hpack, .mockConnection, .clientConnection, .jwt,
-        .webhookVerification, .webhookMapping, .bridgeConfiguration,
+        .webhookVerification, .webhookMapping, .bridgeConfiguration, .streamFraming,
     ]
 
     static func named(_ name: String) -> FuzzTarget? { all.first { $0.name == name } }

@@ -13,8 +13,8 @@ import NIOPosix
 struct BridgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bridge",
-        abstract: "Turn webhooks (orders, matches) into Live Activity pushes.",
-        subcommands: [BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self]
+        abstract: "Turn webhooks and feeds (orders, matches) into Live Activity pushes.",
+        subcommands: [BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self, BridgeRecordCommand.self]
     )
 }
 
@@ -49,11 +49,14 @@ struct BridgeConfigOption: ParsableArguments {
 struct BridgeServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Run the webhook bridge until SIGTERM or Ctrl-C.",
+        abstract: "Run the bridge (webhooks in, stream sources read) until SIGTERM or Ctrl-C.",
         discussion: """
-        Without APNs credentials (no `apns:` in the configuration, no --apns-url) the pushes go to \
-        an embedded mock APNs, so a demo needs no Apple account: GET /v1/activities/{key} shows \
-        what the device shows. Several instances may share a PostgreSQL store.
+        Webhook sources post to /v1/webhooks/{source}; each stream source (kind: stream) is \
+        opened by the bridge, kept open, reconnected after a cut or a silence, and its gaps \
+        recovered (see Scenarios/sources/sportradar.yaml). Without APNs credentials (no `apns:` \
+        in the configuration, no --apns-url) the pushes go to an embedded mock APNs, so a demo \
+        needs no Apple account: GET /v1/activities/{key} shows what the device shows. Several \
+        instances may share a PostgreSQL store.
         """
     )
 
@@ -113,7 +116,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
             Liveline bridge \(bridgeOptions.instance) listening on http://\(address.host):\(port)
               store   \(store.name)
               pushes  \(banner)\(mock?.dashboardURL.map { "\n  dashboard \($0)" } ?? "")
-              sources \(configuration.sources.map { "\($0.name) → POST /v1/webhooks/\($0.name)\($0.rateLimit.map { " (\($0))" } ?? "")" }.joined(separator: ", "))
+              sources \(configuration.sources.map(Self.describe).joined(separator: ", "))
             SIGTERM or Ctrl-C drains and stops.
             """)
         }
@@ -138,6 +141,14 @@ struct BridgeServeCommand: AsyncParsableCommand {
         await client.shutdown()
         await mock?.shutdown()
         try? await store.close()
+    }
+
+    /// How a source reaches the bridge, for the start banner.
+    private static func describe(_ source: SourceConfiguration) -> String {
+        if let stream = source.stream {
+            return "\(source.name) ← \(stream.format.rawValue) stream \(stream.url)\(stream.recover == nil ? "" : " (gaps recovered)")"
+        }
+        return "\(source.name) → POST /v1/webhooks/\(source.name)\(source.rateLimit.map { " (\($0))" } ?? "")"
     }
 
     /// The APNs client: `--apns-url`, the configured credentials, or the embedded mock.
@@ -211,6 +222,9 @@ struct BridgeSendCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The webhook id for schemes that carry one (default: a new one).", valueName: "id"))
     var id: String?
 
+    @Option(name: .customLong("header"), help: ArgumentHelp("A header to send as well, like 'X-Shopify-Topic: orders/paid' (repeatable).", valueName: "name: value"))
+    var headers: [String] = []
+
     func run() async throws {
         let configuration = try options.load()
         guard let sourceConfiguration = configuration.source(named: source) else {
@@ -223,11 +237,22 @@ struct BridgeSendCommand: AsyncParsableCommand {
             guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
             body = Array(data)
         }
+        var extra = HTTPFields()
+        for header in headers {
+            let parts = header.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let name = HTTPField.Name(parts[0].trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--header \(header) is not 'Name: value'")
+            }
+            extra.append(HTTPField(name: name, value: parts[1].trimmingCharacters(in: .whitespaces)))
+        }
+        if sourceConfiguration.isStream {
+            throw ValidationError("source '\(source)' reads a stream; it takes no webhooks")
+        }
         let base = url ?? "http://\(configuration.listen)"
         let target = base.hasSuffix("/") ? base + "v1/webhooks/" + source : base + "/v1/webhooks/" + source
         do {
             let headers = try WebhookSigner(scheme: sourceConfiguration.scheme).sign(
-                body: body, url: target, now: Int64(Date().timeIntervalSince1970), id: id
+                body: body, url: target, now: Int64(Date().timeIntervalSince1970), headers: extra, id: id
             )
             let answer = try await WebhookSender().send(to: target, headers: headers, body: body)
             Terminal.out("\(answer.status) \(answer.text.trimmingCharacters(in: .whitespacesAndNewlines))")

@@ -157,6 +157,10 @@ public struct ActivityEngine: Sendable {
     /// Whether an end is decided and waiting to go (for the next second): nothing more applies.
     public var endDecided: Bool { pending.active && pending.end }
 
+    /// The alert of the push being gathered, if it carries one: the newest alert of the beats and
+    /// changes merged since the last push. A recording reads it to write each event's alert.
+    public var pendingAlert: ResolvedAlert? { pending.active ? pending.alert : nil }
+
     // MARK: Looking ahead
 
     /// The next beat on the timeline and when it happens (with this copy's jitter), if any.

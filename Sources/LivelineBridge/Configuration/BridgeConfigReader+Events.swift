@@ -108,8 +108,23 @@ extension BridgeConfigReader {
         var conversion: FieldRule.Conversion?
         switch node {
         case .mapping:
-            guard let fields = base.fields(of: node, in: "set \(name)", allowed: ["from", "as"], required: ["from": "a JSON Pointer, like /eta"]) else { return nil }
+            guard let fields = base.fields(
+                of: node, in: "set \(name)", allowed: ["from", "as", "map", "default"], required: ["from": "a JSON Pointer, like /eta"]
+            ) else { return nil }
             locationNode = fields["from"]
+            if let mapNode = fields["map"] {
+                if let asNode = fields.keyNode("as") {
+                    error(asNode, "set \(name): 'map' already says what each value becomes; leave 'as' out")
+                    return nil
+                }
+                guard let locationNode, let location = valueLocation(locationNode, "set \(name)"),
+                      let map = valueMap(mapNode, fallback: fields["default"], field: name, type: type)
+                else { return nil }
+                return FieldRule(path: path, value: .mapped(location, map))
+            } else if let defaultNode = fields.keyNode("default") {
+                error(defaultNode, "default only applies with map: the value for anything the map does not name")
+                return nil
+            }
             if let asNode = fields["as"] {
                 conversion = base.choice(asNode, "as", [("date", FieldRule.Conversion.date), ("string", .string), ("json", .json)])
                 if conversion == nil { return nil }
@@ -120,6 +135,17 @@ extension BridgeConfigReader {
             }
         case .scalar(let scalar) where !scalar.resolvedTagIs(.null) && (scalar.string.hasPrefix("/") || scalar.string.lowercased().hasPrefix("header:")):
             locationNode = node
+        case .scalar(let scalar) where scalar.string.contains("{{"):
+            if let type, type != .null, type != .string {
+                error(node, "'\(name)' is \(type) in the content-state, but a template gives text")
+                return nil
+            }
+            do throws(JSONPointerError) {
+                return FieldRule(path: path, value: .template(try BodyTemplate(parsing: scalar.string)))
+            } catch {
+                self.error(node, "set \(name): \(error)")
+                return nil
+            }
         case .scalar:
             let value = Self.literal(node)
             if let type, type != .null, !type.accepts(value.type) {
@@ -135,6 +161,39 @@ extension BridgeConfigReader {
         // A date field reads dates, so `as: date` need not be written.
         let resolved = conversion ?? (type == .date ? .date : .json)
         return FieldRule(path: path, value: .read(location, as: resolved))
+    }
+
+    /// `map: { sent: value, … }` with an optional `default:`, each value checked against the
+    /// field's type.
+    private mutating func valueMap(_ node: Node, fallback: Node?, field name: String, type: ValueType?) -> FieldRule.ValueMap? {
+        guard case .mapping(let mapping) = node, !mapping.isEmpty else {
+            error(node, "expected map as a mapping from what the sender sends to the content-state value, like { pickup_complete: on-the-way }, found \(ScenarioReader.describe(node))")
+            return nil
+        }
+        var failed = false
+        func typed(_ node: Node, _ reader: inout BridgeConfigReader) -> StateValue? {
+            guard case .scalar = node else {
+                reader.error(node, "expected a value for '\(name)', found \(ScenarioReader.describe(node))")
+                return nil
+            }
+            let value = Self.literal(node)
+            if let type, type != .null, !type.accepts(value.type) {
+                reader.error(node, "'\(name)' is \(type) in the content-state, not \(value.type): the app would fail to decode it")
+                return nil
+            }
+            return value
+        }
+        var entries: [String: StateValue] = [:]
+        for (key, value) in mapping {
+            guard let sent = base.string(key, "a value the sender sends") else { failed = true; continue }
+            if let mapped = typed(value, &self) { entries[sent] = mapped } else { failed = true }
+        }
+        var fallbackValue: StateValue?
+        if let fallback {
+            fallbackValue = typed(fallback, &self)
+            if fallbackValue == nil { failed = true }
+        }
+        return failed ? nil : FieldRule.ValueMap(entries: entries, fallback: fallbackValue)
     }
 
     /// The type of the content-state field at `path` (nil inside: decided by a template), or

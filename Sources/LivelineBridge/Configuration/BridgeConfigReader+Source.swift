@@ -3,10 +3,14 @@ import Liveline
 import Yams
 
 extension BridgeConfigReader {
+    /// Keys only a webhook source (the default kind) takes.
+    static let webhookKeys = ["verify", "secrets", "tolerance", "rate-limit"]
+    /// Keys only a stream source (`kind: stream`) takes.
+    static let streamKeys = ["url", "headers", "format", "heartbeat-timeout", "keep-alive", "reconnect", "recover", "ca-file"]
     static let sourceKeys = [
-        "verify", "secrets", "tolerance", "event-id", "event-type", "activity-key", "order-key", "order",
-        "statuses", "scenario", "activity", "events", "unknown-events", "rate-limit",
-    ]
+        "kind", "event-id", "event-type", "activity-key", "order-key", "order",
+        "statuses", "scenario", "activity", "events", "unknown-events",
+    ] + webhookKeys + streamKeys
 
     mutating func sources(_ node: Node) -> [SourceConfiguration] {
         guard case .mapping(let mapping) = node, !mapping.isEmpty else {
@@ -31,28 +35,46 @@ extension BridgeConfigReader {
 
     mutating func source(_ node: Node, name: String, keyNode: Node) -> SourceConfiguration? {
         let what = "source '\(name)'"
-        guard let fields = base.fields(
-            of: node, in: what, allowed: Self.sourceKeys,
-            required: [
-                "verify": "how its webhooks are authenticated, like standard-webhooks or hmac",
-                "event-type": "where the event type is, like /type",
-                "activity-key": "where the activity key is, like /data/order_id",
-                "scenario": "the scenario file its activities follow",
-                "events": "what each event type does",
-            ]
-        ) else { return nil }
+        let isStream = kind(of: node, source: name)
+        var required = [
+            "event-type": "where the event type is, like /type",
+            "activity-key": "where the activity key is, like /data/order_id",
+            "scenario": "the scenario file its activities follow",
+            "events": "what each event type does",
+        ]
+        if isStream {
+            required["url"] = "the http:// or https:// URL of the stream"
+        } else {
+            required["verify"] = "how its webhooks are authenticated, like standard-webhooks or hmac"
+        }
+        guard let fields = base.fields(of: node, in: what, allowed: Self.sourceKeys, required: required) else { return nil }
+        for key in fields.order where (isStream ? Self.webhookKeys : Self.streamKeys).contains(key) {
+            let node = fields.keyNode(key) ?? node
+            if isStream {
+                error(node, "'\(key)' applies to webhook sources; source '\(name)' reads a stream (kind: stream), which it opens itself")
+            } else {
+                error(node, "'\(key)' applies to stream sources; add 'kind: stream' to source '\(name)' to read a stream")
+            }
+        }
 
-        // A misspelt `secrets` is reported once, with its did-you-mean, not again as missing.
-        let secretsMisspelt = Self.keys(of: node).contains {
-            $0 != "secrets" && DidYouMean.suggestion(for: $0, among: Self.sourceKeys) == "secrets"
-        }
-        let secrets = fields["secrets"].map { self.secrets($0, source: name) } ?? (secretsMisspelt ? [] : nil)
-        var tolerance = TimestampTolerance.standard
-        if let node = fields["tolerance"], let millis = base.duration(node, "tolerance") {
-            tolerance = TimestampTolerance(seconds: millis / 1000)
-        }
-        let verification = fields["verify"].flatMap {
-            self.verification($0, source: name, secrets: secrets, secretsNode: fields["secrets"], tolerance: tolerance, sourceNode: node)
+        var verification: Verification?
+        var stream: StreamSettings?
+        if isStream {
+            verification = Verification(scheme: .none, verifier: NoVerification())
+            stream = self.stream(fields, source: name, sourceNode: node)
+        } else {
+            // A misspelt `secrets` is reported once, with its did-you-mean, not again as missing.
+            let secretsMisspelt = Self.keys(of: node).contains {
+                $0 != "secrets" && DidYouMean.suggestion(for: $0, among: Self.sourceKeys) == "secrets"
+            }
+            let secrets = fields["secrets"].map { self.secrets($0, source: name) } ?? (secretsMisspelt ? [] : nil)
+            var tolerance = TimestampTolerance.standard
+            if let node = fields["tolerance"], let millis = base.duration(node, "tolerance") {
+                tolerance = TimestampTolerance(seconds: millis / 1000)
+            }
+            verification = fields["verify"].flatMap {
+                self.verification($0, source: name, secrets: secrets, secretsNode: fields["secrets"], tolerance: tolerance, sourceNode: node)
+            }
         }
 
         let eventID = fields["event-id"].flatMap { self.valueLocation($0, "event-id") }
@@ -66,8 +88,11 @@ extension BridgeConfigReader {
             unknownEvents = value
         }
 
-        var rateLimit = defaultRateLimit
-        if let node = fields["rate-limit"] { rateLimit = self.rateLimit(node) ?? nil }
+        var rateLimit = isStream ? nil : defaultRateLimit
+        if !isStream, let node = fields["rate-limit"] { rateLimit = self.rateLimit(node) ?? nil }
+        if isStream, fields.has("recover"), !fields.has("event-id"), let node = fields.keyNode("recover") {
+            error(node, "recover needs 'event-id': recovered events are told from those the stream already delivered by their id")
+        }
 
         guard let scenarioNode = fields["scenario"], let scenario = self.scenario(scenarioNode) else { return nil }
         var activity = 0
@@ -81,11 +106,20 @@ extension BridgeConfigReader {
             }
         }
         let events = fields["events"].map { self.events($0, activity: scenario.activities[activity], scenario: scenario) } ?? [:]
-        guard let verification, let eventType, let activityKey else { return nil }
+        guard let verification, let eventType, let activityKey, !isStream || stream != nil else { return nil }
         return SourceConfiguration(
             name: name, scheme: verification.scheme, verifier: verification.verifier, eventID: eventID,
             eventType: eventType, activityKey: activityKey, order: order, scenario: scenario, activity: activity,
-            events: events, unknownEvents: unknownEvents, rateLimit: rateLimit, location: base.location(keyNode))
+            events: events, unknownEvents: unknownEvents, rateLimit: rateLimit, stream: stream, location: base.location(keyNode))
+    }
+
+    /// `kind: webhook` (the default) or `kind: stream`; whether the source is a stream. A wrong
+    /// kind is reported and read as a webhook source.
+    private mutating func kind(of node: Node, source: String) -> Bool {
+        guard case .mapping(let mapping) = node,
+              let kindNode = mapping.first(where: { $0.key.scalar?.string == "kind" })?.value
+        else { return false }
+        return base.choice(kindNode, "kind", [("webhook", false), ("stream", true)]) ?? false
     }
 
     /// The keys a mapping node spells, as written.

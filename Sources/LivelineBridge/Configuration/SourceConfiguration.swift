@@ -1,11 +1,13 @@
 import Liveline
 
-/// One webhook sender: how its requests are verified, where its values are, which scenario and
-/// activity its events drive, and what each event type does.
+/// One sender of events: a webhook sender (how its requests are verified) or a stream the bridge
+/// reads (``stream``), where its values are, which scenario and activity its events drive, and
+/// what each event type does.
 public struct SourceConfiguration: Sendable {
-    /// The name in `POST /v1/webhooks/{name}`.
+    /// The name in `POST /v1/webhooks/{name}`, in metrics and in the inbox.
     public var name: String
-    /// The scheme as configured (printing it shows no secret).
+    /// The scheme as configured (printing it shows no secret); `.none` for a stream, which takes
+    /// no webhooks.
     public var scheme: VerificationScheme
     /// Built once at load, so a bad secret or header fails before any webhook.
     public var verifier: any WebhookVerifier
@@ -24,13 +26,16 @@ public struct SourceConfiguration: Sendable {
     public var unknownEvents: UnknownEventPolicy
     /// nil: no limit. Over it, webhooks are answered 429 with `Retry-After`.
     public var rateLimit: RateLimit?
+    /// How the stream is read, for `kind: stream`; nil for a webhook sender.
+    public var stream: StreamSettings?
     /// Where the source is declared.
     public var location: SourceLocation
 
     public init(
         name: String, scheme: VerificationScheme, verifier: any WebhookVerifier, eventID: ValueLocation?,
         eventType: ValueLocation, activityKey: ValueLocation, order: OrderRule?, scenario: Scenario, activity: Int,
-        events: [String: EventRule], unknownEvents: UnknownEventPolicy, rateLimit: RateLimit? = nil, location: SourceLocation
+        events: [String: EventRule], unknownEvents: UnknownEventPolicy, rateLimit: RateLimit? = nil,
+        stream: StreamSettings? = nil, location: SourceLocation
     ) {
         self.name = name
         self.scheme = scheme
@@ -44,8 +49,12 @@ public struct SourceConfiguration: Sendable {
         self.events = events
         self.unknownEvents = unknownEvents
         self.rateLimit = rateLimit
+        self.stream = stream
         self.location = location
     }
+
+    /// Whether the bridge reads this source's events from a stream rather than taking webhooks.
+    public var isStream: Bool { stream != nil }
 }
 
 /// What happens to an event whose type no rule names.
@@ -122,6 +131,23 @@ public struct FieldRule: Sendable, Hashable {
         case literal(StateValue)
         /// Read from the event, converted.
         case read(ValueLocation, as: Conversion)
+        /// Text with `{{ /pointer }}` holes filled from the event: `"GOAL! {{ /scorer }}"`.
+        case template(BodyTemplate)
+        /// Read from the event and translated: the sender's word for a status becomes the
+        /// app's (`pickup_complete` → `on-the-way`).
+        case mapped(ValueLocation, ValueMap)
+    }
+
+    /// A translation table from what a sender sends (as text) to a content-state value.
+    public struct ValueMap: Sendable, Hashable {
+        public var entries: [String: StateValue]
+        /// For anything the table does not name; nil: such an event does not map.
+        public var fallback: StateValue?
+
+        public init(entries: [String: StateValue], fallback: StateValue? = nil) {
+            self.entries = entries
+            self.fallback = fallback
+        }
     }
 
     /// How a value read from the event becomes a content-state value.

@@ -1,5 +1,4 @@
 import Foundation
-import HTTPTypes
 import Liveline
 import Logging
 
@@ -59,6 +58,7 @@ public final class BridgeDispatcher: Sendable {
 
     public let configuration: Configuration
     public let catalog: StoryCatalog
+    private let application: EventApplication
     private let store: any Store
     private let observer: any DispatchObserver
     private let logger: Logger
@@ -73,6 +73,7 @@ public final class BridgeDispatcher: Sendable {
     ) {
         self.store = store
         self.catalog = catalog
+        application = EventApplication(catalog: catalog)
         self.configuration = configuration
         self.observer = observer
         self.logger = logger
@@ -212,36 +213,16 @@ public final class BridgeDispatcher: Sendable {
         // this instant goes in one push.
         engine.advance(to: t, writer: &writer, sink: &sink)
         for stored in work.events {
-            let event = stored.event
-            let mapped: MappedEvent
-            switch map(event) {
-            case .success(let value): mapped = value
-            case .failure(let problem):
-                superseded.append((stored.sequence, problem.reason))
-                observer.eventDispatched(source: event.source, outcome: "superseded")
-                continue
-            }
-            // An event no rule maps is only recorded; its order key means nothing.
-            if mapped.isIgnored {
-                applied.append(stored.sequence)
-                observer.eventDispatched(source: event.source, outcome: "ignored")
-                continue
-            }
-            if let last = state.lastOrderKeys[event.source], event.orderKey < last {
-                let newer = state.lastEventIDs[event.source].map { " (\($0))" } ?? ""
-                superseded.append((stored.sequence, "older than an event already applied\(newer): order key \(event.orderKey) < \(last)"))
-                observer.eventDispatched(source: event.source, outcome: "superseded")
-                continue
-            }
-            switch apply(mapped, of: event, to: &engine, at: t, writer: &writer, sink: &sink) {
+            switch application.apply(stored.event, to: &engine, state: &state, at: t, writer: &writer, sink: &sink) {
             case .applied:
                 applied.append(stored.sequence)
-                state.lastOrderKeys[event.source] = max(state.lastOrderKeys[event.source] ?? .min, event.orderKey)
-                state.lastEventIDs[event.source] = event.eventID
-                observer.eventDispatched(source: event.source, outcome: "applied")
+                observer.eventDispatched(source: stored.event.source, outcome: "applied")
+            case .ignored:
+                applied.append(stored.sequence)
+                observer.eventDispatched(source: stored.event.source, outcome: "ignored")
             case .superseded(let reason):
                 superseded.append((stored.sequence, reason))
-                observer.eventDispatched(source: event.source, outcome: "superseded")
+                observer.eventDispatched(source: stored.event.source, outcome: "superseded")
             }
         }
 
@@ -259,76 +240,6 @@ public final class BridgeDispatcher: Sendable {
             engineState: encoded, nextDeadline: wake == .max ? nil : Date(timeIntervalSince1970: Double(wake) / 1000),
             pushes: sink.pushes, error: errors.isEmpty ? nil : errors.joined(separator: "; "), now: now
         )
-    }
-
-    private enum EventOutcome {
-        case applied
-        case superseded(String)
-    }
-
-    private struct Unmappable: Error {
-        var reason: String
-    }
-
-    /// Maps a stored event again with its source's rules (mapping is pure, and the inbox keeps
-    /// the raw body and the headers the rules read).
-    private func map(_ event: InboxEvent) -> Result<MappedEvent, Unmappable> {
-        guard let story = catalog[event.source] else {
-            return .failure(Unmappable(reason: "source '\(event.source)' is no longer configured"))
-        }
-        var headers = HTTPFields()
-        for (name, value) in event.headers {
-            if let field = HTTPField.Name(name) { headers.append(HTTPField(name: field, value: value)) }
-        }
-        do {
-            return .success(try story.mapper.map(body: event.body, headers: headers))
-        } catch {
-            return .failure(Unmappable(reason: "the event no longer maps: \(error)"))
-        }
-    }
-
-    /// Applies a mapped event's actions at one instant, without flushing between them.
-    private func apply(
-        _ mapped: MappedEvent, of event: InboxEvent, to engine: inout ActivityEngine, at t: Millis,
-        writer: inout JSONWriter, sink: inout OutboxCollector
-    ) -> EventOutcome {
-        if engine.lifecycle == .ended || engine.endDecided { return .superseded("the activity has ended") }
-        var didSomething = false
-        for action in mapped.actions {
-            switch action {
-            case .start:
-                guard let index = engine.program.startBeat, let beat = engine.program.beatID(at: index) else {
-                    return .superseded("'\(event.eventType)' starts the activity, but '\(engine.program.name)' has no start beat with an id")
-                }
-                switch engine.trigger(beat, input: nil, at: t, writer: &writer, sink: &sink, advancing: false) {
-                case .applied, .unchanged: didSomething = true
-                case .ended: return .superseded("the activity has ended")
-                case .unknownBeat, .notStarted: return .superseded("the start beat could not be triggered")
-                }
-            case .trigger(let beat, let input):
-                switch engine.trigger(beat, input: input, at: t, writer: &writer, sink: &sink, advancing: false) {
-                case .applied, .unchanged: didSomething = true
-                case .unknownBeat: return .superseded("'\(engine.program.name)' has no beat with id '\(beat)'")
-                case .notStarted: return .superseded("the activity has not started (no start push yet)")
-                case .ended: return .superseded("the activity has ended")
-                }
-            case .change(let change):
-                switch engine.apply(change, at: t, writer: &writer, sink: &sink, advancing: false) {
-                case .applied, .unchanged: didSomething = true
-                case .notStarted: return .superseded("the activity has not started (no start push yet)")
-                case .ended: return .superseded("the activity has ended")
-                case .invalid(let problem): return .superseded(problem.description)
-                }
-            case .end(let dismissal):
-                switch engine.apply(.endNow(label: event.eventType, dismissal: dismissal), at: t, writer: &writer, sink: &sink, advancing: false) {
-                case .applied, .unchanged: didSomething = true
-                case .notStarted: return .superseded("the activity has not started (no start push yet)")
-                case .ended: return .superseded("the activity has ended")
-                case .invalid(let problem): return .superseded(problem.description)
-                }
-            }
-        }
-        return didSomething || mapped.actions.isEmpty ? .applied : .superseded("nothing to do")
     }
 
     // MARK: Reading state

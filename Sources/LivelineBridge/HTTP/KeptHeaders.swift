@@ -22,7 +22,12 @@ struct KeptHeaders: Sendable, Hashable {
             locations.append(contentsOf: rule.trigger?.input?.map(\.location) ?? [])
             guard let change = rule.change else { continue }
             for field in change.set {
-                if case .read(let location, _) = field.value { locations.append(location) }
+                switch field.value {
+                case .read(let location, _), .mapped(let location, _): locations.append(location)
+                case .template(let template):
+                    for case .value(let location) in template.pieces { locations.append(location) }
+                case .literal: break
+                }
             }
             for template in [change.alert?.title, change.alert?.body].compactMap({ $0 }) {
                 for case .value(let location) in template.pieces { locations.append(location) }

@@ -45,6 +45,8 @@ struct WebhookIngest: Sendable {
     }
 
     let sources: [String: Source]
+    /// Stream sources, which take no webhooks: named in the 404.
+    let streams: Set<String>
     let bodyLimit: RequestBodyLimit
     let inbox: InboxWriter
     let metrics: BridgeMetrics
@@ -56,8 +58,9 @@ struct WebhookIngest: Sendable {
         wake: @escaping @Sendable () -> Void, clock: @escaping @Sendable () -> Date
     ) {
         var sources: [String: Source] = [:]
-        for source in configuration.sources { sources[source.name] = Source(source) }
+        for source in configuration.sources where !source.isStream { sources[source.name] = Source(source) }
         self.sources = sources
+        streams = Set(configuration.sources.filter(\.isStream).map(\.name))
         bodyLimit = RequestBodyLimit(limit: configuration.bodyLimit)
         self.inbox = inbox
         self.metrics = metrics
@@ -68,6 +71,12 @@ struct WebhookIngest: Sendable {
     func respond(to request: Request, context: some RequestContext) async -> Response {
         let name = context.parameters.get("source") ?? ""
         var logger = context.logger
+        if streams.contains(name) {
+            metrics.webhook(source: "", result: .unknownSource)
+            return BridgeHTTPError(
+                .notFound, code: "unknown-source", reason: "source '\(name)' reads a stream; it takes no webhooks"
+            ).response
+        }
         guard let source = sources[name] else {
             metrics.webhook(source: "", result: .unknownSource)
             let known = sources.keys.sorted().joined(separator: ", ")

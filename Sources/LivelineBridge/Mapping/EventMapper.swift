@@ -155,14 +155,21 @@ private struct Reader {
                 throw .unexpected(location, role: role, expected: "an ISO-8601 date or UNIX seconds or milliseconds", found: value.summary)
             }
             return .date(millis)
+        case .template(let template):
+            return .string(try render(template, role: role))
+        case .mapped(let location, let map):
+            let value = try value(at: location, role: role)
+            if let text = value.plainText, let mapped = map.entries[text] { return mapped }
+            if let fallback = map.fallback { return fallback }
+            throw .unexpected(location, role: role, expected: "one of \(map.entries.keys.sorted().joined(separator: ", "))", found: value.summary)
         }
     }
 
-    func render(_ template: BodyTemplate) throws(EventMappingError) -> String {
+    func render(_ template: BodyTemplate, role: String = "alert") throws(EventMappingError) -> String {
         let body = try? document()
         switch template.render(body: body, headers: headers) {
         case .success(let text): return text
-        case .failure(let missing): throw .missing(missing.location, role: "alert")
+        case .failure(let missing): throw .missing(missing.location, role: role)
         }
     }
 }

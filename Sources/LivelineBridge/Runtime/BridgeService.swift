@@ -4,12 +4,13 @@ import LivelineAPNs
 import Logging
 import ServiceLifecycle
 
-/// The whole bridge in one process: the HTTP server (webhooks, registry, operations), the
-/// dispatcher and the outbox sender, on one store, until SIGTERM or SIGINT.
+/// The whole bridge in one process: the HTTP server (webhooks, registry, operations), a
+/// ``StreamClient`` per stream source, the dispatcher and the outbox sender, on one store,
+/// until SIGTERM or SIGINT.
 ///
-/// A graceful shutdown stops the HTTP server first (no new webhooks; requests in flight
-/// finish), then the dispatcher after its current step, then the sender after the pushes it
-/// has in flight are answered and recorded. Whatever is still queued stays in the store for the
+/// A graceful shutdown stops the streams and the HTTP server first (no new events; an event
+/// being stored is stored, requests in flight finish), then the dispatcher after its current
+/// step, then the sender after the pushes it has in flight are answered and recorded. Whatever is still queued stays in the store for the
 /// next start, or for another instance sharing a PostgreSQL store.
 ///
 /// `liveline bridge serve` is this type plus argument parsing; tests build it the same way.
@@ -41,6 +42,8 @@ public final class BridgeService: Sendable {
     public let dispatcher: BridgeDispatcher
     public let sender: OutboxSender
     public let http: BridgeHTTPServer
+    /// One per stream source, in configuration order.
+    public let streams: [StreamClient]
     private let logger: Logger
 
     /// - Parameter client: where pushes go (APNs, or a mock); the caller shuts it down.
@@ -66,6 +69,11 @@ public final class BridgeService: Sendable {
             configuration: configuration, store: store, inbox: inbox, metrics: metrics, logger: logger, listen: options.listen,
             wake: { dispatcher.wakeSignal.ring() }, contentState: { dispatcher.contentState(of: $0) }
         )
+        streams = configuration.sources.compactMap { [inbox] source in
+            StreamClient(
+                source: source, inbox: inbox, store: store, metrics: metrics, logger: logger, bodyLimit: configuration.bodyLimit,
+                wake: { dispatcher.wakeSignal.ring() })
+        }
     }
 
     /// `HOSTNAME-PID`: unique per running process on one machine or in one cluster.
@@ -77,7 +85,7 @@ public final class BridgeService: Sendable {
     public func run() async throws {
         let group = ServiceGroup(
             configuration: .init(
-                // Shut down in reverse: HTTP first, then the dispatcher, then the sender.
+                // Shut down in reverse: the streams and HTTP first, then the dispatcher, then the sender.
                 services: [
                     .init(service: Worker(name: "sender") { [sender] in await sender.run() }),
                     .init(service: Worker(name: "dispatcher") { [dispatcher] in await dispatcher.run() }),
@@ -85,7 +93,7 @@ public final class BridgeService: Sendable {
                         await Self.reportDepths(store: store, metrics: metrics, logger: logger)
                     }),
                     .init(service: http),
-                ],
+                ] + streams.map { stream in .init(service: Worker(name: "stream \(stream.source.name)") { await stream.run() }) },
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )

@@ -6,23 +6,28 @@ import NIOPosix
 import NIOSSL
 
 /// Posts one webhook over HTTP/1.1 (`http://` or `https://`) and returns the answer, for
-/// `liveline bridge send` and the bridge's own end-to-end tests.
+/// `liveline bridge send` and the bridge's own end-to-end tests; a stream source fetches its
+/// recovery timeline with it too (a GET).
 ///
-/// One connection per webhook, closed after the answer (`Connection: close`): a sender of
+/// One connection per request, closed after the answer (`Connection: close`): a sender of
 /// single test webhooks needs nothing more, and nothing is left open between runs. The body is
 /// sent with a `Content-Length`, exactly as given, so the signature made over it holds.
-/// Answers over 1 MiB are cut there (the bridge's own answers are a few hundred bytes).
+/// Answers over `maximumAnswer` (1 MiB by default) are cut there (the bridge's own answers are
+/// a few hundred bytes); ``Answer/truncated`` says so.
 public struct WebhookSender: Sendable {
     /// What the server answered.
     public struct Answer: Sendable, Hashable {
         public var status: Int
         public var headers: HTTPFields
         public var body: [UInt8]
+        /// Whether the body was cut at the sender's `maximumAnswer`.
+        public var truncated: Bool
 
-        public init(status: Int, headers: HTTPFields, body: [UInt8]) {
+        public init(status: Int, headers: HTTPFields, body: [UInt8], truncated: Bool = false) {
             self.status = status
             self.headers = headers
             self.body = body
+            self.truncated = truncated
         }
 
         /// The body as UTF-8 text.
@@ -31,12 +36,21 @@ public struct WebhookSender: Sendable {
 
     private let group: any EventLoopGroup
     private let timeout: TimeAmount
+    private let maximumAnswer: Int
+    private let caFile: String?
 
     /// - Parameters:
     ///   - group: where the connection runs; NIO's shared group by default.
     ///   - timeout: the longest wait for the whole exchange, connecting included.
-    public init(group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, timeout: Duration = .seconds(30)) {
+    ///   - maximumAnswer: the most bytes of an answer's body kept.
+    ///   - caFile: PEM certificates trusted besides the system's, for https.
+    public init(
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton, timeout: Duration = .seconds(30),
+        maximumAnswer: Int = 1 << 20, caFile: String? = nil
+    ) {
         self.group = group
+        self.maximumAnswer = max(0, maximumAnswer)
+        self.caFile = caFile
         let (seconds, attoseconds) = timeout.components
         self.timeout = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
@@ -68,14 +82,16 @@ public struct WebhookSender: Sendable {
 
         let sslContext: NIOSSLContext?
         do {
-            sslContext = tls ? try NIOSSLContext(configuration: .makeClientConfiguration()) : nil
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
+            sslContext = tls ? try NIOSSLContext(configuration: configuration) : nil
         } catch {
             throw WebhookSendError("TLS cannot be set up: \(error)")
         }
         let eventLoop = group.next()
         let promise = eventLoop.makePromise(of: Answer.self)
         let request = ExchangeHandler.Request(head: head, body: body)
-        let timeout = timeout
+        let timeout = timeout, maximumAnswer = maximumAnswer
         let bootstrap = ClientBootstrap(group: eventLoop)
             .connectTimeout(min(timeout, .seconds(10)))
             .channelInitializer { channel in
@@ -85,7 +101,7 @@ public struct WebhookSender: Sendable {
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: isIPAddress ? nil : bareHost))
                     }
                     try sync.addHTTPClientHandlers()
-                    try sync.addHandler(ExchangeHandler(request: request, promise: promise, timeout: timeout))
+                    try sync.addHandler(ExchangeHandler(request: request, promise: promise, timeout: timeout, maximumBody: maximumAnswer))
                 }
             }
         do {
@@ -115,17 +131,18 @@ private final class ExchangeHandler: ChannelInboundHandler {
         var body: [UInt8]
     }
 
-    private static let maximumBody = 1 << 20
-
+    private let maximumBody: Int
     private let request: Request
     private let promise: EventLoopPromise<WebhookSender.Answer>
     private let timeout: TimeAmount
     private var head: HTTPResponseHead?
     private var body: [UInt8] = []
+    private var truncated = false
     private var done = false
     private var timer: Scheduled<Void>?
 
-    init(request: Request, promise: EventLoopPromise<WebhookSender.Answer>, timeout: TimeAmount) {
+    init(request: Request, promise: EventLoopPromise<WebhookSender.Answer>, timeout: TimeAmount, maximumBody: Int) {
+        self.maximumBody = maximumBody
         self.request = request
         self.promise = promise
         self.timeout = timeout
@@ -149,16 +166,16 @@ private final class ExchangeHandler: ChannelInboundHandler {
             // An interim answer (100 Continue) is not the answer.
             if head.status.code >= 200 { self.head = head }
         case .body(let buffer):
-            if body.count < Self.maximumBody {
-                body.append(contentsOf: buffer.readableBytesView.prefix(Self.maximumBody - body.count))
-            }
+            let room = maximumBody - body.count
+            if buffer.readableBytes > room { truncated = true }
+            if room > 0 { body.append(contentsOf: buffer.readableBytesView.prefix(room)) }
         case .end:
             guard let head else { return }
             var fields = HTTPFields()
             for (name, value) in head.headers {
                 if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
             }
-            finish(context, .success(WebhookSender.Answer(status: Int(head.status.code), headers: fields, body: body)))
+            finish(context, .success(WebhookSender.Answer(status: Int(head.status.code), headers: fields, body: body, truncated: truncated)))
         }
     }
 

@@ -34,6 +34,22 @@ public protocol Store: Sendable {
     /// Gives back the leases `instance` holds on these activities.
     func releaseActivities(_ keys: [String], instance: String) async throws
 
+    /// Where `source`'s events stand: the newest one stored, and the activities with events of
+    /// it that have not ended (at most `activityLimit`, newest first). Nil when it has none.
+    /// A stream source resumes from here after a restart.
+    func sourcePosition(_ source: String, activityLimit: Int) async throws -> SourcePosition?
+
+    // MARK: Recordings
+
+    /// The activities with events of `source` received in `from..<to` (an open end when nil),
+    /// by their first such event.
+    func activityKeys(source: String, receivedFrom from: Date?, to: Date?) async throws -> [String]
+
+    /// The events of `activityKey` that dispatch steps took up, applied or superseded, in the
+    /// order the steps took them: by step, then order key, then arrival. Events still pending
+    /// are left out, as are those a store older than migration 2 marked without a time.
+    func dispatchedEvents(activityKey: String) async throws -> [DispatchedEvent]
+
     // MARK: Dispatch
 
     /// Claims up to `limit` registered activities that have work (pending events, or a

@@ -25,18 +25,13 @@ import Testing
         """
 
     /// `valid` with `old` replaced by `new` (which must be there).
-    static func changed(_ old: String, _ new: String) -> String {
-        precondition(valid.contains(old), "the base configuration has no '\(old)'")
-        return valid.replacingOccurrences(of: old, with: new)
-    }
+    static func changed(_ old: String, _ new: String) -> String { replacing(old, with: new, in: valid) }
 
     func expectError(
         _ yaml: String, _ line: Int, _ column: Int, _ message: String, environment: [String: String] = [:],
         sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) {
-        let found = configurationErrors(yaml, environment: environment)
-        let expected = Diagnostic(.error, Liveline.SourceLocation(file: testConfigurationFile, line: line, column: column), message)
-        #expect(found.contains(expected), "expected \(expected)\nfound:\n\(found.map(\.description).joined(separator: "\n"))", sourceLocation: sourceLocation)
+        expectConfigurationError(yaml, line, column, message, environment: environment, sourceLocation: sourceLocation)
     }
 
     @Test func theBaseLoads() {

@@ -32,3 +32,19 @@ func configurationErrors(_ yaml: String, environment: [String: String] = [:]) ->
         return error.errors
     }
 }
+
+/// `base` with `old` replaced by `new`, which must be there.
+func replacing(_ old: String, with new: String, in base: String) -> String {
+    precondition(base.contains(old), "the base configuration has no '\(old)'")
+    return base.replacingOccurrences(of: old, with: new)
+}
+
+/// Expects loading `yaml` (as Scenarios/test-bridge.yaml) to report `message` at `line:column`.
+func expectConfigurationError(
+    _ yaml: String, _ line: Int, _ column: Int, _ message: String, environment: [String: String] = [:],
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
+    let found = configurationErrors(yaml, environment: environment)
+    let expected = Diagnostic(.error, Liveline.SourceLocation(file: testConfigurationFile, line: line, column: column), message)
+    #expect(found.contains(expected), "expected \(expected)\nfound:\n\(found.map(\.description).joined(separator: "\n"))", sourceLocation: sourceLocation)
+}

@@ -24,7 +24,11 @@ final class BridgeHarness: Sendable {
     let sender: OutboxSender
     let store: any Store
 
-    init(store: any Store, instance: String = "test", retry: RetryPolicy = RetryPolicy(base: 1000, cap: 4000, maxAttempts: 3)) async throws {
+    /// - Parameter configuration: the sources; Scenarios/bridge.example.yaml's by default.
+    init(
+        store: any Store, instance: String = "test", retry: RetryPolicy = RetryPolicy(base: 1000, cap: 4000, maxAttempts: 3),
+        configuration: BridgeConfiguration? = nil
+    ) async throws {
         let clock = ManualClock(start: 1_800_000_000_000)
         let privateKey = P256.Signing.PrivateKey()
         var mockConfiguration = MockAPNsConfiguration()
@@ -48,8 +52,8 @@ final class BridgeHarness: Sendable {
         self.clock = clock
         self.mock = mock
         self.store = store
-        configuration = try loadExample()
-        catalog = StoryCatalog(sources: configuration.sources)
+        self.configuration = try configuration ?? loadExample()
+        catalog = StoryCatalog(sources: self.configuration.sources)
         dispatcher = BridgeDispatcher(store: store, catalog: catalog, configuration: .init(instance: instance))
         sender = OutboxSender(store: store, client: client, configuration: .init(instance: instance, retry: retry))
     }

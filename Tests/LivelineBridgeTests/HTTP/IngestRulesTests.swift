@@ -33,6 +33,14 @@ import Testing
         #expect(selected == ["x-delivery": "del_1", "content-type": "application/json"])
     }
 
+    /// A stream's framing fields are read as headers and kept like them.
+    @Test func aStreamKeepsTheFramingFieldsItsRulesRead() throws {
+        var source = try #require(try loadExample().source(named: "orders"))
+        source.eventID = .header("sse-id")
+        source.eventType = .header("sse-event")
+        #expect(KeptHeaders(source: source).names == ["content-type", "sse-id", "sse-event"])
+    }
+
     @Test func orderKeys() {
         let at = Date(timeIntervalSince1970: 1_795_437_000.123_9)
         #expect(InboxOrder.key(.sequence(7), sourceIsOrdered: true, receivedAt: at) == 7)

@@ -129,6 +129,22 @@ import Testing
         }
     }
 
+    /// A stream source takes no webhooks: its name answers 404 and says why.
+    @Test func aStreamSourceTakesNoWebhooks() async throws {
+        try await RunningBridge.with(configure: { configuration in
+            var stream = try #require(configuration.source(named: "orders"))
+            stream.name = "feed"
+            stream.scheme = .none
+            stream.stream = StreamSettings(url: try FeedURL(parsing: "http://127.0.0.1:9/stream"))
+            configuration.sources.append(stream)
+        }) { bridge in
+            let answer = try await bridge.post("feed", "{}", headers: fields(["Content-Type": "application/json"]))
+            #expect(answer.status == 404)
+            #expect(try jsonObject(answer.text)["reason"] as? String == "source 'feed' reads a stream; it takes no webhooks")
+            #expect(try await bridge.store.counts().pendingEvents == 0)
+        }
+    }
+
     @Test func aBodyOverTheLimitIsRefusedWhetherDeclaredOrChunked() async throws {
         try await RunningBridge.with { bridge in
             let big = #"{"event_name": "DASHER_PICKED_UP", "external_delivery_id": "D-1", "dropoff_time_estimated": "2026-11-23T13:30:00Z", "pad": ""#

@@ -96,3 +96,28 @@ import Testing
         }
     }
 }
+
+/// Where a stream source resumes after a restart, on both stores.
+@Suite struct SourcePositionTests {
+    typealias F = StoreFixture
+
+    @Test(arguments: StoreKind.allCases)
+    func theNewestEventAndTheActivitiesStillOpen(_ kind: StoreKind) async throws {
+        try await F.withStore(kind) { store in
+            #expect(try await store.sourcePosition("feed", activityLimit: 10) == nil)
+            _ = try await store.insertEvents([
+                F.event("e1", activity: "m1", source: "feed", at: 1),
+                F.event("e2", activity: "m2", source: "feed", at: 2),
+                F.event("other", activity: "m3", source: "uber", at: 9),
+                F.event("e3", activity: "m1", source: "feed", at: 3),
+                F.event("e4", activity: "m4", source: "feed", at: 4),
+            ])
+            try await store.upsertActivity(ActivityRecord(key: "m4", scenario: "feed", lifecycle: .ended, updatedAt: F.epoch))
+            let position = try #require(try await store.sourcePosition("feed", activityLimit: 10))
+            #expect(position.lastEventID == "e4")
+            #expect(position.lastReceivedAt == F.epoch.addingTimeInterval(4))
+            #expect(position.openActivityKeys == ["m1", "m2"], "newest first; m4 has ended, m3 is another source's")
+            #expect(try await store.sourcePosition("feed", activityLimit: 1)?.openActivityKeys == ["m1"])
+        }
+    }
+}

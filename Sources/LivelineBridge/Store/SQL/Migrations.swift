@@ -122,6 +122,16 @@ enum Migrations {
             "DROP INDEX leases_pending",
             "CREATE INDEX leases_pending ON activity_leases (activity_key) WHERE pending = 1 AND registered = 1",
         ]),
+        // Reading events back: a stream resumes from its source's newest event after a restart,
+        // and `liveline bridge record` reads an activity's events, or a source's over a time
+        // range, without walking the whole inbox. One index by activity and state serves both
+        // the dispatcher (an activity's pending events, in order) and the recorder (all of an
+        // activity's events): each insert updates one index placed by activity, not two.
+        Step(version: 5, statements: [
+            "DROP INDEX inbox_pending",
+            "CREATE INDEX inbox_activity ON inbox_events (activity_key, state, order_key, sequence)",
+            "CREATE INDEX inbox_source_received ON inbox_events (source, received_at, sequence)",
+        ]),
     ]
 
     /// Applies the steps the store lacks, in one transaction; returns the versions applied now.

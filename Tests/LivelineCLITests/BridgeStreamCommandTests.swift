@@ -1,0 +1,78 @@
+import Foundation
+import LivelineTestSupport
+import Testing
+
+/// `liveline bridge serve` with the ready-made stream source against `scripts/stream-feed.py`:
+/// the banner names the stream, events arrive and show in `/metrics`, and SIGTERM stops it
+/// cleanly with the stream open.
+@Suite(.enabled(if: (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
+    FileManager.default.isExecutableFile(atPath: "\($0)/python3")
+}, "needs python3"))
+struct BridgeStreamCommandTests {
+    @Test func aStreamSourceIsServedAndSIGTERMStopsIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-stream-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let root = CLI.packageRoot.path
+        let feed = try ChildProcess.start([
+            "python3", "\(root)/scripts/stream-feed.py", "--events", "\(root)/Scenarios/sources/sportradar/match.ndjson",
+            "--api-key", "demo", "--heartbeat", "0.5",
+        ])
+        guard let line = await feed.line(startingWith: "listening "), let port = Int(line.dropFirst("listening ".count)) else {
+            await feed.stop(kill: true)
+            Issue.record("the feed did not start: \(feed.output)")
+            return
+        }
+        let config = directory.appendingPathComponent("sportradar.yaml").path
+        try String(contentsOfFile: "\(root)/Scenarios/sources/sportradar.yaml", encoding: .utf8)
+            .replacingOccurrences(of: "store: sqlite:liveline-bridge.sqlite", with: "store: sqlite:\(directory.path)/bridge.sqlite")
+            .replacingOccurrences(of: "scenario: ../football.yaml", with: "scenario: \(root)/Scenarios/football.yaml")
+            .replacingOccurrences(of: "http://127.0.0.1:8711", with: "http://127.0.0.1:\(port)")
+            .write(toFile: config, atomically: true, encoding: .utf8)
+
+        let result = try await CLI.run(
+            ["bridge", "serve", "--config", config, "--listen", "127.0.0.1:0"], environment: ["SPORTRADAR_API_KEY": "demo"], timeout: 120
+        ) { bridge, out in
+            guard await out.wait(for: "listening on http://127.0.0.1:"),
+                  let bridgePort = out.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/)?.1
+            else {
+                Issue.record("the bridge did not say where it listens: \(out.text)")
+                bridge.terminate()
+                return
+            }
+            var metrics = ""
+            for _ in 0..<400 {
+                metrics = (try? await Subprocess.run(["curl", "-s", "--max-time", "5", "http://127.0.0.1:\(bridgePort)/metrics"]).stdout) ?? ""
+                if metrics.contains(#"liveline_stream_connected{source="sportradar"} 1"#) { break }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            let activity = "http://127.0.0.1:\(bridgePort)/v1/activities/sr:sport_event:50512345"
+            _ = try? await Subprocess.run([
+                "curl", "-s", "--max-time", "5", "-X", "PUT", activity, "-H", "Authorization: Bearer demo-key", "-H", "Content-Type: application/json",
+                "-d", #"{"update-token": "\#(String(repeating: "ab", count: 32))", "source": "sportradar"}"#,
+            ])
+            _ = try? await Subprocess.run(["curl", "-s", "--max-time", "5", "-X", "POST", "http://127.0.0.1:\(port)/control/emit?n=4"])
+            for _ in 0..<400 {
+                metrics = (try? await Subprocess.run(["curl", "-s", "--max-time", "5", "http://127.0.0.1:\(bridgePort)/metrics"]).stdout) ?? ""
+                if metrics.contains(#"type="score_change",result="stored"} 1"#) { break }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(metrics.contains(#"liveline_stream_events_total{source="sportradar",type="match_started",result="stored"} 1"#), "\(metrics)")
+            #expect(metrics.contains(#"liveline_stream_events_total{source="sportradar",type="score_change",result="stored"} 1"#), "\(metrics)")
+            // The goal reached the (embedded mock's) device.
+            var shown = ""
+            for _ in 0..<400 {
+                shown = (try? await Subprocess.run(["curl", "-s", "--max-time", "5", activity, "-H", "Authorization: Bearer demo-key"]).stdout) ?? ""
+                if shown.contains(#""homeScore":1"#), shown.contains(#""pending-events":0"#), shown.contains(#""status":200"#) { break }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(shown.contains(#""lastEvent":"GOAL! Okafor, Sam 23'""#), "\(shown)")
+            bridge.terminate()
+        }
+        await feed.stop()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("sources sportradar ← ndjson stream http://127.0.0.1:\(port)/stream (gaps recovered)"), "\(result.stdout)")
+        #expect(result.stdout.contains("stopped: 0 event(s) and 0 push(es) wait in the store"), "\(result.stdout)\n\(result.stderr)")
+        #expect((result.stdout + result.stderr).contains("stream connected"))
+    }
+}
