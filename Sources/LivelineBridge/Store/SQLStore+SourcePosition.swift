@@ -1,6 +1,6 @@
 import Foundation
 
-/// A stream's resume point, read through `inbox_source_received` (migration 4).
+/// A stream's resume point, read through `inbox_source_received` (migration 5).
 extension SQLStore {
     public func sourcePosition(_ source: String, activityLimit: Int) async throws -> SourcePosition? {
         try await transaction { tx in
@@ -14,9 +14,9 @@ extension SQLStore {
                 SELECT e.activity_key, MAX(e.sequence) AS newest FROM inbox_events e
                 WHERE e.source = $1
                   AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.key = e.activity_key AND a.lifecycle = 'ended')
-                GROUP BY e.activity_key ORDER BY newest DESC LIMIT $2
+                GROUP BY e.activity_key ORDER BY newest DESC LIMIT \(SQLDialect.limit(activityLimit))
                 """,
-                [.text(source), .int(Int64(max(activityLimit, 0)))]
+                [.text(source)]
             ).map { try $0.text(0) }
             return SourcePosition(lastEventID: try row.text(0), lastReceivedAt: try row.date(1), openActivityKeys: keys)
         }

@@ -44,7 +44,9 @@ final class SessionProbe: @unchecked Sendable {
     var retries: Int { deliveries.filter { if case .retrying = $0 { true } else { false } }.count }
 
     /// Waits (in real time, for the network) until `condition` holds over the events so far.
-    func wait(_ what: String, seconds: Double = 10, until condition: (SessionProbe) -> Bool) async throws {
+    /// The limit only tells a hang from slowness: the whole suite shares two cores and the
+    /// cooperative pool, and a step that takes a millisecond alone has taken over 10 s there.
+    func wait(_ what: String, seconds: Double = 60, until condition: (SessionProbe) -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition(self) {
             guard Date() < deadline else { throw TimedOut(what: what) }
