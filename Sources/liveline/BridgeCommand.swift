@@ -23,10 +23,12 @@ struct BridgeConfigOption: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The bridge configuration (see Scenarios/bridge.example.yaml).", valueName: "file.yaml"))
     var config: String
 
-    /// Loads the file, printing located errors (exit 1) the way `validate` does.
-    func load() throws -> BridgeConfiguration {
+    /// Loads the file, printing located errors (exit 1) the way `validate` does. A command that
+    /// only reads the store passes `readsSecrets: false`: webhook and feed secrets need not be set.
+    func load(readsSecrets: Bool = true) throws -> BridgeConfiguration {
         do {
-            return try BridgeConfigurationLoader(environment: ProcessInfo.processInfo.environment).load(file: config)
+            return try BridgeConfigurationLoader(environment: ProcessInfo.processInfo.environment, readsSecrets: readsSecrets)
+                .load(file: config)
         } catch {
             let formatter = DiagnosticFormatter(color: Terminal.colorOnStderr, sources: ScenarioFiles.sources(config))
             for diagnostic in error.diagnostics { Terminal.error(formatter.format(diagnostic)) }
@@ -290,7 +292,7 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
     var limit = 100
 
     func run() async throws {
-        let configuration = try options.load()
+        let configuration = try options.load(readsSecrets: false)
         let store = try await options.openStore(configuration)
         let failed: Bool
         do {

@@ -61,7 +61,7 @@ struct BridgeRecordCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let configuration = try options.load()
+        let configuration = try options.load(readsSecrets: false)
         if case .sqlite(let path) = configuration.store, !FileManager.default.fileExists(atPath: path) {
             Terminal.error("liveline bridge record: there is no store at \(path) (has the bridge run with this configuration, from this folder?)")
             throw ExitCode(2)

@@ -161,7 +161,12 @@ extension BridgeConfigReader {
             if text.hasPrefix("env:") {
                 let name = String(text.dropFirst(4))
                 guard let value = environment[name], !value.isEmpty else {
-                    error(item, "the environment variable \(name) is not set (a secret of source '\(source)')")
+                    if readsSecrets {
+                        error(item, "the environment variable \(name) is not set (a secret of source '\(source)')")
+                    } else {
+                        sourcesWithoutSecrets.insert(source)
+                        secrets.append(Self.unloadedSecret)
+                    }
                     continue
                 }
                 secrets.append(value)

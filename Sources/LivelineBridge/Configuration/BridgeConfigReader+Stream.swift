@@ -57,7 +57,7 @@ extension BridgeConfigReader {
 
     /// A URL, or `env:NAME` holding one (a URL with a key in its query stays out of the file).
     private mutating func feedURL(_ node: Node, _ what: String, source: String) -> FeedURL? {
-        guard let text = environmentValue(node, what, source: source) else { return nil }
+        guard let text = environmentValue(node, what, source: source, placeholder: Self.unloadedURL) else { return nil }
         do throws(FeedURLError) {
             return try FeedURL(parsing: text)
         } catch {
@@ -66,17 +66,25 @@ extension BridgeConfigReader {
         }
     }
 
-    /// The text of `node`, or the environment variable it names with `env:NAME`.
-    private mutating func environmentValue(_ node: Node, _ what: String, source: String) -> String? {
+    /// The text of `node`, or the environment variable it names with `env:NAME`. When secrets
+    /// are not read, one that is not set stands as `placeholder` (never opened: such a
+    /// configuration serves nothing).
+    private mutating func environmentValue(
+        _ node: Node, _ what: String, source: String, placeholder: String = BridgeConfigReader.unloadedSecret
+    ) -> String? {
         guard let text = base.string(node, what) else { return nil }
         guard text.hasPrefix("env:") else { return text }
         let name = String(text.dropFirst(4))
         guard let value = environment[name], !value.isEmpty else {
+            if !readsSecrets { return placeholder }
             error(node, "the environment variable \(name) is not set (\(what) of source '\(source)')")
             return nil
         }
         return value
     }
+
+    /// Stands for a feed URL read from an environment variable that is not set.
+    static let unloadedURL = "http://secret-not-loaded.invalid/"
 
     /// `headers: { Name: value | env:NAME }`.
     private mutating func headers(_ node: Node, source: String) -> [FeedHeader]? {
@@ -156,7 +164,7 @@ extension BridgeConfigReader {
                 }
             }
         }
-        guard let template = environmentValue(urlNode, "recover", source: source) else { return nil }
+        guard let template = environmentValue(urlNode, "recover", source: source, placeholder: Self.unloadedURL) else { return nil }
         let settings = RecoverSettings(template: template, events: events)
         do throws(FeedURLError) {
             try settings.check()

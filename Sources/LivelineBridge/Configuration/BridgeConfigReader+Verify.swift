@@ -60,7 +60,10 @@ extension BridgeConfigReader {
         }
         guard !secrets.isEmpty else { return nil }  // each missing one is reported already
 
-        guard let scheme = self.scheme(name, options: options, secrets: secrets, tolerance: tolerance, node: node) else { return nil }
+        guard let scheme = self.scheme(name, source: source, options: options, secrets: secrets, tolerance: tolerance, node: node) else {
+            return nil
+        }
+        if sourcesWithoutSecrets.contains(source) { return Verification(scheme: scheme, verifier: SecretsNotLoaded()) }
         do throws(WebhookConfigurationError) {
             return Verification(scheme: scheme, verifier: try scheme.makeVerifier())
         } catch {
@@ -70,11 +73,11 @@ extension BridgeConfigReader {
     }
 
     private mutating func scheme(
-        _ name: String, options: Fields, secrets: [String], tolerance: TimestampTolerance, node: Node
+        _ name: String, source: String, options: Fields, secrets: [String], tolerance: TimestampTolerance, node: Node
     ) -> VerificationScheme? {
         switch name {
         case "standard-webhooks":
-            let keys = options["public-keys"].map { self.secrets($0, source: "public-keys") } ?? []
+            let keys = options["public-keys"].map { self.secrets($0, source: source) } ?? []
             return .standardWebhooks(secrets: secrets, publicKeys: keys, tolerance: tolerance)
         case "stripe": return .stripe(secrets: secrets, tolerance: tolerance)
         case "github": return .github(secrets: secrets)

@@ -9,16 +9,25 @@ struct BridgeConfigReader {
     var base: ScenarioReader
     let directory: String
     let environment: [String: String]
+    /// false: an `env:` secret that is not set is left out (see ``BridgeConfigurationLoader/readsSecrets``).
+    let readsSecrets: Bool
+    /// Sources with a secret left out: their verifier refuses everything.
+    var sourcesWithoutSecrets: Set<String> = []
     /// Set before sources are read: `verify: none` depends on it.
     var listen = ListenAddress.standard
     /// Set before sources are read: the limit of each source that does not set its own.
     var defaultRateLimit: RateLimit?
 
-    init(file: String, directory: String, environment: [String: String]) {
+    init(file: String, directory: String, environment: [String: String], readsSecrets: Bool = true) {
         base = ScenarioReader(file: file)
         self.directory = directory
         self.environment = environment
+        self.readsSecrets = readsSecrets
     }
+
+    /// What stands for a secret left out: never used to verify (the source's verifier is
+    /// ``SecretsNotLoaded``), shaped as `user:password` so that every scheme reads it.
+    static let unloadedSecret = "secret-not-loaded:secret-not-loaded"
 
     static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "rate-limit", "sources"]
 
@@ -98,7 +107,7 @@ struct BridgeConfigReader {
             }
         case (nil, let variable?):
             if let name = base.string(variable, "key-env") {
-                if environment[name] != nil {
+                if environment[name] != nil || !readsSecrets {
                     key = .environment(name)
                 } else {
                     error(variable, "the environment variable \(name) is not set; it should hold the APNs key's PEM text")

@@ -16,9 +16,15 @@ import Yams
 public struct BridgeConfigurationLoader: Sendable {
     /// Where `env:NAME` secrets and `key-env` are read from.
     public var environment: [String: String]
+    /// Whether the secrets must be there. Commands that only read the store (`bridge record`,
+    /// `bridge dead-letters`) load the configuration for its rules and stories: an `env:`
+    /// secret that is not set is then left out, and its source refuses every webhook
+    /// (``SecretsNotLoaded``). The store's own `env:` must still be set.
+    public var readsSecrets: Bool
 
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment, readsSecrets: Bool = true) {
         self.environment = environment
+        self.readsSecrets = readsSecrets
     }
 
     /// Reads and loads the file at `path`. Scenario paths are relative to its folder.
@@ -50,7 +56,7 @@ public struct BridgeConfigurationLoader: Sendable {
             throw BridgeConfigurationError(file, "YAML syntax: \(error)")
         }
         let directory = (file as NSString).deletingLastPathComponent
-        var reader = BridgeConfigReader(file: file, directory: directory, environment: environment)
+        var reader = BridgeConfigReader(file: file, directory: directory, environment: environment, readsSecrets: readsSecrets)
         let configuration = reader.configuration(root)
         guard let configuration, !reader.base.log.hasErrors else {
             throw BridgeConfigurationError(diagnostics: reader.base.log.diagnostics)

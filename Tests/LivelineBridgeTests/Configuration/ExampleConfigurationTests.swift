@@ -16,6 +16,27 @@ import Testing
         #expect(configuration.apiKeys.first?.matches("demo-key ") == false)
     }
 
+    /// `bridge record` and `bridge dead-letters` read the rules and stories, not the secrets:
+    /// without them in the environment the configuration still loads for them, and a source
+    /// whose secret is missing refuses every webhook; `serve` and `send` still require them.
+    @Test func withoutItsSecretsTheConfigurationLoadsForTheStoreCommandsOnly() throws {
+        let file = scenariosDirectory + "/bridge.example.yaml"
+        let strict = #expect(throws: BridgeConfigurationError.self) { try BridgeConfigurationLoader(environment: [:]).load(file: file) }
+        #expect(strict?.errors.count == 3, "one error per secret: \(strict?.errors.map(\.message) ?? [])")
+
+        let loaded = try BridgeConfigurationLoader(environment: [:], readsSecrets: false).load(file: file)
+        #expect(loaded.sources.map(\.name) == ["doordash", "uber", "orders"])
+        let orders = try #require(loaded.source(named: "orders"))
+        #expect(orders.verifier is SecretsNotLoaded)
+        #expect(throws: WebhookVerificationError.wrongCredentials) {
+            try orders.verifier.verify(body: Array("{}".utf8), headers: [:], url: "", now: 0)
+        }
+        #expect(orders.events == (try loadExample()).source(named: "orders")?.events)
+
+        let partly = try BridgeConfigurationLoader(environment: ["UBER_SIGNING_KEY": "uber-demo"], readsSecrets: false).load(file: file)
+        #expect(partly.source(named: "uber")?.verifier is GenericHMAC, "a secret that is set is used")
+    }
+
     @Test func doorDashIsOrderedByStatusAndHasNoEventID() throws {
         let source = try #require(try loadExample().source(named: "doordash"))
         #expect(source.scheme == .headerValue(header: "Authorization", values: ["Bearer dd-demo"]))

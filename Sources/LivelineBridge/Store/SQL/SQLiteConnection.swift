@@ -1,4 +1,3 @@
-import Foundation
 import VaporCSQLite
 
 /// One SQLite connection on a thread of its own, with its statements kept prepared.
@@ -89,11 +88,6 @@ actor SQLiteConnection {
     /// Finalizes every statement and closes the file. Calls that come later fail with "the
     /// connection is closed".
     func close() {
-        for (sql, entry) in statements {
-            let n = sqlite_nio_sqlite3_stmt_status(entry.statement.handle, SQLITE_STMTSTATUS_REPREPARE, 0)
-            let r = sqlite_nio_sqlite3_stmt_status(entry.statement.handle, SQLITE_STMTSTATUS_RUN, 0)
-            print("DEBUGSTMT reprepare \(n) runs \(r): \(sql.prefix(120).replacingOccurrences(of: "\n", with: " "))")
-        }
         for entry in statements.values { sqlite_nio_sqlite3_finalize(entry.statement.handle) }
         statements = [:]
         sqlite_nio_sqlite3_close_v2(handle)
