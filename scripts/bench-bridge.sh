@@ -49,7 +49,7 @@ start_mock "$work" "${MOCK_PORT:-18097}"
 "$LIVELINE" bridge serve --config "$work/bridge.yaml" --log-level warning "${BRIDGE_APNS_ARGS[@]}" > "$work/bridge.log" 2>&1 &
 bridge=$!; pids+=("$bridge")
 "$BARE" 127.0.0.1 "$BARE_PORT" > "$work/bare.log" 2>&1 &
-pids+=("$!")
+bare=$!; pids+=("$bare")
 for _ in $(seq 100); do
   curl -fs "http://127.0.0.1:$BRIDGE_PORT/healthz" >/dev/null 2>&1 && curl -s -o /dev/null "http://127.0.0.1:$BARE_PORT/" && break
   sleep 0.2
@@ -59,18 +59,28 @@ rss() { awk '/VmRSS/ {print $2}' "/proc/$bridge/status"; }
 echo "bridge RSS after start and registration: $(rss) kB"
 
 rate() { awk '/Requests\/sec/ {print $2}'; }
+# CPU seconds (user + system) a process has used, in clock ticks; per request it is steadier
+# than requests/s on a shared machine.
+ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+per_request() { python3 -c "import sys; t, n = $2 - $1, $3; print(f'{t * 1e6 / $(getconf CLK_TCK) / n:.0f}' if n else '-')"; }
+requests() { awk '/requests in/ {print $1}' "$1"; }
 run=0
 bridge_rates=(); bare_rates=()
 for round in $(seq "$ROUNDS"); do
   run=$((run + 1))
   python3 scripts/bench-bridge-requests.py "$PER_RUN" "$ACTIVITIES" "$work/requests-$run.txt"
   # The same script and requests for both, so wrk's own work per request is the same.
+  t0=$(ticks "$bare")
   b=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench-bridge.lua "http://127.0.0.1:$BARE_PORT" \
       | tee "$work/bare-$round.txt" | rate)
+  t1=$(ticks "$bare"); u0=$(ticks "$bridge")
   r=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench-bridge.lua "http://127.0.0.1:$BRIDGE_PORT" \
       | tee "$work/bridge-$round.txt" | rate)
+  u1=$(ticks "$bridge")
   non2xx=$(awk '/Non-2xx/ {print $5}' "$work/bridge-$round.txt")
-  echo "round $round: bare Hummingbird ${b} req/s, bridge ${r} acknowledged/s (non-2xx: ${non2xx:-0}), ratio $(python3 -c "print(f'{$r/$b:.2f}')")"
+  echo "round $round: bare Hummingbird ${b} req/s, bridge ${r} acknowledged/s (non-2xx: ${non2xx:-0}), ratio $(python3 -c "print(f'{$r/$b:.2f}')");" \
+       "CPU per request: bare $(per_request "$t0" "$t1" "$(requests "$work/bare-$round.txt")") µs," \
+       "bridge $(per_request "$u0" "$u1" "$(requests "$work/bridge-$round.txt")") µs; load $(cut -d' ' -f1 /proc/loadavg)"
   bridge_rates+=("$r"); bare_rates+=("$b")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
