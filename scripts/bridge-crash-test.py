@@ -31,7 +31,8 @@ paces the sending (webhooks/s) so that the burst lasts long enough to meet the f
     scripts/bridge-crash-test.py [--store postgres://…] [--instances 2] [--activities 1000] [--events 10]
     scripts/bridge-crash-test.py --faults --rate 200 [--events 30]
 """
-import argparse, base64, hashlib, hmac, http.client, json, os, random, signal, subprocess, sys, tempfile
+import argparse, base64, hashlib, hmac, http.client, json, os, random, re, signal, subprocess, sys, tempfile
+from collections import Counter
 import threading, time, urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
@@ -96,6 +97,8 @@ def main():
     parser.add_argument("--threads", type=int, default=32)
     parser.add_argument("--faults", action="store_true", help="errors, GOAWAYs, latency, 429s and a shutdown window at the mock")
     parser.add_argument("--rate", type=float, default=0, help="webhooks a second (0: as fast as the threads go)")
+    parser.add_argument("--rss-every", type=float, default=0,
+                        help="sample the resident memory of bridge 0 and the mock every this many seconds (0: never)")
     args = parser.parse_args()
 
     work = tempfile.mkdtemp(prefix="liveline-crash-")
@@ -173,7 +176,9 @@ sources:
 
     def send(item, ports_now):
         key, sequence, msg_id, body = item
-        pace.wait()
+        # While the only bridge is down, sends fail at once: no need to pace them.
+        if not (killed.is_set() and args.instances == 1 and bridges[0].poll() is not None):
+            pace.wait()
         port = random.choice(ports_now)
         status = poster.post(port, "/v1/webhooks/orders", body, sign(body, msg_id, int(time.time())))
         if 200 <= status < 300:
@@ -193,6 +198,8 @@ sources:
     print(f"burst: {len(webhooks)} webhooks in {time.time() - started:.1f}s, {len(acknowledged)} acknowledged, "
           f"bridge 0 killed with -9 after {len(webhooks) // 3}")
     start(0)
+    # Memory of the restarted bridge while it takes the rest of the burst (and of the mock).
+    sampler = RSSSampler(args.rss_every, {"bridge 0": lambda: bridges[0].pid, "mock": lambda: mock.pid})
     missing = [item for item in webhooks if (item[0], item[1]) not in acknowledged]
     duplicates = random.sample([item for item in webhooks if (item[0], item[1]) in acknowledged], min(500, len(acknowledged)))
     for attempt in range(5):
@@ -203,6 +210,7 @@ sources:
         if not missing:
             break
     print(f"re-sent what was not acknowledged; {len(acknowledged)} of {len(webhooks)} now acknowledged")
+    sampler.stop()
 
     def wait_idle():
         deadline = time.time() + 300
@@ -215,15 +223,21 @@ sources:
         raise SystemExit(f"the bridges did not become idle: {ready}")
 
     wait_idle()
+    # Activities with a dead letter: its replay sends the current state again, with a fresh
+    # timestamp, after the pushes that went on without it.
+    replayed = set()
     if faults:
         faults.stop()
         stats = json.loads(wait_http(f"http://127.0.0.1:{inspect_port}/stats"))
         print(f"mock: {stats['requests']} requests {stats['statuses']}, {stats['faults-injected']} faults injected, "
-              f"{stats['goaways-sent']} GOAWAYs; windows applied: {', '.join(faults.applied)}")
+              f"{stats['goaways-sent']} GOAWAYs; windows applied: {dict(Counter(faults.applied))}")
         dead = dead_letters(args.liveline, f"{work}/bridge-{ports[0]}.yaml", env, "list")
-        print(f"dead letters after the faults: {dead.strip() or 'none'}")
-        if "no dead letters" not in dead.lower() and dead.strip():
-            print(dead_letters(args.liveline, f"{work}/bridge-{ports[0]}.yaml", env, "replay").strip())
+        replayed.update(re.findall(r"^#\d+\s+(\S+)", dead, re.MULTILINE))
+        reasons = Counter(line.strip() for line in dead.splitlines() if line.startswith("    "))
+        print(f"dead letters after the faults: {len(replayed)} activities; reasons: {dict(reasons) or 'none'}")
+        if replayed:
+            replies = dead_letters(args.liveline, f"{work}/bridge-{ports[0]}.yaml", env, "replay")
+            print(f"replayed: {sum('queued' in line for line in replies.splitlines())} queued with the current state")
             wait_idle()
 
     def check():
@@ -241,6 +255,8 @@ sources:
                 seen.add(push["payload"])
                 accepted.append(json.loads(push["payload"])["aps"])
             pushes_total += len(accepted)
+            if key in replayed and len(accepted) >= 2 and accepted[-1]["content-state"] == accepted[-2]["content-state"]:
+                accepted.pop(-2)  # the replay repeats the current state, newer: the device shows it once
             values = [aps["content-state"]["minutesLeft"] for aps in accepted]
             stamps = [aps["timestamp"] for aps in accepted]
             highest = max((s for (k, s) in acknowledged if k == key), default=None)
@@ -272,7 +288,40 @@ sources:
           f"{'no problems' if not problems else str(len(problems)) + ' problems'} (logs: {work}/processes.log)")
     for problem in problems[:20]:
         print("  " + problem)
+    sampler.report()
     sys.exit(1 if problems else 0)
+
+
+class RSSSampler:
+    """Samples the resident memory (VmRSS) of some processes every `every` seconds in a thread."""
+
+    def __init__(self, every, pids):
+        self.every, self.pids, self.samples = every, pids, []
+        self.done = threading.Event()
+        self.started = time.time()
+        if every:
+            threading.Thread(target=self.run, daemon=True).start()
+
+    def rss_mb(self, pid):
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                return next(int(line.split()[1]) for line in f if line.startswith("VmRSS")) / 1024
+        except (OSError, StopIteration):
+            return None
+
+    def run(self):
+        while not self.done.wait(self.every):
+            self.samples.append((time.time() - self.started, {name: self.rss_mb(pid()) for name, pid in self.pids.items()}))
+
+    def stop(self):
+        self.done.set()
+
+    def report(self):
+        if not self.samples:
+            return
+        print("resident memory (MB) while the restarted bridge took the rest of the burst:")
+        for elapsed, values in self.samples:
+            print(f"  t={elapsed:6.0f}s  " + "  ".join(f"{name} {value:.1f}" if value is not None else f"{name} -" for name, value in values.items()))
 
 
 class Faults:
