@@ -1,7 +1,6 @@
 import Liveline
 import LivelineHTTP2
 import NIOCore
-import NIOHPACK
 
 #if canImport(Glibc)
 import Glibc
@@ -178,7 +177,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    private func receiveHeaders(streamID: UInt32, headers: HPACKHeaders, endStream: Bool, opened: Bool, context: ChannelHandlerContext) -> Bool {
+    private func receiveHeaders(streamID: UInt32, headers: HeaderFields, endStream: Bool, opened: Bool, context: ChannelHandlerContext) -> Bool {
         guard opened else {
             // Trailers end the request.
             guard endStream else { return connectionError(.protocolError, reason: "TrailersWithoutEndStream", context: context) }
