@@ -70,7 +70,15 @@ struct DeviceSimulator: Sendable {
             decodeReasons += DecodeChecks.contentState(state, shape: record.shape ?? ContentShape(state), now: now)
         }
         if let timestamp = payload.timestamp, let last = record.lastTimestamp, timestamp <= last {
-            var reasons = ["timestamp " + String(Int64(timestamp)) + " is not newer than " + String(Int64(last)) + ", the content shown"]
+            // Built in one buffer: a chain of `+` allocated a string per step, on every push
+            // dropped as old.
+            var reason = "timestamp "
+            reason.reserveCapacity(80)
+            reason += String(Int64(timestamp))
+            reason += " is not newer than "
+            reason += String(Int64(last))
+            reason += ", the content shown"
+            var reasons = [reason]
             if let unit = DateUnits.unit(of: last, now: now), unit != .seconds {
                 reasons[0] += " (sent in \(unit.rawValue): read as seconds it is far in the future, so every push in seconds now looks old; the activity is stuck until it ends)"
             }

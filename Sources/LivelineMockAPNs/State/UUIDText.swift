@@ -12,20 +12,19 @@ enum UUIDText {
     }
 
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64, uppercase: Bool)? {
-        guard bytes.count == 36 else { return nil }
+        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
+              bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+        else { return nil }
         var words: (UInt64, UInt64) = (0, 0)
         var nibbles = 0
         var sawLower = false, sawUpper = false
-        for (position, byte) in bytes.enumerated() {
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
+        for position in 0..<36 where position != 8 && position != 13 && position != 18 && position != 23 {
+            let byte = bytes[position]
             let value: UInt8
             switch byte {
-            case 48...57: value = byte - 48
-            case 97...102: value = byte - 87; sawLower = true
-            case 65...70: value = byte - 55; sawUpper = true
+            case 48...57: value = byte &- 48
+            case 97...102: value = byte &- 87; sawLower = true
+            case 65...70: value = byte &- 55; sawUpper = true
             default: return nil
             }
             if nibbles < 16 {
@@ -43,15 +42,15 @@ enum UUIDText {
     static func format(high: UInt64, low: UInt64, uppercase: Bool = false) -> String {
         let letterBase: UInt8 = uppercase ? 55 : 87
         return String(unsafeUninitializedCapacity: 36) { bytes in
+            // 32 nibbles, high word first; a dash before the 9th, 13th, 17th and 21st.
             var position = 0
             for nibbleIndex in 0..<32 {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
+                if nibbleIndex == 8 || nibbleIndex == 12 || nibbleIndex == 16 || nibbleIndex == 20 {
                     bytes[position] = UInt8(ascii: "-")
                     position += 1
                 }
                 let word = nibbleIndex < 16 ? high : low
-                let shift = UInt64(60 - (nibbleIndex % 16) * 4)
-                let nibble = UInt8(truncatingIfNeeded: (word >> shift) & 0xF)
+                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - (nibbleIndex & 15) * 4)) & 0xF
                 bytes[position] = nibble < 10 ? 48 + nibble : letterBase + nibble
                 position += 1
             }

@@ -22,7 +22,7 @@ struct RequestValidator: Sendable {
             false
         }
     }
-    static let liveActivityTopicSuffix = ".push-type.liveactivity"
+    static let liveActivityTopicSuffix: StaticString = ".push-type.liveactivity"
 
     /// The body of one request, as received.
     struct Body {
@@ -103,7 +103,7 @@ struct RequestValidator: Sendable {
     /// warnings, for the pushes to report.
     private func common(_ head: RequestHead, auth: inout ConnectionAuthState, now: Millis) -> Result<[String], APNsError> {
         if head.duplicateHeader != nil { return .failure(.duplicateHeaders) }
-        if let error = auth.authorize(head.authorization.map { Substring($0) }, now: now, verifier: verifier) {
+        if let error = auth.authorize(head.authorization, now: now, verifier: verifier) {
             return .failure(error)
         }
         return .success(auth.tokenWarnings)
@@ -114,10 +114,10 @@ struct RequestValidator: Sendable {
     ) -> Result<ValidatedRequest, APNsError> {
         guard let pushType = head.pushType, Self.isKnownPushType(pushType) else { return .failure(.invalidPushType) }
         guard let topic = head.topic, !topic.isEmpty else { return .failure(.missingTopic) }
-        guard topic.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .failure(.badTopic) }
+        guard Self.isVisibleASCII(topic) else { return .failure(.badTopic) }
         let isLiveActivityTopic = Self.hasSuffix(topic, Self.liveActivityTopicSuffix)
         if pushType == "liveactivity" {
-            guard isLiveActivityTopic, topic.utf8.count > Self.liveActivityTopicSuffix.utf8.count else {
+            guard isLiveActivityTopic, topic.utf8.count > Self.liveActivityTopicSuffix.utf8CodeUnitCount else {
                 return .failure(.deviceTokenNotForTopic)
             }
         } else if isLiveActivityTopic {
@@ -201,7 +201,8 @@ struct RequestValidator: Sendable {
     }
 
     /// For `/3/device/<token>` paths: `.some(token)` lowercased when it is hex, `.some(nil)`
-    /// when it is not; nil for any other path. One pass over the bytes, one allocation.
+    /// when it is not; nil for any other path. One pass over the bytes, copying them lowercased
+    /// into the token as they are checked.
     static func deviceTokenFastPath(_ path: String) -> String?? {
         var path = path
         return path.withUTF8 { bytes -> String?? in
@@ -213,19 +214,24 @@ struct RequestValidator: Sendable {
             }
             guard matches else { return nil }
             let tokenCount = bytes.count - prefixCount
-            var isHex = true
-            for index in prefixCount..<bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "/") { return nil }
-                if !byte.isHexDigit { isHex = false }
-            }
-            guard isHex else { return .some(nil) }
-            return String(unsafeUninitializedCapacity: tokenCount) { out in
+            // 0 while every byte is hex; 1 once one is not; 2 at a `/` (another path).
+            var verdict = 0
+            let token = String(unsafeUninitializedCapacity: tokenCount) { out in
                 for index in 0..<tokenCount {
                     let byte = bytes[prefixCount + index]
+                    if byte == UInt8(ascii: "/") {
+                        verdict = 2
+                        return 0
+                    }
+                    if !byte.isHexDigit { verdict = 1 }
                     out[index] = byte >= 65 && byte <= 70 ? byte | 0x20 : byte
                 }
-                return tokenCount
+                return verdict == 0 ? tokenCount : 0
+            }
+            switch verdict {
+            case 0: return .some(token)
+            case 1: return .some(nil)
+            default: return nil
             }
         }
     }
@@ -237,10 +243,25 @@ struct RequestValidator: Sendable {
     }
 
     /// Byte-wise suffix test (no Unicode normalisation: header values are ASCII).
-    static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
-        let count = suffix.utf8.count
-        guard text.utf8.count >= count else { return false }
-        return text.utf8.suffix(count).elementsEqual(suffix.utf8)
+    static func hasSuffix(_ text: String, _ suffix: StaticString) -> Bool {
+        var text = text
+        return text.withUTF8 { text in
+            suffix.withUTF8Buffer { suffix in
+                guard text.count >= suffix.count else { return false }
+                let start = text.count - suffix.count
+                for index in 0..<suffix.count where text[start + index] != suffix[index] { return false }
+                return true
+            }
+        }
+    }
+
+    /// Whether every byte is visible ASCII (0x21-0x7E), as a topic must be.
+    static func isVisibleASCII(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            for byte in bytes where byte <= 0x20 || byte >= 0x7F { return false }
+            return true
+        }
     }
 
     /// `8-4-4-4-12` hexadecimal digits. APNs documents lowercase; it accepts either case.
