@@ -74,9 +74,9 @@ struct DeviceSimulator: Sendable {
             // dropped as old.
             var reason = "timestamp "
             reason.reserveCapacity(80)
-            reason += String(Int64(timestamp))
+            reason += PayloadSeconds.text(timestamp)
             reason += " is not newer than "
-            reason += String(Int64(last))
+            reason += PayloadSeconds.text(last)
             reason += ", the content shown"
             var reasons = [reason]
             if let unit = DateUnits.unit(of: last, now: now), unit != .seconds {
@@ -131,7 +131,7 @@ struct DeviceSimulator: Sendable {
             reasons.append("dismissal-date on a \(event?.rawValue ?? "non-end") event; only end events carry it")
         }
         if let stale = payload.staleDate, stale * 1000 <= Double(now) {
-            let ago = DurationText.format(now - Millis(stale * 1000))
+            let ago = DurationText.format(now - PayloadSeconds.millis(stale))
             reasons.append("stale-date is already past (\(ago) ago); the activity would not show")
         }
         return reasons
@@ -158,7 +158,7 @@ struct DeviceSimulator: Sendable {
         }
         if record.startedAt == nil { record.startedAt = now }
         record.lastTimestamp = payload.timestamp
-        record.staleDate = payload.staleDate.map { Millis($0 * 1000) }
+        record.staleDate = payload.staleDate.map(PayloadSeconds.millis)
         record.relevanceScore = payload.relevanceScore
         if let alert = payload.alert {
             record.lastAlert = alert
@@ -166,7 +166,7 @@ struct DeviceSimulator: Sendable {
         }
         if payload.event == .end {
             record.endedAt = now
-            record.dismissalDate = payload.dismissalDate.map { Millis($0 * 1000) }
+            record.dismissalDate = payload.dismissalDate.map(PayloadSeconds.millis)
         }
     }
 }
