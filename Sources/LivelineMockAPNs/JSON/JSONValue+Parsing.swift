@@ -42,13 +42,13 @@ extension JSONValue {
 
 /// The reader behind `JSONValue(parsing:)`: one pass over the bytes, no backtracking.
 struct JSONValueReader {
-    private let bytes: UnsafeRawBufferPointer
-    private var index = 0
-    private var depth = 0
+    let bytes: UnsafeRawBufferPointer
+    var index = 0
+    var depth = 0
     /// The byte offset of the first `\u` escape that is half a surrogate pair, read as U+FFFD.
-    private var loneSurrogate: Int?
+    private(set) var loneSurrogate: Int?
 
-    private init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
@@ -69,13 +69,13 @@ struct JSONValueReader {
         return (value, reader.loneSurrogate)
     }
 
-    private func error(_ message: String) -> JSONSyntaxError {
+    func error(_ message: String) -> JSONSyntaxError {
         JSONSyntaxError(offset: index, message: message)
     }
 
-    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -84,7 +84,7 @@ struct JSONValueReader {
         }
     }
 
-    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+    mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         guard let byte = current else { throw error("expected a value") }
         switch byte {
         case UInt8(ascii: "{"): return try parseObject()
@@ -109,39 +109,51 @@ struct JSONValueReader {
         index += count
     }
 
-    private mutating func enter() throws(JSONSyntaxError) {
+    mutating func enter() throws(JSONSyntaxError) {
         depth += 1
         guard depth <= JSONValue.maxParsingDepth else { throw error("nesting deeper than \(JSONValue.maxParsingDepth)") }
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
-        try enter()
-        index += 1
         var object = JSONObject()
         object.reserveCapacity(8)
+        try members { (reader: inout JSONValueReader, key) throws(JSONSyntaxError) in
+            let name = reader.string(key)
+            object.append(name, try reader.parseValue())
+        }
+        return .object(object)
+    }
+
+    /// Walks the object the reader is at, handing each key to `member` with the reader at the
+    /// member's value, which `member` must read.
+    @inline(__always)
+    mutating func members(
+        _ member: (inout JSONValueReader, StringToken) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
+        try enter()
+        index += 1
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return
         }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a key") }
-            let key = try parseString()
+            let key = try parseStringToken()
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            let value = try parseValue()
-            object.append(key, value)
+            try member(&self, key)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
                 index += 1
                 depth -= 1
-                return .object(object)
+                return
             default: throw error("expected ',' or '}'")
             }
         }
@@ -174,16 +186,35 @@ struct JSONValueReader {
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
+        string(try parseStringToken())
+    }
+
+    /// The text of a string token.
+    func string(_ token: StringToken) -> String {
+        switch token {
+        case .raw(let range): String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case .decoded(let string): string
+        }
+    }
+
+    /// A string as read: where its bytes are in the input when it has no escape (so a caller
+    /// that only compares it makes no `String`), else its decoded text.
+    enum StringToken {
+        case raw(Range<Int>)
+        case decoded(String)
+    }
+
+    /// Reads a string (the reader is at its opening quote).
+    mutating func parseStringToken() throws(JSONSyntaxError) -> StringToken {
         index += 1
         let start = index
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let string = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
                 index += 1
-                return string
+                return .raw(start..<(index - 1))
             }
-            if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
+            if byte == UInt8(ascii: "\\") { return .decoded(try parseEscapedString(from: start)) }
             if byte < 0x20 { throw error("control character in a string") }
             index += 1
         }

@@ -91,9 +91,8 @@ final class MockAPNsState: Sendable {
                 error = fault.error
                 directive = fault.directive
             } else {
-                let payload = LiveActivityPayload(body: push.body, loneSurrogate: push.loneSurrogate)
-                timestamp = payload.timestamp
-                deliveries = deliver(push, payload: payload, storage: &storage, now: now)
+                timestamp = push.payload.timestamp
+                deliveries = deliver(push, payload: push.payload, storage: &storage, now: now)
             }
             let response = error.map { APNsResponse.error($0, headers: idHeaders, now: now) }
                 ?? APNsResponse(status: 200, headers: idHeaders)

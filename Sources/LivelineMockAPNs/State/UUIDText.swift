@@ -42,17 +42,26 @@ enum UUIDText {
     static func format(high: UInt64, low: UInt64, uppercase: Bool = false) -> String {
         let letterBase: UInt8 = uppercase ? 55 : 87
         return String(unsafeUninitializedCapacity: 36) { bytes in
-            // 32 nibbles, high word first; a dash before the 9th, 13th, 17th and 21st.
+            // Five groups of 8, 4, 4, 4 and 12 digits, dash-separated: a nibble at a time
+            // within a group, without a test per nibble for where the dashes go.
             var position = 0
-            for nibbleIndex in 0..<32 {
-                if nibbleIndex == 8 || nibbleIndex == 12 || nibbleIndex == 16 || nibbleIndex == 20 {
+            for group in 0..<5 {
+                let (word, shift, count): (UInt64, Int, Int) = switch group {
+                case 0: (high, 32, 8)
+                case 1: (high, 16, 4)
+                case 2: (high, 0, 4)
+                case 3: (low, 48, 4)
+                default: (low, 0, 12)
+                }
+                if group > 0 {
                     bytes[position] = UInt8(ascii: "-")
                     position += 1
                 }
-                let word = nibbleIndex < 16 ? high : low
-                let nibble = UInt8(truncatingIfNeeded: word >> UInt64(60 - (nibbleIndex & 15) * 4)) & 0xF
-                bytes[position] = nibble < 10 ? 48 + nibble : letterBase + nibble
-                position += 1
+                for digit in (0..<count).reversed() {
+                    let nibble = UInt8(truncatingIfNeeded: word >> UInt64(shift + 4 * digit)) & 0xF
+                    bytes[position] = nibble < 10 ? 48 + nibble : letterBase + nibble
+                    position += 1
+                }
             }
             return 36
         }

@@ -40,6 +40,14 @@ struct RequestValidator: Sendable {
             return buffer.withUnsafeReadableBytes { try? JSONValueReader.parseNotingSurrogates($0) }
         }
 
+        /// What the device reads from a device push's body; nil unless it is a JSON object.
+        func devicePayload() -> LiveActivityPayload? {
+            guard let buffer else { return nil }
+            return buffer.withUnsafeReadableBytes { bytes -> LiveActivityPayload? in
+                do throws(JSONSyntaxError) { return try PushBodyReader.read(bytes) } catch { return nil }
+            }
+        }
+
         var text: String { buffer.map { String(buffer: $0) } ?? "" }
     }
 
@@ -129,11 +137,12 @@ struct RequestValidator: Sendable {
         case .failure(let error): return .failure(error)
         }
         if let collapseID = head.collapseID, collapseID.utf8.count > 64 { return .failure(.badCollapseId) }
-        return parseBody(body, limit: PayloadLimits.device).map { json, text, loneSurrogate in
-            .device(DevicePushRequest(
-                token: token, topic: topic, priority: priority, apnsID: head.apnsID, body: json, bodyText: text,
-                loneSurrogate: loneSurrogate, warnings: warnings))
-        }
+        guard body.size > 0 else { return .failure(.payloadEmpty) }
+        guard body.size <= PayloadLimits.device else { return .failure(.payloadTooLarge) }
+        guard let payload = body.devicePayload() else { return .failure(.payloadEmpty) }
+        return .success(.device(DevicePushRequest(
+            token: token, topic: topic, priority: priority, apnsID: head.apnsID, payload: payload, bodyText: body.text,
+            warnings: warnings)))
     }
 
     private func broadcastPush(
