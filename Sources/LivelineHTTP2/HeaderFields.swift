@@ -5,19 +5,31 @@
 package struct HeaderFields: RandomAccessCollection, Sendable {
     package typealias Element = (name: String, value: String)
 
-    @usableFromInline var fields: [Element] = []
+    /// One field. A struct, not a tuple: an array of tuples is torn down through the runtime's
+    /// generic tuple witness, an element at a time, which showed in the mock's profile.
+    @usableFromInline struct Field: Sendable {
+        @usableFromInline var name: String
+        @usableFromInline var value: String
+
+        @usableFromInline init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    @usableFromInline var fields: [Field] = []
 
     package init() {}
 
     package init(_ fields: [(String, String)]) {
-        self.fields = fields.map { (name: $0.0, value: $0.1) }
+        self.fields = fields.map { Field(name: $0.0, value: $0.1) }
     }
 
     @inlinable package var startIndex: Int { 0 }
     @inlinable package var endIndex: Int { fields.count }
 
     @inlinable package subscript(position: Int) -> Element {
-        fields[position]
+        (fields[position].name, fields[position].value)
     }
 
     package mutating func reserveCapacity(_ count: Int) {
@@ -25,7 +37,7 @@ package struct HeaderFields: RandomAccessCollection, Sendable {
     }
 
     package mutating func append(name: String, value: String) {
-        fields.append((name, value))
+        fields.append(Field(name: name, value: value))
     }
 
     /// The value of the first field named `name`, compared without regard to ASCII case.

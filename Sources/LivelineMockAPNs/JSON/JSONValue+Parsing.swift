@@ -206,19 +206,41 @@ struct JSONValueReader {
 
     /// Reads a string (the reader is at its opening quote).
     mutating func parseStringToken() throws(JSONSyntaxError) -> StringToken {
-        index += 1
-        let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
+        let start = index + 1
+        var position = Self.plainRun(bytes, from: start)
+        while position < bytes.count {
+            let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                index += 1
-                return .raw(start..<(index - 1))
+                index = position + 1
+                return .raw(start..<position)
             }
+            index = position
             if byte == UInt8(ascii: "\\") { return .decoded(try parseEscapedString(from: start)) }
             if byte < 0x20 { throw error("control character in a string") }
-            index += 1
+            position += 1
         }
+        index = position
         throw error("unterminated string")
+    }
+
+    /// Where the first byte at or after `start` that may end a string's plain run (a quote, a
+    /// backslash or a control character) could be: skips eight bytes at a time while a word
+    /// holds none of them (a word with one is left to the byte loop, which finds it exactly).
+    @inline(__always)
+    private static func plainRun(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var position = start
+        while position + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // A byte is flagged when it is 0 (quote, backslash) or below 0x20 (control).
+            let flagged = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            if flagged & highs != 0 { break }
+            position += 8
+        }
+        return position
     }
 
     private mutating func parseEscapedString(from start: Int) throws(JSONSyntaxError) -> String {
