@@ -70,15 +70,7 @@ struct DeviceSimulator: Sendable {
             decodeReasons += DecodeChecks.contentState(state, shape: record.shape ?? ContentShape(state), now: now)
         }
         if let timestamp = payload.timestamp, let last = record.lastTimestamp, timestamp <= last {
-            // Built in one buffer: a chain of `+` allocated a string per step, on every push
-            // dropped as old.
-            var reason = "timestamp "
-            reason.reserveCapacity(80)
-            reason += PayloadSeconds.text(timestamp)
-            reason += " is not newer than "
-            reason += PayloadSeconds.text(last)
-            reason += ", the content shown"
-            var reasons = [reason]
+            var reasons = [PayloadSeconds.notNewerReason(timestamp, last)]
             if let unit = DateUnits.unit(of: last, now: now), unit != .seconds {
                 reasons[0] += " (sent in \(unit.rawValue): read as seconds it is far in the future, so every push in seconds now looks old; the activity is stuck until it ends)"
             }

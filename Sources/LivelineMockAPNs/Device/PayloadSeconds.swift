@@ -19,7 +19,60 @@ enum PayloadSeconds {
     /// Whole seconds as text: the integer part when it fits in 64 bits (what is always shown),
     /// else the number as Swift writes a `Double` ("1e+300", "inf").
     static func text(_ seconds: Double) -> String {
-        guard seconds.isFinite, abs(seconds) < 9.2e18 else { return String(seconds) }
-        return String(Int64(seconds))
+        guard let whole = whole(seconds) else { return String(seconds) }
+        return String(whole)
+    }
+
+    /// The integer part, when it fits in 64 bits.
+    private static func whole(_ seconds: Double) -> Int64? {
+        seconds.isFinite && abs(seconds) < 9.2e18 ? Int64(seconds) : nil
+    }
+
+    /// "timestamp T is not newer than L, the content shown": the first reason of every push
+    /// dropped as old, so written straight into one string (joining its five pieces cost a
+    /// device more than deciding).
+    static func notNewerReason(_ timestamp: Double, _ last: Double) -> String {
+        guard let timestamp = whole(timestamp), let last = whole(last) else {
+            return "timestamp " + text(timestamp) + " is not newer than " + text(last) + ", the content shown"
+        }
+        let pieces: (StaticString, StaticString, StaticString) = ("timestamp ", " is not newer than ", ", the content shown")
+        let capacity = pieces.0.utf8CodeUnitCount + pieces.1.utf8CodeUnitCount + pieces.2.utf8CodeUnitCount + 2 * 20
+        return String(unsafeUninitializedCapacity: capacity) { out in
+            var count = 0
+            func put(_ text: StaticString) {
+                text.withUTF8Buffer { bytes in
+                    for byte in bytes {
+                        out[count] = byte
+                        count += 1
+                    }
+                }
+            }
+            func put(_ number: Int64) {
+                if number < 0 {
+                    out[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                // |number| < 9.2e18: its magnitude fits, and has at most 19 digits.
+                var magnitude = number.magnitude
+                let start = count
+                repeat {
+                    out[count] = UInt8(truncatingIfNeeded: magnitude % 10) + UInt8(ascii: "0")
+                    count += 1
+                    magnitude /= 10
+                } while magnitude > 0
+                var low = start, high = count - 1
+                while low < high {
+                    out.swapAt(low, high)
+                    low += 1
+                    high -= 1
+                }
+            }
+            put(pieces.0)
+            put(timestamp)
+            put(pieces.1)
+            put(last)
+            put(pieces.2)
+            return count
+        }
     }
 }
