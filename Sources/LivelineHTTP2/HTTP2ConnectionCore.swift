@@ -115,8 +115,7 @@ package struct HTTP2ConnectionCore {
         encode(&out)
         let length = out.writerIndex - blockStart
         if length <= peerSettings.maxFrameSize {
-            out.setInteger(UInt8(truncatingIfNeeded: length >> 16), at: frameStart)
-            out.setInteger(UInt16(truncatingIfNeeded: length), at: frameStart + 1)
+            HTTP2Wire.setFrameLength(length, at: frameStart, in: &out)
         } else {
             var block = ByteBuffer(bytes: out.readableBytesView[blockStart..<out.writerIndex])
             out.moveWriterIndex(to: frameStart)

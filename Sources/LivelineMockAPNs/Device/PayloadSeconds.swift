@@ -38,41 +38,43 @@ enum PayloadSeconds {
         let pieces: (StaticString, StaticString, StaticString) = ("timestamp ", " is not newer than ", ", the content shown")
         let capacity = pieces.0.utf8CodeUnitCount + pieces.1.utf8CodeUnitCount + pieces.2.utf8CodeUnitCount + 2 * 20
         return String(unsafeUninitializedCapacity: capacity) { out in
-            var count = 0
-            func put(_ text: StaticString) {
-                text.withUTF8Buffer { bytes in
-                    for byte in bytes {
-                        out[count] = byte
-                        count += 1
-                    }
-                }
-            }
-            func put(_ number: Int64) {
-                if number < 0 {
-                    out[count] = UInt8(ascii: "-")
-                    count += 1
-                }
-                // |number| < 9.2e18: its magnitude fits, and has at most 19 digits.
-                var magnitude = number.magnitude
-                let start = count
-                repeat {
-                    out[count] = UInt8(truncatingIfNeeded: magnitude % 10) + UInt8(ascii: "0")
-                    count += 1
-                    magnitude /= 10
-                } while magnitude > 0
-                var low = start, high = count - 1
-                while low < high {
-                    out.swapAt(low, high)
-                    low += 1
-                    high -= 1
-                }
-            }
-            put(pieces.0)
-            put(timestamp)
-            put(pieces.1)
-            put(last)
-            put(pieces.2)
-            return count
+            var count = Self.write(pieces.0, into: out, at: 0)
+            count = Self.write(timestamp, into: out, at: count)
+            count = Self.write(pieces.1, into: out, at: count)
+            count = Self.write(last, into: out, at: count)
+            return Self.write(pieces.2, into: out, at: count)
         }
+    }
+
+    /// Copies `text` into `out` at `position`; returns the position after it.
+    private static func write(_ text: StaticString, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int) -> Int {
+        text.withUTF8Buffer { bytes in
+            UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: bytes)
+            return position + bytes.count
+        }
+    }
+
+    /// Writes `number` in decimal into `out` at `position`; returns the position after it.
+    private static func write(_ number: Int64, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int) -> Int {
+        var position = position
+        if number < 0 {
+            out[position] = UInt8(ascii: "-")
+            position += 1
+        }
+        // |number| < 9.2e18: at most 19 digits, written last first, then put in order.
+        var magnitude = number.magnitude
+        let start = position
+        repeat {
+            out[position] = UInt8(truncatingIfNeeded: magnitude % 10) + UInt8(ascii: "0")
+            position += 1
+            magnitude /= 10
+        } while magnitude > 0
+        var low = start, high = position - 1
+        while low < high {
+            out.swapAt(low, high)
+            low += 1
+            high -= 1
+        }
+        return position
     }
 }

@@ -225,17 +225,21 @@ struct RequestValidator: Sendable {
             let tokenCount = bytes.count - prefixCount
             // 0 while every byte is hex; 1 once one is not; 2 at a `/` (another path).
             var verdict = 0
-            let token = String(unsafeUninitializedCapacity: tokenCount) { out in
-                for index in 0..<tokenCount {
-                    let byte = bytes[prefixCount + index]
-                    if byte == UInt8(ascii: "/") {
-                        verdict = 2
-                        return 0
+            let token = hexLowercase.withUnsafeBufferPointer { table in
+                String(unsafeUninitializedCapacity: tokenCount) { out in
+                    for index in 0..<tokenCount {
+                        let mapped = table[Int(bytes[prefixCount + index])]
+                        if mapped <= Self.slash {
+                            if mapped == Self.slash {
+                                verdict = 2
+                                return 0
+                            }
+                            verdict = 1
+                        }
+                        out[index] = mapped
                     }
-                    if !byte.isHexDigit { verdict = 1 }
-                    out[index] = byte >= 65 && byte <= 70 ? byte | 0x20 : byte
+                    return verdict == 0 ? tokenCount : 0
                 }
-                return verdict == 0 ? tokenCount : 0
             }
             switch verdict {
             case 0: return .some(token)
@@ -244,6 +248,18 @@ struct RequestValidator: Sendable {
             }
         }
     }
+
+    /// Each byte as a device token's character: a hex digit in lowercase, ``slash`` for `/`, 0
+    /// for anything else. One lookup a byte on every push's path.
+    private static let hexLowercase: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) | 0x20
+        case UInt8(ascii: "/"): slash
+        default: 0
+        }
+    }
+    private static let slash: UInt8 = 1
 
     /// A hex token in lowercase; no copy work when it already is.
     static func lowercasedHex(_ token: Substring) -> String {
