@@ -47,9 +47,12 @@ struct JSONValueReader {
     var depth = 0
     /// The byte offset of the first `\u` escape that is half a surrogate pair, read as U+FFFD.
     private(set) var loneSurrogate: Int?
+    /// Where unescaped strings are made, when a connection keeps the ones it reads often.
+    private let strings: UnsafeMutablePointer<JSONStringCache>?
 
-    init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer, strings: UnsafeMutablePointer<JSONStringCache>? = nil) {
         self.bytes = bytes
+        self.strings = strings
     }
 
     /// Parses one JSON value that spans all of `bytes` (surrounding whitespace allowed).
@@ -192,8 +195,11 @@ struct JSONValueReader {
     /// The text of a string token.
     func string(_ token: StringToken) -> String {
         switch token {
-        case .raw(let range): String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-        case .decoded(let string): string
+        case .raw(let range):
+            let text = UnsafeRawBufferPointer(rebasing: bytes[range])
+            return strings?.pointee.string(text) ?? String(decoding: text, as: UTF8.self)
+        case .decoded(let string):
+            return string
         }
     }
 

@@ -14,9 +14,12 @@ import Liveline
 /// `LiveActivityPayload(body:loneSurrogate:)` of the parsed body; the `json` fuzz target and
 /// `PushBodyReaderTests` compare the two.
 package enum PushBodyReader {
-    /// The payload of `bytes`, or nil when the body is JSON but not an object.
-    static func read(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> LiveActivityPayload? {
-        var reader = JSONValueReader(bytes)
+    /// The payload of `bytes`, or nil when the body is JSON but not an object. Short strings
+    /// come from `strings` when given (the connection's).
+    static func read(
+        _ bytes: UnsafeRawBufferPointer, strings: UnsafeMutablePointer<JSONStringCache>? = nil
+    ) throws(JSONSyntaxError) -> LiveActivityPayload? {
+        var reader = JSONValueReader(bytes, strings: strings)
         reader.skipWhitespace()
         guard reader.current == UInt8(ascii: "{") else {
             _ = try reader.parseValue()
@@ -69,7 +72,15 @@ package enum PushBodyReader {
         case (let tree?, let payload?):
             guard case .object = tree.value else { return "the push reader reads an object where the tree parser finds none" }
             let expected = LiveActivityPayload(body: tree.value, loneSurrogate: tree.loneSurrogate)
-            return payload == expected ? nil : "the payloads differ: \(payload) against \(expected)"
+            guard payload == expected else { return "the payloads differ: \(payload) against \(expected)" }
+            // Read twice more through one string cache, as a connection reads: the second
+            // time its strings come from the cache.
+            var strings = JSONStringCache()
+            for _ in 0..<2 {
+                let cached = withUnsafeMutablePointer(to: &strings) { strings in try? read(bytes, strings: strings) }
+                guard cached == expected else { return "the payloads differ with a string cache: \(String(describing: cached)) against \(expected)" }
+            }
+            return nil
         }
     }
 

@@ -41,24 +41,28 @@ struct RequestValidator: Sendable {
         }
 
         /// What the device reads from a device push's body; nil unless it is a JSON object.
-        func devicePayload() -> LiveActivityPayload? {
+        /// Short strings come from the connection's `strings`.
+        func devicePayload(strings: inout JSONStringCache) -> LiveActivityPayload? {
             guard let buffer else { return nil }
-            return buffer.withUnsafeReadableBytes { bytes -> LiveActivityPayload? in
-                do throws(JSONSyntaxError) { return try PushBodyReader.read(bytes) } catch { return nil }
+            return withUnsafeMutablePointer(to: &strings) { strings in
+                buffer.withUnsafeReadableBytes { bytes -> LiveActivityPayload? in
+                    do throws(JSONSyntaxError) { return try PushBodyReader.read(bytes, strings: strings) } catch { return nil }
+                }
             }
         }
 
         var text: String { buffer.map { String(buffer: $0) } ?? "" }
     }
 
+    /// `strings` is the connection's cache of the short strings its push bodies repeat.
     func validate(
-        _ head: RequestHead, body: Body, auth: inout ConnectionAuthState, now: Millis
+        _ head: RequestHead, body: Body, auth: inout ConnectionAuthState, strings: inout JSONStringCache, now: Millis
     ) -> Result<ValidatedRequest, APNsError> {
         guard let path = head.path, let method = head.method else { return .failure(.badPath) }
         if method == "POST", let token = Self.deviceTokenFastPath(path) {
             guard let token else { return .failure(.badDeviceToken) }
             return common(head, auth: &auth, now: now).flatMap {
-                devicePush(head, token: token, body: body, warnings: $0)
+                devicePush(head, token: token, body: body, strings: &strings, warnings: $0)
             }
         }
         let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
@@ -73,7 +77,7 @@ struct RequestValidator: Sendable {
             guard !token.isEmpty else { return .failure(.missingDeviceToken) }
             guard token.utf8.allSatisfy(\.isHexDigit) else { return .failure(.badDeviceToken) }
             return common(head, auth: &auth, now: now).flatMap {
-                devicePush(head, token: Self.lowercasedHex(token), body: body, warnings: $0)
+                devicePush(head, token: Self.lowercasedHex(token), body: body, strings: &strings, warnings: $0)
             }
         case ("4", "broadcasts"):
             guard segments.count == 5, segments[3] == "apps", !segments[4].isEmpty else { return .failure(.badPath) }
@@ -118,7 +122,7 @@ struct RequestValidator: Sendable {
     }
 
     private func devicePush(
-        _ head: RequestHead, token: String, body: Body, warnings: [String]
+        _ head: RequestHead, token: String, body: Body, strings: inout JSONStringCache, warnings: [String]
     ) -> Result<ValidatedRequest, APNsError> {
         guard let pushType = head.pushType, Self.isKnownPushType(pushType) else { return .failure(.invalidPushType) }
         guard let topic = head.topic, !topic.isEmpty else { return .failure(.missingTopic) }
@@ -139,7 +143,7 @@ struct RequestValidator: Sendable {
         if let collapseID = head.collapseID, collapseID.utf8.count > 64 { return .failure(.badCollapseId) }
         guard body.size > 0 else { return .failure(.payloadEmpty) }
         guard body.size <= PayloadLimits.device else { return .failure(.payloadTooLarge) }
-        guard let payload = body.devicePayload() else { return .failure(.payloadEmpty) }
+        guard let payload = body.devicePayload(strings: &strings) else { return .failure(.payloadEmpty) }
         return .success(.device(DevicePushRequest(
             token: token, topic: topic, priority: priority, apnsID: head.apnsID, payload: payload, bodyText: body.text,
             warnings: warnings)))
