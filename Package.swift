@@ -45,7 +45,6 @@ let package = Package(
             name: "LivelineHTTP2",
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
             ]
         ),
         .target(
@@ -57,7 +56,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOTLS", package: "swift-nio"),
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -71,9 +69,6 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                // The mock frames HTTP/2 itself (see APNsConnectionHandler); it takes HPACK
-                // decoding from swift-nio-http2.
-                .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -202,8 +197,11 @@ let package = Package(
             dependencies: [
                 "LivelineHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
+                // The reference the connections' HPACK decoder is checked against.
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
-            ]
+            ],
+            // HPACK stories from hpack-test-case, read from the source tree by the tests.
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "LivelineAPNsTests",

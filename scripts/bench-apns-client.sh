@@ -50,16 +50,7 @@ trap cleanup EXIT
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/AuthKey.p8" 2>/dev/null
 JWT=$("$BIN" token --key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID")
 
-python3 - "$WORK/payload.json" <<'PY'
-import json, sys, time
-now = int(time.time())
-payload = {"aps": {
-    "timestamp": now, "event": "update", "stale-date": now + 3600, "relevance-score": 60,
-    "content-state": {"homeScore": 2, "awayScore": 1, "phase": "second-half", "minute": 67,
-                      "lastEvent": "GOAL! Whitfield 67'", "periodStart": now - 978307200 - 1320,
-                      "scorers": ["Whitfield", "Doyle", "Whitfield"]}}}
-open(sys.argv[1], "w").write(json.dumps(payload, separators=(",", ":")))
-PY
+scripts/bench-payload.py "$WORK/payload.json"
 PAYLOAD_BYTES=$(wc -c < "$WORK/payload.json")
 : > "$WORK/tokens"; : > "$WORK/uris"
 for i in $(seq 1 "$TOKENS"); do

@@ -66,17 +66,7 @@ print(f"{header}.{claims}.{b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big'))}")
 PY
 )
 
-# A realistic update: timestamp now, stale in an hour, a Date in reference-date seconds.
-python3 - "$WORK/payload.json" <<'PY'
-import json, sys, time
-now = int(time.time())
-payload = {"aps": {
-    "timestamp": now, "event": "update", "stale-date": now + 3600, "relevance-score": 60,
-    "content-state": {"homeScore": 2, "awayScore": 1, "phase": "second-half", "minute": 67,
-                      "lastEvent": "GOAL! Whitfield 67'", "periodStart": now - 978307200 - 1320,
-                      "scorers": ["Whitfield", "Doyle", "Whitfield"]}}}
-open(sys.argv[1], "w").write(json.dumps(payload, separators=(",", ":")))
-PY
+scripts/bench-payload.py "$WORK/payload.json"
 PAYLOAD_BYTES=$(wc -c < "$WORK/payload.json")
 
 mkdir -p "$WORK/www/3/device"

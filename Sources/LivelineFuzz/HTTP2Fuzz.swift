@@ -35,17 +35,46 @@ extension FuzzTarget {
     }
 
     /// HPACK header blocks, one after another on one decoder (so the dynamic table carries
-    /// over), with the header list limit the connections use. Each block is length-prefixed by a byte.
-    static let hpack = FuzzTarget(name: "hpack", summary: "HPACK header blocks on one decoder, the connections' list limit") { bytes in
-        var decoder = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: 4096)
-        decoder.maxHeaderListSize = 16_384
+    /// over), with the header list limit the connections use. Each block is length-prefixed by a
+    /// byte. The connections' decoder (``HeaderBlockDecoder``) and swift-nio-http2's must agree
+    /// on every block: refused or not, and the fields. They differ on purpose only for strings
+    /// that are not UTF-8, whose sizes the connections' decoder counts in octets as sent (RFC
+    /// 7541 §4.1) and swift-nio-http2's after repair; the comparison stops at the first one.
+    static let hpack = FuzzTarget(name: "hpack", summary: "HPACK header blocks, the connections' decoder against swift-nio-http2's") { bytes in
+        var reference = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: 4096)
+        reference.maxHeaderListSize = 16_384
+        var decoder = HeaderBlockDecoder(maxTableSize: 4096, maxHeaderListSize: 16_384)
+        var comparing = true
         var offset = 0
         while offset < bytes.count {
             let size = Int(bytes[offset])
             let end = min(bytes.count, offset + 1 + size)
-            var block = ByteBuffer(bytes: bytes[min(end, offset + 1)..<end])
+            let block = ByteBuffer(bytes: bytes[min(end, offset + 1)..<end])
             offset = end
-            guard (try? decoder.decodeHeaders(from: &block)) != nil else { return false }
+            let decoded = try? decoder.decode(block)
+            if comparing {
+                var copy = block
+                let expected = try? reference.decodeHeaders(from: &copy)
+                let repaired = [decoded.map { Array($0) }, expected.map { $0.map { ($0.name, $0.value) } }].contains {
+                    $0?.contains { $0.0.contains("\u{FFFD}") || $0.1.contains("\u{FFFD}") } == true
+                }
+                if repaired {
+                    comparing = false
+                } else {
+                    switch (decoded, expected) {
+                    case (nil, nil): break
+                    case (let decoded?, let expected?):
+                        let mine = decoded.map { "\($0.name): \($0.value)" }
+                        let theirs = expected.map { "\($0.name): \($0.value)" }
+                        precondition(mine == theirs, "the decoders disagree on a block: \(mine) against \(theirs)")
+                    case (nil, _?):
+                        preconditionFailure("the connections' HPACK decoder refuses a block swift-nio-http2's accepts")
+                    case (_?, nil):
+                        preconditionFailure("the connections' HPACK decoder accepts a block swift-nio-http2's refuses")
+                    }
+                }
+            }
+            guard decoded != nil else { return false }
         }
         return !bytes.isEmpty
     }

@@ -91,23 +91,25 @@ package struct FrameReader {
 
     /// How many more bytes `buffer` needs to hold one whole frame (0 when it does).
     private func bytesNeeded(_ buffer: ByteBuffer) throws(ParseError) -> Int {
-        guard buffer.readableBytes >= 9 else { return 9 - buffer.readableBytes }
-        guard let high = buffer.getInteger(at: buffer.readerIndex, as: UInt8.self),
-              let low = buffer.getInteger(at: buffer.readerIndex + 1, as: UInt16.self)
-        else { return 9 }
-        let length = Int(high) << 16 | Int(low)
+        let readable = buffer.readableBytes
+        guard readable >= 9 else { return 9 - readable }
+        let length = buffer.withUnsafeReadableBytes { Int($0[0]) << 16 | Int($0[1]) << 8 | Int($0[2]) }
         guard length <= HTTP2Wire.maxFrameSize else { throw .frameTooLarge(length: length) }
-        return max(0, 9 + length - buffer.readableBytes)
+        return max(0, 9 + length - readable)
     }
 
+    /// Takes one whole frame off `buffer` (its header read in one step, its payload a slice).
     private static func readFrame(_ buffer: inout ByteBuffer) -> InboundFrame? {
-        guard let high = buffer.readInteger(as: UInt8.self),
-              let low = buffer.readInteger(as: UInt16.self),
-              let type = buffer.readInteger(as: UInt8.self),
-              let flags = buffer.readInteger(as: UInt8.self),
-              let streamID = buffer.readInteger(as: UInt32.self),
-              let payload = buffer.readSlice(length: Int(high) << 16 | Int(low))
-        else { return nil }
-        return InboundFrame(type: type, flags: flags, streamID: streamID & 0x7FFF_FFFF, payload: payload)
+        let header = buffer.withUnsafeReadableBytes { bytes -> (length: Int, type: UInt8, flags: UInt8, streamID: UInt32)? in
+            guard bytes.count >= 9 else { return nil }
+            let length = Int(bytes[0]) << 16 | Int(bytes[1]) << 8 | Int(bytes[2])
+            guard bytes.count >= 9 + length else { return nil }
+            let streamID = UInt32(bytes[5]) << 24 | UInt32(bytes[6]) << 16 | UInt32(bytes[7]) << 8 | UInt32(bytes[8])
+            return (length, bytes[3], bytes[4], streamID & 0x7FFF_FFFF)
+        }
+        guard let header else { return nil }
+        buffer.moveReaderIndex(forwardBy: 9)
+        guard let payload = buffer.readSlice(length: header.length) else { return nil }
+        return InboundFrame(type: header.type, flags: header.flags, streamID: header.streamID, payload: payload)
     }
 }

@@ -1,5 +1,4 @@
 import NIOCore
-import NIOHPACK
 
 /// The HTTP/2 connection state machine (RFC 9113) that the APNs client and the mock APNs share:
 /// a plain value, fed bytes, that answers what the protocol answers by itself and hands the
@@ -37,7 +36,7 @@ package struct HTTP2ConnectionCore {
     package let role: Role
     private var reader: FrameReader
     private var assembler: HeaderBlockAssembler
-    private var decoder: HPACKDecoder
+    private var decoder: HeaderBlockDecoder
     package private(set) var streams: StreamStateTable
     /// Our settings as the peer acknowledged them.
     package private(set) var localSettings = ConnectionSettings()
@@ -68,7 +67,7 @@ package struct HTTP2ConnectionCore {
         self.role = role
         reader = FrameReader(expectingPreface: role == .server)
         assembler = HeaderBlockAssembler(limit: 2 * maxHeaderListSize)
-        decoder = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: settings.headerTableSize, maxHeaderListSize: maxHeaderListSize)
+        decoder = HeaderBlockDecoder(maxTableSize: settings.headerTableSize, maxHeaderListSize: maxHeaderListSize)
         streams = StreamStateTable(isServer: role == .server)
         connectionReceive = FlowControlWindow(max(connectionWindow, HTTP2Wire.defaultWindow))
         latestLocalSettings = settings
@@ -116,8 +115,7 @@ package struct HTTP2ConnectionCore {
         encode(&out)
         let length = out.writerIndex - blockStart
         if length <= peerSettings.maxFrameSize {
-            out.setInteger(UInt8(truncatingIfNeeded: length >> 16), at: frameStart)
-            out.setInteger(UInt16(truncatingIfNeeded: length), at: frameStart + 1)
+            HTTP2Wire.setFrameLength(length, at: frameStart, in: &out)
         } else {
             var block = ByteBuffer(bytes: out.readableBytesView[blockStart..<out.writerIndex])
             out.moveWriterIndex(to: frameStart)
@@ -228,13 +226,13 @@ package struct HTTP2ConnectionCore {
                 fragment.moveReaderIndex(forwardBy: 5)
             }
             if frame.has(HTTP2Wire.Flags.endHeaders) {
-                return try receiveHeaderBlock(&fragment, streamID: frame.streamID, endStream: frame.has(HTTP2Wire.Flags.endStream), into: &out)
+                return try receiveHeaderBlock(fragment, streamID: frame.streamID, endStream: frame.has(HTTP2Wire.Flags.endStream), into: &out)
             }
             try assembler.begin(streamID: frame.streamID, fragment: fragment, endStream: frame.has(HTTP2Wire.Flags.endStream))
             return nil
         case .continuation:
-            guard var block = try assembler.continuation(frame) else { return nil }
-            return try receiveHeaderBlock(&block.fragment, streamID: block.streamID, endStream: block.endStream, into: &out)
+            guard let block = try assembler.continuation(frame) else { return nil }
+            return try receiveHeaderBlock(block.fragment, streamID: block.streamID, endStream: block.endStream, into: &out)
         case .priority:
             guard frame.payload.readableBytes == 5 else {
                 return streamError(HTTP2ProtocolError(.frameSizeError, "a PRIORITY frame of \(frame.payload.readableBytes) bytes, not 5", stream: frame.streamID), into: &out)
@@ -299,12 +297,12 @@ package struct HTTP2ConnectionCore {
     }
 
     private mutating func receiveHeaderBlock(
-        _ fragment: inout ByteBuffer, streamID: UInt32, endStream: Bool, into out: inout ByteBuffer
+        _ fragment: ByteBuffer, streamID: UInt32, endStream: Bool, into out: inout ByteBuffer
     ) throws(HTTP2ProtocolError) -> HTTP2Event? {
         // Decoded whatever becomes of the stream: every block updates the HPACK table.
-        let headers: HPACKHeaders
-        do {
-            headers = try decoder.decodeHeaders(from: &fragment)
+        let headers: HeaderFields
+        do throws(HPACKDecodingError) {
+            headers = try decoder.decode(fragment)
         } catch {
             throw HTTP2ProtocolError(.compressionError, "a header block HPACK cannot decode (\(error))")
         }

@@ -1,12 +1,11 @@
 import NIOCore
-import NIOHPACK
 
 /// What the connection core hands to its role (the APNs client or the mock) after handling
 /// the frames that are the core's own business (SETTINGS, PING, WINDOW_UPDATE, padding,
 /// CONTINUATION, flow control, stream states).
 package enum HTTP2Event {
     /// A decoded header block. `opened`: it began a stream the peer initiated.
-    case headers(streamID: UInt32, headers: HPACKHeaders, endStream: Bool, opened: Bool)
+    case headers(streamID: UInt32, headers: HeaderFields, endStream: Bool, opened: Bool)
     /// DATA without padding, already counted against the receive windows.
     case data(streamID: UInt32, bytes: ByteBuffer, endStream: Bool)
     /// The peer reset a stream (RST_STREAM with this error code).

@@ -75,12 +75,32 @@ package enum HTTP2Wire {
         }
     }
 
+    /// A frame's 9-byte header, written in one step (a `ByteBuffer` write per field cost an
+    /// exclusivity check each, on every frame both ends send).
     package static func frameHeader(length: Int, type: FrameType, flags: UInt8, streamID: UInt32, into out: inout ByteBuffer) {
-        out.writeInteger(UInt8(truncatingIfNeeded: length >> 16))
-        out.writeInteger(UInt16(truncatingIfNeeded: length))
-        out.writeInteger(type.rawValue)
-        out.writeInteger(flags)
-        out.writeInteger(streamID & 0x7FFF_FFFF)
+        let stream = streamID & 0x7FFF_FFFF
+        out.writeWithUnsafeMutableBytes(minimumWritableBytes: 9) { bytes in
+            bytes[0] = UInt8(truncatingIfNeeded: length >> 16)
+            bytes[1] = UInt8(truncatingIfNeeded: length >> 8)
+            bytes[2] = UInt8(truncatingIfNeeded: length)
+            bytes[3] = type.rawValue
+            bytes[4] = flags
+            bytes[5] = UInt8(truncatingIfNeeded: stream >> 24)
+            bytes[6] = UInt8(truncatingIfNeeded: stream >> 16)
+            bytes[7] = UInt8(truncatingIfNeeded: stream >> 8)
+            bytes[8] = UInt8(truncatingIfNeeded: stream)
+            return 9
+        }
+    }
+
+    /// Sets the length of a frame header already written at `frameStart`.
+    package static func setFrameLength(_ length: Int, at frameStart: Int, in out: inout ByteBuffer) {
+        let offset = frameStart - out.readerIndex
+        out.withUnsafeMutableReadableBytes { bytes in
+            bytes[offset] = UInt8(truncatingIfNeeded: length >> 16)
+            bytes[offset + 1] = UInt8(truncatingIfNeeded: length >> 8)
+            bytes[offset + 2] = UInt8(truncatingIfNeeded: length)
+        }
     }
 
     package static func settings(_ values: [(Setting, UInt32)], into out: inout ByteBuffer) {

@@ -50,6 +50,17 @@ struct FrameReaderTests {
         #expect(throws: FrameReader.ParseError.self) { try oversized.next() }
     }
 
+    @Test("a frame header is nine bytes: length, type, flags, stream without its reserved bit")
+    func frameHeaderBytes() {
+        var out = ByteBuffer(bytes: [0xAA, 0xBB])
+        out.moveReaderIndex(forwardBy: 1)
+        let start = out.writerIndex
+        HTTP2Wire.frameHeader(length: 0x01_0203, type: .data, flags: 0x09, streamID: 0x8000_0005, into: &out)
+        #expect(Array(out.readableBytesView) == [0xBB, 0x01, 0x02, 0x03, 0x00, 0x09, 0x00, 0x00, 0x00, 0x05])
+        HTTP2Wire.setFrameLength(0x0A_0B0C, at: start, in: &out)
+        #expect(Array(out.readableBytesView) == [0xBB, 0x0A, 0x0B, 0x0C, 0x00, 0x09, 0x00, 0x00, 0x00, 0x05])
+    }
+
     @Test("HPACK integers use the prefix, then seven bits a byte (RFC 7541 C.1)")
     func hpackIntegers() {
         var out = ByteBuffer()

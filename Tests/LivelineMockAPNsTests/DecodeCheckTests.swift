@@ -23,6 +23,21 @@ struct DecodeCheckTests {
         await device.stop()
     }
 
+    @Test("a reason names a nested field by its whole path")
+    func nestedPaths() async throws {
+        let device = try await DeviceSession.start()
+        try await device.push(timestamp: 1, state: #"{"driver":{"rating":4.5,"name":"Ana"},"stops":[{"done":true},{"done":false}]}"#)
+        let changed = try #require(try await device.push(
+            timestamp: 2, state: #"{"driver":{"rating":"high","name":"Ana"},"stops":[{"done":true},{},[1]]}"#))
+        #expect(changed.outcome == .wouldNotRender)
+        #expect(changed.reasons == [
+            "content-state.driver.rating was a decimal number, now a string: the app's decoder fails",
+            "content-state.stops[1].done is missing; the app's ContentState requires it",
+            "content-state.stops[2] was an object, now a list: the app's decoder fails",
+        ])
+        await device.stop()
+    }
+
     @Test("an integer fits a decimal field, and extra keys are ignored")
     func compatibleChangesRender() async throws {
         let device = try await DeviceSession.start()

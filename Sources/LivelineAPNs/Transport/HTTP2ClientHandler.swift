@@ -1,7 +1,6 @@
 import Liveline
 import LivelineHTTP2
 import NIOCore
-import NIOHPACK
 import NIOSSL
 import NIOTLS
 
@@ -35,7 +34,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private struct Exchange {
         var pending: PendingRequest
         var status = 0
-        var headers: HPACKHeaders?
+        var headers: HeaderFields?
         var body: ByteBuffer?
     }
 

@@ -12,6 +12,9 @@ struct ConnectionAuthState {
     static let minRefreshInterval: Millis = 1_200_000
 
     private var currentToken: Substring?
+    /// The whole `authorization` header that brought the current token: a request that repeats
+    /// it byte for byte (as clients do) needs no parsing.
+    private var currentHeader: String?
     private var current: VerifiedToken?
     private var adoptedAt: Millis = 0
 
@@ -25,12 +28,20 @@ struct ConnectionAuthState {
     /// Checks the `authorization` header of one request at `now`.
     ///
     /// With `verifier == nil` (accept any token) every request passes.
-    mutating func authorize(_ header: Substring?, now: Millis, verifier: JWTVerifier?) -> APNsError? {
+    mutating func authorize(_ header: String?, now: Millis, verifier: JWTVerifier?) -> APNsError? {
         guard let verifier else {
             hasValidToken = true
             return nil
         }
         guard let header else { return .missingProviderToken }
+        if let current, let currentHeader, Self.sameBytes(header, currentHeader) {
+            return isExpired(current, now: now) ? .expiredProviderToken : nil
+        }
+        return authorize(parsing: header, now: now, verifier: verifier)
+    }
+
+    private mutating func authorize(parsing text: String, now: Millis, verifier: JWTVerifier) -> APNsError? {
+        let header = Substring(text)
         guard header.utf8.count > 7, Self.hasBearerPrefix(header) else { return .invalidProviderToken }
         let token = header.dropFirst(7).drop(while: { $0 == " " })
         if let current, token == currentToken {
@@ -47,10 +58,34 @@ struct ConnectionAuthState {
             guard now - adoptedAt >= Self.minRefreshInterval else { return .tooManyProviderTokenUpdates }
         }
         currentToken = Substring(String(token))
+        currentHeader = text
         current = verified
         adoptedAt = now
         hasValidToken = true
         return nil
+    }
+
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { a in
+            b.withUTF8 { b in
+                guard a.count == b.count else { return false }
+                if a.baseAddress == b.baseAddress { return true }
+                let a = UnsafeRawBufferPointer(a), b = UnsafeRawBufferPointer(b)
+                var offset = 0
+                while offset + 8 <= a.count {
+                    guard a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else {
+                        return false
+                    }
+                    offset += 8
+                }
+                while offset < a.count {
+                    guard a[offset] == b[offset] else { return false }
+                    offset += 1
+                }
+                return true
+            }
+        }
     }
 
     /// `bearer ` in any letter case, compared on bytes.

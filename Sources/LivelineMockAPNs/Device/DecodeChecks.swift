@@ -16,27 +16,47 @@ enum DecodeChecks {
     /// Checks a content-state against the shape the app decodes.
     static func contentState(_ value: JSONValue, shape: ContentShape, now: Millis) -> [String] {
         var reasons: [String] = []
-        var path = FieldPath()
-        check(value, against: shape, path: &path, now: now, reasons: &reasons)
+        check(value, against: shape, path: .root, now: now, reasons: &reasons)
         return reasons
     }
 
-    /// Where a field is, kept as components and formatted only when a reason mentions it: most
-    /// pushes pass, and building `content-state.a.b` for every field was measurable.
+    /// Where a field is, formatted only when a reason mentions it: most pushes pass, and
+    /// building `content-state.a.b` for every field was measurable.
+    ///
+    /// A chain of frames on the stack, each pointing at its parent: descending a level costs no
+    /// allocation (a list of components was the one allocation of checking a content-state).
+    /// A path lives only inside the ``appending(_:_:)`` call that made it.
     struct FieldPath: CustomStringConvertible {
         enum Component {
             case key(String)
             case index(Int)
         }
 
-        private var components: [Component] = []
+        private let component: Component?
+        private let parent: UnsafePointer<FieldPath>?
 
-        mutating func push(_ component: Component) { components.append(component) }
-        mutating func pop() { components.removeLast() }
+        /// `content-state` itself.
+        static var root: FieldPath { FieldPath(component: nil, parent: nil) }
+
+        private init(component: Component?, parent: UnsafePointer<FieldPath>?) {
+            self.component = component
+            self.parent = parent
+        }
+
+        /// Runs `body` with this path one component deeper.
+        func appending<Result>(_ component: Component, _ body: (FieldPath) -> Result) -> Result {
+            withUnsafePointer(to: self) { body(FieldPath(component: component, parent: $0)) }
+        }
 
         var description: String {
+            var components: [Component] = []
+            var frame: FieldPath? = self
+            while let current = frame {
+                if let component = current.component { components.append(component) }
+                frame = current.parent?.pointee
+            }
             var text = "content-state"
-            for component in components {
+            for component in components.reversed() {
                 switch component {
                 case .key(let key): text += ".\(key)"
                 case .index(let index): text += "[\(index)]"
@@ -61,7 +81,7 @@ enum DecodeChecks {
     }
 
     private static func check(
-        _ value: JSONValue?, against shape: ContentShape, path: inout FieldPath, now: Millis, reasons: inout [String]
+        _ value: JSONValue?, against shape: ContentShape, path: FieldPath, now: Millis, reasons: inout [String]
     ) {
         switch shape {
         case .unknownOptional:
@@ -71,7 +91,7 @@ enum DecodeChecks {
         case .optional(let inner):
             guard let value else { return }
             if case .null = value { return }
-            check(value, against: inner, path: &path, now: now, reasons: &reasons)
+            check(value, against: inner, path: path, now: now, reasons: &reasons)
         case .scalar(let type):
             guard let value else {
                 reasons.append("\(path) is missing; the app's ContentState requires it")
@@ -90,9 +110,7 @@ enum DecodeChecks {
             let elementShape = element ?? values.first.map(ContentShape.init)
             if let elementShape {
                 for (index, item) in values.enumerated() {
-                    path.push(.index(index))
-                    check(item, against: elementShape, path: &path, now: now, reasons: &reasons)
-                    path.pop()
+                    path.appending(.index(index)) { check(item, against: elementShape, path: $0, now: now, reasons: &reasons) }
                 }
             }
         case .object(let keys, let fields):
@@ -104,12 +122,12 @@ enum DecodeChecks {
                 reasons.append(typeChange(path, was: .object, now: value.valueType))
                 return
             }
-            checkObject(object, keys: keys, fields: fields, path: &path, now: now, reasons: &reasons)
+            checkObject(object, keys: keys, fields: fields, path: path, now: now, reasons: &reasons)
         }
     }
 
     private static func checkObject(
-        _ object: JSONObject, keys: [String], fields: [ContentShape], path: inout FieldPath, now: Millis,
+        _ object: JSONObject, keys: [String], fields: [ContentShape], path: FieldPath, now: Millis,
         reasons: inout [String]
     ) {
         for (index, (key, field)) in zip(keys, fields).enumerated() {
@@ -119,9 +137,7 @@ enum DecodeChecks {
                 reasons.append("\(path).\(snake) is snake_case; the app expects \(key) (keys are the Swift property names, no conversion)")
                 continue
             }
-            path.push(.key(key))
-            check(value, against: field, path: &path, now: now, reasons: &reasons)
-            path.pop()
+            path.appending(.key(key)) { check(value, against: field, path: $0, now: now, reasons: &reasons) }
         }
     }
 

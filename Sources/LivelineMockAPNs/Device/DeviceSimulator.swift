@@ -70,7 +70,7 @@ struct DeviceSimulator: Sendable {
             decodeReasons += DecodeChecks.contentState(state, shape: record.shape ?? ContentShape(state), now: now)
         }
         if let timestamp = payload.timestamp, let last = record.lastTimestamp, timestamp <= last {
-            var reasons = ["timestamp " + String(Int64(timestamp)) + " is not newer than " + String(Int64(last)) + ", the content shown"]
+            var reasons = [PayloadSeconds.notNewerReason(timestamp, last)]
             if let unit = DateUnits.unit(of: last, now: now), unit != .seconds {
                 reasons[0] += " (sent in \(unit.rawValue): read as seconds it is far in the future, so every push in seconds now looks old; the activity is stuck until it ends)"
             }
@@ -123,7 +123,7 @@ struct DeviceSimulator: Sendable {
             reasons.append("dismissal-date on a \(event?.rawValue ?? "non-end") event; only end events carry it")
         }
         if let stale = payload.staleDate, stale * 1000 <= Double(now) {
-            let ago = DurationText.format(now - Millis(stale * 1000))
+            let ago = DurationText.format(now - PayloadSeconds.millis(stale))
             reasons.append("stale-date is already past (\(ago) ago); the activity would not show")
         }
         return reasons
@@ -150,7 +150,7 @@ struct DeviceSimulator: Sendable {
         }
         if record.startedAt == nil { record.startedAt = now }
         record.lastTimestamp = payload.timestamp
-        record.staleDate = payload.staleDate.map { Millis($0 * 1000) }
+        record.staleDate = payload.staleDate.map(PayloadSeconds.millis)
         record.relevanceScore = payload.relevanceScore
         if let alert = payload.alert {
             record.lastAlert = alert
@@ -158,7 +158,7 @@ struct DeviceSimulator: Sendable {
         }
         if payload.event == .end {
             record.endedAt = now
-            record.dismissalDate = payload.dismissalDate.map { Millis($0 * 1000) }
+            record.dismissalDate = payload.dismissalDate.map(PayloadSeconds.millis)
         }
     }
 }

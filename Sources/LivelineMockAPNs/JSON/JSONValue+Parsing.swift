@@ -42,14 +42,17 @@ extension JSONValue {
 
 /// The reader behind `JSONValue(parsing:)`: one pass over the bytes, no backtracking.
 struct JSONValueReader {
-    private let bytes: UnsafeRawBufferPointer
-    private var index = 0
-    private var depth = 0
+    let bytes: UnsafeRawBufferPointer
+    var index = 0
+    var depth = 0
     /// The byte offset of the first `\u` escape that is half a surrogate pair, read as U+FFFD.
-    private var loneSurrogate: Int?
+    private(set) var loneSurrogate: Int?
+    /// Where unescaped strings are made, when a connection keeps the ones it reads often.
+    private let strings: UnsafeMutablePointer<JSONStringCache>?
 
-    private init(_ bytes: UnsafeRawBufferPointer) {
+    init(_ bytes: UnsafeRawBufferPointer, strings: UnsafeMutablePointer<JSONStringCache>? = nil) {
         self.bytes = bytes
+        self.strings = strings
     }
 
     /// Parses one JSON value that spans all of `bytes` (surrounding whitespace allowed).
@@ -69,13 +72,13 @@ struct JSONValueReader {
         return (value, reader.loneSurrogate)
     }
 
-    private func error(_ message: String) -> JSONSyntaxError {
+    func error(_ message: String) -> JSONSyntaxError {
         JSONSyntaxError(offset: index, message: message)
     }
 
-    private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+    var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
-    private mutating func skipWhitespace() {
+    mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0A, 0x0D: index += 1
@@ -84,7 +87,7 @@ struct JSONValueReader {
         }
     }
 
-    private mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
+    mutating func parseValue() throws(JSONSyntaxError) -> JSONValue {
         guard let byte = current else { throw error("expected a value") }
         switch byte {
         case UInt8(ascii: "{"): return try parseObject()
@@ -109,39 +112,51 @@ struct JSONValueReader {
         index += count
     }
 
-    private mutating func enter() throws(JSONSyntaxError) {
+    mutating func enter() throws(JSONSyntaxError) {
         depth += 1
         guard depth <= JSONValue.maxParsingDepth else { throw error("nesting deeper than \(JSONValue.maxParsingDepth)") }
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
-        try enter()
-        index += 1
         var object = JSONObject()
         object.reserveCapacity(8)
+        try members { (reader: inout JSONValueReader, key) throws(JSONSyntaxError) in
+            let name = reader.string(key)
+            object.append(name, try reader.parseValue())
+        }
+        return .object(object)
+    }
+
+    /// Walks the object the reader is at, handing each key to `member` with the reader at the
+    /// member's value, which `member` must read.
+    @inline(__always)
+    mutating func members(
+        _ member: (inout JSONValueReader, StringToken) throws(JSONSyntaxError) -> Void
+    ) throws(JSONSyntaxError) {
+        try enter()
+        index += 1
         skipWhitespace()
         if current == UInt8(ascii: "}") {
             index += 1
             depth -= 1
-            return .object(object)
+            return
         }
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw error("expected a key") }
-            let key = try parseString()
+            let key = try parseStringToken()
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            let value = try parseValue()
-            object.append(key, value)
+            try member(&self, key)
             skipWhitespace()
             switch current {
             case UInt8(ascii: ","): index += 1
             case UInt8(ascii: "}"):
                 index += 1
                 depth -= 1
-                return .object(object)
+                return
             default: throw error("expected ',' or '}'")
             }
         }
@@ -174,20 +189,64 @@ struct JSONValueReader {
     }
 
     private mutating func parseString() throws(JSONSyntaxError) -> String {
-        index += 1
-        let start = index
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                let string = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                index += 1
-                return string
-            }
-            if byte == UInt8(ascii: "\\") { return try parseEscapedString(from: start) }
-            if byte < 0x20 { throw error("control character in a string") }
-            index += 1
+        string(try parseStringToken())
+    }
+
+    /// The text of a string token.
+    func string(_ token: StringToken) -> String {
+        switch token {
+        case .raw(let range):
+            let text = UnsafeRawBufferPointer(rebasing: bytes[range])
+            return strings?.pointee.string(text) ?? String(decoding: text, as: UTF8.self)
+        case .decoded(let string):
+            return string
         }
+    }
+
+    /// A string as read: where its bytes are in the input when it has no escape (so a caller
+    /// that only compares it makes no `String`), else its decoded text.
+    enum StringToken {
+        case raw(Range<Int>)
+        case decoded(String)
+    }
+
+    /// Reads a string (the reader is at its opening quote).
+    mutating func parseStringToken() throws(JSONSyntaxError) -> StringToken {
+        let start = index + 1
+        var position = Self.plainRun(bytes, from: start)
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                index = position + 1
+                return .raw(start..<position)
+            }
+            index = position
+            if byte == UInt8(ascii: "\\") { return .decoded(try parseEscapedString(from: start)) }
+            if byte < 0x20 { throw error("control character in a string") }
+            position += 1
+        }
+        index = position
         throw error("unterminated string")
+    }
+
+    /// Where the first byte at or after `start` that may end a string's plain run (a quote, a
+    /// backslash or a control character) could be: skips eight bytes at a time while a word
+    /// holds none of them (a word with one is left to the byte loop, which finds it exactly).
+    @inline(__always)
+    private static func plainRun(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var position = start
+        while position + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: position, as: UInt64.self)
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            // A byte is flagged when it is 0 (quote, backslash) or below 0x20 (control).
+            let flagged = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            if flagged & highs != 0 { break }
+            position += 8
+        }
+        return position
     }
 
     private mutating func parseEscapedString(from start: Int) throws(JSONSyntaxError) -> String {

@@ -91,9 +91,8 @@ final class MockAPNsState: Sendable {
                 error = fault.error
                 directive = fault.directive
             } else {
-                let payload = LiveActivityPayload(body: push.body, loneSurrogate: push.loneSurrogate)
-                timestamp = payload.timestamp
-                deliveries = deliver(push, payload: payload, storage: &storage, now: now)
+                timestamp = push.payload.timestamp
+                deliveries = deliver(push, payload: push.payload, storage: &storage, now: now)
             }
             let response = error.map { APNsResponse.error($0, headers: idHeaders, now: now) }
                 ?? APNsResponse(status: 200, headers: idHeaders)
@@ -489,12 +488,26 @@ final class MockAPNsState: Sendable {
         storage: inout Storage, now: Millis
     ) -> DeviceDelivery? {
         guard let index = storage.activities.index(forKey: activityID) else { return nil }
-        let shapeBefore = storage.activities.values[index].shape
-        let delivery = simulator.apply(payload, to: &storage.activities.values[index], route: route, priority: priority, now: now)
-        if let shape = storage.activities.values[index].shape, shape != shapeBefore {
-            storage.activities.values[index].shape = storage.shapes.intern(shape)
+        // The record is only ever reached in place: reading `values[index].shape` copied the
+        // whole record, twice a push.
+        let (delivery, newShape) = Self.apply(payload, simulator: simulator, to: &storage.activities.values[index],
+                                              route: route, priority: priority, now: now)
+        if let newShape {
+            storage.activities.values[index].shape = storage.shapes.intern(newShape)
         }
         return delivery
+    }
+
+    /// Applies a push to a record in place; returns the delivery, and the record's shape when
+    /// the push changed it (to be interned).
+    private static func apply(
+        _ payload: LiveActivityPayload, simulator: DeviceSimulator, to record: inout ActivityRecord,
+        route: DeviceSimulator.Route, priority: Int, now: Millis
+    ) -> (DeviceDelivery, ContentShape?) {
+        let shapeBefore = record.shape
+        let delivery = simulator.apply(payload, to: &record, route: route, priority: priority, now: now)
+        guard let shape = record.shape, shape != shapeBefore else { return (delivery, nil) }
+        return (delivery, shape)
     }
 
     private func insert(_ record: ActivityRecord, storage: inout Storage) {

@@ -21,16 +21,23 @@ struct PushHistory {
     mutating func append(_ record: PushRecord, key: String) {
         if !keepsEveryPayload, !items.isEmpty {
             let newest = items.count < capacity ? items.count - 1 : (next + capacity - 1) % capacity
-            if items[newest].payload != nil, !items[newest].bodyExplainsSomething { items[newest].payload = nil }
+            Self.dropUnneededPayload(of: &items[newest])
         }
         var entry = HistoryEntry(record, key: key)
-        if !keepsEveryPayload, !keepsLastPayload, !entry.bodyExplainsSomething { entry.payload = nil }
+        if !keepsEveryPayload, !keepsLastPayload { Self.dropUnneededPayload(of: &entry) }
+        // Moved in, not copied: an entry holds the body and the delivery's reasons.
         if items.count < capacity {
-            items.append(entry)
+            items.append(consume entry)
         } else {
-            items[next] = entry
+            items[next] = consume entry
             next = (next + 1) % capacity
         }
+    }
+
+    /// Drops a body that explains nothing (reached in place: reading the entry through the
+    /// array copied it).
+    private static func dropUnneededPayload(of entry: inout HistoryEntry) {
+        if entry.payload != nil, !entry.bodyExplainsSomething { entry.payload = nil }
     }
 
     /// The pushes, oldest first, as records of `key`'s token or channel.

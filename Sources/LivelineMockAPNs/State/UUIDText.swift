@@ -1,60 +1,84 @@
 /// Canonical UUID text (`8-4-4-4-12` hex digits) to and from its 128 bits, without Foundation.
 ///
-/// The mock writes an `apns-id` per push and keeps one per history entry; as text that is a
-/// 36-byte heap string, as bits 16 bytes inline.
+/// The mock writes an `apns-id` and an `apns-unique-id` per push and keeps one per history
+/// entry; as text that is a 36-byte heap string, as bits 16 bytes inline. Both directions go a
+/// byte (two digits) at a time through a table: a digit at a time with a test for the dashes
+/// was measurable on every push.
 enum UUIDText {
     /// The 128 bits of a canonical UUID and whether its letters were upper case; nil for any
     /// other text, including mixed case, which could not be written back exactly.
     static func parse(_ text: String) -> (high: UInt64, low: UInt64, uppercase: Bool)? {
         var text = text
-        text.makeContiguousUTF8()
-        return text.utf8.withContiguousStorageIfAvailable(parse) ?? nil
+        return text.withUTF8(parse)
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64, uppercase: Bool)? {
-        guard bytes.count == 36 else { return nil }
-        var words: (UInt64, UInt64) = (0, 0)
-        var nibbles = 0
-        var sawLower = false, sawUpper = false
-        for (position, byte) in bytes.enumerated() {
-            if position == 8 || position == 13 || position == 18 || position == 23 {
-                guard byte == UInt8(ascii: "-") else { return nil }
-                continue
-            }
-            let value: UInt8
-            switch byte {
-            case 48...57: value = byte - 48
-            case 97...102: value = byte - 87; sawLower = true
-            case 65...70: value = byte - 55; sawUpper = true
-            default: return nil
-            }
-            if nibbles < 16 {
-                words.0 = words.0 << 4 | UInt64(value)
-            } else {
-                words.1 = words.1 << 4 | UInt64(value)
-            }
-            nibbles += 1
+    /// Where each byte's two digits start in the text (the dashes sit between).
+    private static let digitOffsets: [Int] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34]
+
+    /// Each character's value as a hex digit, with ``lowerFlag`` or ``upperFlag`` for a letter;
+    /// ``invalid`` for anything else.
+    private static let digitValues: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case 48...57: UInt8(byte) - 48
+        case 97...102: (UInt8(byte) - 87) | lowerFlag
+        case 65...70: (UInt8(byte) - 55) | upperFlag
+        default: invalid
         }
-        if sawLower && sawUpper { return nil }
-        return (words.0, words.1, sawUpper)
+    }
+    private static let lowerFlag: UInt8 = 0x10
+    private static let upperFlag: UInt8 = 0x20
+    private static let invalid: UInt8 = 0x80
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64, uppercase: Bool)? {
+        guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
+              bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+        else { return nil }
+        return digitValues.withUnsafeBufferPointer { values in
+            digitOffsets.withUnsafeBufferPointer { offsets -> (high: UInt64, low: UInt64, uppercase: Bool)? in
+                var words: (UInt64, UInt64) = (0, 0)
+                var seen: UInt8 = 0
+                for index in 0..<16 {
+                    let first = values[Int(bytes[offsets[index]])], second = values[Int(bytes[offsets[index] + 1])]
+                    seen |= first | second
+                    let byte = UInt64((first & 0xF) << 4 | second & 0xF)
+                    if index < 8 {
+                        words.0 = words.0 << 8 | byte
+                    } else {
+                        words.1 = words.1 << 8 | byte
+                    }
+                }
+                guard seen & invalid == 0, seen & (lowerFlag | upperFlag) != lowerFlag | upperFlag else { return nil }
+                return (words.0, words.1, seen & upperFlag != 0)
+            }
+        }
+    }
+
+    /// Each byte as its two hex digits, the first in the low 8 bits: lower case, then upper case.
+    private static let digitPairs: [UInt16] = [87, 55].flatMap { letterBase -> [UInt16] in
+        (0...255).map { byte -> UInt16 in
+            let digit = { (nibble: Int) -> UInt16 in UInt16(nibble < 10 ? 48 + nibble : letterBase + nibble) }
+            return digit(byte >> 4) | digit(byte & 0xF) << 8
+        }
     }
 
     /// The canonical text of 128 bits.
     static func format(high: UInt64, low: UInt64, uppercase: Bool = false) -> String {
-        let letterBase: UInt8 = uppercase ? 55 : 87
-        return String(unsafeUninitializedCapacity: 36) { bytes in
-            var position = 0
-            for nibbleIndex in 0..<32 {
-                if position == 8 || position == 13 || position == 18 || position == 23 {
-                    bytes[position] = UInt8(ascii: "-")
-                    position += 1
+        String(unsafeUninitializedCapacity: 36) { bytes in
+            digitPairs.withUnsafeBufferPointer { pairs in
+                digitOffsets.withUnsafeBufferPointer { offsets in
+                    let table = uppercase ? 256 : 0
+                    for index in 0..<16 {
+                        let word = index < 8 ? high : low
+                        let pair = pairs[table + Int(truncatingIfNeeded: word >> UInt64(56 - 8 * (index & 7)) & 0xFF)]
+                        bytes[offsets[index]] = UInt8(truncatingIfNeeded: pair)
+                        bytes[offsets[index] + 1] = UInt8(truncatingIfNeeded: pair >> 8)
+                    }
                 }
-                let word = nibbleIndex < 16 ? high : low
-                let shift = UInt64(60 - (nibbleIndex % 16) * 4)
-                let nibble = UInt8(truncatingIfNeeded: (word >> shift) & 0xF)
-                bytes[position] = nibble < 10 ? 48 + nibble : letterBase + nibble
-                position += 1
             }
+            bytes[8] = UInt8(ascii: "-")
+            bytes[13] = UInt8(ascii: "-")
+            bytes[18] = UInt8(ascii: "-")
+            bytes[23] = UInt8(ascii: "-")
             return 36
         }
     }

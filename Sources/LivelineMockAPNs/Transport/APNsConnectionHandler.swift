@@ -1,7 +1,6 @@
 import Liveline
 import LivelineHTTP2
 import NIOCore
-import NIOHPACK
 
 #if canImport(Glibc)
 import Glibc
@@ -23,8 +22,8 @@ struct GracefulShutdownEvent: Sendable {}
 /// per request on its own, a third of nghttpd's rate at best; the benchmark target is half.
 ///
 /// **Concurrency.** Loop-bound: NIO calls it only on the channel's event loop, so the
-/// connection state (streams, the provider token, counters, the id generator and the fault
-/// dice) needs no lock. Shared state lives in ``MockAPNsState``.
+/// connection state (streams, the provider token, the strings its bodies repeat, counters, the
+/// id generator and the fault dice) needs no lock. Shared state lives in ``MockAPNsState``.
 final class APNsConnectionHandler: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
@@ -69,6 +68,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     @exclusivity(unchecked) private var out = ByteBuffer()
     @exclusivity(unchecked) private var streams: [UInt32: PendingStream] = [:]
     @exclusivity(unchecked) private var auth = ConnectionAuthState()
+    @exclusivity(unchecked) private var strings = JSONStringCache()
     @exclusivity(unchecked) private var ids = RequestIDGenerator()
     @exclusivity(unchecked) private var random: SplitMix64
     @exclusivity(unchecked) private var requests = 0
@@ -178,7 +178,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    private func receiveHeaders(streamID: UInt32, headers: HPACKHeaders, endStream: Bool, opened: Bool, context: ChannelHandlerContext) -> Bool {
+    private func receiveHeaders(streamID: UInt32, headers: HeaderFields, endStream: Bool, opened: Bool, context: ChannelHandlerContext) -> Bool {
         guard opened else {
             // Trailers end the request.
             guard endStream else { return connectionError(.protocolError, reason: "TrailersWithoutEndStream", context: context) }
@@ -235,7 +235,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let hadValidToken = auth.hasValidToken
         var response: APNsResponse
         var directive = ConnectionDirective.none
-        switch validator.validate(stream.head, body: body, auth: &auth, now: now) {
+        switch validator.validate(stream.head, body: body, auth: &auth, strings: &strings, now: now) {
         case .failure(let error):
             let isDevicePath = Self.isDevicePath(stream.head.path)
             let id = isDevicePath ? (validID(stream.head.apnsID) ?? ids.next()) : (stream.head.requestID ?? ids.next())

@@ -1,4 +1,4 @@
-import NIOHPACK
+import LivelineHTTP2
 
 /// The request headers the mock looks at, pulled out of the HPACK block in one pass.
 ///
@@ -19,39 +19,52 @@ struct RequestHead {
 
     init() {}
 
-    init(_ headers: HPACKHeaders) {
-        for (name, value, _) in headers {
-            // Every header of interest starts with ':' or 'a'; skip the rest without comparing.
-            guard let first = name.utf8.first, first == UInt8(ascii: ":") || first == UInt8(ascii: "a") else { continue }
-            // Dispatch on the length first: a failed String comparison is not free, and most
-            // names then need one comparison at most.
-            switch name.utf8.count {
-            case 5: if name == ":path" { Self.set(&path, value, name, &duplicateHeader) }
-            case 7:
-                if name == ":method" {
-                    Self.set(&method, value, name, &duplicateHeader)
-                } else if name == "apns-id" {
-                    Self.set(&apnsID, value, name, &duplicateHeader)
+    init(_ headers: HeaderFields) {
+        for index in headers.indices {
+            let (name, value) = headers[index]
+            var bytes = name
+            bytes.withUTF8 { name in
+                // Every header of interest starts with ':' or 'a'; skip the rest without comparing.
+                guard let first = name.first, first == UInt8(ascii: ":") || first == UInt8(ascii: "a") else { return }
+                // Dispatch on the length first, then compare bytes: most names need one
+                // comparison at most, and none goes through String's Unicode-aware equality.
+                switch name.count {
+                case 5: if Self.equal(name, ":path") { Self.set(&path, value, ":path", &duplicateHeader) }
+                case 7:
+                    if Self.equal(name, ":method") {
+                        Self.set(&method, value, ":method", &duplicateHeader)
+                    } else if Self.equal(name, "apns-id") {
+                        Self.set(&apnsID, value, "apns-id", &duplicateHeader)
+                    }
+                case 10: if Self.equal(name, "apns-topic") { Self.set(&topic, value, "apns-topic", &duplicateHeader) }
+                case 13:
+                    if Self.equal(name, "authorization") {
+                        Self.set(&authorization, value, "authorization", &duplicateHeader)
+                    } else if Self.equal(name, "apns-priority") {
+                        Self.set(&priority, value, "apns-priority", &duplicateHeader)
+                    }
+                case 14: if Self.equal(name, "apns-push-type") { Self.set(&pushType, value, "apns-push-type", &duplicateHeader) }
+                case 15:
+                    if Self.equal(name, "apns-expiration") {
+                        Self.set(&expiration, value, "apns-expiration", &duplicateHeader)
+                    } else if Self.equal(name, "apns-channel-id") {
+                        Self.set(&channelID, value, "apns-channel-id", &duplicateHeader)
+                    } else if Self.equal(name, "apns-request-id") {
+                        Self.set(&requestID, value, "apns-request-id", &duplicateHeader)
+                    }
+                case 16: if Self.equal(name, "apns-collapse-id") { Self.set(&collapseID, value, "apns-collapse-id", &duplicateHeader) }
+                default: break
                 }
-            case 10: if name == "apns-topic" { Self.set(&topic, value, name, &duplicateHeader) }
-            case 13:
-                if name == "authorization" {
-                    Self.set(&authorization, value, name, &duplicateHeader)
-                } else if name == "apns-priority" {
-                    Self.set(&priority, value, name, &duplicateHeader)
-                }
-            case 14: if name == "apns-push-type" { Self.set(&pushType, value, name, &duplicateHeader) }
-            case 15:
-                if name == "apns-expiration" {
-                    Self.set(&expiration, value, name, &duplicateHeader)
-                } else if name == "apns-channel-id" {
-                    Self.set(&channelID, value, name, &duplicateHeader)
-                } else if name == "apns-request-id" {
-                    Self.set(&requestID, value, name, &duplicateHeader)
-                }
-            case 16: if name == "apns-collapse-id" { Self.set(&collapseID, value, name, &duplicateHeader) }
-            default: break
             }
+        }
+    }
+
+    /// Whether `bytes` are exactly `literal` (the caller checked the length).
+    private static func equal(_ bytes: UnsafeBufferPointer<UInt8>, _ literal: StaticString) -> Bool {
+        literal.withUTF8Buffer { literal in
+            guard literal.count == bytes.count else { return false }
+            for index in 0..<bytes.count where bytes[index] != literal[index] { return false }
+            return true
         }
     }
 

@@ -22,7 +22,7 @@ struct RequestValidator: Sendable {
             false
         }
     }
-    static let liveActivityTopicSuffix = ".push-type.liveactivity"
+    static let liveActivityTopicSuffix: StaticString = ".push-type.liveactivity"
 
     /// The body of one request, as received.
     struct Body {
@@ -40,17 +40,29 @@ struct RequestValidator: Sendable {
             return buffer.withUnsafeReadableBytes { try? JSONValueReader.parseNotingSurrogates($0) }
         }
 
+        /// What the device reads from a device push's body; nil unless it is a JSON object.
+        /// Short strings come from the connection's `strings`.
+        func devicePayload(strings: inout JSONStringCache) -> LiveActivityPayload? {
+            guard let buffer else { return nil }
+            return withUnsafeMutablePointer(to: &strings) { strings in
+                buffer.withUnsafeReadableBytes { bytes -> LiveActivityPayload? in
+                    do throws(JSONSyntaxError) { return try PushBodyReader.read(bytes, strings: strings) } catch { return nil }
+                }
+            }
+        }
+
         var text: String { buffer.map { String(buffer: $0) } ?? "" }
     }
 
+    /// `strings` is the connection's cache of the short strings its push bodies repeat.
     func validate(
-        _ head: RequestHead, body: Body, auth: inout ConnectionAuthState, now: Millis
+        _ head: RequestHead, body: Body, auth: inout ConnectionAuthState, strings: inout JSONStringCache, now: Millis
     ) -> Result<ValidatedRequest, APNsError> {
         guard let path = head.path, let method = head.method else { return .failure(.badPath) }
         if method == "POST", let token = Self.deviceTokenFastPath(path) {
             guard let token else { return .failure(.badDeviceToken) }
             return common(head, auth: &auth, now: now).flatMap {
-                devicePush(head, token: token, body: body, warnings: $0)
+                devicePush(head, token: token, body: body, strings: &strings, warnings: $0)
             }
         }
         let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
@@ -65,7 +77,7 @@ struct RequestValidator: Sendable {
             guard !token.isEmpty else { return .failure(.missingDeviceToken) }
             guard token.utf8.allSatisfy(\.isHexDigit) else { return .failure(.badDeviceToken) }
             return common(head, auth: &auth, now: now).flatMap {
-                devicePush(head, token: Self.lowercasedHex(token), body: body, warnings: $0)
+                devicePush(head, token: Self.lowercasedHex(token), body: body, strings: &strings, warnings: $0)
             }
         case ("4", "broadcasts"):
             guard segments.count == 5, segments[3] == "apps", !segments[4].isEmpty else { return .failure(.badPath) }
@@ -103,21 +115,21 @@ struct RequestValidator: Sendable {
     /// warnings, for the pushes to report.
     private func common(_ head: RequestHead, auth: inout ConnectionAuthState, now: Millis) -> Result<[String], APNsError> {
         if head.duplicateHeader != nil { return .failure(.duplicateHeaders) }
-        if let error = auth.authorize(head.authorization.map { Substring($0) }, now: now, verifier: verifier) {
+        if let error = auth.authorize(head.authorization, now: now, verifier: verifier) {
             return .failure(error)
         }
         return .success(auth.tokenWarnings)
     }
 
     private func devicePush(
-        _ head: RequestHead, token: String, body: Body, warnings: [String]
+        _ head: RequestHead, token: String, body: Body, strings: inout JSONStringCache, warnings: [String]
     ) -> Result<ValidatedRequest, APNsError> {
         guard let pushType = head.pushType, Self.isKnownPushType(pushType) else { return .failure(.invalidPushType) }
         guard let topic = head.topic, !topic.isEmpty else { return .failure(.missingTopic) }
-        guard topic.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { return .failure(.badTopic) }
+        guard Self.isVisibleASCII(topic) else { return .failure(.badTopic) }
         let isLiveActivityTopic = Self.hasSuffix(topic, Self.liveActivityTopicSuffix)
         if pushType == "liveactivity" {
-            guard isLiveActivityTopic, topic.utf8.count > Self.liveActivityTopicSuffix.utf8.count else {
+            guard isLiveActivityTopic, topic.utf8.count > Self.liveActivityTopicSuffix.utf8CodeUnitCount else {
                 return .failure(.deviceTokenNotForTopic)
             }
         } else if isLiveActivityTopic {
@@ -129,11 +141,12 @@ struct RequestValidator: Sendable {
         case .failure(let error): return .failure(error)
         }
         if let collapseID = head.collapseID, collapseID.utf8.count > 64 { return .failure(.badCollapseId) }
-        return parseBody(body, limit: PayloadLimits.device).map { json, text, loneSurrogate in
-            .device(DevicePushRequest(
-                token: token, topic: topic, priority: priority, apnsID: head.apnsID, body: json, bodyText: text,
-                loneSurrogate: loneSurrogate, warnings: warnings))
-        }
+        guard body.size > 0 else { return .failure(.payloadEmpty) }
+        guard body.size <= PayloadLimits.device else { return .failure(.payloadTooLarge) }
+        guard let payload = body.devicePayload(strings: &strings) else { return .failure(.payloadEmpty) }
+        return .success(.device(DevicePushRequest(
+            token: token, topic: topic, priority: priority, apnsID: head.apnsID, payload: payload, bodyText: body.text,
+            warnings: warnings)))
     }
 
     private func broadcastPush(
@@ -201,7 +214,8 @@ struct RequestValidator: Sendable {
     }
 
     /// For `/3/device/<token>` paths: `.some(token)` lowercased when it is hex, `.some(nil)`
-    /// when it is not; nil for any other path. One pass over the bytes, one allocation.
+    /// when it is not; nil for any other path. One pass over the bytes, copying them lowercased
+    /// into the token as they are checked.
     static func deviceTokenFastPath(_ path: String) -> String?? {
         var path = path
         return path.withUTF8 { bytes -> String?? in
@@ -213,22 +227,43 @@ struct RequestValidator: Sendable {
             }
             guard matches else { return nil }
             let tokenCount = bytes.count - prefixCount
-            var isHex = true
-            for index in prefixCount..<bytes.count {
-                let byte = bytes[index]
-                if byte == UInt8(ascii: "/") { return nil }
-                if !byte.isHexDigit { isHex = false }
-            }
-            guard isHex else { return .some(nil) }
-            return String(unsafeUninitializedCapacity: tokenCount) { out in
-                for index in 0..<tokenCount {
-                    let byte = bytes[prefixCount + index]
-                    out[index] = byte >= 65 && byte <= 70 ? byte | 0x20 : byte
+            // 0 while every byte is hex; 1 once one is not; 2 at a `/` (another path).
+            var verdict = 0
+            let token = hexLowercase.withUnsafeBufferPointer { table in
+                String(unsafeUninitializedCapacity: tokenCount) { out in
+                    for index in 0..<tokenCount {
+                        let mapped = table[Int(bytes[prefixCount + index])]
+                        if mapped <= Self.slash {
+                            if mapped == Self.slash {
+                                verdict = 2
+                                return 0
+                            }
+                            verdict = 1
+                        }
+                        out[index] = mapped
+                    }
+                    return verdict == 0 ? tokenCount : 0
                 }
-                return tokenCount
+            }
+            switch verdict {
+            case 0: return .some(token)
+            case 1: return .some(nil)
+            default: return nil
             }
         }
     }
+
+    /// Each byte as a device token's character: a hex digit in lowercase, ``slash`` for `/`, 0
+    /// for anything else. One lookup a byte on every push's path.
+    private static let hexLowercase: [UInt8] = (0...255).map { byte -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) | 0x20
+        case UInt8(ascii: "/"): slash
+        default: 0
+        }
+    }
+    private static let slash: UInt8 = 1
 
     /// A hex token in lowercase; no copy work when it already is.
     static func lowercasedHex(_ token: Substring) -> String {
@@ -237,10 +272,25 @@ struct RequestValidator: Sendable {
     }
 
     /// Byte-wise suffix test (no Unicode normalisation: header values are ASCII).
-    static func hasSuffix(_ text: String, _ suffix: String) -> Bool {
-        let count = suffix.utf8.count
-        guard text.utf8.count >= count else { return false }
-        return text.utf8.suffix(count).elementsEqual(suffix.utf8)
+    static func hasSuffix(_ text: String, _ suffix: StaticString) -> Bool {
+        var text = text
+        return text.withUTF8 { text in
+            suffix.withUTF8Buffer { suffix in
+                guard text.count >= suffix.count else { return false }
+                let start = text.count - suffix.count
+                for index in 0..<suffix.count where text[start + index] != suffix[index] { return false }
+                return true
+            }
+        }
+    }
+
+    /// Whether every byte is visible ASCII (0x21-0x7E), as a topic must be.
+    static func isVisibleASCII(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            for byte in bytes where byte <= 0x20 || byte >= 0x7F { return false }
+            return true
+        }
     }
 
     /// `8-4-4-4-12` hexadecimal digits. APNs documents lowercase; it accepts either case.

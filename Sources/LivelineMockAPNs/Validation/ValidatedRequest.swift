@@ -5,10 +5,9 @@ struct DevicePushRequest {
     var topic: String
     var priority: Int
     var apnsID: String?
-    var body: JSONValue
+    /// What the device reads from the body, read as the body was checked.
+    var payload: LiveActivityPayload
     var bodyText: String
-    /// The byte offset of a lone surrogate escape in the body, which the device cannot decode.
-    var loneSurrogate: Int?
     /// How the provider token departs from Apple's example (``TokenShape``).
     var warnings: [String]
 }
