@@ -97,24 +97,7 @@ BRIDGE_DELAY_MS=$delay BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CON
   "http://127.0.0.1:$BRIDGE_PORT" | grep -E "Requests/sec|p50|Non-2xx" || true
 
 sleep 3
-curl -s "http://127.0.0.1:$BRIDGE_PORT/metrics" > "$work/metrics.txt"
-python3 - "$work/metrics.txt" <<'PY'
-import re, sys
-buckets, count = [], 0
-for line in open(sys.argv[1]):
-    m = re.match(r'liveline_receipt_to_apns_seconds_bucket\{le="([^"]+)"\} (\S+)', line)
-    if m:
-        buckets.append((float("inf") if m.group(1) == "+Inf" else float(m.group(1)), float(m.group(2))))
-    m = re.match(r'liveline_receipt_to_apns_seconds_count (\S+)', line)
-    if m:
-        count = float(m.group(1))
-if count:
-    for quantile in (0.5, 0.99):
-        bound = next(le for le, c in sorted(buckets) if c >= quantile * count)
-        print(f"receipt to APNs answer p{int(quantile*100)} <= {bound*1000:g} ms ({int(count)} pushes sent at once)")
-else:
-    print("no receipt-to-APNs samples")
-PY
+receipt_latency "$BRIDGE_PORT" "$work/metrics.txt"
 echo "bridge RSS at the end: $(rss) kB"
 curl -s "http://127.0.0.1:$BRIDGE_PORT/readyz"; echo
 echo "(work files in $work)"

@@ -52,3 +52,26 @@ start_mock() {
   for _ in $(seq 100); do [ -s "$1/mock-ca.pem" ] && grep -q "https://" "$1/mock.log" && break; sleep 0.1; done
   BRIDGE_APNS_ARGS=(--apns-url "https://127.0.0.1:$2" --ca-file "$1/mock-ca.pem")
 }
+
+# receipt_latency PORT FILE: saves the bridge's /metrics to FILE and prints the p50 and p99 of
+# its receipt-to-APNs-answer histogram (as bucket bounds: the true value is at most that).
+receipt_latency() {
+  curl -s "http://127.0.0.1:$1/metrics" > "$2"
+  python3 - "$2" <<'PY'
+import re, sys
+buckets, count = [], 0
+for line in open(sys.argv[1]):
+    m = re.match(r'liveline_receipt_to_apns_seconds_bucket\{le="([^"]+)"\} (\S+)', line)
+    if m:
+        buckets.append((float("inf") if m.group(1) == "+Inf" else float(m.group(1)), float(m.group(2))))
+    m = re.match(r'liveline_receipt_to_apns_seconds_count (\S+)', line)
+    if m:
+        count = float(m.group(1))
+if count:
+    for quantile in (0.5, 0.99):
+        bound = next(le for le, c in sorted(buckets) if c >= quantile * count)
+        print(f"receipt to APNs answer p{int(quantile*100)} <= {bound*1000:g} ms ({int(count)} pushes sent at once)")
+else:
+    print("no receipt-to-APNs samples")
+PY
+}

@@ -2,8 +2,9 @@
 # Memory over a long run of the bridge: SECONDS_TOTAL (default 600) of signed webhooks at about
 # RATE per second (wrk, paced), 1,000 registered activities pushing to a mock APNs in its own
 # process (MOCK=embedded: the bridge's embedded one), and the bridge's resident memory sampled
-# every 30 s, with the store's file sizes and the mock's memory beside it. Prints the samples and the first, peak and
-# last values. Uses scripts/bench-bridge.sh's configuration and request files.
+# every 30 s, with the store's file sizes and the mock's memory beside it. Prints the samples, the
+# first, peak and last values, and the receipt-to-APNs-answer latency at that steady rate. Uses
+# scripts/bench-bridge.sh's configuration and request files.
 #
 #   swift build -c release --product liveline && scripts/bridge-soak.sh
 set -euo pipefail
@@ -38,4 +39,5 @@ done
 wait "$load"
 grep -E "Requests/sec|Non-2xx|p50" "$work/wrk.txt" || true
 printf '%s\n' "${samples[@]}" | awk 'NR==1 {first=$1} {if ($1>peak) peak=$1; last=$1} END {printf "RSS first %d kB, peak %d kB, last %d kB\n", first, peak, last}'
+receipt_latency "$PORT" "$work/metrics.txt"
 curl -s "http://127.0.0.1:$PORT/readyz"; echo
