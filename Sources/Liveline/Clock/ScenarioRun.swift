@@ -49,12 +49,28 @@ public struct ScenarioRun: Sendable {
         sink.batchEnded()
     }
 
-    mutating func runGeneric<Sink: PushSink>(until: Millis, into sink: inout Sink) {
+    /// Plays what is due at or before `until` in time order, like ``run(until:into:)``, but wakes
+    /// at most `maxWakes` activities (each hands the sink what it has due, usually one push):
+    /// a caller that buffers pushes, with a million activities due at the same instant, takes
+    /// them a slice at a time instead of all at once. What is left plays at the next call, in
+    /// the same order. Returns how many activities it woke.
+    @discardableResult
+    public mutating func run<Sink: PushSink>(until: Millis, wakingAtMost maxWakes: Int, into sink: inout Sink) -> Int {
+        let woken = runGeneric(until: until, maxWakes: maxWakes, into: &sink)
+        sink.batchEnded()
+        return woken
+    }
+
+    @discardableResult
+    mutating func runGeneric<Sink: PushSink>(until: Millis, maxWakes: Int = .max, into sink: inout Sink) -> Int {
         var writer = Self.writer()
-        while let (time, index) = scheduler.peek(), time <= until {
+        var woken = 0
+        while woken < maxWakes, let (time, index) = scheduler.peek(), time <= until {
             let next = activities[index].advance(to: time, writer: &writer, sink: &sink)
             scheduler.rescheduleEarliest(index, at: next)
+            woken += 1
         }
+        return woken
     }
 
     /// Applies a triggered beat to one activity at `now` (see ``ActivityEngine/trigger(_:input:at:writer:sink:)``).

@@ -23,6 +23,11 @@ import NIOCore
 /// - **Nothing vanishes.** ``abandon(reason:)`` reports every push still pending as
 ///   ``DeliveryEvent/abandoned(activity:push:reason:)`` when a run stops before they finish.
 ///
+/// **Memory.** State is kept per activity only while it has a push unfinished (in flight,
+/// waiting or held): an idle activity, or one that has ended and whose last push was answered,
+/// costs nothing but the target it was given. A run whose targets follow from the activity's
+/// number passes ``Configuration/targetResolver`` and keeps no targets either.
+///
 /// **Concurrency.** Pushes are submitted from the engine's task and answers arrive on NIO event
 /// loops; the per-activity state is a small table guarded by one lock, held only to update it,
 /// never across I/O or callbacks. (An actor would cost a task hop per answer on this hot path.)
@@ -36,30 +41,49 @@ public final class PushDelivery: Sendable {
         /// Finds the update token an activity started by push reported, given its push-to-start
         /// token; nil when it never did. Without it, pushes wait for ``PushDelivery/setUpdateToken(_:for:)``.
         public var updateTokenResolver: (@Sendable (_ activity: Int, _ startToken: String) async -> String?)?
+        /// Where an activity's pushes go when ``PushDelivery/setTarget(_:for:)`` was not told: for
+        /// runs whose targets follow from the activity's number (a load test's generated tokens
+        /// or channels), so that a million activities need no table of a million targets. Called
+        /// for each push sent, sometimes under the delivery's lock: keep it quick, and never call
+        /// back into the delivery from it. A target given to `setTarget` wins.
+        public var targetResolver: (@Sendable (_ activity: Int) -> PushTarget?)?
 
-        public init(bundleID: String, retry: RetryPolicy = RetryPolicy(), updateTokenResolver: (@Sendable (Int, String) async -> String?)? = nil) {
+        public init(
+            bundleID: String, retry: RetryPolicy = RetryPolicy(), updateTokenResolver: (@Sendable (Int, String) async -> String?)? = nil,
+            targetResolver: (@Sendable (Int) -> PushTarget?)? = nil
+        ) {
             self.topic = PushHeaders.topic(forBundleID: bundleID)
             self.bundleID = bundleID
             self.retry = retry
             self.updateTokenResolver = updateTokenResolver
+            self.targetResolver = targetResolver
         }
     }
 
-    private struct Activity {
-        /// Nil until ``PushDelivery/setTarget(_:for:)``: pushes wait for it.
-        var target: PushTarget?
-        /// After a push-to-start: the update token the started activity reported.
-        var updateToken: String?
-        var inFlight: Push?
-        var attempts = 0
+    /// What is kept for an activity while one of its pushes is unfinished. The entry goes when
+    /// the last one is answered, so an idle activity, and one that has ended, costs nothing here:
+    /// a load test of a million activities keeps entries only for the pushes it has out.
+    private struct Unfinished {
+        var inFlight: Push
+        var attempts = 1
+        /// The newest push submitted while `inFlight` was out (older ones were merged into it).
         var waiting: Push?
-        var stopped: String?
-        /// The in-flight push is held until the update token is known.
+        /// The in-flight push is held until the target or the update token is known.
         var heldForToken = false
+
+        init(_ push: Push) { inFlight = push }
     }
 
     private struct State {
-        var activities: [Int: Activity] = [:]
+        /// Targets given to ``PushDelivery/setTarget(_:for:)``, kept for the activity's life so
+        /// that a push that comes late still goes where its activity's went.
+        var targets: [Int: PushTarget] = [:]
+        /// After a push-to-start: the update token each started activity reported.
+        var updateTokens: [Int: String] = [:]
+        /// Activities stopped by APNs (410, bad token), with why; nothing more is sent to them.
+        var stopped: [Int: String] = [:]
+        /// Activities with a push not yet finished, and only those.
+        var unfinished: [Int: Unfinished] = [:]
         /// Pushes accepted and not yet finished (delivered, rejected, dropped or superseded).
         var outstanding = 0
         var idleWaiters: [CheckedContinuation<Void, Never>] = []
@@ -92,15 +116,11 @@ public final class PushDelivery: Sendable {
     /// (the newest one, carrying what the older ones mattered for) and goes now.
     public func setTarget(_ target: PushTarget, for activity: Int) {
         var events: [DeliveryEvent] = []
+        let resolver = configuration.targetResolver
         let held = state.withLockedValue { state -> Push? in
-            guard var existing = state.activities[activity] else {
-                state.activities[activity] = Activity(target: target)
-                return nil
-            }
-            let waitedForTarget = existing.target == nil && existing.heldForToken
-            existing.target = target
-            state.activities[activity] = existing
-            guard waitedForTarget else { return nil }
+            let hadTarget = state.targets[activity] != nil
+            state.targets[activity] = target
+            guard state.unfinished[activity]?.heldForToken == true, !hadTarget, resolver?(activity) == nil else { return nil }
             return Self.release(activity, in: &state, events: &events)
         }
         events.forEach(onEvent)
@@ -110,14 +130,15 @@ public final class PushDelivery: Sendable {
     /// Ends an activity's wait (for a target or a token) and returns the push to send: the
     /// newest, carrying what the held one mattered for, unless the held one is a start.
     private static func release(_ key: Int, in state: inout State, events: inout [DeliveryEvent]) -> Push? {
-        guard var activity = state.activities[key], activity.heldForToken, let held = activity.inFlight else { return nil }
-        defer { state.activities[key] = activity }
-        activity.heldForToken = false
-        guard let waiting = activity.waiting, held.event != .start else { return held }
+        guard var entry = state.unfinished[key], entry.heldForToken else { return nil }
+        defer { state.unfinished[key] = entry }
+        entry.heldForToken = false
+        let held = entry.inFlight
+        guard let waiting = entry.waiting, held.event != .start else { return held }
         let merged = waiting.superseding(held)
         events.append(.superseded(activity: key, dropped: held, by: merged))
-        activity.inFlight = merged
-        activity.waiting = nil
+        entry.inFlight = merged
+        entry.waiting = nil
         state.outstanding -= 1
         return merged
     }
@@ -127,7 +148,7 @@ public final class PushDelivery: Sendable {
     public func setUpdateToken(_ token: String, for activity: Int) {
         var events: [DeliveryEvent] = []
         let held = state.withLockedValue { state -> Push? in
-            state.activities[activity]?.updateToken = token
+            state.updateTokens[activity] = token
             return Self.release(activity, in: &state, events: &events)
         }
         events.forEach(onEvent)
@@ -139,18 +160,22 @@ public final class PushDelivery: Sendable {
 
     /// Why an activity stopped receiving pushes (410, bad token), if it did.
     public func stopReason(for activity: Int) -> String? {
-        state.withLockedValue { $0.activities[activity]?.stopped }
+        state.withLockedValue { $0.stopped[activity] }
     }
 
     /// Pushes accepted and not yet finished.
     public var outstanding: Int { state.withLockedValue { $0.outstanding } }
 
+    /// How many activities have a push not yet finished: the delivery keeps per-activity state
+    /// only for these (besides the targets, update tokens and stop reasons it was told).
+    public var activitiesWithUnfinishedPushes: Int { state.withLockedValue { $0.unfinished.count } }
+
     /// The pushes accepted and not yet finished, in flight or waiting, by activity.
     public var pendingPushes: [Push] {
         state.withLockedValue { state in
-            state.activities.keys.sorted().flatMap { key -> [Push] in
-                guard let activity = state.activities[key] else { return [] }
-                return [activity.inFlight, activity.waiting].compactMap { $0 }
+            state.unfinished.keys.sorted().flatMap { key -> [Push] in
+                guard let entry = state.unfinished[key] else { return [] }
+                return [entry.inFlight] + (entry.waiting.map { [$0] } ?? [])
             }
         }
     }
@@ -163,16 +188,12 @@ public final class PushDelivery: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
         state.withLockedValue { state in
             state.epoch += 1
-            for key in state.activities.keys.sorted() {
-                guard var activity = state.activities[key] else { continue }
-                for push in [activity.inFlight, activity.waiting].compactMap({ $0 }) {
-                    events.append(.abandoned(activity: key, push: push, reason: reason))
-                }
-                activity.inFlight = nil
-                activity.waiting = nil
-                activity.heldForToken = false
-                state.activities[key] = activity
+            for key in state.unfinished.keys.sorted() {
+                guard let entry = state.unfinished[key] else { continue }
+                events.append(.abandoned(activity: key, push: entry.inFlight, reason: reason))
+                if let waiting = entry.waiting { events.append(.abandoned(activity: key, push: waiting, reason: reason)) }
             }
+            state.unfinished = [:]
             state.outstanding = 0
             waiters = state.idleWaiters
             state.idleWaiters = []
@@ -189,23 +210,19 @@ public final class PushDelivery: Sendable {
     public func submit(_ push: Push, flush: Bool = true) {
         var events: [DeliveryEvent] = []
         let send: Push? = state.withLockedValue { state in
-            guard state.configurationError == nil else { return nil }
-            var activity = state.activities[push.activity] ?? Activity()
-            guard activity.stopped == nil else { return nil }
+            guard state.configurationError == nil, state.stopped[push.activity] == nil else { return nil }
             state.outstanding += 1
-            defer { state.activities[push.activity] = activity }
-            if activity.inFlight == nil {
-                activity.inFlight = push
-                activity.attempts = 1
+            guard let index = state.unfinished.index(forKey: push.activity) else {
+                state.unfinished[push.activity] = Unfinished(push)
                 return push
             }
-            if let older = activity.waiting {
+            if let older = state.unfinished.values[index].waiting {
                 let merged = push.superseding(older)
                 events.append(.superseded(activity: push.activity, dropped: older, by: merged))
-                activity.waiting = merged
+                state.unfinished.values[index].waiting = merged
                 state.outstanding -= 1
             } else {
-                activity.waiting = push
+                state.unfinished.values[index].waiting = push
             }
             return nil
         }
@@ -233,13 +250,20 @@ public final class PushDelivery: Sendable {
     // MARK: Sending
 
     private func transmit(_ push: Push, flush: Bool = true) {
-        let target = state.withLockedValue { state -> (PushTarget?, String?)? in
-            state.activities[push.activity].map { ($0.target, $0.updateToken) }
+        let known = state.withLockedValue { state -> (target: PushTarget?, updateToken: String?, attempt: Int)? in
+            // Abandoned, or its activity stopped, since it was handed over: nothing to send.
+            guard let entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else { return nil }
+            return (state.targets[push.activity], state.updateTokens[push.activity], entry.attempts)
         }
-        guard let (target, updateToken) = target else { return }
-        guard let kind = target else {
-            // No target yet: the push waits for setTarget(_:for:).
-            state.withLockedValue { $0.activities[push.activity]?.heldForToken = true }
+        guard let known else { return }
+        guard let kind = known.target ?? configuration.targetResolver?(push.activity) else {
+            // No target yet: the push waits for setTarget(_:for:), unless it came meanwhile.
+            let arrived = state.withLockedValue { state -> Bool in
+                if state.targets[push.activity] != nil { return true }
+                state.unfinished[push.activity]?.heldForToken = true
+                return false
+            }
+            if arrived { transmit(push, flush: flush) }
             return
         }
         let headers = PushHeaders(push, topic: configuration.topic)
@@ -255,8 +279,8 @@ public final class PushDelivery: Sendable {
             case .token(let token):
                 request = .push(token: token, headers: headers, payload: push.payload)
             case .reportedToken:
-                guard let updateToken else {
-                    holdForToken(push, startToken: kind.startToken)
+                guard let updateToken = known.updateToken else {
+                    holdForToken(push, startToken: kind.startToken, flush: flush)
                     return
                 }
                 request = .push(token: updateToken, headers: headers, payload: push.payload)
@@ -267,16 +291,24 @@ public final class PushDelivery: Sendable {
                 )
             }
         }
-        let attempt = state.withLockedValue { $0.activities[push.activity]?.attempts ?? 1 }
-        onEvent(.sent(activity: push.activity, push: push, attempt: attempt))
+        onEvent(.sent(activity: push.activity, push: push, attempt: known.attempt))
         client.send(request, flush: flush) { result in
             self.answered(push, result: result)
         }
     }
 
     /// Keeps `push` until the started activity's update token is known.
-    private func holdForToken(_ push: Push, startToken: String?) {
-        state.withLockedValue { $0.activities[push.activity]?.heldForToken = true }
+    private func holdForToken(_ push: Push, startToken: String?, flush: Bool) {
+        let arrived = state.withLockedValue { state -> Bool in
+            if state.updateTokens[push.activity] != nil { return true }
+            state.unfinished[push.activity]?.heldForToken = true
+            return false
+        }
+        if arrived {
+            // The token came between the look-up and now.
+            transmit(push, flush: flush)
+            return
+        }
         guard let resolver = configuration.updateTokenResolver, let startToken else { return }
         Task {
             if let token = await resolver(push.activity, startToken) {
@@ -321,9 +353,8 @@ public final class PushDelivery: Sendable {
         let now = clock.now()
         state.withLockedValue { state in
             // An answer for a push no longer in flight (abandoned, or its activity stopped) is late news.
-            guard var activity = state.activities[push.activity], activity.inFlight?.sequence == push.sequence else { return }
+            guard var entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else { return }
             defer {
-                state.activities[push.activity] = activity
                 if state.outstanding == 0 {
                     waiters = state.idleWaiters
                     state.idleWaiters = []
@@ -331,25 +362,25 @@ public final class PushDelivery: Sendable {
             }
             switch outcome {
             case .delivered(let response):
-                events.append(.delivered(activity: push.activity, push: push, response: response, attempts: activity.attempts, latency: now - push.time))
+                events.append(.delivered(activity: push.activity, push: push, response: response, attempts: entry.attempts, latency: now - push.time))
             case .rejected(let response):
                 events.append(.rejected(activity: push.activity, push: push, response: response))
             case .retry(let failure):
-                if activity.attempts < configuration.retry.maxAttempts {
-                    activity.attempts += 1
+                if entry.attempts < configuration.retry.maxAttempts {
+                    entry.attempts += 1
                     state.random = SeededRandom.mix(state.random)
-                    let delay = configuration.retry.delay(beforeAttempt: activity.attempts, random: SeededRandom.unit(state.random))
-                    events.append(.retrying(activity: push.activity, push: push, failure: failure, attempt: activity.attempts, after: delay))
+                    let delay = configuration.retry.delay(beforeAttempt: entry.attempts, random: SeededRandom.unit(state.random))
+                    events.append(.retrying(activity: push.activity, push: push, failure: failure, attempt: entry.attempts, after: delay))
+                    state.unfinished[push.activity] = entry
                     retryAfter = delay
                     epoch = state.epoch
                     return
                 }
                 events.append(.gaveUp(activity: push.activity, push: push, failure: failure))
             case .stop(let reason):
-                activity.stopped = reason
-                state.outstanding -= activity.waiting == nil ? 1 : 2
-                activity.inFlight = nil
-                activity.waiting = nil
+                state.stopped[push.activity] = reason
+                state.outstanding -= entry.waiting == nil ? 1 : 2
+                state.unfinished[push.activity] = nil
                 events.append(.stopped(activity: push.activity, reason: reason))
                 return
             case .configuration(let advice):
@@ -358,19 +389,17 @@ public final class PushDelivery: Sendable {
                     events.append(.configurationError(advice))
                 }
                 state.outstanding = 0
-                for key in state.activities.keys {
-                    state.activities[key]?.inFlight = nil
-                    state.activities[key]?.waiting = nil
-                }
-                activity.inFlight = nil
-                activity.waiting = nil
+                state.unfinished = [:]
                 return
             }
             state.outstanding -= 1
-            activity.inFlight = activity.waiting
-            activity.waiting = nil
-            activity.attempts = 1
-            next = activity.inFlight
+            if let waiting = entry.waiting {
+                state.unfinished[push.activity] = Unfinished(waiting)
+                next = waiting
+            } else {
+                // Nothing left for this activity: forget it until its next push.
+                state.unfinished[push.activity] = nil
+            }
         }
         events.forEach(onEvent)
         waiters.forEach { $0.resume() }
@@ -388,15 +417,15 @@ public final class PushDelivery: Sendable {
     private func retry(_ push: Push, epoch: Int) {
         var events: [DeliveryEvent] = []
         let send: Push? = state.withLockedValue { state in
-            guard state.configurationError == nil, state.epoch == epoch, var activity = state.activities[push.activity],
-                  activity.stopped == nil, activity.inFlight?.sequence == push.sequence else { return nil }
-            defer { state.activities[push.activity] = activity }
-            guard let waiting = activity.waiting, push.event != .start else { return push }
+            guard state.configurationError == nil, state.epoch == epoch, state.stopped[push.activity] == nil,
+                  var entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else { return nil }
+            guard let waiting = entry.waiting, push.event != .start else { return push }
             // Never resend stale content: the newer state goes, keeping what mattered in the old.
             let merged = waiting.superseding(push)
             events.append(.superseded(activity: push.activity, dropped: push, by: merged))
-            activity.inFlight = merged
-            activity.waiting = nil
+            entry.inFlight = merged
+            entry.waiting = nil
+            state.unfinished[push.activity] = entry
             state.outstanding -= 1
             return merged
         }

@@ -247,17 +247,21 @@ public final class LoadRunner: Sendable {
                 if virtual, let activity { freed.append(activity) }
                 gate.signal()
             })
+        // Each activity's target follows from its copy number, so the delivery computes it per
+        // push instead of holding a table of a million tokens.
+        let tokens = configuration.tokens
+        let broadcasts = configuration.broadcast != nil
+        let targetResolver: @Sendable (Int) -> PushTarget? = { id in
+            guard copies.indices.contains(id) else { return nil }
+            return broadcasts
+                ? .channel(BroadcastPlan.channelID(copies[id], seed: seed))
+                : .device(tokens.token(forCopy: copies[id]))
+        }
         let delivery = PushDelivery(
-            client: client, configuration: .init(bundleID: configuration.effectiveBundleID, retry: configuration.retry),
+            client: client,
+            configuration: .init(bundleID: configuration.effectiveBundleID, retry: configuration.retry, targetResolver: targetResolver),
             clock: WallClock(), onEvent: { recorder.record($0) })
         var subscribers: [Int] = []
-        for (id, copy) in copies.enumerated() {
-            if configuration.broadcast != nil {
-                delivery.setTarget(.channel(BroadcastPlan.channelID(copy, seed: seed)), for: id)
-            } else {
-                delivery.setTarget(.device(configuration.tokens.token(forCopy: copy)), for: id)
-            }
-        }
         if let broadcast = configuration.broadcast {
             let counts = broadcast.subscriberCounts(copies: 0..<configuration.activities)
             subscribers = copies.map { counts[$0] }
@@ -357,8 +361,9 @@ public final class LoadRunner: Sendable {
     /// (in order) until the previous one is answered, as a story played in real time would
     /// space them. Otherwise the virtual clock would hand the delivery a whole match at once
     /// and measure nothing but coalescing. At most ``LoadConfiguration/maxInFlight`` pushes are
-    /// out, and the scheduler stops producing while too many wait. Returns whether the time
-    /// limit cut the run short.
+    /// out, and the scheduler stops producing while too many wait (it produces a slice at a
+    /// time, even of one instant, so the buffer stays bounded however many activities share a
+    /// deadline). Returns whether the time limit cut the run short.
     private func playVirtual(_ run: inout ScenarioRun, sink: inout CollectingSink, network: Network, began: Int64, activities: Int) async -> Bool {
         let maxInFlight = configuration.maxInFlight
         let bufferLimit = max(10_000, maxInFlight * 8)
@@ -412,7 +417,9 @@ public final class LoadRunner: Sendable {
             if !cutShort, timeIsUp(began) { cutShort = true }
             // Produce more while the buffer has room.
             if !cutShort, buffered < bufferLimit, let deadline = run.nextDeadline() {
-                run.run(until: deadline, into: &sink)
+                // A slice of what is due: with every activity due at the same instant, producing
+                // them all at once would buffer a push (and its payload) per activity.
+                run.run(until: deadline, wakingAtMost: bufferLimit - buffered, into: &sink)
                 clock = deadline
                 sink.take(into: &batch)
                 for push in batch {
