@@ -54,6 +54,8 @@ public final class BridgeDispatcher: Sendable {
         public var pushes = 0
         /// Activities whose lease was lost before the commit (another instance took them over).
         public var lostLeases = 0
+        /// The next deadlines of the activities written, for the loop to wake at.
+        public var deadlines: [Date] = []
     }
 
     public let configuration: Configuration
@@ -80,15 +82,23 @@ public final class BridgeDispatcher: Sendable {
         self.outboxSignal = outboxSignal
     }
 
-    /// Dispatches until the task is cancelled, waking on ``wakeSignal`` or every poll interval.
-    /// A store error is logged and retried at the next poll: nothing acknowledged is dropped.
+    /// Dispatches until the task is cancelled, waking on ``wakeSignal``, at the next deadline
+    /// this instance wrote (a held push's second), or every poll interval. A store error is
+    /// logged and retried at the next poll: nothing acknowledged is dropped.
     public func run() async {
+        var deadlines = DeadlineQueue()
         while !Task.isCancelled {
             do {
-                var report = try await dispatch(now: Date())
+                var began = Date()
+                var report = try await dispatch(now: began)
+                deadlines.removeAll(through: began)
+                report.deadlines.forEach { deadlines.insert($0, now: began) }
                 // A full batch means more may be waiting: go again at once.
                 while report.activities + report.lostLeases >= configuration.batch, !Task.isCancelled {
-                    report = try await dispatch(now: Date())
+                    began = Date()
+                    report = try await dispatch(now: began)
+                    deadlines.removeAll(through: began)
+                    report.deadlines.forEach { deadlines.insert($0, now: began) }
                 }
             } catch {
                 // A stop cancels the pass mid-transaction, which rolls back; the claimed
@@ -96,7 +106,7 @@ public final class BridgeDispatcher: Sendable {
                 if Task.isCancelled { return }
                 logger.error("dispatch failed; retrying", metadata: ["error": "\(error)"])
             }
-            await wakeSignal.wait(upTo: configuration.pollInterval)
+            await wakeSignal.wait(upTo: deadlines.wait(now: Date(), poll: configuration.pollInterval))
         }
     }
 
@@ -116,6 +126,7 @@ public final class BridgeDispatcher: Sendable {
                 report.applied += commit.applied.count
                 report.superseded += commit.superseded.count
                 report.pushes += commit.pushes.count
+                if let deadline = commit.nextDeadline { report.deadlines.append(deadline) }
             } else {
                 report.lostLeases += 1
                 logger.warning("lost the lease of an activity before committing; another instance has it", metadata: ["activity": "\(commit.activityKey)"])

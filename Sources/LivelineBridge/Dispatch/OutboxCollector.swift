@@ -8,7 +8,8 @@ struct OutboxCollector: PushSink {
     let activityKey: String
     let topic: String
     /// The earliest receipt among the webhooks applied in this step, carried by the first
-    /// push sent for them.
+    /// push sent at once for them (the receipt-to-APNs metric measures the bridge, not the
+    /// policy: a push the engine held for `min-interval` or the budget carries none).
     var receivedAt: Date?
     var pushes: [OutboxPush] = []
     var problems: [String] = []
@@ -22,7 +23,7 @@ struct OutboxCollector: PushSink {
     mutating func receive(_ push: Push, from activity: ActivityEngine) {
         var headers: [String: String] = [:]
         for field in PushHeaders(push, topic: topic).fields { headers[field.name] = field.value }
-        let fromWebhook = push.reason.kind == .event || push.reason.kind == .beat
+        let fromWebhook = (push.reason.kind == .event || push.reason.kind == .beat) && push.reason.held == 0
         pushes.append(OutboxPush(
             activityKey: activityKey, payload: push.payload, headers: headers, priority: push.priority.apnsValue,
             dueAt: Date(timeIntervalSince1970: Double(push.time) / 1000), kind: push.event,

@@ -174,6 +174,41 @@ import Testing
         }
     }
 
+    /// The receipt-to-APNs metric measures the bridge: the push sent at once for a webhook
+    /// carries its receipt; one the policy held (min-interval) carries none, and the pass
+    /// reports its deadline so the loop wakes then.
+    @Test(arguments: StoreKind.allCases)
+    func onlyAPushSentAtOnceCarriesItsWebhooksReceipt(_ kind: StoreKind) async throws {
+        try await withBridge(kind) { bridge in
+            let token = BridgeHarness.token(9)
+            try await bridge.register("U-9", updateToken: token, source: "uber")
+            let start = Int(bridge.clock.now() / 1000)
+            func eta(_ index: Int) -> String {
+                #"{"kind":"event.delivery_status","id":"evt-9-\#(index)","status":"on-the-way","created":\#(start + index),"delivery_id":"U-9","data":{"dropoff_eta":"2027-01-15T18:\#(10 + index):00Z"}}"#
+            }
+            try await bridge.receive("uber", eta(0))
+            let received = bridge.now
+            try await bridge.dispatcher.dispatch(now: bridge.now)
+            let first = try await bridge.store.claimDuePushes(limit: 10, instance: "test", lease: .seconds(30), now: bridge.now)
+            #expect(first.count == 1)
+            #expect(first.first?.push.receivedAt == received)
+
+            bridge.advance(seconds: 2)
+            try await bridge.receive("uber", eta(1))
+            let held = try await bridge.dispatcher.dispatch(now: bridge.now)
+            #expect(held.pushes == 0, "min-interval holds the second ETA")
+            let deadline = try #require(held.deadlines.first)
+            #expect(deadline > bridge.now && deadline <= bridge.now.addingTimeInterval(15))
+
+            bridge.advance(seconds: 30)
+            try await bridge.store.recordPushOutcomes(first.map { .sent($0.id, answer: PushAnswer(at: bridge.now, status: 200, reason: nil, apnsID: nil)) })
+            #expect(try await bridge.dispatcher.dispatch(now: bridge.now).pushes == 1)
+            let later = try await bridge.store.claimDuePushes(limit: 10, instance: "test", lease: .seconds(30), now: bridge.now)
+            #expect(later.count == 1)
+            #expect(later.first?.push.receivedAt == nil)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aDeadInstancesActivityIsTakenOverAndItsLateCommitRefused(_ kind: StoreKind) async throws {
         try await withBridge(kind) { bridge in
