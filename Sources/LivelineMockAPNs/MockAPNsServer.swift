@@ -93,7 +93,7 @@ public final class MockAPNsServer: Sendable {
         case .keys(let keys): verifier = JWTVerifier(keys: keys)
         }
         let state = MockAPNsState(configuration: configuration)
-        let connections = ConnectionRegistry()
+        let connections = ConnectionRegistry(limit: configuration.maxConnections, logger: configuration.logger)
         let pipeline = ServerPipeline(
             sslContext: sslContext, state: state, validator: RequestValidator(verifier: verifier),
             maxConcurrentStreams: max(1, configuration.maxConcurrentStreams), connections: connections)

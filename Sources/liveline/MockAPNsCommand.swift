@@ -64,6 +64,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-streams"), help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS once a request carried a valid token; it is 1 before, like APNs.", valueName: "n"))
     var maxStreams = 1000
 
+    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Client connections open at once; one more is closed as it arrives, with a warning.", valueName: "n"))
+    var maxConnections = 10_000
+
     @Option(name: .long, help: ArgumentHelp("Priority-10 pushes per activity per hour before the device throttles. Default: 12, or 48 with --frequent-updates.", valueName: "n"))
     var budget: Int?
 
@@ -137,6 +140,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if h2c, tlsCert != nil { throw ValidationError("--h2c serves no TLS; drop --tls-cert/--tls-key") }
         if maxStreams < 1 { throw ValidationError("--max-streams must be at least 1") }
+        if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
     }
 
     func run() async throws {
@@ -168,6 +172,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
             configuration.authentication = .keys(keys)
         }
         configuration.maxConcurrentStreams = maxStreams
+        configuration.maxConnections = maxConnections
         configuration.budget = .init(perHour: budget, frequentUpdates: frequentUpdates)
         configuration.faults = try faultPlan()
         if !scenario.isEmpty { configuration.contentStateShapes = try shapes(from: scenario) }

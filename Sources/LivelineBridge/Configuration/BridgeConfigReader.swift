@@ -29,7 +29,7 @@ struct BridgeConfigReader {
     /// ``SecretsNotLoaded``), shaped as `user:password` so that every scheme reads it.
     static let unloadedSecret = "secret-not-loaded:secret-not-loaded"
 
-    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "rate-limit", "sources"]
+    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "max-connections", "rate-limit", "sources"]
 
     mutating func error(_ node: Node, _ message: String) { base.log.error(base.location(node), message) }
 
@@ -55,11 +55,19 @@ struct BridgeConfigReader {
         let apiKeys = fields["api-keys"].map { self.apiKeys($0) } ?? []
         var bodyLimit = BridgeConfiguration.standardBodyLimit
         if let node = fields["body-limit"], let value = self.bodyLimit(node) { bodyLimit = value }
+        var maxConnections = BridgeConfiguration.standardMaxConnections
+        if let node = fields["max-connections"] {
+            if let value = node.scalar.flatMap({ Int($0.string) }), (1...1_000_000).contains(value) {
+                maxConnections = value
+            } else {
+                error(node, "expected max-connections as a whole number from 1 to 1000000, found \(ScenarioReader.describe(node))")
+            }
+        }
         if let node = fields["rate-limit"] { defaultRateLimit = rateLimit(node) ?? nil }
         let sources = fields["sources"].map { self.sources($0) } ?? []
         return BridgeConfiguration(
             file: base.file, listen: listen, store: store, apns: apns, apiKeys: apiKeys, bodyLimit: bodyLimit,
-            sources: sources)
+            maxConnections: maxConnections, sources: sources)
     }
 
     /// A path as written, or resolved against the configuration file's folder when relative.

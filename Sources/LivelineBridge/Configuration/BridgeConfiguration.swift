@@ -17,12 +17,15 @@ public struct BridgeConfiguration: Sendable {
     public var apiKeys: [APIKeyHash]
     /// The largest webhook body accepted, in bytes; larger ones get a 413.
     public var bodyLimit: Int
+    /// The most HTTP connections open at once; one more is closed as it arrives, with a warning.
+    public var maxConnections: Int
     /// The sources, in file order.
     public var sources: [SourceConfiguration]
 
     public init(
         file: String, listen: ListenAddress = .standard, store: StoreLocation = .standard, apns: APNsSettings? = nil,
-        apiKeys: [APIKeyHash] = [], bodyLimit: Int = BridgeConfiguration.standardBodyLimit, sources: [SourceConfiguration]
+        apiKeys: [APIKeyHash] = [], bodyLimit: Int = BridgeConfiguration.standardBodyLimit,
+        maxConnections: Int = BridgeConfiguration.standardMaxConnections, sources: [SourceConfiguration]
     ) {
         self.file = file
         self.listen = listen
@@ -30,11 +33,16 @@ public struct BridgeConfiguration: Sendable {
         self.apns = apns
         self.apiKeys = apiKeys
         self.bodyLimit = bodyLimit
+        self.maxConnections = maxConnections
         self.sources = sources
     }
 
     /// 256 KiB: far above any delivery or match webhook, small enough to refuse junk early.
     public static let standardBodyLimit = 256 * 1024
+
+    /// 4,096: webhook senders keep a few connections each; well under a default 1,024-per-process
+    /// descriptor limit raised for servers, and far under the store's and the kernel's limits.
+    public static let standardMaxConnections = 4096
 
     /// The source that `POST /v1/webhooks/{name}` names.
     public func source(named name: String) -> SourceConfiguration? { sources.first { $0.name == name } }

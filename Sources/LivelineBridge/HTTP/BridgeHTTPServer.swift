@@ -43,6 +43,8 @@ public final class BridgeHTTPServer: Service, Sendable {
     private let ingest: WebhookIngest
     private let registry: ActivityRegistryAPI
     private let operations: OperationsAPI
+    /// Caps the open connections (`max-connections`).
+    public let connectionLimiter: ConnectionLimiter
     private let listening = Mutex(Listening.starting(waiters: []))
 
     /// - Parameters:
@@ -70,6 +72,7 @@ public final class BridgeHTTPServer: Service, Sendable {
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
             sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, wake: wake, clock: clock)
         operations = OperationsAPI(store: store, metrics: metrics)
+        connectionLimiter = ConnectionLimiter(limit: configuration.maxConnections, logger: logger, onRefused: { metrics.connectionRefused() })
     }
 
     /// The routes, with JSON errors for paths no route matches.
@@ -90,11 +93,12 @@ public final class BridgeHTTPServer: Service, Sendable {
     /// The Hummingbird application serving the bridge's routes on the listen address. Running
     /// it (as a `Service`) binds the address and reports the port to ``listeningPort()``.
     public func makeApplication() -> Application<RouterResponder<BasicRequestContext>> {
-        Application(
+        let limiter = connectionLimiter
+        return Application(
             router: makeRouter(),
             // Idle keep-alive connections are closed after a while, so slow or vanished
             // senders do not hold sockets forever.
-            server: .http1(configuration: .init(idleTimeout: .seconds(75))),
+            server: .http1(configuration: .init(additionalChannelHandlers: [limiter.makeHandler()], idleTimeout: .seconds(75))),
             configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { [weak self] channel in self?.didStart(port: channel.localAddress?.port) },
             logger: logger)

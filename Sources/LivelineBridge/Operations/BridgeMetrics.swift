@@ -48,6 +48,7 @@ public final class BridgeMetrics: Sendable {
     private let deadLetterDepth: Gauge
     private let activityCount: Gauge
     private let deadLetteredCounter: Counter
+    private let connectionsRefusedCounter: Counter
 
     /// Upper bounds of the receipt-to-APNs histogram, in seconds: 1 ms to 10 s, about three
     /// buckets per decade.
@@ -67,6 +68,9 @@ public final class BridgeMetrics: Sendable {
         static var deadLetters: MetricNameDescriptor { descriptor("liveline_dead_letters", "Pushes given up on, kept for inspection.") }
         static var activities: MetricNameDescriptor { descriptor("liveline_activities", "Registered activities.") }
         static var deadLettered: MetricNameDescriptor { descriptor("liveline_dead_lettered_total", "Pushes moved to the dead letters.") }
+        static var connectionsRefused: MetricNameDescriptor {
+            descriptor("liveline_connections_refused_total", "HTTP connections closed on arrival because max-connections were open.")
+        }
         static var retries: MetricNameDescriptor { descriptor("liveline_push_retries_total", "Push attempts that failed and were scheduled again, by reason.") }
 
         static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
@@ -83,6 +87,7 @@ public final class BridgeMetrics: Sendable {
         deadLetterDepth = registry.makeGauge(descriptor: Name.deadLetters)
         activityCount = registry.makeGauge(descriptor: Name.activities)
         deadLetteredCounter = registry.makeCounter(descriptor: Name.deadLettered)
+        connectionsRefusedCounter = registry.makeCounter(descriptor: Name.connectionsRefused)
     }
 
     /// Counts one webhook of `source` (a configured name; empty when the name was unknown).
@@ -93,6 +98,11 @@ public final class BridgeMetrics: Sendable {
     /// Counts one answer from APNs: its HTTP status (0 when none came) and its `reason`.
     public func pushAnswered(status: Int, reason: String?) {
         registry.makeCounter(descriptor: Name.pushes, labels: [("status", String(status)), ("reason", reason ?? "")]).increment()
+    }
+
+    /// Counts one connection closed on arrival over `max-connections`.
+    public func connectionRefused() {
+        connectionsRefusedCounter.increment()
     }
 
     /// Records the time from a webhook's receipt to APNs' answer for the push it caused.

@@ -51,6 +51,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var authentication: Authentication = .acceptAnyToken
     /// `SETTINGS_MAX_CONCURRENT_STREAMS` once a request carried a valid token (1 before).
     public var maxConcurrentStreams: Int = 1000
+    /// The most client connections open at once; one more is closed as it arrives, with a
+    /// warning, so a client that leaks connections finds out here rather than in production.
+    public var maxConnections: Int = 10_000
     public var budget = Budget()
     public var contentStateShapes = ContentStateShapes.none
     /// The app's own types (`--app`): when set, every push is checked against them instead of

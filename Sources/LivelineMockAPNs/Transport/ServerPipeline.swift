@@ -10,9 +10,12 @@ struct ServerPipeline: Sendable {
     let maxConcurrentStreams: Int
     let connections: ConnectionRegistry
 
+    /// Sets up `channel`, or closes it when the registry's connection limit is reached.
     func configure(_ channel: any Channel) -> EventLoopFuture<Void> {
-        channel.eventLoop.makeCompletedFuture {
-            let number = connections.add(channel)
+        guard let number = connections.add(channel) else {
+            return channel.close()
+        }
+        return channel.eventLoop.makeCompletedFuture {
             let pipeline = channel.pipeline.syncOperations
             if let sslContext {
                 try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
