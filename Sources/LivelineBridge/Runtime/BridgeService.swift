@@ -87,8 +87,12 @@ public final class BridgeService: Sendable {
             configuration: .init(
                 // Shut down in reverse: the streams and HTTP first, then the dispatcher, then the sender.
                 services: [
-                    .init(service: Worker(name: "sender") { [sender] in await sender.run() }),
-                    .init(service: Worker(name: "dispatcher") { [dispatcher] in await dispatcher.run() }),
+                    .init(service: Worker(name: "sender") { [sender, store] in
+                        await withTaskExecutorPreference(store.taskExecutor) { await sender.run() }
+                    }),
+                    .init(service: Worker(name: "dispatcher") { [dispatcher, store] in
+                        await withTaskExecutorPreference(store.taskExecutor) { await dispatcher.run() }
+                    }),
                     .init(service: Worker(name: "depths") { [store, metrics, logger] in
                         await Self.reportDepths(store: store, metrics: metrics, logger: logger)
                     }),

@@ -40,6 +40,8 @@ public final class SQLStore: Store {
     /// "SQLite at PATH" or "PostgreSQL at HOST:PORT".
     public var name: String { driver.name }
 
+    public var taskExecutor: (any TaskExecutor)? { driver.taskExecutor }
+
     /// One transaction; a row that does not match the schema becomes `StoreError.corruptRow`.
     @discardableResult
     func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {

@@ -13,6 +13,9 @@ import Foundation
 /// activity, due pushes) are leased to an `instance` name so that no two instances work on the
 /// same activity or push at once, and a lease that expires (its instance died) is taken over.
 public protocol Store: Sendable {
+    /// The thread the store works on, if it has one (see the extension's default).
+    var taskExecutor: (any TaskExecutor)? { get }
+
     // MARK: Inbox
 
     /// Stores events durably in one transaction, deduplicated on (source, eventID). The
@@ -131,4 +134,11 @@ extension Store {
     public func commitDispatch(_ commit: DispatchCommit, instance: String) async throws -> Bool {
         try await commitDispatch([commit], instance: instance).first ?? false
     }
+}
+
+extension Store {
+    /// The thread the store works on, when it has one of its own (SQLite): the bridge's loops
+    /// that call the store all the time prefer it, so their calls need no thread hop each way.
+    /// nil (PostgreSQL, over the network): they run on Swift's shared pool.
+    public var taskExecutor: (any TaskExecutor)? { nil }
 }

@@ -54,6 +54,29 @@ import Testing
         }
     }
 
+    /// The bridge's loops run on the SQLite thread (a task executor preference) so their store
+    /// calls do not hop: calls from there, concurrent ones included, run and answer as from
+    /// anywhere else; PostgreSQL has no such thread.
+    @Test func callsFromTheStoresOwnThreadRunAndAnswer() async throws {
+        try await StoreFixture.withStore(.sqlite) { store in
+            let executor = try #require(store.taskExecutor)
+            let stored = try await withTaskExecutorPreference(executor) {
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for batch in 0..<8 {
+                        group.addTask {
+                            let events = (0..<25).map { StoreFixture.event("pref-\(batch)-\($0)", activity: "order-\(batch)", order: Int64($0)) }
+                            return try await store.insertEvents(events).count
+                        }
+                    }
+                    return try await group.reduce(0, +)
+                }
+            }
+            #expect(stored == 200)
+            #expect(try await store.counts().pendingEvents == 200)
+        }
+        try await StoreFixture.withStore(.postgres) { store in #expect(store.taskExecutor == nil) }
+    }
+
     @Test func aStoreUsedAfterItClosedSaysSoAndDoesNotHang() async throws {
         try await StoreFixture.withLocation(.sqlite) { location in
             let store = try await SQLStore.open(location, now: StoreFixture.epoch)

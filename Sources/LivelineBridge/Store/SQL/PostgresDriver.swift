@@ -7,6 +7,8 @@ import PostgresNIO
 /// as many bridge instances as share the database. Row locks (`FOR UPDATE SKIP LOCKED`) keep
 /// two instances off the same activity or push.
 final class PostgresDriver: SQLDriver {
+    var taskExecutor: (any TaskExecutor)? { nil }
+
     let name: String
     let dialect = SQLDialect.postgres
     private let client: PostgresClient

@@ -11,6 +11,9 @@ protocol SQLDriver: Sendable {
     @discardableResult
     func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T
     func close() async throws
+    /// The thread the driver's statements run on, when it has one: a loop that talks to the
+    /// store all the time runs there too (a task executor preference), so its calls do not hop.
+    var taskExecutor: (any TaskExecutor)? { get }
 }
 
 /// The statements of one open transaction.

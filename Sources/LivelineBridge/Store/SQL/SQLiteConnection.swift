@@ -25,6 +25,9 @@ actor SQLiteConnection {
 
     nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
 
+    /// The connection's thread, for callers that prefer to run there.
+    nonisolated var taskExecutor: any TaskExecutor { executor }
+
     /// A connection, not yet open, with a thread of its own.
     init(name: String) {
         self.name = name

@@ -52,6 +52,8 @@ final class SQLiteDriver: SQLDriver {
         try await connection.transaction(body)
     }
 
+    var taskExecutor: (any TaskExecutor)? { connection.taskExecutor }
+
     func close() async throws {
         await connection.close()
     }

@@ -11,7 +11,7 @@ import Synchronization
 /// closed) still runs and gets the connection's "closed" error instead of waiting forever on a
 /// thread that is gone. ``stop()`` (from the owner's `deinit`) ends the thread once its queue
 /// is empty.
-final class SQLiteExecutor: SerialExecutor, @unchecked Sendable {
+final class SQLiteExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     private struct Queue {
         var jobs: [UnownedJob] = []
         var stopped = false
@@ -36,6 +36,10 @@ final class SQLiteExecutor: SerialExecutor, @unchecked Sendable {
 
     func asUnownedSerialExecutor() -> UnownedSerialExecutor {
         UnownedSerialExecutor(ordinary: self)
+    }
+
+    func asUnownedTaskExecutor() -> UnownedTaskExecutor {
+        UnownedTaskExecutor(ordinary: self)
     }
 
     /// Ends the thread once the jobs already enqueued have run.
