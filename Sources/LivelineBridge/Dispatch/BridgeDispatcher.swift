@@ -89,17 +89,14 @@ public final class BridgeDispatcher: Sendable {
         var deadlines = DeadlineQueue()
         while !Task.isCancelled {
             do {
-                var began = Date()
-                var report = try await dispatch(now: began)
-                deadlines.removeAll(through: began)
-                report.deadlines.forEach { deadlines.insert($0, now: began) }
+                var report: PassReport
                 // A full batch means more may be waiting: go again at once.
-                while report.activities + report.lostLeases >= configuration.batch, !Task.isCancelled {
-                    began = Date()
+                repeat {
+                    let began = Date()
                     report = try await dispatch(now: began)
                     deadlines.removeAll(through: began)
-                    report.deadlines.forEach { deadlines.insert($0, now: began) }
-                }
+                    for deadline in report.deadlines { deadlines.insert(deadline, now: began) }
+                } while report.activities + report.lostLeases >= configuration.batch && !Task.isCancelled
             } catch {
                 // A stop cancels the pass mid-transaction, which rolls back; the claimed
                 // activities' leases expire and the next start applies their events.

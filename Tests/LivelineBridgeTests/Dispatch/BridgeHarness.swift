@@ -144,3 +144,8 @@ func withBridge(_ kind: StoreKind, _ body: (BridgeHarness) async throws -> Void)
 func doordash(_ event: String, delivery: String = "D-1", eta: String = "2027-01-15T18:30:00Z", created: String = "2027-01-15T18:00:00Z") -> String {
     #"{"event_name":"\#(event)","external_delivery_id":"\#(delivery)","created_at":"\#(created)","dropoff_time_estimated":"\#(eta)"}"#
 }
+
+/// An Uber Direct "on-the-way" status webhook body with a new drop-off ETA.
+func uberETA(id: String, delivery: String, created: Int, etaMinute: Int) -> String {
+    #"{"kind":"event.delivery_status","id":"\#(id)","status":"on-the-way","created":\#(created),"delivery_id":"\#(delivery)","data":{"dropoff_eta":"2027-01-15T18:\#(etaMinute):00Z"}}"#
+}

@@ -158,7 +158,7 @@ import Testing
             let start = Int(bridge.clock.now() / 1000)
             // Sixty ETA updates over thirty seconds, two a second.
             for index in 0..<60 {
-                let body = #"{"kind":"event.delivery_status","id":"evt-\#(index)","status":"on-the-way","created":\#(start + index / 2),"delivery_id":"U-1","data":{"dropoff_eta":"2027-01-15T18:\#(10 + index % 40):00Z"}}"#
+                let body = uberETA(id: "evt-\(index)", delivery: "U-1", created: start + index / 2, etaMinute: 10 + index % 40)
                 try await bridge.receive("uber", body)
                 if index % 2 == 1 {
                     bridge.advance(seconds: 1)
@@ -184,7 +184,7 @@ import Testing
             try await bridge.register("U-9", updateToken: token, source: "uber")
             let start = Int(bridge.clock.now() / 1000)
             func eta(_ index: Int) -> String {
-                #"{"kind":"event.delivery_status","id":"evt-9-\#(index)","status":"on-the-way","created":\#(start + index),"delivery_id":"U-9","data":{"dropoff_eta":"2027-01-15T18:\#(10 + index):00Z"}}"#
+                uberETA(id: "evt-9-\(index)", delivery: "U-9", created: start + index, etaMinute: 10 + index)
             }
             try await bridge.receive("uber", eta(0))
             let received = bridge.now
