@@ -35,6 +35,56 @@ import Testing
         }
     }
 
+    /// A store written by a bridge before migration 6 (one index by activity and state) keeps
+    /// its pending events claimable and its applied ones recordable after the upgrade.
+    @Test(arguments: StoreKind.allCases)
+    func anUpgradedStoreKeepsItsPendingAndAppliedEvents(_ kind: StoreKind) async throws {
+        try await F.withLocation(kind) { location in
+            let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 5)
+            #expect(old.migrationsAppliedAtOpen == [1, 2, 3, 4, 5])
+            _ = try await old.insertEvents([F.event("a", order: 1), F.event("b", order: 2), F.event("c", activity: "order-2", order: 3)])
+            try await old.upsertActivity(ActivityRecord(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+            let claimed = try await old.claimActivities(limit: 10, instance: "i", lease: .seconds(5), now: F.epoch)
+            let first = try #require(claimed.first?.events.first)
+            #expect(try await old.commitDispatch(
+                DispatchCommit(activityKey: "order-1", applied: [first.sequence], lifecycle: .active, engineState: [], nextDeadline: nil, now: F.epoch),
+                instance: "i"))
+            try await old.close()
+
+            let upgraded = try await SQLStore.open(location, now: F.epoch)
+            #expect(upgraded.migrationsAppliedAtOpen == Migrations.steps.map(\.version).filter { $0 > 5 })
+            #expect(try await upgraded.pendingEvents(for: "order-1") == 1)
+            #expect(try await upgraded.counts().pendingEvents == 2)
+            let pending = try await upgraded.claimNextEvents(limit: 10, instance: "i", lease: .seconds(5), now: F.epoch)
+            #expect(pending.map(\.activityKey).sorted() == ["order-1", "order-2"])
+            #expect(pending.first { $0.activityKey == "order-1" }?.events.map(\.event.eventID) == ["b"])
+            #expect(try await upgraded.dispatchedEvents(activityKey: "order-1").map(\.event.eventID) == ["a"])
+            try await upgraded.close()
+        }
+    }
+
+    /// What each index is for, checked in SQLite's plans: the dispatcher's read of pending
+    /// events uses the pending index, and the recorder's read of an activity the index by activity.
+    @Test func theDispatcherAndTheRecorderReadThroughTheirIndexes() async throws {
+        try await F.withLocation(.sqlite) { location in
+            let store = try await SQLStore.open(location)
+            let queries = [
+                "SELECT sequence FROM inbox_events WHERE state = 'pending' AND activity_key IN ('a', 'b') ORDER BY activity_key, order_key, sequence",
+                "SELECT sequence FROM inbox_events WHERE activity_key = 'a' AND state <> 'pending' AND applied_at IS NOT NULL ORDER BY applied_at, order_key, sequence",
+            ]
+            let plans = try await store.driver.transaction { tx in
+                var plans: [String] = []
+                for query in queries {
+                    plans.append(try await tx.run("EXPLAIN QUERY PLAN \(query)").map { try $0.text(3) }.joined(separator: "; "))
+                }
+                return plans
+            }
+            #expect(plans[0].contains("INDEX inbox_pending"), "\(plans[0])")
+            #expect(plans[1].contains("INDEX inbox_by_activity"), "\(plans[1])")
+            try await store.close()
+        }
+    }
+
     @Test func sqliteFileIsCreatedInWALMode() async throws {
         try await F.withLocation(.sqlite) { location in
             guard case .sqlite(let path) = location else { return }
