@@ -5,7 +5,7 @@ import Logging
 /// Turns stored webhooks into pushes through the engine's rules, one activity at a time, and
 /// writes each step durably before anything is sent.
 ///
-/// A step, for each activity the store hands over (see ``Store/claimActivities(limit:instance:lease:now:)``):
+/// A step, for each activity the store hands over (see ``Store/dispatchPass(limit:now:step:)``):
 /// 1. **Resume** the activity's engine from its stored state, or start a new one at the first
 ///    step (its story is the registration's source, else its first event's).
 /// 2. **Order.** Events come oldest order key first. One older than an event already applied
@@ -18,14 +18,15 @@ import Logging
 /// 4. **Deadlines.** The engine plays what is due by now (a coalesced push, a heartbeat, the
 ///    8-hour end) and says when it next needs to run; that time is stored, so another step
 ///    comes then even with no webhook, after a restart too.
-/// 5. **Commit** events, engine state, next deadline and the decided pushes in one
-///    transaction (``Store/commitDispatch(_:instance:)``); the outbox sender takes it from there.
+/// 5. **Commit** events, engine state, next deadline and the decided pushes in the
+///    transaction that claimed the activity; the outbox sender takes it from there.
 ///
 /// Scheduled beats of the scenario (`at`, `every`) do not play in the bridge: its beats happen
 /// when webhooks say so.
 ///
 /// **Concurrency.** Steps of different activities may run on several instances at once; the
-/// store's leases keep each activity on one. Within an instance, ``run()`` is the only loop;
+/// pass's transaction holds its activities (and a replay's lease holds its one), so each
+/// activity is on one instance at a time. Within an instance, ``run()`` is the only loop;
 /// ``dispatch(now:)`` is for tests that step in virtual time.
 public final class BridgeDispatcher: Sendable {
     public struct Configuration: Sendable {
@@ -52,8 +53,6 @@ public final class BridgeDispatcher: Sendable {
         public var applied = 0
         public var superseded = 0
         public var pushes = 0
-        /// Activities whose lease was lost before the commit (another instance took them over).
-        public var lostLeases = 0
         /// The next deadlines of the activities written, for the loop to wake at.
         public var deadlines: [Date] = []
     }
@@ -96,7 +95,7 @@ public final class BridgeDispatcher: Sendable {
                     report = try await dispatch(now: began)
                     deadlines.removeAll(through: began)
                     for deadline in report.deadlines { deadlines.insert(deadline, now: began) }
-                } while report.activities + report.lostLeases >= configuration.batch && !Task.isCancelled
+                } while report.activities >= configuration.batch && !Task.isCancelled
             } catch {
                 // A stop cancels the pass mid-transaction, which rolls back; the claimed
                 // activities' leases expire and the next start applies their events.
@@ -107,27 +106,18 @@ public final class BridgeDispatcher: Sendable {
         }
     }
 
-    /// One pass at `now`: claims activities with work and runs one step for each.
+    /// One pass at `now`: claims activities with work, runs one step for each and writes them,
+    /// all in one transaction (one fsync, however many activities).
     @discardableResult
     public func dispatch(now: Date) async throws -> PassReport {
-        let work = try await store.claimActivities(
-            limit: configuration.batch, instance: configuration.instance, lease: configuration.lease, now: now
-        )
-        // Every step of the pass in one transaction: one fsync, however many activities.
-        let commits = work.map { step($0, now: now) }
-        let written = try await store.commitDispatch(commits, instance: configuration.instance)
+        let commits = try await store.dispatchPass(limit: configuration.batch, now: now) { self.step($0, now: now) }
         var report = PassReport()
-        for (commit, wasWritten) in zip(commits, written) {
-            if wasWritten {
-                report.activities += 1
-                report.applied += commit.applied.count
-                report.superseded += commit.superseded.count
-                report.pushes += commit.pushes.count
-                if let deadline = commit.nextDeadline { report.deadlines.append(deadline) }
-            } else {
-                report.lostLeases += 1
-                logger.warning("lost the lease of an activity before committing; another instance has it", metadata: ["activity": "\(commit.activityKey)"])
-            }
+        for commit in commits {
+            report.activities += 1
+            report.applied += commit.applied.count
+            report.superseded += commit.superseded.count
+            report.pushes += commit.pushes.count
+            if let deadline = commit.nextDeadline { report.deadlines.append(deadline) }
         }
         if report.pushes > 0 { outboxSignal?.ring() }
         return report

@@ -21,23 +21,52 @@ extension SQLStore {
         let expires = nowMillis + StoreTime.millis(lease)
         let lock = driver.dialect.lockRowsSkipLocked
         return try await transaction { tx in
-            let keys = try await tx.run(
-                """
-                SELECT l.activity_key FROM activity_leases l
-                WHERE (l.instance = '' OR l.expires_at <= $1)
-                  AND l.activity_key IN (
-                      SELECT a.key FROM activities a
-                      WHERE \(Self.claimable)
-                        AND a.key IN (SELECT p.activity_key FROM activity_leases p WHERE p.pending = 1 AND p.registered = 1
-                                      UNION SELECT d.key FROM activities d WHERE d.next_deadline <= $1))
-                LIMIT \(SQLDialect.limit(limit)) \(lock)
-                """,
-                [.int(nowMillis)]
-            ).map { try $0.text(0) }
+            let keys = try await Self.keysWithWork(limit: limit, now: nowMillis, lock: lock, tx)
             guard !keys.isEmpty else { return [] }
             try await Self.lease(keys, to: instance, until: expires, tx)
             return try await Self.work(for: keys, tx)
         }
+    }
+
+    /// Claims, steps and writes in one transaction: the rows it locks (PostgreSQL's
+    /// `FOR UPDATE SKIP LOCKED`, SQLite's write lock) hold the activities for as long as the
+    /// steps take, so no lease is written, checked or given back, and a pass costs one commit.
+    public func dispatchPass(
+        limit: Int, now: Date, step: @escaping @Sendable (ActivityWork) -> DispatchCommit
+    ) async throws -> [DispatchCommit] {
+        let nowMillis = StoreTime.millis(now)
+        let lock = driver.dialect.lockRowsSkipLocked
+        return try await transaction { tx in
+            let keys = try await Self.keysWithWork(limit: limit, now: nowMillis, lock: lock, tx)
+            guard !keys.isEmpty else { return [] }
+            // An expired lease (a replay whose instance died) is taken over: cleared, so that
+            // its holder's late commit is refused. Live leases were not selected.
+            try await tx.run(
+                "UPDATE activity_leases SET instance = '', expires_at = 0 WHERE instance <> '' AND activity_key IN (\(SQLDialect.placeholders(from: 1, count: keys.count)))",
+                keys.map(SQLValue.text)
+            )
+            let commits = try await Self.work(for: keys, tx).map(step)
+            try await Self.write(commits.sorted { $0.activityKey < $1.activityKey }, releasingLeases: false, tx)
+            return commits
+        }
+    }
+
+    /// Up to `limit` registered activities with work at `now` (milliseconds), a target, and no
+    /// live lease, their lease rows locked with `lock`.
+    private static func keysWithWork(limit: Int, now: Int64, lock: String, _ tx: any SQLTransaction) async throws -> [String] {
+        try await tx.run(
+            """
+            SELECT l.activity_key FROM activity_leases l
+            WHERE (l.instance = '' OR l.expires_at <= $1)
+              AND l.activity_key IN (
+                  SELECT a.key FROM activities a
+                  WHERE \(claimable)
+                    AND a.key IN (SELECT p.activity_key FROM activity_leases p WHERE p.pending = 1 AND p.registered = 1
+                                  UNION SELECT d.key FROM activities d WHERE d.next_deadline <= $1))
+            LIMIT \(SQLDialect.limit(limit)) \(lock)
+            """,
+            [.int(now)]
+        ).map { try $0.text(0) }
     }
 
     public func claimActivity(_ key: String, instance: String, lease: Duration, now: Date) async throws -> ActivityWork? {
@@ -107,44 +136,48 @@ extension SQLStore {
             }
             let written = commits.map { holders[$0.activityKey] == instance }
             let held = zip(commits, written).filter(\.1).map(\.0).sorted { $0.activityKey < $1.activityKey }
+            try await Self.write(held, releasingLeases: true, tx)
+            return written
+        }
+    }
 
-            // Applied events, grouped by the step's instant (one group in a pass).
-            var applied: [Date: [Int64]] = [:]
-            for commit in held where !commit.applied.isEmpty { applied[commit.now, default: []] += commit.applied }
-            for (now, sequences) in applied {
-                for chunk in Self.chunks(sequences.count) {
-                    try await tx.run(
-                        """
-                        UPDATE inbox_events SET state = 'applied', applied_at = $1
-                        WHERE state = 'pending' AND sequence IN (\(SQLDialect.placeholders(from: 2, count: chunk.count)))
-                        """,
-                        [.millis(now)] + chunk.map { .int(sequences[$0]) }
-                    )
-                }
-            }
-            for commit in held { try await Self.write(commit, tx) }
-            try await Self.insertPushes(held.flatMap(\.pushes), tx)
-            // Activities left with no pending event are no longer looked at for events. Their
-            // lease rows are locked since the first statement, so an insert racing this commit
-            // waits for it and sets the mark again after.
-            let heldKeys = held.map(\.activityKey)
-            for chunk in Self.chunks(heldKeys.count) {
+    /// Writes steps whose activities this transaction holds, in key order, set-wise.
+    private static func write(_ held: [DispatchCommit], releasingLeases: Bool, _ tx: any SQLTransaction) async throws {
+        // Applied events, grouped by the step's instant (one group in a pass).
+        var applied: [Date: [Int64]] = [:]
+        for commit in held where !commit.applied.isEmpty { applied[commit.now, default: []] += commit.applied }
+        for (now, sequences) in applied {
+            for chunk in Self.chunks(sequences.count) {
                 try await tx.run(
                     """
-                    UPDATE activity_leases SET pending = 0
-                    WHERE pending = 1 AND activity_key IN (\(SQLDialect.placeholders(from: 1, count: chunk.count)))
-                      AND NOT EXISTS (SELECT 1 FROM inbox_events e WHERE e.activity_key = activity_leases.activity_key AND e.state = 'pending')
+                    UPDATE inbox_events SET state = 'applied', applied_at = $1
+                    WHERE state = 'pending' AND sequence IN (\(SQLDialect.placeholders(from: 2, count: chunk.count)))
                     """,
-                    chunk.map { .text(heldKeys[$0]) }
+                    [.millis(now)] + chunk.map { .int(sequences[$0]) }
                 )
             }
-            return written
+        }
+        for commit in held { try await Self.write(commit, releasingLease: releasingLeases && commit.releasesLease, tx) }
+        try await Self.insertPushes(held.flatMap(\.pushes), tx)
+        // Activities left with no pending event are no longer looked at for events. Their
+        // lease rows are locked since the first statement, so an insert racing this commit
+        // waits for it and sets the mark again after.
+        let heldKeys = held.map(\.activityKey)
+        for chunk in Self.chunks(heldKeys.count) {
+            try await tx.run(
+                """
+                UPDATE activity_leases SET pending = 0
+                WHERE pending = 1 AND activity_key IN (\(SQLDialect.placeholders(from: 1, count: chunk.count)))
+                  AND NOT EXISTS (SELECT 1 FROM inbox_events e WHERE e.activity_key = activity_leases.activity_key AND e.state = 'pending')
+                """,
+                chunk.map { .text(heldKeys[$0]) }
+            )
         }
     }
 
     /// One step's own writes inside `tx`, once its lease is checked: what cannot be shared
     /// with other steps of the pass.
-    private static func write(_ commit: DispatchCommit, _ tx: any SQLTransaction) async throws {
+    private static func write(_ commit: DispatchCommit, releasingLease: Bool, _ tx: any SQLTransaction) async throws {
         let key = SQLValue.text(commit.activityKey)
         let now = SQLValue.millis(commit.now)
         for (sequence, reason) in commit.superseded {
@@ -167,7 +200,7 @@ extension SQLStore {
                 commit.replacedDeadLetters.map(SQLValue.int)
             )
         }
-        if commit.releasesLease {
+        if releasingLease {
             try await tx.run("UPDATE activity_leases SET instance = '', expires_at = 0 WHERE activity_key = $1", [key])
         }
     }

@@ -69,6 +69,13 @@ public protocol Store: Sendable {
     /// whether it was written; a step whose lease was lost to another instance writes nothing.
     func commitDispatch(_ commits: [DispatchCommit], instance: String) async throws -> [Bool]
 
+    /// One dispatch pass in one transaction: claims up to `limit` activities as
+    /// ``claimActivities(limit:instance:lease:now:)`` would, runs `step` on each, and writes
+    /// what it returns. The transaction's locks hold the activities while `step` runs, so no
+    /// lease is written and none can be lost; `step` must be quick and must not call the
+    /// store. Returns the commits written, in claim order.
+    func dispatchPass(limit: Int, now: Date, step: @escaping @Sendable (ActivityWork) -> DispatchCommit) async throws -> [DispatchCommit]
+
     /// How many events of this activity wait in the inbox (neither applied nor superseded).
     func pendingEvents(for activityKey: String) async throws -> Int
 
