@@ -15,9 +15,27 @@ public enum HMACAlgorithm: String, Sendable, Hashable, CaseIterable {
 /// separator, the body…) so nothing is concatenated into a new buffer.
 ///
 /// Printing one (in a log line, a test failure) shows how many keys it holds, never a key.
+///
+/// Each key is kept as an HMAC already keyed (its padded key hashed in), and a request works on
+/// a copy: the keying, its allocations and its first hash block are paid once, not per request.
 struct HMACKeyring: Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     let algorithm: HMACAlgorithm
-    private let keys: [CryptoKey<SymmetricKey>]
+    private let keyed: Keyed
+
+    /// The keys, keyed once, per hash function.
+    private enum Keyed: Sendable {
+        case sha1([CryptoKey<HMAC<Insecure.SHA1>>])
+        case sha256([CryptoKey<HMAC<SHA256>>])
+        case sha512([CryptoKey<HMAC<SHA512>>])
+
+        var count: Int {
+            switch self {
+            case .sha1(let keys): keys.count
+            case .sha256(let keys): keys.count
+            case .sha512(let keys): keys.count
+            }
+        }
+    }
 
     /// - Parameter secrets: the raw key bytes, at least one, none empty.
     init(algorithm: HMACAlgorithm, secrets: [[UInt8]], setting: String) throws(WebhookConfigurationError) {
@@ -26,7 +44,12 @@ struct HMACKeyring: Sendable, CustomStringConvertible, CustomDebugStringConverti
             throw WebhookConfigurationError("\(setting): secret \(empty + 1) is empty")
         }
         self.algorithm = algorithm
-        self.keys = secrets.map { CryptoKey(SymmetricKey(data: $0)) }
+        let keys = secrets.map { SymmetricKey(data: $0) }
+        keyed = switch algorithm {
+        case .sha1: .sha1(keys.map { CryptoKey(HMAC(key: $0)) })
+        case .sha256: .sha256(keys.map { CryptoKey(HMAC(key: $0)) })
+        case .sha512: .sha512(keys.map { CryptoKey(HMAC(key: $0)) })
+        }
     }
 
     /// Keys from text secrets used as their UTF-8 bytes (GitHub, Stripe, Shopify, Square…).
@@ -34,7 +57,7 @@ struct HMACKeyring: Sendable, CustomStringConvertible, CustomDebugStringConverti
         try self.init(algorithm: algorithm, secrets: utf8Secrets.map { Array($0.utf8) }, setting: setting)
     }
 
-    var description: String { "\(keys.count) HMAC-\(algorithm.rawValue.uppercased()) key(s)" }
+    var description: String { "\(keyed.count) HMAC-\(algorithm.rawValue.uppercased()) key(s)" }
 
     var debugDescription: String { description }
 
@@ -46,20 +69,21 @@ struct HMACKeyring: Sendable, CustomStringConvertible, CustomDebugStringConverti
         content: (_ update: (UnsafeRawBufferPointer) -> Void) -> Void,
         accepts: (UnsafeRawBufferPointer) -> Bool
     ) -> Int? {
-        switch algorithm {
-        case .sha1: firstMatchingKey(Insecure.SHA1.self, content: content, accepts: accepts)
-        case .sha256: firstMatchingKey(SHA256.self, content: content, accepts: accepts)
-        case .sha512: firstMatchingKey(SHA512.self, content: content, accepts: accepts)
+        switch keyed {
+        case .sha1(let keys): Self.firstMatchingKey(keys, content: content, accepts: accepts)
+        case .sha256(let keys): Self.firstMatchingKey(keys, content: content, accepts: accepts)
+        case .sha512(let keys): Self.firstMatchingKey(keys, content: content, accepts: accepts)
         }
     }
 
-    private func firstMatchingKey<H: HashFunction>(
-        _: H.Type,
+    private static func firstMatchingKey<H: HashFunction>(
+        _ keys: [CryptoKey<HMAC<H>>],
         content: (_ update: (UnsafeRawBufferPointer) -> Void) -> Void,
         accepts: (UnsafeRawBufferPointer) -> Bool
     ) -> Int? {
         for (index, key) in keys.enumerated() {
-            var hmac = HMAC<H>(key: key.value)
+            // A copy of the keyed HMAC: its hash state is copied on the first update.
+            var hmac = key.value
             content { hmac.update(data: $0) }
             let code = hmac.finalize()
             if code.withUnsafeBytes(accepts) { return index }
