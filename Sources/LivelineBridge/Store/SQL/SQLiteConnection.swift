@@ -99,9 +99,10 @@ actor SQLiteConnection {
 
     private func prepared(_ sql: String, _ handle: OpaquePointer) throws(StoreError) -> SQLiteStatement {
         uses &+= 1
-        if let entry = statements[sql] {
-            statements[sql]?.lastUse = uses
-            return entry.statement
+        // One hash of the text (a multi-row insert's runs to kilobytes), not one to read and one to mark.
+        if let index = statements.index(forKey: sql) {
+            statements.values[index].lastUse = uses
+            return statements.values[index].statement
         }
         if statements.count >= Self.statementCapacity,
            let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse }) {
