@@ -1,10 +1,27 @@
 -- wrk script for the bridge's ingest benchmark: each request is a distinct, correctly signed
 -- Standard Webhooks message, read from the file scripts/bench-bridge-requests.py wrote
--- (BRIDGE_REQUESTS). BRIDGE_DELAY_MS paces each connection (for latency at a set rate).
+-- (BRIDGE_REQUESTS). BRIDGE_RATE (requests per second, for one wrk thread) paces the load for
+-- latency at a set rate: each request gets the next slot of one schedule shared by all the
+-- connections, so the rate holds whatever the latency is (a fixed delay per connection would
+-- add the latency to every gap and fall short of the rate).
+local ffi = require("ffi")
+ffi.cdef[[
+typedef struct { long tv_sec; long tv_nsec; } liveline_timespec;
+int clock_gettime(int clock, liveline_timespec *time);
+]]
 local path = "/v1/webhooks/orders"
 local lines = {}
 local index = 0
-local pace = tonumber(os.getenv("BRIDGE_DELAY_MS") or "0")
+local rate = tonumber(os.getenv("BRIDGE_RATE") or "0")
+local interval = rate > 0 and 1000 / rate or 0
+local nextSlot = nil
+local timespec = ffi.new("liveline_timespec")
+
+-- Milliseconds on the monotonic clock.
+local function now()
+  ffi.C.clock_gettime(1, timespec)
+  return tonumber(timespec.tv_sec) * 1000 + tonumber(timespec.tv_nsec) / 1e6
+end
 
 function init(args)
   for line in io.lines(os.getenv("BRIDGE_REQUESTS")) do
@@ -25,7 +42,12 @@ function request()
 end
 
 function delay()
-  return pace
+  if interval == 0 then return 0 end
+  local t = now()
+  if nextSlot == nil or nextSlot < t - 100 then nextSlot = t end
+  local slot = nextSlot
+  nextSlot = nextSlot + interval
+  return math.max(0, math.floor(slot - t))
 end
 
 function done(summary, latency, requests)

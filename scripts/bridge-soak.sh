@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Memory over a long run of the bridge: SECONDS_TOTAL (default 600) of signed webhooks at about
-# RATE per second (wrk, paced), 1,000 registered activities pushing to a mock APNs in its own
+# RATE per second (wrk, on one schedule), 1,000 registered activities pushing to a mock APNs in its own
 # process (MOCK=embedded: the bridge's embedded one), and the bridge's resident memory sampled
 # every 30 s, with the store's file sizes and the mock's memory beside it. Prints the samples, the
 # first, peak and last values, and the receipt-to-APNs-answer latency at that steady rate. Uses
@@ -24,8 +24,7 @@ trap 'kill $bridge $MOCK_PID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
 register_activities "$PORT" 1000
 python3 scripts/bench-bridge-requests.py $((RATE * SECONDS_TOTAL * 12 / 10)) 1000 "$work/requests.txt"
-delay=$((CONNECTIONS * 1000 / RATE))
-BRIDGE_DELAY_MS=$delay BRIDGE_REQUESTS="$work/requests.txt" wrk -t1 -c$CONNECTIONS -d"${SECONDS_TOTAL}s" -s scripts/bench-bridge.lua \
+BRIDGE_RATE=$RATE BRIDGE_REQUESTS="$work/requests.txt" wrk -t1 -c$CONNECTIONS -d"${SECONDS_TOTAL}s" -s scripts/bench-bridge.lua \
   "http://127.0.0.1:$PORT" > "$work/wrk.txt" &
 load=$!
 samples=()
