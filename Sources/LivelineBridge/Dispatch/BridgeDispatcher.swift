@@ -97,8 +97,8 @@ public final class BridgeDispatcher: Sendable {
                     for deadline in report.deadlines { deadlines.insert(deadline, now: began) }
                 } while report.activities >= configuration.batch && !Task.isCancelled
             } catch {
-                // A stop cancels the pass mid-transaction, which rolls back; the claimed
-                // activities' leases expire and the next start applies their events.
+                // A stop cancels the pass mid-transaction, which rolls back: nothing of it is
+                // written, and the next start applies its events.
                 if Task.isCancelled { return }
                 logger.error("dispatch failed; retrying", metadata: ["error": "\(error)"])
             }

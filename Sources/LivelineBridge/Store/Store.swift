@@ -9,11 +9,15 @@ import Foundation
 /// they are stored in whole milliseconds.
 ///
 /// Implementations are `Sendable` and own their own concurrency: callers may call from any
-/// task at once. Several bridge instances may share one PostgreSQL store; claims (events per
-/// activity, due pushes) are leased to an `instance` name so that no two instances work on the
-/// same activity or push at once, and a lease that expires (its instance died) is taken over.
+/// task at once. Several bridge instances may share one PostgreSQL store. A dispatch pass holds
+/// its activities by the locks of its one transaction; claims that outlive a transaction (a
+/// replay's activity, due pushes while they are sent) are leased to an `instance` name, so that
+/// no two instances work on the same activity or push at once, and a lease that expires (its
+/// instance died) is taken over.
 public protocol Store: Sendable {
-    /// The thread the store works on, if it has one (see the extension's default).
+    /// The thread the store works on, when it has one of its own (SQLite): the bridge's loops
+    /// that call the store all the time prefer it, so their calls need no thread hop each way.
+    /// nil (PostgreSQL, over the network): they run on Swift's shared pool.
     var taskExecutor: (any TaskExecutor)? { get }
 
     // MARK: Inbox
@@ -141,11 +145,4 @@ extension Store {
     public func commitDispatch(_ commit: DispatchCommit, instance: String) async throws -> Bool {
         try await commitDispatch([commit], instance: instance).first ?? false
     }
-}
-
-extension Store {
-    /// The thread the store works on, when it has one of its own (SQLite): the bridge's loops
-    /// that call the store all the time prefer it, so their calls need no thread hop each way.
-    /// nil (PostgreSQL, over the network): they run on Swift's shared pool.
-    public var taskExecutor: (any TaskExecutor)? { nil }
 }
