@@ -67,16 +67,10 @@ public enum TokenSource: Sendable {
 
     /// `words` 64-bit words from a starting hash, as lowercase hex.
     static func hex(_ start: UInt64, words: Int) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(words * 16)
         var word = start
-        for _ in 0..<words {
-            for shift in stride(from: 60, through: 0, by: -4) {
-                bytes.append(digits[Int((word >> UInt64(shift)) & 0xF)])
-            }
-            word = SeededRandom.mix(word)
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return HexText.encode(words: (0..<words).map { _ in
+            defer { word = SeededRandom.mix(word) }
+            return word
+        })
     }
 }

@@ -1,0 +1,46 @@
+import Liveline
+
+/// What every run mode shares: the configuration, the test's clock start, and the places a
+/// running test reports to (the progress board, the run's start instant, the delivery recorder).
+///
+/// **Concurrency.** A value of references to locked boxes; any thread may read or post.
+struct LoadRunContext: Sendable {
+    let configuration: LoadConfiguration
+    /// The test's clock start, UNIX milliseconds.
+    let start: Millis
+    let board: ProgressBoard
+    /// When the run's clock started (after setup), in ``MicroClock`` microseconds.
+    let runStart = AtomicMicros()
+    /// A networked run's recorder, once it exists, for ``LoadRunner/progress()``.
+    let recorder = RecorderSlot()
+
+    /// The engine for each copy this run plays, with run ids from 0.
+    func makeEngines(copies: [Int]) -> [ActivityEngine] {
+        let total = configuration.broadcast?.channels ?? configuration.activities
+        let limit = configuration.broadcast == nil ? PayloadLimits.device : PayloadLimits.broadcast
+        var engines: [ActivityEngine] = []
+        engines.reserveCapacity(copies.count)
+        for (id, copy) in copies.enumerated() {
+            let program = configuration.mix.assignment(ofCopy: copy).program
+            let arrival = start + configuration.arrivals.offset(ofCopy: copy, total: total)
+            engines.append(ActivityEngine(program: program, id: id, copy: copy, scenarioStart: arrival, payloadLimit: limit))
+        }
+        return engines
+    }
+
+    /// When the time limit ends, on the wall clock in milliseconds (`Millis.max` without one).
+    func limitInstant(_ began: Int64) -> Millis {
+        configuration.timeLimit.map { began / 1000 + $0 } ?? .max
+    }
+
+    /// Whether the time limit has passed since `began` (microseconds).
+    func timeIsUp(_ began: Int64) -> Bool {
+        guard let limit = configuration.timeLimit else { return false }
+        return MicroClock.now() - began >= limit * 1000
+    }
+
+    /// A builder for this run's result, its timing started at `setupStart`.
+    func resultBuilder(setupStart: Int64, threads: Int, latencyFrom: LoadResultBuilder.LatencyOrigin) -> LoadResultBuilder {
+        LoadResultBuilder(configuration: configuration, setupStart: setupStart, threads: threads, latencyFrom: latencyFrom)
+    }
+}

@@ -1,0 +1,166 @@
+import Liveline
+import LivelineAPNs
+
+/// A network target (the embedded mock, a mock elsewhere, APNs): one scheduler on the calling
+/// task, a ``PushDelivery`` that keeps each activity's order and retries, and a
+/// ``DeliveryRecorder`` that accounts for every push and measures latency.
+///
+/// The virtual clock releases pushes as fast as back-pressure allows (``VirtualRelease``); the
+/// real clock sleeps until each deadline and hands over what is due (``releaseInRealTime``).
+/// Either way the run then waits for the answers still out.
+struct NetworkRun {
+    let context: LoadRunContext
+    let endpoint: APNsEndpoint
+    let signingKey: SigningKey?
+
+    /// How long the run waits for answers after the last push, for as long as retries could take.
+    private static let drainMicros: Int64 = 120_000_000
+
+    func run() async throws(LoadError) -> LoadResult {
+        let configuration = context.configuration
+        let setupStart = MicroClock.now()
+        let copies = Array(configuration.playedCopies)
+        let virtual = configuration.clock == .virtual
+        var result = context.resultBuilder(setupStart: setupStart, threads: 1, latencyFrom: virtual ? .releaseTime : .dueTime)
+        let client: APNsClient
+        do {
+            client = try APNsClient(configuration: .init(
+                endpoint: endpoint, connections: configuration.connections, signingKey: signingKey, requestTimeout: .seconds(10)))
+        } catch {
+            throw .targetUnavailable(target: "the connection to \(endpoint)", cause: "\(error)")
+        }
+        var run = ScenarioRun(activities: context.makeEngines(copies: copies))
+        let gate = ReleaseGate()
+        let freed = FreedActivities()
+        let recorder = DeliveryRecorder(
+            startMicros: MicroClock.now(), intervalMillis: configuration.intervalMillis,
+            countAcceptedPerActivity: configuration.broadcast != nil,
+            onSettled: { activity in
+                if virtual, let activity { freed.append(activity) }
+                gate.signal()
+            })
+        let delivery = PushDelivery(
+            client: client,
+            configuration: .init(bundleID: configuration.effectiveBundleID, retry: configuration.retry, targetResolver: targetResolver(copies)),
+            clock: WallClock(), onEvent: { recorder.record($0) })
+        let began = MicroClock.now()
+        context.runStart.setIfUnset(began)
+        context.recorder.set(recorder)
+        result.began(at: began)
+        var sink = CollectingSink()
+        let link = NetworkLink(delivery: delivery, recorder: recorder, gate: gate, freed: freed, nowOrNever: configuration.broadcast != nil)
+        let cutShort: Bool
+        if virtual {
+            var release = VirtualRelease(context: context, link: link, activities: copies.count)
+            cutShort = await release.play(&run, sink: &sink, began: began)
+        } else {
+            cutShort = await releaseInRealTime(&run, sink: &sink, link: link, began: began)
+        }
+        await waitForAnswers(delivery, gate: gate)
+        let end = MicroClock.now()
+        await client.shutdown()
+        let finished = recorder.finish()
+
+        result.pushes = sink.tally.counts
+        result.activities.played = copies.count
+        result.activities.exhaustedBudget = sink.tally.exhaustedActivities.count
+        result.activities.unfinished = cutShort ? run.activities.reduce(0) { $0 + ($1.nextWake == .max ? 0 : 1) } : 0
+        result.activities.stopped = finished.stopped.count
+        for reason in finished.stopped.values { result.activities.stopReasons[String(reason.prefix(100)), default: 0] += 1 }
+        result.series.sent = finished.sent
+        result.series.completed = finished.completed
+        result.series.errors = finished.errors
+        result.setLatencySeries(finished.latency)
+        result.latency = finished.latency.histogram
+        result.delivery = finished.counts
+        result.broadcast = broadcastCounts(copies: copies, acceptedByActivity: finished.acceptedByActivity)
+        return result.build(endedAt: end)
+    }
+
+    /// Each activity's target follows from its copy number, so the delivery computes it per
+    /// push instead of holding a table of a million tokens.
+    private func targetResolver(_ copies: [Int]) -> @Sendable (Int) -> PushTarget? {
+        let configuration = context.configuration
+        let seed = configuration.seed ?? configuration.mix.entries[0].scenario.seed
+        let tokens = configuration.tokens
+        let broadcasts = configuration.broadcast != nil
+        return { id in
+            guard copies.indices.contains(id) else { return nil }
+            return broadcasts
+                ? .channel(BroadcastPlan.channelID(copies[id], seed: seed))
+                : .device(tokens.token(forCopy: copies[id]))
+        }
+    }
+
+    /// Waits until no push is out, the delivery hit a configuration error, or the drain time ran out.
+    private func waitForAnswers(_ delivery: PushDelivery, gate: ReleaseGate) async {
+        let deadline = MicroClock.now() + Self.drainMicros
+        while delivery.outstanding > 0, MicroClock.now() < deadline, delivery.configurationError == nil {
+            let seen = gate.generation
+            if delivery.outstanding == 0 { break }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await gate.wait(since: seen) }
+                group.addTask { try? await Task.sleep(for: .milliseconds(100)); gate.signal() }
+                await group.waitForAll()
+            }
+        }
+    }
+
+    /// Broadcast mode: pushes sent and the activity updates they carried to each channel's subscribers.
+    private func broadcastCounts(copies: [Int], acceptedByActivity: [Int: Int]) -> LoadResult.BroadcastCounts? {
+        guard let broadcast = context.configuration.broadcast else { return nil }
+        let perChannel = broadcast.subscriberCounts(copies: 0..<context.configuration.activities)
+        let subscribers = copies.map { perChannel[$0] }
+        var counts = LoadResult.BroadcastCounts()
+        counts.channels = copies.count
+        counts.subscribers = subscribers.reduce(0, +)
+        for (id, accepted) in acceptedByActivity {
+            counts.pushesSent += accepted
+            counts.activityUpdates += accepted * (subscribers.indices.contains(id) ? subscribers[id] : 0)
+        }
+        return counts
+    }
+
+    /// The real clock: sleep until each deadline and hand every push due to the delivery at
+    /// once. A target slower than the story builds a queue; the delivery then supersedes waiting
+    /// pushes with newer ones (newest state wins), as a careful backend would, and latency from
+    /// each push's due time shows the lag. Returns whether the time limit cut the run short.
+    private func releaseInRealTime(_ run: inout ScenarioRun, sink: inout CollectingSink, link: NetworkLink, began: Int64) async -> Bool {
+        let clock = WallClock()
+        var batch: [Push] = []
+        while let deadline = run.nextDeadline() {
+            if link.delivery.configurationError != nil { break }
+            do { try await clock.sleep(until: min(deadline, context.limitInstant(began))) } catch { break }
+            if context.timeIsUp(began) { return true }
+            let until = max(deadline, clock.now())
+            run.run(until: until, into: &sink)
+            sink.take(into: &batch)
+            for push in batch {
+                link.recorder.released(push, intendedMicros: push.time * 1000, now: MicroClock.now())
+                link.delivery.submit(link.prepare(push), flush: false)
+            }
+            link.delivery.flush()
+            context.board.post(partition: 0, produced: sink.tally.counts.produced, clock: until)
+        }
+        return false
+    }
+}
+
+/// What a networked run's release loops share: where pushes go, who accounts for them, and
+/// how answers come back.
+struct NetworkLink {
+    let delivery: PushDelivery
+    let recorder: DeliveryRecorder
+    let gate: ReleaseGate
+    let freed: FreedActivities
+    /// Broadcast mode: the channels are storage policy 0 (no message kept, the higher budget),
+    /// on which APNs requires `apns-expiration: 0`.
+    let nowOrNever: Bool
+
+    func prepare(_ push: Push) -> Push {
+        guard nowOrNever, push.expiration != 0 else { return push }
+        var push = push
+        push.expiration = 0
+        return push
+    }
+}
