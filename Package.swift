@@ -196,6 +196,8 @@ let package = Package(
             name: "LivelineHTTP2Tests",
             dependencies: [
                 "LivelineHTTP2",
+                // SplitMix64, for the generated header lists.
+                "Liveline",
                 .product(name: "NIOCore", package: "swift-nio"),
                 // The reference the connections' HPACK decoder is checked against.
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),

@@ -66,13 +66,7 @@ struct Destination: Sendable {
     static func token(for name: String) -> String {
         var seed: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in name.utf8 { seed = (seed ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        var hex = ""
-        for part in 0..<4 {
-            let value = SeededRandom.hash(seed, UInt64(part))
-            let digits = String(value, radix: 16)
-            hex += String(repeating: "0", count: 16 - digits.count) + digits
-        }
-        return hex
+        return HexText.encode(words: (0..<4).map { SeededRandom.hash(seed, UInt64($0)) })
     }
 
     /// The update token the mock gave an activity started with `startToken`.

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 @testable import LivelineHTTP2
 import NIOCore
 import NIOHPACK
@@ -109,15 +110,10 @@ struct HeaderBlockDecoderTests {
 
     /// A deterministic generator for the random header lists.
     struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+        var random: SplitMix64
+        init(state: UInt64) { random = SplitMix64(seed: state) }
+        mutating func next() -> UInt64 { random.next() }
+        mutating func below(_ bound: Int) -> Int { random.below(bound) }
     }
 
     static func randomString(_ random: inout Generator, maxLength: Int, name: Bool) -> String {

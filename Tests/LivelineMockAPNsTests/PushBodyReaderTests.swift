@@ -74,14 +74,9 @@ import Testing
 
     /// A deterministic generator for the mutations.
     struct Generator {
-        var state: UInt64
-        mutating func below(_ bound: Int) -> Int {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return Int((z ^ (z >> 31)) % UInt64(bound))
-        }
+        var random: SplitMix64
+        init(state: UInt64) { random = SplitMix64(seed: state) }
+        mutating func below(_ bound: Int) -> Int { random.below(bound) }
     }
 
     @Test func mutatedBodiesReadAsTheTreeDoes() {

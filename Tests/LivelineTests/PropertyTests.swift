@@ -7,14 +7,9 @@ import Testing
 @Suite struct PropertyTests {
     /// A small deterministic generator (SplitMix64).
     struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
+        var random: SplitMix64
+        init(state: UInt64) { random = SplitMix64(seed: state) }
+        mutating func next() -> UInt64 { random.next() }
         mutating func int(_ range: ClosedRange<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
         mutating func chance(_ p: Double) -> Bool { Double(next() % 1000) < p * 1000 }
         mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }

@@ -144,6 +144,6 @@ public struct APIKeyHash: Sendable, Hashable, CustomStringConvertible {
 
     /// The first 8 hex digits, enough to tell keys apart in logs.
     public var description: String {
-        "sha256:" + digest.prefix(4).hexDigits + "…"
+        "sha256:" + HexText.encode(digest.prefix(4)) + "…"
     }
 }

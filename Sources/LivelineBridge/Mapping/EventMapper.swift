@@ -33,7 +33,7 @@ public struct EventMapper: Sendable {
             eventID = try reader.text(at: location, role: "event-id")
             isHash = false
         } else {
-            eventID = "sha256:" + SHA256.hash(data: bytes).hexDigits
+            eventID = "sha256:" + HexText.encode(SHA256.hash(data: bytes))
             isHash = true
         }
         let rule = source.events[eventType]

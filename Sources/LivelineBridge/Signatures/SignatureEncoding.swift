@@ -1,3 +1,5 @@
+import Liveline
+
 /// How a sender writes a signature's bytes as text: lowercase hex or standard base64.
 ///
 /// Verification never builds the expected signature's text: it decodes what was presented and
@@ -37,13 +39,7 @@ public enum SignatureEncoding: String, Sendable, Hashable, CaseIterable {
     public func encode(_ bytes: some Sequence<UInt8>) -> String {
         switch self {
         case .hex:
-            let digits = Array("0123456789abcdef".utf8)
-            var text: [UInt8] = []
-            for byte in bytes {
-                text.append(digits[Int(byte >> 4)])
-                text.append(digits[Int(byte & 0x0F)])
-            }
-            return String(decoding: text, as: UTF8.self)
+            return HexText.encode(bytes)
         case .base64:
             let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
             var text: [UInt8] = []

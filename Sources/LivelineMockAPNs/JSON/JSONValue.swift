@@ -1,3 +1,5 @@
+import Liveline
+
 /// A parsed JSON value, as the mock sees payloads and as it reports content-state.
 ///
 /// Numbers keep the distinction the app's `JSONDecoder` cares about: a number written without a
@@ -84,8 +86,8 @@ public enum JSONValue: Sendable, Hashable {
             case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30])
+                HexText.append(byte, to: &bytes)
             default: bytes.append(byte)
             }
         }

@@ -558,14 +558,6 @@ final class MockAPNsState: Sendable {
     /// A new 32-byte update token, lowercase hex.
     static func randomToken() -> String {
         var random = SystemRandomNumberGenerator()
-        let hex = Array("0123456789abcdef".utf8)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(64)
-        for _ in 0..<32 {
-            let byte = UInt8.random(in: 0...255, using: &random)
-            bytes.append(hex[Int(byte >> 4)])
-            bytes.append(hex[Int(byte & 0xF)])
-        }
-        return String(decoding: bytes, as: UTF8.self)
+        return HexText.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &random) })
     }
 }

@@ -1,3 +1,5 @@
+import Liveline
+
 /// Makes `apns-id`, `apns-unique-id` and `apns-request-id` values: lowercase canonical UUIDs.
 ///
 /// One per connection, used only on its event loop: a random 64-bit prefix and a counter, so

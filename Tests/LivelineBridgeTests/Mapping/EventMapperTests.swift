@@ -35,7 +35,7 @@ import Testing
         #expect(event.eventType == "DASHER_PICKED_UP")
         #expect(event.activityKey == "D-58213")
         #expect(event.eventIDIsBodyHash)
-        #expect(event.eventID == "sha256:" + SHA256.hash(data: Array(Self.pickedUp.utf8)).hexDigits)
+        #expect(event.eventID == "sha256:" + HexText.encode(SHA256.hash(data: Array(Self.pickedUp.utf8))))
         #expect(event.orderKey == .statusRank(2, status: "DASHER_PICKED_UP"))
         #expect(event.actions.count == 2)
         guard case .trigger("picked-up", let input?) = event.actions.first else {
