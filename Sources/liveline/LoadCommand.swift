@@ -233,10 +233,7 @@ struct LoadCommand: AsyncParsableCommand {
         ticker?.cancel()
         _ = await ticker?.value
         if let mock {
-            let stats = mock.stats()
-            result.device = LoadResult.DeviceCounts(
-                received: stats.device.received, rendered: stats.device.rendered, wouldNotRender: stats.device.wouldNotRender,
-                throttled: stats.device.throttled, droppedOld: stats.device.droppedOld, ignoredAfterEnd: stats.device.ignoredAfterEnd)
+            result.device = mock.stats().device
             await mock.shutdown()
         }
         result.thresholds = parsedThresholds.map { $0.check(result) }

@@ -237,7 +237,7 @@ import Testing
         let unknown = try await s.session.apply(ExternalChange(label: "x", set: [.init(["courier"], .string("Priya"))]), activity: 0)
         #expect(unknown == .invalid(.unknownField(path: "courier", activity: "order")))
         #expect(try await s.session.apply(ExternalChange(label: "same", set: [.init(["eta"], .int(30))]), activity: 0) == .unchanged)
-        let alert = ResolvedAlert(title: .plain("Almost there"), body: nil, sound: nil)
+        let alert = Alert<String>(title: .plain("Almost there"), body: nil, sound: nil)
         let arrived = ExternalChange(label: "courier-arrived", set: [.init(["eta"], .int(2))], relevance: 90, alert: alert, priority: .high)
         #expect(try await s.session.apply(arrived, activity: 0) == .applied)
         await #expect(throws: LiveSessionError.unknownActivity(7)) { try await s.session.trigger("note", activity: 7) }

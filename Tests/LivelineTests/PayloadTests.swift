@@ -58,7 +58,7 @@ import Testing
 
     func encode(
         _ event: PushEvent, staleDate: Int64? = nil, dismissalDate: Int64? = nil, relevance: Double? = nil,
-        alert: ResolvedAlert? = nil, start: StartContent? = nil
+        alert: Alert<String>? = nil, start: StartContent? = nil
     ) -> String {
         var writer = JSONWriter()
         APSEncoder.encode(
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func updateBytesAreExact() {
-        let alert = ResolvedAlert(title: .plain("GOAL!"), body: .plain("Okafor (23')"), sound: "default")
+        let alert = Alert<String>(title: .plain("GOAL!"), body: .plain("Okafor (23')"), sound: "default")
         #expect(encode(.update, staleDate: 1_795_466_280, relevance: 100, alert: alert) == """
         {"aps":{"timestamp":1795465980,"event":"update","content-state":{"minute":23,"homeScore":1,"lastEvent":"GOAL! Okafor 23'",\
         "kickoff":817157400,"progress":0.5,"courier":null},"stale-date":1795466280,"relevance-score":100,\
@@ -86,7 +86,7 @@ import Testing
     }
 
     @Test func startBytesCarryAttributesAndInputs() {
-        let alert = ResolvedAlert(title: .localized(key: "MATCH_TITLE", args: ["A", "B"]), body: .localized(key: "MATCH_BODY", args: []), sound: nil)
+        let alert = Alert<String>(title: .localized(key: "MATCH_TITLE", args: ["A", "B"]), body: .localized(key: "MATCH_BODY", args: []), sound: nil)
         let start = StartContent(attributesType: "MatchAttributes", attributes: StateObject([("home", .string("A"))]), input: .inputPushToken)
         #expect(encode(.start, alert: alert, start: start) == """
         {"aps":{"timestamp":1795465980,"event":"start","content-state":{"minute":23,"homeScore":1,"lastEvent":"GOAL! Okafor 23'",\
@@ -98,7 +98,7 @@ import Testing
     }
 
     @Test func foundationParsesWhatItWrites() throws {
-        let text = encode(.update, staleDate: 1, relevance: 0.25, alert: ResolvedAlert(title: .plain("é\"\n"), body: nil, sound: nil))
+        let text = encode(.update, staleDate: 1, relevance: 0.25, alert: Alert<String>(title: .plain("é\"\n"), body: nil, sound: nil))
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
         let aps = object?["aps"] as? [String: Any]
         #expect((aps?["relevance-score"] as? Double) == 0.25)

@@ -59,7 +59,7 @@ public struct ActivityEngine: Sendable {
         var flushAt: Millis
         var high = false
         var deferredSince: Millis?
-        var alert: ResolvedAlert?
+        var alert: Alert<String>?
         var start: StartSpec?
         var end = false
         var dismissal: Dismissal?
@@ -159,7 +159,7 @@ public struct ActivityEngine: Sendable {
 
     /// The alert of the push being gathered, if it carries one: the newest alert of the beats and
     /// changes merged since the last push. A recording reads it to write each event's alert.
-    public var pendingAlert: ResolvedAlert? { pending.active ? pending.alert : nil }
+    public var pendingAlert: Alert<String>? { pending.active ? pending.alert : nil }
 
     // MARK: Looking ahead
 
@@ -355,7 +355,7 @@ public struct ActivityEngine: Sendable {
             self.staleAfter = staleAfter
             changed = true
         }
-        var alert: ResolvedAlert?
+        var alert: Alert<String>?
         if let spec = beat.alert {
             let context = EvaluationContext(
                 n: Int(n), elapsed: t - startTime, activity: program.name, index: copy,
@@ -372,7 +372,7 @@ public struct ActivityEngine: Sendable {
 
     /// Merges one beat (or external change) into the pending push, in place, and sets when it goes.
     mutating func merge(
-        at t: Millis, beat: Int32, n: Int32, high: Bool, alert: ResolvedAlert?, start: StartSpec?, end: Bool, dismissal: Dismissal?
+        at t: Millis, beat: Int32, n: Int32, high: Bool, alert: Alert<String>?, start: StartSpec?, end: Bool, dismissal: Dismissal?
     ) {
         if !pending.active { pending = Pending(active: true, firstAt: t, lastAt: t, flushAt: .max) }
         pending.kind = beat >= 0 ? .beat : .event

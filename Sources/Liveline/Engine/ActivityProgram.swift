@@ -29,7 +29,7 @@ public final class ActivityProgram: Sendable {
         /// Whether every patch value is known without evaluating (constant, or by occurrence).
         let patchIsPrecomputed: Bool
         let priority: Priority
-        let alert: AlertSpec?
+        let alert: Alert<TextTemplate>?
         let relevance: Double?
         let staleAfter: Millis??
         let start: StartSpec?
@@ -40,7 +40,7 @@ public final class ActivityProgram: Sendable {
         init(
             label: String, jitter: Millis, chance: Double, patch: [Patch], patchReadsState: Bool,
             patchIsPrecomputed: Bool, priority: Priority,
-            alert: AlertSpec?, relevance: Double?, staleAfter: Millis??, start: StartSpec?, end: Bool,
+            alert: Alert<TextTemplate>?, relevance: Double?, staleAfter: Millis??, start: StartSpec?, end: Bool,
             dismissal: Dismissal?, location: SourceLocation
         ) {
             self.label = label

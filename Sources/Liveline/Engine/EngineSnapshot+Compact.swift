@@ -85,7 +85,7 @@ extension ActivityEngine.Pending {
         flushAt = try reader.int64()
         high = try reader.bool()
         deferredSince = try reader.optional { r throws(CompactDecodingError) in try r.int64() }
-        alert = try reader.optional { r throws(CompactDecodingError) in try ResolvedAlert(reading: &r) }
+        alert = try reader.optional { r throws(CompactDecodingError) in try Alert<String>(reading: &r) }
         start = try reader.optional { r throws(CompactDecodingError) in try StartSpec(reading: &r) }
         end = try reader.bool()
         dismissal = try reader.optional { r throws(CompactDecodingError) in try Dismissal(reading: &r) }
@@ -193,7 +193,7 @@ extension StartSpec {
     }
 }
 
-extension ResolvedAlert {
+extension Alert<String> {
     func write(to writer: inout CompactWriter) {
         writer.optional(title) { $1.write(to: &$0) }
         writer.optional(body) { $1.write(to: &$0) }
@@ -209,7 +209,7 @@ extension ResolvedAlert {
     }
 }
 
-extension ResolvedAlert.Text {
+extension Alert<String>.Text {
     func write(to writer: inout CompactWriter) {
         switch self {
         case .plain(let text):

@@ -22,7 +22,7 @@ public struct ExternalChange: Sendable, Hashable {
     public var set: [FieldChange]
     /// The new `relevance-score`, carried by every push from now on.
     public var relevance: Double?
-    public var alert: ResolvedAlert?
+    public var alert: Alert<String>?
     /// `.high` asks for priority 10 (charged against the budget); `.low` or nil for 5.
     public var priority: Priority?
     /// Ends the activity, with `dismissal` (nil: the policy's).
@@ -30,7 +30,7 @@ public struct ExternalChange: Sendable, Hashable {
     public var dismissal: Dismissal?
 
     public init(
-        label: String, set: [FieldChange] = [], relevance: Double? = nil, alert: ResolvedAlert? = nil,
+        label: String, set: [FieldChange] = [], relevance: Double? = nil, alert: Alert<String>? = nil,
         priority: Priority? = nil, end: Bool = false, dismissal: Dismissal? = nil
     ) {
         self.label = label

@@ -37,17 +37,10 @@ extension DateTemplate {
     }
 }
 
-extension AlertSpec {
+extension Alert<TextTemplate> {
     /// The alert with its templates evaluated.
-    func resolve(in context: EvaluationContext) -> ResolvedAlert {
-        func text(_ text: Text?) -> ResolvedAlert.Text? {
-            switch text {
-            case nil: nil
-            case .plain(let template): .plain(template.evaluate(in: context))
-            case .localized(let key, let args): .localized(key: key, args: args.map { $0.evaluate(in: context) })
-            }
-        }
-        return ResolvedAlert(title: text(title), body: text(body), sound: sound)
+    func resolve(in context: EvaluationContext) -> Alert<String> {
+        map { $0.evaluate(in: context) }
     }
 }
 

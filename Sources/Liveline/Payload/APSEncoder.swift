@@ -1,21 +1,3 @@
-/// An alert with its templates evaluated: what goes into `aps.alert`.
-public struct ResolvedAlert: Sendable, Hashable {
-    public enum Text: Sendable, Hashable {
-        case plain(String)
-        case localized(key: String, args: [String])
-    }
-
-    public var title: Text?
-    public var body: Text?
-    public var sound: String?
-
-    public init(title: Text?, body: Text?, sound: String?) {
-        self.title = title
-        self.body = body
-        self.sound = sound
-    }
-}
-
 /// What a start push adds: the attributes and what the started activity does next.
 public struct StartContent: Sendable {
     public var attributesType: String
@@ -48,7 +30,7 @@ public enum APSEncoder {
         staleDate: Int64?,
         dismissalDate: Int64?,
         relevance: Double?,
-        alert: ResolvedAlert?,
+        alert: Alert<String>?,
         start: StartContent?
     ) {
         writer.raw(#"{"aps":{"timestamp":"#)
@@ -91,7 +73,7 @@ public enum APSEncoder {
         writer.raw("}}")
     }
 
-    static func encode(_ alert: ResolvedAlert, into writer: inout JSONWriter) {
+    static func encode(_ alert: Alert<String>, into writer: inout JSONWriter) {
         writer.raw(UInt8(ascii: "{"))
         var first = true
         func separator(_ writer: inout JSONWriter) {
@@ -116,7 +98,7 @@ public enum APSEncoder {
         writer.raw(UInt8(ascii: "}"))
     }
 
-    static func encode(_ text: ResolvedAlert.Text, into writer: inout JSONWriter) {
+    static func encode(_ text: Alert<String>.Text, into writer: inout JSONWriter) {
         switch text {
         case .plain(let string):
             writer.string(string)

@@ -24,7 +24,7 @@ public struct BeatSpec: Sendable {
     public var patch: [PatchEntry] = []
     /// The priority hint; nil takes the policy's.
     public var priority: Priority?
-    public var alert: AlertSpec?
+    public var alert: Alert<TextTemplate>?
     public var relevance: Double?
     /// `.some(nil)` is `stale-after: none`.
     public var staleAfter: Millis??
@@ -65,24 +65,6 @@ public struct PatchEntry: Sendable {
         self.path = path
         self.value = value
         self.location = location
-    }
-}
-
-/// The `alert` of a push: it lights the screen. `title` and `body` may be localized.
-public struct AlertSpec: Sendable, Hashable {
-    public enum Text: Sendable, Hashable {
-        case plain(TextTemplate)
-        case localized(key: String, args: [TextTemplate])
-    }
-
-    public var title: Text?
-    public var body: Text?
-    public var sound: String?
-
-    public init(title: Text?, body: Text?, sound: String?) {
-        self.title = title
-        self.body = body
-        self.sound = sound
     }
 }
 

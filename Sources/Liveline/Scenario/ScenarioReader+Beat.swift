@@ -128,7 +128,7 @@ extension ScenarioReader {
         return entries
     }
 
-    mutating func alert(_ node: Node, scope: TemplateScope) -> AlertSpec? {
+    mutating func alert(_ node: Node, scope: TemplateScope) -> Alert<TextTemplate>? {
         guard let fields = fields(of: node, in: "alert", allowed: ["title", "body", "sound"]) else { return nil }
         let title = fields["title"].flatMap { alertText($0, "the alert title", scope: scope) }
         let body = fields["body"].flatMap { alertText($0, "the alert body", scope: scope) }
@@ -136,11 +136,11 @@ extension ScenarioReader {
         if !fields.has("title"), !fields.has("body") {
             log.error(location(node), "an alert needs a title or a body")
         }
-        return AlertSpec(title: title, body: body, sound: sound)
+        return Alert<TextTemplate>(title: title, body: body, sound: sound)
     }
 
     /// Text, or `{loc-key, loc-args}`.
-    mutating func alertText(_ node: Node, _ what: String, scope: TemplateScope) -> AlertSpec.Text? {
+    mutating func alertText(_ node: Node, _ what: String, scope: TemplateScope) -> Alert<TextTemplate>.Text? {
         if case .mapping = node {
             guard let fields = fields(of: node, in: what, allowed: ["loc-key", "loc-args"], required: ["loc-key": "the key in the app's Localizable.strings"]),
                   let key = fields["loc-key"].flatMap({ string($0, "loc-key") })

@@ -93,9 +93,9 @@ public struct EventMapper: Sendable {
                 change.set.append(ExternalChange.FieldChange(field.path, try reader.value(for: field)))
             }
             if let alert = changeRule.alert {
-                change.alert = ResolvedAlert(
-                    title: try alert.title.map { template throws(EventMappingError) in ResolvedAlert.Text.plain(try reader.render(template)) },
-                    body: try alert.body.map { template throws(EventMappingError) in ResolvedAlert.Text.plain(try reader.render(template)) },
+                change.alert = Alert<String>(
+                    title: try alert.title.map { template throws(EventMappingError) in Alert<String>.Text.plain(try reader.render(template)) },
+                    body: try alert.body.map { template throws(EventMappingError) in Alert<String>.Text.plain(try reader.render(template)) },
                     sound: alert.sound)
             }
             if let end = rule.end {

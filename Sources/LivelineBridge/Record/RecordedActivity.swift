@@ -56,7 +56,7 @@ public struct RecordedBeat: Sendable {
     /// The new relevance, when it changed.
     public var relevance: Double?
     public var priority: Priority
-    public var alert: ResolvedAlert?
+    public var alert: Alert<String>?
     public var start: StartSpec?
     /// `.some(nil)`: an end with the policy's dismissal.
     public var end: Dismissal??

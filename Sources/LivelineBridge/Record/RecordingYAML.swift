@@ -150,7 +150,7 @@ struct RecordingYAML {
         }
     }
 
-    static func alertText(_ text: ResolvedAlert.Text) -> String {
+    static func alertText(_ text: Alert<String>.Text) -> String {
         switch text {
         case .plain(let text): string(text)
         case .localized(let key, let args):

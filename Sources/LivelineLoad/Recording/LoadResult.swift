@@ -213,32 +213,6 @@ public struct LoadResult: Sendable, Codable, Equatable {
         }
     }
 
-    /// The mock's simulated devices (APNs's 200 never says this).
-    public struct DeviceCounts: Sendable, Codable, Equatable {
-        public var received = 0
-        public var rendered = 0
-        public var wouldNotRender = 0
-        public var throttled = 0
-        public var droppedOld = 0
-        public var ignoredAfterEnd = 0
-
-        public init(received: Int = 0, rendered: Int = 0, wouldNotRender: Int = 0, throttled: Int = 0, droppedOld: Int = 0, ignoredAfterEnd: Int = 0) {
-            self.received = received
-            self.rendered = rendered
-            self.wouldNotRender = wouldNotRender
-            self.throttled = throttled
-            self.droppedOld = droppedOld
-            self.ignoredAfterEnd = ignoredAfterEnd
-        }
-
-        enum CodingKeys: String, CodingKey {
-            case received, rendered, throttled
-            case wouldNotRender = "would-not-render"
-            case droppedOld = "dropped-old"
-            case ignoredAfterEnd = "ignored-after-end"
-        }
-    }
-
     /// Latency in microseconds: the percentiles, and the whole histogram so results merge.
     public struct LatencySummary: Sendable, Codable, Equatable {
         public var count: Int

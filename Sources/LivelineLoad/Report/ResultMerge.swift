@@ -34,11 +34,7 @@ public enum ResultMerge {
                 c.activityUpdates += b.activityUpdates
                 return c
             }
-            merged.device = mergeOptional(merged.device, other.device) { a, b in
-                LoadResult.DeviceCounts(
-                    received: a.received + b.received, rendered: a.rendered + b.rendered, wouldNotRender: a.wouldNotRender + b.wouldNotRender,
-                    throttled: a.throttled + b.throttled, droppedOld: a.droppedOld + b.droppedOld, ignoredAfterEnd: a.ignoredAfterEnd + b.ignoredAfterEnd)
-            }
+            merged.device = mergeOptional(merged.device, other.device, +)
             merged.series = mergeSeries(merged.series, other.series)
             merged.resources.peakRSSBytes = max(merged.resources.peakRSSBytes, other.resources.peakRSSBytes)
             merged.resources.cpuMillis += other.resources.cpuMillis

@@ -13,7 +13,7 @@ struct DashboardFrame: Encodable {
     var total: Int
     var matched: Int
     var lifecycles: [String: Int]
-    var outcomes: ActivityCounters
+    var outcomes: DeviceCounts
     var requests: Int
     var statuses: [String: Int]
     var reasons: [String: Int]

@@ -11,7 +11,7 @@ extension MockAPNsState {
         var matched = 0
         /// Every activity by lifecycle, and what the device did with every push, summed.
         var lifecycles: [String: Int] = [:]
-        var outcomes = ActivityCounters()
+        var outcomes = DeviceCounts()
         var stats = MockAPNsStats()
         /// The best `limit` matches, in the order the Lock Screen shows them.
         var activities: [ActivitySnapshot] = []
@@ -32,13 +32,7 @@ extension MockAPNsState {
                 let record = storage.activities.values[index]
                 let lifecycle = record.lifecycle(at: now)
                 lifecycleCounts[DashboardOrder.lifecycleIndex(lifecycle)] += 1
-                selection.outcomes.received += record.counters.received
-                selection.outcomes.rendered += record.counters.rendered
-                selection.outcomes.droppedOld += record.counters.droppedOld
-                selection.outcomes.throttled += record.counters.throttled
-                selection.outcomes.wouldNotRender += record.counters.wouldNotRender
-                selection.outcomes.ignoredAfterEnd += record.counters.ignoredAfterEnd
-                selection.outcomes.alerts += record.counters.alerts
+                selection.outcomes += record.counters
                 if let search, !search.matches(record) { continue }
                 selection.matched += 1
                 best.offer(index, key: DashboardOrder.key(record, lifecycle: lifecycle))

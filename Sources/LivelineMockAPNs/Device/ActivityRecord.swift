@@ -1,25 +1,5 @@
 import Liveline
 
-/// Counters of what one activity's pushes became.
-public struct ActivityCounters: Sendable, Hashable, Codable {
-    public var received = 0
-    public var rendered = 0
-    public var droppedOld = 0
-    public var throttled = 0
-    public var wouldNotRender = 0
-    public var ignoredAfterEnd = 0
-    public var alerts = 0
-
-    public init() {}
-
-    enum CodingKeys: String, CodingKey {
-        case received, rendered, throttled, alerts
-        case droppedOld = "dropped-old"
-        case wouldNotRender = "would-not-render"
-        case ignoredAfterEnd = "ignored-after-end"
-    }
-}
-
 /// The device-side state of one Live Activity.
 ///
 /// A value type owned by ``MockAPNsState``; mutated only under its lock.
@@ -53,7 +33,7 @@ struct ActivityRecord {
     /// The newest rendered `timestamp`, UNIX seconds.
     var lastTimestamp: Double?
     var budget: BudgetBucket
-    var counters = ActivityCounters()
+    var counters = DeviceCounts()
     var lastReasons: [String] = []
     var lastAlert: JSONValue? {
         get { storedLastAlert?.value }

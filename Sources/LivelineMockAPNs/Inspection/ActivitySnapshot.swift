@@ -28,7 +28,7 @@ public struct ActivitySnapshot: Sendable, Hashable, Encodable {
     public var lastTimestamp: Double?
     /// Whole priority-10 pushes left in the budget now.
     public var budgetRemaining: Int
-    public var counters: ActivityCounters
+    public var counters: DeviceCounts
     /// Why the last push did not render; empty after a rendered one.
     public var lastReasons: [String]
     /// The last alert shown.

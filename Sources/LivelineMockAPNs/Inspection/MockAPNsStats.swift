@@ -14,7 +14,7 @@ public struct MockAPNsStats: Sendable, Hashable, Codable {
     /// Responses whose error came from the fault plan, and injected GOAWAYs and resets.
     public var faultsInjected = 0
     /// What the device did, summed over activities.
-    public var device = ActivityCounters()
+    public var device = DeviceCounts()
     public var activities = 0
     /// Activities per lifecycle now.
     public var lifecycles: [String: Int] = [:]

@@ -274,16 +274,10 @@ final class MockAPNsState: Sendable {
             }
             stats.activities = storage.activities.count
             var lifecycles: [String: Int] = [:]
-            var device = ActivityCounters()
+            var device = DeviceCounts()
             for record in storage.activities.values {
                 lifecycles[record.lifecycle(at: now).rawValue, default: 0] += 1
-                device.received += record.counters.received
-                device.rendered += record.counters.rendered
-                device.droppedOld += record.counters.droppedOld
-                device.throttled += record.counters.throttled
-                device.wouldNotRender += record.counters.wouldNotRender
-                device.ignoredAfterEnd += record.counters.ignoredAfterEnd
-                device.alerts += record.counters.alerts
+                device += record.counters
             }
             stats.lifecycles = lifecycles
             stats.device = device

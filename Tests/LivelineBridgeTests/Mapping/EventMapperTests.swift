@@ -52,7 +52,7 @@ import Testing
         #expect(event.actions == [.change(ExternalChange(
             label: "event DELIVERY_CANCELLED",
             set: [.init(["status"], .string("cancelled")), .init(["message"], .string("Your order was cancelled"))],
-            alert: ResolvedAlert(title: .plain("Order cancelled"), body: .plain("Delivery D-58213 was cancelled"), sound: nil),
+            alert: Alert<String>(title: .plain("Order cancelled"), body: .plain("Delivery D-58213 was cancelled"), sound: nil),
             priority: .high, end: true, dismissal: .immediate))])
     }
 

@@ -1,0 +1,63 @@
+/// What devices did with the pushes they received: the mock counts them per activity and in
+/// total, and a load test against the mock reports the total (APNs's 200 never says this).
+///
+/// Counts add (``+=``), so totals, dashboards and merged load results are sums of these.
+/// Decoding takes a missing count as 0, so results written before a count existed still read.
+public struct DeviceCounts: Sendable, Hashable, Codable {
+    public var received = 0
+    public var rendered = 0
+    public var droppedOld = 0
+    public var throttled = 0
+    public var wouldNotRender = 0
+    public var ignoredAfterEnd = 0
+    /// Pushes that carried an alert the device showed.
+    public var alerts = 0
+
+    public init(
+        received: Int = 0, rendered: Int = 0, droppedOld: Int = 0, throttled: Int = 0, wouldNotRender: Int = 0,
+        ignoredAfterEnd: Int = 0, alerts: Int = 0
+    ) {
+        self.received = received
+        self.rendered = rendered
+        self.droppedOld = droppedOld
+        self.throttled = throttled
+        self.wouldNotRender = wouldNotRender
+        self.ignoredAfterEnd = ignoredAfterEnd
+        self.alerts = alerts
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case received, rendered, throttled, alerts
+        case droppedOld = "dropped-old"
+        case wouldNotRender = "would-not-render"
+        case ignoredAfterEnd = "ignored-after-end"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        func count(_ key: CodingKeys) throws -> Int { try container.decodeIfPresent(Int.self, forKey: key) ?? 0 }
+        received = try count(.received)
+        rendered = try count(.rendered)
+        droppedOld = try count(.droppedOld)
+        throttled = try count(.throttled)
+        wouldNotRender = try count(.wouldNotRender)
+        ignoredAfterEnd = try count(.ignoredAfterEnd)
+        alerts = try count(.alerts)
+    }
+
+    public static func += (total: inout DeviceCounts, counts: DeviceCounts) {
+        total.received += counts.received
+        total.rendered += counts.rendered
+        total.droppedOld += counts.droppedOld
+        total.throttled += counts.throttled
+        total.wouldNotRender += counts.wouldNotRender
+        total.ignoredAfterEnd += counts.ignoredAfterEnd
+        total.alerts += counts.alerts
+    }
+
+    public static func + (a: DeviceCounts, b: DeviceCounts) -> DeviceCounts {
+        var sum = a
+        sum += b
+        return sum
+    }
+}
