@@ -1,8 +1,3 @@
-/// Milliseconds. Liveline keeps every time and duration as whole milliseconds in an `Int64`:
-/// instants count from the UNIX epoch on the clock that drives the engine (virtual or real),
-/// durations are differences of those. Integer time keeps the engine exact and cheap.
-public typealias Millis = Int64
-
 /// Parses and prints the durations scenario files use: `90s`, `23m`, `1h05m10s`, `250ms`, `0`.
 public enum DurationText {
     /// The units, largest first. Each may appear once, in this order.
