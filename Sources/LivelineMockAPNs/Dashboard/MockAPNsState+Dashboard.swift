@@ -75,7 +75,7 @@ struct DashboardSearch: Sendable {
         namedTokens = Set(names.filter { $0.value.lowercased().contains(trimmed) }.keys)
     }
 
-    func matches(_ record: ActivityRecord) -> Bool {
+    func matches(_ record: DeviceActivity) -> Bool {
         if record.id.hasPrefix(prefix) { return true }
         if let token = record.updateToken, token.hasPrefix(prefix) || namedTokens.contains(token) { return true }
         if let token = record.pushToStartToken, token.hasPrefix(prefix) || namedTokens.contains(token) { return true }
@@ -99,7 +99,7 @@ enum DashboardOrder {
         }
     }
 
-    static func key(_ record: ActivityRecord, lifecycle: ActivityLifecycle) -> Key {
+    static func key(_ record: DeviceActivity, lifecycle: ActivityLifecycle) -> Key {
         let rank = switch lifecycle {
         case .active, .stale, .ended: 0
         case .pending: 1
@@ -115,13 +115,13 @@ enum DashboardOrder {
     /// The `limit` smallest keys seen, kept sorted; each offer is a binary search.
     struct Best {
         let limit: Int
-        private var entries: [(key: Key, index: Dictionary<String, ActivityRecord>.Index)] = []
+        private var entries: [(key: Key, index: Dictionary<String, DeviceActivity>.Index)] = []
 
         init(limit: Int) { self.limit = max(0, limit) }
 
-        var indices: [Dictionary<String, ActivityRecord>.Index] { entries.map(\.index) }
+        var indices: [Dictionary<String, DeviceActivity>.Index] { entries.map(\.index) }
 
-        mutating func offer(_ index: Dictionary<String, ActivityRecord>.Index, key: Key) {
+        mutating func offer(_ index: Dictionary<String, DeviceActivity>.Index, key: Key) {
             if entries.count == limit, let last = entries.last, !(key < last.key) { return }
             var low = 0, high = entries.count
             while low < high {

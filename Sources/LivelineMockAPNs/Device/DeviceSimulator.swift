@@ -2,7 +2,7 @@ import Liveline
 
 /// The device behind a token: decides what one push does to one activity.
 ///
-/// Pure logic over an ``ActivityRecord`` value; ``MockAPNsState`` owns the records and calls
+/// Pure logic over an ``DeviceActivity`` value; ``MockAPNsState`` owns the records and calls
 /// this under its lock. The order of the checks follows what iOS does with a delivered push:
 /// an ended activity ignores everything; an older timestamp is dropped; a priority-10 push
 /// spends budget or is throttled; then the payload must decode, or the push would not render.
@@ -17,8 +17,8 @@ struct DeviceSimulator: Sendable {
     /// start naming another type is one the app cannot decode. Nil: any type is taken.
     var knownAttributesTypes: Set<String>? = nil
 
-    func newRecord(id: String, now: Millis) -> ActivityRecord {
-        ActivityRecord(id: id, createdAt: now, budget: BudgetBucket(perHour: budgetPerHour, now: now))
+    func newRecord(id: String, now: Millis) -> DeviceActivity {
+        DeviceActivity(id: id, createdAt: now, budget: BudgetBucket(perHour: budgetPerHour, now: now))
     }
 
     /// How the push reached the activity.
@@ -33,7 +33,7 @@ struct DeviceSimulator: Sendable {
 
     /// Applies `payload` at `now` and returns what the device did.
     func apply(
-        _ payload: LiveActivityPayload, to record: inout ActivityRecord, route: Route, priority: Int, now: Millis
+        _ payload: LiveActivityPayload, to record: inout DeviceActivity, route: Route, priority: Int, now: Millis
     ) -> DeviceDelivery {
         record.counters.received += 1
         record.lastPushAt = now
@@ -55,7 +55,7 @@ struct DeviceSimulator: Sendable {
     }
 
     private func decide(
-        _ payload: LiveActivityPayload, record: inout ActivityRecord, route: Route, priority: Int, now: Millis
+        _ payload: LiveActivityPayload, record: inout DeviceActivity, route: Route, priority: Int, now: Millis
     ) -> (DeviceOutcome, [String]) {
         if route != .start, record.endInstant(at: now) != nil {
             return (.ignoredAfterEnd, ["the activity has ended; iOS ignores pushes after the end"])
@@ -85,7 +85,7 @@ struct DeviceSimulator: Sendable {
 
     /// The app's own decoding of a start's attributes and of the content-state.
     private func appReasons(
-        _ payload: LiveActivityPayload, _ app: any ActivityPayloadDecoding, record: ActivityRecord, route: Route
+        _ payload: LiveActivityPayload, _ app: any ActivityPayloadDecoding, record: DeviceActivity, route: Route
     ) -> [String] {
         var reasons: [String] = []
         if route == .start, let type = payload.attributesType, let attributes = payload.attributes {
@@ -129,7 +129,7 @@ struct DeviceSimulator: Sendable {
         return reasons
     }
 
-    private func render(_ payload: LiveActivityPayload, into record: inout ActivityRecord, now: Millis) {
+    private func render(_ payload: LiveActivityPayload, into record: inout DeviceActivity, now: Millis) {
         record.counters.rendered += 1
         if let state = payload.contentState {
             if let shape = record.shape {

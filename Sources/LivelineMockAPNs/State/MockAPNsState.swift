@@ -23,7 +23,7 @@ final class MockAPNsState: Sendable {
     }
 
     struct Storage {
-        var activities: [String: ActivityRecord] = [:]
+        var activities: [String: DeviceActivity] = [:]
         var activityOrder: [String] = []
         var tokens: [String: TokenState] = [:]
         var historyCount = 0
@@ -76,10 +76,10 @@ final class MockAPNsState: Sendable {
     // MARK: Requests
 
     /// Answers a validated device push: faults first, then the device.
-    func handleDevice(_ push: DevicePushRequest, idHeaders: [(String, String)], id: String, roll: Double) -> (APNsResponse, ConnectionDirective) {
+    func handleDevice(_ push: DevicePushRequest, idHeaders: [(String, String)], id: String, roll: Double) -> (StreamResponse, ConnectionDirective) {
         let now = clock.now()
         let (response, directive, pushRecord, subscribers) = box.withLockedValue {
-            (storage: inout Storage) -> (APNsResponse, ConnectionDirective, PushRecord?, [AsyncStream<PushRecord>.Continuation]) in
+            (storage: inout Storage) -> (StreamResponse, ConnectionDirective, PushRecord?, [AsyncStream<PushRecord>.Continuation]) in
             storage.stats.devicePushes += 1
             var deliveries: [DeviceDelivery] = []
             var directive = ConnectionDirective.none
@@ -94,8 +94,8 @@ final class MockAPNsState: Sendable {
                 timestamp = push.payload.timestamp
                 deliveries = deliver(push, payload: push.payload, storage: &storage, now: now)
             }
-            let response = error.map { APNsResponse.error($0, headers: idHeaders, now: now) }
-                ?? APNsResponse(status: 200, headers: idHeaders)
+            let response = error.map { StreamResponse.error($0, headers: idHeaders, now: now) }
+                ?? StreamResponse(status: 200, headers: idHeaders)
             let pushRecord = PushRecord(
                 time: now, kind: .device, token: push.token, channelID: nil, id: id, priority: push.priority,
                 status: response.status, reason: error?.reason, deliveries: deliveries, payload: push.bodyText,
@@ -112,7 +112,7 @@ final class MockAPNsState: Sendable {
     }
 
     /// Answers a validated broadcast: the channel must exist, then faults, then every subscriber.
-    func handleBroadcast(_ push: BroadcastPushRequest, requestID: String, roll: Double) -> (APNsResponse, ConnectionDirective) {
+    func handleBroadcast(_ push: BroadcastPushRequest, requestID: String, roll: Double) -> (StreamResponse, ConnectionDirective) {
         let now = clock.now()
         let headers = [("apns-request-id", requestID)]
         let (response, directive, pushRecord, subscribers) = box.withLockedValue { storage in
@@ -140,8 +140,8 @@ final class MockAPNsState: Sendable {
             } else {
                 error = .channelNotRegistered
             }
-            let response = error.map { APNsResponse.error($0, headers: headers, now: now) }
-                ?? APNsResponse(status: 200, headers: headers)
+            let response = error.map { StreamResponse.error($0, headers: headers, now: now) }
+                ?? StreamResponse(status: 200, headers: headers)
             let pushRecord = PushRecord(
                 time: now, kind: .broadcast, token: nil, channelID: push.channelID, id: requestID,
                 priority: push.priority, status: response.status, reason: error?.reason, deliveries: deliveries,
@@ -154,16 +154,16 @@ final class MockAPNsState: Sendable {
     }
 
     /// Answers the channel-management endpoints.
-    func handleChannelRequest(_ request: ValidatedRequest, requestID: String) -> APNsResponse {
+    func handleChannelRequest(_ request: ValidatedRequest, requestID: String) -> StreamResponse {
         let now = clock.now()
         let headers = [("apns-request-id", requestID)]
         return box.withLockedValue { storage in
             storage.stats.channelRequests += 1
-            let response: APNsResponse
+            let response: StreamResponse
             switch request {
             case .createChannel(let bundleID, let policy, _):
                 if let channel = storage.channels.create(bundleID: bundleID, policy: policy, now: now) {
-                    response = APNsResponse(status: 201, headers: headers + [("apns-channel-id", channel.id)])
+                    response = StreamResponse(status: 201, headers: headers + [("apns-channel-id", channel.id)])
                 } else {
                     response = .error(.cannotCreateChannelConfig, headers: headers, now: now)
                 }
@@ -178,7 +178,7 @@ final class MockAPNsState: Sendable {
                 }
             case .deleteChannel(let bundleID, let channelID, _):
                 response = storage.channels.delete(channelID, bundleID: bundleID)
-                    ? APNsResponse(status: 204, headers: headers)
+                    ? StreamResponse(status: 204, headers: headers)
                     : .error(.channelNotRegistered, headers: headers, now: now)
             case .listChannels(let bundleID, _):
                 let ids = storage.channels.list(bundleID: bundleID).map { JSONValue.string($0) }
@@ -495,7 +495,7 @@ final class MockAPNsState: Sendable {
     /// Applies a push to a record in place; returns the delivery, and the record's shape when
     /// the push changed it (to be interned).
     private static func apply(
-        _ payload: LiveActivityPayload, simulator: DeviceSimulator, to record: inout ActivityRecord,
+        _ payload: LiveActivityPayload, simulator: DeviceSimulator, to record: inout DeviceActivity,
         route: DeviceSimulator.Route, priority: Int, now: Millis
     ) -> (DeviceDelivery, ContentShape?) {
         let shapeBefore = record.shape
@@ -504,12 +504,12 @@ final class MockAPNsState: Sendable {
         return (delivery, shape)
     }
 
-    private func insert(_ record: ActivityRecord, storage: inout Storage) {
+    private func insert(_ record: DeviceActivity, storage: inout Storage) {
         if storage.activities[record.id] == nil { storage.activityOrder.append(record.id) }
         storage.activities[record.id] = record
     }
 
-    func snapshot(_ record: ActivityRecord, now: Millis) -> ActivitySnapshot {
+    func snapshot(_ record: DeviceActivity, now: Millis) -> ActivitySnapshot {
         var budget = record.budget
         return ActivitySnapshot(
             id: record.id, updateToken: record.updateToken, pushToStartToken: record.pushToStartToken,

@@ -233,7 +233,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let now = state.clock.now()
         let body = RequestValidator.Body(buffer: stream.body, size: stream.size)
         let hadValidToken = auth.hasValidToken
-        var response: APNsResponse
+        var response: StreamResponse
         var directive = ConnectionDirective.none
         switch validator.validate(stream.head, body: body, auth: &auth, strings: &strings, now: now) {
         case .failure(let error):
@@ -290,7 +290,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let now = state.clock.now()
         let isDevicePath = Self.isDevicePath(head.path)
         let id = isDevicePath ? (validID(head.apnsID) ?? ids.next()) : (head.requestID ?? ids.next())
-        let response = APNsResponse.error(.payloadTooLarge, headers: [(isDevicePath ? "apns-id" : "apns-request-id", id)], now: now)
+        let response = StreamResponse.error(.payloadTooLarge, headers: [(isDevicePath ? "apns-id" : "apns-request-id", id)], now: now)
         state.recordRejected(.payloadTooLarge, token: deviceToken(head.path), id: id,
                              priority: head.priority == "5" ? 5 : 10, payload: "")
         write(response, streamID: streamID)
@@ -300,7 +300,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
 
     /// Writes a response; the core holds back body bytes the peer's windows do not allow yet.
     /// Nothing is written for a stream the client reset meanwhile.
-    private func write(_ response: APNsResponse, streamID: UInt32) {
+    private func write(_ response: StreamResponse, streamID: UInt32) {
         let hasBody = !response.body.isEmpty
         let written = core.writeHeaders(streamID: streamID, endStream: !hasBody, into: &out) { block in
             ResponseHeaderEncoder.encode(status: response.status, fields: response.headers, into: &block)

@@ -1,7 +1,7 @@
 import Liveline
 
 /// A response to one stream: status, headers and an optional body.
-struct APNsResponse {
+struct StreamResponse {
     var status: Int
     var headers: [(String, String)]
     var body: [UInt8]
@@ -13,7 +13,7 @@ struct APNsResponse {
     }
 
     /// APNs's error response: `{"reason": …}`, plus `"timestamp"` (milliseconds) on a 410.
-    static func error(_ error: APNsError, headers: [(String, String)], now: Millis) -> APNsResponse {
+    static func error(_ error: APNsError, headers: [(String, String)], now: Millis) -> StreamResponse {
         var body: [UInt8] = Array(#"{"reason":"#.utf8)
         JSONValue.writeString(error.reason, into: &body)
         if error.status == 410 {
@@ -21,14 +21,14 @@ struct APNsResponse {
             body.append(contentsOf: String(now).utf8)
         }
         body.append(UInt8(ascii: "}"))
-        return APNsResponse(status: error.status, headers: headers + [("content-type", "application/json")], body: body)
+        return StreamResponse(status: error.status, headers: headers + [("content-type", "application/json")], body: body)
     }
 
     /// A JSON body with status `status`.
-    static func json(_ status: Int, _ value: JSONValue, headers: [(String, String)]) -> APNsResponse {
+    static func json(_ status: Int, _ value: JSONValue, headers: [(String, String)]) -> StreamResponse {
         var body: [UInt8] = []
         value.write(into: &body)
-        return APNsResponse(status: status, headers: headers + [("content-type", "application/json")], body: body)
+        return StreamResponse(status: status, headers: headers + [("content-type", "application/json")], body: body)
     }
 }
 

@@ -3,7 +3,7 @@ import Liveline
 /// The device-side state of one Live Activity.
 ///
 /// A value type owned by ``MockAPNsState``; mutated only under its lock.
-struct ActivityRecord {
+struct DeviceActivity {
     let id: String
     var updateToken: String?
     /// The push-to-start token that started it, if it was started by push.
