@@ -28,8 +28,9 @@ extension MockAPNsState {
             var selection = DashboardSelection(now: now)
             var best = DashboardOrder.Best(limit: limit)
             var lifecycleCounts = [Int](repeating: 0, count: ActivityLifecycle.allCases.count)
-            for index in storage.activities.indices {
-                let record = storage.activities.values[index]
+            let activities = storage.devices.activities
+            for index in activities.indices {
+                let record = activities.values[index]
                 let lifecycle = record.lifecycle(at: now)
                 lifecycleCounts[DashboardOrder.lifecycleIndex(lifecycle)] += 1
                 selection.outcomes += record.counters
@@ -37,15 +38,13 @@ extension MockAPNsState {
                 selection.matched += 1
                 best.offer(index, key: DashboardOrder.key(record, lifecycle: lifecycle))
             }
-            selection.total = storage.activities.count
+            selection.total = activities.count
             for (offset, lifecycle) in ActivityLifecycle.allCases.enumerated() where lifecycleCounts[offset] > 0 {
                 selection.lifecycles[lifecycle.rawValue] = lifecycleCounts[offset]
             }
-            selection.activities = best.indices.map { snapshot(storage.activities.values[$0], now: now) }
+            selection.activities = best.indices.map { storage.devices.snapshot(activities.values[$0], now: now) }
             selection.stats = storage.stats
-            for (offset, count) in storage.statuses.enumerated() where count > 0 {
-                selection.stats.statuses[String(offset + 100)] = count
-            }
+            selection.stats.statuses = storage.statusCounts
             selection.sequence = storage.feed?.sequence ?? 0
             return selection
         }

@@ -245,10 +245,12 @@ final class APNsConnectionHandler: ChannelInboundHandler {
                                  priority: stream.head.priority == "5" ? 5 : 10, payload: body.text)
         case .success(.device(let push)):
             let id = push.apnsID ?? ids.next()
-            (response, directive) = state.handleDevice(
+            let answer = state.handleDevice(
                 push, idHeaders: [("apns-id", id), ("apns-unique-id", ids.next())], id: id, roll: random.nextUnit())
+            (response, directive) = (answer.response, answer.directive)
         case .success(.broadcast(let push)):
-            (response, directive) = state.handleBroadcast(push, requestID: push.requestID ?? ids.next(), roll: random.nextUnit())
+            let answer = state.handleBroadcast(push, requestID: push.requestID ?? ids.next(), roll: random.nextUnit())
+            (response, directive) = (answer.response, answer.directive)
         case .success(let channelRequest):
             response = state.handleChannelRequest(channelRequest, requestID: stream.head.requestID ?? ids.next())
         }

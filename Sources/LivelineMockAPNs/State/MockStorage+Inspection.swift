@@ -1,0 +1,47 @@
+import Liveline
+
+/// What the inspection API, ``MockAPNsServer`` and the dashboard read. Runs under
+/// ``MockAPNsState``'s lock; returns values that own no part of the storage.
+extension MockStorage {
+    /// Every activity, in the order they appeared.
+    func activities(now: Millis) -> [ActivitySnapshot] {
+        devices.activityOrder.compactMap { devices.activities[$0].map { devices.snapshot($0, now: now) } }
+    }
+
+    /// The activity behind `token` (an update or push-to-start token, or an activity id).
+    func activity(token: String, now: Millis) -> ActivitySnapshot? {
+        let key = token.lowercased()
+        let id = devices.tokens[key]?.activityID ?? key
+        return devices.activities[id].map { devices.snapshot($0, now: now) }
+    }
+
+    /// The history of `key`, a token or `channel:<id>`.
+    func pushes(key: String) -> [PushRecord] {
+        devices.tokens[key]?.history?.records(key: key) ?? []
+    }
+
+    /// The counters, with the responses by status, the activities by lifecycle and what their
+    /// devices did, as of `now`.
+    func stats(now: Millis) -> MockAPNsStats {
+        var stats = self.stats
+        stats.statuses = statusCounts
+        stats.activities = devices.activities.count
+        var lifecycles: [String: Int] = [:]
+        var device = DeviceCounts()
+        for activity in devices.activities.values {
+            lifecycles[activity.lifecycle(at: now).rawValue, default: 0] += 1
+            device += activity.counters
+        }
+        stats.lifecycles = lifecycles
+        stats.device = device
+        stats.uptimeMillis = now - startedAt
+        return stats
+    }
+
+    /// Responses by status, as text keys (`"200"`).
+    var statusCounts: [String: Int] {
+        var counts: [String: Int] = [:]
+        for (offset, count) in statuses.enumerated() where count > 0 { counts[String(offset + 100)] = count }
+        return counts
+    }
+}
