@@ -2,6 +2,7 @@ import Foundation
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineTestSupport
 import Testing
 
 /// What ``PushDelivery`` keeps per activity: nothing once an activity's pushes are answered,
@@ -125,12 +126,8 @@ import Testing
         await session.stop()
     }
 
-    /// Polls `condition` until it holds, for up to 30 s (never a timing assertion: only a hang fails).
+    /// Polls `condition` until it holds (never a timing assertion: only a hang fails).
     func waitFor(_ what: String, _ condition: () -> Bool) async throws {
-        for _ in 0..<3000 {
-            if condition() { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("timed out waiting for \(what)")
+        try await eventually(what) { condition() }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Liveline
 import LivelineAPNs
+import LivelineTestSupport
 import NIOPosix
 import Testing
 
@@ -69,8 +70,10 @@ struct PythonH2ServerTests {
             #expect(error.description == "protocol error from 127.0.0.1:\(server.port): PROTOCOL_ERROR: CONTINUATION without HEADERS")
         }
         await client.shutdown()
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(server.output().contains("observed: client GOAWAY PROTOCOL_ERROR CONTINUATION without HEADERS"), "\(server.output())")
+        let observed = await eventually(within: 10) {
+            server.output().contains("observed: client GOAWAY PROTOCOL_ERROR CONTINUATION without HEADERS")
+        }
+        #expect(observed, "\(server.output())")
     }
 
     static func request(_ token: String, body: [UInt8] = Array("{}".utf8)) -> APNsRequest {

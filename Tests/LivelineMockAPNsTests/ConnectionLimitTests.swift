@@ -1,5 +1,6 @@
 import Foundation
 import LivelineMockAPNs
+import LivelineTestSupport
 import NIOCore
 import Testing
 
@@ -32,11 +33,10 @@ struct ConnectionLimitTests {
 
         // A place freed is taken again (the close reaches the mock a moment later).
         await second?.close()
-        var servedAgain = false
-        for _ in 0..<50 where !servedAgain {
+        let servedAgain = await eventually(within: 10, every: .milliseconds(20)) {
             let (client, served) = await Self.connectIsServed(server)
-            servedAgain = served
-            if !served { await client?.close(); try await Task.sleep(for: .milliseconds(20)) } else { await client?.close() }
+            await client?.close()
+            return served
         }
         #expect(servedAgain)
         await first?.close()

@@ -1,15 +1,11 @@
 import Foundation
 import Liveline
 import LivelineAPNs
+import LivelineTestSupport
 
 /// Collects a live session's events as they happen, so a test waits for what it expects
 /// (an answer from the mock over the socket) instead of sleeping a guessed time.
 final class SessionProbe: @unchecked Sendable {
-    struct TimedOut: Error, CustomStringConvertible {
-        var what: String
-        var description: String { "timed out waiting for \(what)" }
-    }
-
     private let lock = NSLock()
     private var events: [SessionEvent] = []
 
@@ -44,13 +40,7 @@ final class SessionProbe: @unchecked Sendable {
     var retries: Int { deliveries.filter { if case .retrying = $0 { true } else { false } }.count }
 
     /// Waits (in real time, for the network) until `condition` holds over the events so far.
-    /// The limit only tells a hang from slowness: the whole suite shares two cores and the
-    /// cooperative pool, and a step that takes a millisecond alone has taken over 10 s there.
     func wait(_ what: String, seconds: Double = 60, until condition: (SessionProbe) -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition(self) {
-            guard Date() < deadline else { throw TimedOut(what: what) }
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        try await eventually(what, within: seconds, every: .milliseconds(5)) { condition(self) }
     }
 }

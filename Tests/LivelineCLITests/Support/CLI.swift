@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTestSupport
 import Testing
 
 /// Runs the built `liveline` binary as a user does, and collects what it printed.
@@ -126,11 +127,6 @@ final class OutputBuffer: @unchecked Sendable {
     /// Waits (in real time, for the process) until the output contains `needle`. The default
     /// allows for a sanitizer build on a busy machine, where a start can take half a minute.
     func wait(for needle: String, seconds: Double = 60) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if text.contains(needle) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return false
+        await eventually(within: seconds, every: .milliseconds(20)) { text.contains(needle) }
     }
 }

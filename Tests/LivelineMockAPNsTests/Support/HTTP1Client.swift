@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTestSupport
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -85,12 +86,7 @@ final class HTTP1Client: Sendable {
 
     /// Waits (on the wall clock, as a page would) until `condition` holds for what was received.
     func wait(upTo seconds: Double = 5, until condition: (HTTP1Client) -> Bool) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition(self) { return true }
-            try? await Task.sleep(for: .milliseconds(20))
-        }
-        return condition(self)
+        await eventually(within: seconds, every: .milliseconds(20)) { condition(self) }
     }
 
     var isClosed: Bool { closed.withLockedValue { $0 } }
