@@ -3,8 +3,10 @@ import Liveline
 /// The real-time run of a story: scheduled beats and external events merged into one ordered
 /// stream of pushes, delivered to APNs, with a clean stop.
 ///
-/// `liveline play` is a session over a scenario file; the bridge is a session whose activities
-/// are added as orders arrive and whose events come from webhooks. What it does, in order:
+/// `liveline play` is a session over a scenario file, and an app's own backend can run one whose
+/// activities are added as orders arrive and whose events come from its code. (The bridge runs
+/// the same engine differently: one stored step at a time, so any instance can resume a story;
+/// see `BridgeDispatcher`.) What a session does, in order:
 ///
 /// 1. **Scheduled beats.** The loop sleeps on the session's ``EngineClock`` until the next
 ///    deadline of any activity (a beat, a flush, a heartbeat, the 8-hour cap) and plays what is

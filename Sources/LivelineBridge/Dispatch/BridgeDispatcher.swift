@@ -60,7 +60,7 @@ public final class BridgeDispatcher: Sendable {
     public let configuration: Configuration
     public let catalog: StoryCatalog
     private let application: EventApplication
-    private let store: any Store
+    private let store: any DispatchStore
     private let observer: any DispatchObserver
     private let logger: Logger
     /// Rung when there is new work (a webhook stored, an activity registered).
@@ -69,7 +69,7 @@ public final class BridgeDispatcher: Sendable {
     private let outboxSignal: WakeSignal?
 
     public init(
-        store: any Store, catalog: StoryCatalog, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
+        store: any DispatchStore, catalog: StoryCatalog, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
         logger: Logger = Logger(label: "liveline.bridge.dispatch"), outboxSignal: WakeSignal? = nil
     ) {
         self.store = store

@@ -54,14 +54,14 @@ public final class OutboxSender: Sendable {
     public let configuration: Configuration
     /// Rung when the dispatcher queued pushes.
     public let wakeSignal = WakeSignal()
-    private let store: any Store
+    private let store: any OutboxStore
     private let client: APNsClient
     private let observer: any DispatchObserver
     private let logger: Logger
     private let host: String
 
     public init(
-        store: any Store, client: APNsClient, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
+        store: any OutboxStore, client: APNsClient, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
         logger: Logger = Logger(label: "liveline.bridge.outbox")
     ) {
         self.store = store

@@ -18,7 +18,7 @@ struct ActivityRegistryAPI: Sendable {
     /// Renders an activity's current content-state as JSON bytes; the dispatcher owns it.
     typealias ContentState = @Sendable (ActivityRecord) -> [UInt8]?
 
-    let store: any Store
+    let store: any RegistryStore
     let authenticator: RegistryAuthenticator
     let sources: [SourceConfiguration]
     let bodyLimit: RequestBodyLimit

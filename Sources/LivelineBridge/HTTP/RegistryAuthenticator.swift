@@ -8,7 +8,7 @@ import HTTPTypes
 /// `WWW-Authenticate: Bearer`, and neither answers nor logs show any part of the key presented.
 struct RegistryAuthenticator: Sendable {
     let configuredKeys: [APIKeyHash]
-    let store: any Store
+    let store: any RegistryStore
 
     /// Who the key belongs to, for logs: `config sha256:0a1b2c3d…` or `key NAME`.
     func authenticate(_ headers: HTTPFields) async throws(BridgeHTTPError) -> String {

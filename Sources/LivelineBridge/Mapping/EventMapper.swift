@@ -5,7 +5,8 @@ import Liveline
 /// Maps a verified webhook onto its activity with the rules of its source.
 ///
 /// Pure: bytes and headers in, a ``MappedEvent`` or an ``EventMappingError`` out. The inbox
-/// stores the result; the dispatcher turns its actions into `LiveSession` calls in order.
+/// stores the result; the dispatcher applies its actions to the activity's engine in order
+/// (`EventApplication`).
 public struct EventMapper: Sendable {
     public let source: SourceConfiguration
 

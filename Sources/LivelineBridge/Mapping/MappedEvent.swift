@@ -31,14 +31,15 @@ public struct MappedEvent: Sendable, Hashable {
     }
 }
 
-/// One thing a mapped event does to its activity; each is one call on `LiveSession`.
+/// One thing a mapped event does to its activity; `EventApplication` makes each one call on
+/// the activity's ``ActivityEngine``.
 public enum MappedAction: Sendable, Hashable {
-    /// Push-to-start the activity (`add(_:start:target:)` with its start beat).
+    /// Push-to-start the activity: its start beat, triggered.
     case start
-    /// `trigger(beat, activity:, input:)`.
+    /// `trigger(beat, input:)`: a beat of the scenario by its id.
     case trigger(beat: String, input: StateValue?)
-    /// `apply(change, activity:)`; may end the activity too.
+    /// `apply(change)`: fields, relevance, alert, priority; may end the activity too.
     case change(ExternalChange)
-    /// `end(activity:dismissal:)`; nil takes the policy's dismissal.
+    /// `apply(.endNow(…))`; nil takes the policy's dismissal.
     case end(Dismissal?)
 }

@@ -46,10 +46,10 @@ public struct BridgeRecorder: Sendable {
     }
 
     public let configuration: BridgeConfiguration
-    private let store: any Store
+    private let store: any RecordingStore
     private let catalog: StoryCatalog
 
-    public init(configuration: BridgeConfiguration, store: any Store) {
+    public init(configuration: BridgeConfiguration, store: any RecordingStore) {
         self.configuration = configuration
         self.store = store
         catalog = StoryCatalog(sources: configuration.sources, topic: configuration.apns?.topic)

@@ -9,7 +9,7 @@
 /// of a failed batch was stored). The actor owns the pending batch; the store owns the
 /// transaction.
 public actor InboxWriter {
-    private let store: any Store
+    private let store: any InboxStore
     private let maxBatch: Int
     private var pending: [(event: InboxEvent, reply: CheckedContinuation<InsertResult, any Error>)] = []
     private var writing = false
@@ -18,7 +18,7 @@ public actor InboxWriter {
     /// Events written so far, stored or duplicate.
     public private(set) var events = 0
 
-    public init(store: any Store, maxBatch: Int = 256) {
+    public init(store: any InboxStore, maxBatch: Int = 256) {
         self.store = store
         self.maxBatch = max(maxBatch, 1)
     }

@@ -73,14 +73,18 @@ public struct PushAnswer: Sendable, Hashable {
     }
 }
 
-/// What to record for one sent push; ``Store/recordPushOutcomes(_:)`` writes many in one
+/// What to record for one sent push; ``OutboxStore/recordPushOutcomes(_:)`` writes many in one
 /// transaction.
 public enum PushOutcome: Sendable, Hashable {
-    /// Delivered: as ``Store/markPushSent(_:answer:)``.
+    /// Delivered: the push leaves the outbox and becomes its activity's last push.
     case sent(Int64, answer: PushAnswer)
-    /// As ``Store/markPushFailed(_:answer:error:retryAt:maxAttempts:)``.
+    /// An attempt failed: retried at `retryAt`, or moved to the dead letters once `maxAttempts`
+    /// attempts have failed (keeping the push's last due time; failed at the answer's time, or
+    /// `retryAt` when nothing answered). The error is recorded on the activity.
     case failed(Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int)
-    /// As ``Store/markPushUndeliverable(_:answer:error:forgetToken:now:)``.
+    /// An attempt failed that no retry can fix (the token is gone, the push is refused): the
+    /// push becomes a dead letter at once and, with `forgetToken`, the token it went to is
+    /// cleared, so nothing more is sent there until a new one is registered.
     case undeliverable(Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date)
 }
 

@@ -6,19 +6,6 @@ import Foundation
 /// A key is a long random secret, not a password, so one unsalted SHA-256 is enough: nothing
 /// short to brute-force, and a stolen database holds no usable key.
 extension SQLStore {
-    public func addAPIKey(name: String, key: String, now: Date) async throws {
-        let hash = Array(SHA256.hash(data: Array(key.utf8)))
-        try await transaction { tx in
-            try await tx.run(
-                """
-                INSERT INTO api_keys (name, sha256, created_at) VALUES ($1, $2, $3)
-                ON CONFLICT (name) DO UPDATE SET sha256 = excluded.sha256, created_at = excluded.created_at
-                """,
-                [.text(name), .bytes(hash), .millis(now)]
-            )
-        }
-    }
-
     public func verifyAPIKey(_ presented: String) async throws -> String? {
         let hash = Array(SHA256.hash(data: Array(presented.utf8)))
         let stored = try await transaction { tx in

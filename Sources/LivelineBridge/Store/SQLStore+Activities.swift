@@ -8,30 +8,6 @@ extension SQLStore {
         next_deadline, last_push_at, last_push_status, last_push_reason, last_push_apns_id, last_error, updated_at
         """
 
-    public func upsertActivity(_ record: ActivityRecord) async throws {
-        let values: [SQLValue] = [
-            .text(record.key), .optional(record.updateToken), .optional(record.pushToStartToken),
-            .optional(record.channelID), .text(record.scenario), .int(record.frequentUpdates ? 1 : 0),
-            .text(record.lifecycle.rawValue), .optional(record.engineState), .millis(record.nextDeadline),
-            .millis(record.lastPush?.at), .optional(record.lastPush.map { Int64($0.status) }),
-            .optional(record.lastPush?.reason), .optional(record.lastPush?.apnsID), .optional(record.lastError),
-            .millis(record.updatedAt),
-        ]
-        let updates = Self.activityColumns.split(separator: ",").dropFirst()
-            .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-            .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        try await transaction { tx in
-            try await Self.markRegistered(record.key, tx)
-            try await tx.run(
-                """
-                INSERT INTO activities (\(Self.activityColumns)) VALUES (\(SQLDialect.placeholders(from: 1, count: values.count)))
-                ON CONFLICT (key) DO UPDATE SET \(updates)
-                """,
-                values
-            )
-        }
-    }
-
     /// One transaction: a new activity starts pending with no engine state; an existing one
     /// changes only its tokens, channel, scenario, frequent-updates flag and update time, so a
     /// registration that races the dispatcher never undoes what the dispatcher wrote.
@@ -61,7 +37,7 @@ extension SQLStore {
 
     /// The lease row the dispatcher claims an activity by (made here for an activity registered
     /// before its first event), marked registered: from now on its pending events are work.
-    private static func markRegistered(_ key: String, _ tx: any SQLTransaction) async throws {
+    static func markRegistered(_ key: String, _ tx: any SQLTransaction) async throws {
         try await tx.run(
             "INSERT INTO activity_leases (activity_key, registered) VALUES ($1, 1) ON CONFLICT (activity_key) DO UPDATE SET registered = 1",
             [.text(key)]

@@ -16,18 +16,6 @@ extension SQLStore {
          OR (a.push_to_start_token IS NOT NULL AND a.lifecycle = 'pending'))
         """
 
-    public func claimActivities(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ActivityWork] {
-        let nowMillis = StoreTime.millis(now)
-        let expires = nowMillis + StoreTime.millis(lease)
-        let lock = driver.dialect.lockRowsSkipLocked
-        return try await transaction { tx in
-            let keys = try await Self.keysWithWork(limit: limit, now: nowMillis, lock: lock, tx)
-            guard !keys.isEmpty else { return [] }
-            try await Self.lease(keys, to: instance, until: expires, tx)
-            return try await Self.work(for: keys, tx)
-        }
-    }
-
     /// Claims, steps and writes in one transaction: the rows it locks (PostgreSQL's
     /// `FOR UPDATE SKIP LOCKED`, SQLite's write lock) hold the activities for as long as the
     /// steps take, so no lease is written, checked or given back, and a pass costs one commit.
@@ -53,7 +41,7 @@ extension SQLStore {
 
     /// Up to `limit` registered activities with work at `now` (milliseconds), a target, and no
     /// live lease, their lease rows locked with `lock`.
-    private static func keysWithWork(limit: Int, now: Int64, lock: String, _ tx: any SQLTransaction) async throws -> [String] {
+    static func keysWithWork(limit: Int, now: Int64, lock: String, _ tx: any SQLTransaction) async throws -> [String] {
         try await tx.run(
             """
             SELECT l.activity_key FROM activity_leases l
@@ -86,7 +74,7 @@ extension SQLStore {
     }
 
     /// The records and pending events of `keys`, in the order of `keys` (unregistered ones left out).
-    private static func work(for keys: [String], _ tx: any SQLTransaction) async throws -> [ActivityWork] {
+    static func work(for keys: [String], _ tx: any SQLTransaction) async throws -> [ActivityWork] {
         let list = SQLDialect.placeholders(from: 1, count: keys.count)
         var records: [String: ActivityRecord] = [:]
         for row in try await tx.run("SELECT \(activityColumns) FROM activities WHERE key IN (\(list))", keys.map(SQLValue.text)) {

@@ -57,68 +57,12 @@ extension SQLStore {
     }
 
 
-    public func claimNextEvents(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedActivity] {
-        let nowMillis = StoreTime.millis(now)
-        let expires = nowMillis + StoreTime.millis(lease)
-        let lock = driver.dialect.lockRowsSkipLocked
-        return try await transaction { tx in
-            let keys = try await tx.run(
-                """
-                SELECT l.activity_key FROM activity_leases l
-                WHERE (l.instance = '' OR l.expires_at <= $1)
-                  AND EXISTS (SELECT 1 FROM inbox_events e WHERE e.activity_key = l.activity_key AND e.state = 'pending')
-                ORDER BY (SELECT MIN(e.sequence) FROM inbox_events e WHERE e.activity_key = l.activity_key AND e.state = 'pending')
-                LIMIT \(SQLDialect.limit(limit)) \(lock)
-                """,
-                [.int(nowMillis)]
-            ).map { try $0.text(0) }
-            guard !keys.isEmpty else { return [] }
-            try await Self.lease(keys, to: instance, until: expires, tx)
-            let rows = try await tx.run(
-                """
-                SELECT sequence, source, event_id, event_type, activity_key, order_key, received_at, body, headers
-                FROM inbox_events WHERE state = 'pending' AND activity_key IN (\(SQLDialect.placeholders(from: 1, count: keys.count)))
-                ORDER BY activity_key, order_key, sequence
-                """,
-                keys.map(SQLValue.text)
-            )
-            var byKey: [String: [StoredEvent]] = [:]
-            for row in rows {
-                let event = InboxEvent(
-                    source: try row.text(1), eventID: try row.text(2), eventType: try row.text(3),
-                    activityKey: try row.text(4), orderKey: try row.int(5), receivedAt: try row.date(6),
-                    body: try row.bytes(7), headers: try StoredHeaders.decode(try row.bytes(8))
-                )
-                byKey[event.activityKey, default: []].append(StoredEvent(sequence: try row.int(0), event: event))
-            }
-            return keys.map { ClaimedActivity(activityKey: $0, events: byKey[$0] ?? []) }
-        }
-    }
-
     /// Leases `keys` to `instance` until `expires` (milliseconds) in `tx`.
     static func lease(_ keys: [String], to instance: String, until expires: Int64, _ tx: any SQLTransaction) async throws {
         try await tx.run(
             "UPDATE activity_leases SET instance = $1, expires_at = $2 WHERE activity_key IN (\(SQLDialect.placeholders(from: 3, count: keys.count)))",
             [.text(instance), .int(expires)] + keys.map(SQLValue.text)
         )
-    }
-
-    public func markApplied(_ sequences: [Int64], instance: String) async throws -> Int {
-        try await mark(sequences, state: "applied", reason: nil, instance: instance)
-    }
-
-    public func markSuperseded(_ sequences: [Int64], reason: String, instance: String) async throws -> Int {
-        try await mark(sequences, state: "superseded", reason: reason, instance: instance)
-    }
-
-    public func releaseActivities(_ keys: [String], instance: String) async throws {
-        guard !keys.isEmpty else { return }
-        try await transaction { tx in
-            try await tx.run(
-                "UPDATE activity_leases SET instance = '', expires_at = 0 WHERE instance = $1 AND activity_key IN (\(SQLDialect.placeholders(from: 2, count: keys.count)))",
-                [.text(instance)] + keys.map(SQLValue.text)
-            )
-        }
     }
 
     public func pendingEvents(for activityKey: String) async throws -> Int {
@@ -131,21 +75,7 @@ extension SQLStore {
         }
     }
 
-    /// Moves pending events of activities `instance` still leases to `state`.
-    private func mark(_ sequences: [Int64], state: String, reason: String?, instance: String) async throws -> Int {
-        guard !sequences.isEmpty else { return 0 }
-        return try await transaction { tx in
-            try await tx.run(
-                """
-                UPDATE inbox_events SET state = $1, reason = $2
-                WHERE state = 'pending' AND sequence IN (\(SQLDialect.placeholders(from: 4, count: sequences.count)))
-                  AND activity_key IN (SELECT activity_key FROM activity_leases WHERE instance = $3)
-                RETURNING sequence
-                """,
-                [.text(state), .optional(reason), .text(instance)] + sequences.map(SQLValue.int)
-            ).count
-        }
-    }
+
 }
 
 /// An inbox event's identity: the unique key of `inbox_events`.

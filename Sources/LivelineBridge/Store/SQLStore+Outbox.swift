@@ -5,10 +5,6 @@ import Liveline
 /// or its claim expires; a failure either schedules a retry or, after the last attempt, moves
 /// the push to `dead_letters` in the same transaction.
 extension SQLStore {
-    public func enqueuePush(_ push: OutboxPush) async throws -> Int64 {
-        try await transaction { tx in try await Self.insertPush(push, tx) }
-    }
-
     /// Inserts one push in `tx`; returns its id.
     static func insertPush(_ push: OutboxPush, _ tx: any SQLTransaction) async throws -> Int64 {
         let rows = try await tx.run(
@@ -84,24 +80,6 @@ extension SQLStore {
         }
     }
 
-    public func markPushSent(_ id: Int64, answer: PushAnswer) async throws {
-        try await transaction { tx in try await Self.sent(id, answer: answer, tx) }
-    }
-
-    public func markPushFailed(
-        _ id: Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int
-    ) async throws -> PushFailureOutcome {
-        try await transaction { tx in
-            try await Self.failed(id, answer: answer, error: error, retryAt: retryAt, maxAttempts: maxAttempts, tx)
-        }
-    }
-
-    public func markPushUndeliverable(_ id: Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date) async throws -> Int64? {
-        try await transaction { tx in
-            try await Self.undeliverable(id, answer: answer, error: error, forgetToken: forgetToken, now: now, tx)
-        }
-    }
-
     /// Records a sender pass's answers in one transaction. Delivered pushes leave the outbox
     /// with one statement for all of them; then each touched activity gets its last push.
     public func recordPushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?] {
@@ -140,11 +118,6 @@ extension SQLStore {
             }
             return results
         }
-    }
-
-    private static func sent(_ id: Int64, answer: PushAnswer, _ tx: any SQLTransaction) async throws {
-        guard let row = try await tx.run("DELETE FROM outbox WHERE id = $1 RETURNING activity_key", [.int(id)]).first else { return }
-        try await recordOnActivity(tx, key: try row.text(0), answer: answer, error: nil)
     }
 
     private static func failed(
@@ -213,12 +186,6 @@ extension SQLStore {
                     lastError: try row.text(9), failedAt: try row.date(10)
                 )
             }
-        }
-    }
-
-    public func deleteDeadLetter(_ id: Int64) async throws -> Bool {
-        try await transaction { tx in
-            !(try await tx.run("DELETE FROM dead_letters WHERE id = $1 RETURNING id", [.int(id)]).isEmpty)
         }
     }
 

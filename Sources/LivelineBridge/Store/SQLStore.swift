@@ -82,12 +82,6 @@ public final class SQLStore: Store {
         }
     }
 
-    public func appliedMigrations() async throws -> [Int] {
-        try await transaction { tx in
-            try await tx.run("SELECT version FROM migrations ORDER BY version").map { Int(try $0.int(0)) }
-        }
-    }
-
     public func close() async throws {
         try await driver.close()
     }

@@ -30,7 +30,7 @@ public final class StreamClient: Sendable {
     public let source: SourceConfiguration
     public let settings: StreamSettings
     private let ingest: StreamIngest
-    private let store: any Store
+    private let store: any InboxStore
     private let metrics: BridgeMetrics
     private let logger: Logger
     private let group: any EventLoopGroup
@@ -54,7 +54,7 @@ public final class StreamClient: Sendable {
     ///   - clock: the time of receipt; the wall clock by default.
     ///   - random: draws in 0..<1 for the back-off's jitter.
     public init?(
-        source: SourceConfiguration, inbox: InboxWriter, store: any Store, metrics: BridgeMetrics, logger: Logger,
+        source: SourceConfiguration, inbox: InboxWriter, store: any InboxStore, metrics: BridgeMetrics, logger: Logger,
         bodyLimit: Int = BridgeConfiguration.standardBodyLimit, wake: @escaping @Sendable () -> Void,
         clock: @escaping @Sendable () -> Date = { Date() }, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }

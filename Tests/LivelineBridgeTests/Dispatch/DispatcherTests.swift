@@ -215,17 +215,17 @@ import Testing
             let token = BridgeHarness.token(8)
             try await bridge.register("D-8", updateToken: token)
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED", delivery: "D-8"))
-            // Instance "a" claims the activity and dies before committing.
+            // Instance "a" leases the activity (as a dead letter's replay does) and dies before committing.
             let a = BridgeDispatcher(store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "a", lease: .seconds(5)))
             let b = BridgeDispatcher(store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "b", lease: .seconds(5)))
-            let claimed = try await bridge.store.claimActivities(limit: 10, instance: "a", lease: .seconds(5), now: bridge.now)
-            #expect(claimed.map(\.record.key) == ["D-8"])
+            let claimed = try await bridge.store.claimActivity("D-8", instance: "a", lease: .seconds(5), now: bridge.now)
+            #expect(claimed?.record.key == "D-8")
             // While a's lease lives, b finds nothing to do.
             #expect(try await b.dispatch(now: bridge.now).activities == 0)
             bridge.advance(seconds: 6)
             #expect(try await b.dispatch(now: bridge.now).applied == 1)
             // a wakes up and tries to commit what it decided: refused, nothing doubled.
-            let late = a.step(try #require(claimed.first), now: bridge.now)
+            let late = a.step(try #require(claimed), now: bridge.now)
             #expect(try await !bridge.store.commitDispatch(late, instance: "a"))
             try await bridge.sender.send(now: bridge.now)
             #expect(bridge.timestamps(token).count == 1)

@@ -94,16 +94,12 @@ import Testing
     func onlyRegisteredActivitiesWithPendingEventsAreClaimed(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             func claim() async throws -> [String] {
-                let work = try await store.claimActivities(limit: 100, instance: "i", lease: .seconds(30), now: F.epoch)
-                _ = try await store.commitDispatch(
-                    work.map {
-                        DispatchCommit(
-                            activityKey: $0.record.key, applied: $0.events.map(\.sequence), lifecycle: .active, engineState: [],
-                            nextDeadline: nil, now: F.epoch)
-                    },
-                    instance: "i"
-                )
-                return work.map(\.record.key).sorted()
+                let written = try await store.dispatchPass(limit: 100, now: F.epoch) {
+                    DispatchCommit(
+                        activityKey: $0.record.key, applied: $0.events.map(\.sequence), lifecycle: .active, engineState: [],
+                        nextDeadline: nil, now: F.epoch)
+                }
+                return written.map(\.activityKey).sorted()
             }
             func register(_ key: String) async throws {
                 _ = try await store.registerActivity(

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import LivelineBridge
 
@@ -35,64 +36,93 @@ import Testing
         }
     }
 
+    /// Registers `keys` with an update token each, so a dispatch pass can claim them.
+    static func register(_ keys: [String], in store: SQLStore) async throws {
+        for key in keys {
+            _ = try await store.registerActivity(
+                ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "ab" + key), scenario: "delivery"), now: F.epoch)
+        }
+    }
+
+    /// A step that applies every event it is given and changes nothing else.
+    static func applyAll(_ work: ActivityWork, now: Date) -> DispatchCommit {
+        DispatchCommit(
+            activityKey: work.record.key, applied: work.events.map(\.sequence), lifecycle: work.record.lifecycle,
+            engineState: work.record.engineState ?? [], nextDeadline: nil, now: now)
+    }
+
     @Test(arguments: StoreKind.allCases)
-    func claimsComeInOrderPerActivityWithBodyAndHeaders(_ kind: StoreKind) async throws {
+    func aDispatchPassGetsEachActivitysEventsInOrderWithBodyAndHeaders(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
+            try await Self.register(["A", "B"], in: store)
             _ = try await store.insertEvents([
                 F.event("3", activity: "A", order: 30), F.event("1", activity: "A", order: 10),
                 F.event("x", activity: "B", order: 5), F.event("2", activity: "A", order: 20),
             ])
-            let claimed = try await store.claimNextEvents(limit: 10, instance: "i1", lease: .seconds(30), now: F.epoch)
-            #expect(claimed.map(\.activityKey).sorted() == ["A", "B"])
-            let a = try #require(claimed.first { $0.activityKey == "A" })
+            let seen = Mutex<[ActivityWork]>([])
+            let written = try await store.dispatchPass(limit: 10, now: F.epoch) { work in
+                seen.withLock { $0.append(work) }
+                return Self.applyAll(work, now: F.epoch)
+            }
+            #expect(written.map(\.activityKey).sorted() == ["A", "B"])
+            let a = try #require(seen.withLock { $0 }.first { $0.record.key == "A" })
             #expect(a.events.map(\.event.orderKey) == [10, 20, 30])
             #expect(a.events[0].event == F.event("1", activity: "A", order: 10))
+            // Applied: the next pass has nothing to do.
+            #expect(try await store.dispatchPass(limit: 10, now: F.epoch) { Self.applyAll($0, now: F.epoch) }.isEmpty)
+            #expect(try await store.counts().pendingEvents == 0)
         }
     }
 
     @Test(arguments: StoreKind.allCases)
-    func twoInstancesNeverHoldTheSameActivity(_ kind: StoreKind) async throws {
+    func twoInstancesPassesNeverStepTheSameActivity(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
-            let events = (0..<40).map { F.event("e\($0)", activity: "act-\($0 % 10)", order: Int64($0)) }
-            _ = try await store.insertEvents(events)
-            async let one = store.claimNextEvents(limit: 6, instance: "one", lease: .seconds(30), now: F.epoch)
-            async let two = store.claimNextEvents(limit: 6, instance: "two", lease: .seconds(30), now: F.epoch)
+            try await Self.register((0..<10).map { "act-\($0)" }, in: store)
+            _ = try await store.insertEvents((0..<40).map { F.event("e\($0)", activity: "act-\($0 % 10)", order: Int64($0)) })
+            async let one = store.dispatchPass(limit: 6, now: F.epoch) { Self.applyAll($0, now: F.epoch) }
+            async let two = store.dispatchPass(limit: 6, now: F.epoch) { Self.applyAll($0, now: F.epoch) }
             let (first, second) = try await (one, two)
             let firstKeys = Set(first.map(\.activityKey))
             let secondKeys = Set(second.map(\.activityKey))
             #expect(firstKeys.isDisjoint(with: secondKeys))
-            #expect(firstKeys.count + secondKeys.count == 10)
-            // Nothing is left to claim while both leases live.
-            #expect(try await store.claimNextEvents(limit: 10, instance: "three", lease: .seconds(30), now: F.epoch).isEmpty)
-            // The other instance cannot mark events it does not lease.
-            let foreign = try #require(second.first).events.map(\.sequence)
-            #expect(try await store.markApplied(foreign, instance: "one") == 0)
-            #expect(try await store.markApplied(foreign, instance: "two") == foreign.count)
+            // Each event applied once, whichever pass took its activity.
+            #expect(first.flatMap(\.applied).count + second.flatMap(\.applied).count == (firstKeys.count + secondKeys.count) * 4)
+            _ = try await store.dispatchPass(limit: 10, now: F.epoch) { Self.applyAll($0, now: F.epoch) }
+            #expect(try await store.counts().pendingEvents == 0)
         }
     }
 
     @Test(arguments: StoreKind.allCases)
-    func anExpiredLeaseIsTakenOverAndReleasedWorkIsNotClaimedAgain(_ kind: StoreKind) async throws {
+    func aReplaysExpiredLeaseIsTakenOverAndTheDeadInstancesLateCommitRefused(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
+            try await Self.register(["order-1"], in: store)
             _ = try await store.insertEvents([F.event("1", order: 1), F.event("2", order: 2)])
-            let died = try await store.claimNextEvents(limit: 1, instance: "died", lease: .seconds(5), now: F.epoch)
-            #expect(died.first?.events.count == 2)
-            #expect(try await store.claimNextEvents(limit: 1, instance: "heir", lease: .seconds(5), now: F.epoch.addingTimeInterval(4)).isEmpty)
+            // An instance leases the activity for a replay and dies.
+            let died = try #require(try await store.claimActivity("order-1", instance: "died", lease: .seconds(5), now: F.epoch))
+            #expect(died.events.count == 2)
+            // While the lease lives, neither a pass nor another replay gets it.
+            #expect(try await store.dispatchPass(limit: 5, now: F.epoch.addingTimeInterval(4)) { Self.applyAll($0, now: F.epoch) }.isEmpty)
+            #expect(try await store.claimActivity("order-1", instance: "heir", lease: .seconds(5), now: F.epoch.addingTimeInterval(4)) == nil)
+            // After it, a pass takes the activity over with the same events.
             let later = F.epoch.addingTimeInterval(6)
-            let taken = try await store.claimNextEvents(limit: 1, instance: "heir", lease: .seconds(5), now: later)
-            let sequences = try #require(taken.first).events.map(\.sequence)
-            #expect(sequences == died.first?.events.map(\.sequence))
-            // The dead instance lost its lease: its late marks change nothing.
-            #expect(try await store.markApplied(sequences, instance: "died") == 0)
-            #expect(try await store.markApplied([sequences[0]], instance: "heir") == 1)
-            #expect(try await store.markSuperseded([sequences[1]], reason: "older than applied order 2", instance: "heir") == 1)
-            try await store.releaseActivities(["order-1"], instance: "heir")
-            #expect(try await store.claimNextEvents(limit: 5, instance: "heir", lease: .seconds(5), now: later).isEmpty)
-            // A new event makes the released activity claimable again, with only that event.
+            let taken = try await store.dispatchPass(limit: 5, now: later) { work in
+                DispatchCommit(
+                    activityKey: work.record.key, applied: [work.events[0].sequence],
+                    superseded: [(work.events[1].sequence, "older than applied order 2")], lifecycle: work.record.lifecycle,
+                    engineState: [], nextDeadline: nil, now: later)
+            }
+            #expect(taken.first?.applied == [died.events[0].sequence])
+            // The dead instance's late commit changes nothing.
+            #expect(try await !store.commitDispatch(Self.applyAll(died, now: later), instance: "died"))
+            #expect(try await store.counts().pendingEvents == 0)
+            // A new event makes the activity work again, with only that event.
             _ = try await store.insertEvents([F.event("3", order: 3)])
-            let next = try await store.claimNextEvents(limit: 5, instance: "other", lease: .seconds(5), now: later)
-            #expect(next.first?.events.map(\.event.eventID) == ["3"])
-            #expect(try await store.counts().pendingEvents == 1)
+            let seen = Mutex<[String]>([])
+            _ = try await store.dispatchPass(limit: 5, now: later) { work in
+                seen.withLock { $0 += work.events.map(\.event.eventID) }
+                return Self.applyAll(work, now: later)
+            }
+            #expect(seen.withLock { $0 } == ["3"])
         }
     }
 }

@@ -44,11 +44,12 @@ import Testing
             #expect(old.migrationsAppliedAtOpen == [1, 2, 3, 4, 5])
             _ = try await old.insertEvents([F.event("a", order: 1), F.event("b", order: 2), F.event("c", activity: "order-2", order: 3)])
             try await old.upsertActivity(ActivityRecord(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
-            let claimed = try await old.claimActivities(limit: 10, instance: "i", lease: .seconds(5), now: F.epoch)
-            let first = try #require(claimed.first?.events.first)
-            #expect(try await old.commitDispatch(
-                DispatchCommit(activityKey: "order-1", applied: [first.sequence], lifecycle: .active, engineState: [], nextDeadline: nil, now: F.epoch),
-                instance: "i"))
+            let written = try await old.dispatchPass(limit: 10, now: F.epoch) { work in
+                DispatchCommit(
+                    activityKey: "order-1", applied: work.events.prefix(1).map(\.sequence), lifecycle: .active, engineState: [],
+                    nextDeadline: nil, now: F.epoch)
+            }
+            #expect(written.first?.applied.count == 1)
             try await old.close()
 
             let upgraded = try await SQLStore.open(location, now: F.epoch)

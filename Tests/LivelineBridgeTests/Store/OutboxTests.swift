@@ -26,15 +26,15 @@ import Testing
                 #expect(claimed.first?.push.payload == Self.push().payload)
                 #expect(claimed.first?.push.headers == Self.push().headers)
                 let answer = PushAnswer(at: now, status: 500, reason: "InternalServerError")
-                let outcome = try await store.markPushFailed(
+                let outcome = try await store.recordPushOutcomes([.failed(
                     id, answer: answer, error: "APNs 500 InternalServerError", retryAt: now.addingTimeInterval(2), maxAttempts: 3
-                )
+                )]).first ?? nil
                 if attempt < 3 {
                     #expect(outcome == .retryScheduled(attempts: attempt))
                     // Not due before the retry time.
                     #expect(try await store.claimDuePushes(limit: 10, instance: "i1", lease: .seconds(10), now: now.addingTimeInterval(1)).isEmpty)
                 } else {
-                    guard case .deadLettered = outcome else {
+                    guard case .deadLettered? = outcome else {
                         Issue.record("expected a dead letter, got \(outcome)")
                         return
                     }
@@ -76,7 +76,7 @@ import Testing
             #expect(Set(first.map(\.id)).isDisjoint(with: second.map(\.id)))
             #expect(Set(first.map(\.id) + second.map(\.id)) == Set(ids))
             let sent = try #require(first.first)
-            try await store.markPushSent(sent.id, answer: PushAnswer(at: now, status: 200, apnsID: "A-1"))
+            _ = try await store.recordPushOutcomes([.sent(sent.id, answer: PushAnswer(at: now, status: 200, apnsID: "A-1"))])
             // Claims of a dead instance come back after their lease; the sent one does not.
             let retaken = try await store.claimDuePushes(limit: 10, instance: "three", lease: .seconds(10), now: now.addingTimeInterval(11))
             #expect(Set(retaken.map(\.id)) == Set(ids).subtracting([sent.id]))
@@ -98,7 +98,7 @@ import Testing
             let first = try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now)
             #expect(first.map(\.id) == [startID])
             #expect(first.first?.target.pushToStartToken == "5757")
-            try await store.markPushSent(startID, answer: PushAnswer(at: now, status: 200))
+            _ = try await store.recordPushOutcomes([.sent(startID, answer: PushAnswer(at: now, status: 200))])
             // The update needs an update token, which the app has not reported yet.
             #expect(try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now).isEmpty)
             #expect(try await !store.registerActivity(
@@ -108,10 +108,13 @@ import Testing
             #expect(second.map(\.id) == [updateID])
             #expect(second.first?.target == ActivityTargets(updateToken: "abcd", pushToStartToken: "5757"))
             // A dead token: the push goes to the dead letters and the token is forgotten.
-            let letter = try await store.markPushUndeliverable(
+            let letter = try await store.recordPushOutcomes([.undeliverable(
                 updateID, answer: PushAnswer(at: now, status: 410, reason: "Unregistered"), error: "gone", forgetToken: true, now: now
-            )
-            #expect(letter != nil)
+            )])
+            guard case .deadLettered?? = letter.first else {
+                Issue.record("expected a dead letter, got \(letter)")
+                return
+            }
             #expect(try await store.activity("order-1")?.updateToken == nil)
             #expect(try await store.deadLetters(limit: 10).map(\.push.kind) == [.update])
         }

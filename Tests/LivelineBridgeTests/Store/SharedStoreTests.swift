@@ -1,9 +1,11 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import LivelineBridge
 
 /// Two bridge instances, each with its own open store (its own connection or pool), working
-/// the same inbox the way the dispatcher will: claim, apply in order, mark, release.
+/// the same inbox the way the dispatcher does: dispatch passes, each stepping the activities it
+/// claimed and writing what the steps decided in one transaction.
 @Suite struct SharedStoreTests {
     typealias F = StoreFixture
 
@@ -12,6 +14,11 @@ import Testing
         try await F.withLocation(kind) { location in
             let one = try await SQLStore.open(location, now: F.epoch)
             let two = try await SQLStore.open(location, now: F.epoch)
+            let keys = (0..<20).map { "act-\($0)" }
+            for key in keys {
+                _ = try await one.registerActivity(
+                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "ab"), scenario: "delivery"), now: F.epoch)
+            }
             let events = (0..<200).map { F.event("e\($0)", activity: "act-\($0 % 20)", order: Int64($0)) }
             _ = try await one.insertEvents(events.shuffled())
             let log = ApplyLog()
@@ -28,58 +35,62 @@ import Testing
             try await two.close()
             try worked.get()
 
-            let applied = await log.applied
+            let applied = log.applied
             #expect(applied.count == events.count)
             #expect(Set(applied.map(\.order)).count == events.count, "an event was applied twice")
             for (activity, orders) in Dictionary(grouping: applied, by: \.activity).mapValues({ $0.map(\.order) }) {
                 #expect(orders == orders.sorted(), "\(activity) applied out of order: \(orders)")
             }
-            let overlaps = await log.overlaps
-            #expect(overlaps.isEmpty, "activities held by both instances: \(overlaps)")
+            #expect(log.overlaps.isEmpty, "activities held by both instances: \(log.overlaps)")
         }
     }
 
+    /// Passes of three activities at a time until every event is applied.
     private static func work(_ store: SQLStore, instance: String, log: ApplyLog, total: Int) async throws {
-        while await log.applied.count < total {
-            let claimed = try await store.claimNextEvents(limit: 3, instance: instance, lease: .seconds(60), now: F.epoch)
-            if claimed.isEmpty {
-                try await Task.sleep(for: .milliseconds(1))
-                continue
+        while log.applied.count < total {
+            let written = try await store.dispatchPass(limit: 3, now: F.epoch) { work in
+                log.enter(work.record.key, instance: instance)
+                for stored in work.events { log.apply(work.record.key, order: stored.event.orderKey, instance: instance) }
+                log.leave(work.record.key)
+                return DispatchCommit(
+                    activityKey: work.record.key, applied: work.events.map(\.sequence), lifecycle: work.record.lifecycle,
+                    engineState: [], nextDeadline: nil, now: F.epoch)
             }
-            for activity in claimed {
-                await log.enter(activity.activityKey, instance: instance)
-                for stored in activity.events {
-                    await log.apply(activity.activityKey, order: stored.event.orderKey, instance: instance)
-                }
-                let marked = try await store.markApplied(activity.events.map(\.sequence), instance: instance)
-                #expect(marked == activity.events.count)
-                await log.leave(activity.activityKey)
-                try await store.releaseActivities([activity.activityKey], instance: instance)
-            }
+            if written.isEmpty { try await Task.sleep(for: .milliseconds(1)) }
         }
     }
 }
 
-/// What both instances did, in one place, with any activity held by two at once.
-private actor ApplyLog {
+/// What both instances did, in one place, with any activity stepped by two at once. Steps are
+/// synchronous (they run inside a pass's transaction), so the log is a lock, not an actor.
+private final class ApplyLog: Sendable {
     struct Applied: Sendable {
         var activity: String
         var order: Int64
         var instance: String
     }
 
-    private(set) var applied: [Applied] = []
-    private(set) var overlaps: [String] = []
-    private var holders: [String: String] = [:]
-
-    func enter(_ activity: String, instance: String) {
-        if let holder = holders[activity], holder != instance { overlaps.append(activity) }
-        holders[activity] = instance
+    private struct State {
+        var applied: [Applied] = []
+        var overlaps: [String] = []
+        var holders: [String: String] = [:]
     }
 
-    func leave(_ activity: String) { holders[activity] = nil }
+    private let state = Mutex(State())
+
+    var applied: [Applied] { state.withLock { $0.applied } }
+    var overlaps: [String] { state.withLock { $0.overlaps } }
+
+    func enter(_ activity: String, instance: String) {
+        state.withLock {
+            if let holder = $0.holders[activity], holder != instance { $0.overlaps.append(activity) }
+            $0.holders[activity] = instance
+        }
+    }
+
+    func leave(_ activity: String) { state.withLock { $0.holders[activity] = nil } }
 
     func apply(_ activity: String, order: Int64, instance: String) {
-        applied.append(Applied(activity: activity, order: order, instance: instance))
+        state.withLock { $0.applied.append(Applied(activity: activity, order: order, instance: instance)) }
     }
 }
