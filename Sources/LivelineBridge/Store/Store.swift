@@ -41,6 +41,10 @@ public protocol Store: Sendable {
     /// Gives back the leases `instance` holds on these activities.
     func releaseActivities(_ keys: [String], instance: String) async throws
 
+    /// Where one event stands (pending, applied or superseded, and its activity); nil when the
+    /// inbox holds no event with this id from `source`.
+    func eventStatus(source: String, eventID: String) async throws -> InboxEventStatus?
+
     /// Where `source`'s events stand: the newest one stored, and the activities with events of
     /// it that have not ended (at most `activityLimit`, newest first). Nil when it has none.
     /// A stream source resumes from here after a restart.

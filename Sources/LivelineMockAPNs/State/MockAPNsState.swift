@@ -247,6 +247,21 @@ final class MockAPNsState: Sendable {
         }
     }
 
+    /// One page of the activities in the order they appeared: at most `limit` from position
+    /// `start`, the position after the page when more follow, and how many there are.
+    /// Positions stay put while the mock runs (activities are only added), so a cursor holds
+    /// across pages; a reset starts them again.
+    func activities(from start: Int, limit: Int) -> (page: [ActivitySnapshot], next: Int?, total: Int) {
+        let now = clock.now()
+        return box.withLockedValue { storage in
+            let order = storage.activityOrder
+            let first = min(max(0, start), order.count)
+            let end = min(order.count, first + max(1, limit))
+            let page = order[first..<end].compactMap { storage.activities[$0].map { snapshot($0, now: now) } }
+            return (page, end < order.count ? end : nil, order.count)
+        }
+    }
+
     func activity(token: String) -> ActivitySnapshot? {
         let now = clock.now()
         let key = token.lowercased()
