@@ -135,7 +135,7 @@ public final class MockAPNsServer: Sendable {
                 try? await inspectionChannel?.close()
                 try? await group.shutdownGracefully()
                 throw .bind(ListenFailure(
-                    server: "the dashboard", host: settings.host, port: settings.port, setting: "--dashboard", error: error))
+                    server: "the dashboard", host: settings.host, port: settings.port, setting: settings.setting, error: error))
             }
         }
         let server = MockAPNsServer(

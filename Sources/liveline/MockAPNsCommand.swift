@@ -213,7 +213,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
         do {
             server = try await MockAPNsServer.start(configuration)
         } catch {
-            throw ValidationError("\(error)")
+            // Not a usage error: the command line is fine, the machine is not ready for it.
+            Terminal.error("liveline mock-apns: \(error)")
+            throw ExitCode(1)
         }
         printBanner(server, configuration: configuration)
         if let appTypes {
