@@ -94,8 +94,9 @@ struct ActivityRegistryAPI: Sendable {
     func view(of key: String, logger: Logger) async throws(BridgeHTTPError) -> StateObject? {
         guard let record = try await storeCall(logger, { try await store.activity(key) }) else { return nil }
         let pending = try await storeCall(logger) { try await store.pendingEvents(for: key) }
+        let queued = try await storeCall(logger) { try await store.queuedPushes(for: key) }
         var view = ActivityStatusView(
-            record: record, pendingEvents: pending, contentState: contentState(record),
+            record: record, pendingEvents: pending, queuedPushes: queued, contentState: contentState(record),
             source: sources.first { $0.name == record.scenario }).json
         if let device, let shown = device(record) { view["device"] = .object(shown) }
         return view

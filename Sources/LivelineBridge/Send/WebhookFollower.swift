@@ -78,20 +78,18 @@ public struct WebhookFollower: Sendable {
             break
         }
         if let step = trace.step, WebhookTrace.text(step["outcome"]) == "ignored" { return .ignored }
-        let lastAnswered = WebhookTrace.text(trace.lastPush?["at"]).flatMap(Self.date)
-        // The push is answered once the activity's last push came after the step that decided it.
-        let decidedAt = WebhookTrace.text(answer["applied-at"]).flatMap(Self.date)
         if let step = trace.step, trace.pushes.isEmpty {
             let next = WebhookTrace.text(step["next-deadline"]).flatMap(Self.date)
             // A held push due within the wait is waited for; otherwise say so now, not at the timeout.
             if let next, next <= waitEnds, !timedOut { return nil }
             return .held(until: next)
         }
-        if let decidedAt, let lastAnswered, lastAnswered >= decidedAt {
-            let laterAt = WebhookTrace.object(answer["later-push"]).flatMap { WebhookTrace.text($0["at"]) }.flatMap(Self.date)
-            // When a later step sent the held change, its push must be answered too.
-            if lastAnswered >= (laterAt ?? decidedAt) { return .answered }
-        }
+        // The step wrote its pushes to the outbox with the event; once the activity has none
+        // queued and no event pending, they have been answered (or dead-lettered, which the
+        // activity's last error says).
+        let queued = WebhookTrace.int(activity["queued-pushes"]) ?? 0
+        let pending = WebhookTrace.int(activity["pending-events"]) ?? 0
+        if queued == 0, pending == 0, trace.lastPush != nil { return .answered }
         if timedOut {
             let error = WebhookTrace.text(activity["last-error"]).map { " (last error: \($0))" } ?? ""
             return .timedOut("the push was not answered within the wait\(error); it may be retrying: see GET /v1/activities/\(trace.activityKey)")

@@ -1,7 +1,16 @@
 import Foundation
 
-/// One event's status, read through the inbox's `(source, event_id)` uniqueness index.
+/// One event's status, read through the inbox's `(source, event_id)` uniqueness index; an
+/// activity's queued pushes, through the outbox's index by activity.
 extension SQLStore {
+    public func queuedPushes(for activityKey: String) async throws -> Int {
+        try await transaction { tx in
+            let rows = try await tx.run("SELECT COUNT(*) FROM outbox WHERE activity_key = $1", [.text(activityKey)])
+            guard let row = rows.first else { throw SQLRowError("no row from COUNT") }
+            return Int(try row.int(0))
+        }
+    }
+
     public func eventStatus(source: String, eventID: String) async throws -> InboxEventStatus? {
         try await transaction { tx in
             let rows = try await tx.run(

@@ -45,6 +45,9 @@ public protocol Store: Sendable {
     /// inbox holds no event with this id from `source`.
     func eventStatus(source: String, eventID: String) async throws -> InboxEventStatus?
 
+    /// How many pushes of this activity wait in the outbox (to be sent, or retried).
+    func queuedPushes(for activityKey: String) async throws -> Int
+
     /// Where `source`'s events stand: the newest one stored, and the activities with events of
     /// it that have not ended (at most `activityLimit`, newest first). Nil when it has none.
     /// A stream source resumes from here after a restart.
