@@ -40,15 +40,37 @@ public actor DispatchJournal {
 
     public let capacity: Int
     private var steps: [Int64: Step] = [:]
-    private var order: [Int64] = []
-    private var orderStart = 0
+    private var stepOrder: Admissions<Int64>
     /// Each activity's newest step with pushes, for a push that came after an event's own step.
     private var latestPushes: [String: (at: Date, pushes: [DecidedPush])] = [:]
-    private var activityOrder: [String] = []
-    private var activityStart = 0
+    private var activityOrder: Admissions<String>
 
     public init(capacity: Int = 4096) {
         self.capacity = max(1, capacity)
+        stepOrder = Admissions(capacity: self.capacity)
+        activityOrder = Admissions(capacity: self.capacity)
+    }
+
+    /// Keys in the order they were first remembered, at most `capacity` of them.
+    private struct Admissions<Key: Hashable> {
+        let capacity: Int
+        private var keys: [Key] = []
+        private var start = 0
+
+        init(capacity: Int) { self.capacity = capacity }
+
+        /// Remembers a new key; returns the oldest one when it no longer fits.
+        mutating func admit(_ key: Key) -> Key? {
+            keys.append(key)
+            guard keys.count - start > capacity else { return nil }
+            let evicted = keys[start]
+            start += 1
+            if start > capacity {
+                keys.removeFirst(start)
+                start = 0
+            }
+            return evicted
+        }
     }
 
     /// Records written commits.
@@ -68,11 +90,9 @@ public actor DispatchJournal {
             for (sequence, reason) in commit.superseded {
                 remember(sequence, Step(outcome: .superseded(reason), at: commit.now, pushes: pushes, nextDeadline: commit.nextDeadline))
             }
-            if !pushes.isEmpty {
-                if latestPushes.updateValue((commit.now, pushes), forKey: commit.activityKey) == nil {
-                    activityOrder.append(commit.activityKey)
-                    trimActivities()
-                }
+            if !pushes.isEmpty, latestPushes.updateValue((commit.now, pushes), forKey: commit.activityKey) == nil,
+               let evicted = activityOrder.admit(commit.activityKey) {
+                latestPushes.removeValue(forKey: evicted)
             }
         }
     }
@@ -87,25 +107,8 @@ public actor DispatchJournal {
     }
 
     private func remember(_ sequence: Int64, _ step: Step) {
-        if steps.updateValue(step, forKey: sequence) == nil { order.append(sequence) }
-        while order.count - orderStart > capacity {
-            steps.removeValue(forKey: order[orderStart])
-            orderStart += 1
-        }
-        if orderStart > capacity {
-            order.removeFirst(orderStart)
-            orderStart = 0
-        }
-    }
-
-    private func trimActivities() {
-        while activityOrder.count - activityStart > capacity {
-            latestPushes.removeValue(forKey: activityOrder[activityStart])
-            activityStart += 1
-        }
-        if activityStart > capacity {
-            activityOrder.removeFirst(activityStart)
-            activityStart = 0
+        if steps.updateValue(step, forKey: sequence) == nil, let evicted = stepOrder.admit(sequence) {
+            steps.removeValue(forKey: evicted)
         }
     }
 }
