@@ -230,7 +230,7 @@ struct BridgeSendCommand: AsyncParsableCommand {
         what the webhook did, read from GET /v1/events/{source}/{event}: stored, applied or \
         superseded (and why), the activity it maps to, the push the engine decided (priority, \
         reason, payload), APNs' answer and what the device shows; it exits 1 when the event \
-        was superseded, waits for a registration, or its push was not answered within --wait.
+        was superseded, waits for a registration, its push was refused, or no answer came within --wait.
         """
     )
 
@@ -308,6 +308,7 @@ struct BridgeSendCommand: AsyncParsableCommand {
                 .follow(source: source, eventID: stored.event, received: stored.status)
             for line in trace.lines { Terminal.out(line) }
             switch trace.conclusion {
+            case .answered where trace.apnsStatus != 200: throw ExitCode(1)
             case .answered, .held, .ignored: break
             case .superseded, .notRegistered, .timedOut: throw ExitCode(1)
             }

@@ -99,7 +99,7 @@ struct BridgeConfigReader {
         do {
             return try StoreLocation(parsing: text)
         } catch {
-            self.error(node, "expected store as sqlite:PATH (like sqlite:liveline-bridge.sqlite) or a postgres://user:password@host:port/database URL: \(error.cause)")
+            self.error(node, "expected store as sqlite:PATH (like sqlite:/var/lib/liveline/bridge.sqlite) or a postgres://user:password@host:port/database URL: \(error.cause)")
         }
         return nil
     }

@@ -37,6 +37,8 @@ public struct WebhookTrace: Sendable, Hashable {
     }
 
     public var activityKey: String { Self.text(answer["activity"]) ?? "" }
+    /// The status APNs answered the activity's last push with, when one was answered.
+    public var apnsStatus: Int? { Self.int(lastPush?["status"]) }
     public var state: String { Self.text(answer["state"]) ?? "" }
     var step: StateObject? { Self.object(answer["step"]) }
     var activity: StateObject? { Self.object(answer["activity-status"]) }
