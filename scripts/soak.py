@@ -179,8 +179,18 @@ def main():
 
         dropped_old = stats["device"].get("dropped-old", 0)
         order_problems = []
-        activities = http("GET", "/activities")
-        listed = activities if isinstance(activities, list) else activities.get("activities", [])
+        # The inspection API answers in pages; follow "next" to the end.
+        listed = []
+        cursor = None
+        while True:
+            page = http("GET", "/activities?limit=10000" + (f"&after={cursor}" if cursor else ""))
+            if isinstance(page, list):
+                listed += page
+                break
+            listed += page.get("activities", [])
+            cursor = page.get("next")
+            if not cursor:
+                break
         checked = 0
         compared = 0
         missing_timestamps = 0

@@ -11,14 +11,14 @@ public enum MockAPNsStartError: Error, Sendable, CustomStringConvertible {
     case tls(String)
     /// The certificate PEM could not be written where clients were told to find it.
     case writeCertificate(path: String, reason: String)
-    /// A listener could not bind.
-    case bind(address: String, reason: String)
+    /// A listener (the mock, its inspection API or its dashboard) could not bind.
+    case bind(ListenFailure)
 
     public var description: String {
         switch self {
         case .tls(let reason): "TLS: \(reason)"
         case .writeCertificate(let path, let reason): "cannot write the certificate to \(path): \(reason)"
-        case .bind(let address, let reason): "cannot listen on \(address): \(reason)"
+        case .bind(let failure): failure.description
         }
     }
 }
@@ -110,7 +110,8 @@ public final class MockAPNsServer: Sendable {
                 .get()
         } catch {
             try? await group.shutdownGracefully()
-            throw .bind(address: "\(configuration.host):\(configuration.port)", reason: "\(error)")
+            throw .bind(ListenFailure(
+                server: "the mock APNs", host: configuration.host, port: configuration.port, setting: "--listen", error: error))
         }
         var inspectionChannel: (any Channel)?
         if let inspection = configuration.inspection {
@@ -120,7 +121,8 @@ public final class MockAPNsServer: Sendable {
             } catch {
                 try? await serverChannel.close()
                 try? await group.shutdownGracefully()
-                throw .bind(address: "\(inspection.host):\(inspection.port)", reason: "\(error)")
+                throw .bind(ListenFailure(
+                    server: "the mock's inspection API", host: inspection.host, port: inspection.port, setting: "--inspect", error: error))
             }
         }
         var dashboard: DashboardService?
@@ -132,7 +134,8 @@ public final class MockAPNsServer: Sendable {
                 try? await serverChannel.close()
                 try? await inspectionChannel?.close()
                 try? await group.shutdownGracefully()
-                throw .bind(address: "\(settings.host):\(settings.port)", reason: "\(error)")
+                throw .bind(ListenFailure(
+                    server: "the dashboard", host: settings.host, port: settings.port, setting: settings.setting, error: error))
             }
         }
         let server = MockAPNsServer(

@@ -32,7 +32,7 @@ struct BridgeConfigOption: ParsableArguments {
         } catch {
             let formatter = DiagnosticFormatter(color: Terminal.colorOnStderr, sources: ScenarioFiles.sources(config))
             for diagnostic in error.diagnostics { Terminal.error(formatter.format(diagnostic)) }
-            Terminal.error("\(config): \(error.errors.count) error(s)")
+            Terminal.error("\(config): \(CountText.of(error.errors.count, "error"))")
             throw ExitCode(1)
         }
     }
@@ -40,6 +40,7 @@ struct BridgeConfigOption: ParsableArguments {
     /// Opens the configured store, or says why it cannot (exit 2).
     func openStore(_ configuration: BridgeConfiguration) async throws -> SQLStore {
         do {
+            try configuration.stateDirectory?.create()
             return try await SQLStore.open(configuration.store)
         } catch {
             Terminal.error("liveline bridge: \(error)")
@@ -103,6 +104,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
             }
         }
         let (client, mock, banner) = try await makeClient(configuration)
+        if let mock { bridgeOptions.device = Self.deviceView(of: mock) }
         let store = try await options.openStore(configuration)
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error")
@@ -136,13 +138,29 @@ struct BridgeServeCommand: AsyncParsableCommand {
         // task's queries fail before they reach the store.
         switch await Task(operation: { try await store.counts() }).result {
         case .success(let counts):
-            Terminal.out("stopped: \(counts.pendingEvents) event(s) and \(counts.outbox) push(es) wait in the store for the next start; \(counts.deadLetters) dead letter(s)")
+            Terminal.out("stopped: \(CountText.of(counts.pendingEvents, "event")) and \(CountText.of(counts.outbox, "push", "pushes")) wait in the store for the next start; \(CountText.of(counts.deadLetters, "dead letter"))")
         case .failure(let error):
             Terminal.error("stopped; what waits in the store could not be counted: \(error)")
         }
         await client.shutdown()
         await mock?.shutdown()
         try? await store.close()
+    }
+
+    /// What the embedded mock's device shows for an activity's update token: the outcome of the
+    /// last push, the lifecycle and the content-state.
+    private static func deviceView(of mock: MockAPNsServer) -> DeviceView {
+        { record in
+            guard let token = record.updateToken, let shown = mock.activity(token: token) else { return nil }
+            var view = StateObject()
+            if let delivery = mock.pushes(token: token).last?.deliveries.first {
+                view["outcome"] = .string(delivery.outcome.rawValue)
+                if !delivery.reasons.isEmpty { view["reasons"] = .array(delivery.reasons.map(StateValue.string)) }
+            }
+            view["lifecycle"] = .string(shown.lifecycle.rawValue)
+            view["content-state"] = shown.contentState.flatMap { try? JSONParser.parse($0.jsonText) } ?? .null
+            return view
+        }
     }
 
     /// How a source reaches the bridge, for the start banner.
@@ -207,7 +225,13 @@ struct BridgeSendCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
         abstract: "Sign a webhook body with a source's scheme and post it to the bridge, as the sender would.",
-        discussion: "Prints the bridge's answer; exits 0 on a 2xx, 1 otherwise."
+        discussion: """
+        Prints the bridge's answer; exits 0 on a 2xx, 1 otherwise. With --follow it then shows \
+        what the webhook did, read from GET /v1/events/{source}/{event}: stored, applied or \
+        superseded (and why), the activity it maps to, the push the engine decided (priority, \
+        reason, payload), APNs' answer and what the device shows; it exits 1 when the event \
+        was superseded, waits for a registration, its push was refused, or no answer came within --wait.
+        """
     )
 
     @OptionGroup var options: BridgeConfigOption
@@ -226,6 +250,15 @@ struct BridgeSendCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("header"), help: ArgumentHelp("A header to send as well, like 'X-Shopify-Topic: orders/paid' (repeatable).", valueName: "name: value"))
     var headers: [String] = []
+
+    @Flag(help: "After posting, follow the event through the bridge to APNs' answer and the device (needs a registry API key).")
+    var follow = false
+
+    @Option(name: .customLong("api-key"), help: ArgumentHelp("The registry API key --follow reads the event with (default: LIVELINE_API_KEY).", valueName: "key"))
+    var apiKey: String?
+
+    @Option(help: ArgumentHelp("How long --follow waits for the push to be answered.", valueName: "duration"))
+    var wait = "15s"
 
     func run() async throws {
         let configuration = try options.load()
@@ -250,6 +283,13 @@ struct BridgeSendCommand: AsyncParsableCommand {
         if sourceConfiguration.isStream {
             throw ValidationError("source '\(source)' reads a stream; it takes no webhooks")
         }
+        guard let waitMillis = DurationText.parse(wait), waitMillis > 0 else {
+            throw ValidationError("--wait \(wait) is not \(DurationText.expected)")
+        }
+        let key = apiKey ?? ProcessInfo.processInfo.environment["LIVELINE_API_KEY"]
+        if follow, key?.isEmpty ?? true {
+            throw ValidationError("--follow reads GET /v1/events/… with a registry API key: pass --api-key KEY or set LIVELINE_API_KEY (the ready-made configurations accept demo-key)")
+        }
         let base = url ?? "http://\(configuration.listen)"
         let target = base.hasSuffix("/") ? base + "v1/webhooks/" + source : base + "/v1/webhooks/" + source
         do {
@@ -259,6 +299,19 @@ struct BridgeSendCommand: AsyncParsableCommand {
             let answer = try await WebhookSender().send(to: target, headers: headers, body: body)
             Terminal.out("\(answer.status) \(answer.text.trimmingCharacters(in: .whitespacesAndNewlines))")
             if !(200..<300).contains(answer.status) { throw ExitCode(1) }
+            guard follow, let key else { return }
+            guard let stored = WebhookFollower.event(inAnswer: answer.body) else {
+                Terminal.error("liveline bridge send: the answer names no event to follow")
+                throw ExitCode(1)
+            }
+            let trace = try await WebhookFollower(base: base, apiKey: key, timeout: .milliseconds(waitMillis))
+                .follow(source: source, eventID: stored.event, received: stored.status)
+            for line in trace.lines { Terminal.out(line) }
+            switch trace.conclusion {
+            case .answered where trace.apnsStatus != 200: throw ExitCode(1)
+            case .answered, .held, .ignored: break
+            case .superseded, .notRegistered, .timedOut: throw ExitCode(1)
+            }
         } catch let error as WebhookSigningError {
             Terminal.error("liveline bridge send: \(error)")
             throw ExitCode(1)
@@ -313,7 +366,7 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
         case .list:
             let format = ISO8601DateFormatter()
             for letter in letters {
-                Terminal.out("#\(letter.id)  \(letter.push.activityKey)  \(letter.push.kind.rawValue)  \(letter.attempts) attempt(s)  failed \(format.string(from: letter.failedAt))\n    \(letter.lastError)")
+                Terminal.out("#\(letter.id)  \(letter.push.activityKey)  \(letter.push.kind.rawValue)  \(CountText.of(letter.attempts, "attempt"))  failed \(format.string(from: letter.failedAt))\n    \(letter.lastError)")
             }
         case .replay:
             let dispatcher = BridgeDispatcher(
@@ -324,7 +377,7 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
             for letter in letters {
                 switch try await dispatcher.replay(letter, now: Date()) {
                 case .queued(let pushes):
-                    Terminal.out("#\(letter.id) \(letter.push.activityKey): queued \(pushes) push(es) with the current state")
+                    Terminal.out("#\(letter.id) \(letter.push.activityKey): queued \(CountText.of(pushes, "push", "pushes")) with the current state")
                 case .activityUnavailable:
                     failed = true
                     Terminal.out("#\(letter.id) \(letter.push.activityKey): not replayed: not registered, or a bridge is working on it (try again)")

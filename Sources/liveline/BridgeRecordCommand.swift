@@ -100,12 +100,12 @@ struct BridgeRecordCommand: AsyncParsableCommand {
     /// What was written, one line per activity, and the commands that replay it.
     private static func summary(_ recording: BridgeRecorder.Recording, file: String) -> String {
         let beats = recording.activities.reduce(0) { $0 + $1.beats.count }
-        var lines = ["wrote \(file): \(recording.activities.count) activit\(recording.activities.count == 1 ? "y" : "ies"), \(beats) beat(s)"]
+        var lines = ["wrote \(file): \(CountText.of(recording.activities.count, "activity", "activities")), \(CountText.of(beats, "beat"))"]
         let width = recording.activities.map(\.key.count).max() ?? 0
         for activity in recording.activities {
             let events = activity.entries.count
             let key = activity.key.padding(toLength: width, withPad: " ", startingAt: 0)
-            lines.append("  \(key)  \(activity.source), \(activity.beats.count) beat(s) from \(events) event(s), \(activity.pushes.count) push(es)\(activity.ended ? ", ended" : "")")
+            lines.append("  \(key)  \(activity.source), \(CountText.of(activity.beats.count, "beat")) from \(CountText.of(events, "event")), \(CountText.of(activity.pushes.count, "push", "pushes"))\(activity.ended ? ", ended" : "")")
         }
         lines.append("the bridge's pushes:  liveline plan --start \(UTCTime.format(recording.start)) \(file)")
         lines.append("replay it now:        liveline play \(file)   or, many times over:  liveline load \(file) --activities 1000")

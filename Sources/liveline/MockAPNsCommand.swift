@@ -213,12 +213,14 @@ struct MockAPNsCommand: AsyncParsableCommand {
         do {
             server = try await MockAPNsServer.start(configuration)
         } catch {
-            throw ValidationError("\(error)")
+            // Not a usage error: the command line is fine, the machine is not ready for it.
+            Terminal.error("liveline mock-apns: \(error)")
+            throw ExitCode(1)
         }
         printBanner(server, configuration: configuration)
         if let appTypes {
             let names = appTypes.activityAttributes.map(\.name).joined(separator: ", ")
-            say("decoding every push as the app does: \(names) (from \(appTypes.files.count) Swift file(s))")
+            say("decoding every push as the app does: \(names) (from \(CountText.of(appTypes.files.count, "Swift file")))")
         }
         let printer = printPushes ? Task { await Self.follow(server.events()) } : nil
         let signal = await SignalWaiter.next([SIGINT, SIGTERM])
@@ -278,7 +280,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
 
     private func printBanner(_ server: MockAPNsServer, configuration: MockAPNsConfiguration) {
         let transport = server.usesTLS ? "TLS" : "h2c"
-        say("liveline mock APNs on \(server.baseURL) (\(transport), \(acceptAnyToken ? "any token accepted" : "\(authKeys.count) signing key(s)"))")
+        say("liveline mock APNs on \(server.baseURL) (\(transport), \(acceptAnyToken ? "any token accepted" : CountText.of(authKeys.count, "signing key")))")
         if let path = server.certificatePath {
             say("self-signed certificate: \(path) (clients trust it with --cacert / as a CA)")
         }

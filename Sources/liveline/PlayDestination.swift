@@ -50,6 +50,7 @@ struct Destination: Sendable {
                 configuration.subscriptions = subscriptions
                 if let dashboard {
                     var settings = DashboardConfiguration(host: dashboard.host, port: dashboard.port)
+                    settings.setting = "--dashboard-listen"
                     settings.describe(scenario, tokens: tokens)
                     configuration.dashboard = settings
                 }

@@ -78,7 +78,7 @@ import Testing
         }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("embedded mock APNs"))
-        #expect(result.stdout.contains("stopped: 0 event(s) and 0 push(es) wait in the store"), "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("stopped: 0 events and 0 pushes wait in the store"), "\(result.stdout)\n\(result.stderr)")
     }
 
     /// An APNs whose certificate is not trusted (here the mock's self-signed one, without
@@ -134,7 +134,7 @@ import Testing
             #expect(bridge?.status == 0)
             let log = (bridge?.stdout ?? "") + (bridge?.stderr ?? "")
             #expect(log.contains("APNs cannot be reached as configured"), "\(log)")
-            #expect(log.contains("stopped: 0 event(s) and 1 push(es) wait in the store"), "\(log)")
+            #expect(log.contains("stopped: 0 events and 1 push wait in the store"), "\(log)")
             mock.interrupt()
         }
     }

@@ -19,7 +19,7 @@ import Testing
         let sources = CLI.packageRoot.appendingPathComponent("Scenarios/sources")
         let config = directory.appendingPathComponent("doordash.yaml").path
         try String(contentsOf: sources.appendingPathComponent("doordash.yaml"), encoding: .utf8)
-            .replacingOccurrences(of: "store: sqlite:liveline-bridge.sqlite", with: "store: sqlite:\(directory.path)/bridge.sqlite")
+            .replacingOccurrences(of: "liveline-bridge: 1\n", with: "liveline-bridge: 1\nstore: sqlite:\(directory.path)/bridge.sqlite\n")
             .replacingOccurrences(of: "scenario: ../delivery.yaml", with: "scenario: \(CLI.packageRoot.path)/Scenarios/delivery.yaml")
             .write(toFile: config, atomically: true, encoding: .utf8)
         let environment = ["DOORDASH_WEBHOOK_AUTH": "Bearer dd-demo"]
@@ -80,7 +80,7 @@ import Testing
         let recorded = try await CLI.run(["bridge", "record", "D-58213", "--config", config, "--out", recording], environment: environment)
         #expect(recorded.status == 0, "\(recorded.stderr)")
         #expect(recorded.stderr.isEmpty, "no warnings: \(recorded.stderr)")
-        #expect(recorded.stdout.contains("wrote \(recording): 1 activity, 5 beat(s)"), "\(recorded.stdout)")
+        #expect(recorded.stdout.contains("wrote \(recording): 1 activity, 5 beats"), "\(recorded.stdout)")
         let start = try #require(recorded.stdout.firstMatch(of: /plan --start (\S+)/)?.1)
 
         let validated = try await CLI.run(["validate", recording])

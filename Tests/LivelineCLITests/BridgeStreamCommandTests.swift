@@ -25,7 +25,7 @@ struct BridgeStreamCommandTests {
         }
         let config = directory.appendingPathComponent("sportradar.yaml").path
         try String(contentsOfFile: "\(root)/Scenarios/sources/sportradar.yaml", encoding: .utf8)
-            .replacingOccurrences(of: "store: sqlite:liveline-bridge.sqlite", with: "store: sqlite:\(directory.path)/bridge.sqlite")
+            .replacingOccurrences(of: "liveline-bridge: 1\n", with: "liveline-bridge: 1\nstore: sqlite:\(directory.path)/bridge.sqlite\n")
             .replacingOccurrences(of: "scenario: ../football.yaml", with: "scenario: \(root)/Scenarios/football.yaml")
             .replacingOccurrences(of: "http://127.0.0.1:8711", with: "http://127.0.0.1:\(port)")
             .write(toFile: config, atomically: true, encoding: .utf8)
@@ -72,7 +72,7 @@ struct BridgeStreamCommandTests {
         await feed.stop()
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("sources sportradar ← ndjson stream http://127.0.0.1:\(port)/stream (gaps recovered)"), "\(result.stdout)")
-        #expect(result.stdout.contains("stopped: 0 event(s) and 0 push(es) wait in the store"), "\(result.stdout)\n\(result.stderr)")
+        #expect(result.stdout.contains("stopped: 0 events and 0 pushes wait in the store"), "\(result.stdout)\n\(result.stderr)")
         #expect((result.stdout + result.stderr).contains("stream connected"))
     }
 }

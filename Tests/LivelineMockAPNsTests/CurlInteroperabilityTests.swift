@@ -94,7 +94,9 @@ struct CurlInteroperabilityTests {
 
         let activities = try await Curl.run(["\(base)/activities"])
         #expect(activities.status == 200)
-        let list = try #require(try JSONSerialization.jsonObject(with: Data(activities.body.utf8)) as? [[String: Any]])
+        let page = try #require(try JSONSerialization.jsonObject(with: Data(activities.body.utf8)) as? [String: Any])
+        #expect(page["total"] as? Int == 1 && page["next"] is NSNull)
+        let list = try #require(page["activities"] as? [[String: Any]])
         #expect(list.first?["lifecycle"] as? String == "active")
         #expect((list.first?["counters"] as? [String: Any])?["rendered"] as? Int == 1)
         #expect((list.first?["content-state"] as? [String: Any])?["status"] as? String == "on-the-way")

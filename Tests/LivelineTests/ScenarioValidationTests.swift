@@ -145,7 +145,7 @@ import Testing
         #expect(loaded.warnings.count == 1)
         let warning = try #require(loaded.warnings.first)
         #expect(warning.severity == .warning)
-        #expect(warning.message.contains("2 high-priority push(es) of 'match' are over the budget of 2 per hour"))
+        #expect(warning.message.contains("2 high-priority pushes of 'match' are over the budget of 2 per hour"))
         #expect(warning.location.line == 17)
     }
 

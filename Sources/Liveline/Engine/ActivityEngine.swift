@@ -157,6 +157,14 @@ public struct ActivityEngine: Sendable {
     /// Whether an end is decided and waiting to go (for the next second): nothing more applies.
     public var endDecided: Bool { pending.active && pending.end }
 
+    /// The push being gathered, when one waits: how many beats and changes it merged, when it
+    /// goes, and whether it waits for a budget token (`defer`) rather than for min-interval or
+    /// the next second. A live view shows it, so a held change does not look lost.
+    public var heldPush: (merged: Int, until: Millis, deferred: Bool)? {
+        guard pending.active, pending.flushAt != .max else { return nil }
+        return (pending.merged, pending.flushAt, pending.deferredSince != nil)
+    }
+
     /// The alert of the push being gathered, if it carries one: the newest alert of the beats and
     /// changes merged since the last push. A recording reads it to write each event's alert.
     public var pendingAlert: Alert<String>? { pending.active ? pending.alert : nil }

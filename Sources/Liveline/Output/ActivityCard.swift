@@ -26,11 +26,17 @@ public struct ActivityCard: Sendable {
     public var progressText: String
     /// Problems to show in red: would-not-render reasons, a stopped activity.
     public var warnings: [String]
+    /// The story's clock beside what the device shows: `+23:10 at 60× · the device shows the push of +22:00`.
+    public var clock: String?
+    /// The push the engine holds and until when.
+    public var held: String?
+    /// Why there are fewer pushes than beats, when the story runs faster than the device's rules.
+    public var why: String?
 
     public init(
         name: String, status: Status, attributes: String, fields: [(key: String, value: String)], alert: String? = nil,
         facts: [String] = [], lastPush: String? = nil, next: String? = nil, progress: Double = 0, progressText: String = "",
-        warnings: [String] = []
+        warnings: [String] = [], clock: String? = nil, held: String? = nil, why: String? = nil
     ) {
         self.name = name
         self.status = status
@@ -43,6 +49,9 @@ public struct ActivityCard: Sendable {
         self.progress = progress
         self.progressText = progressText
         self.warnings = warnings
+        self.clock = clock
+        self.held = held
+        self.why = why
     }
 
     /// The card as lines of exactly `width` columns (`width` at least 40).
@@ -68,6 +77,7 @@ public struct ActivityCard: Sendable {
         let dashes = max(1, width - 3 - title.unicodeScalars.count - tag.unicodeScalars.count)
         var lines = ["╭─" + paint(title, "1") + String(repeating: "─", count: dashes) + paint(tag, statusColor) + "╮"]
         lines.append(line(attributes, "2"))
+        if let clock { lines.append(line("story  " + clock, "1")) }
         let keyWidth = min(18, fields.map { $0.key.unicodeScalars.count }.max() ?? 0)
         for field in fields {
             let key = Self.clip(field.key, to: keyWidth)
@@ -76,7 +86,9 @@ public struct ActivityCard: Sendable {
         if let alert { lines.append(line("alert  " + alert, "1;35")) }
         if !facts.isEmpty { lines.append(line(facts.joined(separator: " · "))) }
         if let lastPush { lines.append(line("last   " + lastPush)) }
+        if let held { lines.append(line("held   " + held, "33")) }
         if let next { lines.append(line("next   " + next)) }
+        if let why { lines.append(line("why    " + why, "2")) }
         for warning in warnings { lines.append(line("!  " + warning, "1;31")) }
         let barWidth = max(10, min(40, inner - progressText.unicodeScalars.count - 2))
         let filled = Int((progress * Double(barWidth)).rounded())

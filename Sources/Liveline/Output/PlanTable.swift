@@ -125,9 +125,9 @@ public struct PlanTable: PushSink {
         let coalesced = sent.filter { $0.reason.hasPrefix("coalesced") }.count
         let rejected = rows.count - sent.count
         let largest = sent.map(\.bytes).max() ?? 0
-        var parts = ["\(sent.count) pushes: \(high) at priority 10, \(sent.count - high) at priority 5"]
+        var parts = ["\(CountText.of(sent.count, "push", "pushes")): \(high) at priority 10, \(sent.count - high) at priority 5"]
         parts.append("\(coalesced) coalesced")
-        parts.append("\(heartbeats) heartbeats")
+        parts.append(CountText.of(heartbeats, "heartbeat"))
         parts.append("\(downgraded) downgraded")
         if deferred > 0 { parts.append("\(deferred) deferred") }
         if rejected > 0 { parts.append("\(rejected) REJECTED") }

@@ -1,3 +1,4 @@
+import Foundation
 import Liveline
 import NIOConcurrencyHelpers
 
@@ -19,6 +20,10 @@ public final class PlayMonitor: Sendable {
         var budgetOf: Int
         var staleTime: Millis?
         var pushCount: Int
+        var beatCount: Int
+        var lastPushTime: Millis?
+        var held: (merged: Int, until: Millis, deferred: Bool)?
+        var minInterval: Millis
     }
 
     struct ActivityView: Sendable {
@@ -29,6 +34,8 @@ public final class PlayMonitor: Sendable {
         var lastResult: String?
         var stopped: String?
         var lastAlert: String?
+        /// When the newest push APNs accepted was decided: what the device shows.
+        var deliveredPushTime: Millis?
         var delivered = 0
         var failed = 0
     }
@@ -63,7 +70,8 @@ public final class PlayMonitor: Sendable {
         return EngineView(
             state: engine.state, relevance: engine.relevance, lifecycle: engine.lifecycle, next: engine.nextBeat,
             progress: engine.progress(at: now), budget: bucket.available(at: now), budgetOf: engine.program.policy.budget,
-            staleTime: engine.staleTime, pushCount: engine.pushCount
+            staleTime: engine.staleTime, pushCount: engine.pushCount, beatCount: engine.beatCount,
+            lastPushTime: engine.lastPushTime, held: engine.heldPush, minInterval: engine.program.policy.minInterval
         )
     }
 
@@ -107,9 +115,10 @@ public final class PlayMonitor: Sendable {
                 guard state.activities.indices.contains(activity) else { return }
                 state.activities[activity].failed += 1
                 state.activities[activity].lastResult = "abandoned: \(reason)"
-            case .delivered(let activity, _, let response, let attempts, let latency):
+            case .delivered(let activity, let push, let response, let attempts, let latency):
                 guard state.activities.indices.contains(activity) else { return }
                 state.activities[activity].delivered += 1
+                state.activities[activity].deliveredPushTime = max(state.activities[activity].deliveredPushTime ?? .min, push.time)
                 state.activities[activity].lastResult = "\(response.status)" + (attempts > 1 ? " after \(attempts) tries" : "") + " in \(latency)ms"
             case .retrying(let activity, _, let failure, let attempt, let after):
                 guard state.activities.indices.contains(activity) else { return }
@@ -209,18 +218,60 @@ public final class PlayMonitor: Sendable {
         var next: String?
         if let upcoming = engine.next {
             let label = upcoming.occurrence > 0 ? "\(upcoming.label) #\(upcoming.occurrence)" : upcoming.label
-            let wait = max(0, upcoming.time - now)
-            next = "\(label) at \(storyClock(upcoming.time)), in \(DurationText.format(wait / 1000 * 1000))"
+            next = "\(label) at \(storyClock(upcoming.time)), \(Self.wait(upcoming.time - now))"
         } else if engine.lifecycle == .ended {
             next = "nothing: the activity has ended"
         }
+        let (clock, held, why) = timing(view, now: now)
         var warnings = device?.problems ?? []
         if let stopped = view.stopped { warnings.append(stopped) }
         return ActivityCard(
             name: view.name, status: status, attributes: view.attributes, fields: fields,
             alert: device?.lastAlert ?? view.lastAlert, facts: facts, lastPush: last, next: next,
-            progress: engine.progress, progressText: "\(Int((engine.progress * 100).rounded()))%", warnings: warnings
+            progress: engine.progress, progressText: "\(Int((engine.progress * 100).rounded()))%", warnings: warnings,
+            clock: clock, held: held, why: why
         )
+    }
+
+    /// The card's lines about time: the story's clock beside what the device shows; the push
+    /// the engine holds and until when; and, when the story runs faster than real time and
+    /// beats were merged, why there are fewer pushes than beats.
+    private func timing(_ view: ActivityView, now: Millis) -> (clock: String, held: String?, why: String?) {
+        let engine = view.engine
+        let pace = speed == 1 ? "in real time" : "at \(StateValue.double(speed).templateText)×"
+        var clock = "\(storyClock(now)) \(pace)"
+        if let shown = view.deliveredPushTime {
+            clock += " · the device shows the push of \(storyClock(shown))"
+        } else if engine.lifecycle != .pending {
+            clock += " · the device shows the first state"
+        }
+        var held: String?
+        if let waiting = engine.held, engine.lifecycle != .ended {
+            let cause: String
+            if waiting.deferred {
+                cause = "a priority-10 token (budget \(engine.budget)/\(engine.budgetOf))"
+            } else if let last = engine.lastPushTime, engine.minInterval > 1000, waiting.until - last >= engine.minInterval {
+                cause = "min-interval \(DurationText.format(engine.minInterval)) after the last push"
+            } else {
+                cause = "the next second (one push a second)"
+            }
+            let what = CountText.of(waiting.merged, "change waits", "changes wait")
+            held = "\(what) for \(cause): sent at \(storyClock(waiting.until)), \(Self.wait(waiting.until - now))"
+        }
+        var why: String?
+        if speed > 1, engine.beatCount > engine.pushCount {
+            why = "\(CountText.of(engine.beatCount, "beat")) in \(CountText.of(engine.pushCount, "push", "pushes")): at \(StateValue.double(speed).templateText)× min-interval "
+                + "(\(DurationText.format(engine.minInterval))) and the budget (\(engine.budgetOf) p10/h) keep real time"
+        }
+        return (clock, held, why)
+    }
+
+    /// `in 0.8s` under ten seconds (beats a second apart at 60× would all read "in 0s"), else
+    /// `in 4m12s`; `now` when due.
+    static func wait(_ millis: Millis) -> String {
+        if millis <= 0 { return "now" }
+        if millis < 10_000 { return "in " + String(format: "%.1fs", Double(millis) / 1000) }
+        return "in \(DurationText.format(millis / 1000 * 1000))"
     }
 
     /// A device value (JSON as decoded) shown like the sent value: dates from reference seconds.

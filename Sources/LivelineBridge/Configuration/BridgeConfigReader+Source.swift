@@ -226,7 +226,7 @@ extension BridgeConfigReader {
         do throws(ScenarioError) {
             return try ScenarioLoader().load(file: resolved).scenario
         } catch {
-            self.error(node, "the scenario '\(path)' does not load (\(error.errors.count) error(s), below)")
+            self.error(node, "the scenario '\(path)' does not load (\(CountText.of(error.errors.count, "error")), below)")
             for diagnostic in error.errors { base.log.error(diagnostic.location, diagnostic.message) }
             return nil
         }

@@ -146,15 +146,26 @@ extension BridgeConfigReader {
         return failed ? nil : backoff
     }
 
-    /// `recover: URL` or `recover: { url: URL, events: /pointer }`.
+    /// `recover: URL` or `recover: { url: URL, events: /pointer, on-start: 2h | off }`.
     private mutating func recover(_ node: Node, source: String) -> RecoverSettings? {
         var urlNode = node
         var events: JSONPointer?
+        var startWindow: Millis? = RecoverSettings.standardStartWindow
         if case .mapping = node {
             guard let fields = base.fields(
-                of: node, in: "recover", allowed: ["url", "events"], required: ["url": "the timeline URL the missed events come from"]
+                of: node, in: "recover", allowed: ["url", "events", "on-start"], required: ["url": "the timeline URL the missed events come from"]
             ), let value = fields["url"] else { return nil }
             urlNode = value
+            if let windowNode = fields["on-start"], let text = base.string(windowNode, "on-start") {
+                if text == "off" {
+                    startWindow = nil
+                } else if let millis = DurationText.parse(text), millis > 0 {
+                    startWindow = millis
+                } else {
+                    self.error(windowNode, "expected on-start as how far back the first start recovers, like 2h, or off; found \(ScenarioReader.describe(windowNode))")
+                    return nil
+                }
+            }
             if let eventsNode = fields["events"], let text = base.string(eventsNode, "events") {
                 do throws(JSONPointerError) {
                     events = try JSONPointer(parsing: text)
@@ -165,7 +176,7 @@ extension BridgeConfigReader {
             }
         }
         guard let template = environmentValue(urlNode, "recover", source: source, placeholder: Self.unloadedURL) else { return nil }
-        let settings = RecoverSettings(template: template, events: events)
+        let settings = RecoverSettings(template: template, events: events, startWindow: startWindow)
         do throws(FeedURLError) {
             try settings.check()
         } catch {

@@ -49,8 +49,16 @@ struct BridgeConfigReader {
                 error(node, "expected listen as host:port, like 127.0.0.1:8080 or [::1]:8080, found \(ScenarioReader.describe(node))")
             }
         }
-        var store = StoreLocation.standard
-        if let node = fields["store"], let value = self.store(node) { store = value }
+        // Without `store:`, a file of this configuration's own under the state directory.
+        let store: StoreLocation
+        var stateDirectory: BridgeStateDirectory?
+        if let node = fields["store"] {
+            store = self.store(node) ?? .standard
+        } else {
+            let directory = BridgeStateDirectory(environment: environment)
+            stateDirectory = directory
+            store = directory.store(forConfiguration: base.file)
+        }
         let apns = fields["apns"].flatMap { self.apns($0) }
         let apiKeys = fields["api-keys"].map { self.apiKeys($0) } ?? []
         var bodyLimit = BridgeConfiguration.standardBodyLimit
@@ -67,7 +75,7 @@ struct BridgeConfigReader {
         let sources = fields["sources"].map { self.sources($0) } ?? []
         return BridgeConfiguration(
             file: base.file, listen: listen, store: store, apns: apns, apiKeys: apiKeys, bodyLimit: bodyLimit,
-            maxConnections: maxConnections, sources: sources)
+            maxConnections: maxConnections, sources: sources, stateDirectory: stateDirectory)
     }
 
     /// A path as written, or resolved against the configuration file's folder when relative.
@@ -91,7 +99,7 @@ struct BridgeConfigReader {
         do {
             return try StoreLocation(parsing: text)
         } catch {
-            self.error(node, "expected store as sqlite:PATH (like sqlite:liveline-bridge.sqlite) or a postgres://user:password@host:port/database URL: \(error.cause)")
+            self.error(node, "expected store as sqlite:PATH (like sqlite:/var/lib/liveline/bridge.sqlite) or a postgres://user:password@host:port/database URL: \(error.cause)")
         }
         return nil
     }

@@ -11,6 +11,9 @@ public struct BridgeConfiguration: Sendable {
     public var file: String
     public var listen: ListenAddress
     public var store: StoreLocation
+    /// Where the store lives when the file names none (``BridgeStateDirectory``); nil when it
+    /// names one. That directory is created before the store is opened.
+    public var stateDirectory: BridgeStateDirectory?
     /// nil: the embedded mock APNs, so a demo needs no Apple account.
     public var apns: APNsSettings?
     /// The registry API's keys, as SHA-256 hashes.
@@ -25,11 +28,13 @@ public struct BridgeConfiguration: Sendable {
     public init(
         file: String, listen: ListenAddress = .standard, store: StoreLocation = .standard, apns: APNsSettings? = nil,
         apiKeys: [APIKeyHash] = [], bodyLimit: Int = BridgeConfiguration.standardBodyLimit,
-        maxConnections: Int = BridgeConfiguration.standardMaxConnections, sources: [SourceConfiguration]
+        maxConnections: Int = BridgeConfiguration.standardMaxConnections, sources: [SourceConfiguration],
+        stateDirectory: BridgeStateDirectory? = nil
     ) {
         self.file = file
         self.listen = listen
         self.store = store
+        self.stateDirectory = stateDirectory
         self.apns = apns
         self.apiKeys = apiKeys
         self.bodyLimit = bodyLimit

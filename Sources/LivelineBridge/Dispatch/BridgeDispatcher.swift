@@ -63,6 +63,8 @@ public final class BridgeDispatcher: Sendable {
     private let store: any DispatchStore
     private let observer: any DispatchObserver
     private let logger: Logger
+    /// What this instance's recent steps did with each event, for `GET /v1/events/…`.
+    public let journal = DispatchJournal()
     /// Rung when there is new work (a webhook stored, an activity registered).
     public let wakeSignal = WakeSignal()
     /// Rung when a step queued pushes.
@@ -111,6 +113,7 @@ public final class BridgeDispatcher: Sendable {
     @discardableResult
     public func dispatch(now: Date) async throws -> PassReport {
         let commits = try await store.dispatchPass(limit: configuration.batch, now: now) { self.step($0, now: now) }
+        if !commits.isEmpty { await journal.record(commits) }
         var report = PassReport()
         for commit in commits {
             report.activities += 1
@@ -165,6 +168,7 @@ public final class BridgeDispatcher: Sendable {
         // fraction between two pushes (which an app decoding it as Int would reject).
         let nowMillis = Millis(now.timeIntervalSince1970.rounded(.down)) * 1000
         var applied: [Int64] = []
+        var ignored: [Int64] = []
         var superseded: [(sequence: Int64, reason: String)] = []
         var errors: [String] = []
 
@@ -217,6 +221,7 @@ public final class BridgeDispatcher: Sendable {
                 observer.eventDispatched(source: stored.event.source, outcome: "applied")
             case .ignored:
                 applied.append(stored.sequence)
+                ignored.append(stored.sequence)
                 observer.eventDispatched(source: stored.event.source, outcome: "ignored")
             case .superseded(let reason):
                 superseded.append((stored.sequence, reason))
@@ -233,11 +238,14 @@ public final class BridgeDispatcher: Sendable {
         state.engine = engine.snapshot
         let encoded = state.encoded()
         let wake = engine.nextWake
-        return DispatchCommit(
+        var commit = DispatchCommit(
             activityKey: record.key, applied: applied, superseded: superseded, lifecycle: engine.lifecycle,
             engineState: encoded, nextDeadline: wake == .max ? nil : Date(timeIntervalSince1970: Double(wake) / 1000),
             pushes: sink.pushes, error: errors.isEmpty ? nil : errors.joined(separator: "; "), now: now
         )
+        commit.pushReasons = sink.reasons
+        commit.ignored = ignored
+        return commit
     }
 
     // MARK: Reading state

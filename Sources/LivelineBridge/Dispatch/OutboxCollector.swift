@@ -12,6 +12,8 @@ struct OutboxCollector: PushSink {
     /// policy: a push the engine held for `min-interval` or the budget carries none).
     var receivedAt: Date?
     var pushes: [OutboxPush] = []
+    /// The engine's reason for each push, in the order of ``pushes``.
+    var reasons: [String] = []
     var problems: [String] = []
 
     init(activityKey: String, topic: String, receivedAt: Date?) {
@@ -29,6 +31,7 @@ struct OutboxCollector: PushSink {
             dueAt: Date(timeIntervalSince1970: Double(push.time) / 1000), kind: push.event,
             receivedAt: fromWebhook ? receivedAt : nil
         ))
+        reasons.append(push.reason.description)
         if fromWebhook { receivedAt = nil }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HTTPTypes
+import Liveline
 import Logging
 
 /// The registry API: `PUT`, `GET` and `DELETE /v1/activities/{key}`, for the app's backend to
@@ -23,6 +24,9 @@ struct ActivityRegistryAPI: Sendable {
     let sources: [SourceConfiguration]
     let bodyLimit: RequestBodyLimit
     let contentState: ContentState
+    /// What the device behind the activity shows, when the bridge can see it (its embedded
+    /// mock APNs); shown as `device`.
+    let device: DeviceView?
     let wake: @Sendable () -> Void
     let clock: @Sendable () -> Date
 
@@ -82,16 +86,24 @@ struct ActivityRegistryAPI: Sendable {
     private func status(
         of key: String, answering status: HTTPResponse.Status, logger: Logger
     ) async throws(BridgeHTTPError) -> Response {
-        guard let record = try await storeCall(logger, { try await store.activity(key) }) else { throw Self.notRegistered(key) }
+        guard let view = try await view(of: key, logger: logger) else { throw Self.notRegistered(key) }
+        return JSONAnswer.make(status, view)
+    }
+
+    /// The activity as `GET` shows it; nil when it is not registered.
+    func view(of key: String, logger: Logger) async throws(BridgeHTTPError) -> StateObject? {
+        guard let record = try await storeCall(logger, { try await store.activity(key) }) else { return nil }
         let pending = try await storeCall(logger) { try await store.pendingEvents(for: key) }
-        let view = ActivityStatusView(
-            record: record, pendingEvents: pending, contentState: contentState(record),
-            source: sources.first { $0.name == record.scenario })
-        return JSONAnswer.make(status, view.json)
+        let queued = try await storeCall(logger) { try await store.queuedPushes(for: key) }
+        var view = ActivityStatusView(
+            record: record, pendingEvents: pending, queuedPushes: queued, contentState: contentState(record),
+            source: sources.first { $0.name == record.scenario }).json
+        if let device, let shown = device(record) { view["device"] = .object(shown) }
+        return view
     }
 
     /// A store call whose failure is logged and answers 503.
-    private func storeCall<T>(_ logger: Logger, _ call: () async throws -> T) async throws(BridgeHTTPError) -> T {
+    func storeCall<T>(_ logger: Logger, _ call: () async throws -> T) async throws(BridgeHTTPError) -> T {
         do {
             return try await call()
         } catch {

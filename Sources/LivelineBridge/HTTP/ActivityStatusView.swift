@@ -7,7 +7,7 @@ import Liveline
 /// ```json
 /// {"key": "D-58213", "source": "doordash", "scenario": "delivery.yaml", "lifecycle": "active",
 ///  "update-token": "…9c3e51aa", "push-to-start-token": null, "channel": null,
-///  "frequent-updates": false, "pending-events": 0,
+///  "frequent-updates": false, "pending-events": 0, "queued-pushes": 0,
 ///  "last-push": {"at": "2026-11-23T13:05:00.412Z", "status": 200, "reason": null, "apns-id": "…"},
 ///  "last-error": null, "next-deadline": "2026-11-23T13:15:00.000Z",
 ///  "updated-at": "2026-11-23T13:05:00.398Z", "content-state": {"status": "picked-up", …}}
@@ -19,6 +19,8 @@ import Liveline
 struct ActivityStatusView {
     var record: ActivityRecord
     var pendingEvents: Int
+    /// Pushes waiting in the outbox (to be sent, or retried).
+    var queuedPushes: Int
     /// The JSON bytes of the current content-state, if any.
     var contentState: [UInt8]?
     /// The source the activity plays, if still configured.
@@ -35,6 +37,7 @@ struct ActivityStatusView {
         object["channel"] = JSONAnswer.text(record.channelID)
         object["frequent-updates"] = .bool(record.frequentUpdates)
         object["pending-events"] = .int(pendingEvents)
+        object["queued-pushes"] = .int(queuedPushes)
         if let push = record.lastPush {
             object["last-push"] = .object(StateObject([
                 ("at", JSONAnswer.time(push.at)), ("status", .int(push.status)), ("reason", JSONAnswer.text(push.reason)),

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import Liveline
 import NIOCore
 import ServiceLifecycle
 import Synchronization
@@ -12,6 +13,7 @@ import Synchronization
 /// |---|---|
 /// | `POST /v1/webhooks/{source}` | verify, map, store durably, then 202 (``WebhookIngest``) |
 /// | `PUT/GET/DELETE /v1/activities/{key}` | the activity registry, with an API key (``ActivityRegistryAPI``) |
+/// | `GET /v1/events/{source}/{event}` | what became of one event, with an API key (``EventStatusAPI``) |
 /// | `GET /healthz`, `/readyz`, `/metrics` | operations (``OperationsAPI``) |
 ///
 /// Every refusal is JSON: `{"error": "<code>", "reason": "<sentence>"}`.
@@ -42,6 +44,7 @@ public final class BridgeHTTPServer: Service, Sendable {
     private let logger: Logger
     private let ingest: WebhookIngest
     private let registry: ActivityRegistryAPI
+    private let events: EventStatusAPI
     private let operations: OperationsAPI
     /// Caps the open connections (`max-connections`).
     public let connectionLimiter: ConnectionLimiter
@@ -59,10 +62,13 @@ public final class BridgeHTTPServer: Service, Sendable {
     ///   - wake: called after an event is stored and after a registration changes, so the
     ///     dispatcher looks at once; must return quickly.
     ///   - contentState: the current content-state of an activity, for `GET`.
+    ///   - journal: the dispatcher's record of its recent steps, for `GET /v1/events/…`.
+    ///   - device: what the device behind an activity shows, when the bridge can see it.
     public init(
         configuration: BridgeConfiguration, store: any Store, inbox: InboxWriter, metrics: BridgeMetrics, logger: Logger,
         listen: ListenAddress? = nil, clock: @escaping @Sendable () -> Date = { Date() },
-        wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer
+        wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer, journal: DispatchJournal? = nil,
+        device: DeviceView? = nil
     ) {
         address = listen ?? configuration.listen
         self.logger = logger
@@ -70,7 +76,8 @@ public final class BridgeHTTPServer: Service, Sendable {
         ingest = WebhookIngest(configuration: configuration, inbox: inbox, metrics: metrics, wake: wake, clock: clock)
         registry = ActivityRegistryAPI(
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
-            sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, wake: wake, clock: clock)
+            sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, device: device, wake: wake, clock: clock)
+        events = EventStatusAPI(store: store, registry: registry, journal: journal)
         operations = OperationsAPI(store: store, metrics: metrics)
         connectionLimiter = ConnectionLimiter(limit: configuration.maxConnections, logger: logger, onRefused: { metrics.connectionRefused() })
     }
@@ -79,11 +86,12 @@ public final class BridgeHTTPServer: Service, Sendable {
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
-        let ingest = ingest, registry = registry, operations = operations
+        let ingest = ingest, registry = registry, events = events, operations = operations
         router.post("/v1/webhooks/:source") { request, context in await ingest.respond(to: request, context: context) }
         router.put("/v1/activities/:key") { request, context in await registry.put(request, context: context) }
         router.get("/v1/activities/:key") { request, context in await registry.get(request, context: context) }
         router.delete("/v1/activities/:key") { request, context in await registry.delete(request, context: context) }
+        router.get("/v1/events/:source/:event") { request, context in await events.get(request, context: context) }
         router.get("/healthz") { request, context in operations.healthz(request, context: context) }
         router.get("/readyz") { request, context in await operations.readyz(request, context: context) }
         router.get("/metrics") { request, context in await operations.metrics(request, context: context) }
@@ -104,14 +112,17 @@ public final class BridgeHTTPServer: Service, Sendable {
             logger: logger)
     }
 
-    /// Runs the server until a graceful shutdown or cancellation.
+    /// Runs the server until a graceful shutdown or cancellation; a socket that cannot be bound
+    /// throws ``ListenFailure`` (the address, and whether another program holds it).
     public func run() async throws {
         do {
             try await makeApplication().run()
             didStop("the server stopped")
         } catch {
-            didStop("\(error)")
-            throw error
+            // The socket's own words name no port: say which address, and the likely cause.
+            let failure: any Error = ListenFailure(bridgeListeningOn: address, error: error) ?? error
+            didStop("\(failure)")
+            throw failure
         }
     }
 

@@ -19,8 +19,9 @@ import Logging
 /// 6. the mapper reads the event with the source's rules (400 for a body that is not JSON, 422
 ///    for JSON the rules cannot read, or an event type a strict source does not know);
 /// 7. the event goes into the inbox through the shared ``InboxWriter`` (group commit). Only
-///    once its transaction committed is the sender answered: `202 {"status": "stored"}`, or
-///    `200 {"status": "duplicate"}` for an event the inbox already holds. If the store fails
+///    once its transaction committed is the sender answered: `202 {"status": "stored", "event":
+///    ID, "activity": KEY}`, or `200 {"status": "duplicate", …}` for an event the inbox already
+///    holds (`GET /v1/events/{source}/{event}` says what became of it). If the store fails
 ///    the answer is 503, so the sender retries. An event whose type no rule names (under
 ///    `unknown-events: ignore`) is stored too, to be recorded, and acknowledged the same way.
 ///
@@ -148,12 +149,16 @@ struct WebhookIngest: Sendable {
         case .stored(let sequence):
             wake()
             logger.info("webhook stored", metadata: ["sequence": .stringConvertible(sequence), "ignored": .stringConvertible(mapped.isIgnored)])
-            var answer = StateObject([("status", .string("stored")), ("event", .string(mapped.eventID))])
+            var answer = StateObject([
+                ("status", .string("stored")), ("event", .string(mapped.eventID)), ("activity", .string(mapped.activityKey)),
+            ])
             if mapped.isIgnored { answer["ignored"] = .bool(true) }
             return (JSONAnswer.make(.accepted, answer), mapped.isIgnored ? .ignored : .stored)
         case .duplicate:
             logger.info("webhook was a duplicate")
-            return (JSONAnswer.make(.ok, ["status": .string("duplicate"), "event": .string(mapped.eventID)]), .duplicate)
+            return (JSONAnswer.make(.ok, [
+                "status": .string("duplicate"), "event": .string(mapped.eventID), "activity": .string(mapped.activityKey),
+            ]), .duplicate)
         }
     }
 

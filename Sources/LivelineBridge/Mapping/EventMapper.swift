@@ -89,7 +89,7 @@ public struct EventMapper: Sendable {
             actions.append(.trigger(beat: trigger.beat, input: input))
         }
         if let changeRule = rule.change {
-            var change = ExternalChange(label: "event \(eventType)", relevance: changeRule.relevance, priority: changeRule.priority)
+            var change = ExternalChange(label: eventType, relevance: changeRule.relevance, priority: changeRule.priority)
             for field in changeRule.set {
                 change.set.append(ExternalChange.FieldChange(field.path, try reader.value(for: field)))
             }

@@ -88,7 +88,7 @@ struct ActivityReplay: Sendable {
             if let last = storedEngine.lastPushTime { engine.advance(to: last, writer: &writer, sink: &sink) }
             if engine.state != storedEngine.state || engine.pushCount != storedEngine.pushCount {
                 warnings.append(
-                    "played again, '\(record.key)' ends with \(engine.pushCount) push(es) and not the state the bridge stored (\(storedEngine.pushCount) push(es)); the configuration may have changed since, or a dead letter was sent again")
+                    "played again, '\(record.key)' ends with \(CountText.of(engine.pushCount, "push", "pushes")) and not the state the bridge stored (\(CountText.of(storedEngine.pushCount, "push", "pushes"))); the configuration may have changed since, or a dead letter was sent again")
             }
         }
         warnings += sink.problems

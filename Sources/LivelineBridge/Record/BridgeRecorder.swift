@@ -143,7 +143,7 @@ public struct BridgeRecorder: Sendable {
         for (index, activity) in activities.enumerated() {
             let played = sink.pushes.filter { $0.activity == index }.prefix(activity.pushes.count)
             guard played.count == activity.pushes.count else {
-                differences.append("'\(activity.key)': the recording plays \(played.count) push(es) where the bridge sent \(activity.pushes.count)")
+                differences.append("'\(activity.key)': the recording plays \(CountText.of(played.count, "push", "pushes")) where the bridge sent \(activity.pushes.count)")
                 continue
             }
             if let mismatch = Array(zip(played, activity.pushes)).firstIndex(where: { $0.payload != $1.payload || $0.priority != $1.priority }) {

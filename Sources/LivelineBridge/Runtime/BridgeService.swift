@@ -23,6 +23,9 @@ public final class BridgeService: Sendable {
         public var retry: RetryPolicy
         /// Overrides the configuration's `listen` (port 0: any free port).
         public var listen: ListenAddress?
+        /// What the device behind an activity shows, when the caller can see it (the embedded
+        /// mock APNs); the registry and `GET /v1/events/…` show it as `device`.
+        public var device: DeviceView?
 
         public init(
             instance: String = BridgeService.defaultInstanceName(), lease: Duration = .seconds(30),
@@ -67,7 +70,8 @@ public final class BridgeService: Sendable {
         self.dispatcher = dispatcher
         http = BridgeHTTPServer(
             configuration: configuration, store: store, inbox: inbox, metrics: metrics, logger: logger, listen: options.listen,
-            wake: { dispatcher.wakeSignal.ring() }, contentState: { dispatcher.contentState(of: $0) }
+            wake: { dispatcher.wakeSignal.ring() }, contentState: { dispatcher.contentState(of: $0) },
+            journal: dispatcher.journal, device: options.device
         )
         streams = configuration.sources.compactMap { [inbox] source in
             StreamClient(

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 import HTTPTypes
 
 /// Signs a webhook body exactly as the real sender of a scheme does, for
@@ -10,7 +11,8 @@ import HTTPTypes
 ///   `{id}.{timestamp}.{body}` keyed with the `whsec_` secret's bytes;
 /// - Stripe: `Stripe-Signature: t=<timestamp>,v1=<hex>` of `{t}.{body}`;
 /// - GitHub: `X-Hub-Signature-256: sha256=<hex>` of the body;
-/// - Shopify: `X-Shopify-Hmac-Sha256: <base64>` of the body;
+/// - Shopify: `X-Shopify-Hmac-Sha256: <base64>` of the body, and `X-Shopify-Webhook-Id` (the
+///   id given, else a new UUID) unless the headers given carry one;
 /// - Square: `x-square-hmacsha256-signature: <base64>` of the configured notification URL
 ///   followed by the body (so the URL sent to should be that notification URL);
 /// - generic HMAC: its header, prefix, encoding and hash over its signed parts in order; a
@@ -33,7 +35,8 @@ public struct WebhookSigner: Sendable {
     ///   - url: the URL the request goes to (a generic HMAC's `url` part signs it).
     ///   - now: the signing time in UNIX seconds.
     ///   - headers: headers to send as well; a generic HMAC's signed headers are read from here.
-    ///   - id: the Standard Webhooks message id; a fresh random `msg_…` when nil.
+    ///   - id: the Standard Webhooks message id (a fresh random `msg_…` when nil), or Shopify's
+    ///   webhook id (a fresh UUID when nil).
     public func sign(
         body: [UInt8], url: String, now: Int64, headers: HTTPFields = HTTPFields(), id: String? = nil
     ) throws(WebhookSigningError) -> HTTPFields {
@@ -69,6 +72,10 @@ public struct WebhookSigner: Sendable {
         case .shopify(let secrets):
             let secret = try Self.first(secrets, "shopify")
             try set("X-Shopify-Hmac-Sha256", SignatureEncoding.base64.encode(Self.mac(.sha256, key: Array(secret.utf8), body)))
+            // Shopify names every delivery (the same across its retries); rules dedupe on it.
+            if let name = HTTPField.Name("X-Shopify-Webhook-Id"), fields[name] == nil {
+                try set("X-Shopify-Webhook-Id", id ?? Self.randomWebhookUUID())
+            }
         case .square(let keys, let notificationURL):
             let key = try Self.first(keys, "square")
             let signature = Self.mac(.sha256, key: Array(key.utf8), Array(notificationURL.utf8) + body)
@@ -119,6 +126,9 @@ public struct WebhookSigner: Sendable {
         case .sha512: Array(HMAC<SHA512>.authenticationCode(for: message, using: key))
         }
     }
+
+    /// A random UUID in lower case, as Shopify writes its webhook ids.
+    static func randomWebhookUUID() -> String { UUID().uuidString.lowercased() }
 
     /// `msg_` and 24 random letters and digits, like the ids Standard Webhooks senders use.
     static func randomMessageID() -> String {

@@ -28,6 +28,11 @@ public struct DispatchCommit: Sendable {
     public var now: Date
     /// Keep the lease (more work follows at once) or give it back.
     public var releasesLease: Bool
+    /// The engine's reason for each of ``pushes``, in the same order ("beat picked-up · budget
+    /// 11/12"). Not stored: the instance that ran the step keeps it in its ``DispatchJournal``.
+    public var pushReasons: [String] = []
+    /// The applied events that no rule names (recorded only); a subset of ``applied``.
+    public var ignored: [Int64] = []
 
     public init(
         activityKey: String, applied: [Int64] = [], superseded: [(sequence: Int64, reason: String)] = [],

@@ -12,7 +12,8 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// A PostgreSQL database, for several bridge instances.
     case postgres(PostgresLocation)
 
-    /// `sqlite:liveline-bridge.sqlite` in the working directory.
+    /// `sqlite:liveline-bridge.sqlite` in the working directory: for a configuration built in
+    /// code. A loaded configuration without `store:` uses ``BridgeStateDirectory`` instead.
     public static let standard = StoreLocation.sqlite(path: "liveline-bridge.sqlite")
 
     public init(parsing text: String) throws(StoreError) {

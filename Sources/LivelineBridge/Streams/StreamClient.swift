@@ -13,7 +13,9 @@ import NIOPosix
 ///    event id as `Last-Event-ID`.
 /// 2. **Recover** after a gap, before going live: while the new connection holds what arrives,
 ///    the recover URL gives what was missed since the last stored event (a bridge that starts
-///    with events of this source in its store starts with a gap too). Recovered events are
+///    with events of this source in its store starts with a gap too, and one that starts with
+///    none recovers the recover settings' `on-start` window: the feed may have published before
+///    the bridge connected). Recovered events are
 ///    stored first, then the live ones: an older event stored after a newer one was applied
 ///    would be superseded, and a goal lost.
 /// 3. **Live.** Each event is mapped and stored through ``InboxWriter`` (deduplicated by event
@@ -83,6 +85,9 @@ public final class StreamClient: Sendable {
         var sseLastEventID: String?
         /// When a connection last came up, for `{since}` when no event came before a gap.
         var connectedAt: Date?
+        /// On a first start (no event of the source stored): how far back to recover, for
+        /// `{since}` before any connection came up.
+        var startFrom: Date?
         /// Activities the stream has delivered events for, newest last.
         var activities: [String] = []
 
@@ -99,12 +104,17 @@ public final class StreamClient: Sendable {
         metrics.streamConnected(source: source.name, false)
         var position = Position()
         var gap = false
-        if settings.recover != nil {
+        if let recover = settings.recover {
             do {
                 if let stored = try await store.sourcePosition(source.name, activityLimit: Self.followedActivities) {
+                    // A restart: from the last event stored.
                     position.lastEventID = stored.lastEventID
                     position.lastEventAt = stored.lastReceivedAt
                     position.activities = stored.openActivityKeys.reversed()
+                    gap = true
+                } else if let window = recover.startWindow {
+                    // A first start: what the feed published before the bridge connected.
+                    position.startFrom = ingest.clock().addingTimeInterval(-Double(window) / 1000)
                     gap = true
                 }
             } catch {
@@ -221,7 +231,7 @@ public final class StreamClient: Sendable {
     /// stream goes live anyway, with an error saying what may be missing.
     private func recoverGap(_ position: inout Position) async throws(StreamError) {
         guard let recover = settings.recover else { return }
-        let since = position.lastEventAt ?? position.connectedAt
+        let since = position.lastEventAt ?? position.connectedAt ?? position.startFrom
         guard position.lastEventID != nil || since != nil else { return }
         let recovery = GapRecovery(settings: recover, headers: settings.headers, caFile: settings.caFile, maximumAnswer: Self.maximumRecoveryAnswer)
         let keys: [String?] = recover.isPerActivity ? position.activities.reversed() : [nil]

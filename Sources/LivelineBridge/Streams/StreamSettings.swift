@@ -77,16 +77,28 @@ public struct FeedHeader: Sendable, Hashable, CustomStringConvertible {
 /// - `{last-event-id}`: the id of the last event stored before the gap (empty if none);
 /// - `{since}`: when that event was received, ISO-8601 UTC, or when the stream was last up;
 /// - `{activity-key}`: one fetch per activity the stream is following (a per-match timeline).
+///
+/// A bridge whose store holds no event of the source yet (its first start) recovers too, before
+/// its first connection goes live, so that events published before it connected (a match that
+/// kicked off first) are not lost: `{since}` is then the start minus ``startWindow``, and
+/// `{last-event-id}` is empty. A restart recovers from the last stored event; a reconnect from
+/// the last event before the cut.
 public struct RecoverSettings: Sendable, Hashable {
     /// The URL as written, placeholders in it.
     public var template: String
     /// Where the events are in the answer; nil: the answer itself is the list.
     public var events: JSONPointer?
+    /// How far back the first start recovers (`on-start`); nil: it does not (`on-start: off`).
+    public var startWindow: Millis?
 
-    public init(template: String, events: JSONPointer? = nil) {
+    public init(template: String, events: JSONPointer? = nil, startWindow: Millis? = RecoverSettings.standardStartWindow) {
         self.template = template
         self.events = events
+        self.startWindow = startWindow
     }
+
+    /// 2 hours: a match, or an evening's orders, that began before the bridge did.
+    public static let standardStartWindow: Millis = 2 * 3_600_000
 
     static let placeholders = ["{last-event-id}", "{since}", "{activity-key}"]
 

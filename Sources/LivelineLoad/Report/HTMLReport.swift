@@ -44,7 +44,7 @@ public struct HTMLReport: Sendable {
 
     private func subtitle(_ r: LoadResult) -> String {
         let c = r.config
-        var parts = ["\(NumberText.grouped(c.shardActivities)) activities"]
+        var parts = [CountText.of(c.shardActivities, "activity", "activities", shown: NumberText.grouped(c.shardActivities))]
         if let channels = c.channels { parts.append("broadcast on \(NumberText.grouped(channels)) channels") }
         parts.append(c.clock == "real" ? "real clock ×\(RateText.format(c.speed))" : "virtual clock")
         parts.append("target \(c.target)\(c.transport.map { " (\($0))" } ?? "")")
@@ -229,7 +229,7 @@ public struct HTMLReport: Sendable {
     private func configuration(_ r: LoadResult) -> String {
         let c = r.config
         var rows: [(String, String)] = []
-        for s in c.scenarios { rows.append(("Scenario", "\(s.file) (\(s.name)) · weight \(s.weight) · \(NumberText.grouped(s.activities)) activities")) }
+        for s in c.scenarios { rows.append(("Scenario", "\(s.file) (\(s.name)) · weight \(s.weight) · \(CountText.of(s.activities, "activity", "activities", shown: NumberText.grouped(s.activities)))")) }
         rows.append(("Activities", "\(NumberText.grouped(c.shardActivities)) of \(NumberText.grouped(c.activities)) (shard \(c.shard))"))
         rows.append(("Clock", c.clock == "real" ? "real, speed ×\(RateText.format(c.speed))" : "virtual (as fast as possible)"))
         rows.append(("Target", c.target + (c.transport.map { ", \($0)" } ?? "")))

@@ -11,7 +11,7 @@ public struct TextReport: Sendable {
         var lines: [String] = []
         let config = result.config
         let files = config.scenarios.map { "\($0.file)\(config.scenarios.count > 1 ? " ×\(NumberText.grouped($0.activities))" : "")" }.joined(separator: ", ")
-        var head = "liveline load · \(NumberText.grouped(config.shardActivities)) activities"
+        var head = "liveline load · \(CountText.of(config.shardActivities, "activity", "activities", shown: NumberText.grouped(config.shardActivities)))"
         if config.shard != "1/1" { head += " (shard \(config.shard) of \(NumberText.grouped(config.activities)))" }
         if result.mergedRuns > 1 { head += " · \(result.mergedRuns) runs merged" }
         head += " · \(files) · \(config.clock == "real" ? "real clock ×\(RateText.format(config.speed))" : "virtual clock") · target \(config.target)"

@@ -7,6 +7,9 @@ public struct DashboardConfiguration: Sendable {
     public var host: String = "127.0.0.1"
     /// The port; 0 picks a free one (read it back from ``MockAPNsServer/dashboardPort``).
     public var port: Int = 2199
+    /// Where the user sets the address, named when it cannot be bound (`play` takes
+    /// `--dashboard-listen`).
+    public var setting = "--dashboard"
     /// Activity names by token (update or push-to-start), for labels and search.
     public var names: [String: String] = [:]
     /// How to draw activities: by token, by `attributes-type`, then ``fallbackPresentation``.

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// | request | answer |
 /// |---|---|
-/// | `GET /activities` | every activity (``ActivitySnapshot``) |
+/// | `GET /activities` | a page of activities (``ActivitySnapshot``): `{"activities": […], "total": N, "next": CURSOR}`; `?limit=` (default 100, at most 10,000), `?after=CURSOR` for the next page (``ActivityPage``) |
 /// | `GET /activities/{token}` | one activity, by update token or id |
 /// | `GET /activities/{token}/pushes` | the pushes to that token (``PushRecord``), oldest first |
 /// | `GET /channels` | broadcast channels |
@@ -24,7 +24,12 @@ struct InspectionRouter: Sendable {
         let parts = trimmed.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
         switch (method, parts.count, parts.first) {
         case ("GET", 1, "activities"):
-            return encode(state.activities())
+            switch ActivityPage.Request.parse(path) {
+            case .success(let request):
+                return encode(state.activityPage(from: request.start, limit: request.limit))
+            case .failure(let problem):
+                return failure(400, problem.message)
+            }
         case ("GET", 2, "activities"):
             guard let activity = state.activity(token: parts[1]) else { return notFound("no activity for \(parts[1])") }
             return encode(activity)

@@ -91,6 +91,12 @@ final class MockAPNsState: Sendable {
         return box.withLockedValue { $0.activities(now: now) }
     }
 
+    /// One page of `GET /activities` (see ``ActivityPage``).
+    func activityPage(from start: Int, limit: Int) -> ActivityPage {
+        let now = clock.now()
+        return box.withLockedValue { $0.activityPage(from: start, limit: limit, now: now) }
+    }
+
     func activity(token: String) -> ActivitySnapshot? {
         let now = clock.now()
         return box.withLockedValue { $0.activity(token: token, now: now) }

@@ -8,6 +8,18 @@ extension MockStorage {
         devices.activityOrder.compactMap { devices.activities[$0].map { devices.snapshot($0, now: now) } }
     }
 
+    /// One page of the activities in the order they appeared: at most `limit` from position
+    /// `start`, the position after the page when more follow, and how many there are.
+    /// Positions stay put while the mock runs (activities are only added), so a cursor holds
+    /// across pages; a reset starts them again.
+    func activityPage(from start: Int, limit: Int, now: Millis) -> ActivityPage {
+        let order = devices.activityOrder
+        let first = min(max(0, start), order.count)
+        let end = min(order.count, first + max(1, limit))
+        let page = order[first..<end].compactMap { devices.activities[$0].map { devices.snapshot($0, now: now) } }
+        return ActivityPage(activities: page, total: order.count, next: end < order.count ? String(end) : nil)
+    }
+
     /// The activity behind `token` (an update or push-to-start token, or an activity id).
     func activity(token: String, now: Millis) -> ActivitySnapshot? {
         let key = token.lowercased()

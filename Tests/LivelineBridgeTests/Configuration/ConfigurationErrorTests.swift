@@ -86,7 +86,7 @@ import Testing
         } catch {
             found = error.errors
         }
-        #expect(found.first == Diagnostic(.error, Liveline.SourceLocation(file: file, line: 9, column: 15), "the scenario 'broken.yaml' does not load (1 error(s), below)"))
+        #expect(found.first == Diagnostic(.error, Liveline.SourceLocation(file: file, line: 9, column: 15), "the scenario 'broken.yaml' does not load (1 error, below)"))
         #expect(found.dropFirst().first == Diagnostic(
             .error, Liveline.SourceLocation(file: directory.appendingPathComponent("broken.yaml").path, line: 8, column: 9),
             "a beat needs 'at' (it happens once), 'every' (it repeats) or an 'id' (the bridge triggers it)"))

@@ -7,7 +7,10 @@ import Testing
     @Test func theExampleLoads() throws {
         let configuration = try loadExample()
         #expect(configuration.listen == ListenAddress(host: "127.0.0.1", port: 8080))
-        #expect(configuration.store == .sqlite(path: "liveline-bridge.sqlite"))
+        // No store: a file of its own under the state directory.
+        let state = try #require(configuration.stateDirectory)
+        guard case .sqlite(let path) = configuration.store else { Issue.record("\(configuration.store)"); return }
+        #expect(path.hasPrefix(state.path + "/bridge.example-") && path.hasSuffix(".sqlite"))
         #expect(configuration.apns == nil)
         #expect(configuration.bodyLimit == 256 * 1024)
         #expect(configuration.sources.map(\.name) == ["doordash", "uber", "orders"])

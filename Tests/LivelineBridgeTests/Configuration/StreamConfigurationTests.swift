@@ -50,6 +50,7 @@ import Testing
         #expect(stream.keepAlive == JSONPointer(tokens: ["heartbeat"]))
         #expect(stream.heartbeatTimeout == 15_000)
         #expect(stream.recover?.events == JSONPointer(tokens: ["timeline"]))
+        #expect(stream.recover?.startWindow == RecoverSettings.standardStartWindow, "a first start recovers the last 2 hours")
         #expect(source.order?.kind == .timestamp)
         #expect(source.scenario.activities[source.activity].name == "northbridge-v-harbour-city")
         // The key stays out of anything printed.
@@ -83,6 +84,18 @@ import Testing
         #expect(recover.isPerActivity)
         let url = try recover.url(lastEventID: "e/9", since: "2026-11-21T15:00:00Z", activityKey: "sr:sport_event:1")
         #expect(url.target == "/matches/sr%3Asport_event%3A1/timeline?since=2026-11-21T15%3A00%3A00Z&after=e%2F9")
+    }
+
+    @Test func theFirstStartsRecoveryWindowIsReadOrTurnedOff() throws {
+        func window(_ text: String) throws -> Millis? {
+            let yaml = Self.changed("    kind: stream", "    kind: stream\n    recover: { url: http://127.0.0.1:9/timeline, on-start: \(text) }")
+            return try #require(try BridgeConfigurationLoader(environment: [:]).load(yaml: yaml, file: testConfigurationFile)
+                .source(named: "feed")?.stream?.recover).startWindow
+        }
+        #expect(try window("30m") == 1_800_000)
+        #expect(try window("off") == nil)
+        expectError(Self.changed("    kind: stream", "    kind: stream\n    recover: { url: http://127.0.0.1:9/timeline, on-start: soon }"), 5, 60,
+                    "expected on-start as how far back the first start recovers, like 2h, or off; found 'soon'")
     }
 
     @Test func webhookKeysOnAStreamAndStreamKeysOnAWebhookAreLocated() {

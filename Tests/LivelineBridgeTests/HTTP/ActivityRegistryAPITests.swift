@@ -45,6 +45,7 @@ import Testing
             #expect(shown["update-token"] is NSNull)
             #expect(shown["frequent-updates"] as? Bool == true)
             #expect(shown["pending-events"] as? Int == 0)
+            #expect(shown["queued-pushes"] as? Int == 0)
             #expect(shown["last-push"] is NSNull)
             #expect((shown["content-state"] as? [String: Any])?["status"] as? String == "pending")
             #expect(!created.body.contains(Self.startToken))

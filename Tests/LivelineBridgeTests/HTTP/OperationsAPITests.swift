@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import Logging
 import Testing
 @testable import LivelineBridge
@@ -75,8 +76,14 @@ import Testing
                 metrics: BridgeMetrics(), logger: Logger(label: "liveline.tests.bridge", factory: { _ in SwiftLogNoOpLogHandler() }),
                 listen: ListenAddress(host: "127.0.0.1", port: bridge.port), wake: {}, contentState: { _ in nil })
             let running = Task { try await second.run() }
-            await #expect(throws: BridgeHTTPServer.NotListening.self) { _ = try await second.listeningPort() }
-            await #expect(throws: (any Error).self) { try await running.value }
+            let waiting = await #expect(throws: BridgeHTTPServer.NotListening.self) { _ = try await second.listeningPort() }
+            #expect(waiting?.reason.contains("127.0.0.1:\(bridge.port)") == true)
+            // The error names the address and the likely cause, not only the socket's errno.
+            let failure = await #expect(throws: ListenFailure.self) { try await running.value }
+            #expect(failure?.addressInUse == true)
+            #expect(failure?.port == bridge.port)
+            #expect(failure?.description.contains("another Liveline bridge or mock, or another program, is listening on 127.0.0.1:\(bridge.port)") == true)
+            #expect(failure?.description.contains("--listen") == true)
         }
     }
 }

@@ -44,13 +44,13 @@ import Testing
         }
         #expect(input == (try JSONParser.parse(Self.pickedUp)))
         #expect(event.actions.last == .change(ExternalChange(
-            label: "event DASHER_PICKED_UP", set: [.init(["eta"], .date(1_795_440_600_000))])))
+            label: "DASHER_PICKED_UP", set: [.init(["eta"], .date(1_795_440_600_000))])))
     }
 
     @Test func doorDashCancellationSetsAlertsAndEndsInOneChange() throws {
         let event = try Self.map("doordash", #"{"event_name": "DELIVERY_CANCELLED", "external_delivery_id": "D-58213"}"#)
         #expect(event.actions == [.change(ExternalChange(
-            label: "event DELIVERY_CANCELLED",
+            label: "DELIVERY_CANCELLED",
             set: [.init(["status"], .string("cancelled")), .init(["message"], .string("Your order was cancelled"))],
             alert: Alert<String>(title: .plain("Order cancelled"), body: .plain("Delivery D-58213 was cancelled"), sound: nil),
             priority: .high, end: true, dismissal: .immediate))])
@@ -81,7 +81,7 @@ import Testing
         #expect(event.activityKey == "del_9")
         #expect(event.orderKey == .timestamp(1_795_437_000_000))
         #expect(event.actions == [.change(ExternalChange(
-            label: "event event.delivery_status",
+            label: "event.delivery_status",
             set: [.init(["status"], .string("pickup_complete")), .init(["eta"], .date(1_795_437_600_000))],
             relevance: 60))])
     }

@@ -35,7 +35,7 @@ struct ReadyMadeBridge {
                 configuration: configuration, store: store, inbox: InboxWriter(store: store), metrics: BridgeMetrics(),
                 logger: Logger(label: "liveline.tests.ready-made", factory: { _ in SwiftLogNoOpLogHandler() }),
                 listen: ListenAddress(host: "127.0.0.1", port: 0), wake: {},
-                contentState: { harness.dispatcher.contentState(of: $0) })
+                contentState: { harness.dispatcher.contentState(of: $0) }, journal: harness.dispatcher.journal)
             do {
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await server.run() }

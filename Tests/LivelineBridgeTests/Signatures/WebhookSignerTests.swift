@@ -77,6 +77,20 @@ import Testing
         #expect(random[HTTPField.Name("webhook-id")!]?.hasPrefix("msg_") == true)
     }
 
+    /// Shopify names every delivery in `X-Shopify-Webhook-Id`, which rules dedupe on: the
+    /// signer sends the id given, else a new one, and keeps one the caller set.
+    @Test func shopifyDeliveriesCarryAWebhookID() throws {
+        let signer = WebhookSigner(scheme: .shopify(secrets: ["shpss_client_secret"]))
+        let id = try #require(HTTPField.Name("X-Shopify-Webhook-Id"))
+        #expect(try signer.sign(body: Self.body, url: Self.url, now: Self.now, id: "1c3e9a52")[id] == "1c3e9a52")
+        let fresh = try signer.sign(body: Self.body, url: Self.url, now: Self.now)[id]
+        #expect(fresh.flatMap { UUID(uuidString: $0) } != nil, "\(fresh ?? "none")")
+        #expect(fresh != (try signer.sign(body: Self.body, url: Self.url, now: Self.now)[id]), "a new id each time")
+        var given = HTTPFields()
+        given[id] = "kept"
+        #expect(try signer.sign(body: Self.body, url: Self.url, now: Self.now, headers: given)[id] == "kept")
+    }
+
     @Test func whatCannotBeSignedSaysWhy() throws {
         let publicOnly = VerificationScheme.standardWebhooks(secrets: [], publicKeys: ["whpk_" + SignatureEncoding.base64.encode([UInt8](repeating: 1, count: 32))])
         #expect(throws: WebhookSigningError.self) { try WebhookSigner(scheme: publicOnly).sign(body: Self.body, url: Self.url, now: Self.now) }

@@ -275,6 +275,65 @@ struct StreamEndToEndTests {
         }
     }
 
+    /// A feed that published before the bridge first connected (the match kicked off first):
+    /// the first start recovers the timeline within `on-start` before going live, so the
+    /// kick-off is stored and applied; with `on-start: off` it is not.
+    @Test func aFirstStartRecoversWhatTheFeedPublishedBeforeTheBridgeConnected() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let feed = try await FeedServer.start(state: directory.appendingPathComponent("published").path)
+        do {
+            // Kick-off and a corner, before any bridge listens.
+            try await feed.emit(2)
+
+            try await StoreFixture.withStore(.sqlite) { store in
+                let harness = try await BridgeHarness(store: store, configuration: try Self.configuration(feed: feed))
+                let reader = try Reader(harness.configuration, store: store)
+                let reading = Task { await reader.client.run() }
+                do {
+                    let token = BridgeHarness.token(41)
+                    try await harness.register(Self.matchKey, updateToken: token, source: "sportradar")
+                    try await Self.waitUntilStored(1, store)
+                    try await harness.settle()
+                    #expect(harness.shown(token)["phase"]?.stringValue == "first-half", "the kick-off came from the timeline and was applied")
+                    // Live after it, nothing doubled.
+                    try await feed.emit(1)
+                    try await Self.waitUntilStored(2, store)
+                } catch {
+                    reading.cancel()
+                    await harness.stop()
+                    throw error
+                }
+                reading.cancel()
+                await reading.value
+                await harness.stop()
+                #expect(reader.count("liveline_stream_gap_recoveries_total", "recovered") == 1)
+                #expect(reader.count("liveline_stream_events_total", "result=\"stored\"") + reader.count("liveline_stream_events_total", "result=\"ignored\"") == 3)
+                #expect(reader.logs.all.contains { $0.contains("gap recovered") && $0.contains("events=2") }, "\(reader.logs.all)")
+            }
+
+            // on-start: off: a fresh store starts live only.
+            try await StoreFixture.withStore(.sqlite) { store in
+                var configuration = try Self.configuration(feed: feed)
+                configuration.sources[0].stream?.recover?.startWindow = nil
+                let reader = try Reader(configuration, store: store)
+                let reading = Task { await reader.client.run() }
+                try await Self.waitUntil("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await feed.emit(1)
+                try await Self.waitUntilStored(3, store)
+                reading.cancel()
+                await reading.value
+                #expect(reader.count("liveline_stream_gap_recoveries_total", "recovered") == 0)
+                #expect(reader.count("liveline_stream_events_total", "result=\"stored\"") + reader.count("liveline_stream_events_total", "result=\"ignored\"") == 1)
+            }
+        } catch {
+            await feed.stop()
+            throw error
+        }
+        await feed.stop()
+    }
+
     static let opensslIsAvailable = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":").contains {
         FileManager.default.isExecutableFile(atPath: "\($0)/openssl")
     }

@@ -17,14 +17,14 @@ enum DryRun {
             let what = policy.overBudget == .defer ? "waited for budget, then went at priority 5 so as not to go stale" : "go at priority 5"
             sink.log.warning(
                 sink.location(of: entry.first, in: activity),
-                "\(entry.count) high-priority push(es) of '\(activity.program.spec.name)' are over the budget of \(policy.budget) per hour and \(what); the first at \(sink.offset(entry.first, activity)) (raise budget, set frequent-updates, or make routine beats low)"
+                "\(CountText.of(entry.count, "high-priority push", "high-priority pushes")) of '\(activity.program.spec.name)' are over the budget of \(policy.budget) per hour and \(what); the first at \(sink.offset(entry.first, activity)) (raise budget, set frequent-updates, or make routine beats low)"
             )
         }
         for (index, entry) in sink.deferred.sorted(by: { $0.key < $1.key }) {
             let activity = run.activities[index]
             sink.log.warning(
                 sink.location(of: entry.first, in: activity),
-                "\(entry.count) high-priority push(es) of '\(activity.program.spec.name)' wait for budget (over-budget: defer); the first at \(sink.offset(entry.first, activity))"
+                "\(CountText.of(entry.count, "high-priority push", "high-priority pushes")) of '\(activity.program.spec.name)' wait for budget (over-budget: defer); the first at \(sink.offset(entry.first, activity))"
             )
         }
         for diagnostic in sink.log.diagnostics {
