@@ -39,6 +39,7 @@ public final class BridgeHTTPServer: Service, Sendable {
     }
 
     private let address: ListenAddress
+    private let idleTimeout: Duration
     private let logger: Logger
     private let ingest: WebhookIngest
     private let registry: ActivityRegistryAPI
@@ -65,6 +66,7 @@ public final class BridgeHTTPServer: Service, Sendable {
         wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer
     ) {
         address = listen ?? configuration.listen
+        idleTimeout = configuration.idleTimeout
         self.logger = logger
         let bodyLimit = RequestBodyLimit(limit: configuration.bodyLimit)
         ingest = WebhookIngest(configuration: configuration, inbox: inbox, metrics: metrics, wake: wake, clock: clock)
@@ -96,9 +98,9 @@ public final class BridgeHTTPServer: Service, Sendable {
         let limiter = connectionLimiter
         return Application(
             router: makeRouter(),
-            // Idle keep-alive connections are closed after a while, so slow or vanished
-            // senders do not hold sockets forever.
-            server: .http1(configuration: .init(additionalChannelHandlers: [limiter.makeHandler()], idleTimeout: .seconds(75))),
+            // Idle keep-alive connections, and those that stop half-way through a request, are
+            // closed after `idle-timeout`, so slow or vanished senders do not hold sockets.
+            server: .http1(configuration: .init(additionalChannelHandlers: [limiter.makeHandler(), HTTPFramingErrorAnswer()], idleTimeout: TimeAmount(idleTimeout))),
             configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { [weak self] channel in self?.didStart(port: channel.localAddress?.port) },
             logger: logger)

@@ -15,9 +15,12 @@ import Logging
 /// 3. a declared `Content-Type` must be JSON (415, see ``JSONContentType``);
 /// 4. the body must fit the configured limit (413, see ``RequestBodyLimit``);
 /// 5. the source's verifier checks the raw bytes (400 for a malformed request, 401 for a wrong
-///    signature, credentials or timestamp);
-/// 6. the mapper reads the event with the source's rules (400 for a body that is not JSON, 422
-///    for JSON the rules cannot read, or an event type a strict source does not know);
+///    signature, credentials or timestamp; missing or wrong credentials of a bearer, basic or
+///    header-value source are 401 with a `WWW-Authenticate` challenge);
+/// 6. the mapper reads the event with the source's rules (400 for a body that is not JSON or not
+///    UTF-8, 413 for one past `body-keys` or `body-depth`, 422 for JSON the rules cannot read,
+///    a blank event id, an activity key ``ActivityKeyRule`` refuses, or an event type a strict
+///    source does not know);
 /// 7. the event goes into the inbox through the shared ``InboxWriter`` (group commit). Only
 ///    once its transaction committed is the sender answered: `202 {"status": "stored"}`, or
 ///    `200 {"status": "duplicate"}` for an event the inbox already holds. If the store fails
@@ -35,10 +38,10 @@ struct WebhookIngest: Sendable {
         /// Whether verification needs the request's URL (rebuilt from its head only then).
         var signsRequestURL: Bool
 
-        init(_ configuration: SourceConfiguration) {
+        init(_ configuration: SourceConfiguration, limits: JSONParser.Limits) {
             self.configuration = configuration
             signsRequestURL = configuration.scheme.signsRequestURL
-            mapper = EventMapper(source: configuration)
+            mapper = EventMapper(source: configuration, limits: limits)
             keptHeaders = KeptHeaders(source: configuration)
             rateLimiter = configuration.rateLimit.map(SourceRateLimiter.init)
         }
@@ -58,7 +61,7 @@ struct WebhookIngest: Sendable {
         wake: @escaping @Sendable () -> Void, clock: @escaping @Sendable () -> Date
     ) {
         var sources: [String: Source] = [:]
-        for source in configuration.sources where !source.isStream { sources[source.name] = Source(source) }
+        for source in configuration.sources where !source.isStream { sources[source.name] = Source(source, limits: configuration.jsonLimits) }
         self.sources = sources
         streams = Set(configuration.sources.filter(\.isStream).map(\.name))
         bodyLimit = RequestBodyLimit(limit: configuration.bodyLimit)
@@ -116,7 +119,11 @@ struct WebhookIngest: Sendable {
                 body: body, headers: request.headers, url: source.signsRequestURL ? Self.url(of: request) : "",
                 now: Int64(receivedAt.timeIntervalSince1970.rounded(.down)))
         } catch {
-            throw BridgeHTTPError(error)
+            var refusal = BridgeHTTPError(error)
+            if refusal.status == .unauthorized, let challenge = source.configuration.scheme.challenge(realm: source.configuration.name) {
+                refusal.headers[.wwwAuthenticate] = challenge
+            }
+            throw refusal
         }
         let mapped: MappedEvent
         do {
@@ -157,15 +164,10 @@ struct WebhookIngest: Sendable {
         }
     }
 
-    /// The URL the sender posted to, for schemes that sign it: the scheme from
-    /// `X-Forwarded-Proto` when a proxy says it (else `http`), the `Host`, the path and query.
+    /// The URL the sender posted to, for schemes that sign it (``ForwardedURL``).
     static func url(of request: Request) -> String {
-        let forwarded = forwardedProto.flatMap { request.headers[$0] }
-        let scheme = forwarded?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "http"
-        return "\(scheme)://\(request.head.authority ?? "")\(request.head.path ?? "/")"
+        ForwardedURL.url(headers: request.headers, authority: request.head.authority, path: request.head.path)
     }
-
-    private static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")
 
     private static func result(of error: BridgeHTTPError) -> BridgeMetrics.WebhookResult {
         switch error.status.code {

@@ -8,15 +8,30 @@ import Liveline
 /// stores the result; the dispatcher turns its actions into `LiveSession` calls in order.
 public struct EventMapper: Sendable {
     public let source: SourceConfiguration
+    /// How many keys and levels a body may have; past them the event is refused (413).
+    public let limits: JSONParser.Limits
 
-    public init(source: SourceConfiguration) { self.source = source }
+    public init(source: SourceConfiguration, limits: JSONParser.Limits = BridgeConfiguration.standardJSONLimits) {
+        self.source = source
+        self.limits = limits
+    }
 
     /// Maps one webhook. `body` must already be verified.
     public func map(body: some Collection<UInt8>, headers: HTTPFields) throws(EventMappingError) -> MappedEvent {
         let bytes = Array(body)
         // Rules may read only headers; parse lazily, but a body that is not JSON is refused
-        // as soon as any rule needs it.
-        let parsed: Result<StateValue, JSONSyntaxError> = Result { () throws(JSONSyntaxError) in try JSONParser.parse(bytes) }
+        // as soon as any rule needs it. Bytes that are not UTF-8 or past the limits are refused
+        // whatever the rules read: the body is stored, and read again later.
+        let parsed: Result<StateValue, JSONSyntaxError> = Result { () throws(JSONSyntaxError) in
+            try JSONParser.parse(bytes, limits: limits)
+        }
+        if case .failure(let error) = parsed {
+            switch error.kind {
+            case .invalidUTF8: throw .bodyNotJSON(error)
+            case .limit: throw .bodyOverLimit(error)
+            case .syntax: break
+            }
+        }
         func document() throws(EventMappingError) -> StateValue {
             switch parsed {
             case .success(let value): return value
@@ -27,15 +42,10 @@ public struct EventMapper: Sendable {
 
         let eventType = try reader.text(at: source.eventType, role: "event-type")
         let activityKey = try reader.text(at: source.activityKey, role: "activity-key")
-        let eventID: String
-        let isHash: Bool
-        if let location = source.eventID {
-            eventID = try reader.text(at: location, role: "event-id")
-            isHash = false
-        } else {
-            eventID = "sha256:" + SHA256.hash(data: bytes).hexDigits
-            isHash = true
+        if let problem = ActivityKeyRule.problem(with: activityKey) {
+            throw .badActivityKey(source.activityKey, problem: problem)
         }
+        let (eventID, isHash) = try self.eventID(reader, body: bytes)
         let rule = source.events[eventType]
         if rule == nil, source.unknownEvents == .reject {
             throw .unknownEventType(eventType, known: Array(source.events.keys))
@@ -56,6 +66,28 @@ public struct EventMapper: Sendable {
         return MappedEvent(
             eventID: eventID, eventIDIsBodyHash: isHash, eventType: eventType, activityKey: activityKey,
             orderKey: orderKey, actions: actions)
+    }
+
+    /// The key the inbox deduplicates on: the sender's id, or the body's SHA-256 where the
+    /// source has no id, its id is missing or blank and its rules say `when-missing: body-hash`,
+    /// or its id is a header its scheme does not sign (GitHub's and Shopify's delivery ids,
+    /// which anyone replaying a captured body could change).
+    private func eventID(_ reader: Reader, body: [UInt8]) throws(EventMappingError) -> (String, isHash: Bool) {
+        let hash = { "sha256:" + SHA256.hash(data: body).hexDigits }
+        guard let location = source.eventID else { return (hash(), true) }
+        if case .header = location, !source.scheme.signsEventIDHeaders { return (hash(), true) }
+        let id: String
+        do throws(EventMappingError) {
+            id = try reader.text(at: location, role: "event-id")
+        } catch {
+            if case .missing = error, source.missingEventID == .bodyHash { return (hash(), true) }
+            throw error
+        }
+        if id.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+            if source.missingEventID == .bodyHash { return (hash(), true) }
+            throw .blankEventID(location)
+        }
+        return (id, false)
     }
 
     private func orderKey(_ reader: Reader) throws(EventMappingError) -> OrderKey? {

@@ -1,0 +1,64 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import Testing
+@testable import LivelineBridge
+
+/// `idle-timeout`: a connection that sends nothing, stops half-way through a request, or sits
+/// idle after its answer is closed by the bridge once the timeout has passed, and not before.
+@Suite struct IdleTimeoutTests {
+    /// Connects, sends `bytes`, and waits (up to 30 s) for the bridge to close; returns the
+    /// seconds from the last byte sent to the close.
+    static func secondsUntilClosed(port: Int, sending bytes: String) async throws -> Double {
+        let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connect(host: "127.0.0.1", port: port).get()
+        let start = ContinuousClock.now
+        if !bytes.isEmpty { try await channel.writeAndFlush(ByteBuffer(string: bytes)) }
+        let sent = ContinuousClock.now
+        let closed = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask { try await channel.closeFuture.get(); return true }
+            group.addTask { try await Task.sleep(for: .seconds(30)); return false }
+            let first = try await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !closed { try? await channel.close() }
+        #expect(closed, "the bridge did not close the connection within 30 s")
+        let elapsed = ContinuousClock.now - (bytes.isEmpty ? start : sent)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+
+    @Test func idleAndHalfSentConnectionsCloseAfterTheTimeout() async throws {
+        try await RunningBridge.with(configure: { $0.idleTimeout = .seconds(1) }) { bridge in
+            let silent = try await Self.secondsUntilClosed(port: bridge.port, sending: "")
+            let halfHead = try await Self.secondsUntilClosed(port: bridge.port, sending: "POST /v1/webhooks/uber HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            let halfBody = try await Self.secondsUntilClosed(
+                port: bridge.port,
+                sending: "POST /v1/webhooks/uber HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\":")
+            let afterAnswer = try await Self.secondsUntilClosed(port: bridge.port, sending: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            for (what, seconds) in [("silent", silent), ("half a head", halfHead), ("half a body", halfBody), ("after an answer", afterAnswer)] {
+                #expect(seconds >= 0.9 && seconds < 25, "\(what): closed after \(seconds) s with a 1 s timeout")
+            }
+            #expect(try await bridge.store.counts().pendingEvents == 0)
+        }
+    }
+
+    @Test func theTimeoutIsConfigured() throws {
+        let yaml = """
+            liveline-bridge: 1
+            idle-timeout: 20s
+            sources:
+              orders:
+                verify: none
+                event-type: /type
+                activity-key: /id
+                scenario: delivery.yaml
+                events:
+                  note:
+                    trigger: courier-note
+            """
+        #expect(try BridgeConfigurationLoader().load(yaml: yaml, file: testConfigurationFile).idleTimeout == .seconds(20))
+        #expect(try loadExample().idleTimeout == .seconds(75))
+        #expect(configurationErrors(replacing("20s", with: "0s", in: yaml)).map(\.message) == ["expected idle-timeout from 1s to 1h, found '0s'"])
+    }
+}
