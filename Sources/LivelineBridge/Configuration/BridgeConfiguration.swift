@@ -18,8 +18,10 @@ public struct BridgeConfiguration: Sendable {
     /// The largest webhook body accepted, in bytes; larger ones get a 413.
     public var bodyLimit: Int
     /// How many object keys (`body-keys`) and levels of nesting (`body-depth`) a webhook body
-    /// may have; past either, 413.
-    public var jsonLimits: JSONParser.Limits
+    /// may have; past either, 413. Setting it sets every source's.
+    public var jsonLimits: JSONParser.Limits {
+        didSet { for index in sources.indices { sources[index].jsonLimits = jsonLimits } }
+    }
     /// The most HTTP connections open at once; one more is closed as it arrives, with a warning.
     public var maxConnections: Int
     /// How long a connection may sit idle, or half-way through sending a request, before the
@@ -44,7 +46,11 @@ public struct BridgeConfiguration: Sendable {
         self.jsonLimits = jsonLimits
         self.maxConnections = maxConnections
         self.idleTimeout = idleTimeout
-        self.sources = sources
+        self.sources = sources.map { source in
+            var source = source
+            source.jsonLimits = jsonLimits
+            return source
+        }
     }
 
     /// 256 KiB: far above any delivery or match webhook, small enough to refuse junk early.

@@ -11,8 +11,13 @@ public struct SourceConfiguration: Sendable {
     public var scheme: VerificationScheme
     /// Built once at load, so a bad secret or header fails before any webhook.
     public var verifier: any WebhookVerifier
-    /// nil: the sender has no event id; the SHA-256 of the body stands in.
+    /// nil: the sender has no event id; the SHA-256 of the body stands in (as it does for a
+    /// header the scheme does not sign: ``VerificationScheme/signsEventIDHeaders``).
     public var eventID: ValueLocation?
+    /// How many keys and levels its bodies may have: the bridge's `body-keys` and `body-depth`
+    /// (``BridgeConfiguration/jsonLimits`` sets it on every source), so ingest and the
+    /// dispatcher, which maps stored events again, read bodies alike.
+    public var jsonLimits = BridgeConfiguration.standardJSONLimits
     /// What an event whose id is missing, empty or only whitespace gets (`event-id: {from:,
     /// when-missing:}`): refused with 422, or deduplicated on the body's SHA-256.
     public var missingEventID: MissingEventIDPolicy

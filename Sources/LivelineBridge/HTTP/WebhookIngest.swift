@@ -38,10 +38,10 @@ struct WebhookIngest: Sendable {
         /// Whether verification needs the request's URL (rebuilt from its head only then).
         var signsRequestURL: Bool
 
-        init(_ configuration: SourceConfiguration, limits: JSONParser.Limits) {
+        init(_ configuration: SourceConfiguration) {
             self.configuration = configuration
             signsRequestURL = configuration.scheme.signsRequestURL
-            mapper = EventMapper(source: configuration, limits: limits)
+            mapper = EventMapper(source: configuration)
             keptHeaders = KeptHeaders(source: configuration)
             rateLimiter = configuration.rateLimit.map(SourceRateLimiter.init)
         }
@@ -61,7 +61,7 @@ struct WebhookIngest: Sendable {
         wake: @escaping @Sendable () -> Void, clock: @escaping @Sendable () -> Date
     ) {
         var sources: [String: Source] = [:]
-        for source in configuration.sources where !source.isStream { sources[source.name] = Source(source, limits: configuration.jsonLimits) }
+        for source in configuration.sources where !source.isStream { sources[source.name] = Source(source) }
         self.sources = sources
         streams = Set(configuration.sources.filter(\.isStream).map(\.name))
         bodyLimit = RequestBodyLimit(limit: configuration.bodyLimit)

@@ -8,13 +8,8 @@ import Liveline
 /// stores the result; the dispatcher turns its actions into `LiveSession` calls in order.
 public struct EventMapper: Sendable {
     public let source: SourceConfiguration
-    /// How many keys and levels a body may have; past them the event is refused (413).
-    public let limits: JSONParser.Limits
 
-    public init(source: SourceConfiguration, limits: JSONParser.Limits = BridgeConfiguration.standardJSONLimits) {
-        self.source = source
-        self.limits = limits
-    }
+    public init(source: SourceConfiguration) { self.source = source }
 
     /// Maps one webhook. `body` must already be verified.
     public func map(body: some Collection<UInt8>, headers: HTTPFields) throws(EventMappingError) -> MappedEvent {
@@ -23,7 +18,7 @@ public struct EventMapper: Sendable {
         // as soon as any rule needs it. Bytes that are not UTF-8 or past the limits are refused
         // whatever the rules read: the body is stored, and read again later.
         let parsed: Result<StateValue, JSONSyntaxError> = Result { () throws(JSONSyntaxError) in
-            try JSONParser.parse(bytes, limits: limits)
+            try JSONParser.parse(bytes, limits: source.jsonLimits)
         }
         if case .failure(let error) = parsed {
             switch error.kind {
