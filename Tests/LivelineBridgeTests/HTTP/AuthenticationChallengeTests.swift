@@ -16,11 +16,11 @@ import Testing
     }
 
     @Test(arguments: [
-        (VerificationScheme.headerValue(values: ["Bearer dd-demo"]), #"Header realm="doordash", header="Authorization""#),
-        (.bearer(tokens: ["dd-demo"]), #"Bearer realm="doordash""#),
-        (.basic(credentials: [BasicCredential(user: "dd", password: "demo")]), #"Basic realm="doordash", charset="UTF-8""#),
+        (VerificationScheme.headerValue(values: ["Bearer dd-demo"]), #"Header realm="doordash", header="Authorization""#, "Bearer nope"),
+        (.bearer(tokens: ["dd-demo"]), #"Bearer realm="doordash""#, "Bearer nope"),
+        (.basic(credentials: [BasicCredential(user: "dd", password: "demo")]), #"Basic realm="doordash", charset="UTF-8""#, "Basic eHg6eXk="),
     ])
-    func missingCredentialsAreA401WithAChallenge(scheme: VerificationScheme, challenge: String) async throws {
+    func missingOrWrongCredentialsAreA401WithAChallenge(scheme: VerificationScheme, challenge: String, wrongCredentials: String) async throws {
         try await RunningBridge.with(configure: Self.doordash(scheme)) { bridge in
             let missing = try await Curl.run(
                 "\(bridge.base)/v1/webhooks/doordash", ["-H", "Content-Type: application/json"], body: bytes(WebhookIngestTests.doorDash))
@@ -32,10 +32,11 @@ import Testing
 
             // Wrong ones are a 401 with the same challenge; nothing is stored either way.
             let wrong = try await Curl.run(
-                "\(bridge.base)/v1/webhooks/doordash", ["-H", "Content-Type: application/json", "-H", "Authorization: Basic eHg6eXk="],
+                "\(bridge.base)/v1/webhooks/doordash", ["-H", "Content-Type: application/json", "-H", "Authorization: \(wrongCredentials)"],
                 body: bytes(WebhookIngestTests.doorDash))
-            #expect(wrong.status == 401 || wrong.status == 400)
-            if wrong.status == 401 { #expect(wrong.headers["www-authenticate"] == challenge) }
+            #expect(wrong.status == 401)
+            #expect(wrong.headers["www-authenticate"] == challenge)
+            #expect(try jsonObject(wrong.body)["error"] as? String == "bad-credentials")
             #expect(try await bridge.store.counts().pendingEvents == 0)
         }
     }
