@@ -6,20 +6,8 @@ import Testing
 /// The keys that say how strict a bridge is with what it is sent: `body-keys`, `body-depth`,
 /// and what an event with a blank id gets (`event-id: {from:, when-missing:}`).
 @Suite struct InputLimitConfigurationTests {
-    static let base = """
-        liveline-bridge: 1
-        sources:
-          shop:
-            verify: github
-            secrets: [s3cret]
-            event-id: /id
-            event-type: /type
-            activity-key: /order
-            scenario: delivery.yaml
-            events:
-              note:
-                trigger: courier-note
-        """
+    /// ConfigurationErrorTests' valid configuration, its source reading an event id.
+    static let base = replacing("    event-type: /type", with: "    event-id: /id\n    event-type: /type", in: ConfigurationErrorTests.valid)
 
     static func load(_ yaml: String) throws -> BridgeConfiguration {
         try BridgeConfigurationLoader().load(yaml: yaml, file: testConfigurationFile)

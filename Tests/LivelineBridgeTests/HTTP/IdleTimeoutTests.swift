@@ -44,19 +44,7 @@ import Testing
     }
 
     @Test func theTimeoutIsConfigured() throws {
-        let yaml = """
-            liveline-bridge: 1
-            idle-timeout: 20s
-            sources:
-              orders:
-                verify: none
-                event-type: /type
-                activity-key: /id
-                scenario: delivery.yaml
-                events:
-                  note:
-                    trigger: courier-note
-            """
+        let yaml = replacing("listen: 127.0.0.1:8080", with: "listen: 127.0.0.1:8080\nidle-timeout: 20s", in: ConfigurationErrorTests.valid)
         #expect(try BridgeConfigurationLoader().load(yaml: yaml, file: testConfigurationFile).idleTimeout == .seconds(20))
         #expect(try loadExample().idleTimeout == .seconds(75))
         #expect(configurationErrors(replacing("20s", with: "0s", in: yaml)).map(\.message) == ["expected idle-timeout from 1s to 1h, found '0s'"])
