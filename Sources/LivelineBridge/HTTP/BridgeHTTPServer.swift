@@ -96,11 +96,17 @@ public final class BridgeHTTPServer: Service, Sendable {
     /// it (as a `Service`) binds the address and reports the port to ``listeningPort()``.
     public func makeApplication() -> Application<RouterResponder<BasicRequestContext>> {
         let limiter = connectionLimiter
+        let timeout = TimeAmount(idleTimeout)
         return Application(
             router: makeRouter(),
-            // Idle keep-alive connections, and those that stop half-way through a request, are
-            // closed after `idle-timeout`, so slow or vanished senders do not hold sockets.
-            server: .http1(configuration: .init(additionalChannelHandlers: [limiter.makeHandler(), HTTPFramingErrorAnswer()], idleTimeout: TimeAmount(idleTimeout))),
+            // Idle keep-alive connections, those that stop half-way through a request, and
+            // requests that take longer than `idle-timeout` to arrive are closed, so slow or
+            // vanished senders do not hold sockets.
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [
+                    limiter.makeHandler(), HTTPFramingErrorAnswer(), RequestReadDeadline(timeout: timeout),
+                ],
+                idleTimeout: timeout)),
             configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { [weak self] channel in self?.didStart(port: channel.localAddress?.port) },
             logger: logger)
