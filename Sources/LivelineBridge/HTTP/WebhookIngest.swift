@@ -132,6 +132,12 @@ struct WebhookIngest: Sendable {
             throw BridgeHTTPError(error)
         }
         if logger.logLevel <= .info {
+            // A delivery id the scheme does not sign is not the event's key (the body hash is),
+            // but it is what the sender's dashboard shows: log it beside.
+            if case .header(let name)? = source.configuration.eventID, !source.configuration.scheme.signsEventIDHeaders,
+               let field = HTTPField.Name(name), let delivery = request.headers[field] {
+                logger[metadataKey: "delivery"] = .string(String(delivery.prefix(128)))
+            }
             logger[metadataKey: "event"] = .string(mapped.eventID)
             logger[metadataKey: "activity"] = .string(mapped.activityKey)
             logger[metadataKey: "type"] = .string(mapped.eventType)
