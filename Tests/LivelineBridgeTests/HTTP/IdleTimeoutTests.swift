@@ -15,7 +15,9 @@ import Testing
         let start = ContinuousClock.now
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connect(host: "127.0.0.1", port: port).get()
-        if !bytes.isEmpty { try await channel.writeAndFlush(ByteBuffer(string: bytes)) }
+        // On a loaded machine the bridge may already have closed an idle connection before the
+        // bytes go out; the close is measured all the same.
+        if !bytes.isEmpty { try? await channel.writeAndFlush(ByteBuffer(string: bytes)) }
         let closed = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask { try await channel.closeFuture.get(); return true }
             group.addTask { try await Task.sleep(for: .seconds(40)); return false }
@@ -46,12 +48,12 @@ import Testing
 
     @Test func aBodyDribbledInsideTheIdleTimeoutStillHasTheTimeoutAsItsDeadline() async throws {
         try await RunningBridge.with(configure: { $0.idleTimeout = .seconds(3) }) { bridge in
+            // Every timer of the bridge starts after this: at the connection or at the head.
+            let start = ContinuousClock.now
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(host: "127.0.0.1", port: bridge.port).get()
             let head = "POST /v1/webhooks/uber HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n"
-            // The deadline starts when the bridge reads the head, which is after this.
-            let start = ContinuousClock.now
-            try await channel.writeAndFlush(ByteBuffer(string: head))
+            try? await channel.writeAndFlush(ByteBuffer(string: head))
             // A byte every 250 ms: never idle for the timeout, but never done either.
             var sent = 0
             while channel.isActive, sent < 160 {
