@@ -90,6 +90,39 @@ import Testing
         await remote.stop()
     }
 
+    /// A loopback port nothing listens on: bound by the OS's choice, then closed.
+    static func closedPort() throws -> Int {
+        #if os(Linux)
+        let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+        let stream = SOCK_STREAM
+        #endif
+        let descriptor = socket(AF_INET, stream, 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+        }
+        try #require(bound, "no loopback port to borrow")
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test func aPortNobodyListensOnIsSaidInWordsWithTheHost() async throws {
+        let port = try Self.closedPort()
+        let file = try CLI.file(Self.story, suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await CLI.run(
+            ["play", file.path, "--speed", "30", "--no-view", "--apns-url", "http://127.0.0.1:\(port)", "--token", Self.token], timeout: 120)
+        #expect(result.status == 3, "the pushes failed")
+        #expect((result.stdout + result.stderr).contains("connection refused by 127.0.0.1:\(port)"), "\(result.stdout)\n\(result.stderr)")
+        for noise in ["SingleConnectionFailure", "errno", "NIOConnectionError"] {
+            #expect(!(result.stdout + result.stderr).contains(noise), "\(result.stdout)\n\(result.stderr)")
+        }
+    }
+
     @Test func pushesAPNsRefusesExitThreeAndSayWhy() async throws {
         let refusing = FaultPlan(errors: [.init(error: APNsError(status: 413, reason: "PayloadTooLarge"), rate: 1)])
         let remote = try await Remote.start(faults: refusing)

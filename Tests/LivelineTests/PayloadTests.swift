@@ -128,4 +128,45 @@ import Testing
     func refuses(text: String) {
         #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(text) }
     }
+
+    @Test("bytes that are not UTF-8 are refused at their offset, never read as U+FFFD", arguments: [
+        ([0xFF], 2), ([0x80], 2), ([0xC0, 0xAF], 2), ([0xC3], 2), ([0xE0, 0x80, 0x80], 2), ([0xED, 0xA0, 0x80], 2),
+        ([0xF4, 0x90, 0x80, 0x80], 2), ([0xF5, 0x80, 0x80, 0x80], 2), ([0x61, 0xE2, 0x82], 3),
+    ] as [([UInt8], Int)])
+    func refusesInvalidUTF8(bad: [UInt8], offset: Int) {
+        let bytes = Array(#"[""#.utf8) + bad + Array(#""]"#.utf8)
+        let error = #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(bytes) }
+        #expect(error?.kind == .invalidUTF8)
+        #expect(error?.offset == offset)
+    }
+
+    @Test func readsEveryValidUTF8Length() throws {
+        let text = "a é € 😀 \u{10FFFF} \u{E000}"
+        #expect(try JSONParser.parse(Array("\"\(text)\"".utf8)) == .string(text))
+        #expect(UTF8Validation.firstInvalidByte(in: Array(text.utf8)) == nil)
+    }
+
+    @Test func aRepeatedKeyKeepsItsFirstPlaceAndTakesTheLastValueInSmallAndLargeObjects() throws {
+        for count in [3, 40] {
+            let members = (0..<count).map { "\"k\($0)\": \($0)" } + ["\"k1\": \"again\""]
+            guard case .object(let object) = try JSONParser.parse("{\(members.joined(separator: ","))}") else {
+                Issue.record("not an object")
+                return
+            }
+            #expect(object.keys == (0..<count).map { "k\($0)" })
+            #expect(object["k1"] == .string("again"))
+            #expect(object["k\(count - 1)"] == .int(count - 1))
+        }
+    }
+
+    @Test func keysAndDepthStopAtTheirLimits() throws {
+        let limits = JSONParser.Limits(depth: 3, keys: 4)
+        #expect(try JSONParser.parse(Array(#"{"a": {"b": [1]}, "c": 1, "d": 2}"#.utf8), limits: limits) != .null)
+        let keys = #expect(throws: JSONSyntaxError.self) {
+            try JSONParser.parse(Array(#"{"a": {"b": 1, "c": 2}, "d": 3, "e": 4}"#.utf8), limits: limits)
+        }
+        #expect(keys?.kind == .limit && keys?.message == "more than 4 object keys")
+        let depth = #expect(throws: JSONSyntaxError.self) { try JSONParser.parse(Array("[[[[]]]]".utf8), limits: limits) }
+        #expect(depth?.kind == .limit && depth?.message == "nested more than 3 levels deep" && depth?.offset == 3)
+    }
 }

@@ -3,14 +3,26 @@
 /// Shared by every JSON reader in the package: ``JSONParser`` here and the mock APNs's
 /// request parser.
 public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of refusal: a reader answers bad syntax, bad encoding and a limit differently.
+    public enum Kind: Sendable, Hashable {
+        /// Not JSON's grammar.
+        case syntax
+        /// Bytes that are not UTF-8, which RFC 8259 (section 8.1) requires of JSON text.
+        case invalidUTF8
+        /// Well-formed, but past a ``JSONParser/Limits`` value.
+        case limit
+    }
+
     /// The byte offset where reading stopped.
     public var offset: Int
     /// What was wrong there.
     public var message: String
+    public var kind: Kind
 
-    public init(offset: Int, message: String) {
+    public init(offset: Int, message: String, kind: Kind = .syntax) {
         self.offset = offset
         self.message = message
+        self.kind = kind
     }
 
     public var description: String { "\(message) at byte \(offset)" }
@@ -18,16 +30,43 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
 
 /// Reads JSON bytes into a ``StateValue``, keeping object keys in their written order.
 ///
-/// Strict RFC 8259: one value, no trailing commas, no comments, at most 512 levels deep.
-/// Integers that fit an `Int` stay integers; other numbers become `Double`. Used where Liveline
-/// reads JSON it did not write: webhook bodies, payloads read back for display and tests.
+/// Strict RFC 8259: UTF-8 only (invalid bytes are refused, never repaired into U+FFFD, so two
+/// different byte strings never read as the same text), one value, no trailing commas, no
+/// comments, within ``Limits`` (512 levels deep by default). Integers that fit an `Int` stay
+/// integers; other numbers become `Double`. Time is linear in the input, however many keys an
+/// object has (a repeated key keeps its first place and takes the last value). Used where
+/// Liveline reads JSON it did not write: webhook bodies, payloads read back for display and tests.
 public struct JSONParser {
+    /// How much structure one document may have. Past a limit, reading stops with a
+    /// ``JSONSyntaxError`` of kind ``JSONSyntaxError/Kind/limit``.
+    public struct Limits: Sendable, Hashable {
+        /// The deepest nesting of objects and arrays.
+        public var depth: Int
+        /// The most object members in the whole document, counted over every object.
+        public var keys: Int
+
+        public init(depth: Int = 512, keys: Int = .max) {
+            self.depth = depth
+            self.keys = keys
+        }
+
+        /// 512 levels, any number of keys: for JSON Liveline reads from places it trusts more
+        /// than the internet (its own store, APNs's answers).
+        public static let standard = Limits()
+    }
+
     private let bytes: [UInt8]
+    private let limits: Limits
     private var i = 0
     private var depth = 0
+    private var keys = 0
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONSyntaxError) -> StateValue {
-        var parser = JSONParser(bytes: bytes)
+    public static func parse(_ bytes: [UInt8], limits: Limits = .standard) throws(JSONSyntaxError) -> StateValue {
+        if let offset = UTF8Validation.firstInvalidByte(in: bytes) {
+            throw JSONSyntaxError(
+                offset: offset, message: "invalid UTF-8 (RFC 8259 requires JSON text to be UTF-8)", kind: .invalidUTF8)
+        }
+        var parser = JSONParser(bytes: bytes, limits: limits)
         parser.skipSpace()
         let value = try parser.value()
         parser.skipSpace()
@@ -39,7 +78,10 @@ public struct JSONParser {
         try parse(Array(text.utf8))
     }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: [UInt8], limits: Limits) {
+        self.bytes = bytes
+        self.limits = limits
+    }
 
     private func error(_ message: String) -> JSONSyntaxError { JSONSyntaxError(offset: i, message: message) }
 
@@ -71,29 +113,35 @@ public struct JSONParser {
 
     private mutating func nest() throws(JSONSyntaxError) {
         depth += 1
-        guard depth <= 512 else { throw error("nested more than 512 levels deep") }
+        guard depth <= limits.depth else {
+            throw JSONSyntaxError(offset: i, message: "nested more than \(limits.depth) levels deep", kind: .limit)
+        }
     }
 
     private mutating func object() throws(JSONSyntaxError) -> StateValue {
         try nest()
         defer { depth -= 1 }
         i += 1
-        var object = StateObject()
+        var members = ObjectBuilder()
         skipSpace()
-        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members.object) }
         while true {
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw error("expected a key in quotes") }
+            keys += 1
+            guard keys <= limits.keys else {
+                throw JSONSyntaxError(offset: i, message: "more than \(limits.keys) object keys", kind: .limit)
+            }
             let key = try string()
             skipSpace()
             guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw error("expected ':' after a key") }
             i += 1
             skipSpace()
-            object.append(key, try value())
+            members.append(key, try value())
             skipSpace()
             guard i < bytes.count else { throw error("expected ',' or '}', found the end") }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
-            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(object) }
+            if bytes[i] == UInt8(ascii: "}") { i += 1; return .object(members.object) }
             throw error("expected ',' or '}'")
         }
     }
@@ -127,6 +175,7 @@ public struct JSONParser {
         }
         if plain {
             guard i < bytes.count else { throw error("string is never closed") }
+            // The document was validated as UTF-8 before reading, so decoding repairs nothing.
             let text = String(decoding: bytes[start..<i], as: UTF8.self)
             i += 1
             return text
@@ -230,4 +279,34 @@ extension StateObject {
     public mutating func append(_ key: String, _ value: StateValue) {
         self[key] = value
     }
+}
+
+/// Collects one object's members as the parser reads them. Small objects look repeated keys up
+/// by scanning; past ``indexedFrom`` members a dictionary keeps each key's place, so an object
+/// of n keys costs O(n), not the O(n²) of scanning for every key.
+private struct ObjectBuilder {
+    private var keys: [String] = []
+    private var values: [StateValue] = []
+    private var places: [String: Int] = [:]
+
+    /// Where scanning stops being cheaper than hashing.
+    private static let indexedFrom = 16
+
+    mutating func append(_ key: String, _ value: StateValue) {
+        if keys.count < Self.indexedFrom {
+            if let place = keys.firstIndex(of: key) { values[place] = value; return }
+            keys.append(key)
+            values.append(value)
+            if keys.count == Self.indexedFrom {
+                for (place, key) in keys.enumerated() { places[key] = place }
+            }
+            return
+        }
+        if let place = places[key] { values[place] = value; return }
+        places[key] = keys.count
+        keys.append(key)
+        values.append(value)
+    }
+
+    var object: StateObject { StateObject(keys: keys, values: values) }
 }

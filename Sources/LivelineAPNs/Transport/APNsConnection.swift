@@ -60,7 +60,7 @@ final class APNsConnection: Sendable {
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
             .map { APNsConnection(channel: $0, number: number, host: host, closeReason: closeReason) }
             .flatMapErrorThrowing { error in
-                throw APNsTransportError.connectFailed(host: host, cause: "\(error)")
+                throw APNsTransportError.connectFailed(host: host, cause: ConnectFailure.cause(of: error) ?? "\(error)")
             }
     }
 

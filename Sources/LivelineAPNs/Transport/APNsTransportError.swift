@@ -3,7 +3,8 @@
 /// `host` is `host:port` as configured. The description is written for the person running
 /// Liveline, e.g. "GOAWAY ENHANCE_YOUR_CALM from 127.0.0.1:2197: too many requests".
 public enum APNsTransportError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The TCP connection could not be made (refused, unreachable, timed out).
+    /// The TCP connection could not be made (refused, unreachable, timed out); `cause` in
+    /// words (``ConnectFailure``).
     case connectFailed(host: String, cause: String)
     /// TLS failed before the connection was up: an untrusted or mismatched certificate, or a
     /// failed handshake. The user must fix the setup (trust roots, host name); retrying won't help.
@@ -25,7 +26,8 @@ public enum APNsTransportError: Error, Sendable, Hashable, CustomStringConvertib
 
     public var description: String {
         switch self {
-        case .connectFailed(let host, let cause): "cannot connect to \(host): \(cause)"
+        case .connectFailed(let host, let cause):
+            cause == ConnectFailure.refused ? "connection refused by \(host)" : "cannot connect to \(host): \(cause)"
         case .tlsFailed(let host, let cause):
             Self.isCertificateProblem(cause)
                 ? "TLS: certificate not trusted for \(host) (\(cause)): trust the server's certificate (a mock's self-signed one) or check the host name"

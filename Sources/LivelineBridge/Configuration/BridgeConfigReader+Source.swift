@@ -77,7 +77,7 @@ extension BridgeConfigReader {
             }
         }
 
-        let eventID = fields["event-id"].flatMap { self.valueLocation($0, "event-id") }
+        let (eventID, missingEventID) = fields["event-id"].map { self.eventID($0) } ?? (nil, .refuse)
         let eventType = fields["event-type"].flatMap { self.valueLocation($0, "event-type") }
         let activityKey = fields["activity-key"].flatMap { self.valueLocation($0, "activity-key") }
         let order = self.order(fields, source: name, sourceNode: node)
@@ -110,7 +110,24 @@ extension BridgeConfigReader {
         return SourceConfiguration(
             name: name, scheme: verification.scheme, verifier: verification.verifier, eventID: eventID,
             eventType: eventType, activityKey: activityKey, order: order, scenario: scenario, activity: activity,
-            events: events, unknownEvents: unknownEvents, rateLimit: rateLimit, stream: stream, location: base.location(keyNode))
+            events: events, unknownEvents: unknownEvents, rateLimit: rateLimit, stream: stream, missingEventID: missingEventID,
+            location: base.location(keyNode))
+    }
+
+    /// `event-id: /id`, or `event-id: {from: /id, when-missing: refuse | body-hash}` to say what
+    /// an event whose id is missing, empty or only whitespace gets.
+    mutating func eventID(_ node: Node) -> (ValueLocation?, MissingEventIDPolicy) {
+        guard case .mapping = node else { return (valueLocation(node, "event-id"), .refuse) }
+        guard let fields = base.fields(
+            of: node, in: "event-id", allowed: ["from", "when-missing"], required: ["from": "where the event id is, like /id"]
+        ) else { return (nil, .refuse) }
+        let location = fields["from"].flatMap { valueLocation($0, "event-id's from") }
+        var policy = MissingEventIDPolicy.refuse
+        if let node = fields["when-missing"],
+           let value = base.choice(node, "when-missing", [("refuse", MissingEventIDPolicy.refuse), ("body-hash", .bodyHash)]) {
+            policy = value
+        }
+        return (location, policy)
     }
 
     /// `kind: webhook` (the default) or `kind: stream`; whether the source is a stream. A wrong

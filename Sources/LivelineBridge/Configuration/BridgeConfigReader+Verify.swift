@@ -17,7 +17,7 @@ extension BridgeConfigReader {
         switch scheme {
         case "standard-webhooks": ["public-keys"]
         case "square": ["notification-url"]
-        case "hmac": ["header", "hash", "encoding", "prefix", "separator", "signed", "timestamp-header"]
+        case "hmac": ["header", "hash", "encoding", "prefix", "separator", "signed", "timestamp-header", "public-url"]
         case "bearer", "header-value": ["header"]
         default: []
         }
@@ -156,6 +156,18 @@ extension BridgeConfigReader {
                 }
             }
             configuration.signed = parts
+        }
+        // The URL the sender posts to, as it signs it, when the bridge cannot rebuild it from
+        // the request (a proxy that sets neither Forwarded nor X-Forwarded-Host), as Square's
+        // notification-url.
+        if let node = options["public-url"], let url = base.string(node, "public-url") {
+            if !configuration.signed.contains(.url) {
+                error(node, "public-url stands for the url part of what is signed; add url to signed, or remove public-url")
+            } else if !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
+                error(node, "expected public-url as the http:// or https:// URL the sender posts to, found '\(url)'")
+            } else {
+                configuration.signed = configuration.signed.map { $0 == .url ? .literal(url) : $0 }
+            }
         }
         if let node = options["timestamp-header"], let value = base.string(node, "timestamp-header") {
             configuration.timestamp = GenericHMAC.Timestamp(header: value, tolerance: tolerance)

@@ -29,7 +29,7 @@ struct BridgeConfigReader {
     /// ``SecretsNotLoaded``), shaped as `user:password` so that every scheme reads it.
     static let unloadedSecret = "secret-not-loaded:secret-not-loaded"
 
-    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "max-connections", "rate-limit", "sources"]
+    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "body-keys", "body-depth", "max-connections", "idle-timeout", "rate-limit", "sources"]
 
     mutating func error(_ node: Node, _ message: String) { base.log.error(base.location(node), message) }
 
@@ -63,19 +63,36 @@ struct BridgeConfigReader {
         let apiKeys = fields["api-keys"].map { self.apiKeys($0) } ?? []
         var bodyLimit = BridgeConfiguration.standardBodyLimit
         if let node = fields["body-limit"], let value = self.bodyLimit(node) { bodyLimit = value }
+        var jsonLimits = BridgeConfiguration.standardJSONLimits
+        if let node = fields["body-keys"], let value = wholeNumber(node, "body-keys", 1...10_000_000) { jsonLimits.keys = value }
+        if let node = fields["body-depth"], let value = wholeNumber(node, "body-depth", 1...512) { jsonLimits.depth = value }
         var maxConnections = BridgeConfiguration.standardMaxConnections
-        if let node = fields["max-connections"] {
-            if let value = node.scalar.flatMap({ Int($0.string) }), (1...1_000_000).contains(value) {
-                maxConnections = value
+        if let node = fields["max-connections"], let value = wholeNumber(node, "max-connections", 1...1_000_000) {
+            maxConnections = value
+        }
+        var idleTimeout = BridgeConfiguration.standardIdleTimeout
+        if let node = fields["idle-timeout"], let millis = base.duration(node, "idle-timeout") {
+            if (1000...3_600_000).contains(millis) {
+                idleTimeout = .milliseconds(millis)
             } else {
-                error(node, "expected max-connections as a whole number from 1 to 1000000, found \(ScenarioReader.describe(node))")
+                error(node, "expected idle-timeout from 1s to 1h, found \(ScenarioReader.describe(node))")
             }
         }
         if let node = fields["rate-limit"] { defaultRateLimit = rateLimit(node) ?? nil }
         let sources = fields["sources"].map { self.sources($0) } ?? []
         return BridgeConfiguration(
             file: base.file, listen: listen, store: store, apns: apns, apiKeys: apiKeys, bodyLimit: bodyLimit,
-            maxConnections: maxConnections, sources: sources, stateDirectory: stateDirectory)
+            jsonLimits: jsonLimits, maxConnections: maxConnections, idleTimeout: idleTimeout, sources: sources,
+            stateDirectory: stateDirectory)
+    }
+
+    /// A whole number in `range`, or nil with the error reported.
+    mutating func wholeNumber(_ node: Node, _ what: String, _ range: ClosedRange<Int>) -> Int? {
+        guard let value = node.scalar.flatMap({ Int($0.string) }), range.contains(value) else {
+            error(node, "expected \(what) as a whole number from \(range.lowerBound) to \(range.upperBound), found \(ScenarioReader.describe(node))")
+            return nil
+        }
+        return value
     }
 
     /// A path as written, or resolved against the configuration file's folder when relative.

@@ -20,15 +20,25 @@ public struct BridgeConfiguration: Sendable {
     public var apiKeys: [APIKeyHash]
     /// The largest webhook body accepted, in bytes; larger ones get a 413.
     public var bodyLimit: Int
+    /// How many object keys (`body-keys`) and levels of nesting (`body-depth`) a webhook body
+    /// may have; past either, 413. Setting it sets every source's.
+    public var jsonLimits: JSONParser.Limits {
+        didSet { for index in sources.indices { sources[index].jsonLimits = jsonLimits } }
+    }
     /// The most HTTP connections open at once; one more is closed as it arrives, with a warning.
     public var maxConnections: Int
+    /// How long a connection may sit idle, or half-way through sending a request, before the
+    /// bridge closes it (`idle-timeout`).
+    public var idleTimeout: Duration
     /// The sources, in file order.
     public var sources: [SourceConfiguration]
 
     public init(
         file: String, listen: ListenAddress = .standard, store: StoreLocation = .standard, apns: APNsSettings? = nil,
         apiKeys: [APIKeyHash] = [], bodyLimit: Int = BridgeConfiguration.standardBodyLimit,
-        maxConnections: Int = BridgeConfiguration.standardMaxConnections, sources: [SourceConfiguration],
+        jsonLimits: JSONParser.Limits = BridgeConfiguration.standardJSONLimits,
+        maxConnections: Int = BridgeConfiguration.standardMaxConnections,
+        idleTimeout: Duration = BridgeConfiguration.standardIdleTimeout, sources: [SourceConfiguration],
         stateDirectory: BridgeStateDirectory? = nil
     ) {
         self.file = file
@@ -38,12 +48,26 @@ public struct BridgeConfiguration: Sendable {
         self.apns = apns
         self.apiKeys = apiKeys
         self.bodyLimit = bodyLimit
+        self.jsonLimits = jsonLimits
         self.maxConnections = maxConnections
-        self.sources = sources
+        self.idleTimeout = idleTimeout
+        self.sources = sources.map { source in
+            var source = source
+            source.jsonLimits = jsonLimits
+            return source
+        }
     }
 
     /// 256 KiB: far above any delivery or match webhook, small enough to refuse junk early.
     public static let standardBodyLimit = 256 * 1024
+
+    /// 10,000 keys, 64 levels: a Stripe or Shopify event has a few hundred keys and fewer than
+    /// ten levels; a body at 10,000 keys still parses in milliseconds (`BENCHMARKS.md`).
+    public static let standardJSONLimits = JSONParser.Limits(depth: 64, keys: 10_000)
+
+    /// 75 seconds: longer than the keep-alive senders' HTTP clients use between webhooks, short
+    /// enough that a vanished or stalled sender does not hold a socket for long.
+    public static let standardIdleTimeout = Duration.seconds(75)
 
     /// 4,096: webhook senders keep a few connections each; well under a default 1,024-per-process
     /// descriptor limit raised for servers, and far under the store's and the kernel's limits.

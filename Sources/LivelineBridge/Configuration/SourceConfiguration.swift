@@ -11,8 +11,16 @@ public struct SourceConfiguration: Sendable {
     public var scheme: VerificationScheme
     /// Built once at load, so a bad secret or header fails before any webhook.
     public var verifier: any WebhookVerifier
-    /// nil: the sender has no event id; the SHA-256 of the body stands in.
+    /// nil: the sender has no event id; the SHA-256 of the body stands in (as it does for a
+    /// header the scheme does not sign: ``VerificationScheme/signsEventIDHeaders``).
     public var eventID: ValueLocation?
+    /// How many keys and levels its bodies may have: the bridge's `body-keys` and `body-depth`
+    /// (``BridgeConfiguration/jsonLimits`` sets it on every source), so ingest and the
+    /// dispatcher, which maps stored events again, read bodies alike.
+    public var jsonLimits = BridgeConfiguration.standardJSONLimits
+    /// What an event whose id is missing, empty or only whitespace gets (`event-id: {from:,
+    /// when-missing:}`): refused with 422, or deduplicated on the body's SHA-256.
+    public var missingEventID: MissingEventIDPolicy
     public var eventType: ValueLocation
     public var activityKey: ValueLocation
     /// nil: events apply in arrival order.
@@ -35,12 +43,13 @@ public struct SourceConfiguration: Sendable {
         name: String, scheme: VerificationScheme, verifier: any WebhookVerifier, eventID: ValueLocation?,
         eventType: ValueLocation, activityKey: ValueLocation, order: OrderRule?, scenario: Scenario, activity: Int,
         events: [String: EventRule], unknownEvents: UnknownEventPolicy, rateLimit: RateLimit? = nil,
-        stream: StreamSettings? = nil, location: SourceLocation
+        stream: StreamSettings? = nil, missingEventID: MissingEventIDPolicy = .refuse, location: SourceLocation
     ) {
         self.name = name
         self.scheme = scheme
         self.verifier = verifier
         self.eventID = eventID
+        self.missingEventID = missingEventID
         self.eventType = eventType
         self.activityKey = activityKey
         self.order = order
@@ -55,6 +64,15 @@ public struct SourceConfiguration: Sendable {
 
     /// Whether the bridge reads this source's events from a stream rather than taking webhooks.
     public var isStream: Bool { stream != nil }
+}
+
+/// What happens to an event whose id is missing, empty or only whitespace.
+public enum MissingEventIDPolicy: String, Sendable, Hashable {
+    /// Answered 422 with the reason: a blank id as an idempotency key would make every later
+    /// blank-id event of the source a duplicate, acknowledged and dropped.
+    case refuse
+    /// The body's SHA-256 stands in, as for a source with no event id at all.
+    case bodyHash = "body-hash"
 }
 
 /// What happens to an event whose type no rule names.

@@ -13,8 +13,7 @@ import Logging
 /// token at once; its body is ``ActivityRegistrationRequest``. `DELETE` answers 204, or 404
 /// for an activity that is not registered.
 ///
-/// The key in the path is percent-decoded; it must be 1 to 256 bytes without control
-/// characters.
+/// The key in the path is percent-decoded; it must meet ``ActivityKeyRule``, as webhooks' keys do.
 struct ActivityRegistryAPI: Sendable {
     /// Renders an activity's current content-state as JSON bytes; the dispatcher owns it.
     typealias ContentState = @Sendable (ActivityRecord) -> [UInt8]?
@@ -115,8 +114,8 @@ struct ActivityRegistryAPI: Sendable {
 
     static func key(_ raw: String?) throws(BridgeHTTPError) -> String {
         let key = raw.flatMap { $0.removingPercentEncoding } ?? ""
-        guard (1...256).contains(key.utf8.count), !key.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw BridgeHTTPError(.badRequest, code: "bad-activity-key", reason: "the activity key must be 1 to 256 bytes without control characters")
+        if let problem = ActivityKeyRule.problem(with: key) {
+            throw BridgeHTTPError(.badRequest, code: "bad-activity-key", reason: problem)
         }
         return key
     }

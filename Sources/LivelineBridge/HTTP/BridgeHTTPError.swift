@@ -31,6 +31,15 @@ public struct BridgeHTTPError: Error, Sendable, Hashable, CustomStringConvertibl
         answer.headers.append(contentsOf: headers)
         return answer
     }
+
+    /// The answer's JSON body alone, for answers written below Hummingbird
+    /// (``HTTPFramingErrorAnswer``).
+    var jsonBytes: [UInt8] {
+        var writer = JSONWriter(capacity: 256)
+        writer.object(StateObject([("error", .string(code)), ("reason", .string(reason))]))
+        writer.raw(UInt8(ascii: "\n"))
+        return writer.bytes
+    }
 }
 
 extension BridgeHTTPError {
@@ -42,16 +51,20 @@ extension BridgeHTTPError {
         case .signatureMismatch: "bad-signature"
         case .timestampTooOld, .timestampTooNew: "stale-timestamp"
         case .wrongCredentials: "bad-credentials"
+        case .missingCredentials: "missing-credentials"
         }
         self.init(error.status, code: code, reason: error.reason)
     }
 
-    /// The mapper's refusal: 400 for a body that is not JSON, 422 for JSON its rules cannot read.
+    /// The mapper's refusal: 400 for a body that is not JSON (or not UTF-8), 413 for one past the
+    /// bridge's `body-keys` or `body-depth`, 422 for JSON its rules cannot read.
     init(_ error: EventMappingError) {
-        if error.status == 400 {
-            self.init(.badRequest, code: "bad-json", reason: error.reason)
-        } else {
-            self.init(.unprocessableContent, code: "unmappable", reason: error.reason)
+        switch error {
+        case .bodyNotJSON: self.init(.badRequest, code: "bad-json", reason: error.reason)
+        case .bodyOverLimit: self.init(.contentTooLarge, code: "too-complex", reason: error.reason)
+        case .blankEventID: self.init(.unprocessableContent, code: "blank-event-id", reason: error.reason)
+        case .badActivityKey: self.init(.unprocessableContent, code: "bad-activity-key", reason: error.reason)
+        default: self.init(.unprocessableContent, code: "unmappable", reason: error.reason)
         }
     }
 

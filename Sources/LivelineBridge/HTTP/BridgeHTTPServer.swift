@@ -41,6 +41,7 @@ public final class BridgeHTTPServer: Service, Sendable {
     }
 
     private let address: ListenAddress
+    private let idleTimeout: Duration
     private let logger: Logger
     private let ingest: WebhookIngest
     private let registry: ActivityRegistryAPI
@@ -71,6 +72,7 @@ public final class BridgeHTTPServer: Service, Sendable {
         device: DeviceView? = nil
     ) {
         address = listen ?? configuration.listen
+        idleTimeout = configuration.idleTimeout
         self.logger = logger
         let bodyLimit = RequestBodyLimit(limit: configuration.bodyLimit)
         ingest = WebhookIngest(configuration: configuration, inbox: inbox, metrics: metrics, wake: wake, clock: clock)
@@ -102,11 +104,17 @@ public final class BridgeHTTPServer: Service, Sendable {
     /// it (as a `Service`) binds the address and reports the port to ``listeningPort()``.
     public func makeApplication() -> Application<RouterResponder<BasicRequestContext>> {
         let limiter = connectionLimiter
+        let timeout = TimeAmount(idleTimeout)
         return Application(
             router: makeRouter(),
-            // Idle keep-alive connections are closed after a while, so slow or vanished
-            // senders do not hold sockets forever.
-            server: .http1(configuration: .init(additionalChannelHandlers: [limiter.makeHandler()], idleTimeout: .seconds(75))),
+            // Idle keep-alive connections, those that stop half-way through a request, and
+            // requests that take longer than `idle-timeout` to arrive are closed, so slow or
+            // vanished senders do not hold sockets.
+            server: .http1(configuration: .init(
+                additionalChannelHandlers: [
+                    limiter.makeHandler(), HTTPFramingErrorAnswer(), RequestReadDeadline(timeout: timeout),
+                ],
+                idleTimeout: timeout)),
             configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { [weak self] channel in self?.didStart(port: channel.localAddress?.port) },
             logger: logger)

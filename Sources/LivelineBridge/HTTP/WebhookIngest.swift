@@ -15,9 +15,12 @@ import Logging
 /// 3. a declared `Content-Type` must be JSON (415, see ``JSONContentType``);
 /// 4. the body must fit the configured limit (413, see ``RequestBodyLimit``);
 /// 5. the source's verifier checks the raw bytes (400 for a malformed request, 401 for a wrong
-///    signature, credentials or timestamp);
-/// 6. the mapper reads the event with the source's rules (400 for a body that is not JSON, 422
-///    for JSON the rules cannot read, or an event type a strict source does not know);
+///    signature, credentials or timestamp; missing or wrong credentials of a bearer, basic or
+///    header-value source are 401 with a `WWW-Authenticate` challenge);
+/// 6. the mapper reads the event with the source's rules (400 for a body that is not JSON or not
+///    UTF-8, 413 for one past `body-keys` or `body-depth`, 422 for JSON the rules cannot read,
+///    a blank event id, an activity key ``ActivityKeyRule`` refuses, or an event type a strict
+///    source does not know);
 /// 7. the event goes into the inbox through the shared ``InboxWriter`` (group commit). Only
 ///    once its transaction committed is the sender answered: `202 {"status": "stored", "event":
 ///    ID, "activity": KEY}`, or `200 {"status": "duplicate", …}` for an event the inbox already
@@ -117,7 +120,11 @@ struct WebhookIngest: Sendable {
                 body: body, headers: request.headers, url: source.signsRequestURL ? Self.url(of: request) : "",
                 now: Int64(receivedAt.timeIntervalSince1970.rounded(.down)))
         } catch {
-            throw BridgeHTTPError(error)
+            var refusal = BridgeHTTPError(error)
+            if refusal.status == .unauthorized, let challenge = source.configuration.scheme.challenge(realm: source.configuration.name) {
+                refusal.headers[.wwwAuthenticate] = challenge
+            }
+            throw refusal
         }
         let mapped: MappedEvent
         do {
@@ -126,6 +133,12 @@ struct WebhookIngest: Sendable {
             throw BridgeHTTPError(error)
         }
         if logger.logLevel <= .info {
+            // A delivery id the scheme does not sign is not the event's key (the body hash is),
+            // but it is what the sender's dashboard shows: log it beside.
+            if case .header(let name)? = source.configuration.eventID, !source.configuration.scheme.signsEventIDHeaders,
+               let field = HTTPField.Name(name), let delivery = request.headers[field] {
+                logger[metadataKey: "delivery"] = .string(String(delivery.prefix(128)))
+            }
             logger[metadataKey: "event"] = .string(mapped.eventID)
             logger[metadataKey: "activity"] = .string(mapped.activityKey)
             logger[metadataKey: "type"] = .string(mapped.eventType)
@@ -162,15 +175,10 @@ struct WebhookIngest: Sendable {
         }
     }
 
-    /// The URL the sender posted to, for schemes that sign it: the scheme from
-    /// `X-Forwarded-Proto` when a proxy says it (else `http`), the `Host`, the path and query.
+    /// The URL the sender posted to, for schemes that sign it (``ForwardedURL``).
     static func url(of request: Request) -> String {
-        let forwarded = forwardedProto.flatMap { request.headers[$0] }
-        let scheme = forwarded?.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? "http"
-        return "\(scheme)://\(request.head.authority ?? "")\(request.head.path ?? "/")"
+        ForwardedURL.url(headers: request.headers, authority: request.head.authority, path: request.head.path)
     }
-
-    private static let forwardedProto = HTTPField.Name("X-Forwarded-Proto")
 
     private static func result(of error: BridgeHTTPError) -> BridgeMetrics.WebhookResult {
         switch error.status.code {

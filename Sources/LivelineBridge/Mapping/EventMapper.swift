@@ -16,8 +16,18 @@ public struct EventMapper: Sendable {
     public func map(body: some Collection<UInt8>, headers: HTTPFields) throws(EventMappingError) -> MappedEvent {
         let bytes = Array(body)
         // Rules may read only headers; parse lazily, but a body that is not JSON is refused
-        // as soon as any rule needs it.
-        let parsed: Result<StateValue, JSONSyntaxError> = Result { () throws(JSONSyntaxError) in try JSONParser.parse(bytes) }
+        // as soon as any rule needs it. Bytes that are not UTF-8 or past the limits are refused
+        // whatever the rules read: the body is stored, and read again later.
+        let parsed: Result<StateValue, JSONSyntaxError> = Result { () throws(JSONSyntaxError) in
+            try JSONParser.parse(bytes, limits: source.jsonLimits)
+        }
+        if case .failure(let error) = parsed {
+            switch error.kind {
+            case .invalidUTF8: throw .bodyNotJSON(error)
+            case .limit: throw .bodyOverLimit(error)
+            case .syntax: break
+            }
+        }
         func document() throws(EventMappingError) -> StateValue {
             switch parsed {
             case .success(let value): return value
@@ -28,15 +38,10 @@ public struct EventMapper: Sendable {
 
         let eventType = try reader.text(at: source.eventType, role: "event-type")
         let activityKey = try reader.text(at: source.activityKey, role: "activity-key")
-        let eventID: String
-        let isHash: Bool
-        if let location = source.eventID {
-            eventID = try reader.text(at: location, role: "event-id")
-            isHash = false
-        } else {
-            eventID = "sha256:" + HexText.encode(SHA256.hash(data: bytes))
-            isHash = true
+        if let problem = ActivityKeyRule.problem(with: activityKey) {
+            throw .badActivityKey(source.activityKey, problem: problem)
         }
+        let (eventID, isHash) = try self.eventID(reader, body: bytes)
         let rule = source.events[eventType]
         if rule == nil, source.unknownEvents == .reject {
             throw .unknownEventType(eventType, known: Array(source.events.keys))
@@ -57,6 +62,28 @@ public struct EventMapper: Sendable {
         return MappedEvent(
             eventID: eventID, eventIDIsBodyHash: isHash, eventType: eventType, activityKey: activityKey,
             orderKey: orderKey, actions: actions)
+    }
+
+    /// The key the inbox deduplicates on: the sender's id, or the body's SHA-256 where the
+    /// source has no id, its id is missing or blank and its rules say `when-missing: body-hash`,
+    /// or its id is a header its scheme does not sign (GitHub's and Shopify's delivery ids,
+    /// which anyone replaying a captured body could change).
+    private func eventID(_ reader: Reader, body: [UInt8]) throws(EventMappingError) -> (String, isHash: Bool) {
+        let hash = { "sha256:" + HexText.encode(SHA256.hash(data: body)) }
+        guard let location = source.eventID else { return (hash(), true) }
+        if case .header = location, !source.scheme.signsEventIDHeaders { return (hash(), true) }
+        let id: String
+        do throws(EventMappingError) {
+            id = try reader.text(at: location, role: "event-id")
+        } catch {
+            if case .missing = error, source.missingEventID == .bodyHash { return (hash(), true) }
+            throw error
+        }
+        if id.unicodeScalars.allSatisfy(\.properties.isWhitespace) {
+            if source.missingEventID == .bodyHash { return (hash(), true) }
+            throw .blankEventID(location)
+        }
+        return (id, false)
     }
 
     private func orderKey(_ reader: Reader) throws(EventMappingError) -> OrderKey? {

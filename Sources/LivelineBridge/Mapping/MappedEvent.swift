@@ -3,8 +3,9 @@ import Liveline
 /// A verified webhook read through its source's rules: which activity, where it falls in the
 /// activity's order, and what to do to the live session.
 public struct MappedEvent: Sendable, Hashable {
-    /// The sender's event id, or `sha256:<hex of the body>` when the sender has none; the inbox
-    /// deduplicates on it.
+    /// The sender's event id, or `sha256:<hex of the body>` when the sender has none, its id is
+    /// blank and the source falls back to the hash, or its id is a header its scheme does not
+    /// sign (GitHub, Shopify); the inbox deduplicates on it.
     public var eventID: String
     /// Whether ``eventID`` is the body's hash rather than the sender's id.
     public var eventIDIsBodyHash: Bool

@@ -61,7 +61,7 @@ public struct SharedSecretAuth: WebhookVerifier, CustomStringConvertible, Custom
     public func verify(
         body: some Collection<UInt8>, headers: HTTPFields, url: String, now: Int64
     ) throws(WebhookVerificationError) -> VerifiedWebhook {
-        let value = try headers.required(header)
+        guard let value = headers[header], !value.isEmpty else { throw .missingCredentials(header.rawName) }
         let presented: SHA256Digest
         switch form {
         case .value:

@@ -1,8 +1,8 @@
 import HTTPTypes
 
 /// Shopify: `X-Shopify-Hmac-Sha256: <base64>`, the HMAC-SHA256 of the body keyed with the
-/// app's client secret. Shopify signs no timestamp; replays are caught by deduplicating on
-/// `X-Shopify-Event-Id`, which the source configuration names as the event id.
+/// app's client secret. Shopify signs no timestamp and not its delivery-id header, so replays
+/// are caught by deduplicating on the body's SHA-256 (``VerificationScheme/signsEventIDHeaders``).
 public struct ShopifySignature: WebhookVerifier {
     private let hmac: GenericHMAC
 

@@ -39,6 +39,31 @@ public enum VerificationScheme: Sendable, Hashable, CustomStringConvertible, Cus
         if case .hmac(let configuration) = self { configuration.signed.contains(.url) } else { false }
     }
 
+    /// The `WWW-Authenticate` challenge a 401 carries for the shared-secret schemes, which
+    /// clients answer with credentials; nil for signature schemes (a signature is not a
+    /// credential a client can be asked for). `realm` names the source.
+    public func challenge(realm: String) -> String? {
+        switch self {
+        case .bearer: "Bearer realm=\"\(realm)\""
+        case .basic: "Basic realm=\"\(realm)\", charset=\"UTF-8\""
+        // No registered scheme sends a bare value; the challenge names the header to send.
+        case .headerValue(let header, _): "Header realm=\"\(realm)\", header=\"\(header)\""
+        default: nil
+        }
+    }
+
+    /// Whether an event id read from a header can be trusted as the idempotency key. GitHub and
+    /// Shopify sign only the body, so their delivery-id headers are not covered: anyone
+    /// replaying a captured webhook could change the id and have it stored again, or reuse an
+    /// id to have a different event dropped as a duplicate. Their sources deduplicate on the
+    /// body's SHA-256 instead.
+    public var signsEventIDHeaders: Bool {
+        switch self {
+        case .github, .shopify: false
+        default: true
+        }
+    }
+
     /// The verifier this description stands for.
     public func makeVerifier() throws(WebhookConfigurationError) -> any WebhookVerifier {
         switch self {

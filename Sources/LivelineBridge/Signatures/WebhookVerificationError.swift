@@ -17,13 +17,16 @@ public enum WebhookVerificationError: Error, Sendable, Hashable {
     case timestampTooNew
     /// Shared-secret authentication (bearer, basic, a fixed header value) did not match (401).
     case wrongCredentials
+    /// Shared-secret authentication found no credentials in this header (401, with a
+    /// `WWW-Authenticate` challenge: RFC 9110 section 11.6.1).
+    case missingCredentials(String)
 
     /// The status to answer with: 400 when the request is not shaped as the scheme requires,
     /// 401 when it is shaped right but not authentic or not fresh.
     public var status: HTTPResponse.Status {
         switch self {
         case .missingHeader, .malformedHeader: .badRequest
-        case .signatureMismatch, .timestampTooOld, .timestampTooNew, .wrongCredentials: .unauthorized
+        case .signatureMismatch, .timestampTooOld, .timestampTooNew, .wrongCredentials, .missingCredentials: .unauthorized
         }
     }
 
@@ -36,6 +39,7 @@ public enum WebhookVerificationError: Error, Sendable, Hashable {
         case .timestampTooOld: "timestamp is too old (outside the tolerance)"
         case .timestampTooNew: "timestamp is in the future (outside the tolerance)"
         case .wrongCredentials: "wrong credentials"
+        case .missingCredentials(let name): "no credentials: the header \(name) is missing or empty"
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Liveline
+import LivelineAPNs
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -77,28 +78,10 @@ public enum StreamError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The cause of a failed connect or a broken connection, in words: "connection refused",
     /// "cannot resolve feed.example", "no connection within 10s".
     static func cause(of error: any Error) -> String {
-        if let error = error as? NIOConnectionError {
-            if let first = error.connectionErrors.first { return cause(of: first.error) }
-            if let dns = error.dnsAAAAError ?? error.dnsAError { return "cannot resolve \(error.host) (\(dns))" }
-            return "cannot connect to \(error.host):\(error.port)"
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first, isTLS(first.error) {
+            return tlsCause(first.error)
         }
-        if let error = error as? IOError {
-            switch error.errnoCode {
-            case ECONNREFUSED: return "connection refused"
-            case ECONNRESET: return "connection reset by the server"
-            case ETIMEDOUT: return "connection timed out"
-            case EHOSTUNREACH, ENETUNREACH: return "host unreachable"
-            case EPIPE: return "connection closed by the server (broken pipe)"
-            default: return "\(error)"
-            }
-        }
-        if let error = error as? ChannelError {
-            switch error {
-            case .connectTimeout(let timeout): return "no connection within \(timeout.nanoseconds / 1_000_000_000)s"
-            case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: return "connection closed by the server"
-            default: return "\(error)"
-            }
-        }
+        if let words = ConnectFailure.cause(of: error) { return words }
         if let error = error as? HTTPParserError {
             return error == .invalidEOFState ? "cut by the server in the middle of the stream" : "the server broke HTTP/1.1 (\(error))"
         }

@@ -6,7 +6,8 @@ import Synchronization
 import Testing
 @testable import LivelineBridge
 
-/// A real bridge HTTP server on 127.0.0.1 (a free port), over a fresh SQLite store, with the
+/// A real bridge HTTP server on 127.0.0.1 (a free port), over a fresh store (SQLite unless
+/// asked for PostgreSQL), with the
 /// example configuration's three sources (Scenarios/bridge.example.yaml) and a body limit of
 /// 2 KiB; torn down after `body`.
 struct RunningBridge: Sendable {
@@ -50,9 +51,10 @@ struct RunningBridge: Sendable {
 
     /// `configure` may change the example configuration before the server starts.
     static func with(
-        configure: (inout BridgeConfiguration) throws -> Void = { _ in }, _ body: (RunningBridge) async throws -> Void
+        store kind: StoreKind = .sqlite, configure: (inout BridgeConfiguration) throws -> Void = { _ in },
+        _ body: (RunningBridge) async throws -> Void
     ) async throws {
-        try await StoreFixture.withStore(.sqlite) { store in
+        try await StoreFixture.withStore(kind) { store in
             var configuration = try loadExample()
             configuration.bodyLimit = bodyLimit
             try configure(&configuration)

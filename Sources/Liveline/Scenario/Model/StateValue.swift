@@ -48,6 +48,12 @@ public struct StateObject: Sendable, Hashable {
         values = pairs.map(\.1)
     }
 
+    /// Keys and values already paired, the keys distinct (the JSON parser checks them).
+    init(keys: [String], values: [StateValue]) {
+        self.keys = keys
+        self.values = values
+    }
+
     public var count: Int { keys.count }
 
     public func index(of key: String) -> Int? { keys.firstIndex(of: key) }
