@@ -28,7 +28,7 @@ public final class ChildProcess: Sendable {
         let child = ChildProcess(process: process)
         try process.run()
         let handle = pipe.fileHandleForReading
-        DispatchQueue.global().async {
+        Subprocess.detach {
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }

@@ -6,7 +6,11 @@ import Foundation
 /// that waits for a child with `waitUntilExit()` or `readDataToEndOfFile()` on one of them
 /// (a Chromium check takes 15 s) stalls every other test's timers and network callbacks,
 /// and real-time tests then fail for reasons that have nothing to do with them. Here the
-/// blocking reads and the wait happen on Dispatch's threads, and the caller only awaits.
+/// blocking reads and the wait happen on threads of their own, and the caller only awaits.
+///
+/// Not on Dispatch's global queues either: on Linux their workers are a small pool that grows
+/// slowly, and a dozen children read to their end there (curl waiting for a server whose
+/// answer needs a worker) held every test that needed one for tens of seconds.
 public enum Subprocess {
     public struct Result: Sendable {
         public var status: Int32
@@ -42,15 +46,22 @@ public enum Subprocess {
             stderr: String(decoding: errors, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)
     }
 
-    /// Reads `pipe` until every writer closed it, on a Dispatch thread.
+    /// Reads `pipe` until every writer closed it, on a thread of its own.
     public static func readToEnd(_ pipe: Pipe) async -> Data {
         await offPool { pipe.fileHandleForReading.readDataToEndOfFile() }
     }
 
-    /// Runs blocking `body` on a Dispatch thread and returns its result.
+    /// Runs blocking `body` on a thread of its own and returns its result.
     public static func offPool<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: body()) }
+            detach { continuation.resume(returning: body()) }
         }
+    }
+
+    /// Starts blocking `body` on a thread of its own and returns at once.
+    public static func detach(_ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.stackSize = 1 << 20
+        thread.start()
     }
 }

@@ -67,7 +67,7 @@ enum CLI {
         let readers = DispatchGroup()
         for (pipe, buffer) in [(outPipe, out), (errPipe, err)] {
             readers.enter()
-            DispatchQueue.global().async {
+            Subprocess.detach {
                 buffer.readToEnd(pipe.fileHandleForReading)
                 readers.leave()
             }
