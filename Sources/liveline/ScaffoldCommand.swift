@@ -15,6 +15,11 @@ struct ScaffoldCommand: ParsableCommand {
         type and, for enums, the raw values. Each file validates against the app
         as written; fill in the values and add beats.
 
+        A type declared in two files (two targets, a backup copy) gets a file for
+        each, named with its module (widget-match-attributes.yaml); --app-type
+        keeps one. With --stdout the scenarios are one YAML stream, each its own
+        document after `---`.
+
         Existing files are never overwritten.
 
         Exit status: 0 files written, 1 no types found or a file exists, 64 usage error.
@@ -35,15 +40,22 @@ struct ScaffoldCommand: ParsableCommand {
 
     mutating func run() throws {
         guard let types = try app.load() else { throw ExitCode(64) }
-        let scaffold = ScenarioScaffold(types: types)
         var failed = false
-        for attributes in types.activityAttributes {
-            let text = scaffold.yaml(for: attributes)
+        var written: Set<String> = []
+        let outputs = Self.outputs(types)
+        for (index, output) in outputs.enumerated() {
+            let text = ScenarioScaffold(types: output.types).yaml(for: output.attributes)
             if toStdout {
+                if outputs.count > 1 { Terminal.out(index == 0 ? "---" : "\n---") }
                 Terminal.out(text)
                 continue
             }
-            let path = URL(fileURLWithPath: output).appendingPathComponent(ScenarioScaffold.fileStem(for: attributes) + ".yaml").path
+            let path = URL(fileURLWithPath: self.output).appendingPathComponent(output.stem + ".yaml").path
+            if written.contains(path) {
+                Terminal.error("error: \(output.attributes.name) (\(output.attributes.declaration.location.file)) would be written to \(path) too; choose one with --app-type")
+                failed = true
+                continue
+            }
             if FileManager.default.fileExists(atPath: path) {
                 Terminal.error("error: \(path) exists; not overwritten (move it away or pass --output)")
                 failed = true
@@ -54,8 +66,33 @@ struct ScaffoldCommand: ParsableCommand {
                 failed = true
                 continue
             }
-            Terminal.out("wrote \(path): \(attributes.name), \(attributes.declaration.location.file):\(attributes.declaration.location.line)")
+            written.insert(path)
+            Terminal.out("wrote \(path): \(output.attributes.name), \(output.attributes.declaration.location.file):\(output.attributes.declaration.location.line)")
         }
         if failed { throw ExitCode(1) }
+    }
+
+    /// One scaffold per `ActivityAttributes` type; a type declared in several files once per
+    /// file, each with its own sources chosen and its file named with its module.
+    static func outputs(_ types: AppTypes) -> [(attributes: AppStruct, types: AppTypes, stem: String)] {
+        var outputs: [(attributes: AppStruct, types: AppTypes, stem: String)] = []
+        var handled: Set<String> = []
+        for attributes in types.activityAttributes {
+            guard let ambiguity = types.ambiguity(of: attributes) else {
+                outputs.append((attributes, types, ScenarioScaffold.fileStem(for: attributes)))
+                continue
+            }
+            guard handled.insert(ambiguity.name).inserted else { continue }
+            for declaration in ambiguity.declarations {
+                guard case .structure(let duplicate) = declaration else { continue }
+                let chosen = types.choosing(fileOf: duplicate.declaration)
+                let module = types.modules[duplicate.declaration.location.file]
+                var stem = ScenarioScaffold.fileStem(for: duplicate)
+                if let module { stem = ScenarioScaffold.fileStem(named: module) + "-" + stem }
+                if outputs.contains(where: { $0.stem == stem }) { stem += "-\(duplicate.declaration.location.line)" }
+                outputs.append((chosen.attributes(named: ScenarioScaffold.simpleName(duplicate.name)) ?? duplicate, chosen, stem))
+            }
+        }
+        return outputs
     }
 }

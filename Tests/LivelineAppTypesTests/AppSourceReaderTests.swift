@@ -104,11 +104,13 @@ struct AppSourceReaderTests {
 
     @Test("files and folders: folders are searched for .swift in name order; errors name the path")
     func files() throws {
-        let folder = DecoderAgreementTests.corpusFile.split(separator: "/").dropLast().joined(separator: "/")
-        let types = try AppSourceFiles.load(["/" + folder])
-        #expect(types.activityAttributes.map(\.name) == ["RideAttributes", "TimerAttributes", "ScoreAttributes"])
+        let folder = PatternCorpusTests.path("split-folders", "app")
+        let types = try AppSourceFiles.load([folder])
+        #expect(types.files == ["Shared/Models/MatchState.swift", "Shared/Models/Phase.swift", "Widget/MatchAttributes.swift"].map { folder + "/" + $0 })
+        #expect(types.activityAttributes.map(\.name) == ["MatchAttributes"])
+        #expect(types.modules[folder + "/Widget/MatchAttributes.swift"] == "Widget")
         #expect(throws: AppSourceError.notFound("/no/such/app")) { try AppSourceFiles.load(["/no/such/app"]) }
-        let error = AppSourceError.noActivityAttributes(["Widget.swift"])
+        let error = AppSourceError.noActivityAttributes(["Widget.swift"], syntaxErrors: [])
         #expect(error.description.contains("no type conforming to ActivityAttributes in Widget.swift"))
     }
 }

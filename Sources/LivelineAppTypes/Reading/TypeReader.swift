@@ -19,7 +19,7 @@ enum TypeReader {
         }
         if let member = type.as(MemberTypeSyntax.self) {
             let base = member.baseType.trimmedDescription
-            if ["Swift", "Foundation", "CoreGraphics"].contains(base) {
+            if ["Swift", "Foundation", "CoreGraphics", "CoreFoundation"].contains(base) {
                 return named(member.name.text, arguments: arguments(member.genericArgumentClause), text: type.trimmedDescription)
             }
             if member.genericArgumentClause != nil { return .unsupported(type.trimmedDescription) }
@@ -50,7 +50,16 @@ enum TypeReader {
         if let kind = SwiftTypeReference.IntegerKind(rawValue: name) { return .integer(kind) }
         switch name {
         case "Bool": return .bool
-        case "Double", "Float", "CGFloat", "Float32", "Float64": return .floatingPoint(name)
+        case "Double", "Float", "CGFloat", "Float16", "Float32", "Float64", "Float80", "TimeInterval", "CFTimeInterval", "CGFloat.NativeType":
+            return .floatingPoint(name)
+        case "NSInteger": return .integer(.int)
+        case "NSUInteger": return .integer(.uint)
+        case "CGPoint": return .unkeyed(name, [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])
+        case "CGSize": return .unkeyed(name, [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])
+        case "CGVector": return .unkeyed(name, [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])
+        case "CGRect":
+            let pair = SwiftTypeReference.unkeyed("CGPoint", [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])
+            return .unkeyed(name, [pair, .unkeyed("CGSize", [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])])
         case "Decimal": return .decimal
         case "String": return .string
         case "Date": return .date
