@@ -44,7 +44,7 @@ struct ScaffoldCommand: ParsableCommand {
         var written: Set<String> = []
         let outputs = Self.outputs(types)
         for (index, output) in outputs.enumerated() {
-            let text = ScenarioScaffold(types: output.types).yaml(for: output.attributes)
+            let text = ScenarioScaffold(types: output.types).yaml(for: output.attributes, choice: output.choice)
             if toStdout {
                 if outputs.count > 1 { Terminal.out(index == 0 ? "---" : "\n---") }
                 Terminal.out(text)
@@ -74,25 +74,41 @@ struct ScaffoldCommand: ParsableCommand {
 
     /// One scaffold per `ActivityAttributes` type; a type declared in several files once per
     /// file, each with its own sources chosen and its file named with its module.
-    static func outputs(_ types: AppTypes) -> [(attributes: AppStruct, types: AppTypes, stem: String)] {
-        var outputs: [(attributes: AppStruct, types: AppTypes, stem: String)] = []
+    static func outputs(_ types: AppTypes) -> [(attributes: AppStruct, types: AppTypes, stem: String, choice: String?)] {
+        var outputs: [(attributes: AppStruct, types: AppTypes, stem: String, choice: String?)] = []
         var handled: Set<String> = []
         for attributes in types.activityAttributes {
             guard let ambiguity = types.ambiguity(of: attributes) else {
-                outputs.append((attributes, types, ScenarioScaffold.fileStem(for: attributes)))
+                outputs.append((attributes, types, ScenarioScaffold.fileStem(for: attributes), nil))
                 continue
             }
             guard handled.insert(ambiguity.name).inserted else { continue }
             for declaration in ambiguity.declarations {
                 guard case .structure(let duplicate) = declaration else { continue }
                 let chosen = types.choosing(fileOf: duplicate.declaration)
-                let module = types.modules[duplicate.declaration.location.file]
-                var stem = ScenarioScaffold.fileStem(for: duplicate)
-                if let module { stem = ScenarioScaffold.fileStem(named: module) + "-" + stem }
-                if outputs.contains(where: { $0.stem == stem }) { stem += "-\(duplicate.declaration.location.line)" }
-                outputs.append((chosen.attributes(named: ScenarioScaffold.simpleName(duplicate.name)) ?? duplicate, chosen, stem))
+                outputs.append((
+                    chosen.attributes(named: ScenarioScaffold.simpleName(duplicate.name)) ?? duplicate, chosen,
+                    distinctStem(for: duplicate, in: types, taken: Set(outputs.map(\.stem))), types.choiceName(for: declaration)
+                ))
             }
         }
         return outputs
+    }
+
+    /// `widget-match-attributes`: the module, then the folders nearest the file, then a number,
+    /// until no other scaffold has the name.
+    static func distinctStem(for attributes: AppStruct, in types: AppTypes, taken: Set<String>) -> String {
+        let file = attributes.declaration.location.file
+        let base = ScenarioScaffold.fileStem(for: attributes)
+        var prefixes = types.modules[file].map { [$0] } ?? []
+        prefixes += file.split(separator: "/").dropLast().reversed().prefix(3).map(String.init).filter { !prefixes.contains($0) }
+        var stem = base
+        for prefix in prefixes {
+            stem = ScenarioScaffold.fileStem(named: prefix) + "-" + (stem == base ? base : stem)
+            if !taken.contains(stem) { return stem }
+        }
+        var number = 2
+        while taken.contains("\(stem)-\(number)") { number += 1 }
+        return "\(stem)-\(number)"
     }
 }

@@ -61,6 +61,21 @@ struct AppSourceReaderTests {
         #expect(byName["l"] == .named("Outer.Inner"))
     }
 
+    @Test("a property's type is inferred from a literal, an initializer call or a member of a type")
+    func inferredTypes() throws {
+        let types = Fixture.types("""
+        struct T: ActivityAttributes {
+            var a = 0
+            var b = "x"
+            var c = Phase.live
+            var d = Date()
+            var e = 1.5
+        }
+        """)
+        let t = try #require(types.attributes(named: "T"))
+        #expect(t.properties.map(\.type) == [.integer(.int), .string, .named("Phase"), .date, .floatingPoint("Double")])
+    }
+
     @Test("enums: string raw values default to the case name, integers count on from the last explicit one")
     func enums() throws {
         let types = Fixture.types("""

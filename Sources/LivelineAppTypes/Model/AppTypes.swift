@@ -89,10 +89,15 @@ public struct AppTypes: Sendable {
         return found
     }
 
-    /// How a user names `declaration` with `--app-type`: `Module.Name` when its module is known.
+    /// How a user names `declaration` with `--app-type`: `Module.Name` when that names it alone,
+    /// else its file's path.
     public func choiceName(for declaration: AppTypeDeclaration) -> String {
-        let module = modules[declaration.declaration.location.file]
-        return module.map { "\($0).\(declaration.name)" } ?? declaration.declaration.location.file
+        let file = declaration.declaration.location.file
+        guard let module = modules[file] else { return file }
+        let shared = all.contains { other in
+            other.name == declaration.name && other.declaration.location.file != file && modules[other.declaration.location.file] == module
+        }
+        return shared ? file : "\(module).\(declaration.name)"
     }
 
     /// A name declared in more than one file, that no choice settled.
@@ -102,8 +107,9 @@ public struct AppTypes: Sendable {
         public var declarations: [AppTypeDeclaration]
     }
 
-    /// Names declared in more than one file that no choice settled; a nested name is left out
-    /// when its outer type is itself ambiguous. `ActivityAttributes` types are also ambiguous
+    /// Names declared in more than one file that no choice settled, among those the
+    /// `ActivityAttributes` types use (an app's other types may repeat freely); a nested name is
+    /// left out when its outer type is itself ambiguous. `ActivityAttributes` types are also ambiguous
     /// when two share the unqualified name a push sends.
     public var ambiguities: [Ambiguity] {
         var byName: [String: [AppTypeDeclaration]] = [:]
@@ -113,8 +119,9 @@ public struct AppTypes: Sendable {
             let simple = Self.simpleName(type.name)
             if simple != type.name { byName[simple, default: []].append(attributes) }
         }
+        let used = namesUsedByActivities()
         var found: [Ambiguity] = []
-        for (name, declarations) in byName {
+        for (name, declarations) in byName where used.contains(name) {
             let files = Set(declarations.map(\.declaration.location.file))
             guard files.count > 1 else { continue }
             if !files.isDisjoint(with: chosenFiles), files.intersection(chosenFiles).count == 1 { continue }
@@ -127,6 +134,48 @@ public struct AppTypes: Sendable {
             found.append(Ambiguity(name: name, declarations: ordered))
         }
         return found.sorted { $0.name < $1.name }
+    }
+
+    /// The qualified names the `ActivityAttributes` types reach (themselves, their unqualified
+    /// names, their ContentState and every type a property, an associated value or an alias
+    /// names), in any of the declarations of a name.
+    func namesUsedByActivities() -> Set<String> {
+        var used: Set<String> = []
+        var queue: [AppTypeDeclaration] = []
+        for declaration in all {
+            guard case .structure(let type) = declaration, type.isActivityAttributes else { continue }
+            used.insert(Self.simpleName(type.name))
+            queue.append(declaration)
+        }
+        func reach(_ reference: SwiftTypeReference, from scope: String) {
+            switch reference {
+            case .optional(let inner), .array(let inner), .range(let inner, _): reach(inner, from: scope)
+            case .dictionary(let key, let value):
+                reach(key, from: scope)
+                reach(value, from: scope)
+            case .named(let name):
+                if let found = resolve(name, from: scope) {
+                    queue += all.filter { $0.name == found.name }
+                }
+            default: break
+            }
+        }
+        var visited: Set<SwiftDeclaration> = []
+        while let next = queue.popLast() {
+            guard visited.insert(next.declaration).inserted else { continue }
+            used.insert(next.name)
+            let scope = next.name
+            switch next {
+            case .structure(let type):
+                for property in type.properties { reach(property.type, from: scope) }
+                if type.isActivityAttributes, let state = contentState(of: type) { queue += all.filter { $0.name == state.name } }
+            case .enumeration(let type):
+                for enumCase in type.cases { for value in enumCase.associatedValues { reach(value.type, from: scope) } }
+            case .alias(_, let target, _):
+                reach(target, from: scope.split(separator: ".").dropLast().joined(separator: "."))
+            }
+        }
+        return used
     }
 
     /// The ambiguity an `ActivityAttributes` type is part of, if any.

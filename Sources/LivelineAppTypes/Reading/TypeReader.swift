@@ -78,6 +78,11 @@ enum TypeReader {
         if value.is(StringLiteralExprSyntax.self) { return .string }
         if value.is(BooleanLiteralExprSyntax.self) { return .bool }
         if let prefix = value.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" { return inferred(from: prefix.expression) }
+        // `= Phase.live`, `= TimerColor.running`: a case or static member of the type named.
+        if let member = value.as(MemberAccessExprSyntax.self), let base = member.base?.as(DeclReferenceExprSyntax.self),
+           let first = base.baseName.text.first, first.isUppercase {
+            return TypeReader.named(base.baseName.text, arguments: nil, text: base.baseName.text)
+        }
         if let call = value.as(FunctionCallExprSyntax.self), let callee = call.calledExpression.as(DeclReferenceExprSyntax.self) {
             let name = callee.baseName.text
             if let first = name.first, first.isUppercase { return TypeReader.named(name, arguments: nil, text: name) }

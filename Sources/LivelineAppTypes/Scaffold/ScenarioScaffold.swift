@@ -37,8 +37,9 @@ public struct ScenarioScaffold: Sendable {
         return out.isEmpty ? "activity" : out
     }
 
-    /// The scenario's YAML text.
-    public func yaml(for attributes: AppStruct) -> String {
+    /// The scenario's YAML text; `choice` is the `--app-type` that selects `attributes` where its
+    /// name is declared in several files, for the command the file suggests.
+    public func yaml(for attributes: AppStruct, choice: String? = nil) -> String {
         let simple = attributes.name.split(separator: ".").last.map(String.init) ?? attributes.name
         let stem = Self.fileStem(for: attributes)
         var lines = [
@@ -47,7 +48,7 @@ public struct ScenarioScaffold: Sendable {
             "# A starter scenario for \(simple) (\(attributes.declaration.description.split(separator: ":").prefix(2).joined(separator: ":"))),",
             "# written by `liveline scaffold`. Every field the app decodes is here with a value of its",
             "# type; replace the values, add beats, and check it with:",
-            "#   liveline validate --app <your app's sources> \(stem).yaml",
+            "#   liveline validate --app <your app's sources>" + (choice.map { " --app-type \($0)" } ?? "") + " \(stem).yaml",
             "",
             "liveline: 1",
             "name: \(simple) starter",
