@@ -4,7 +4,7 @@ import Liveline
 /// validate` check a bridge configuration's scenarios, `set:` rules and value maps with.
 ///
 /// Decode failures and misread values are errors; a value known only when the event arrives,
-/// where the field takes less than any text, is a warning that says how to check it.
+/// where the field takes less than any text, is a warning.
 public struct AppTypesCheck: AppTypesChecking {
     public let types: AppTypes
     private let check: ScenarioAppCheck
@@ -29,11 +29,7 @@ public struct AppTypesCheck: AppTypesChecking {
         case .runtime(let text): .runtime(text)
         }
         return check.checkField(path, checked, stateType: types.contentState(of: attributes), location: location).map { problem in
-            var message = problem.description
-            if case .runtime = value, problem.kind == .unchecked {
-                message += "; map what the sender sends with { from: POINTER, map: { sent: value, … } } so each value is checked"
-            }
-            return Diagnostic([.fails, .misread].contains(problem.kind) ? .error : .warning, problem.location ?? location, message)
+            Diagnostic([.fails, .misread].contains(problem.kind) ? .error : .warning, problem.location ?? location, problem.description)
         }
     }
 }
