@@ -1,3 +1,4 @@
+import Foundation
 import Liveline
 import LivelineAppTypes
 import Testing
@@ -125,6 +126,13 @@ struct AppSourceReaderTests {
         #expect(types.activityAttributes.map(\.name) == ["MatchAttributes"])
         #expect(types.modules[folder + "/Widget/MatchAttributes.swift"] == "Widget")
         #expect(throws: AppSourceError.notFound("/no/such/app")) { try AppSourceFiles.load(["/no/such/app"]) }
+        // A folder given through a symbolic link is walked, its files named under the link.
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-link-\(UUID().uuidString)").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder)
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        let linked = try AppSourceFiles.load([link])
+        #expect(linked.files == types.files.map { link + $0.dropFirst(folder.count) })
+        #expect(linked.activityAttributes.map(\.name) == ["MatchAttributes"])
         let error = AppSourceError.noActivityAttributes(["Widget.swift"], syntaxErrors: [])
         #expect(error.description.contains("no type conforming to ActivityAttributes in Widget.swift"))
     }
