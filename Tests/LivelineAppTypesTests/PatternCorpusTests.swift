@@ -97,6 +97,10 @@ struct PatternCorpusTests {
         Pattern(name: "if-inside-body", failsDiagnostics: [
             "9:7: error: content-state.boardingGroup is missing, but the app's FlightAttributes.ContentState requires it (FlightAttributes.swift:7: var boardingGroup: Int)",
         ]),
+        Pattern(name: "generics", failsDiagnostics: [
+            "8:29: error: content-state.home.value is 0.5, a decimal, but the app decodes Int, a whole number (ScoreAttributes.swift:6: var value: Value)",
+            "9:29: error: content-state.clock.value is \"third\", which is not a raw value of ScoreAttributes.Phase (one of \"first\", \"second\", \"extra\") (ScoreAttributes.swift:6: var value: Value)",
+        ]),
         Pattern(name: "renamed-optional", failsVerdict: "decodes in the app", failsDiagnostics: [
             "9:7: warning: content-state.courierNote is ignored by the app: CodingKeys renames it, so the app reads \"courier_note\" and, finding none, decodes nil (ParcelAttributes.swift:8: enum CodingKeys: String, CodingKey)",
         ]),

@@ -153,6 +153,12 @@ public struct DecodeChecker: Sendable {
                 return
             }
             check(value, against: found, path: path, declaration: declaration, location: location, into: &problems)
+        case .generic(let name, let arguments):
+            guard let found = types.specialized(name, arguments, from: scope) else {
+                problems.append(unchecked(site, "\(path): the type \(type) is not a generic struct declared in the app's sources read; not checked"))
+                return
+            }
+            check(value, against: found, path: path, declaration: declaration, location: location, into: &problems)
         case .unsupported(let text):
             problems.append(unchecked(site, "\(path): the type \(text) is not one Liveline models; not checked"))
         }

@@ -45,6 +45,8 @@ public struct AppStruct: Sendable, Hashable {
     /// Whether the type conforms to `ActivityAttributes`: in its declaration or an extension,
     /// directly or through a protocol that refines it (or an alias of one).
     public var isActivityAttributes: Bool
+    /// Its generic parameters, `T` of `struct Box<T: Codable>`: replaced by a use's arguments.
+    public var genericParameters: [String] = []
     /// The protocols it conforms to, refined ones included, outermost last: where a
     /// `ContentState` declared in a protocol extension is looked up.
     public var protocols: [String] = []

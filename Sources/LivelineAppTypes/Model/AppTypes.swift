@@ -157,6 +157,9 @@ public struct AppTypes: Sendable {
                 if let found = resolve(name, from: scope) {
                     queue += all.filter { $0.name == found.name }
                 }
+            case .generic(let name, let arguments):
+                reach(.named(name), from: scope)
+                for argument in arguments { reach(argument, from: scope) }
             default: break
             }
         }
@@ -207,6 +210,26 @@ public struct AppTypes: Sendable {
             if let found = declarations[scope + ".ContentState"] { return found }
         }
         return nil
+    }
+
+    /// The generic struct `name` with its parameters replaced by `arguments`, each resolved from
+    /// `scope` (where the use is written); nil when `name` is not a generic struct of as many
+    /// parameters.
+    public func specialized(_ name: String, _ arguments: [SwiftTypeReference], from scope: String) -> AppTypeDeclaration? {
+        guard case .structure(var type)? = resolve(name, from: scope), type.genericParameters.count == arguments.count else { return nil }
+        // An argument naming a type of the use's scope keeps that meaning inside the struct.
+        let qualified = arguments.map { argument -> SwiftTypeReference in
+            if case .named(let inner) = argument, let found = resolve(inner, from: scope) { return .named(found.name) }
+            return argument
+        }
+        let substitutions = Dictionary(uniqueKeysWithValues: zip(type.genericParameters, qualified))
+        type.properties = type.properties.map { property in
+            var specialized = property
+            specialized.type = property.type.substituting(substitutions)
+            return specialized
+        }
+        type.genericParameters = []
+        return .structure(type)
     }
 
     /// The declaration a reference names, looked up from the scope `scope` (a qualified type

@@ -34,6 +34,9 @@ public indirect enum SwiftTypeReference: Sendable, Hashable, CustomStringConvert
     case unkeyed(String, [SwiftTypeReference])
     /// A type declared by the app (or not found): looked up by name.
     case named(String)
+    /// A generic type of the app's own with its arguments: `Box<Int>`, checked with each
+    /// parameter replaced by its argument (``AppTypes/specialized(_:_:from:)``).
+    case generic(String, [SwiftTypeReference])
     /// Written in a way the reader does not model (a tuple, a generic of the app's own, a
     /// function type); the text as written. Its values are reported as unchecked.
     case unsupported(String)
@@ -76,6 +79,7 @@ public indirect enum SwiftTypeReference: Sendable, Hashable, CustomStringConvert
         case .range(let bound, let closed): closed ? "ClosedRange<\(bound)>" : "Range<\(bound)>"
         case .unkeyed(let name, _): name
         case .named(let name): name
+        case .generic(let name, let arguments): name + "<" + arguments.map(\.description).joined(separator: ", ") + ">"
         case .unsupported(let text): text
         }
     }
@@ -88,6 +92,19 @@ public indirect enum SwiftTypeReference: Sendable, Hashable, CustomStringConvert
         case "Float16": 65519.99
         case "Float", "Float32": Double(Float.greatestFiniteMagnitude)
         default: nil
+        }
+    }
+
+    /// The type with each generic parameter named in `substitutions` replaced by its argument.
+    public func substituting(_ substitutions: [String: SwiftTypeReference]) -> SwiftTypeReference {
+        switch self {
+        case .named(let name): substitutions[name] ?? self
+        case .optional(let wrapped): .optional(wrapped.substituting(substitutions))
+        case .array(let element): .array(element.substituting(substitutions))
+        case .dictionary(let key, let value): .dictionary(key: key.substituting(substitutions), value: value.substituting(substitutions))
+        case .range(let bound, let closed): .range(bound.substituting(substitutions), closed: closed)
+        case .generic(let name, let arguments): .generic(name, arguments.map { $0.substituting(substitutions) })
+        default: self
         }
     }
 

@@ -146,9 +146,15 @@ private struct Walker {
 
     private mutating func declaration(_ decl: DeclSyntax, scope: [String]) {
         if let node = decl.as(StructDeclSyntax.self) {
-            typeWithMembers(node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "struct", scope: scope)
+            typeWithMembers(
+                node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "struct", scope: scope,
+                generics: node.genericParameterClause?.parameters.map(\.name.text) ?? []
+            )
         } else if let node = decl.as(ClassDeclSyntax.self) {
-            typeWithMembers(node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "class", scope: scope)
+            typeWithMembers(
+                node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "class", scope: scope,
+                generics: node.genericParameterClause?.parameters.map(\.name.text) ?? []
+            )
         } else if let node = decl.as(EnumDeclSyntax.self) {
             enumeration(node, scope: scope)
         } else if let node = decl.as(ExtensionDeclSyntax.self) {
@@ -180,7 +186,7 @@ private struct Walker {
 
     private mutating func typeWithMembers(
         _ name: String, _ inheritance: InheritanceClauseSyntax?, _ members: MemberBlockSyntax, node: Syntax, keyword: String,
-        scope: [String]
+        scope: [String], generics: [String]
     ) {
         let qualified = (scope + [name]).joined(separator: ".")
         let inherited = Self.inherited(inheritance)
@@ -198,10 +204,11 @@ private struct Walker {
             }
         }
         let header = "\(keyword) \(name)" + (inheritance.map { $0.trimmedDescription } ?? "")
-        let type = AppStruct(
+        var type = AppStruct(
             name: qualified, declaration: declaration(of: node, text: header), properties: properties, decoding: decoding,
             codingKeys: nil, isActivityAttributes: false
         )
+        type.genericParameters = generics
         collected.append(.structure(type, inherited: inherited))
     }
 

@@ -44,7 +44,7 @@ enum TypeReader {
             case ("Dictionary", 2): return .dictionary(key: reference(arguments[0]), value: reference(arguments[1]))
             case ("ClosedRange", 1): return .range(reference(arguments[0]), closed: true)
             case ("Range", 1): return .range(reference(arguments[0]), closed: false)
-            default: return .unsupported(text)
+            default: return .generic(name, arguments.map(reference))
             }
         }
         if let kind = SwiftTypeReference.IntegerKind(rawValue: name) { return .integer(kind) }

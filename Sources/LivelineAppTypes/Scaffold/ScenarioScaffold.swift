@@ -145,7 +145,13 @@ public struct ScenarioScaffold: Sendable {
     }
 
     private func nestedStruct(_ type: SwiftTypeReference, scope: String) -> AppTypeDeclaration? {
-        guard case .named(let name) = type, let found = types.resolve(name, from: scope) else { return nil }
+        let found: AppTypeDeclaration?
+        switch type {
+        case .named(let name): found = types.resolve(name, from: scope)
+        case .generic(let name, let arguments): found = types.specialized(name, arguments, from: scope)
+        default: found = nil
+        }
+        guard let found else { return nil }
         if case .structure = found { return found }
         return nil
     }
@@ -191,6 +197,13 @@ public struct ScenarioScaffold: Sendable {
                     return property
                 }, scope: type.name, depth: depth + 1)
             }
+        case .generic(let name, let arguments):
+            guard case .structure(let type)? = types.specialized(name, arguments, from: scope), case .synthesized = type.decoding else { return "{}" }
+            return flow(type.decodedFields.map { field in
+                var property = field.property
+                property.name = field.key
+                return property
+            }, scope: type.name, depth: depth + 1)
         case .unsupported: return "{}"
         }
     }

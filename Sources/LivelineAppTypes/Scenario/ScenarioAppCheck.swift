@@ -139,6 +139,7 @@ public struct ScenarioAppCheck: Sendable {
         switch type {
         case .optional(let wrapped): return resolveStruct(wrapped, from: scope)
         case .named(let name): return types.resolve(name, from: scope)
+        case .generic(let name, let arguments): return types.specialized(name, arguments, from: scope)
         default: return nil
         }
     }
