@@ -91,7 +91,8 @@ struct DecoderAgreementTests {
     /// An order content-state that decodes; cases below replace one field.
     static let orderFields: [(String, String)] = [
         ("status", #"{"received":{}}"#), ("step", #"{"courier":{"name":"Sam","_1":3}}"#), ("elapsed", "90.5"), ("progress", "0.25"),
-        ("scale", "2"), ("pin", "[1.5,2]"), ("floor", "-3"), ("port", "8080"),
+        ("scale", "2"), ("pin", "[1.5,2]"), ("floor", "-3"), ("port", "8080"), ("frame", "[[0,0],[320,44.5]]"),
+        ("total", #"{"label":"Total","value":12.5}"#),
     ]
 
     static func order(replacing key: String? = nil, with value: String? = nil, removing: String? = nil) -> String {
@@ -133,6 +134,12 @@ struct DecoderAgreementTests {
         ("UInt16 above range", order(replacing: "port", with: "65536")),
         ("UInt16 negative", order(replacing: "port", with: "-1")),
         ("UInt16 at its bound", order(replacing: "port", with: "65535")),
+        ("CGRect flat", order(replacing: "frame", with: "[0,0,320,44]")),
+        ("CGRect as an object", order(replacing: "frame", with: #"{"origin":[0,0],"size":[1,1]}"#)),
+        ("CGRect size of one", order(replacing: "frame", with: "[[0,0],[1]]")),
+        ("generic value of the wrong type", order(replacing: "total", with: #"{"label":"Total","value":"12.5"}"#)),
+        ("generic value missing", order(replacing: "total", with: #"{"label":"Total"}"#)),
+        ("generic with an extra key", order(replacing: "total", with: #"{"label":"Total","value":1,"x":2}"#)),
     ]
 
     @Test("OrderAttributes.ContentState: enums without raw values, associated values, aliases and small numbers agree with JSONDecoder", arguments: orderPayloads)

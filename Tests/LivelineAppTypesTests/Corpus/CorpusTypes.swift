@@ -118,6 +118,8 @@ struct OrderAttributes: ActivityAttributes {
         var floor: Int16
         var port: UInt16
         var note: Note?
+        var frame: CGRect
+        var total: Labeled<Decimal>
     }
 
     /// Synthesized: `{"received": {}}`, never `"received"`.
@@ -137,4 +139,10 @@ struct OrderAttributes: ActivityAttributes {
     }
 
     var orderNumber: Int
+}
+
+/// A generic wrapper of the app's own.
+struct Labeled<Value: Codable & Hashable>: Codable, Hashable {
+    var label: String
+    var value: Value
 }
