@@ -10,6 +10,8 @@ struct DeliveryAttributes: ActivityAttributes {
         enum Status: String, Codable {
             case placed, preparing, arriving, delivered
             case onTheWay = "on-the-way"
+            /// A cancelled order ends the activity showing this, not the last good state.
+            case cancelled
         }
 
         var status: Status

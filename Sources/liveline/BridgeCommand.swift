@@ -60,6 +60,11 @@ struct BridgeServeCommand: AsyncParsableCommand {
         in the configuration, no --apns-url) the pushes go to an embedded mock APNs, so a demo \
         needs no Apple account: GET /v1/activities/{key} shows what the device shows. Several \
         instances may share a PostgreSQL store.
+
+        With --app (or `app:` in the configuration) the app's Swift source is read first, and \
+        every source's scenario, `set:` rule and value map is checked against its types: a \
+        mapping that would push a state the phone drops is an error located in the \
+        configuration, naming the Swift declaration, and the bridge does not start.
         """
     )
 
@@ -86,8 +91,18 @@ struct BridgeServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info (each webhook and registration), notice, warning or error.", valueName: "level"))
     var logLevel = "info"
 
+    /// `--app` (or the configuration's `app:`): refuse to serve mappings the app would not decode.
+    @OptionGroup var app: AppTypesOption
+
     func run() async throws {
         let configuration = try options.load()
+        if let types = try app.load(fallback: configuration.app) {
+            let found = BridgeAppReport.check(configuration, against: types, color: Terminal.colorOnStderr, print: Terminal.error)
+            if found.errors > 0 {
+                Terminal.error("\(options.config): \(found.errors) \(found.errors == 1 ? "error" : "errors") against the app's types; not serving (the phone would drop these states)")
+                throw ExitCode(1)
+            }
+        }
         var bridgeOptions = BridgeService.Options()
         if let instance { bridgeOptions.instance = instance }
         guard let leaseMillis = DurationText.parse(lease), leaseMillis > 0 else {

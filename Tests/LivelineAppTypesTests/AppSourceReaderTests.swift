@@ -1,3 +1,4 @@
+import Foundation
 import Liveline
 import LivelineAppTypes
 import Testing
@@ -61,6 +62,21 @@ struct AppSourceReaderTests {
         #expect(byName["l"] == .named("Outer.Inner"))
     }
 
+    @Test("a property's type is inferred from a literal, an initializer call or a member of a type")
+    func inferredTypes() throws {
+        let types = Fixture.types("""
+        struct T: ActivityAttributes {
+            var a = 0
+            var b = "x"
+            var c = Phase.live
+            var d = Date()
+            var e = 1.5
+        }
+        """)
+        let t = try #require(types.attributes(named: "T"))
+        #expect(t.properties.map(\.type) == [.integer(.int), .string, .named("Phase"), .date, .floatingPoint("Double")])
+    }
+
     @Test("enums: string raw values default to the case name, integers count on from the last explicit one")
     func enums() throws {
         let types = Fixture.types("""
@@ -104,11 +120,20 @@ struct AppSourceReaderTests {
 
     @Test("files and folders: folders are searched for .swift in name order; errors name the path")
     func files() throws {
-        let folder = DecoderAgreementTests.corpusFile.split(separator: "/").dropLast().joined(separator: "/")
-        let types = try AppSourceFiles.load(["/" + folder])
-        #expect(types.activityAttributes.map(\.name) == ["RideAttributes", "TimerAttributes", "ScoreAttributes"])
+        let folder = PatternCorpusTests.path("split-folders", "app")
+        let types = try AppSourceFiles.load([folder])
+        #expect(types.files == ["Shared/Models/MatchState.swift", "Shared/Models/Phase.swift", "Widget/MatchAttributes.swift"].map { folder + "/" + $0 })
+        #expect(types.activityAttributes.map(\.name) == ["MatchAttributes"])
+        #expect(types.modules[folder + "/Widget/MatchAttributes.swift"] == "Widget")
         #expect(throws: AppSourceError.notFound("/no/such/app")) { try AppSourceFiles.load(["/no/such/app"]) }
-        let error = AppSourceError.noActivityAttributes(["Widget.swift"])
+        // A folder given through a symbolic link is walked, its files named under the link.
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-link-\(UUID().uuidString)").path
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder)
+        defer { try? FileManager.default.removeItem(atPath: link) }
+        let linked = try AppSourceFiles.load([link])
+        #expect(linked.files == types.files.map { link + $0.dropFirst(folder.count) })
+        #expect(linked.activityAttributes.map(\.name) == ["MatchAttributes"])
+        let error = AppSourceError.noActivityAttributes(["Widget.swift"], syntaxErrors: [])
         #expect(error.description.contains("no type conforming to ActivityAttributes in Widget.swift"))
     }
 }

@@ -70,12 +70,82 @@ struct DecoderAgreementTests {
 
     @Test("RideAttributes.ContentState: the checker fails exactly where JSONDecoder throws", arguments: ridePayloads)
     func rideContentState(_ note: String, _ json: String) throws {
-        let types = try Self.corpus()
-        let attributes = try #require(types.attributes(named: "RideAttributes"))
-        let decoderAccepts = (try? JSONDecoder().decode(RideAttributes.ContentState.self, from: Data(json.utf8))) != nil
-        let problems = DecodeChecker(types: types).checkContentState(.known(try JSONParser.parse(json)), of: attributes)
+        try Self.expectAgreement(RideAttributes.ContentState.self, of: "RideAttributes", note, json)
+    }
+
+    /// Decodes `json` as `type` with Foundation and checks it as the content-state of `attributes`;
+    /// expects the two to agree, and returns the checker's problems.
+    @discardableResult
+    static func expectAgreement<State: Decodable>(
+        _ type: State.Type, of attributes: String, _ note: String, _ json: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws -> [DecodeProblem] {
+        let types = try corpus()
+        let declared = try #require(types.attributes(named: attributes), sourceLocation: sourceLocation)
+        let decoderAccepts = (try? JSONDecoder().decode(type, from: Data(json.utf8))) != nil
+        let problems = DecodeChecker(types: types).checkContentState(.known(try JSONParser.parse(json)), of: declared)
         let checkerAccepts = !problems.contains { $0.kind == .fails }
-        #expect(decoderAccepts == checkerAccepts, "\(note): JSONDecoder \(decoderAccepts ? "accepts" : "throws"), checker: \(problems)")
+        #expect(decoderAccepts == checkerAccepts, "\(note): JSONDecoder \(decoderAccepts ? "accepts" : "throws"), checker: \(problems)", sourceLocation: sourceLocation)
+        return problems
+    }
+
+    /// An order content-state that decodes; cases below replace one field.
+    static let orderFields: [(String, String)] = [
+        ("status", #"{"received":{}}"#), ("step", #"{"courier":{"name":"Sam","_1":3}}"#), ("elapsed", "90.5"), ("progress", "0.25"),
+        ("scale", "2"), ("pin", "[1.5,2]"), ("floor", "-3"), ("port", "8080"), ("frame", "[[0,0],[320,44.5]]"),
+        ("total", #"{"label":"Total","value":12.5}"#),
+    ]
+
+    static func order(replacing key: String? = nil, with value: String? = nil, removing: String? = nil) -> String {
+        var fields = orderFields.filter { $0.0 != removing }
+        if let key, let value {
+            if let index = fields.firstIndex(where: { $0.0 == key }) { fields[index].1 = value } else { fields.append((key, value)) }
+        }
+        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    static let orderPayloads: [(String, String)] = [
+        ("the base state", order()),
+        ("enum without raw values as a bare string", order(replacing: "status", with: #""received""#)),
+        ("enum case that does not exist", order(replacing: "status", with: #"{"cancelled":{}}"#)),
+        ("enum case with an extra unknown key", order(replacing: "status", with: #"{"ready":{},"x":1}"#)),
+        ("enum with two case keys", order(replacing: "status", with: #"{"ready":{},"received":{}}"#)),
+        ("enum case holding null", order(replacing: "status", with: #"{"ready":null}"#)),
+        ("enum case holding a list", order(replacing: "status", with: #"{"ready":[]}"#)),
+        ("enum case with an empty object", order(replacing: "status", with: "{}")),
+        ("associated value missing", order(replacing: "step", with: #"{"courier":{"name":"Sam"}}"#)),
+        ("associated value of the wrong type", order(replacing: "step", with: #"{"courier":{"name":"Sam","_1":"3"}}"#)),
+        ("associated values by position", order(replacing: "step", with: #"{"courier":["Sam",3]}"#)),
+        ("optional associated value absent", order(replacing: "step", with: #"{"delivered":{"at":785000000}}"#)),
+        ("associated date as text", order(replacing: "step", with: #"{"delivered":{"at":"today"}}"#)),
+        ("case without values", order(replacing: "step", with: #"{"waiting":{}}"#)),
+        ("optional enum absent", order()),
+        ("optional enum present", order(replacing: "note", with: #"{"text":{"_0":"hi"}}"#)),
+        ("optional enum wrong", order(replacing: "note", with: #"{"text":{"0":"hi"}}"#)),
+        ("TimeInterval as text", order(replacing: "elapsed", with: #""90""#)),
+        ("TimeInterval whole", order(replacing: "elapsed", with: "90")),
+        ("Float16 in range", order(replacing: "progress", with: "65504")),
+        ("Float16 beyond range", order(replacing: "progress", with: "70000")),
+        ("CGFloat as text", order(replacing: "scale", with: #""2""#)),
+        ("CGPoint as an object", order(replacing: "pin", with: #"{"x":1,"y":2}"#)),
+        ("CGPoint of one", order(replacing: "pin", with: "[1]")),
+        ("CGPoint of three", order(replacing: "pin", with: "[1,2,3]")),
+        ("Int16 below range", order(replacing: "floor", with: "-32769")),
+        ("Int16 at its bound", order(replacing: "floor", with: "-32768")),
+        ("UInt16 above range", order(replacing: "port", with: "65536")),
+        ("UInt16 negative", order(replacing: "port", with: "-1")),
+        ("UInt16 at its bound", order(replacing: "port", with: "65535")),
+        ("CGRect flat", order(replacing: "frame", with: "[0,0,320,44]")),
+        ("CGRect as an object", order(replacing: "frame", with: #"{"origin":[0,0],"size":[1,1]}"#)),
+        ("CGRect size of one", order(replacing: "frame", with: "[[0,0],[1]]")),
+        ("generic value of the wrong type", order(replacing: "total", with: #"{"label":"Total","value":"12.5"}"#)),
+        ("generic value missing", order(replacing: "total", with: #"{"label":"Total"}"#)),
+        ("generic with an extra key", order(replacing: "total", with: #"{"label":"Total","value":1,"x":2}"#)),
+    ]
+
+    @Test("OrderAttributes.ContentState: enums without raw values, associated values, aliases and small numbers agree with JSONDecoder", arguments: orderPayloads)
+    func orderContentState(_ note: String, _ json: String) throws {
+        let problems = try Self.expectAgreement(OrderAttributes.ContentState.self, of: "OrderAttributes", note, json)
+        #expect(!problems.contains { $0.kind == .unchecked }, "\(note): everything here can be checked: \(problems)")
     }
 
     @Test("a type that conforms in an extension is found, and decodes as its declaration says")

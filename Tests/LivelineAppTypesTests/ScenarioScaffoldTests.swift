@@ -40,4 +40,22 @@ struct ScenarioScaffoldTests {
         let errors = ScenarioAppCheck(types: types).diagnostics(for: loaded.scenario).filter { $0.severity == .error }
         #expect(errors.isEmpty, "\(errors)\n\(yaml)")
     }
+
+    @Test("file names: words split at case changes, acronyms kept whole", arguments: [
+        ("MatchAttributes", "match-attributes"), ("PETLLiveActivityAttributes", "petl-live-activity-attributes"),
+        ("HTTPStatus2Attributes", "http-status2-attributes"), ("Include_Live_ActivityAttributes", "include-live-activity-attributes"),
+        ("iOSWidgetAttributes", "i-os-widget-attributes"),
+    ])
+    func fileStems(_ name: String, _ stem: String) {
+        #expect(ScenarioScaffold.fileStem(named: name) == stem)
+    }
+
+    @Test("a hand-written decoder's scaffold writes the keys of its CodingKeys, typed where a property says")
+    func handWritten() throws {
+        let types = try AppSourceFiles.load([PatternCorpusTests.path("hand-written-decoder", "app")])
+        let yaml = ScenarioScaffold(types: types).yaml(for: try #require(types.attributes(named: "ScoreAttributes")))
+        #expect(yaml.contains("      # ContentState decodes itself (init(from:) at ScoreAttributes.swift:13): not checked; these are its CodingKeys"), "\(yaml)")
+        #expect(yaml.contains("      h: 0"))
+        #expect(yaml.contains("      a: 0"))
+    }
 }

@@ -13,4 +13,13 @@ public protocol ActivityPayloadDecoding: Sendable {
     /// `attributesType` is nil when the activity's type is not known (an update to a token the
     /// receiver saw no start for): the state must then decode as some type's `ContentState`.
     func contentStateProblems(attributesType: String?, contentState: StateValue) -> [String]
+
+    /// What the app decodes but would show wrongly: a `Date` sent as UNIX seconds decodes, to a
+    /// date 31 years ahead, and renders. The push renders; these say why it looks wrong.
+    func contentStateMisreads(attributesType: String?, contentState: StateValue) -> [String]
+}
+
+extension ActivityPayloadDecoding {
+    /// No misreads known: a receiver that only knows what fails.
+    public func contentStateMisreads(attributesType: String?, contentState: StateValue) -> [String] { [] }
 }

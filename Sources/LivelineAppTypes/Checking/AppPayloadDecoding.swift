@@ -3,8 +3,10 @@ import Liveline
 /// ``ActivityPayloadDecoding`` by the app's own types: what `liveline mock-apns --app` checks
 /// every push with.
 ///
-/// Only decode failures are reasons: what cannot be checked statically (a hand-written
-/// `init(from:)`, a type not in the sources) is let through, as the device may well decode it.
+/// Only decode failures are reasons not to render: what cannot be checked statically (a
+/// hand-written `init(from:)`, a type not in the sources) is let through, as the device may
+/// well decode it; what decodes to a wrong value (a `Date` in UNIX seconds) renders, wrongly,
+/// and is said (``contentStateMisreads(attributesType:contentState:)``).
 public struct AppPayloadDecoding: ActivityPayloadDecoding {
     public let types: AppTypes
     private let checker: DecodeChecker
@@ -37,6 +39,16 @@ public struct AppPayloadDecoding: ActivityPayloadDecoding {
         if byType.count == 1 { return byType[0].1 }
         return ["content-state decodes as none of the app's ContentState types: "
             + byType.map { "\($0.0): \($0.1.first ?? "")" }.joined(separator: "; ")]
+    }
+
+    public func contentStateMisreads(attributesType: String?, contentState: StateValue) -> [String] {
+        let candidates = attributesType.map { name in types.attributes(named: name).map { [$0] } ?? [] } ?? types.activityAttributes
+        for type in candidates {
+            let problems = checker.checkContentState(.known(contentState), of: type)
+            if problems.contains(where: { $0.kind == .fails }) { continue }
+            return problems.filter { $0.kind == .misread }.map { "rendered, with a wrong value: " + $0.description }
+        }
+        return []
     }
 
     private func reasons(_ problems: [DecodeProblem]) -> [String] {

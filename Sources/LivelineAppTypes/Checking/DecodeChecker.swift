@@ -8,17 +8,21 @@ import Liveline
 /// - a struct's keys are its property names exactly, or its `CodingKeys`' raw values; a
 ///   property `CodingKeys` leaves out, or a `let` with an initial value, is not decoded;
 /// - a `var` with a default value is still required; only an `Optional` may be absent or `null`;
-/// - an enum with raw values decodes from one of them; keys a type does not read are ignored;
+/// - an enum with raw values decodes from one of them; one without decodes from an object whose
+///   only key naming a case is that case (`{"preparing": {}}`), holding its associated values by
+///   label (`_0`, `_1` unlabelled); keys a type does not read are ignored;
 /// - a `Date` is a number of seconds since 2001 (`.deferredToDate`); a number above 1.5e9 there
-///   was almost surely sent as UNIX seconds and is reported, though it decodes;
+///   was almost surely sent as UNIX seconds: it decodes, to a date 31 years ahead (``DecodeProblem/Kind/misread``);
 /// - an integer type takes a whole number in its range (`2.0` decodes into `Int`, `2.5` does
-///   not); `Float` rejects numbers beyond its range;
+///   not); `Float` and `Float16` reject numbers beyond their range; `CGPoint`, `CGSize`,
+///   `CGVector` are `[a, b]`, `CGRect` `[[x, y], [width, height]]`;
 /// - `ClosedRange`/`Range` is `[lower, upper]` with lower not above upper; `URL` a non-empty
 ///   string; `UUID` the 8-4-4-4-12 form; `Decimal` a number, not a string; `Data` base64;
 /// - `[String: V]` and `[Int: V]` are objects; other dictionary keys are not checked.
 ///
 /// A type with a hand-written `init(from:)`, one not found in the sources, or a value known
-/// only at run time is reported as ``DecodeProblem/Kind/unchecked``.
+/// only at run time is reported as ``DecodeProblem/Kind/unchecked``; for a hand-written decoder
+/// the keys its `CodingKeys` declares are still compared with the value's.
 public struct DecodeChecker: Sendable {
     public let types: AppTypes
 
@@ -30,7 +34,7 @@ public struct DecodeChecker: Sendable {
     /// Checks `value` as the `ContentState` of `attributes`; `path` prefixes messages.
     public func checkContentState(_ value: CheckedValue, of attributes: AppStruct, path: String = "content-state", location: SourceLocation? = nil) -> [DecodeProblem] {
         var problems: [DecodeProblem] = []
-        guard let state = types.resolve("ContentState", from: attributes.name) else {
+        guard let state = types.contentState(of: attributes) else {
             return [DecodeProblem(
                 kind: .unchecked, path: path,
                 message: "\(attributes.name) has no ContentState type in the sources read; the content-state is not checked",
@@ -141,9 +145,17 @@ public struct DecodeChecker: Sendable {
             checkDictionary(value, key: key, value: element, scope, site, &problems)
         case .range(let bound, let closed):
             checkRange(value, bound, closed, scope, site, &problems)
+        case .unkeyed(let name, let parts):
+            checkUnkeyed(value, name, parts, scope, site, &problems)
         case .named(let name):
             guard let found = types.resolve(name, from: scope) else {
                 problems.append(unchecked(site, "\(path): the type \(name) is not declared in the app's sources read; not checked"))
+                return
+            }
+            check(value, against: found, path: path, declaration: declaration, location: location, into: &problems)
+        case .generic(let name, let arguments):
+            guard let found = types.specialized(name, arguments, from: scope) else {
+                problems.append(unchecked(site, "\(path): the type \(type) is not a generic struct declared in the app's sources read; not checked"))
                 return
             }
             check(value, against: found, path: path, declaration: declaration, location: location, into: &problems)
@@ -154,11 +166,7 @@ public struct DecodeChecker: Sendable {
 
     private func checkStruct(_ value: CheckedValue, _ type: AppStruct, _ site: Site, _ problems: inout [DecodeProblem]) {
         if case .handWritten(let decoder) = type.decoding {
-            problems.append(DecodeProblem(
-                kind: .unchecked, path: site.path,
-                message: "\(site.path): \(type.name) decodes itself (a hand-written init(from:) at \(decoder.description.split(separator: ":").prefix(2).joined(separator: ":"))); what it accepts is known only by running it, so it is not checked",
-                location: site.location, declaration: decoder
-            ))
+            checkHandWritten(value, type, decoder, site, &problems)
             return
         }
         if case .typed(.object, _) = value { return }
@@ -195,17 +203,46 @@ public struct DecodeChecker: Sendable {
             let path = site.path + "." + field.key
             let fieldSite = Site(path: path, declaration: type.declaration, location: field.location ?? site.location)
             if let property = type.properties.first(where: { $0.name == field.key }) {
-                let why = property.isLet && property.hasInitialValue
-                    ? "a let with an initial value is never decoded"
-                    : "CodingKeys leaves it out"
+                let renamed = property.isDecoded(with: type.codingKeys) ? type.codingKeys?.key(for: property.name) : nil
+                // A required field written by its Swift name was reported above, with the key to use.
+                if let renamed, !property.type.isOptional, !fields.contains(where: { $0.key == renamed }) { continue }
+                let why = if let renamed {
+                    "CodingKeys renames it, so the app reads \"\(renamed)\""
+                        + (property.type.isOptional && !fields.contains { $0.key == renamed } ? " and, finding none, decodes nil" : "")
+                } else if property.isLet && property.hasInitialValue {
+                    "a let with an initial value is never decoded"
+                } else {
+                    "CodingKeys leaves it out"
+                }
                 problems.append(DecodeProblem(
-                    kind: .unchecked, path: path, message: "\(path) is ignored by the app: \(why)",
-                    location: fieldSite.location, declaration: property.declaration
+                    kind: .ignored, path: path, message: "\(path) is ignored by the app: \(why)",
+                    location: fieldSite.location, declaration: renamed == nil ? property.declaration : type.codingKeys?.declaration ?? property.declaration
                 ))
             } else if renamedTarget(field.key, in: type) == nil {
                 let hint = DidYouMean.hint(for: field.key, among: decoded.map(\.key))
-                problems.append(unchecked(fieldSite, "\(path) is ignored by the app: \(type.name) has no such key\(hint)"))
+                problems.append(ignored(fieldSite, "\(path) is ignored by the app: \(type.name) has no such key\(hint)"))
             }
+        }
+    }
+
+    /// A hand-written `init(from:)`: what it accepts is known only by running it. The keys its
+    /// `CodingKeys` lists are the only ones it can read by name, so a key outside them is said.
+    private func checkHandWritten(_ value: CheckedValue, _ type: AppStruct, _ decoder: SwiftDeclaration, _ site: Site, _ problems: inout [DecodeProblem]) {
+        let at = decoder.description.split(separator: ":").prefix(2).joined(separator: ":")
+        var message = "\(site.path): \(type.name) decodes itself (a hand-written init(from:) at \(at)); what it accepts is known only by running it, so it is not checked"
+        let keys = type.codingKeys.map { Set($0.keys.values) }
+        if let keys, !keys.isEmpty {
+            message += "; its CodingKeys name \(keys.sorted().map { "\"\($0)\"" }.joined(separator: ", "))"
+        }
+        problems.append(DecodeProblem(kind: .unchecked, path: site.path, message: message, location: site.location, declaration: decoder))
+        guard let keys, !keys.isEmpty, let fields = value.objectFields else { return }
+        for field in fields where !keys.contains(field.key) {
+            let path = site.path + "." + field.key
+            let hint = DidYouMean.hint(for: field.key, among: keys.sorted())
+            problems.append(DecodeProblem(
+                kind: .ignored, path: path, message: "\(path) is not a key of \(type.name)'s CodingKeys, so its init(from:) cannot read it by name\(hint)",
+                location: field.location ?? site.location, declaration: type.codingKeys?.declaration
+            ))
         }
     }
 
@@ -226,7 +263,7 @@ public struct DecodeChecker: Sendable {
         let list = raws.prefix(8).map { type.rawType == .string ? "\"\($0)\"" : $0 }.joined(separator: ", ") + (raws.count > 8 ? ", …" : "")
         switch type.rawType {
         case .none:
-            problems.append(unchecked(site, "\(site.path): \(type.name) has no raw values; its synthesized Codable form ({\"case\": {…}}) is not checked"))
+            checkCaseObject(value, type, site, &problems)
         case .string:
             switch value {
             case .known(.string(let text)):
@@ -250,6 +287,59 @@ public struct DecodeChecker: Sendable {
             default:
                 problems.append(fails(site, "\(site.path) is \(describe(value)), but the app decodes \(type.name), a number (one of \(list))"))
             }
+        }
+    }
+
+    /// An enum without raw values: `{"case": {associated values by label}}`. The decoder reads
+    /// the keys naming a case and ignores the rest; exactly one must name a case.
+    private func checkCaseObject(_ value: CheckedValue, _ type: AppEnum, _ site: Site, _ problems: inout [DecodeProblem]) {
+        let names = type.cases.map { type.key(for: $0) }
+        let list = names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", …" : "")
+        let form = type.cases.first.map { "{\"\(type.key(for: $0))\": {" + $0.associatedValues.map { "\"\($0.name)\": …" }.joined(separator: ", ") + "}}" } ?? "{\"case\": {}}"
+        if case .typed(.object, _) = value { return }
+        guard let fields = value.objectFields else {
+            var message = "\(site.path) is \(describe(value)), but \(type.name) has no raw values: its synthesized Codable decodes an object naming one case, like \(form) (one of \(list))"
+            if case .known(.string(let text)) = value, let match = type.cases.first(where: { type.key(for: $0) == text }) {
+                message += "; write \(site.path.split(separator: ".").last.map(String.init) ?? site.path): { \(type.key(for: match)): {} }"
+            }
+            problems.append(fails(site, message))
+            return
+        }
+        let named = fields.filter { names.contains($0.key) }
+        guard named.count == 1, let field = named.first, let enumCase = type.cases.first(where: { type.key(for: $0) == field.key }) else {
+            if named.isEmpty {
+                let hint = fields.first.map { DidYouMean.hint(for: $0.key, among: names) } ?? ""
+                problems.append(fails(site, "\(site.path) has no key naming a case of \(type.name) (one of \(list)), so it does not decode\(hint)"))
+            } else {
+                problems.append(fails(site, "\(site.path) names \(named.count) cases of \(type.name) (\(named.map(\.key).joined(separator: ", "))); it decodes from exactly one"))
+            }
+            return
+        }
+        let payload = AppStruct(
+            name: type.name + "." + enumCase.name, declaration: enumCase.associatedValues.first?.declaration ?? type.declaration,
+            properties: enumCase.associatedValues, decoding: .synthesized, codingKeys: nil, isActivityAttributes: false
+        )
+        let scope = type.name
+        if case .typed(.object, _) = field.value { return }
+        guard let inner = field.value.objectFields else {
+            let shape = enumCase.associatedValues.isEmpty ? "{}" : "an object of its associated values"
+            problems.append(fails(
+                Site(path: site.path + "." + field.key, declaration: site.declaration, location: field.location ?? site.location),
+                "\(site.path).\(field.key) is \(describe(field.value)), but the case \(type.name).\(enumCase.name) decodes from \(shape)"
+            ))
+            return
+        }
+        for property in enumCase.associatedValues {
+            let path = site.path + "." + field.key + "." + property.name
+            guard let found = inner.first(where: { $0.key == property.name }) else {
+                if property.type.isOptional { continue }
+                problems.append(DecodeProblem(
+                    kind: .fails, path: path, message: "\(path) is missing, but the app's \(payload.name) requires it",
+                    location: field.location ?? site.location, declaration: property.declaration
+                ))
+                continue
+            }
+            check(found.value, as: property.type, scope: scope, path: path, declaration: property.declaration, location: found.location ?? field.location ?? site.location, into: &problems)
         }
     }
 
@@ -277,9 +367,9 @@ public struct DecodeChecker: Sendable {
     }
 
     private func checkFloatingPoint(_ value: CheckedValue, _ name: String, _ site: Site, _ problems: inout [DecodeProblem]) {
-        if name.hasPrefix("Float"), name != "Float64", case .known(let known) = value, let number = Self.number(known),
-           abs(number) > Double(Float.greatestFiniteMagnitude) {
-            problems.append(fails(site, "\(site.path) is \(number), beyond the range of \(name)"))
+        if let limit = SwiftTypeReference.floatingPointLimit(name), case .known(let known) = value, let number = Self.number(known),
+           abs(number) > limit {
+            problems.append(fails(site, "\(site.path) is \(Self.formatted(number)), beyond the range of \(name)"))
             return
         }
         checkNumber(value, .floatingPoint(name), site, &problems)
@@ -297,7 +387,11 @@ public struct DecodeChecker: Sendable {
         case .known(.date), .typed(.date, _), .typed(.int, _), .typed(.double, _): break
         case .known(.int), .known(.double):
             if case .known(let known) = value, let seconds = Self.number(known), seconds > Self.unixSecondsThreshold {
-                problems.append(fails(site, "\(site.path) is \(Self.formatted(seconds)), which looks like UNIX seconds: a Date decodes it as seconds since 2001, about 31 years in the future (send UNIX seconds - 978307200)"))
+                problems.append(DecodeProblem(
+                    kind: .misread, path: site.path,
+                    message: "\(site.path) is \(Self.formatted(seconds)), which looks like UNIX seconds: a Date decodes it as seconds since 2001, a date about 31 years ahead that the app would show (send UNIX seconds - 978307200)",
+                    location: site.location, declaration: site.declaration
+                ))
             }
         case .known(.string), .typed(.string, _):
             problems.append(fails(site, "\(site.path) is \(describe(value)), but a Date decodes only from a number of seconds since 2001, not text; write it as !date"))
@@ -308,11 +402,10 @@ public struct DecodeChecker: Sendable {
 
     private func checkArray(_ value: CheckedValue, _ element: SwiftTypeReference, _ scope: String, _ site: Site, _ problems: inout [DecodeProblem]) {
         let items: [CheckedValue]
-        switch value {
-        case .array(let written): items = written
-        case .known(.array(let values)): items = values.map(CheckedValue.known)
-        case .typed(.array, _): return
-        default:
+        switch ListItems(value) {
+        case .items(let listed): items = listed
+        case .unknown: return
+        case .notAList:
             problems.append(mismatch(value, .array(element), site))
             return
         }
@@ -376,6 +469,41 @@ public struct DecodeChecker: Sendable {
         }
     }
 
+    /// `CGPoint` and its kin: a list of at least as many parts as the type reads, in order.
+    private func checkUnkeyed(_ value: CheckedValue, _ name: String, _ parts: [SwiftTypeReference], _ scope: String, _ site: Site, _ problems: inout [DecodeProblem]) {
+        let items: [CheckedValue]
+        switch ListItems(value) {
+        case .items(let listed): items = listed
+        case .unknown: return
+        case .notAList:
+            problems.append(fails(site, "\(site.path) is \(describe(value)), but \(name) decodes from a list of \(parts.count) (\(parts.map(\.description).joined(separator: ", ")))"))
+            return
+        }
+        guard items.count >= parts.count else {
+            problems.append(fails(site, "\(site.path) has \(items.count) of the \(parts.count) parts \(name) decodes (\(parts.map(\.description).joined(separator: ", ")))"))
+            return
+        }
+        for (index, part) in parts.enumerated() {
+            check(items[index], as: part, scope: scope, path: "\(site.path)[\(index)]", declaration: site.declaration, location: site.location, into: &problems)
+        }
+    }
+
+    /// A value as a list: its items, a list whose items are known only when played, or no list.
+    private enum ListItems {
+        case items([CheckedValue])
+        case unknown
+        case notAList
+
+        init(_ value: CheckedValue) {
+            switch value {
+            case .array(let written): self = .items(written)
+            case .known(.array(let values)): self = .items(values.map(CheckedValue.known))
+            case .typed(.array, _): self = .unknown
+            default: self = .notAList
+            }
+        }
+    }
+
     // MARK: - Messages
 
     @discardableResult
@@ -401,13 +529,17 @@ public struct DecodeChecker: Sendable {
         DecodeProblem(kind: .fails, path: site.path, message: message, location: site.location, declaration: site.declaration)
     }
 
+    private func ignored(_ site: Site, _ message: String) -> DecodeProblem {
+        DecodeProblem(kind: .ignored, path: site.path, message: message, location: site.location, declaration: site.declaration)
+    }
+
     private func unchecked(_ site: Site, _ message: String) -> DecodeProblem {
         DecodeProblem(kind: .unchecked, path: site.path, message: message, location: site.location, declaration: site.declaration)
     }
 
     static func article(_ type: SwiftTypeReference) -> String {
         switch type {
-        case .array: "a list (\(type))"
+        case .array, .unkeyed: "a list (\(type))"
         case .dictionary: "an object (\(type))"
         case .integer, .floatingPoint, .decimal: "a number (\(type))"
         default: "a" + ("AEIOU".contains(type.description.first ?? "x") ? "n " : " ") + type.description

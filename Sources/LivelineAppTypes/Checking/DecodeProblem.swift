@@ -5,10 +5,15 @@ public struct DecodeProblem: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: Sendable, Hashable {
         /// The app's synthesized decoder throws: the push would be dropped on the device.
         case fails
+        /// Decodes, but to a value surely not meant: a `Date` sent as UNIX seconds renders a date
+        /// 31 years ahead. The push is shown, wrongly.
+        case misread
         /// Not knowable without running the app (a hand-written `init(from:)`, a type not in the
-        /// sources read, a value known only at run time), or decodes but is surely not meant
-        /// (a key the app ignores). Reported, never guessed.
+        /// sources read, a value known only at run time). Reported, never guessed: what has one
+        /// is never said to decode in the app.
         case unchecked
+        /// Decodes, but part of the value is ignored (a key the app does not read).
+        case ignored
     }
 
     public var kind: Kind

@@ -42,8 +42,14 @@ public struct AppStruct: Sendable, Hashable {
     public var decoding: Decoding
     /// The `CodingKeys` enum, when the type declares one.
     public var codingKeys: CodingKeys?
-    /// Whether the type conforms to `ActivityAttributes` (in its declaration or an extension).
+    /// Whether the type conforms to `ActivityAttributes`: in its declaration or an extension,
+    /// directly or through a protocol that refines it (or an alias of one).
     public var isActivityAttributes: Bool
+    /// Its generic parameters, `T` of `struct Box<T: Codable>`: replaced by a use's arguments.
+    public var genericParameters: [String] = []
+    /// The protocols it conforms to, refined ones included, outermost last: where a
+    /// `ContentState` declared in a protocol extension is looked up.
+    public var protocols: [String] = []
 
     /// The keys a decoder reads, in declaration order: each decoded property with its JSON key.
     public var decodedFields: [(key: String, property: AppProperty)] {
@@ -82,13 +88,15 @@ public struct AppProperty: Sendable, Hashable {
     }
 }
 
-/// An enum with raw values (decoded from its raw value) or without (decoded by case name).
+/// An enum with raw values (decoded from its raw value) or without (decoded from an object
+/// with one key, the case name, holding the associated values).
 public struct AppEnum: Sendable, Hashable {
     public enum RawType: Sendable, Hashable {
         case string
         case integer
         case floatingPoint
-        /// No raw type: synthesized `Codable` encodes `{"caseName": {…}}`, not checked here.
+        /// No raw type: synthesized `Codable` encodes `{"caseName": {…}}`, the associated
+        /// values inside by label (`_0`, `_1` for unlabelled ones).
         case none
     }
 
@@ -98,6 +106,13 @@ public struct AppEnum: Sendable, Hashable {
     /// Each case and its raw value as the JSON carries it.
     public var cases: [EnumCase]
     public var decoding: Decoding
+    /// The enum's own `CodingKeys`, renaming cases (only without raw values).
+    public var codingKeys: CodingKeys?
+
+    /// The JSON key of a case when the enum has no raw values: its `CodingKeys` raw value or its name.
+    public func key(for enumCase: EnumCase) -> String {
+        codingKeys?.key(for: enumCase.name) ?? enumCase.name
+    }
 }
 
 /// One case of an ``AppEnum``.
@@ -105,9 +120,13 @@ public struct EnumCase: Sendable, Hashable {
     public var name: String
     /// The raw value as JSON text: a string's contents (`pre-match`) or a number (`2`).
     public var rawValue: String
+    /// The associated values, each as a property named by its label (`_0`, `_1` when it has
+    /// none): how synthesized `Codable` keys them.
+    public var associatedValues: [AppProperty]
 
-    public init(name: String, rawValue: String) {
+    public init(name: String, rawValue: String, associatedValues: [AppProperty] = []) {
         self.name = name
         self.rawValue = rawValue
+        self.associatedValues = associatedValues
     }
 }

@@ -7,7 +7,8 @@ public indirect enum SwiftTypeReference: Sendable, Hashable, CustomStringConvert
     case bool
     /// An integer type; the name tells its range (`Int`, `UInt8`, …).
     case integer(IntegerKind)
-    /// `Double`, `Float`, `CGFloat`: any JSON number within range.
+    /// `Double`, `Float`, `Float16`, `CGFloat`, `TimeInterval`: any JSON number within the
+    /// type's range (``floatingPointLimit(_:)``).
     case floatingPoint(String)
     /// `Decimal`: a JSON number (a string does not decode).
     case decimal
@@ -28,8 +29,14 @@ public indirect enum SwiftTypeReference: Sendable, Hashable, CustomStringConvert
     case dictionary(key: SwiftTypeReference, value: SwiftTypeReference)
     /// `ClosedRange<T>` or `Range<T>`: `[lower, upper]`, lower not above upper.
     case range(SwiftTypeReference, closed: Bool)
+    /// A type that decodes from a list of fixed parts: `CGPoint` from `[x, y]`, `CGRect` from
+    /// `[[x, y], [width, height]]`, as CoreGraphics' `Codable` writes them.
+    case unkeyed(String, [SwiftTypeReference])
     /// A type declared by the app (or not found): looked up by name.
     case named(String)
+    /// A generic type of the app's own with its arguments: `Box<Int>`, checked with each
+    /// parameter replaced by its argument (``AppTypes/specialized(_:_:from:)``).
+    case generic(String, [SwiftTypeReference])
     /// Written in a way the reader does not model (a tuple, a generic of the app's own, a
     /// function type); the text as written. Its values are reported as unchecked.
     case unsupported(String)
@@ -70,8 +77,34 @@ public indirect enum SwiftTypeReference: Sendable, Hashable, CustomStringConvert
         case .array(let element): "[\(element)]"
         case .dictionary(let key, let value): "[\(key): \(value)]"
         case .range(let bound, let closed): closed ? "ClosedRange<\(bound)>" : "Range<\(bound)>"
+        case .unkeyed(let name, _): name
         case .named(let name): name
+        case .generic(let name, let arguments): name + "<" + arguments.map(\.description).joined(separator: ", ") + ">"
         case .unsupported(let text): text
+        }
+    }
+
+    /// The largest magnitude a floating-point type named `name` decodes: a larger JSON number
+    /// becomes infinity, which its decoder rejects. Nil for `Double` and its aliases.
+    public static func floatingPointLimit(_ name: String) -> Double? {
+        switch name {
+        // Float16's largest is 65504; from 65520 a number rounds to infinity.
+        case "Float16": 65519.99
+        case "Float", "Float32": Double(Float.greatestFiniteMagnitude)
+        default: nil
+        }
+    }
+
+    /// The type with each generic parameter named in `substitutions` replaced by its argument.
+    public func substituting(_ substitutions: [String: SwiftTypeReference]) -> SwiftTypeReference {
+        switch self {
+        case .named(let name): substitutions[name] ?? self
+        case .optional(let wrapped): .optional(wrapped.substituting(substitutions))
+        case .array(let element): .array(element.substituting(substitutions))
+        case .dictionary(let key, let value): .dictionary(key: key.substituting(substitutions), value: value.substituting(substitutions))
+        case .range(let bound, let closed): .range(bound.substituting(substitutions), closed: closed)
+        case .generic(let name, let arguments): .generic(name, arguments.map { $0.substituting(substitutions) })
+        default: self
         }
     }
 

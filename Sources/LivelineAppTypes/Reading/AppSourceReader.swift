@@ -1,5 +1,6 @@
 import Liveline
 import SwiftParser
+import SwiftParserDiagnostics
 import SwiftSyntax
 
 /// Reads the app's Swift source into ``AppTypes``: every struct, class, enum and type alias,
@@ -13,52 +14,108 @@ public struct AppSourceReader {
     private var collected: [Collected] = []
     private var conformances: [String: Set<String>] = [:]
     private var handWritten: [String: SwiftDeclaration] = [:]
+    /// Protocols by qualified name, with the protocols they refine.
+    private var protocols: [String: Set<String>] = [:]
+    private var syntaxErrors: [SwiftSyntaxError] = []
     private var files: [String] = []
 
     public init() {}
 
-    /// Reads one file's text; `file` is the name used in locations.
+    /// Reads one file's text; `file` is the name used in locations. Syntax errors are kept,
+    /// located, with the parser's message (``AppTypes/syntaxErrors``); what parses is read.
     public mutating func read(source: String, file: String) {
         let tree = Parser.parse(source: source)
         let converter = SourceLocationConverter(fileName: file, tree: tree)
         files.append(file)
+        if tree.hasError {
+            for diagnostic in ParseDiagnosticsGenerator.diagnostics(for: tree) where diagnostic.diagMessage.severity == .error {
+                let at = diagnostic.location(converter: converter)
+                syntaxErrors.append(SwiftSyntaxError(
+                    location: Liveline.SourceLocation(file: file, line: at.line, column: at.column), message: diagnostic.message
+                ))
+            }
+        }
         var walker = Walker(converter: converter, file: file)
         walker.walk(tree.statements.map(\.item), scope: [])
         collected += walker.collected
         for (name, protocols) in walker.conformances { conformances[name, default: []].formUnion(protocols) }
+        for (name, refined) in walker.protocols { protocols[name, default: []].formUnion(refined) }
         handWritten.merge(walker.handWritten) { first, _ in first }
     }
 
     /// The types read so far, with conformances and decoders from extensions applied.
-    public func types() -> AppTypes {
+    /// `modules` names each file's module, for `--app-type Module.Name`.
+    public func types(modules: [String: String] = [:]) -> AppTypes {
         var declarations: [AppTypeDeclaration] = []
-        let codingKeys = Dictionary(
-            collected.compactMap { item -> (String, CodingKeys)? in
-                guard case .enumeration(let type, let inherited) = item, inherited.contains("CodingKey"),
-                      type.name.hasSuffix(".CodingKeys")
-                else { return nil }
-                let keys = Dictionary(type.cases.map { ($0.name, $0.rawValue) }, uniquingKeysWith: { first, _ in first })
-                return (String(type.name.dropLast(".CodingKeys".count)), CodingKeys(keys: keys, declaration: type.declaration))
-            },
-            uniquingKeysWith: { first, _ in first }
-        )
+        var codingKeys: [String: CodingKeys] = [:]
+        for item in collected {
+            guard case .enumeration(let type, let inherited) = item, inherited.contains("CodingKey"), type.name.hasSuffix(".CodingKeys") else { continue }
+            let owner = String(type.name.dropLast(".CodingKeys".count))
+            if codingKeys[owner] != nil { continue }
+            let keys = Dictionary(type.cases.map { ($0.name, $0.rawValue) }, uniquingKeysWith: { first, _ in first })
+            codingKeys[owner] = CodingKeys(keys: keys, declaration: type.declaration)
+        }
+        let refines = attributesProtocols()
         for item in collected {
             switch item {
             case .structure(var type, let inherited):
                 let all = inherited.union(conformances[type.name] ?? [])
-                type.isActivityAttributes = all.contains("ActivityAttributes")
+                type.protocols = protocolChain(all)
+                type.isActivityAttributes = !all.isDisjoint(with: refines)
                 type.codingKeys = codingKeys[type.name]
                 if case .synthesized = type.decoding, let decoder = handWritten[type.name] { type.decoding = .handWritten(decoder) }
                 declarations.append(.structure(type))
             case .enumeration(var type, _):
                 if case .synthesized = type.decoding, let decoder = handWritten[type.name] { type.decoding = .handWritten(decoder) }
+                if type.rawType == .none { type.codingKeys = codingKeys[type.name] }
                 declarations.append(.enumeration(type))
             case .alias(let name, let target, let declaration):
                 declarations.append(.alias(name: name, target: target, declaration: declaration))
             }
         }
-        return AppTypes(declarations: declarations, files: files)
+        return AppTypes(declarations: declarations, files: files, modules: modules, syntaxErrors: syntaxErrors)
     }
+
+    /// `ActivityAttributes` and every protocol or alias that refines it, in any file:
+    /// `protocol PushAttributes: ActivityAttributes`, `typealias LiveAttributes = ActivityAttributes & Sendable`,
+    /// and classes that inherit a conformance.
+    private func attributesProtocols() -> Set<String> {
+        var found: Set<String> = ["ActivityAttributes"]
+        var aliases: [String: Set<String>] = [:]
+        var classes: [String: Set<String>] = [:]
+        for item in collected {
+            switch item {
+            case .alias(let name, let target, _):
+                aliases[name] = Set(target.description.split(separator: "&").map { AppSourceReader.simpleName(String($0).trimmed(" ")) })
+            case .structure(let type, let inherited) where type.declaration.text.hasPrefix("class "):
+                classes[type.name] = inherited.union(conformances[type.name] ?? [])
+            default:
+                break
+            }
+        }
+        while true {
+            let before = found.count
+            for (name, refined) in protocols where !refined.isDisjoint(with: found) { found.insert(name) }
+            for (name, targets) in aliases where !targets.isDisjoint(with: found) { found.insert(name) }
+            for (name, inherited) in classes where !inherited.isDisjoint(with: found) { found.insert(name) }
+            if found.count == before { return found }
+        }
+    }
+
+    /// The protocols among `names` and those they refine, nearest first.
+    private func protocolChain(_ names: Set<String>) -> [String] {
+        var chain: [String] = []
+        var queue = names.sorted()
+        while !queue.isEmpty {
+            let name = queue.removeFirst()
+            guard protocols[name] != nil || name == "ActivityAttributes", !chain.contains(name) else { continue }
+            chain.append(name)
+            queue += (protocols[name] ?? []).sorted()
+        }
+        return chain
+    }
+
+    static func simpleName(_ text: String) -> String { Walker.simpleName(text) }
 
     enum Collected {
         case structure(AppStruct, inherited: Set<String>)
@@ -74,6 +131,7 @@ private struct Walker {
     var collected: [AppSourceReader.Collected] = []
     var conformances: [String: Set<String>] = [:]
     var handWritten: [String: SwiftDeclaration] = [:]
+    var protocols: [String: Set<String>] = [:]
 
     init(converter: SourceLocationConverter, file: String) {
         self.converter = converter
@@ -88,9 +146,15 @@ private struct Walker {
 
     private mutating func declaration(_ decl: DeclSyntax, scope: [String]) {
         if let node = decl.as(StructDeclSyntax.self) {
-            typeWithMembers(node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "struct", scope: scope)
+            typeWithMembers(
+                node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "struct", scope: scope,
+                generics: node.genericParameterClause?.parameters.map(\.name.text) ?? []
+            )
         } else if let node = decl.as(ClassDeclSyntax.self) {
-            typeWithMembers(node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "class", scope: scope)
+            typeWithMembers(
+                node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "class", scope: scope,
+                generics: node.genericParameterClause?.parameters.map(\.name.text) ?? []
+            )
         } else if let node = decl.as(EnumDeclSyntax.self) {
             enumeration(node, scope: scope)
         } else if let node = decl.as(ExtensionDeclSyntax.self) {
@@ -98,11 +162,13 @@ private struct Walker {
             let qualified = (scope + [extended]).joined(separator: ".")
             let inherited = Self.inherited(node.inheritanceClause)
             if !inherited.isEmpty { conformances[qualified, default: []].formUnion(inherited) }
-            let members = node.memberBlock.members.map(\.decl)
+            let members = Self.members(node.memberBlock)
             if let decoder = members.lazy.compactMap({ $0.as(InitializerDeclSyntax.self) }).first(where: Self.isDecoderInit) {
                 handWritten[qualified] = declaration(of: Syntax(decoder), text: "init(from decoder: Decoder)")
             }
             for member in members { declaration(member, scope: scope + [extended]) }
+        } else if let node = decl.as(ProtocolDeclSyntax.self) {
+            protocols[(scope + [node.name.text]).joined(separator: "."), default: []].formUnion(Self.inherited(node.inheritanceClause))
         } else if let node = decl.as(TypeAliasDeclSyntax.self) {
             let name = (scope + [node.name.text]).joined(separator: ".")
             collected.append(.alias(name, TypeReader.reference(node.initializer.value), declaration(of: Syntax(node), text: node.trimmedDescription)))
@@ -120,15 +186,17 @@ private struct Walker {
 
     private mutating func typeWithMembers(
         _ name: String, _ inheritance: InheritanceClauseSyntax?, _ members: MemberBlockSyntax, node: Syntax, keyword: String,
-        scope: [String]
+        scope: [String], generics: [String]
     ) {
         let qualified = (scope + [name]).joined(separator: ".")
         let inherited = Self.inherited(inheritance)
         var properties: [AppProperty] = []
         var decoding = Decoding.synthesized
-        for member in members.members.map(\.decl) {
+        var seen: Set<String> = []
+        for member in Self.members(members) {
             if let variable = member.as(VariableDeclSyntax.self) {
-                properties += storedProperties(variable)
+                // `#if` branches may declare a property twice; the first is kept.
+                properties += storedProperties(variable).filter { seen.insert($0.name).inserted }
             } else if let initializer = member.as(InitializerDeclSyntax.self), Self.isDecoderInit(initializer) {
                 decoding = .handWritten(declaration(of: Syntax(initializer), text: "init(from decoder: Decoder)"))
             } else {
@@ -136,10 +204,11 @@ private struct Walker {
             }
         }
         let header = "\(keyword) \(name)" + (inheritance.map { $0.trimmedDescription } ?? "")
-        let type = AppStruct(
+        var type = AppStruct(
             name: qualified, declaration: declaration(of: node, text: header), properties: properties, decoding: decoding,
             codingKeys: nil, isActivityAttributes: false
         )
+        type.genericParameters = generics
         collected.append(.structure(type, inherited: inherited))
     }
 
@@ -160,9 +229,9 @@ private struct Walker {
         var cases: [EnumCase] = []
         var decoding = Decoding.synthesized
         var nextInteger = 0
-        for member in node.memberBlock.members.map(\.decl) {
+        for member in Self.members(node.memberBlock) {
             if let caseDecl = member.as(EnumCaseDeclSyntax.self) {
-                for element in caseDecl.elements {
+                for element in caseDecl.elements where !cases.contains(where: { $0.name == element.name.text.trimmingBackticks }) {
                     let caseName = element.name.text.trimmingBackticks
                     var raw = caseName
                     switch rawType {
@@ -178,7 +247,7 @@ private struct Walker {
                     case .none:
                         break
                     }
-                    cases.append(EnumCase(name: caseName, rawValue: raw))
+                    cases.append(EnumCase(name: caseName, rawValue: raw, associatedValues: associatedValues(element)))
                 }
             } else if let initializer = member.as(InitializerDeclSyntax.self), Self.isDecoderInit(initializer) {
                 decoding = .handWritten(declaration(of: Syntax(initializer), text: "init(from decoder: Decoder)"))
@@ -189,6 +258,33 @@ private struct Walker {
         let header = "enum \(name)" + (node.inheritanceClause.map { $0.trimmedDescription } ?? "")
         let type = AppEnum(name: qualified, declaration: declaration(of: Syntax(node), text: header), rawType: rawType, cases: cases, decoding: decoding)
         collected.append(.enumeration(type, inherited: inherited))
+    }
+
+    /// A type's members, with those inside `#if` branches: every branch is read, as each may
+    /// be the one built.
+    static func members(_ block: MemberBlockSyntax) -> [DeclSyntax] {
+        block.members.flatMap { flattened($0.decl) }
+    }
+
+    private static func flattened(_ decl: DeclSyntax) -> [DeclSyntax] {
+        guard let config = decl.as(IfConfigDeclSyntax.self) else { return [decl] }
+        return config.clauses.flatMap { clause -> [DeclSyntax] in
+            guard case .decls(let inner) = clause.elements else { return [] }
+            return inner.flatMap { flattened($0.decl) }
+        }
+    }
+
+    /// A case's associated values as synthesized `Codable` keys them: by label, `_0`, `_1`
+    /// for unlabelled ones.
+    private func associatedValues(_ element: EnumCaseElementSyntax) -> [AppProperty] {
+        guard let parameters = element.parameterClause?.parameters else { return [] }
+        return parameters.enumerated().map { index, parameter in
+            let label = parameter.firstName.map { $0.text.trimmingBackticks }.flatMap { $0 == "_" ? nil : $0 } ?? "_\(index)"
+            return AppProperty(
+                name: label, type: TypeReader.reference(parameter.type), isLet: true, hasInitialValue: false,
+                declaration: declaration(of: Syntax(parameter), text: "case " + Self.short(element.trimmedDescription, limit: 60))
+            )
+        }
     }
 
     /// The stored instance properties a `var`/`let` declares; computed and static ones are not.
@@ -282,9 +378,9 @@ private struct Walker {
         return nil
     }
 
-    static func short(_ text: String) -> String {
+    static func short(_ text: String, limit: Int = 40) -> String {
         let line = text.split(separator: "\n").first.map(String.init) ?? text
-        return line.count > 40 ? String(line.prefix(37)) + "…" : line
+        return line.count > limit ? String(line.prefix(limit - 3)) + "…" : line
     }
 }
 

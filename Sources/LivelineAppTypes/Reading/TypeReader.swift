@@ -19,7 +19,7 @@ enum TypeReader {
         }
         if let member = type.as(MemberTypeSyntax.self) {
             let base = member.baseType.trimmedDescription
-            if ["Swift", "Foundation", "CoreGraphics"].contains(base) {
+            if ["Swift", "Foundation", "CoreGraphics", "CoreFoundation"].contains(base) {
                 return named(member.name.text, arguments: arguments(member.genericArgumentClause), text: type.trimmedDescription)
             }
             if member.genericArgumentClause != nil { return .unsupported(type.trimmedDescription) }
@@ -44,13 +44,22 @@ enum TypeReader {
             case ("Dictionary", 2): return .dictionary(key: reference(arguments[0]), value: reference(arguments[1]))
             case ("ClosedRange", 1): return .range(reference(arguments[0]), closed: true)
             case ("Range", 1): return .range(reference(arguments[0]), closed: false)
-            default: return .unsupported(text)
+            default: return .generic(name, arguments.map(reference))
             }
         }
         if let kind = SwiftTypeReference.IntegerKind(rawValue: name) { return .integer(kind) }
         switch name {
         case "Bool": return .bool
-        case "Double", "Float", "CGFloat", "Float32", "Float64": return .floatingPoint(name)
+        case "Double", "Float", "CGFloat", "Float16", "Float32", "Float64", "Float80", "TimeInterval", "CFTimeInterval", "CGFloat.NativeType":
+            return .floatingPoint(name)
+        case "NSInteger": return .integer(.int)
+        case "NSUInteger": return .integer(.uint)
+        case "CGPoint": return .unkeyed(name, [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])
+        case "CGSize": return .unkeyed(name, [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])
+        case "CGVector": return .unkeyed(name, [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])
+        case "CGRect":
+            let pair = SwiftTypeReference.unkeyed("CGPoint", [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])
+            return .unkeyed(name, [pair, .unkeyed("CGSize", [.floatingPoint("CGFloat"), .floatingPoint("CGFloat")])])
         case "Decimal": return .decimal
         case "String": return .string
         case "Date": return .date
@@ -69,6 +78,11 @@ enum TypeReader {
         if value.is(StringLiteralExprSyntax.self) { return .string }
         if value.is(BooleanLiteralExprSyntax.self) { return .bool }
         if let prefix = value.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" { return inferred(from: prefix.expression) }
+        // `= Phase.live`, `= TimerColor.running`: a case or static member of the type named.
+        if let member = value.as(MemberAccessExprSyntax.self), let base = member.base?.as(DeclReferenceExprSyntax.self),
+           let first = base.baseName.text.first, first.isUppercase {
+            return TypeReader.named(base.baseName.text, arguments: nil, text: base.baseName.text)
+        }
         if let call = value.as(FunctionCallExprSyntax.self), let callee = call.calledExpression.as(DeclReferenceExprSyntax.self) {
             let name = callee.baseName.text
             if let first = name.first, first.isUppercase { return TypeReader.named(name, arguments: nil, text: name) }

@@ -97,7 +97,10 @@ extension BridgeConfigReader {
                 error(key, "activity '\(activity.name)' has no content-state field '\(name)'\(Self.hint(name, known))")
                 continue
             }
-            if let rule = fieldRule(value, path: path, type: type) { rules.append(rule) }
+            if var rule = fieldRule(value, path: path, type: type) {
+                rule.location = base.location(value)
+                rules.append(rule)
+            }
         }
         return rules
     }
@@ -184,16 +187,23 @@ extension BridgeConfigReader {
             return value
         }
         var entries: [String: StateValue] = [:]
+        var locations: [String: SourceLocation] = [:]
         for (key, value) in mapping {
             guard let sent = base.string(key, "a value the sender sends") else { failed = true; continue }
-            if let mapped = typed(value, &self) { entries[sent] = mapped } else { failed = true }
+            if let mapped = typed(value, &self) {
+                entries[sent] = mapped
+                locations[sent] = base.location(value)
+            } else {
+                failed = true
+            }
         }
         var fallbackValue: StateValue?
         if let fallback {
             fallbackValue = typed(fallback, &self)
+            locations[""] = base.location(fallback)
             if fallbackValue == nil { failed = true }
         }
-        return failed ? nil : FieldRule.ValueMap(entries: entries, fallback: fallbackValue)
+        return failed ? nil : FieldRule.ValueMap(entries: entries, fallback: fallbackValue, locations: locations)
     }
 
     /// The type of the content-state field at `path` (nil inside: decided by a template), or

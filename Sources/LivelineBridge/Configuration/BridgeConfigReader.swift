@@ -29,7 +29,7 @@ struct BridgeConfigReader {
     /// ``SecretsNotLoaded``), shaped as `user:password` so that every scheme reads it.
     static let unloadedSecret = "secret-not-loaded:secret-not-loaded"
 
-    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "body-keys", "body-depth", "max-connections", "idle-timeout", "rate-limit", "sources"]
+    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "body-keys", "body-depth", "max-connections", "idle-timeout", "rate-limit", "app", "sources"]
 
     mutating func error(_ node: Node, _ message: String) { base.log.error(base.location(node), message) }
 
@@ -80,10 +80,15 @@ struct BridgeConfigReader {
         }
         if let node = fields["rate-limit"] { defaultRateLimit = rateLimit(node) ?? nil }
         let sources = fields["sources"].map { self.sources($0) } ?? []
-        return BridgeConfiguration(
+        var configuration = BridgeConfiguration(
             file: base.file, listen: listen, store: store, apns: apns, apiKeys: apiKeys, bodyLimit: bodyLimit,
             jsonLimits: jsonLimits, maxConnections: maxConnections, idleTimeout: idleTimeout, sources: sources,
             stateDirectory: stateDirectory)
+        if let node = fields["app"] {
+            configuration.app = appPaths(node)
+            configuration.appLocation = base.location(node)
+        }
+        return configuration
     }
 
     /// A whole number in `range`, or nil with the error reported.
@@ -93,6 +98,29 @@ struct BridgeConfigReader {
             return nil
         }
         return value
+    }
+
+    /// `app: PATH` or a list of paths: the app's Swift source, resolved against this file's
+    /// folder. Only named here; the CLI reads it (the bridge never parses Swift).
+    mutating func appPaths(_ node: Node) -> [String] {
+        let items: [Node]
+        switch node {
+        case .sequence(let sequence) where !sequence.isEmpty: items = Array(sequence)
+        case .scalar: items = [node]
+        default:
+            error(node, "expected app as the path of the app's Swift source (a file or folder) or a list of them, found \(ScenarioReader.describe(node))")
+            return []
+        }
+        var paths: [String] = []
+        for item in items {
+            guard let path = base.string(item, "app") else { continue }
+            guard FileManager.default.fileExists(atPath: resolve(path)) else {
+                error(item, "app: '\(path)' does not exist (looked for \(resolve(path)))")
+                continue
+            }
+            paths.append(resolve(path))
+        }
+        return paths
     }
 
     /// A path as written, or resolved against the configuration file's folder when relative.

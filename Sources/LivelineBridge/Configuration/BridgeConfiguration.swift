@@ -32,6 +32,11 @@ public struct BridgeConfiguration: Sendable {
     public var idleTimeout: Duration
     /// The sources, in file order.
     public var sources: [SourceConfiguration]
+    /// `app:`: the app's Swift source, resolved against the file's folder; empty when not given.
+    /// The CLI checks the sources against its types (``appDiagnostics(using:)``).
+    public var app: [String] = []
+    /// Where `app:` is written.
+    public var appLocation: SourceLocation?
 
     public init(
         file: String, listen: ListenAddress = .standard, store: StoreLocation = .standard, apns: APNsSettings? = nil,

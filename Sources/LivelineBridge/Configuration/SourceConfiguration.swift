@@ -161,10 +161,21 @@ public struct FieldRule: Sendable, Hashable {
         public var entries: [String: StateValue]
         /// For anything the table does not name; nil: such an event does not map.
         public var fallback: StateValue?
+        /// Where each entry's value (and `default:`'s, under the key `""`) is written, for
+        /// messages; not part of what the map means, so not of its equality.
+        public var locations: [String: SourceLocation]
 
-        public init(entries: [String: StateValue], fallback: StateValue? = nil) {
+        public init(entries: [String: StateValue], fallback: StateValue? = nil, locations: [String: SourceLocation] = [:]) {
             self.entries = entries
             self.fallback = fallback
+            self.locations = locations
+        }
+
+        public static func == (a: ValueMap, b: ValueMap) -> Bool { a.entries == b.entries && a.fallback == b.fallback }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(entries)
+            hasher.combine(fallback)
         }
     }
 
@@ -181,10 +192,20 @@ public struct FieldRule: Sendable, Hashable {
     /// The key path into the content-state.
     public var path: [String]
     public var value: Value
+    /// Where the value is written, for messages; not part of the rule's equality.
+    public var location: SourceLocation?
 
-    public init(path: [String], value: Value) {
+    public init(path: [String], value: Value, location: SourceLocation? = nil) {
         self.path = path
         self.value = value
+        self.location = location
+    }
+
+    public static func == (a: FieldRule, b: FieldRule) -> Bool { a.path == b.path && a.value == b.value }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(value)
     }
 }
 

@@ -64,8 +64,12 @@ struct DeviceSimulator: Sendable {
         // Decoding is checked for every delivered push, so a push that is dropped or throttled
         // still reports what would have failed, and every push costs the device the same work.
         var decodeReasons = eventReasons(payload, route: route, now: now)
+        var misreads: [String] = []
         if let appDecoding {
             decodeReasons += appReasons(payload, appDecoding, record: record, route: route)
+            if let state = payload.contentState {
+                misreads = appDecoding.contentStateMisreads(attributesType: payload.attributesType ?? record.attributesType, contentState: state.stateValue)
+            }
         } else if let state = payload.contentState {
             decodeReasons += DecodeChecks.contentState(state, shape: record.shape ?? ContentShape(state), now: now)
         }
@@ -80,7 +84,7 @@ struct DeviceSimulator: Sendable {
         if priority == 10, !record.budget.spend(at: now) {
             return (.throttled, ["priority-10 budget spent (\(record.budget.perHour) an hour); send routine updates at priority 5"] + decodeReasons)
         }
-        return decodeReasons.isEmpty ? (.rendered, []) : (.wouldNotRender, decodeReasons)
+        return decodeReasons.isEmpty ? (.rendered, misreads) : (.wouldNotRender, decodeReasons)
     }
 
     /// The app's own decoding of a start's attributes and of the content-state.

@@ -104,3 +104,45 @@ struct ScoreAttributes: ActivityAttributes {
 
     var league: String
 }
+
+/// Enums without raw values, associated values, the standard library's and Foundation's
+/// aliases and smaller numbers: what real apps write beyond the common case.
+struct OrderAttributes: ActivityAttributes {
+    struct ContentState: Codable, Hashable {
+        var status: Status
+        var step: Step
+        var elapsed: TimeInterval
+        var progress: Float16
+        var scale: CGFloat
+        var pin: CGPoint
+        var floor: Int16
+        var port: UInt16
+        var note: Note?
+        var frame: CGRect
+        var total: Labeled<Decimal>
+    }
+
+    /// Synthesized: `{"received": {}}`, never `"received"`.
+    enum Status: Codable, Hashable {
+        case received, preparing, ready
+    }
+
+    /// Associated values, labelled and not: `{"courier": {"name": "Sam", "_1": 3}}`.
+    enum Step: Codable, Hashable {
+        case waiting
+        case courier(name: String, Int)
+        case delivered(at: Date, signedBy: String?)
+    }
+
+    enum Note: Codable, Hashable {
+        case text(String)
+    }
+
+    var orderNumber: Int
+}
+
+/// A generic wrapper of the app's own.
+struct Labeled<Value: Codable & Hashable>: Codable, Hashable {
+    var label: String
+    var value: Value
+}

@@ -1,0 +1,8 @@
+import ActivityKit
+
+struct DeliveryAttributes: ActivityAttributes {
+    struct ContentState: Codable, Hashable {
+        var status: String
+        var minutesLeft: Int
+    }
+}

@@ -1,0 +1,6 @@
+extension GameAttributes: LiveAttributes {
+    struct ContentState: Codable, Hashable {
+        var inning: Int
+        var outs: UInt8
+    }
+}

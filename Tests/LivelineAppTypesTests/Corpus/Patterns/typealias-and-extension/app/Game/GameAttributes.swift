@@ -1,0 +1,3 @@
+struct GameAttributes {
+    var opponent: String
+}

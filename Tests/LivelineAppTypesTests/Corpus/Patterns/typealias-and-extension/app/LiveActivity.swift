@@ -1,0 +1,3 @@
+import ActivityKit
+
+typealias LiveAttributes = ActivityAttributes
