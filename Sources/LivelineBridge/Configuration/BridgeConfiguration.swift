@@ -19,13 +19,19 @@ public struct BridgeConfiguration: Sendable {
     public var bodyLimit: Int
     /// The most HTTP connections open at once; one more is closed as it arrives, with a warning.
     public var maxConnections: Int
+    /// The longest a graceful stop (SIGTERM) takes: pushes in flight are waited for until then,
+    /// and what is still unanswered is given back to the store for the next instance.
+    public var drainTimeout: Duration
+    /// How long the store keeps events and dead letters.
+    public var retention: RetentionPolicy
     /// The sources, in file order.
     public var sources: [SourceConfiguration]
 
     public init(
         file: String, listen: ListenAddress = .standard, store: StoreLocation = .standard, apns: APNsSettings? = nil,
         apiKeys: [APIKeyHash] = [], bodyLimit: Int = BridgeConfiguration.standardBodyLimit,
-        maxConnections: Int = BridgeConfiguration.standardMaxConnections, sources: [SourceConfiguration]
+        maxConnections: Int = BridgeConfiguration.standardMaxConnections, drainTimeout: Duration = BridgeConfiguration.standardDrainTimeout,
+        retention: RetentionPolicy = .standard, sources: [SourceConfiguration]
     ) {
         self.file = file
         self.listen = listen
@@ -34,6 +40,8 @@ public struct BridgeConfiguration: Sendable {
         self.apiKeys = apiKeys
         self.bodyLimit = bodyLimit
         self.maxConnections = maxConnections
+        self.drainTimeout = drainTimeout
+        self.retention = retention
         self.sources = sources
     }
 
@@ -43,6 +51,10 @@ public struct BridgeConfiguration: Sendable {
     /// 4,096: webhook senders keep a few connections each; well under a default 1,024-per-process
     /// descriptor limit raised for servers, and far under the store's and the kernel's limits.
     public static let standardMaxConnections = 4096
+
+    /// 10 s: a third of Kubernetes' default 30 s grace period, so the drain ends well before
+    /// the kill; APNs answers in milliseconds, so pushes in flight are answered long before.
+    public static let standardDrainTimeout = Duration.seconds(10)
 
     /// The source that `POST /v1/webhooks/{name}` names.
     public func source(named name: String) -> SourceConfiguration? { sources.first { $0.name == name } }

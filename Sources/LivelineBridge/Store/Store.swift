@@ -116,6 +116,10 @@ public protocol Store: Sendable {
     /// Records the outcomes of many sends in one transaction (one fsync for a whole pass of
     /// the sender); per outcome, nil for `.sent`, else what became of the push.
     func recordPushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?]
+    /// Gives back every claim `instance` holds, on pushes and on activities, so that another
+    /// instance takes them at once instead of after their lease: what a stopping instance
+    /// could not finish. Returns how many of each it gave back.
+    func releaseClaims(instance: String) async throws -> ReleasedClaims
     /// Dead letters, oldest first.
     func deadLetters(limit: Int) async throws -> [DeadLetter]
     /// Deletes a dead letter; whether it existed.
@@ -130,6 +134,14 @@ public protocol Store: Sendable {
     func verifyAPIKey(_ presented: String) async throws -> String?
 
     // MARK: Housekeeping
+
+    /// Deletes up to `limit` events of `source` that a dispatch step applied or superseded and
+    /// that were received before `cutoff`, oldest first, in one transaction; returns how many.
+    /// Pending events are never deleted, nor the source's newest event (a stream resumes from it).
+    func pruneEvents(source: String, receivedBefore cutoff: Date, limit: Int) async throws -> Int
+    /// Deletes up to `limit` dead letters that failed before `cutoff`, oldest first, in one
+    /// transaction; returns how many.
+    func pruneDeadLetters(failedBefore cutoff: Date, limit: Int) async throws -> Int
 
     /// Depths for metrics and `/readyz`.
     func counts() async throws -> StoreCounts
