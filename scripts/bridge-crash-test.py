@@ -250,8 +250,12 @@ sources:
         pace.wait()
         for attempt in range(300):
             port = random.choice(ports)
-            draining = index_of(port) in stopping
             status, headers, answer = poster.post_answer(port, "/v1/webhooks/orders", body, sign(body, msg_id, int(time.time())))
+            answered_at = time.time()
+            # A connection that failed while its bridge still ran and drained (not one refused
+            # once it stopped listening, or a stale keep-alive one the restarted bridge never had).
+            stopped = stopping.get(index_of(port))
+            draining = stopped is not None and stopped.poll() is None
             with lock:
                 if 200 <= status < 300:
                     acknowledged[(key, sequence)] = True
@@ -261,7 +265,9 @@ sources:
                 if status == 503 and b'"draining"' in answer:
                     answers["503 draining" + (" with Retry-After" if "Retry-After" in headers or "retry-after" in headers else " WITHOUT Retry-After")] += 1
                 elif status == 0:
-                    answers["no answer (" + ("draining bridge" if draining else "bridge stopped or starting") + ")"] += 1
+                    answers["no answer (" + ("while its bridge drained" if draining else "bridge stopped, starting or a stale connection") + ")"] += 1
+                    if draining:
+                        unanswered.append((index_of(port), answered_at))
                 else:
                     answers[f"{status}"] += 1
             time.sleep(0.2)
@@ -270,8 +276,10 @@ sources:
     def index_of(port):
         return ports.index(port)
 
-    stopping = set()
+    stopping = {}  # index: the process being stopped
     drains = []
+    unanswered = []
+    exits = []
 
     def restarter():
         """--sigterm: stops and starts the bridges in turn while the webhooks come."""
@@ -281,7 +289,7 @@ sources:
                 time.sleep(0.05)
             index = restart % args.instances
             with lock:
-                stopping.add(index)
+                stopping[index] = bridges[index]
             began = time.time()
             bridges[index].send_signal(signal.SIGTERM)
             try:
@@ -290,9 +298,10 @@ sources:
                 bridges[index].kill()
                 code = "killed after not exiting"
             drains.append((index, time.time() - began, code))
+            exits.append((index, began, time.time()))
             start(index)
             with lock:
-                stopping.discard(index)
+                stopping.pop(index, None)
 
     restarts = threading.Thread(target=restarter, daemon=True) if args.sigterm else None
     if restarts:
@@ -309,6 +318,14 @@ sources:
               f"answers: {dict(answers)}")
         for index, took, code in drains:
             print(f"  SIGTERM to bridge {index}: exited {code} after {took:.2f}s (drain-timeout {args.drain_timeout:g}s)")
+        # When did a draining bridge leave a request unanswered: during the drain, or as it
+        # closed its connections at the end (a keep-alive connection the sender reused then)?
+        before_exit = sorted(min((end - at for i, began, end in exits if i == index and began <= at <= end), default=-1)
+                             for index, at in unanswered)
+        if before_exit:
+            print(f"  requests a draining bridge left unanswered: {len(before_exit)}, "
+                  f"{sum(1 for d in before_exit if 0 <= d <= 0.25)} of them in the last 250 ms before its exit "
+                  f"(its HTTP server closing at the drain's end); the earliest {max(before_exit):.2f}s before the exit")
     else:
         bridges[0].wait()
         print(f"burst: {len(webhooks)} webhooks in {time.time() - started:.1f}s, {len(acknowledged)} acknowledged, "
