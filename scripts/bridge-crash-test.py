@@ -85,24 +85,11 @@ class Poster(threading.local):
     """One keep-alive HTTP/1.1 connection per thread, reconnecting after a failure."""
 
     def post(self, port, path, body, headers):
-        conn = getattr(self, "conns", {}).get(port)
-        try:
-            if conn is None:
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-                self.conns = getattr(self, "conns", {})
-                self.conns[port] = conn
-            conn.request("POST", path, body=body, headers=headers)
-            response = conn.getresponse()
-            response.read()
-            return response.status
-        except Exception:
-            if conn is not None:
-                conn.close()
-            getattr(self, "conns", {}).pop(port, None)
-            return 0
+        """The answer's status; 0 when there was none."""
+        return self.post_answer(port, path, body, headers)[0]
 
     def post_answer(self, port, path, body, headers):
-        """Like post, with the answer's headers and body: (status, headers, body)."""
+        """(status, headers, body) of the answer; (0, {}, b"") when there was none."""
         conn = getattr(self, "conns", {}).get(port)
         try:
             if conn is None:
