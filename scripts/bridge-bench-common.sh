@@ -1,12 +1,14 @@
 # Shared by scripts/bench-bridge.sh and scripts/bridge-soak.sh (sourced, not run).
 
 # bridge_config FILE PORT STORE: a bridge with one Standard Webhooks source, `orders`, whose
-# webhooks set `minutesLeft` of delivery.yaml's order, and the API key "bench-key".
+# webhooks set `minutesLeft` of delivery.yaml's order, and the API key "bench-key". RETENTION
+# (e.g. 2m, or forever) sets how long dispatched events are kept (default: the bridge's, 7d).
 bridge_config() {
   cat > "$1" <<YAML
 liveline-bridge: 1
 listen: 127.0.0.1:$2
 store: $3
+$([ -n "${RETENTION:-}" ] && printf 'retention: { events: %s }' "$RETENTION")
 api-keys: [sha256:$(printf %s bench-key | sha256sum | cut -d' ' -f1)]
 sources:
   orders:

@@ -28,8 +28,23 @@ pushes whose retries ran out are dead letters, listed with their reasons and rep
 `liveline bridge dead-letters`, and the checks above then hold for every activity. --rate
 paces the sending (webhooks/s) so that the burst lasts long enough to meet the faults.
 
+With --sigterm it is a deploy, not a crash: the mock answers every push after 300 ms
+(--latency), and while the webhooks come (--rate) each bridge in turn is stopped with SIGTERM
+and started again, --restarts times (a rolling restart with --instances 2 on PostgreSQL; with
+one instance, stop then start). The sender retries a webhook that got no 2xx after 200 ms, as
+real senders do. Besides the checks above it requires:
+
+- each stop drained and exited 0 within the drain deadline (--drain-timeout);
+- no push was sent twice (no repeat, not even one the device would drop): pushes in flight at
+  the stop were answered and recorded before the exit;
+- no stall: every acknowledged webhook's state reached the mock within the drain deadline of
+  its acknowledgement (pushes at most 1 s apart here); a push left claimed by a stopped
+  instance would wait out its lease (60 s);
+- webhooks sent to a draining bridge were answered 503 with Retry-After (counted).
+
     scripts/bridge-crash-test.py [--store postgres://…] [--instances 2] [--activities 1000] [--events 10]
     scripts/bridge-crash-test.py --faults --rate 200 [--events 30]
+    scripts/bridge-crash-test.py --sigterm --activities 300 --events 20 --rate 150 [--restarts 4]
 """
 import argparse, base64, hashlib, hmac, http.client, json, os, random, re, signal, subprocess, sys, tempfile
 from collections import Counter
@@ -70,6 +85,11 @@ class Poster(threading.local):
     """One keep-alive HTTP/1.1 connection per thread, reconnecting after a failure."""
 
     def post(self, port, path, body, headers):
+        """The answer's status; 0 when there was none."""
+        return self.post_answer(port, path, body, headers)[0]
+
+    def post_answer(self, port, path, body, headers):
+        """(status, headers, body) of the answer; (0, {}, b"") when there was none."""
         conn = getattr(self, "conns", {}).get(port)
         try:
             if conn is None:
@@ -78,13 +98,12 @@ class Poster(threading.local):
                 self.conns[port] = conn
             conn.request("POST", path, body=body, headers=headers)
             response = conn.getresponse()
-            response.read()
-            return response.status
+            return response.status, dict(response.getheaders()), response.read()
         except Exception:
             if conn is not None:
                 conn.close()
             getattr(self, "conns", {}).pop(port, None)
-            return 0
+            return 0, {}, b""
 
 
 def main():
@@ -97,6 +116,11 @@ def main():
     parser.add_argument("--threads", type=int, default=32)
     parser.add_argument("--faults", action="store_true", help="errors, GOAWAYs, latency, 429s and a shutdown window at the mock")
     parser.add_argument("--rate", type=float, default=0, help="webhooks a second (0: as fast as the threads go)")
+    parser.add_argument("--sigterm", action="store_true",
+                        help="rolling restarts with SIGTERM under load and a slow mock, instead of a kill -9")
+    parser.add_argument("--restarts", type=int, default=4, help="with --sigterm: how many stops and starts")
+    parser.add_argument("--latency", default="300ms", help="with --sigterm: the mock's latency on every answer")
+    parser.add_argument("--drain-timeout", type=float, default=10, help="with --sigterm: the bridges' drain-timeout, seconds")
     parser.add_argument("--rss-every", type=float, default=0,
                         help="sample the resident memory of bridge 0 and the mock every this many seconds (0: never)")
     args = parser.parse_args()
@@ -114,6 +138,17 @@ def main():
     faults = Faults(inspect_port) if args.faults else None
     if faults:
         faults.post({})
+    if args.sigterm:
+        request = urllib.request.Request(f"http://127.0.0.1:{inspect_port}/faults", method="POST",
+                                         data=json.dumps({"latency": args.latency}).encode(),
+                                         headers={"content-type": "application/json"})
+        urllib.request.urlopen(request, timeout=10).read()
+    scenario = f"{ROOT}/Scenarios/delivery.yaml"
+    if args.sigterm:
+        # Pushes at most a second apart (not delivery.yaml's 15 s), so a stall stands out.
+        scenario = f"{work}/delivery.yaml"
+        with open(f"{ROOT}/Scenarios/delivery.yaml") as source, open(scenario, "w") as copy:
+            copy.write(source.read().replace("min-interval: 15s", "min-interval: 1s"))
 
     config = f"{work}/bridge.yaml"
 
@@ -123,6 +158,7 @@ def main():
             f.write(f"""liveline-bridge: 1
 listen: 127.0.0.1:{port}
 store: {store}
+drain-timeout: {args.drain_timeout:g}s
 api-keys: [sha256:{hashlib.sha256(API_KEY.encode()).hexdigest()}]
 sources:
   orders:
@@ -133,7 +169,7 @@ sources:
     activity-key: /data/order_id
     order-key: /data/sequence
     order: sequence
-    scenario: {ROOT}/Scenarios/delivery.yaml
+    scenario: {scenario}
     events:
       order.eta:
         set: {{ minutesLeft: /data/minutes_left }}
@@ -147,7 +183,7 @@ sources:
         port = ports[index]
         bridges[index] = subprocess.Popen(
             [args.liveline, "bridge", "serve", "--config", write_config(port), "--apns-url", f"https://127.0.0.1:{mock_port}",
-             "--ca-file", ca, "--instance", f"crash-{index}-{time.time_ns()}", "--lease", "5s"],
+             "--ca-file", ca, "--instance", f"crash-{index}-{time.time_ns()}", "--lease", "30s" if args.sigterm else "5s"],
             stdout=logs, stderr=logs, env=env)
         wait_http(f"http://127.0.0.1:{port}/healthz")
 
@@ -174,8 +210,13 @@ sources:
 
     pace = Pace(args.rate)
 
+    acknowledged_at = {}
+    answers = Counter()
+
     def send(item, ports_now):
         key, sequence, msg_id, body = item
+        if args.sigterm:
+            return send_retrying(item)
         # While the only bridge is down, sends fail at once: no need to pace them.
         if not (killed.is_set() and args.instances == 1 and bridges[0].poll() is not None):
             pace.wait()
@@ -189,15 +230,94 @@ sources:
                     os.kill(bridges[0].pid, signal.SIGKILL)
         return status
 
+    def send_retrying(item):
+        """--sigterm: one webhook, retried every 200 ms (on another bridge when there are two)
+        until acknowledged, as a sender does after a 503 or a refused connection."""
+        key, sequence, msg_id, body = item
+        pace.wait()
+        for attempt in range(300):
+            port = random.choice(ports)
+            status, headers, answer = poster.post_answer(port, "/v1/webhooks/orders", body, sign(body, msg_id, int(time.time())))
+            answered_at = time.time()
+            # A connection that failed while its bridge still ran and drained (not one refused
+            # once it stopped listening, or a stale keep-alive one the restarted bridge never had).
+            stopped = stopping.get(index_of(port))
+            draining = stopped is not None and stopped.poll() is None
+            with lock:
+                if 200 <= status < 300:
+                    acknowledged[(key, sequence)] = True
+                    acknowledged_at.setdefault((key, sequence), time.time())
+                    answers["2xx"] += 1
+                    return status
+                if status == 503 and b'"draining"' in answer:
+                    answers["503 draining" + (" with Retry-After" if "Retry-After" in headers or "retry-after" in headers else " WITHOUT Retry-After")] += 1
+                elif status == 0:
+                    answers["no answer (" + ("while its bridge drained" if draining else "bridge stopped, starting or a stale connection") + ")"] += 1
+                    if draining:
+                        unanswered.append((index_of(port), answered_at))
+                else:
+                    answers[f"{status}"] += 1
+            time.sleep(0.2)
+        return status
+
+    def index_of(port):
+        return ports.index(port)
+
+    stopping = {}  # index: the process being stopped
+    drains = []
+    unanswered = []
+    exits = []
+
+    def restarter():
+        """--sigterm: stops and starts the bridges in turn while the webhooks come."""
+        for restart in range(args.restarts):
+            target = len(webhooks) * (restart + 1) // (args.restarts + 1)
+            while len(acknowledged) < target:
+                time.sleep(0.05)
+            index = restart % args.instances
+            with lock:
+                stopping[index] = bridges[index]
+            began = time.time()
+            bridges[index].send_signal(signal.SIGTERM)
+            try:
+                code = bridges[index].wait(timeout=args.drain_timeout + 30)
+            except subprocess.TimeoutExpired:
+                bridges[index].kill()
+                code = "killed after not exiting"
+            drains.append((index, time.time() - began, code))
+            exits.append((index, began, time.time()))
+            start(index)
+            with lock:
+                stopping.pop(index, None)
+
+    restarts = threading.Thread(target=restarter, daemon=True) if args.sigterm else None
+    if restarts:
+        restarts.start()
+
     started = time.time()
     if faults:
         faults.cycle()
     with ThreadPoolExecutor(args.threads) as pool:
         statuses = list(pool.map(lambda item: send(item, ports), webhooks))
-    bridges[0].wait()
-    print(f"burst: {len(webhooks)} webhooks in {time.time() - started:.1f}s, {len(acknowledged)} acknowledged, "
-          f"bridge 0 killed with -9 after {len(webhooks) // 3}")
-    start(0)
+    if args.sigterm:
+        restarts.join()
+        print(f"burst: {len(webhooks)} webhooks in {time.time() - started:.1f}s, {len(acknowledged)} acknowledged; "
+              f"answers: {dict(answers)}")
+        for index, took, code in drains:
+            print(f"  SIGTERM to bridge {index}: exited {code} after {took:.2f}s (drain-timeout {args.drain_timeout:g}s)")
+        # When did a draining bridge leave a request unanswered: during the drain, or as it
+        # closed its connections at the end (a keep-alive connection the sender reused then)?
+        before_exit = sorted(min((end - at for i, began, end in exits if i == index and began <= at <= end), default=-1)
+                             for index, at in unanswered)
+        if before_exit:
+            print(f"  requests a draining bridge left unanswered: {len(before_exit)}, "
+                  f"{sum(1 for d in before_exit if 0 <= d <= 0.25)} of them in the last 250 ms before its exit "
+                  f"(its HTTP server closing at the drain's end); the earliest {max(before_exit):.2f}s before the exit")
+    else:
+        bridges[0].wait()
+        print(f"burst: {len(webhooks)} webhooks in {time.time() - started:.1f}s, {len(acknowledged)} acknowledged, "
+              f"bridge 0 killed with -9 after {len(webhooks) // 3}")
+        start(0)
     # Memory of the restarted bridge while it takes the rest of the burst (and of the mock).
     sampler = RSSSampler(args.rss_every, {"bridge 0": lambda: bridges[0].pid, "mock": lambda: mock.pid})
     missing = [item for item in webhooks if (item[0], item[1]) not in acknowledged]
@@ -240,11 +360,14 @@ sources:
             print(f"replayed: {sum('queued' in line for line in replies.splitlines())} queued with the current state")
             wait_idle()
 
+    delays = []
+
     def check():
         problems, pushes_total, repeats = [], 0, 0
+        delays.clear()
         for key, token in tokens.items():
             history = json.loads(wait_http(f"http://127.0.0.1:{inspect_port}/activities/{token}/pushes"))
-            accepted, seen = [], set()
+            accepted, seen, shown_at = [], set(), []
             for push in history:
                 if push["status"] != 200:
                     continue
@@ -254,6 +377,11 @@ sources:
                     continue
                 seen.add(push["payload"])
                 accepted.append(json.loads(push["payload"])["aps"])
+                shown_at.append((1000 - accepted[-1]["content-state"]["minutesLeft"], push["time"] / 1000))
+            for (k, sequence), at in acknowledged_at.items():
+                if k == key:
+                    reached = min((t for shown, t in shown_at if shown >= sequence), default=None)
+                    delays.append(reached - at if reached is not None else float("inf"))
             pushes_total += len(accepted)
             if key in replayed and len(accepted) >= 2 and accepted[-1]["content-state"] == accepted[-2]["content-state"]:
                 accepted.pop(-2)  # the replay repeats the current state, newer: the device shows it once
@@ -283,8 +411,24 @@ sources:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
+    if args.sigterm:
+        if repeats:
+            problems.append(f"{repeats} pushes were sent twice (a stop abandoned pushes in flight)")
+        for index, took, code in drains:
+            if code != 0 or took > args.drain_timeout + 1:
+                problems.append(f"a SIGTERM to bridge {index} took {took:.1f}s and exited {code}")
+        stalls = [d for d in delays if d > args.drain_timeout]
+        if stalls:
+            problems.append(f"{len(stalls)} acknowledged webhooks reached the mock later than the drain deadline "
+                            f"({args.drain_timeout:g}s) after their 2xx; the longest after {max(stalls):.1f}s")
+        if any("WITHOUT" in answer for answer in answers):
+            problems.append(f"a draining bridge answered 503 without Retry-After: {dict(answers)}")
+        ordered = sorted(delays)
+        if ordered:
+            print(f"from a webhook's 2xx to its state at the mock: p50 {ordered[len(ordered) // 2]:.2f}s, "
+                  f"p99 {ordered[int(len(ordered) * 0.99)]:.2f}s, max {ordered[-1]:.2f}s over {len(ordered)} webhooks")
     print(f"checked {len(tokens)} activities, {pushes_total} pushes shown at the mock "
-          f"({repeats} sent again after the kill and dropped by the device as not newer): "
+          f"({repeats} sent again {'after a stop' if args.sigterm else 'after the kill'} and dropped by the device as not newer): "
           f"{'no problems' if not problems else str(len(problems)) + ' problems'} (logs: {work}/processes.log)")
     for problem in problems[:20]:
         print("  " + problem)

@@ -4,9 +4,12 @@
 # process (MOCK=embedded: the bridge's embedded one), and the bridge's resident memory sampled
 # every 30 s, with the store's file sizes and the mock's memory beside it. Prints the samples, the
 # first, peak and last values, and the receipt-to-APNs-answer latency at that steady rate. Uses
-# scripts/bench-bridge.sh's configuration and request files.
+# scripts/bench-bridge.sh's configuration and request files. With RETENTION (e.g. 2m) the
+# bridge keeps dispatched events only that long, so the store's size should level off once the
+# pruner runs; the rows it pruned are printed at the end (RETENTION=forever: nothing pruned).
 #
 #   swift build -c release --product liveline && scripts/bridge-soak.sh
+#   SECONDS_TOTAL=900 RATE=500 RETENTION=2m scripts/bridge-soak.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/bridge-bench-common.sh
@@ -39,4 +42,5 @@ wait "$load"
 grep -E "Requests/sec|Non-2xx|p50" "$work/wrk.txt" || true
 printf '%s\n' "${samples[@]}" | awk 'NR==1 {first=$1} {if ($1>peak) peak=$1; last=$1} END {printf "RSS first %d kB, peak %d kB, last %d kB\n", first, peak, last}'
 receipt_latency "$PORT" "$work/metrics.txt"
+grep -E '^liveline_store_pruned_rows_total' "$work/metrics.txt" || echo "no rows pruned"
 curl -s "http://127.0.0.1:$PORT/readyz"; echo

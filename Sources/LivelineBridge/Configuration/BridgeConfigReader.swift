@@ -29,7 +29,7 @@ struct BridgeConfigReader {
     /// ``SecretsNotLoaded``), shaped as `user:password` so that every scheme reads it.
     static let unloadedSecret = "secret-not-loaded:secret-not-loaded"
 
-    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "body-keys", "body-depth", "max-connections", "idle-timeout", "rate-limit", "app", "sources"]
+    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "body-keys", "body-depth", "max-connections", "idle-timeout", "drain-timeout", "retention", "rate-limit", "app", "sources"]
 
     mutating func error(_ node: Node, _ message: String) { base.log.error(base.location(node), message) }
 
@@ -78,11 +78,21 @@ struct BridgeConfigReader {
                 error(node, "expected idle-timeout from 1s to 1h, found \(ScenarioReader.describe(node))")
             }
         }
+        var drainTimeout = BridgeConfiguration.standardDrainTimeout
+        if let node = fields["drain-timeout"], let millis = base.duration(node, "drain-timeout") {
+            if (1000...120_000).contains(millis) {
+                drainTimeout = .milliseconds(millis)
+            } else {
+                error(node, "expected drain-timeout from 1s to 2m (under the orchestrator's grace period, 30 s in Kubernetes), found \(ScenarioReader.describe(node))")
+            }
+        }
+        let retention = fields["retention"].map { self.retention($0) } ?? .standard
         if let node = fields["rate-limit"] { defaultRateLimit = rateLimit(node) ?? nil }
         let sources = fields["sources"].map { self.sources($0) } ?? []
         var configuration = BridgeConfiguration(
             file: base.file, listen: listen, store: store, apns: apns, apiKeys: apiKeys, bodyLimit: bodyLimit,
-            jsonLimits: jsonLimits, maxConnections: maxConnections, idleTimeout: idleTimeout, sources: sources,
+            jsonLimits: jsonLimits, maxConnections: maxConnections, idleTimeout: idleTimeout,
+            drainTimeout: drainTimeout, retention: retention, sources: sources,
             stateDirectory: stateDirectory)
         if let node = fields["app"] {
             configuration.app = appPaths(node)
@@ -207,6 +217,33 @@ struct BridgeConfigReader {
             }
         }
         return keys
+    }
+
+    /// `retention: {events: 7d, dead-letters: 30d}`: each a duration (days allowed, like `7d`)
+    /// or `forever`; a key left out keeps its default.
+    mutating func retention(_ node: Node) -> RetentionPolicy {
+        var policy = RetentionPolicy.standard
+        guard let fields = base.fields(of: node, in: "retention", allowed: ["events", "dead-letters"], required: [:]) else { return policy }
+        if let node = fields["events"], let value = retentionPeriod(node, "retention.events") { policy.events = value }
+        if let node = fields["dead-letters"], let value = retentionPeriod(node, "retention.dead-letters") { policy.deadLetters = value }
+        return policy
+    }
+
+    /// A retention period: `7d`, `36h`, `2m`, or `forever` (`.some(nil)`); nil after an error.
+    private mutating func retentionPeriod(_ node: Node, _ what: String) -> Duration?? {
+        let text = node.scalar?.string ?? ""
+        if text == "forever" { return .some(nil) }
+        var millis: Millis?
+        if text.hasSuffix("d"), let days = Int64(text.dropLast()), days <= 36_500 {
+            millis = days * 86_400_000
+        } else {
+            millis = DurationText.parse(text)
+        }
+        guard let millis, millis >= 60_000 else {
+            error(node, "expected \(what) as a period of at least 1m, like 7d, 36h or 30m, or forever, found \(ScenarioReader.describe(node))")
+            return nil
+        }
+        return .milliseconds(millis)
     }
 
     /// Bytes, or a number with KiB or MiB.

@@ -30,6 +30,11 @@ public struct BridgeConfiguration: Sendable {
     /// How long a connection may sit idle, or half-way through sending a request, before the
     /// bridge closes it (`idle-timeout`).
     public var idleTimeout: Duration
+    /// The longest a graceful stop (SIGTERM) takes: pushes in flight are waited for until then,
+    /// and what is still unanswered is given back to the store for the next instance.
+    public var drainTimeout: Duration
+    /// How long the store keeps events and dead letters.
+    public var retention: RetentionPolicy
     /// The sources, in file order.
     public var sources: [SourceConfiguration]
     /// `app:`: the app's Swift source, resolved against the file's folder; empty when not given.
@@ -43,7 +48,9 @@ public struct BridgeConfiguration: Sendable {
         apiKeys: [APIKeyHash] = [], bodyLimit: Int = BridgeConfiguration.standardBodyLimit,
         jsonLimits: JSONParser.Limits = BridgeConfiguration.standardJSONLimits,
         maxConnections: Int = BridgeConfiguration.standardMaxConnections,
-        idleTimeout: Duration = BridgeConfiguration.standardIdleTimeout, sources: [SourceConfiguration],
+        idleTimeout: Duration = BridgeConfiguration.standardIdleTimeout,
+        drainTimeout: Duration = BridgeConfiguration.standardDrainTimeout,
+        retention: RetentionPolicy = .standard, sources: [SourceConfiguration],
         stateDirectory: BridgeStateDirectory? = nil
     ) {
         self.file = file
@@ -56,6 +63,8 @@ public struct BridgeConfiguration: Sendable {
         self.jsonLimits = jsonLimits
         self.maxConnections = maxConnections
         self.idleTimeout = idleTimeout
+        self.drainTimeout = drainTimeout
+        self.retention = retention
         self.sources = sources.map { source in
             var source = source
             source.jsonLimits = jsonLimits
@@ -77,6 +86,10 @@ public struct BridgeConfiguration: Sendable {
     /// 4,096: webhook senders keep a few connections each; well under a default 1,024-per-process
     /// descriptor limit raised for servers, and far under the store's and the kernel's limits.
     public static let standardMaxConnections = 4096
+
+    /// 10 s: a third of Kubernetes' default 30 s grace period, so the drain ends well before
+    /// the kill; APNs answers in milliseconds, so pushes in flight are answered long before.
+    public static let standardDrainTimeout = Duration.seconds(10)
 
     /// The source that `POST /v1/webhooks/{name}` names.
     public func source(named name: String) -> SourceConfiguration? { sources.first { $0.name == name } }

@@ -1,15 +1,18 @@
 import Liveline
 
 /// What the dispatcher keeps of an activity between steps, stored as the activity's engine
-/// state: the engine's snapshot, the story it follows, and the newest order key applied, so a
-/// late event is recognised as older after a restart too.
+/// state: the engine's snapshot, the story it follows, the newest order key applied, so a
+/// late event is recognised as older after a restart too, and per content-state field the
+/// order key of the newest event that set it, so a late event's fields that no newer event
+/// set still apply (``EventApplication``).
 ///
 /// It is written with every step of every activity, so it is stored in the compact byte form
 /// (``CompactWriter``) behind a magic number and a layout version, not as JSON: reading and
 /// writing it costs microseconds, not a general-purpose coder's walk.
 struct BridgeActivityState: Sendable, Hashable {
-    /// `LLA` and the layout version; bumped when the layout changes.
-    static let header: [UInt8] = [0x4C, 0x4C, 0x41, 1]
+    /// `LLA` and the layout version; bumped when the layout changes. Layout 2 added
+    /// ``fieldOrderKeys``; a layout 1 state (an older Liveline's) is read with none.
+    static let header: [UInt8] = [0x4C, 0x4C, 0x41, 2]
 
     /// The source whose scenario the activity plays.
     var source: String
@@ -19,6 +22,27 @@ struct BridgeActivityState: Sendable, Hashable {
     var lastOrderKeys: [String: Int64] = [:]
     /// The newest applied event per source, to name it when a late one is superseded.
     var lastEventIDs: [String: String] = [:]
+    /// Per source, per content-state field path (dotted: `courier.name`), the order key of the
+    /// newest applied event that set it, by its own rule or by the beat it triggered.
+    var fieldOrderKeys: [String: [String: Int64]] = [:]
+
+    /// Records that an event of `source` with `orderKey` set the fields at `paths`.
+    mutating func recordFields(_ paths: some Sequence<String>, source: String, orderKey: Int64) {
+        var keys = fieldOrderKeys[source] ?? [:]
+        for path in paths { keys[path] = max(keys[path] ?? .min, orderKey) }
+        fieldOrderKeys[source] = keys
+    }
+
+    /// The newest event of `source` that set `path`, a field inside it or a field it is in,
+    /// when its order key is above `orderKey`: a late event at `orderKey` must not overwrite it.
+    func newerSetter(of path: String, source: String, than orderKey: Int64) -> Int64? {
+        var newest: Int64?
+        for (setPath, key) in fieldOrderKeys[source] ?? [:] where key > orderKey {
+            guard setPath == path || path.hasPrefix(setPath + ".") || setPath.hasPrefix(path + ".") else { continue }
+            newest = max(newest ?? .min, key)
+        }
+        return newest
+    }
 
     func encoded() -> [UInt8] {
         var writer = CompactWriter(capacity: 512)
@@ -35,15 +59,29 @@ struct BridgeActivityState: Sendable, Hashable {
             writer.string(source)
             writer.string(id)
         }
+        writer.unsigned(UInt64(fieldOrderKeys.count))
+        for (source, fields) in fieldOrderKeys.sorted(by: { $0.key < $1.key }) {
+            writer.string(source)
+            writer.unsigned(UInt64(fields.count))
+            for (path, key) in fields.sorted(by: { $0.key < $1.key }) {
+                writer.string(path)
+                writer.int(key)
+            }
+        }
         return writer.bytes
     }
 
     static func decode(_ bytes: [UInt8]) throws(BridgeStateError) -> BridgeActivityState {
         var reader = CompactReader(bytes)
+        let layout: UInt8
         do {
-            try reader.expect(header, "the activity state header of this Liveline version (LLA, layout \(header[3]))")
+            try reader.expect(Array(header.prefix(3)), "the activity state header (LLA)")
+            layout = try reader.byte()
         } catch {
             throw BridgeStateError(message: "activity state was written by another Liveline version (\(error))")
+        }
+        guard layout == 1 || layout == header[3] else {
+            throw BridgeStateError(message: "activity state was written by another Liveline version (layout \(layout); this one reads 1 and \(header[3]))")
         }
         do {
             let source = try reader.string()
@@ -59,6 +97,14 @@ struct BridgeActivityState: Sendable, Hashable {
             }
             for _ in 0..<(try reader.count()) {
                 state.lastEventIDs[try reader.string()] = try reader.string()
+            }
+            if layout >= 2 {
+                for _ in 0..<(try reader.count()) {
+                    let source = try reader.string()
+                    var fields: [String: Int64] = [:]
+                    for _ in 0..<(try reader.count()) { fields[try reader.string()] = try reader.int64() }
+                    state.fieldOrderKeys[source] = fields
+                }
             }
             guard reader.isAtEnd else { throw reader.error("the end of the activity state") }
             return state

@@ -1,6 +1,7 @@
 import Foundation
 import Liveline
 import Logging
+import Synchronization
 
 /// Turns stored webhooks into pushes through the engine's rules, one activity at a time, and
 /// writes each step durably before anything is sent.
@@ -9,8 +10,10 @@ import Logging
 /// 1. **Resume** the activity's engine from its stored state, or start a new one at the first
 ///    step (its story is the registration's source, else its first event's).
 /// 2. **Order.** Events come oldest order key first. One older than an event already applied
-///    (same source) is kept and marked superseded: a late `DASHER_CONFIRMED` never undoes
-///    `DASHER_PICKED_UP`.
+///    (same source) applies only the fields no newer applied event has set (last writer wins
+///    per field, by order key) and is superseded whole when there are none: a late
+///    `DASHER_CONFIRMED` shows the courier's name but never undoes `DASHER_PICKED_UP`
+///    (``EventApplication``).
 /// 3. **Apply** each event's mapped actions (start, trigger a beat with `input`, set fields,
 ///    end) with the engine's rules: coalescing, one push a second, the budget, relevance,
 ///    the end and its dismissal. An event the story cannot take (an unknown beat, a field of
@@ -69,6 +72,7 @@ public final class BridgeDispatcher: Sendable {
     public let wakeSignal = WakeSignal()
     /// Rung when a step queued pushes.
     private let outboxSignal: WakeSignal?
+    private let stopping = Mutex(false)
 
     public init(
         store: any DispatchStore, catalog: StoryCatalog, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
@@ -83,12 +87,12 @@ public final class BridgeDispatcher: Sendable {
         self.outboxSignal = outboxSignal
     }
 
-    /// Dispatches until the task is cancelled, waking on ``wakeSignal``, at the next deadline
-    /// this instance wrote (a held push's second), or every poll interval. A store error is
-    /// logged and retried at the next poll: nothing acknowledged is dropped.
+    /// Dispatches until ``stop()`` or until the task is cancelled, waking on ``wakeSignal``, at
+    /// the next deadline this instance wrote (a held push's second), or every poll interval. A
+    /// store error is logged and retried at the next poll: nothing acknowledged is dropped.
     public func run() async {
         var deadlines = DeadlineQueue()
-        while !Task.isCancelled {
+        while !Task.isCancelled, !isStopping {
             do {
                 var report: PassReport
                 // A full batch means more may be waiting: go again at once.
@@ -97,16 +101,26 @@ public final class BridgeDispatcher: Sendable {
                     report = try await dispatch(now: began)
                     deadlines.removeAll(through: began)
                     for deadline in report.deadlines { deadlines.insert(deadline, now: began) }
-                } while report.activities >= configuration.batch && !Task.isCancelled
+                } while report.activities >= configuration.batch && !Task.isCancelled && !isStopping
             } catch {
                 // A stop cancels the pass mid-transaction, which rolls back: nothing of it is
                 // written, and the next start applies its events.
                 if Task.isCancelled { return }
                 logger.error("dispatch failed; retrying", metadata: ["error": "\(error)"])
             }
+            if isStopping { return }
             await wakeSignal.wait(upTo: deadlines.wait(now: Date(), poll: configuration.pollInterval))
         }
     }
+
+    /// Ends ``run()`` once the pass in flight is committed (a drain): what it decided is in the
+    /// outbox for the sender, and what no pass took up waits in the store for the next instance.
+    public func stop() {
+        stopping.withLock { $0 = true }
+        wakeSignal.ring()
+    }
+
+    private var isStopping: Bool { stopping.withLock { $0 } }
 
     /// One pass at `now`: claims activities with work, runs one step for each and writes them,
     /// all in one transaction (one fsync, however many activities).

@@ -6,6 +6,14 @@ import Liveline
 /// newest applied of its source, and apply its actions to the engine at one instant without
 /// flushing between them (`advancing: false`), so that one event is at most one push.
 ///
+/// **A late event** (its order key below the newest applied of its source) applies in part:
+/// the content-state fields it would set, by its rules or by the beat it triggers, that no
+/// newer applied event has set (last writer wins per field, by order key), and nothing else
+/// (its beat's place in the story, a start, an end, relevance and alerts would take the story
+/// back). When every field it sets was set by a newer event, it is superseded whole. So a late
+/// `DASHER_CONFIRMED` still shows the courier's name after `DASHER_PICKED_UP`, and never
+/// undoes the message, ETA or progress that `DASHER_PICKED_UP` set.
+///
 /// Pure apart from the engine and state it is given: the dispatcher runs it on live events,
 /// and a recording runs it again on the stored ones to see what each did.
 struct EventApplication: Sendable {
@@ -33,15 +41,75 @@ struct EventApplication: Sendable {
         }
         if mapped.isIgnored { return .ignored(mapped) }
         if let last = state.lastOrderKeys[event.source], event.orderKey < last {
-            let newer = state.lastEventIDs[event.source].map { " (\($0))" } ?? ""
-            return .superseded("older than an event already applied\(newer): order key \(event.orderKey) < \(last)")
+            return applyLate(mapped, of: event, newest: last, to: &engine, state: &state, at: t, writer: &writer, sink: &sink)
         }
+        let before = engine.state
         if let reason = apply(mapped, of: event, to: &engine, at: t, writer: &writer, sink: &sink) {
             return .superseded(reason)
         }
+        state.recordFields(
+            Self.changedFields(from: before, to: engine.state) + Self.fieldsSet(by: mapped.actions), source: event.source,
+            orderKey: event.orderKey
+        )
         state.lastOrderKeys[event.source] = max(state.lastOrderKeys[event.source] ?? .min, event.orderKey)
         state.lastEventIDs[event.source] = event.eventID
         return .applied(mapped)
+    }
+
+    /// A late event: only its fields that no newer applied event set. What the event would set
+    /// (by its rules and by the beat it triggers) is found by applying it whole to a copy of the
+    /// engine; the fields it changed there that no newer event set are then applied alone.
+    private func applyLate<Sink: PushSink>(
+        _ mapped: MappedEvent, of event: InboxEvent, newest: Int64, to engine: inout ActivityEngine, state: inout BridgeActivityState,
+        at t: Millis, writer: inout JSONWriter, sink: inout Sink
+    ) -> Outcome {
+        let newer = state.lastEventIDs[event.source].map { " (\($0))" } ?? ""
+        let older = "older than an event already applied\(newer): order key \(event.orderKey) < \(newest)"
+        // A state from before per-field order keys cannot say which fields are newer.
+        guard state.fieldOrderKeys[event.source] != nil else { return .superseded(older) }
+        var trial = engine
+        var trialWriter = JSONWriter()
+        var discarded = DiscardingSink()
+        if let reason = apply(mapped, of: event, to: &trial, at: t, writer: &trialWriter, sink: &discarded) {
+            return .superseded("\(older); \(reason)")
+        }
+        let fresh = Self.changedFields(from: engine.state, to: trial.state).compactMap { field -> ExternalChange.FieldChange? in
+            guard state.newerSetter(of: field, source: event.source, than: event.orderKey) == nil, let value = trial.state[field] else { return nil }
+            return ExternalChange.FieldChange([field], value)
+        }
+        guard !fresh.isEmpty else { return .superseded(older + "; every field it sets was set by a newer event") }
+        let part = MappedEvent(
+            eventID: mapped.eventID, eventIDIsBodyHash: mapped.eventIDIsBodyHash, eventType: mapped.eventType,
+            activityKey: mapped.activityKey, orderKey: mapped.orderKey, actions: [.change(ExternalChange(label: event.eventType, set: fresh))]
+        )
+        if let reason = apply(part, of: event, to: &engine, at: t, writer: &writer, sink: &sink) {
+            return .superseded("\(older); its fields no newer event set could not be applied: \(reason)")
+        }
+        state.recordFields(fresh.map(Self.path), source: event.source, orderKey: event.orderKey)
+        return .applied(mapped)
+    }
+
+    /// A field's dotted path, as ``BridgeActivityState/fieldOrderKeys`` keeps it.
+    private static func path(_ field: ExternalChange.FieldChange) -> String { field.path.joined(separator: ".") }
+
+    /// The fields an event's own rules set.
+    private static func fieldsSet(by actions: [MappedAction]) -> [String] {
+        actions.flatMap { action -> [String] in
+            guard case .change(let change) = action else { return [] }
+            return change.set.map(path)
+        }
+    }
+
+    /// Takes a trial's pushes and drops them.
+    private struct DiscardingSink: PushSink {
+        mutating func receive(_ push: Push, from activity: ActivityEngine) {}
+        mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {}
+    }
+
+    /// The top-level fields whose value changed (what a triggered beat set).
+    private static func changedFields(from before: StateObject, to after: StateObject) -> [String] {
+        guard before != after else { return [] }
+        return after.keys.filter { before[$0] != after[$0] }
     }
 
     private struct Unmappable: Error {

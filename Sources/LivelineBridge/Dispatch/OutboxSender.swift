@@ -3,6 +3,7 @@ import Liveline
 import LivelineAPNs
 import Logging
 import NIOCore
+import Synchronization
 
 /// Sends the outbox to APNs and records each answer durably, retrying by APNs' reason.
 ///
@@ -21,6 +22,11 @@ import NIOCore
 ///
 /// The store hands out one push per activity at a time, the oldest, so an activity's pushes
 /// reach APNs in the order they were decided even across retries and instances.
+///
+/// **Stopping.** ``stop(cutoff:)`` ends ``run()`` after the pass in flight: its pushes are
+/// answered and recorded, except those APNs has not answered by the cutoff, which are given
+/// back (with every other claim of this instance) so that the next instance sends them at once
+/// instead of after their lease.
 public final class OutboxSender: Sendable {
     public struct Configuration: Sendable {
         public var instance: String
@@ -59,6 +65,8 @@ public final class OutboxSender: Sendable {
     private let observer: any DispatchObserver
     private let logger: Logger
     private let host: String
+    private let cutoff = SendCutoff()
+    private let stopping = Mutex(false)
 
     public init(
         store: any OutboxStore, client: APNsClient, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
@@ -72,21 +80,58 @@ public final class OutboxSender: Sendable {
         self.host = client.configuration.endpoint.description
     }
 
-    /// Sends until the task is cancelled, waking on ``wakeSignal`` or every poll interval.
+    /// Sends until ``stop(cutoff:)`` (then gives back this instance's claims) or until the task
+    /// is cancelled, waking on ``wakeSignal`` or every poll interval.
     public func run() async {
-        while !Task.isCancelled {
+        while !Task.isCancelled, !isStopping {
             do {
                 var report = try await send(now: Date())
-                while report.claimed >= configuration.batch, !Task.isCancelled {
+                while report.claimed >= configuration.batch, !Task.isCancelled, !isStopping {
                     report = try await send(now: Date())
                 }
             } catch {
-                // A stop cancels the pass mid-query: the claimed pushes' leases expire and the
-                // next start sends them, so this is no failure to report.
+                // A cancellation stops the pass mid-query: the claimed pushes' leases expire and
+                // the next start sends them, so this is no failure to report.
                 if Task.isCancelled { return }
                 logger.error("sending the outbox failed; retrying", metadata: ["error": "\(error)"])
             }
+            if isStopping { break }
             await wakeSignal.wait(upTo: configuration.pollInterval)
+        }
+        guard isStopping, !Task.isCancelled else { return }
+        await releaseClaims()
+    }
+
+    /// Ends ``run()`` after the pass in flight; answers that have not come by `cutoff` (nil:
+    /// none is waited for) are given up, and their pushes given back.
+    public func stop(cutoff at: Date?) {
+        stopping.withLock { $0 = true }
+        wakeSignal.ring()
+        let cutoff = self.cutoff
+        guard let at, at > Date() else {
+            cutoff.fire()
+            return
+        }
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int64(at.timeIntervalSinceNow * 1000)))
+            cutoff.fire()
+        }
+    }
+
+    private var isStopping: Bool { stopping.withLock { $0 } }
+
+    /// Gives back the pushes and activities this instance still claims (unanswered at the cutoff,
+    /// or claimed by a pass that failed), so the next instance takes them at once.
+    private func releaseClaims() async {
+        do {
+            let released = try await store.releaseClaims(instance: configuration.instance)
+            if released.pushes + released.activities > 0 {
+                logger.notice("gave back unanswered work for the next instance", metadata: [
+                    "pushes": "\(released.pushes)", "activities": "\(released.activities)",
+                ])
+            }
+        } catch {
+            logger.error("could not give back this instance's claims; they return when their lease ends", metadata: ["error": "\(error)"])
         }
     }
 
@@ -100,13 +145,16 @@ public final class OutboxSender: Sendable {
         var report = PassReport()
         report.claimed = claimed.count
         guard !claimed.isEmpty else { return report }
-        // Send concurrently; record every answer of the pass in one transaction.
-        let decisions = await withTaskGroup(of: Decision.self) { group in
+        // Send concurrently; record every answer of the pass in one transaction. A push left
+        // unanswered at a stop's cutoff has no decision: its claim is given back after the pass.
+        let decisions = await withTaskGroup(of: Decision?.self) { group in
             for push in claimed {
                 group.addTask { await self.deliver(push, now: now) }
             }
             var decisions: [Decision] = []
-            for await decision in group { decisions.append(decision) }
+            for await decision in group {
+                if let decision { decisions.append(decision) }
+            }
             return decisions
         }
         let results = try await store.recordPushOutcomes(decisions.map(\.outcome))
@@ -133,8 +181,9 @@ public final class OutboxSender: Sendable {
         var retryReason: String
     }
 
-    /// Sends one push and decides what its answer means; records nothing.
-    private func deliver(_ claimed: ClaimedPush, now: Date) async -> Decision {
+    /// Sends one push and decides what its answer means; records nothing. Nil: a stop's cutoff
+    /// came before the answer.
+    private func deliver(_ claimed: ClaimedPush, now: Date) async -> Decision? {
         guard let request = request(for: claimed) else {
             // The target vanished between the claim and now: give the claim back for later
             // (the attempt is counted, but never sends it to the dead letters).
@@ -143,12 +192,7 @@ public final class OutboxSender: Sendable {
                 error: nil, retryReason: "no token"
             )
         }
-        let result: Result<APNsResponse, any Error>
-        do {
-            result = .success(try await client.send(request))
-        } catch {
-            result = .failure(error)
-        }
+        guard let result = await cutoff.send(request, with: client) else { return nil }
         let answeredAt = Date()
         switch result {
         case .success(let response):

@@ -20,7 +20,8 @@ import Synchronization
 ///
 /// The server is a swift-service-lifecycle `Service`: put it in the `ServiceGroup` beside the
 /// dispatcher, and a graceful shutdown (SIGTERM) stops it accepting connections and lets the
-/// requests in flight finish. ``makeApplication()`` gives the Hummingbird application itself
+/// requests in flight finish. ``BridgeService`` shuts it down last, so that it answers 503
+/// (``DrainMiddleware``) rather than refusing connections while the rest drains. ``makeApplication()`` gives the Hummingbird application itself
 /// for callers that compose it differently. Listening on port 0 picks a free port, which
 /// ``listeningPort()`` reports once the server is bound (tests use this).
 public final class BridgeHTTPServer: Service, Sendable {
@@ -50,6 +51,7 @@ public final class BridgeHTTPServer: Service, Sendable {
     /// Caps the open connections (`max-connections`).
     public let connectionLimiter: ConnectionLimiter
     private let listening = Mutex(Listening.starting(waiters: []))
+    private let drain: BridgeDrain
 
     /// - Parameters:
     ///   - configuration: sources, body limit, API key hashes and the listen address.
@@ -65,22 +67,25 @@ public final class BridgeHTTPServer: Service, Sendable {
     ///   - contentState: the current content-state of an activity, for `GET`.
     ///   - journal: the dispatcher's record of its recent steps, for `GET /v1/events/…`.
     ///   - device: what the device behind an activity shows, when the bridge can see it.
+    ///   - drain: once it begins, webhooks get 503 with `Retry-After` and `/readyz` says not
+    ///     ready, while the server keeps listening until its own graceful shutdown.
     public init(
         configuration: BridgeConfiguration, store: any Store, inbox: InboxWriter, metrics: BridgeMetrics, logger: Logger,
         listen: ListenAddress? = nil, clock: @escaping @Sendable () -> Date = { Date() },
         wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer, journal: DispatchJournal? = nil,
-        device: DeviceView? = nil
+        device: DeviceView? = nil, drain: BridgeDrain = BridgeDrain()
     ) {
         address = listen ?? configuration.listen
         idleTimeout = configuration.idleTimeout
         self.logger = logger
+        self.drain = drain
         let bodyLimit = RequestBodyLimit(limit: configuration.bodyLimit)
         ingest = WebhookIngest(configuration: configuration, inbox: inbox, metrics: metrics, wake: wake, clock: clock)
         registry = ActivityRegistryAPI(
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
             sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, device: device, wake: wake, clock: clock)
         events = EventStatusAPI(store: store, registry: registry, journal: journal)
-        operations = OperationsAPI(store: store, metrics: metrics)
+        operations = OperationsAPI(store: store, metrics: metrics, drain: drain)
         connectionLimiter = ConnectionLimiter(limit: configuration.maxConnections, logger: logger, onRefused: { metrics.connectionRefused() })
     }
 
@@ -88,6 +93,7 @@ public final class BridgeHTTPServer: Service, Sendable {
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: DrainMiddleware(drain: drain))
         let ingest = ingest, registry = registry, events = events, operations = operations
         router.post("/v1/webhooks/:source") { request, context in await ingest.respond(to: request, context: context) }
         router.put("/v1/activities/:key") { request, context in await registry.put(request, context: context) }

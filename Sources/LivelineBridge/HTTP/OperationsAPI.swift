@@ -8,18 +8,24 @@ import Logging
 /// - `/healthz` answers 200 while the process serves HTTP at all: restart it when this fails.
 /// - `/readyz` answers 200 with the store's depths when the store answers a query, else 503
 ///   with the store's error: send no traffic to an instance that cannot store what it
-///   acknowledges.
+///   acknowledges. While the instance drains (after SIGTERM) it answers 503 `draining`.
 /// - `/metrics` is the Prometheus text format of ``BridgeMetrics``; the depth gauges are read
 ///   from the store at each scrape (kept as they were when the store does not answer).
 struct OperationsAPI: Sendable {
     let store: any Store
     let metrics: BridgeMetrics
+    let drain: BridgeDrain
 
     func healthz(_ request: Request, context: some RequestContext) -> Response {
         JSONAnswer.make(.ok, ["status": .string("alive")])
     }
 
     func readyz(_ request: Request, context: some RequestContext) async -> Response {
+        if drain.isDraining {
+            return BridgeHTTPError(
+                .serviceUnavailable, code: "draining", reason: "this instance is shutting down: it finishes its pushes in flight and takes no new webhooks"
+            ).response
+        }
         do {
             let counts = try await store.counts()
             metrics.setDepths(counts)

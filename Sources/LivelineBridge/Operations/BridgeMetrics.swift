@@ -71,6 +71,9 @@ public final class BridgeMetrics: Sendable {
         static var connectionsRefused: MetricNameDescriptor {
             descriptor("liveline_connections_refused_total", "HTTP connections closed on arrival because max-connections were open.")
         }
+        static var pruned: MetricNameDescriptor {
+            descriptor("liveline_store_pruned_rows_total", "Rows the retention policy deleted, by table (inbox_events, dead_letters).")
+        }
         static var retries: MetricNameDescriptor { descriptor("liveline_push_retries_total", "Push attempts that failed and were scheduled again, by reason.") }
 
         static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
@@ -127,6 +130,11 @@ public final class BridgeMetrics: Sendable {
     /// error's kind).
     public func retried(reason: String) {
         registry.makeCounter(descriptor: Name.retries, labels: [("reason", reason)]).increment()
+    }
+
+    /// Counts rows of `table` that the retention policy deleted.
+    public func pruned(table: String, rows: Int) {
+        registry.makeCounter(descriptor: Name.pruned, labels: [("table", table)]).increment(by: Int64(rows))
     }
 
     /// Everything in the Prometheus text exposition format (version 0.0.4).

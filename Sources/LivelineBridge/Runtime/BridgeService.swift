@@ -3,15 +3,20 @@ import Liveline
 import LivelineAPNs
 import Logging
 import ServiceLifecycle
+import Synchronization
 
 /// The whole bridge in one process: the HTTP server (webhooks, registry, operations), a
 /// ``StreamClient`` per stream source, the dispatcher and the outbox sender, on one store,
 /// until SIGTERM or SIGINT.
 ///
-/// A graceful shutdown stops the streams and the HTTP server first (no new events; an event
-/// being stored is stored, requests in flight finish), then the dispatcher after its current
-/// step, then the sender after the pushes it has in flight are answered and recorded. Whatever is still queued stays in the store for the
-/// next start, or for another instance sharing a PostgreSQL store.
+/// A graceful shutdown (SIGTERM, SIGINT, ``shutdown()``) drains within the configuration's
+/// `drain-timeout` (``BridgeDrain``): at once, webhooks are answered 503 with `Retry-After`
+/// (the HTTP server keeps listening and answering until the end) and `/readyz` says not ready;
+/// the streams and the pruner stop; the dispatcher commits the pass in flight and stops; the
+/// sender waits for the pushes in flight to be answered and records them, gives up on those
+/// still unanswered shortly before the deadline, and gives back every claim of this instance,
+/// so the next instance (or another sharing a PostgreSQL store) takes them at once; then the
+/// HTTP server closes. Whatever is still queued stays in the store.
 ///
 /// `liveline bridge serve` is this type plus argument parsing; tests build it the same way.
 public final class BridgeService: Sendable {
@@ -45,9 +50,13 @@ public final class BridgeService: Sendable {
     public let dispatcher: BridgeDispatcher
     public let sender: OutboxSender
     public let http: BridgeHTTPServer
+    public let pruner: StorePruner
+    /// Begins at the graceful shutdown; the HTTP server and the sender follow it.
+    public let drain: BridgeDrain
     /// One per stream source, in configuration order.
     public let streams: [StreamClient]
     private let logger: Logger
+    private let group = Mutex<ServiceGroup?>(nil)
 
     /// - Parameter client: where pushes go (APNs, or a mock); the caller shuts it down.
     public init(configuration: BridgeConfiguration, store: any Store, client: APNsClient, options: Options = Options(), logger: Logger) {
@@ -68,10 +77,15 @@ public final class BridgeService: Sendable {
             observer: metrics, logger: logger, outboxSignal: sender.wakeSignal
         )
         self.dispatcher = dispatcher
+        let drain = BridgeDrain(timeout: configuration.drainTimeout)
+        self.drain = drain
         http = BridgeHTTPServer(
             configuration: configuration, store: store, inbox: inbox, metrics: metrics, logger: logger, listen: options.listen,
             wake: { dispatcher.wakeSignal.ring() }, contentState: { dispatcher.contentState(of: $0) },
-            journal: dispatcher.journal, device: options.device
+            journal: dispatcher.journal, device: options.device, drain: drain
+        )
+        pruner = StorePruner(
+            store: store, policy: configuration.retention, sources: configuration.sources.map(\.name), metrics: metrics, logger: logger
         )
         streams = configuration.sources.compactMap { [inbox] source in
             StreamClient(
@@ -85,28 +99,43 @@ public final class BridgeService: Sendable {
         "\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
     }
 
-    /// Runs until SIGTERM or SIGINT (a graceful shutdown) or until the task is cancelled.
+    /// Runs until SIGTERM or SIGINT or ``shutdown()`` (a graceful shutdown, a drain) or until
+    /// the task is cancelled.
     public func run() async throws {
-        let group = ServiceGroup(
-            configuration: .init(
-                // Shut down in reverse: the streams and HTTP first, then the dispatcher, then the sender.
-                services: [
-                    .init(service: Worker(name: "sender") { [sender, store] in
-                        await withTaskExecutorPreference(store.taskExecutor) { await sender.run() }
-                    }),
-                    .init(service: Worker(name: "dispatcher") { [dispatcher, store] in
-                        await withTaskExecutorPreference(store.taskExecutor) { await dispatcher.run() }
-                    }),
-                    .init(service: Worker(name: "depths") { [store, metrics, logger] in
-                        await Self.reportDepths(store: store, metrics: metrics, logger: logger)
-                    }),
-                    .init(service: http),
-                ] + streams.map { stream in .init(service: Worker(name: "stream \(stream.source.name)") { await stream.run() }) },
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
+        let drain = drain, sender = sender, dispatcher = dispatcher, store = store, logger = logger
+        var configuration = ServiceGroupConfiguration(
+            // Shut down in reverse: the drain's start first (webhooks get 503 from then on), the
+            // streams, the pruner, the dispatcher after its pass, the sender after its pushes in
+            // flight, and the HTTP server last, so that it answers until the drain is over.
+            services: [
+                .init(service: http),
+                .init(service: Worker(name: "sender", stop: { sender.stop(cutoff: drain.sendCutoff) }) {
+                    await withTaskExecutorPreference(store.taskExecutor) { await sender.run() }
+                }),
+                .init(service: Worker(name: "dispatcher", stop: { dispatcher.stop() }) {
+                    await withTaskExecutorPreference(store.taskExecutor) { await dispatcher.run() }
+                }),
+                .init(service: Worker(name: "depths") { [metrics] in
+                    await Self.reportDepths(store: store, metrics: metrics, logger: logger)
+                }),
+                .init(service: Worker(name: "pruner") { [pruner] in await pruner.run() }),
+            ] + streams.map { stream in .init(service: Worker(name: "stream \(stream.source.name)") { await stream.run() }) } + [
+                .init(service: DrainStart(drain: drain, logger: logger)),
+            ],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
         )
+        // A backstop: a drain that overruns (a store that does not answer) is cancelled.
+        configuration.maximumGracefulShutdownDuration = drain.timeout + .seconds(5)
+        let group = ServiceGroup(configuration: configuration)
+        self.group.withLock { $0 = group }
         try await group.run()
+    }
+
+    /// Begins a graceful shutdown, as SIGTERM does; ``run()`` returns when the drain is over.
+    public func shutdown() async {
+        drain.begin()
+        await group.withLock { $0 }?.triggerGracefulShutdown()
     }
 
     /// Sets the queue-depth gauges every few seconds.
@@ -122,18 +151,37 @@ public final class BridgeService: Sendable {
     }
 }
 
-/// A loop that runs until the graceful shutdown cancels it.
+/// A loop of the bridge. With `stop`, the graceful shutdown calls it and waits for the loop
+/// to end by itself; without, the graceful shutdown cancels the loop.
 private struct Worker: Service {
     var name: String
+    var stop: (@Sendable () -> Void)?
     var body: @Sendable () async -> Void
 
-    init(name: String, _ body: @escaping @Sendable () async -> Void) {
+    init(name: String, stop: (@Sendable () -> Void)? = nil, _ body: @escaping @Sendable () async -> Void) {
         self.name = name
+        self.stop = stop
         self.body = body
     }
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await body() }
+        if let stop {
+            await withGracefulShutdownHandler { await body() } onGracefulShutdown: { stop() }
+        } else {
+            await cancelWhenGracefulShutdown { await body() }
+        }
+    }
+}
+
+/// Begins the drain when the graceful shutdown reaches it, first of all (it is the last service).
+private struct DrainStart: Service {
+    let drain: BridgeDrain
+    let logger: Logger
+
+    func run() async throws {
+        guard (try? await gracefulShutdown()) != nil else { return }
+        drain.begin()
+        logger.notice("draining: webhooks get 503 until the pushes in flight are answered", metadata: ["drain-timeout": "\(drain.timeout)"])
     }
 }
 

@@ -173,6 +173,18 @@ extension SQLStore {
         return try deadLetter.int(0)
     }
 
+    public func releaseClaims(instance: String) async throws -> ReleasedClaims {
+        try await transaction { tx in
+            let pushes = try await tx.run(
+                "UPDATE outbox SET claimed_by = '', claim_expires_at = 0 WHERE claimed_by = $1 RETURNING id", [.text(instance)]
+            )
+            let activities = try await tx.run(
+                "UPDATE activity_leases SET instance = '', expires_at = 0 WHERE instance = $1 RETURNING activity_key", [.text(instance)]
+            )
+            return ReleasedClaims(pushes: pushes.count, activities: activities.count)
+        }
+    }
+
     public func deadLetters(limit: Int) async throws -> [DeadLetter] {
         try await transaction { tx in
             try await tx.run(

@@ -2,8 +2,8 @@ import Foundation
 
 /// The bridge's durable state, by role: the inbox of verified webhooks (``InboxStore``), the
 /// dispatcher's passes (``DispatchStore``), the outbox and its dead letters (``OutboxStore``),
-/// the activity registry and its API keys (``RegistryStore``), and recordings
-/// (``RecordingStore``). Each part of the bridge is given the role it uses; ``BridgeService``
+/// the activity registry and its API keys (``RegistryStore``), recordings
+/// (``RecordingStore``) and what retention deletes (``RetentionStore``). Each part of the bridge is given the role it uses; ``BridgeService``
 /// and the operations endpoints hold the whole.
 ///
 /// Every method is one transaction: when it returns, what it wrote is committed (on SQLite
@@ -17,7 +17,7 @@ import Foundation
 /// replay's activity, due pushes while they are sent) are leased to an `instance` name, so that
 /// no two instances work on the same activity or push at once, and a lease that expires (its
 /// instance died) is taken over.
-public protocol Store: InboxStore, DispatchStore, OutboxStore, RegistryStore, RecordingStore {
+public protocol Store: InboxStore, DispatchStore, OutboxStore, RegistryStore, RecordingStore, RetentionStore {
     /// Depths for metrics and `/readyz`.
     func counts() async throws -> StoreCounts
     /// Closes connections; the store is unusable afterwards. Call it before the last reference

@@ -53,6 +53,26 @@ import Testing
         expectError(yaml, 3, 8, "store reads the environment variable LIVELINE_BRIDGE_STORE, which is not set (set it to sqlite:PATH or a postgres:// URL)")
     }
 
+    /// A drain longer than the orchestrator waits would be cut by its kill; retention shorter
+    /// than a minute would delete what `bridge record` was asked to keep.
+    @Test func drainTimeoutAndRetentionAreReadAndChecked() throws {
+        let yaml = Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\ndrain-timeout: 20s\nretention: { events: 3d, dead-letters: forever }")
+        let configuration = try BridgeConfigurationLoader(environment: [:]).load(yaml: yaml, file: testConfigurationFile)
+        #expect(configuration.drainTimeout == .seconds(20))
+        #expect(configuration.retention.events == .seconds(3 * 86_400) && configuration.retention.deadLetters == nil)
+        let defaults = try BridgeConfigurationLoader(environment: [:]).load(yaml: Self.valid, file: testConfigurationFile)
+        #expect(defaults.drainTimeout == .seconds(10) && defaults.retention == .standard)
+
+        expectError(
+            Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\ndrain-timeout: 5m"), 3, 16,
+            "expected drain-timeout from 1s to 2m (under the orchestrator's grace period, 30 s in Kubernetes), found '5m'"
+        )
+        expectError(
+            Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { events: 30s }"), 3, 22,
+            "expected retention.events as a period of at least 1m, like 7d, 36h or 30m, or forever, found '30s'"
+        )
+    }
+
     @Test func aMisspeltSecretsKeyIsReportedOnce() {
         let found = configurationErrors(Self.changed("secrets:", "secret:"))
         #expect(found.map(\.message) == ["unknown key 'secret' in source 'shop'; did you mean 'secrets'?"])

@@ -46,6 +46,20 @@ extension SQLStore {
         }
     }
 
+    func markSuperseded(_ sequences: [Int64], reason: String, instance: String) async throws -> Int {
+        try await mark(sequences, state: "superseded", reason: reason, instance: instance)
+    }
+
+    func releaseActivities(_ keys: [String], instance: String) async throws {
+        guard !keys.isEmpty else { return }
+        try await transaction { tx in
+            try await tx.run(
+                "UPDATE activity_leases SET instance = '', expires_at = 0 WHERE instance = $1 AND activity_key IN (\(SQLDialect.placeholders(from: 2, count: keys.count)))",
+                [.text(instance)] + keys.map(SQLValue.text)
+            )
+        }
+    }
+
     func markApplied(_ sequences: [Int64], instance: String) async throws -> Int {
         try await mark(sequences, state: "applied", reason: nil, instance: instance)
     }

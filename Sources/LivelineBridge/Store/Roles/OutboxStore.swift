@@ -19,4 +19,9 @@ public protocol OutboxStore: Sendable {
 
     /// Dead letters, oldest first.
     func deadLetters(limit: Int) async throws -> [DeadLetter]
+
+    /// Gives back every claim `instance` holds, on pushes and on activities, so that another
+    /// instance takes them at once instead of after their lease: what a stopping instance
+    /// could not finish. Returns how many of each it gave back.
+    func releaseClaims(instance: String) async throws -> ReleasedClaims
 }

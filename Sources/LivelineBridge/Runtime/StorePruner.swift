@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+
+/// Deletes what the ``RetentionPolicy`` no longer keeps, in the background, so the store stays
+/// the same size at a steady rate: every `interval`, for each table, batches of at most
+/// `batch` rows, one transaction each, with a `pause` between them for the writers. A round
+/// ends at the first batch that finds fewer rows than it could take.
+///
+/// Each batch is short and the pruner never runs two at once, so webhooks and dispatch passes
+/// wait at most one small batch for the store's writer (SQLite has one); on PostgreSQL the
+/// deleted rows are ones no writer touches any more.
+public final class StorePruner: Sendable {
+    /// What one round deleted.
+    public struct Report: Sendable, Hashable {
+        public var events = 0
+        public var deadLetters = 0
+        public var batches = 0
+    }
+
+    public let policy: RetentionPolicy
+    private let store: any RetentionStore
+    private let sources: [String]
+    private let metrics: BridgeMetrics?
+    private let logger: Logger
+
+    /// - Parameter sources: whose events to prune (the configured sources).
+    public init(store: any RetentionStore, policy: RetentionPolicy, sources: [String], metrics: BridgeMetrics? = nil, logger: Logger) {
+        self.store = store
+        self.policy = policy
+        self.sources = sources
+        self.metrics = metrics
+        self.logger = logger
+    }
+
+    /// Prunes every `interval` until the task is cancelled; a store error is logged and the
+    /// round tried again at the next interval.
+    public func run() async {
+        guard policy.events != nil || policy.deadLetters != nil else { return }
+        while !Task.isCancelled {
+            do {
+                let report = try await prune(now: Date())
+                if report.events + report.deadLetters > 0 {
+                    logger.info("pruned the store", metadata: [
+                        "events": "\(report.events)", "dead-letters": "\(report.deadLetters)", "batches": "\(report.batches)",
+                    ])
+                }
+            } catch {
+                if Task.isCancelled { return }
+                logger.warning("pruning the store failed; trying again later", metadata: ["error": "\(error)"])
+            }
+            try? await Task.sleep(for: policy.interval)
+        }
+    }
+
+    /// One round at `now`: everything older than the policy keeps, batch by batch.
+    @discardableResult
+    public func prune(now: Date) async throws -> Report {
+        var report = Report()
+        if let keep = policy.events {
+            let cutoff = now.addingTimeInterval(-keep.inSeconds)
+            for source in sources {
+                let (rows, batches) = try await batches {
+                    try await self.store.pruneEvents(source: source, receivedBefore: cutoff, limit: self.policy.batch)
+                }
+                report.events += rows
+                report.batches += batches
+            }
+            metrics?.pruned(table: "inbox_events", rows: report.events)
+        }
+        if let keep = policy.deadLetters {
+            let cutoff = now.addingTimeInterval(-keep.inSeconds)
+            let (rows, batches) = try await batches {
+                try await self.store.pruneDeadLetters(failedBefore: cutoff, limit: self.policy.batch)
+            }
+            report.deadLetters = rows
+            report.batches += batches
+            metrics?.pruned(table: "dead_letters", rows: report.deadLetters)
+        }
+        return report
+    }
+
+    /// Runs `batch` until it deletes fewer than a full batch, pausing between; the rows
+    /// deleted and the batches run.
+    private func batches(_ batch: @Sendable () async throws -> Int) async throws -> (rows: Int, batches: Int) {
+        var rows = 0, batches = 0
+        while !Task.isCancelled {
+            let deleted = try await batch()
+            batches += 1
+            rows += deleted
+            guard deleted >= policy.batch else { break }
+            if policy.pause > .zero { try await Task.sleep(for: policy.pause) }
+        }
+        return (rows, batches)
+    }
+}

@@ -1,0 +1,13 @@
+import Foundation
+
+/// What ``StorePruner`` deletes once the configured retention has passed, in small batches.
+public protocol RetentionStore: Sendable {
+    /// Deletes up to `limit` events of `source` that a dispatch step applied or superseded and
+    /// that were received before `cutoff`, oldest first, in one transaction; returns how many.
+    /// Pending events are never deleted, nor the source's newest event (a stream resumes from it).
+    func pruneEvents(source: String, receivedBefore cutoff: Date, limit: Int) async throws -> Int
+
+    /// Deletes up to `limit` dead letters that failed before `cutoff`, oldest first, in one
+    /// transaction; returns how many.
+    func pruneDeadLetters(failedBefore cutoff: Date, limit: Int) async throws -> Int
+}

@@ -1,0 +1,37 @@
+import Foundation
+
+/// Deleting what the retention policy no longer keeps, a small batch per transaction: each
+/// batch finds its rows by an index range (events by source and time of receipt) and deletes
+/// them by key, so it holds the writer for milliseconds however large the store is. On SQLite
+/// the freed pages are reused by new rows, so the file stops growing.
+extension SQLStore {
+    public func pruneEvents(source: String, receivedBefore cutoff: Date, limit: Int) async throws -> Int {
+        try await transaction { tx in
+            try await tx.run(
+                """
+                DELETE FROM inbox_events WHERE sequence IN (
+                    SELECT sequence FROM inbox_events
+                    WHERE source = $1 AND received_at < $2 AND state <> 'pending'
+                      AND sequence <> (SELECT n.sequence FROM inbox_events n WHERE n.source = $1
+                                       ORDER BY n.received_at DESC, n.sequence DESC LIMIT 1)
+                    ORDER BY received_at, sequence LIMIT \(SQLDialect.limit(limit))
+                ) RETURNING sequence
+                """,
+                [.text(source), .millis(cutoff)]
+            ).count
+        }
+    }
+
+    public func pruneDeadLetters(failedBefore cutoff: Date, limit: Int) async throws -> Int {
+        try await transaction { tx in
+            try await tx.run(
+                """
+                DELETE FROM dead_letters WHERE id IN (
+                    SELECT id FROM dead_letters WHERE failed_at < $1 ORDER BY id LIMIT \(SQLDialect.limit(limit))
+                ) RETURNING id
+                """,
+                [.millis(cutoff)]
+            ).count
+        }
+    }
+}
