@@ -1,4 +1,5 @@
-// swift-tools-version: 6.1
+// swift-tools-version: 6.2
+// 6.2: the dependencies' own manifests (Hummingbird's, swift-log's and others) need it.
 import PackageDescription
 
 let package = Package(
@@ -28,7 +29,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/vapor/sqlite-nio.git", from: "1.13.2"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // No traits: the bridge uses neither swift-configuration support nor full Foundation's
+        // form coding, and with both default traits on, any change to the environment (which
+        // re-reads the manifests) recompiled Hummingbird: SwiftPM passes a package's enabled
+        // traits as -D flags in an order that differs from one reading to the next.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),

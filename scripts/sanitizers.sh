@@ -6,8 +6,8 @@
 #   scripts/sanitizers.sh thread     # one
 #
 # About 20 minutes of build and 10 of tests per sanitizer on two cores, so `.ci/run` runs it
-# only when asked: LIVELINE_CI_SANITIZERS=1 .ci/run. The store tests need PostgreSQL as for
-# `swift test` (LIVELINE_TEST_POSTGRES_URL; .ci/run sets it).
+# only when asked: LIVELINE_CI_SANITIZERS=1 .ci/run. The store tests find PostgreSQL as under
+# scripts/test.sh (a throwaway server of their own, or LIVELINE_TEST_POSTGRES_URL).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

@@ -300,10 +300,15 @@ struct MockAPNsCommand: AsyncParsableCommand {
             tlsFlag = "--http2 --cacert <your CA>"
         }
         let auth = acceptAnyToken ? "" : " -H \"authorization: bearer $JWT\""
+        // `$JWT`: a token signed with the first key, made the way the README shows.
+        var token = ""
+        if !acceptAnyToken, let key = authKeys.first, let keyID = keyIDs.first, let teamID = teamIDs.first {
+            token = "  JWT=$(liveline token --key \(key) --key-id \(keyID) --team-id \(teamID))\n"
+        }
         let timestamp = Int(Date().timeIntervalSince1970)
         say("""
             try it:
-              curl -i \(tlsFlag)\(auth) \\
+            \(token)  curl -i \(tlsFlag)\(auth) \\
                 -H 'apns-topic: com.example.app.push-type.liveactivity' -H 'apns-push-type: liveactivity' -H 'apns-priority: 10' \\
                 --data '{"aps":{"timestamp":\(timestamp),"event":"update","content-state":{"status":"on-the-way"}}}' \\
                 \(server.baseURL)/3/device/00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0

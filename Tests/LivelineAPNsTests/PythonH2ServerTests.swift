@@ -86,16 +86,8 @@ final class PythonH2Server: @unchecked Sendable {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/h2-conformance.py").path
 
-    static let isAvailable: Bool = {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import h2"]
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
-        probe.waitUntilExit()
-        return probe.terminationStatus == 0
-    }()
+    static let isAvailable = ToolRequirement(untested: "the client against Python's h2", provider: "pip:h2")
+        .check(ToolRequirement.succeeds(["python3", "-c", "import h2"]))
 
     let port: Int
     private let process: Process

@@ -5,9 +5,7 @@ import Testing
 /// `liveline bridge serve` with the ready-made stream source against `scripts/stream-feed.py`:
 /// the banner names the stream, events arrive and show in `/metrics`, and SIGTERM stops it
 /// cleanly with the stream open.
-@Suite(.enabled(if: (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
-    FileManager.default.isExecutableFile(atPath: "\($0)/python3")
-}, "needs python3"))
+@Suite(.enabled(if: ToolRequirement(untested: "bridge serve with a stream", provider: "python3").check(ToolRequirement.onPath("python3")), "needs python3"))
 struct BridgeStreamCommandTests {
     @Test func aStreamSourceIsServedAndSIGTERMStopsIt() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-stream-cli-\(UUID().uuidString)")

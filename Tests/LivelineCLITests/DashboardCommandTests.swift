@@ -72,7 +72,12 @@ import Testing
         #expect(result.stderr.contains("--dashboard draws the embedded mock's device"))
     }
 
-    @Test("the page in headless Chromium while football.yaml plays: score, alert banner, stale, ended, screenshots")
+    /// Chromium, which scripts/dashboard-check.py drives (Debian's package, or Google's browser).
+    static let chromiumIsAvailable = ToolRequirement(untested: "the dashboard in Chromium", provider: "chromium")
+        .check(["chromium", "chromium-browser", "google-chrome"].contains(where: ToolRequirement.onPath) && ToolRequirement.onPath("python3"))
+
+    @Test("the page in headless Chromium while football.yaml plays: score, alert banner, stale, ended, screenshots",
+          .enabled(if: chromiumIsAvailable, "needs chromium and python3 (apt-get install -y chromium)"))
     func chromium() async throws {
         let binary = try CLI.binary()
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")

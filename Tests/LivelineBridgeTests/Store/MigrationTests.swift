@@ -129,7 +129,7 @@ import Testing
     }
 
     @Test func aWrongPostgresPasswordSaysSo() async throws {
-        guard let url = F.postgresURL() else { return }
+        guard let url = try await F.postgresURL() else { return }
         var location = try PostgresLocation(parsing: url)
         location.password = "not-the-password"
         do {

@@ -13,13 +13,14 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// Fresh, real stores: a SQLite file in a new temporary directory, or a new schema in the
-/// PostgreSQL database that `LIVELINE_TEST_POSTGRES_URL` names (`.ci/run` starts one). Without
-/// that variable the PostgreSQL cases fail, unless `LIVELINE_SKIP_POSTGRES=1` says to skip them.
+/// PostgreSQL database of ``TestPostgres`` (the one `LIVELINE_TEST_POSTGRES_URL` names, or a
+/// throwaway server the tests start themselves). Without PostgreSQL's server installed, or with
+/// `LIVELINE_SKIP_POSTGRES=1`, the PostgreSQL cases are skipped with the reason.
 enum StoreFixture {
     static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
 
-    /// Runs `body` with a location no other test uses, and removes it afterwards. Returns
-    /// without running `body` only when PostgreSQL is skipped explicitly.
+    /// Runs `body` with a location no other test uses, and removes it afterwards. Without a
+    /// PostgreSQL server, the PostgreSQL case is skipped (cancelled with the reason).
     static func withLocation(_ kind: StoreKind, _ body: (StoreLocation) async throws -> Void) async throws {
         switch kind {
         case .sqlite:
@@ -29,7 +30,7 @@ enum StoreFixture {
             defer { try? FileManager.default.removeItem(at: directory) }
             try await body(.sqlite(path: directory.appendingPathComponent("bridge.db").path))
         case .postgres:
-            guard let url = postgresURL() else { return }
+            guard let url = try await postgresURL() else { return }
             var location = try PostgresLocation(parsing: url)
             location.schema = "t_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
             location.maximumConnections = 4
@@ -43,19 +44,40 @@ enum StoreFixture {
         }
     }
 
-    /// `LIVELINE_TEST_POSTGRES_URL`; when unset, a recorded failure (the test fails) or, with
-    /// `LIVELINE_SKIP_POSTGRES=1`, an explicit skip. Either way nil.
-    static func postgresURL() -> String? {
-        let environment = ProcessInfo.processInfo.environment
-        if let url = environment["LIVELINE_TEST_POSTGRES_URL"], !url.isEmpty { return url }
-        if environment["LIVELINE_SKIP_POSTGRES"] == "1" { return nil }
-        Issue.record(
-            """
-            LIVELINE_TEST_POSTGRES_URL is not set, so the PostgreSQL store was not tested. Run .ci/run, \
-            or set it (postgres://USER:PASSWORD@127.0.0.1:5432/DB), or set LIVELINE_SKIP_POSTGRES=1 to skip.
-            """
-        )
-        return nil
+    /// The URL of the tests' PostgreSQL database. Without a server this skips the current test
+    /// case with the reason (and notes it for `scripts/test.sh`'s last line) and returns nil; a
+    /// server that is installed but does not start is a failure.
+    static func postgresURL() async throws -> String? {
+        if ProcessInfo.processInfo.environment["LIVELINE_SKIP_POSTGRES"] == "1" {
+            try skip("LIVELINE_SKIP_POSTGRES=1: the PostgreSQL store is not tested")
+            return nil
+        }
+        switch await TestPostgres.server.value {
+        case .url(let url):
+            return url
+        case .unavailable(let reason):
+            TestPostgres.requirement.note()
+            try skip("\(reason), so the PostgreSQL store is not tested (scripts/test.sh installs PostgreSQL)")
+            return nil
+        case .failed(let reason):
+            throw PostgresUnavailable(reason: reason)
+        }
+    }
+
+    /// Skips the current test case: cancelled with `reason` where Swift Testing can (Swift
+    /// 6.3), else the reason recorded as a known issue.
+    private static func skip(_ reason: String) throws {
+        #if compiler(>=6.3)
+        try Test.cancel(Comment(rawValue: reason))
+        #else
+        withKnownIssue(Comment(rawValue: reason)) { Issue.record(Comment(rawValue: reason)) }
+        #endif
+    }
+
+    /// PostgreSQL's server binaries are installed but a server could not be started with them.
+    struct PostgresUnavailable: Error, CustomStringConvertible {
+        let reason: String
+        var description: String { reason }
     }
 
     /// Opens a fresh store, runs `body`, closes it.

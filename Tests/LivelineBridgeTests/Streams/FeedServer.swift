@@ -11,10 +11,8 @@ final class FeedServer: Sendable {
     static let script = scenariosDirectory + "/../scripts/stream-feed.py"
     static let match = scenariosDirectory + "/sources/sportradar/match.ndjson"
 
-    static let pythonIsAvailable: Bool = FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-        || (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").contains {
-            FileManager.default.isExecutableFile(atPath: "\($0)/python3")
-        }
+    static let pythonIsAvailable = ToolRequirement(untested: "the bridge's stream client", provider: "python3")
+        .check(FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") || ToolRequirement.onPath("python3"))
 
     let port: Int
     let process: ChildProcess

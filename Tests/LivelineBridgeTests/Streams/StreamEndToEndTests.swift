@@ -334,9 +334,8 @@ struct StreamEndToEndTests {
         await feed.stop()
     }
 
-    static let opensslIsAvailable = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin").split(separator: ":").contains {
-        FileManager.default.isExecutableFile(atPath: "\($0)/openssl")
-    }
+    static let opensslIsAvailable = ToolRequirement(untested: "the stream client over TLS", provider: "openssl")
+        .check(ToolRequirement.onPath("openssl"))
 
     /// An https feed whose certificate a private CA signed: refused (a configuration problem,
     /// logged with its cause, still retried) until `ca-file` trusts it, then read.

@@ -17,7 +17,8 @@ enum Curl {
         }
     }
 
-    static var isAvailable: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/curl") }
+    static let isAvailable = ToolRequirement(untested: "the mock against curl", provider: "curl")
+        .check(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"))
 
     /// Runs `curl -s -i <arguments>` and parses the last response's status line and headers.
     static func run(_ arguments: [String], timeout: TimeInterval = 10) async throws -> Result {
