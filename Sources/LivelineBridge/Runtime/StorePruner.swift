@@ -59,34 +59,34 @@ public final class StorePruner: Sendable {
         if let keep = policy.events {
             let cutoff = now.addingTimeInterval(-keep.inSeconds)
             for source in sources {
-                let (rows, batches) = try await batches {
+                let (rows, batches) = try await batches(table: "inbox_events") {
                     try await self.store.pruneEvents(source: source, receivedBefore: cutoff, limit: self.policy.batch)
                 }
                 report.events += rows
                 report.batches += batches
             }
-            metrics?.pruned(table: "inbox_events", rows: report.events)
         }
         if let keep = policy.deadLetters {
             let cutoff = now.addingTimeInterval(-keep.inSeconds)
-            let (rows, batches) = try await batches {
+            let (rows, batches) = try await batches(table: "dead_letters") {
                 try await self.store.pruneDeadLetters(failedBefore: cutoff, limit: self.policy.batch)
             }
             report.deadLetters = rows
             report.batches += batches
-            metrics?.pruned(table: "dead_letters", rows: report.deadLetters)
         }
         return report
     }
 
     /// Runs `batch` until it deletes fewer than a full batch, pausing between; the rows
-    /// deleted and the batches run.
-    private func batches(_ batch: @Sendable () async throws -> Int) async throws -> (rows: Int, batches: Int) {
+    /// deleted and the batches run. Each batch is counted in the metrics as it commits, so a
+    /// scrape during a round sees the round under way.
+    private func batches(table: String, _ batch: @Sendable () async throws -> Int) async throws -> (rows: Int, batches: Int) {
         var rows = 0, batches = 0
         while !Task.isCancelled {
             let deleted = try await batch()
             batches += 1
             rows += deleted
+            if deleted > 0 { metrics?.pruned(table: table, rows: deleted) }
             guard deleted >= policy.batch else { break }
             if policy.pause > .zero { try await Task.sleep(for: policy.pause) }
         }
