@@ -7,6 +7,8 @@
 # scripts/bench-bridge.sh's configuration and request files. With RETENTION (e.g. 2m) the
 # bridge keeps dispatched events only that long, so the store's size should level off once the
 # pruner runs; the rows it pruned are printed at the end (RETENTION=forever: nothing pruned).
+# Beside the load, scripts/bridge-soak-probe.py times PROBE_RATE (default 20) webhooks a second
+# of its own and reports their latency inside prune rounds and outside them (PROBE_RATE=0: off).
 #
 #   swift build -c release --product liveline && scripts/bridge-soak.sh
 #   SECONDS_TOTAL=900 RATE=500 RETENTION=2m scripts/bridge-soak.sh
@@ -30,6 +32,12 @@ python3 scripts/bench-bridge-requests.py $((RATE * SECONDS_TOTAL * 12 / 10)) 100
 BRIDGE_RATE=$RATE BRIDGE_REQUESTS="$work/requests.txt" wrk -t1 -c$CONNECTIONS -d"${SECONDS_TOTAL}s" -s scripts/bench-bridge.lua \
   "http://127.0.0.1:$PORT" > "$work/wrk.txt" &
 load=$!
+PROBE_RATE=${PROBE_RATE:-20}
+probe=
+if [ "$PROBE_RATE" != 0 ]; then
+  python3 scripts/bridge-soak-probe.py "$PORT" "$SECONDS_TOTAL" "$PROBE_RATE" "$work/probe.json" > "$work/probe.txt" 2>&1 &
+  probe=$!
+fi
 samples=()
 for ((t = 0; t <= SECONDS_TOTAL; t += 30)); do
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$bridge/status")
@@ -39,6 +47,7 @@ for ((t = 0; t <= SECONDS_TOTAL; t += 30)); do
   [ "$t" -lt "$SECONDS_TOTAL" ] && sleep 30
 done
 wait "$load"
+[ -n "$probe" ] && { wait "$probe" || true; cat "$work/probe.txt"; }
 grep -E "Requests/sec|Non-2xx|p50" "$work/wrk.txt" || true
 printf '%s\n' "${samples[@]}" | awk 'NR==1 {first=$1} {if ($1>peak) peak=$1; last=$1} END {printf "RSS first %d kB, peak %d kB, last %d kB\n", first, peak, last}'
 receipt_latency "$PORT" "$work/metrics.txt"
