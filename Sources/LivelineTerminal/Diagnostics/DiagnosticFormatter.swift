@@ -1,3 +1,5 @@
+import Liveline
+
 /// Formats diagnostics the way compilers do, with the offending line and a caret under the column:
 ///
 /// ```

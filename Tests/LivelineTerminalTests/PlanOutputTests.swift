@@ -1,13 +1,33 @@
 import Foundation
 import Liveline
+import LivelineTerminal
 import LivelineTestSupport
 import Testing
 
+/// 2026-11-23T20:00:00Z, the plans' start.
+private let testStart: Millis = 1_795_464_000_000
+
+private func load(_ yaml: String) throws -> LoadedScenario {
+    try ScenarioLoader().load(yaml: yaml, file: "test.yaml")
+}
+
 @Suite struct PlanOutputTests {
-    static let yaml = scenario(beats: """
-    - { id: goal, at: 1m, priority: high, set: { score: 1 }, alert: { title: "It's in!" } }
-    - { id: final, at: 2m, end: true }
-    """)
+    static let yaml = """
+    liveline: 1
+    name: Test
+    bundle-id: com.example.test
+    policy:
+      stale-after: 10m
+      heartbeat: 1m
+    activities:
+      - name: match
+        attributes-type: MatchAttributes
+        attributes: { home: A, away: B }
+        content-state: { score: 0, phase: pre }
+        beats:
+          - { id: goal, at: 1m, priority: high, set: { score: 1 }, alert: { title: "It's in!" } }
+          - { id: final, at: 2m, end: true }
+    """
 
     func lines<Sink: PushSink>(_ make: (@escaping (String) -> Void) -> Sink) throws -> [String] {
         let scenario = try load(Self.yaml).scenario

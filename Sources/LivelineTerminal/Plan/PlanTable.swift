@@ -1,3 +1,5 @@
+import Liveline
+
 /// A plan as a readable timeline: one row per push with its time, event, priority, size, the
 /// reason it exists, and what changed on the activity since its previous push.
 ///

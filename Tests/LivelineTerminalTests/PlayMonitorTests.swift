@@ -1,6 +1,7 @@
 import Foundation
 import Liveline
 import LivelineAPNs
+import LivelineTerminal
 import Testing
 
 /// What the live view's card says while `Scenarios/football.yaml` plays at 60×, in virtual

@@ -1,4 +1,5 @@
 import Liveline
+import LivelineAPNs
 
 /// What a device shows of an activity, when one can be asked (the embedded mock can; APNs
 /// cannot). The live view prefers it to what was sent: a 200 does not mean the phone rendered it.

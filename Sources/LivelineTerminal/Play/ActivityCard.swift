@@ -1,3 +1,5 @@
+import Liveline
+
 /// What a live view shows of one activity: as the device holds it, and what happens next.
 ///
 /// Plain text in, so it can be filled from the engine (what was sent) or from a device view (what

@@ -1,3 +1,5 @@
+import Liveline
+
 /// A plan as JSON Lines: one object per push, for machines.
 ///
 /// Each line has, in this order: `activity`, `offset` (seconds after the scenario start),

@@ -1,3 +1,5 @@
+import Liveline
+
 /// A plan as `curl --http2` commands in the form Apple's ActivityKit guide uses, to paste into a
 /// shell. Each reads `$AUTHENTICATION_TOKEN` (a JWT; `liveline token` prints one) and the device
 /// token from the environment:

@@ -1,5 +1,6 @@
 import Foundation
 import Liveline
+import LivelineAPNs
 import NIOConcurrencyHelpers
 
 /// What `liveline play` shows: the activities as the phone holds them, the last push of each
