@@ -2,14 +2,14 @@
 # Liveline's APNs client against h2load and aioapns (Python asyncio), in the same run, against
 # the same mock APNs over TLS, with the same liveactivity request and ES256 key.
 #
-#   scripts/bench-apns-client.sh            # REQUESTS=100000 ROUNDS=3 STREAMS=100 by default
+#   scripts/bench/bench-apns-client.sh            # REQUESTS=100000 ROUNDS=3 STREAMS=100 by default
 #
 # The mock runs on CPU 1 (one event-loop thread, full validation, JWT checks, device
 # simulation); each client in turn on CPU 0, with one connection and STREAMS requests in flight.
 # Prints each client's requests/s per round, the medians and the ratios
 # Liveline/h2load (target ≥ 0.5) and Liveline/aioapns (target ≥ 5).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 REQUESTS=${REQUESTS:-100000}
 PY_REQUESTS=${PY_REQUESTS:-20000}
@@ -50,7 +50,7 @@ trap cleanup EXIT
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/AuthKey.p8" 2>/dev/null
 JWT=$("$BIN" token --key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID")
 
-scripts/bench-payload.py "$WORK/payload.json"
+scripts/bench/bench-payload.py "$WORK/payload.json"
 PAYLOAD_BYTES=$(wc -c < "$WORK/payload.json")
 : > "$WORK/tokens"; : > "$WORK/uris"
 for i in $(seq 1 "$TOKENS"); do

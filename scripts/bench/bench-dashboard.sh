@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The dashboard at load-test scale (BENCHMARKS.md, "Dashboard at 100,000 activities").
 #
-#   scripts/bench-dashboard.sh                 100,000 activities, and 100 as the reference
-#   ACTIVITIES=20000 scripts/bench-dashboard.sh
+#   scripts/bench/bench-dashboard.sh                 100,000 activities, and 100 as the reference
+#   ACTIVITIES=20000 scripts/bench/bench-dashboard.sh
 #
 # For each size, twice (the mock with --dashboard and without it), in the same conditions:
 # a release `liveline mock-apns --h2c` takes the first pushes of ACTIVITIES football matches from
 # `liveline load --clock virtual` (a fixed number of pushes: PUSHES_PER_ACTIVITY each), then
 #   - the mock's resident memory with the dashboard's page open and without a dashboard at all;
 #   - headless Chromium's time from navigation to the counts showing every activity, and from
-#     typing a token into the search box to its card coming first (scripts/dashboard-check.py).
+#     typing a token into the search box to its card coming first (scripts/check/dashboard-check.py).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 ACTIVITIES=${ACTIVITIES:-100000}
 REFERENCE=${REFERENCE:-100}
 PORT=${PORT:-18597}
@@ -43,7 +43,7 @@ run() { # activities, dashboard(yes/no)
   local after; after=$(rss $mock_pid)
   if [ "$dash" = yes ]; then
     local token; token=$(sed -n "$((n / 2 + 1))p" "$work/tokens-$n.txt")
-    python3 scripts/dashboard-check.py --measure "http://127.0.0.1:$((PORT + 2))/" --expect "$activities" --token "$token" | sed 's/^/  /'
+    python3 scripts/check/dashboard-check.py --measure "http://127.0.0.1:$((PORT + 2))/" --expect "$activities" --token "$token" | sed 's/^/  /'
     echo "  mock RSS with the page open: $(rss $mock_pid) kB"
   fi
   local pushes; pushes=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["delivery"]["delivered"])' "$work/load-$n-$dash.json")

@@ -4,14 +4,14 @@
 # Times are CPU time of the parsing thread (median of runs), not wall time, which on a shared
 # machine counts other processes' turns too.
 #
-#   scripts/bench-json-parse.sh            # this tree's parser
-#   scripts/bench-json-parse.sh REV        # also the parser as of git revision REV, for comparison
+#   scripts/bench/bench-json-parse.sh            # this tree's parser
+#   scripts/bench/bench-json-parse.sh REV        # also the parser as of git revision REV, for comparison
 #
 # Bodies: flat objects of N keys ("k0": 0, …) with N = 1,000, 10,000 (the default body-keys, 159
 # KiB, under the default 256 KiB body-limit) and 30,000 (past body-keys: what a bridge with
 # body-keys raised would parse), and one of 10,000 keys nested in 100 objects of 100.
 set -eu
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 

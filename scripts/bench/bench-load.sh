@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The load tester at scale (BENCHMARKS.md, "Load tester").
 #
-#   scripts/bench-load.sh            discard target: 100,000 football matches, 3 rounds
-#   scripts/bench-load.sh --mock     also the same 100,000 against the embedded mock (minutes)
+#   scripts/bench/bench-load.sh            discard target: 100,000 football matches, 3 rounds
+#   scripts/bench/bench-load.sh --mock     also the same 100,000 against the embedded mock (minutes)
 #
 # Each round runs, alternating, in the same conditions:
 #   reference  10,000 matches, one engine thread (the engine benchmark's workload)
@@ -10,7 +10,7 @@
 #   100k       100,000 matches, default threads (one per core)
 # and prints pushes/s, peak memory, and the medians with ratios against the reference.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 ROUNDS=${ROUNDS:-3}
 OUT=${OUT:-/tmp/liveline-bench-load}

@@ -2,11 +2,11 @@
 # Instructions per request of the mock APNs, counted by valgrind's callgrind: a measure that the
 # load of a shared machine does not move, to guide work on the mock's hot path.
 #
-#   scripts/callgrind-mock-apns.sh                 # 50,000 requests after a 5,000-request warm-up
-#   REQUESTS=20000 scripts/callgrind-mock-apns.sh  # quicker
-#   BUILD=0 BIN=/path/to/liveline scripts/callgrind-mock-apns.sh   # another build (an A/B)
+#   scripts/bench/callgrind-mock-apns.sh                 # 50,000 requests after a 5,000-request warm-up
+#   REQUESTS=20000 scripts/bench/callgrind-mock-apns.sh  # quicker
+#   BUILD=0 BIN=/path/to/liveline scripts/bench/callgrind-mock-apns.sh   # another build (an A/B)
 #
-# The workload is the one of scripts/bench-mock-apns.sh (h2c, 8 connections × 100 streams, one
+# The workload is the one of scripts/bench/bench-mock-apns.sh (h2c, 8 connections × 100 streams, one
 # 276-byte liveactivity payload to 100 device tokens, a real ES256 JWT, full validation and
 # device simulation). Counting starts after the warm-up (`callgrind_control --zero`), so the
 # figure is the steady state: it includes the 8 JWT verifications of the measured run's new
@@ -14,7 +14,7 @@
 # Prints the instructions per request; the profile stays in out/callgrind.mock-apns.* for
 # callgrind_annotate.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 REQUESTS=${REQUESTS:-50000}
 WARMUP=${WARMUP:-5000}
@@ -47,7 +47,7 @@ trap cleanup EXIT
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/AuthKey.p8" 2>/dev/null
 JWT=$("$BIN" token --key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID")
 
-scripts/bench-payload.py "$WORK/payload.json"
+scripts/bench/bench-payload.py "$WORK/payload.json"
 
 : > "$WORK/uris"
 for i in $(seq 1 "$TOKENS"); do

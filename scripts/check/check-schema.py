@@ -2,8 +2,8 @@
 """Check Scenarios/liveline.schema.json and the example scenarios against it, and
 Scenarios/liveline-bridge.schema.json and the example bridge configurations against that.
 
-    python3 scripts/check-schema.py            # the schemas, Scenarios/*.yaml, Scenarios/sources/*.yaml, Scenarios/invalid/*.yaml
-    python3 scripts/check-schema.py FILE...    # the schemas, then just these files
+    python3 scripts/check/check-schema.py            # the schemas, Scenarios/*.yaml, Scenarios/sources/*.yaml, Scenarios/invalid/*.yaml
+    python3 scripts/check/check-schema.py FILE...    # the schemas, then just these files
 
 Files named bridge*.yaml (Scenarios/bridge.example.yaml, Docker/bridge.yaml) and the ready-made
 sources in Scenarios/sources/*.yaml are bridge configurations: they are checked against the
@@ -41,7 +41,7 @@ except ImportError as exc:  # pragma: no cover
     print(f"error: {exc.name} is missing; run: pip install jsonschema pyyaml", file=sys.stderr)
     sys.exit(2)
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCHEMA_PATH = os.path.join(ROOT, "Scenarios", "liveline.schema.json")
 BRIDGE_SCHEMA_PATH = os.path.join(ROOT, "Scenarios", "liveline-bridge.schema.json")
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"

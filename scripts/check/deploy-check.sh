@@ -3,9 +3,9 @@
 # validated, and the runtime image built and run with podman, a webhook sent into it and its
 # push seen at a mock APNs.
 #
-#   scripts/deploy-check.sh              everything; installs what is missing (root, apt, pip)
-#   scripts/deploy-check.sh --static     lint and validation only (seconds)
-#   scripts/deploy-check.sh --measure 5  everything, then the image size and start-to-healthy
+#   scripts/check/deploy-check.sh              everything; installs what is missing (root, apt, pip)
+#   scripts/check/deploy-check.sh --static     lint and validation only (seconds)
+#   scripts/check/deploy-check.sh --measure 5  everything, then the image size and start-to-healthy
 #                                        time, 5 starts in a container and 5 on the host
 #
 # No container registry is needed: the runtime stage's base is Debian bookworm made here with
@@ -16,7 +16,7 @@
 #
 # Exits non-zero, with the containers' logs, when anything fails.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 root=$PWD
 
 mode=all
@@ -26,7 +26,7 @@ case "${1:-}" in
   --static) mode=static ;;
   --measure) measure_rounds=${2:-5} ;;
   -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
-  *) echo "usage: scripts/deploy-check.sh [--static | --measure N]" >&2; exit 64 ;;
+  *) echo "usage: scripts/check/deploy-check.sh [--static | --measure N]" >&2; exit 64 ;;
 esac
 
 cache=${LIVELINE_DEPLOY_CACHE:-/var/cache/liveline-deploy}
@@ -97,7 +97,7 @@ print("ok Docker/compose.yaml:", ", ".join(sorted(services)))
 EOF
 
   step "bridge configurations against Scenarios/liveline-bridge.schema.json"
-  python3 scripts/check-schema.py Docker/bridge.yaml Docker/k8s/bridge/bridge.yaml
+  python3 scripts/check/check-schema.py Docker/bridge.yaml Docker/k8s/bridge/bridge.yaml
 
   step "Kubernetes manifests"
   local kustomize=()

@@ -2,7 +2,7 @@
 """HTTP/2 conformance of Liveline's connection core, checked by Python's h2 (a strict state
 machine nobody here wrote), in both directions.
 
-    scripts/h2-conformance.py [--liveline .build/debug/liveline] [--skip-client]
+    scripts/check/h2-conformance.py [--liveline .build/debug/liveline] [--skip-client]
         (a) starts `liveline mock-apns --h2c` on a loopback port and drives edge cases at it:
             padded HEADERS and DATA, headers split over CONTINUATION, tiny windows, unknown
             frame types, extension settings, PING, and broken frames (window overflows, frames
@@ -10,7 +10,7 @@ machine nobody here wrote), in both directions.
             oversized frames), checking each answer or its GOAWAY / RST_STREAM code;
         (b) runs the Swift test `PythonH2ServerTests`, where Liveline's APNs client talks to
             the server below, and counts its result.
-    scripts/h2-conformance.py serve
+    scripts/check/h2-conformance.py serve
         runs (b)'s server: an h2 server on 127.0.0.1 that prints `listening PORT`, answers with
         padding, CONTINUATION-split headers, 16-byte stream windows, SETTINGS changes, GOAWAY,
         RST_STREAM or a protocol error by the request's token (`/3/device/<token>`), and prints
@@ -36,7 +36,7 @@ import h2.exceptions
 import h2.settings
 from hyperframe.frame import ContinuationFrame, DataFrame, Frame, HeadersFrame
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TOPIC = "com.example.app.push-type.liveactivity"
 TOKEN = "00fc13adff785122b4ad28809a3420982341241421348097878e577c991de8f0"
 CODES = {0: "NO_ERROR", 1: "PROTOCOL_ERROR", 2: "INTERNAL_ERROR", 3: "FLOW_CONTROL_ERROR", 5: "STREAM_CLOSED",

@@ -2,14 +2,14 @@
 # The test suite under ThreadSanitizer and AddressSanitizer, each in a build of its own
 # (.build-tsan, .build-asan). Fails when a test fails or a sanitizer reports anything.
 #
-#   scripts/sanitizers.sh            # both
-#   scripts/sanitizers.sh thread     # one
+#   scripts/check/sanitizers.sh            # both
+#   scripts/check/sanitizers.sh thread     # one
 #
 # About 20 minutes of build and 10 of tests per sanitizer on two cores, so `.ci/run` runs it
 # only when asked: LIVELINE_CI_SANITIZERS=1 .ci/run. The store tests find PostgreSQL as under
 # scripts/test.sh (a throwaway server of their own, or LIVELINE_TEST_POSTGRES_URL).
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 sanitizers=("$@")
 [ ${#sanitizers[@]} -eq 0 ] && sanitizers=(thread address)
@@ -23,7 +23,7 @@ for sanitizer in "${sanitizers[@]}"; do
   case "$sanitizer" in
     thread) scratch=.build-tsan; report="WARNING: ThreadSanitizer" ;;
     address) scratch=.build-asan; report="ERROR: AddressSanitizer" ;;
-    *) echo "scripts/sanitizers.sh: unknown sanitizer '$sanitizer' (thread or address)" >&2; exit 64 ;;
+    *) echo "scripts/check/sanitizers.sh: unknown sanitizer '$sanitizer' (thread or address)" >&2; exit 64 ;;
   esac
   log="$scratch/test.log"
   mkdir -p "$scratch"

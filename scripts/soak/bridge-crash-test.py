@@ -42,16 +42,16 @@ real senders do. Besides the checks above it requires:
   instance would wait out its lease (60 s);
 - webhooks sent to a draining bridge were answered 503 with Retry-After (counted).
 
-    scripts/bridge-crash-test.py [--store postgres://…] [--instances 2] [--activities 1000] [--events 10]
-    scripts/bridge-crash-test.py --faults --rate 200 [--events 30]
-    scripts/bridge-crash-test.py --sigterm --activities 300 --events 20 --rate 150 [--restarts 4]
+    scripts/soak/bridge-crash-test.py [--store postgres://…] [--instances 2] [--activities 1000] [--events 10]
+    scripts/soak/bridge-crash-test.py --faults --rate 200 [--events 30]
+    scripts/soak/bridge-crash-test.py --sigterm --activities 300 --events 20 --rate 150 [--restarts 4]
 """
 import argparse, base64, hashlib, hmac, http.client, json, os, random, re, signal, subprocess, sys, tempfile
 from collections import Counter
 import threading, time, urllib.request
 from concurrent.futures import ThreadPoolExecutor
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 API_KEY = "crash-test-key"
 

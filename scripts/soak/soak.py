@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fault soak: many activities in real time against a mock APNs that misbehaves on purpose.
 
-    scripts/soak.sh                      # 10,000 football matches, about 10 minutes
-    ACTIVITIES=1000 SPEED=120 scripts/soak.sh   # a two-minute smoke run
+    scripts/soak/soak.sh                      # 10,000 football matches, about 10 minutes
+    ACTIVITIES=1000 SPEED=120 scripts/soak/soak.sh   # a two-minute smoke run
 
 `liveline load` plays ACTIVITIES copies of Scenarios/football.yaml on the real clock at SPEED
 (15: a 121-minute match takes about 8 minutes), all started within RAMP, against
@@ -42,7 +42,7 @@ import threading
 import time
 import urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIVELINE = os.environ.get("LIVELINE", os.path.join(ROOT, ".build/release/liveline"))
 ACTIVITIES = int(os.environ.get("ACTIVITIES", "10000"))
 SPEED = float(os.environ.get("SPEED", "15"))

@@ -13,7 +13,7 @@ standardwebhooks package checks them against the real clock). The Swift tests re
 and need no Python.
 
     python3 -m pip install standardwebhooks stripe cryptography
-    python3 scripts/signature-vectors.py
+    python3 Tests/LivelineBridgeTests/Fixtures/signature-vectors.py
 """
 import base64
 import hashlib
@@ -29,7 +29,7 @@ import stripe
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-OUT = pathlib.Path(__file__).resolve().parent.parent / "Tests/LivelineBridgeTests/Fixtures/signature-vectors.json"
+OUT = pathlib.Path(__file__).resolve().parent / "signature-vectors.json"
 NOW = int(time.time())
 
 # Bodies as senders send them: compact and pretty JSON, non-ASCII text, and bytes that are not JSON.
@@ -154,7 +154,7 @@ def generic():
 
 def main():
     vectors = {
-        "generatedBy": "scripts/signature-vectors.py",
+        "generatedBy": "Tests/LivelineBridgeTests/Fixtures/signature-vectors.py",
         "peers": {p: version(p) for p in ("standardwebhooks", "stripe", "cryptography")},
         "standardWebhooks": standard_webhooks(),
         "standardWebhooksEd25519": standard_webhooks_ed25519(),
