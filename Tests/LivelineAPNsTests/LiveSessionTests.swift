@@ -29,6 +29,8 @@ import Testing
         let session: LiveSession
         let probe: SessionProbe
         let token: String
+        /// The story's one activity.
+        let order: LiveSession.Activity
     }
 
     /// A session over `order` on a manual clock standing a second before the story starts.
@@ -52,7 +54,8 @@ import Testing
             targets: target ? [0: .device(token)] : [:], clock: clock, configuration: configuration,
             observer: { probe.record($0) }
         )
-        return Setup(mock: mock, clock: clock, start: start, session: session, probe: probe, token: token)
+        let order = try #require(await session.activity(named: "order"))
+        return Setup(mock: mock, clock: clock, start: start, session: session, probe: probe, token: token, order: order)
     }
 
     static func note(_ text: String) -> StateValue { .object(StateObject([("note", .string(text))])) }
@@ -91,7 +94,7 @@ import Testing
         let running = Task { await s.session.run() }
         // The tick at +10 s and the courier's note arrive at the same instant.
         s.clock.set(s.start + 10_000)
-        let outcome = try await s.session.trigger("note", activity: 0, input: Self.note("at the door"))
+        let outcome = try await s.session.trigger("note", activity: s.order, input: Self.note("at the door"))
         #expect(outcome == .applied)
         s.clock.set(s.start + 70_000)
         let report = await running.value
@@ -121,11 +124,11 @@ import Testing
         let s = try await Self.setup(token: 41, configuration: .init(finishesWhenIdle: false))
         let running = Task { await s.session.run() }
         s.clock.set(s.start + 20_000)
-        #expect(try await s.session.end(activity: 0, dismissal: .immediate) == .applied)
+        #expect(try await s.session.end(activity: s.order, dismissal: .immediate) == .applied)
         // The end waits for the next second (a push went at +20 s); nothing applies meanwhile or after.
-        #expect(try await s.session.trigger("note", activity: 0, input: Self.note("too late")) == .ended)
+        #expect(try await s.session.trigger("note", activity: s.order, input: Self.note("too late")) == .ended)
         s.clock.advance(by: 1000)
-        #expect(try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .int(5))]), activity: 0) == .ended)
+        #expect(try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .int(5))]), activity: s.order) == .ended)
         try await s.probe.wait("the end to be delivered") { $0.delivered.contains { $0.event == .end } }
         s.clock.set(s.start + 70_000)
         s.session.requestStop()
@@ -138,7 +141,7 @@ import Testing
         #expect(!String(decoding: end.payload, as: UTF8.self).contains("too late"))
         #expect(s.mock.server.activity(token: s.token)?.lifecycle == .ended)
         // The session refuses events once it has stopped.
-        await #expect(throws: LiveSessionError.stopped) { try await s.session.trigger("note", activity: 0) }
+        await #expect(throws: LiveSessionError.stopped) { try await s.session.trigger("note", activity: s.order) }
         await s.mock.stop()
     }
 
@@ -146,13 +149,13 @@ import Testing
         let s = try await Self.setup(token: 42, target: false, configuration: .init(finishesWhenIdle: false))
         let running = Task { await s.session.run() }
         s.clock.set(s.start + 30_000)
-        try await s.session.trigger("note", activity: 0, input: Self.note("parking"))
+        try await s.session.trigger("note", activity: s.order, input: Self.note("parking"))
         // The note goes a second after the +30 s tick (one push a second).
         s.clock.advance(by: 1000)
         try await s.probe.wait("the note to be decided") { $0.decided.count == 4 }
         #expect(s.probe.sent.isEmpty)
 
-        try await s.session.setTarget(.device(s.token), activity: 0)
+        try await s.session.setTarget(.device(s.token), activity: s.order)
         try await s.probe.wait("the held state to be delivered") { !$0.delivered.isEmpty }
         // One push went, with everything the held ones carried; the rest were superseded, not lost.
         #expect(s.probe.delivered.count == 1)
@@ -234,15 +237,14 @@ import Testing
         let s = try await Self.setup(token: 46, configuration: .init(finishesWhenIdle: false))
         let running = Task { await s.session.run() }
         s.clock.set(s.start + 1_000)
-        let wrongType = try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .string("soon"))]), activity: 0)
+        let wrongType = try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .string("soon"))]), activity: s.order)
         #expect(wrongType == .invalid(.typeMismatch(path: "eta", expected: .int, got: .string, activity: "order")))
-        let unknown = try await s.session.apply(ExternalChange(label: "x", set: [.init(["courier"], .string("Priya"))]), activity: 0)
+        let unknown = try await s.session.apply(ExternalChange(label: "x", set: [.init(["courier"], .string("Priya"))]), activity: s.order)
         #expect(unknown == .invalid(.unknownField(path: "courier", activity: "order")))
-        #expect(try await s.session.apply(ExternalChange(label: "same", set: [.init(["eta"], .int(30))]), activity: 0) == .unchanged)
+        #expect(try await s.session.apply(ExternalChange(label: "same", set: [.init(["eta"], .int(30))]), activity: s.order) == .unchanged)
         let alert = Alert<String>(title: .plain("Almost there"), body: nil, sound: nil)
         let arrived = ExternalChange(label: "courier-arrived", set: [.init(["eta"], .int(2))], relevance: 90, alert: alert, priority: .high)
-        #expect(try await s.session.apply(arrived, activity: 0) == .applied)
-        await #expect(throws: LiveSessionError.unknownActivity(7)) { try await s.session.trigger("note", activity: 7) }
+        #expect(try await s.session.apply(arrived, activity: s.order) == .applied)
         try await s.probe.wait("the change to be delivered") { $0.delivered.contains { $0.reason.kind == .event } }
         let push = try #require(s.probe.decided.first { $0.reason.kind == .event })
         #expect(push.priority == .high)
@@ -267,8 +269,8 @@ import Testing
         let running = Task { await session.run() }
         let program = ActivityProgram(scenario.activities[0], index: 0, scenarioSeed: scenario.seed)
         let token = MockSession.token(47)
-        let id = try await session.add(program, start: now, target: .device(token))
-        #expect(id == 0)
+        let added = try await session.add(program, start: now, target: .device(token))
+        #expect(added.id == 0)
         clock.set(now + 70_000)
         try await probe.wait("the end to be delivered") { $0.delivered.contains { $0.event == .end } }
         #expect(mock.server.activity(token: token)?.lifecycle == .ended)
@@ -290,7 +292,7 @@ import Testing
         report.configurationError = "TLS: certificate not trusted"
         #expect(report.status == .setupRefused && report.status.rawValue == 2)
         var stopped = SessionReport()
-        stopped.stoppedActivities = [.init(activity: 0, name: "order", reason: "410 Unregistered")]
+        stopped.stoppedActivities = [.init(activity: s.order, name: "order", reason: "410 Unregistered")]
         #expect(stopped.status == .pushesFailed)
     }
 }

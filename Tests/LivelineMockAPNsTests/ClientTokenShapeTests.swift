@@ -169,7 +169,7 @@ struct ClientTokenShapeTests {
             let warned = String(decoding: try encoder.encode(records[1]), as: UTF8.self)
             #expect(!plain.contains("warnings"))
             #expect(warned.contains(#""warnings":["provider token: iat is a string"#))
-            let decoded = try JSONDecoder().decode(PushRecord.self, from: Data(warned.utf8))
+            let decoded = try JSONDecoder().decode(AnsweredPush.self, from: Data(warned.utf8))
             #expect(decoded == records[1])
         }
     }

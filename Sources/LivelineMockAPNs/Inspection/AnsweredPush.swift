@@ -4,7 +4,7 @@ import Liveline
 ///
 /// The same value feeds the per-token history (`GET /activities/{token}/pushes`) and the live
 /// stream of ``MockAPNsServer/events(bufferingNewest:)``.
-public struct PushRecord: Sendable, Hashable, Codable {
+public struct AnsweredPush: Sendable, Hashable, Codable {
     public enum Kind: String, Sendable, Hashable, Codable {
         case device, broadcast
     }
@@ -40,7 +40,7 @@ public struct PushRecord: Sendable, Hashable, Codable {
     }
 }
 
-extension PushRecord {
+extension AnsweredPush {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         time = try container.decode(Millis.self, forKey: .time)

@@ -6,8 +6,8 @@ import Liveline
 ///
 /// Interval percentiles are worked out when the interval closes and kept as four numbers, so a
 /// long run costs a few bytes a second, not a histogram a second. A value; the owner decides
-/// how it is shared (``DeliveryRecorder`` keeps one behind its lock).
-public struct LatencyRecorder: Sendable {
+/// how it is shared (``DeliveryMeasurements`` keeps one behind its lock).
+public struct LatencySamples: Sendable {
     public private(set) var histogram = EncodedHistogram.emptyLatencyHistogram()
     private var interval = EncodedHistogram.emptyLatencyHistogram()
     private var intervalIndex = 0

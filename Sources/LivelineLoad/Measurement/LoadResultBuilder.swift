@@ -53,7 +53,7 @@ struct LoadResultBuilder {
     }
 
     /// Sets the latency series from a recorder's percentiles per interval.
-    mutating func setLatencySeries(_ recorder: LatencyRecorder) {
+    mutating func setLatencySeries(_ recorder: LatencySamples) {
         series.latencyP50 = recorder.p50
         series.latencyP90 = recorder.p90
         series.latencyP99 = recorder.p99

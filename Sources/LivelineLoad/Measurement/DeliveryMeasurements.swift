@@ -19,12 +19,12 @@ import NIOConcurrencyHelpers
 /// releases come from the runner's task. The state sits behind one lock, held for a dictionary
 /// update and a histogram increment, never across a callback: an actor would cost a task hop per
 /// answer on this path.
-public final class DeliveryRecorder: Sendable {
+public final class DeliveryMeasurements: Sendable {
     struct State {
         var counts = LoadResult.DeliveryCounts()
         /// `activity << 24 | sequence` → intended time, microseconds, for pushes not yet settled.
         var open: [Int: Int64] = [:]
-        var latency = LatencyRecorder()
+        var latency = LatencySamples()
         var sent = TimeSeries()
         var completed = TimeSeries()
         var errors = TimeSeries()
@@ -128,7 +128,7 @@ public final class DeliveryRecorder: Sendable {
     }
 
     /// The final accounting: pushes still open are dropped (their activity was stopped) or lost.
-    public func finish() -> (counts: LoadResult.DeliveryCounts, latency: LatencyRecorder, sent: [Int], completed: [Int], errors: [Int], stopped: [Int: String], acceptedByActivity: [Int: Int]) {
+    public func finish() -> (counts: LoadResult.DeliveryCounts, latency: LatencySamples, sent: [Int], completed: [Int], errors: [Int], stopped: [Int: String], acceptedByActivity: [Int: Int]) {
         box.withLockedValue { state in
             for key in state.open.keys {
                 if state.stoppedActivities[key >> 24] != nil {

@@ -3,7 +3,7 @@ import Liveline
 
 /// A registered activity: where its pushes go, the story it follows, and what the dispatcher
 /// needs to resume it after a restart.
-public struct ActivityRecord: Sendable, Hashable {
+public struct RegisteredActivity: Sendable, Hashable {
     public var key: String
     public var updateToken: String?
     public var pushToStartToken: String?
