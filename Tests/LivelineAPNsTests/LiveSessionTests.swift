@@ -211,7 +211,7 @@ import Testing
         let failing = FaultPlan(errors: [.init(error: APNsError(status: 503, reason: "ServiceUnavailable"), rate: 1)])
         let s = try await Self.setup(
             token: 45, retry: RetryPolicy(base: 60_000, cap: 60_000, maxAttempts: 5),
-            configuration: .init(drainTimeout: 5_000, finishesWhenIdle: false), faults: failing
+            configuration: .init(drainTimeout: .seconds(5), finishesWhenIdle: false), faults: failing
         )
         let stuck = Task { await s.session.run() }
         s.clock.set(s.start + 10_000)

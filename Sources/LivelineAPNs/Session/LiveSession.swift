@@ -35,7 +35,7 @@ import Liveline
 public actor LiveSession {
     public struct Configuration: Sendable {
         /// How long a stop waits for pushes in flight, on the session's clock.
-        public var drainTimeout: Millis
+        public var drainTimeout: Duration
         /// On a stop, end every active activity with its current state and an immediate
         /// dismissal. Off leaves them running on the devices (`liveline play --no-end`).
         public var endsActivitiesOnStop: Bool
@@ -45,7 +45,7 @@ public actor LiveSession {
         /// Send ``SessionEvent/woke(activities:now:)`` after each wake, for live views.
         public var reportsWakes: Bool
 
-        public init(drainTimeout: Millis = 15_000, endsActivitiesOnStop: Bool = true, finishesWhenIdle: Bool = true, reportsWakes: Bool = false) {
+        public init(drainTimeout: Duration = .seconds(15), endsActivitiesOnStop: Bool = true, finishesWhenIdle: Bool = true, reportsWakes: Bool = false) {
             self.drainTimeout = drainTimeout
             self.endsActivitiesOnStop = endsActivitiesOnStop
             self.finishesWhenIdle = finishesWhenIdle
@@ -158,7 +158,7 @@ public actor LiveSession {
             }
             if configuration.reportsWakes { hub.emit(.woke(activities: scenarioRun.activities, now: now)) }
         }
-        await drain(deadline: now + configuration.drainTimeout)
+        await drain(deadline: now + configuration.drainTimeout.millis)
         phase = .finished
         let report = hub.finish()
         finalReport = report

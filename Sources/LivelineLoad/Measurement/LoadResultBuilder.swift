@@ -43,7 +43,7 @@ struct LoadResultBuilder {
         self.latencyFrom = latencyFrom
         self.startedAt = UTCTime.format(WallClock().now())
         self.runBegan = setupStart
-        series.intervalMillis = configuration.intervalMillis
+        series.intervalMillis = configuration.interval.millis
     }
 
     /// Marks the run's clock start (microseconds) and takes the wall time as ``startedAt``.
@@ -110,7 +110,7 @@ struct LoadResultBuilder {
             config.connections = configuration.connections
         }
         config.channels = configuration.broadcast?.channels
-        config.timeLimitMillis = configuration.timeLimit
+        config.timeLimitMillis = configuration.timeLimit?.millis
         return config
     }
 }

@@ -33,7 +33,7 @@ struct NetworkRun {
         let gate = ReleaseGate()
         let freed = FreedActivities()
         let recorder = DeliveryMeasurements(
-            startMicros: MicroClock.now(), intervalMillis: configuration.intervalMillis,
+            startMicros: MicroClock.now(), intervalMillis: configuration.interval.millis,
             countAcceptedPerActivity: configuration.broadcast != nil,
             onSettled: { activity in
                 if virtual, let activity { freed.append(activity) }

@@ -21,8 +21,8 @@ struct StreamEndToEndTests {
         var stream = try #require(source.stream)
         stream.url = try FeedURL(parsing: "\(feed.base)/stream")
         stream.recover = RecoverSettings(template: "\(feed.base)/timeline?since_id={last-event-id}", events: JSONPointer(tokens: ["timeline"]))
-        stream.heartbeatTimeout = 1000
-        stream.reconnect = ReconnectBackoff(initial: 50, maximum: 200)
+        stream.heartbeatTimeout = .seconds(1)
+        stream.reconnect = ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))
         stream.format = format
         source.stream = stream
         configuration.sources = [source]
