@@ -292,7 +292,7 @@ import Testing
         report.configurationError = "TLS: certificate not trusted"
         #expect(report.status == .setupRefused && report.status.rawValue == 2)
         var stopped = SessionReport()
-        stopped.stoppedActivities = [.init(activity: s.order, name: "order", reason: "410 Unregistered")]
+        stopped.stoppedActivities = [.init(activity: 0, name: "order", reason: "410 Unregistered")]
         #expect(stopped.status == .pushesFailed)
     }
 }
