@@ -35,7 +35,7 @@ import Testing
 
     /// A session over `order` on a manual clock standing a second before the story starts.
     static func setup(
-        token seed: Int, target: Bool = true, retry: RetryPolicy = RetryPolicy(base: 1000, cap: 1000, maxAttempts: 5),
+        token seed: Int, target: Bool = true, retry: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(1), maxAttempts: 5),
         configuration: LiveSession.Configuration = .init(), faults: FaultPlan = .none
     ) async throws -> Setup {
         let mock = try await MockSession.start(configure: {
@@ -127,7 +127,7 @@ import Testing
         #expect(try await s.session.end(activity: s.order, dismissal: .immediate) == .applied)
         // The end waits for the next second (a push went at +20 s); nothing applies meanwhile or after.
         #expect(try await s.session.trigger("note", activity: s.order, input: Self.note("too late")) == .ended)
-        s.clock.advance(by: 1000)
+        s.clock.advance(by: .milliseconds(1000))
         #expect(try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .int(5))]), activity: s.order) == .ended)
         try await s.probe.wait("the end to be delivered") { $0.delivered.contains { $0.event == .end } }
         s.clock.set(s.start + 70_000)
@@ -151,7 +151,7 @@ import Testing
         s.clock.set(s.start + 30_000)
         try await s.session.trigger("note", activity: s.order, input: Self.note("parking"))
         // The note goes a second after the +30 s tick (one push a second).
-        s.clock.advance(by: 1000)
+        s.clock.advance(by: .milliseconds(1000))
         try await s.probe.wait("the note to be decided") { $0.decided.count == 4 }
         #expect(s.probe.sent.isEmpty)
 
@@ -180,7 +180,7 @@ import Testing
         s.mock.server.setFaults(.none)
         s.session.requestStop()
         try await s.probe.wait("the end to be decided") { $0.decided.contains { $0.event == .end } }
-        s.clock.advance(by: 1000)
+        s.clock.advance(by: .milliseconds(1000))
         let report = await running.value
 
         // The retry sent the end (the newest state), not the stale tick.
@@ -210,7 +210,7 @@ import Testing
         // Failing with a long back-off: the drain deadline passes first, and nothing vanishes.
         let failing = FaultPlan(errors: [.init(error: APNsError(status: 503, reason: "ServiceUnavailable"), rate: 1)])
         let s = try await Self.setup(
-            token: 45, retry: RetryPolicy(base: 60_000, cap: 60_000, maxAttempts: 5),
+            token: 45, retry: RetryPolicy(base: .seconds(60), cap: .seconds(60), maxAttempts: 5),
             configuration: .init(drainTimeout: .seconds(5), finishesWhenIdle: false), faults: failing
         )
         let stuck = Task { await s.session.run() }
@@ -218,7 +218,7 @@ import Testing
         try await s.probe.wait("a retry") { $0.retries == 1 }
         s.session.requestStop()
         try await s.probe.wait("the end to be decided") { $0.decided.contains { $0.event == .end } }
-        s.clock.advance(by: 5_000)
+        s.clock.advance(by: .milliseconds(5_000))
         let report = await stuck.value
         #expect(report.delivered == 0)
         #expect(report.abandoned.map(\.event) == [.update, .end])
@@ -227,7 +227,7 @@ import Testing
         // A retry timer that falls due afterwards sends nothing: the drain gave up both pushes,
         // so the timer finds no push of its activity to send.
         #expect(s.session.delivery.pendingPushes.isEmpty)
-        s.clock.advance(by: 60_000)
+        s.clock.advance(by: .milliseconds(60_000))
         #expect(s.session.delivery.pendingPushes.isEmpty)
         #expect(s.probe.sent.count == 1)
         await s.mock.stop()

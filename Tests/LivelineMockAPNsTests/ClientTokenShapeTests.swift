@@ -159,7 +159,7 @@ struct ClientTokenShapeTests {
     func inspectionJSONCarriesWarnings() async throws {
         try await withMock { server, clock, iat in
             #expect(try await push(server, jwt: key.token(issuedAt: iat), timestamp: iat).status == 200)
-            clock.advance(by: 1000)
+            clock.advance(by: .milliseconds(1000))
             #expect(try await push(server, jwt: ClientTokenShapes.apnswift5.token(key, iat: iat), timestamp: iat + 1).status == 200)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
