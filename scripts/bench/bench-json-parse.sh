@@ -25,7 +25,7 @@ PY
 files=$(ls "$work"/*.json | sort -V)
 
 build() { # build DIR: compiles the driver (as main.swift) with the parser sources in DIR
-    cp "$root/scripts/bench-json-parse.swift" "$1/main.swift"
+    cp "$root/scripts/bench/bench-json-parse.swift" "$1/main.swift"
     swiftc -O -module-name LivelineJSONBench -o "$1/bench" "$1/main.swift" \
         "$1/JSONParser.swift" "$1/StateValue.swift" $( [ -f "$1/UTF8Validation.swift" ] && echo "$1/UTF8Validation.swift" )
 }
