@@ -271,6 +271,9 @@ import Testing
         let token = MockSession.token(47)
         let added = try await session.add(program, start: now, target: .device(token))
         #expect(added.id == 0)
+        // A handle names an activity of its own session only.
+        let other = LiveSession(run: ScenarioRun(activities: []), client: mock.client, delivery: .init(bundleID: MockSession.bundleID), clock: clock)
+        await #expect(throws: LiveSessionError.unknownActivity(0)) { try await other.trigger("note", activity: added) }
         clock.set(now + 70_000)
         try await probe.wait("the end to be delivered") { $0.delivered.contains { $0.event == .end } }
         #expect(mock.server.activity(token: token)?.lifecycle == .ended)
