@@ -107,6 +107,16 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // What the CLI draws: plans as a table, JSON Lines or curl; the play card; diagnostics
+        // with their line and caret.
+        .target(
+            name: "LivelineTerminal",
+            dependencies: [
+                "Liveline",
+                "LivelineAPNs",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // Webhooks in, pushes out: verification, mapping, the store, dispatch, the HTTP server.
         .target(
             name: "LivelineBridge",
@@ -144,6 +154,7 @@ let package = Package(
                 "LivelineLoad",
                 "LivelineBridge",
                 "LivelineAppTypes",
+                "LivelineTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -193,7 +204,7 @@ let package = Package(
                 "LivelineMockAPNs",
                 "LivelineAPNs",
             ],
-            // Signatures made by the senders' own libraries (scripts/signature-vectors.py); read
+            // Signatures made by the senders' own libraries (Tests/LivelineBridgeTests/Fixtures/signature-vectors.py); read
             // from the source tree by the tests, so not a resource.
             exclude: ["Fixtures"]
         ),
@@ -250,6 +261,10 @@ let package = Package(
                 "LivelineTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        .testTarget(
+            name: "LivelineTerminalTests",
+            dependencies: ["LivelineTerminal", "Liveline", "LivelineAPNs", "LivelineTestSupport"]
         ),
         .testTarget(
             name: "LivelineAppTypesTests",

@@ -206,7 +206,7 @@ public final class MockAPNsServer: Sendable {
     public func activity(token: String) -> ActivitySnapshot? { state.activity(token: token) }
 
     /// The last pushes to `token` (or `channel:<id>` for a broadcast channel), oldest first.
-    public func pushes(token: String) -> [PushRecord] { state.pushes(token: token) }
+    public func pushes(token: String) -> [AnsweredPush] { state.pushes(token: token) }
 
     /// The broadcast channels.
     public func channels() -> [BroadcastChannel] { state.channels() }
@@ -226,7 +226,7 @@ public final class MockAPNsServer: Sendable {
     /// The pushes as they are answered, for a live view. Each call makes a new stream; when
     /// the consumer lags, the oldest undelivered events are dropped beyond `bufferingNewest`.
     /// The stream finishes at ``shutdown()``.
-    public func events(bufferingNewest limit: Int = 1024) -> AsyncStream<PushRecord> {
+    public func events(bufferingNewest limit: Int = 1024) -> AsyncStream<AnsweredPush> {
         state.events(bufferingNewest: limit)
     }
 

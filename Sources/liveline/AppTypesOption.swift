@@ -3,6 +3,7 @@ import Foundation
 import Liveline
 import LivelineAppTypes
 import LivelineBridge
+import LivelineTerminal
 
 /// `--app PATH`: the app's Swift source, whose `ActivityAttributes` types scenarios and pushes
 /// are checked against.

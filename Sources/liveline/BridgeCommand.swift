@@ -6,6 +6,7 @@ import Liveline
 import LivelineAPNs
 import LivelineBridge
 import LivelineMockAPNs
+import LivelineTerminal
 import Logging
 import NIOPosix
 

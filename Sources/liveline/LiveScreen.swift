@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Liveline
 import LivelineAPNs
+import LivelineTerminal
 
 /// Redraws the activity cards a few times a second on a terminal, in place.
 final class LiveScreen: Sendable {

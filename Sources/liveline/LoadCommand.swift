@@ -174,7 +174,7 @@ struct LoadCommand: AsyncParsableCommand {
         configuration.maxInFlight = maxInFlight
         configuration.connections = connections
         configuration.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
-        configuration.timeLimit = duration.flatMap(DurationText.parse)
+        configuration.timeLimit = duration.flatMap(DurationText.parse).map(Duration.milliseconds)
         configuration.tokens = try tokens.map { path throws(LoadError) in try TokenSource.read(file: path) } ?? .generated(seed: baseSeed)
         if let tokens { try configuration.tokens.validate(copies: activities, file: tokens) }
         if broadcast { configuration.broadcast = try BroadcastPlan(channels: channels ?? max(1, (activities + 999) / 1000)) }

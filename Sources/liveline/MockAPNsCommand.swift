@@ -318,7 +318,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
 
     /// Prints a line per push. A warning prints under the first push that carries it: a client's
     /// token brings the same warnings on every push until it is refreshed.
-    private static func follow(_ records: AsyncStream<PushRecord>) async {
+    private static func follow(_ records: AsyncStream<AnsweredPush>) async {
         var warned: Set<String> = []
         for await record in records {
             let target = record.token.map { String($0.prefix(16)) } ?? "channel \(record.channelID ?? "?")"

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Liveline
+import LivelineTerminal
 
 /// `liveline plan FILE`
 struct PlanCommand: ParsableCommand {

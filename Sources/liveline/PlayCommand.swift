@@ -5,6 +5,7 @@ import Synchronization
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineTerminal
 import NIOCore
 import NIOPosix
 

@@ -3,6 +3,7 @@ import Foundation
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineTerminal
 
 /// Where `liveline play` sends: an endpoint, the key to sign with, a target per activity and,
 /// for the embedded mock, the mock itself (to show what the device shows).

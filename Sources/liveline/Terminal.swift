@@ -6,6 +6,7 @@ import Darwin
 import Foundation
 import Liveline
 import LivelineAppTypes
+import LivelineTerminal
 
 /// Where the CLI writes, and whether a person is watching.
 enum Terminal {

@@ -3,6 +3,7 @@ import Foundation
 import Liveline
 import LivelineAppTypes
 import LivelineBridge
+import LivelineTerminal
 
 /// `liveline validate FILE…`
 struct ValidateCommand: ParsableCommand {

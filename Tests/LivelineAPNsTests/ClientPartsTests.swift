@@ -49,7 +49,7 @@ import Testing
     }
 
     @Test func backoffGrowsExponentiallyWithFullJitterUpToTheCap() {
-        let policy = RetryPolicy(base: 100, cap: 2_000)
+        let policy = RetryPolicy(base: .milliseconds(100), cap: .seconds(2))
         #expect(policy.delay(beforeAttempt: 2, random: 0.999) <= 100)
         #expect(policy.delay(beforeAttempt: 3, random: 0.999) <= 200)
         #expect(policy.delay(beforeAttempt: 3, random: 0.999) > 150)

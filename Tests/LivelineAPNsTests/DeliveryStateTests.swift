@@ -113,7 +113,7 @@ import Testing
         delivery.submit(Self.push(pushes[0], for: 0))
         delivery.submit(Self.push(pushes[0], for: 1))
         delivery.submit(Self.push(pushes[0], for: 2))
-        try await waitFor("the first two to be delivered") { log.delivered.count == 2 }
+        try await eventually("the first two to be delivered") { log.delivered.count == 2 }
         #expect(delivery.outstanding == 1)
         #expect(delivery.activitiesWithUnfinishedPushes == 1)
         #expect(session.server.pushes(token: resolved).count == 1)
@@ -124,10 +124,5 @@ import Testing
         #expect(Set(log.delivered.map(\.activity)) == [0, 1, 2])
         #expect(delivery.activitiesWithUnfinishedPushes == 0)
         await session.stop()
-    }
-
-    /// Polls `condition` until it holds (never a timing assertion: only a hang fails).
-    func waitFor(_ what: String, _ condition: () -> Bool) async throws {
-        try await eventually(what) { condition() }
     }
 }

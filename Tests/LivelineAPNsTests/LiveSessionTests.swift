@@ -29,11 +29,13 @@ import Testing
         let session: LiveSession
         let probe: SessionProbe
         let token: String
+        /// The story's one activity.
+        let order: LiveSession.Activity
     }
 
     /// A session over `order` on a manual clock standing a second before the story starts.
     static func setup(
-        token seed: Int, target: Bool = true, retry: RetryPolicy = RetryPolicy(base: 1000, cap: 1000, maxAttempts: 5),
+        token seed: Int, target: Bool = true, retry: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(1), maxAttempts: 5),
         configuration: LiveSession.Configuration = .init(), faults: FaultPlan = .none
     ) async throws -> Setup {
         let mock = try await MockSession.start(configure: {
@@ -52,7 +54,8 @@ import Testing
             targets: target ? [0: .device(token)] : [:], clock: clock, configuration: configuration,
             observer: { probe.record($0) }
         )
-        return Setup(mock: mock, clock: clock, start: start, session: session, probe: probe, token: token)
+        let order = try #require(await session.activity(named: "order"))
+        return Setup(mock: mock, clock: clock, start: start, session: session, probe: probe, token: token, order: order)
     }
 
     static func note(_ text: String) -> StateValue { .object(StateObject([("note", .string(text))])) }
@@ -91,7 +94,7 @@ import Testing
         let running = Task { await s.session.run() }
         // The tick at +10 s and the courier's note arrive at the same instant.
         s.clock.set(s.start + 10_000)
-        let outcome = try await s.session.trigger("note", activity: 0, input: Self.note("at the door"))
+        let outcome = try await s.session.trigger("note", activity: s.order, input: Self.note("at the door"))
         #expect(outcome == .applied)
         s.clock.set(s.start + 70_000)
         let report = await running.value
@@ -121,11 +124,11 @@ import Testing
         let s = try await Self.setup(token: 41, configuration: .init(finishesWhenIdle: false))
         let running = Task { await s.session.run() }
         s.clock.set(s.start + 20_000)
-        #expect(try await s.session.end(activity: 0, dismissal: .immediate) == .applied)
+        #expect(try await s.session.end(activity: s.order, dismissal: .immediate) == .applied)
         // The end waits for the next second (a push went at +20 s); nothing applies meanwhile or after.
-        #expect(try await s.session.trigger("note", activity: 0, input: Self.note("too late")) == .ended)
-        s.clock.advance(by: 1000)
-        #expect(try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .int(5))]), activity: 0) == .ended)
+        #expect(try await s.session.trigger("note", activity: s.order, input: Self.note("too late")) == .ended)
+        s.clock.advance(by: .milliseconds(1000))
+        #expect(try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .int(5))]), activity: s.order) == .ended)
         try await s.probe.wait("the end to be delivered") { $0.delivered.contains { $0.event == .end } }
         s.clock.set(s.start + 70_000)
         s.session.requestStop()
@@ -138,7 +141,7 @@ import Testing
         #expect(!String(decoding: end.payload, as: UTF8.self).contains("too late"))
         #expect(s.mock.server.activity(token: s.token)?.lifecycle == .ended)
         // The session refuses events once it has stopped.
-        await #expect(throws: LiveSessionError.stopped) { try await s.session.trigger("note", activity: 0) }
+        await #expect(throws: LiveSessionError.stopped) { try await s.session.trigger("note", activity: s.order) }
         await s.mock.stop()
     }
 
@@ -146,13 +149,13 @@ import Testing
         let s = try await Self.setup(token: 42, target: false, configuration: .init(finishesWhenIdle: false))
         let running = Task { await s.session.run() }
         s.clock.set(s.start + 30_000)
-        try await s.session.trigger("note", activity: 0, input: Self.note("parking"))
+        try await s.session.trigger("note", activity: s.order, input: Self.note("parking"))
         // The note goes a second after the +30 s tick (one push a second).
-        s.clock.advance(by: 1000)
+        s.clock.advance(by: .milliseconds(1000))
         try await s.probe.wait("the note to be decided") { $0.decided.count == 4 }
         #expect(s.probe.sent.isEmpty)
 
-        try await s.session.setTarget(.device(s.token), activity: 0)
+        try await s.session.setTarget(.device(s.token), activity: s.order)
         try await s.probe.wait("the held state to be delivered") { !$0.delivered.isEmpty }
         // One push went, with everything the held ones carried; the rest were superseded, not lost.
         #expect(s.probe.delivered.count == 1)
@@ -177,7 +180,7 @@ import Testing
         s.mock.server.setFaults(.none)
         s.session.requestStop()
         try await s.probe.wait("the end to be decided") { $0.decided.contains { $0.event == .end } }
-        s.clock.advance(by: 1000)
+        s.clock.advance(by: .milliseconds(1000))
         let report = await running.value
 
         // The retry sent the end (the newest state), not the stale tick.
@@ -207,23 +210,25 @@ import Testing
         // Failing with a long back-off: the drain deadline passes first, and nothing vanishes.
         let failing = FaultPlan(errors: [.init(error: APNsError(status: 503, reason: "ServiceUnavailable"), rate: 1)])
         let s = try await Self.setup(
-            token: 45, retry: RetryPolicy(base: 60_000, cap: 60_000, maxAttempts: 5),
-            configuration: .init(drainTimeout: 5_000, finishesWhenIdle: false), faults: failing
+            token: 45, retry: RetryPolicy(base: .seconds(60), cap: .seconds(60), maxAttempts: 5),
+            configuration: .init(drainTimeout: .seconds(5), finishesWhenIdle: false), faults: failing
         )
         let stuck = Task { await s.session.run() }
         s.clock.set(s.start + 10_000)
         try await s.probe.wait("a retry") { $0.retries == 1 }
         s.session.requestStop()
         try await s.probe.wait("the end to be decided") { $0.decided.contains { $0.event == .end } }
-        s.clock.advance(by: 5_000)
+        s.clock.advance(by: .milliseconds(5_000))
         let report = await stuck.value
         #expect(report.delivered == 0)
         #expect(report.abandoned.map(\.event) == [.update, .end])
         #expect(report.status == .pushesFailed)
         #expect(report.summary.contains("2 still pending at the drain deadline"))
-        // A retry timer that falls due afterwards sends nothing.
-        s.clock.advance(by: 60_000)
-        try await Task.sleep(for: .milliseconds(50))
+        // A retry timer that falls due afterwards sends nothing: the drain gave up both pushes,
+        // so the timer finds no push of its activity to send.
+        #expect(s.session.delivery.pendingPushes.isEmpty)
+        s.clock.advance(by: .milliseconds(60_000))
+        #expect(s.session.delivery.pendingPushes.isEmpty)
         #expect(s.probe.sent.count == 1)
         await s.mock.stop()
     }
@@ -232,15 +237,14 @@ import Testing
         let s = try await Self.setup(token: 46, configuration: .init(finishesWhenIdle: false))
         let running = Task { await s.session.run() }
         s.clock.set(s.start + 1_000)
-        let wrongType = try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .string("soon"))]), activity: 0)
+        let wrongType = try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .string("soon"))]), activity: s.order)
         #expect(wrongType == .invalid(.typeMismatch(path: "eta", expected: .int, got: .string, activity: "order")))
-        let unknown = try await s.session.apply(ExternalChange(label: "x", set: [.init(["courier"], .string("Priya"))]), activity: 0)
+        let unknown = try await s.session.apply(ExternalChange(label: "x", set: [.init(["courier"], .string("Priya"))]), activity: s.order)
         #expect(unknown == .invalid(.unknownField(path: "courier", activity: "order")))
-        #expect(try await s.session.apply(ExternalChange(label: "same", set: [.init(["eta"], .int(30))]), activity: 0) == .unchanged)
+        #expect(try await s.session.apply(ExternalChange(label: "same", set: [.init(["eta"], .int(30))]), activity: s.order) == .unchanged)
         let alert = Alert<String>(title: .plain("Almost there"), body: nil, sound: nil)
         let arrived = ExternalChange(label: "courier-arrived", set: [.init(["eta"], .int(2))], relevance: 90, alert: alert, priority: .high)
-        #expect(try await s.session.apply(arrived, activity: 0) == .applied)
-        await #expect(throws: LiveSessionError.unknownActivity(7)) { try await s.session.trigger("note", activity: 7) }
+        #expect(try await s.session.apply(arrived, activity: s.order) == .applied)
         try await s.probe.wait("the change to be delivered") { $0.delivered.contains { $0.reason.kind == .event } }
         let push = try #require(s.probe.decided.first { $0.reason.kind == .event })
         #expect(push.priority == .high)
@@ -265,8 +269,11 @@ import Testing
         let running = Task { await session.run() }
         let program = ActivityProgram(scenario.activities[0], index: 0, scenarioSeed: scenario.seed)
         let token = MockSession.token(47)
-        let id = try await session.add(program, start: now, target: .device(token))
-        #expect(id == 0)
+        let added = try await session.add(program, start: now, target: .device(token))
+        #expect(added.id == 0)
+        // A handle names an activity of its own session only.
+        let other = LiveSession(run: ScenarioRun(activities: []), client: mock.client, delivery: .init(bundleID: MockSession.bundleID), clock: clock)
+        await #expect(throws: LiveSessionError.unknownActivity(0)) { try await other.trigger("note", activity: added) }
         clock.set(now + 70_000)
         try await probe.wait("the end to be delivered") { $0.delivered.contains { $0.event == .end } }
         #expect(mock.server.activity(token: token)?.lifecycle == .ended)

@@ -79,7 +79,7 @@ import Testing
                 // Every second request on a connection is reset unanswered: even a run whose
                 // pushes a stalled machine superseded down to two meets a fault and a retry.
                 latency: Latency("2ms-15ms"), goAwayEvery: 6, resetEvery: 2,
-                shutdownWindows: [ShutdownWindow(after: 900, duration: 300)], seed: 5
+                shutdownWindows: [ShutdownWindow(after: .milliseconds(900), duration: .milliseconds(300))], seed: 5
             )
         })
         let token = MockSession.token(11)

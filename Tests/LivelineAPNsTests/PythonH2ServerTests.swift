@@ -6,7 +6,7 @@ import NIOPosix
 import Testing
 
 /// The client against Python's h2 (a strict HTTP/2 state machine nobody here wrote), run by
-/// `scripts/h2-conformance.py serve`: padded and CONTINUATION-split answers, 16-byte stream
+/// `scripts/check/h2-conformance.py serve`: padded and CONTINUATION-split answers, 16-byte stream
 /// windows, SETTINGS changes mid-connection, RST_STREAM, GOAWAY and a protocol error.
 /// Skipped where `python3 -c 'import h2'` fails (`.ci/run` installs it).
 @Suite(.serialized, .enabled(if: PythonH2Server.isAvailable, "needs python3 with h2 (pip install h2)"))
@@ -81,10 +81,10 @@ struct PythonH2ServerTests {
     }
 }
 
-/// `scripts/h2-conformance.py serve`, as a child process on an ephemeral loopback port.
+/// `scripts/check/h2-conformance.py serve`, as a child process on an ephemeral loopback port.
 final class PythonH2Server: @unchecked Sendable {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("scripts/h2-conformance.py").path
+        .deletingLastPathComponent().appendingPathComponent("scripts/check/h2-conformance.py").path
 
     static let isAvailable = ToolRequirement(untested: "the client against Python's h2", provider: "pip:h2")
         .check(ToolRequirement.succeeds(["python3", "-c", "import h2"]))

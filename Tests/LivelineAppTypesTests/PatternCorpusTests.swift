@@ -106,19 +106,23 @@ struct PatternCorpusTests {
         ]),
     ]
 
+    /// Checks `file` of `pattern` against its app: exactly `diagnostics`, then `verdict`.
+    static func check(_ pattern: Pattern, _ file: String, diagnostics: [String], verdict: String) throws {
+        let checked = try report(pattern, file)
+        #expect(lines(checked) == diagnostics, "\(lines(checked).map { "\"\($0)\"" }.joined(separator: ",\n"))")
+        #expect(checked.verdict == verdict)
+    }
+
     @Test("fits.yaml: the expected verdict and nothing else", arguments: patterns)
     func fits(_ pattern: Pattern) throws {
-        let report = try Self.report(pattern, "fits.yaml")
-        #expect(Self.lines(report) == pattern.fitsDiagnostics, "\(Self.lines(report))")
-        #expect(report.verdict == pattern.fitsVerdict)
+        try Self.check(pattern, "fits.yaml", diagnostics: pattern.fitsDiagnostics, verdict: pattern.fitsVerdict)
     }
 
     @Test("fails.yaml: every diagnostic, located, exactly", arguments: patterns)
     func fails(_ pattern: Pattern) throws {
-        let report = try Self.report(pattern, "fails.yaml")
-        #expect(Self.lines(report) == pattern.failsDiagnostics, "\(Self.lines(report).map { "\"\($0)\"" }.joined(separator: ",\n"))")
         let errors = pattern.failsDiagnostics.filter { $0.contains(": error: ") }.count
-        #expect(report.verdict == (pattern.failsVerdict ?? "\(errors) \(errors == 1 ? "error" : "errors") against the app's types"))
+        let verdict = pattern.failsVerdict ?? "\(errors) \(errors == 1 ? "error" : "errors") against the app's types"
+        try Self.check(pattern, "fails.yaml", diagnostics: pattern.failsDiagnostics, verdict: verdict)
     }
 
     @Test("the scaffold of every pattern loads and has no error against its app", arguments: patterns)

@@ -61,13 +61,11 @@ import Testing
                         environment: environment)
                     #expect(sent?.stdout.hasPrefix("202 ") == true, "\(sample): \(sent?.stdout ?? "") \(sent?.stderr ?? "")")
                 }
-                // Until the end push has been answered.
-                for _ in 0..<400 {
+                let answered = await eventually {
                     let shown = (try? await Self.curl(["\(base)/v1/activities/D-58213", "-H", "Authorization: Bearer demo-key"])) ?? ""
-                    if shown.contains(#""lifecycle":"ended""#), shown.contains(#""pending-events":0"#), shown.contains(#""status":200"#) { break }
-                    try? await Task.sleep(for: .milliseconds(50))
+                    return shown.contains(#""lifecycle":"ended""#) && shown.contains(#""pending-events":0"#) && shown.contains(#""status":200"#)
                 }
-                try? await Task.sleep(for: .milliseconds(300))
+                #expect(answered, "the end push was not answered")
                 bridge.interrupt()
             }
             #expect(served?.status == 0, "\(served?.stderr ?? "")")

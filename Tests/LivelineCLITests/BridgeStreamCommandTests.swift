@@ -39,10 +39,9 @@ struct BridgeStreamCommandTests {
                 return
             }
             var metrics = ""
-            for _ in 0..<400 {
+            await eventually {
                 metrics = (try? await Subprocess.run(["curl", "-s", "--max-time", "5", "http://127.0.0.1:\(bridgePort)/metrics"]).stdout) ?? ""
-                if metrics.contains(#"liveline_stream_connected{source="sportradar"} 1"#) { break }
-                try? await Task.sleep(for: .milliseconds(50))
+                return metrics.contains(#"liveline_stream_connected{source="sportradar"} 1"#)
             }
             let activity = "http://127.0.0.1:\(bridgePort)/v1/activities/sr:sport_event:50512345"
             _ = try? await Subprocess.run([
@@ -50,19 +49,17 @@ struct BridgeStreamCommandTests {
                 "-d", #"{"update-token": "\#(String(repeating: "ab", count: 32))", "source": "sportradar"}"#,
             ])
             _ = try? await Subprocess.run(["curl", "-s", "--max-time", "5", "-X", "POST", "http://127.0.0.1:\(port)/control/emit?n=4"])
-            for _ in 0..<400 {
+            await eventually {
                 metrics = (try? await Subprocess.run(["curl", "-s", "--max-time", "5", "http://127.0.0.1:\(bridgePort)/metrics"]).stdout) ?? ""
-                if metrics.contains(#"type="score_change",result="stored"} 1"#) { break }
-                try? await Task.sleep(for: .milliseconds(50))
+                return metrics.contains(#"type="score_change",result="stored"} 1"#)
             }
             #expect(metrics.contains(#"liveline_stream_events_total{source="sportradar",type="match_started",result="stored"} 1"#), "\(metrics)")
             #expect(metrics.contains(#"liveline_stream_events_total{source="sportradar",type="score_change",result="stored"} 1"#), "\(metrics)")
             // The goal reached the (embedded mock's) device.
             var shown = ""
-            for _ in 0..<400 {
+            await eventually {
                 shown = (try? await Subprocess.run(["curl", "-s", "--max-time", "5", activity, "-H", "Authorization: Bearer demo-key"]).stdout) ?? ""
-                if shown.contains(#""homeScore":1"#), shown.contains(#""pending-events":0"#), shown.contains(#""status":200"#) { break }
-                try? await Task.sleep(for: .milliseconds(50))
+                return shown.contains(#""homeScore":1"#) && shown.contains(#""pending-events":0"#) && shown.contains(#""status":200"#)
             }
             #expect(shown.contains(#""lastEvent":"GOAL! Okafor, Sam 23'""#), "\(shown)")
             bridge.terminate()

@@ -6,7 +6,7 @@ import LivelineTestSupport
 import Testing
 
 /// The live dashboard as users open it: `liveline play --dashboard`, and the page in headless
-/// Chromium while a scenario plays (scripts/dashboard-check.py).
+/// Chromium while a scenario plays (scripts/check/dashboard-check.py).
 @Suite(.serialized) struct DashboardCommandTests {
     /// One frame from a dashboard, as `GET /frame` answers it.
     static func frame(_ url: String) async throws -> [String: Any] {
@@ -72,7 +72,7 @@ import Testing
         #expect(result.stderr.contains("--dashboard draws the embedded mock's device"))
     }
 
-    /// Chromium, which scripts/dashboard-check.py drives (Debian's package, or Google's browser).
+    /// Chromium, which scripts/check/dashboard-check.py drives (Debian's package, or Google's browser).
     static let chromiumIsAvailable = ToolRequirement(untested: "the dashboard in Chromium", provider: "chromium")
         .check(["chromium", "chromium-browser", "google-chrome"].contains(where: ToolRequirement.onPath) && ToolRequirement.onPath("python3"))
 
@@ -83,10 +83,10 @@ import Testing
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
         let check = try await Subprocess.run(
-            ["python3", CLI.packageRoot.appendingPathComponent("scripts/dashboard-check.py").path, "--liveline", binary.path, "--out", out.path],
+            ["python3", CLI.packageRoot.appendingPathComponent("scripts/check/dashboard-check.py").path, "--liveline", binary.path, "--out", out.path],
             mergingErrors: true)
         let output = check.stdout
-        #expect(check.status == 0, "scripts/dashboard-check.py failed (needs Debian's chromium: apt-get install -y chromium):\n\(output)")
+        #expect(check.status == 0, "scripts/check/dashboard-check.py failed (needs Debian's chromium: apt-get install -y chromium):\n\(output)")
         #expect(output.contains("dashboard: every check passed"))
         for name in ["lock-screen-goal.png", "stale.png", "ended.png"] {
             let size = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path)[.size] as? Int) ?? 0

@@ -78,7 +78,7 @@ struct EndToEndTests {
         var configuration = LoadConfiguration(mix: try ScenarioMix([(scenario, 1)], speed: 60), activities: 50)
         configuration.target = .endpoint(APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: false), signingKey: nil, name: "mock")
         configuration.clock = .real(speed: 60)
-        configuration.timeLimit = 2_000
+        configuration.timeLimit = .seconds(2)
         let result = try await LoadRunner(configuration: configuration).run()
         await mock.shutdown()
         let delivery = try #require(result.delivery)

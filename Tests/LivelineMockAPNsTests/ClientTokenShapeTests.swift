@@ -159,7 +159,7 @@ struct ClientTokenShapeTests {
     func inspectionJSONCarriesWarnings() async throws {
         try await withMock { server, clock, iat in
             #expect(try await push(server, jwt: key.token(issuedAt: iat), timestamp: iat).status == 200)
-            clock.advance(by: 1000)
+            clock.advance(by: .milliseconds(1000))
             #expect(try await push(server, jwt: ClientTokenShapes.apnswift5.token(key, iat: iat), timestamp: iat + 1).status == 200)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
@@ -169,7 +169,7 @@ struct ClientTokenShapeTests {
             let warned = String(decoding: try encoder.encode(records[1]), as: UTF8.self)
             #expect(!plain.contains("warnings"))
             #expect(warned.contains(#""warnings":["provider token: iat is a string"#))
-            let decoded = try JSONDecoder().decode(PushRecord.self, from: Data(warned.utf8))
+            let decoded = try JSONDecoder().decode(AnsweredPush.self, from: Data(warned.utf8))
             #expect(decoded == records[1])
         }
     }

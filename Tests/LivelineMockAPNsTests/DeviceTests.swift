@@ -20,18 +20,18 @@ struct DeviceTests {
 
         try await device.push(timestamp: device.now + 1, extra: #""stale-date":\#(device.now + 600)"#, to: token)
         #expect(device.activity(token)?.lifecycle == .active)
-        device.clock.advance(by: 601_000)
+        device.clock.advance(by: .milliseconds(601_000))
         #expect(device.activity(token)?.lifecycle == .stale)
 
         let update = try await device.push(extra: #""stale-date":\#(device.now + 600)"#, to: token)
         #expect(update?.lifecycle == .active)
 
-        device.clock.advance(by: 1000)
+        device.clock.advance(by: .milliseconds(1000))
         let end = try await device.push(event: "end", extra: #""dismissal-date":\#(device.now + 300)"#, to: token)
         #expect(end?.lifecycle == .ended)
-        device.clock.advance(by: 299_000)
+        device.clock.advance(by: .milliseconds(299_000))
         #expect(device.activity(token)?.lifecycle == .ended)
-        device.clock.advance(by: 1000)
+        device.clock.advance(by: .milliseconds(1000))
         #expect(device.activity(token)?.lifecycle == .dismissed)
         await device.stop()
     }
@@ -40,11 +40,11 @@ struct DeviceTests {
     func systemLimits() async throws {
         let device = try await DeviceSession.start()
         try await device.push()
-        device.clock.advance(by: 8 * 3_600_000)
+        device.clock.advance(by: .milliseconds(8 * 3_600_000))
         #expect(device.activity()?.lifecycle == .ended)
         let late = try await device.push()
         #expect(late?.outcome == .ignoredAfterEnd)
-        device.clock.advance(by: 4 * 3_600_000)
+        device.clock.advance(by: .milliseconds(4 * 3_600_000))
         #expect(device.activity()?.lifecycle == .dismissed)
         await device.stop()
     }
@@ -53,9 +53,9 @@ struct DeviceTests {
     func dismissalRules() async throws {
         let device = try await DeviceSession.start()
         try await device.push(event: "end")
-        device.clock.advance(by: 4 * 3_600_000 - 1000)
+        device.clock.advance(by: .milliseconds(4 * 3_600_000 - 1000))
         #expect(device.activity()?.lifecycle == .ended)
-        device.clock.advance(by: 1000)
+        device.clock.advance(by: .milliseconds(1000))
         #expect(device.activity()?.lifecycle == .dismissed)
 
         let other = String(repeating: "cd", count: 32)
@@ -105,7 +105,7 @@ struct DeviceTests {
         #expect(try await device.push(timestamp: next(), priority: "5")?.outcome == .rendered)
         #expect(device.activity()?.counters.throttled == 1)
         #expect(device.activity()?.budgetRemaining == 0)
-        device.clock.advance(by: 30 * 60_000)
+        device.clock.advance(by: .milliseconds(30 * 60_000))
         #expect(device.activity()?.budgetRemaining == 1)
         #expect(try await device.push(timestamp: next(), priority: "10")?.outcome == .rendered)
         await device.stop()

@@ -36,7 +36,7 @@ struct ExtremeDatesTests {
         #expect(device.activity()?.lifecycle == .active)
         let end = try #require(try await device.push(Self.body(timestamp: String(device.now + 2), extra: #""dismissal-date":1e999"#, event: "end")))
         #expect(end.lifecycle == .ended)
-        device.clock.advance(by: 4 * 3_600_000)
+        device.clock.advance(by: .milliseconds(4 * 3_600_000))
         #expect(device.activity()?.lifecycle == .dismissed, "the system's 4 hours still end it")
         await device.stop()
     }

@@ -90,7 +90,7 @@ struct FaultTests {
         #expect(third.reason == "TooManyRequests")
         let otherToken = String(repeating: "ab", count: 32)
         #expect(try await push(client, timestamp: 3, token: otherToken).status == 200)
-        clock.advance(by: 60_000)
+        clock.advance(by: .milliseconds(60_000))
         #expect(try await push(client, timestamp: 4).status == 200)
         await client.close()
         await server.shutdown()
@@ -123,16 +123,16 @@ struct FaultTests {
     func shutdownWindow() async throws {
         let clock = ManualClock(start: Harness.epoch)
         let server = try await Harness.start(clock: clock) {
-            $0.faults = FaultPlan(shutdownWindows: [ShutdownWindow(after: 60_000, duration: 30_000)])
+            $0.faults = FaultPlan(shutdownWindows: [ShutdownWindow(after: .seconds(60), duration: .seconds(30))])
         }
         var client = try await Harness.connect(server)
         #expect(try await push(client, timestamp: 1).status == 200)
-        clock.advance(by: 70_000)
+        clock.advance(by: .milliseconds(70_000))
         let during = try await push(client, timestamp: 2)
         #expect(during.status == 503)
         #expect(during.reason == "Shutdown")
         #expect(try await client.waitFor { $0.type == RawFrame.goAway }?.goAway?.debug == #"{"reason":"Shutdown"}"#)
-        clock.advance(by: 30_000)
+        clock.advance(by: .milliseconds(30_000))
         client = try await Harness.connect(server)
         #expect(try await push(client, timestamp: 3).status == 200)
         await client.close()
@@ -172,7 +172,7 @@ struct FaultTests {
         #expect(plan.tooManyRequestsAfter == 120)
         #expect(plan.goAwayEvery == 10_000)
         #expect(plan.resetEvery == 50_000)
-        #expect(plan.shutdownWindows == [ShutdownWindow(after: 60_000, duration: 30_000, every: 600_000)])
+        #expect(plan.shutdownWindows == [ShutdownWindow(after: .seconds(60), duration: .seconds(30), every: .seconds(600))])
         #expect(plan.seed == 7)
         let json = try FaultPlan(yaml: #"{"latency":"exp:20ms","errors":[{"status":503,"reason":"ServiceUnavailable","rate":0.5}]}"#)
         #expect(json.latency == .exponential(mean: 20))
@@ -190,8 +190,8 @@ struct FaultTests {
         #expect(Latency("10ms-50ms") == .uniform(10, 50))
         #expect(Latency("exp:1s") == .exponential(mean: 1000))
         #expect(Latency("fast") == nil)
-        #expect(ShutdownWindow("1m+30s") == ShutdownWindow(after: 60_000, duration: 30_000))
-        #expect(ShutdownWindow("1m+30s/10m")?.every == 600_000)
+        #expect(ShutdownWindow("1m+30s") == ShutdownWindow(after: .seconds(60), duration: .seconds(30)))
+        #expect(ShutdownWindow("1m+30s/10m")?.every == .seconds(600))
         #expect(ShutdownWindow("1m+30s/10s") == nil)
     }
 }

@@ -24,7 +24,7 @@ import Testing
         #expect(history[3].payload?.contains(#""status":"c""#) == true)
         let json = String(decoding: try JSONEncoder().encode(history[0]), as: UTF8.self)
         #expect(!json.contains("payload"), "a dropped body is left out of the inspection JSON: \(json)")
-        #expect(try JSONDecoder().decode(PushRecord.self, from: Data(json.utf8)).payload == nil)
+        #expect(try JSONDecoder().decode(AnsweredPush.self, from: Data(json.utf8)).payload == nil)
         await device.stop()
     }
 

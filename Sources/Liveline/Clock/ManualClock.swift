@@ -32,9 +32,9 @@ public final class ManualClock: EngineClock, Sendable {
 
     public func now() -> Millis { state.withLock { $0.now } }
 
-    /// Moves the clock forward by `duration` milliseconds, waking every sleeper now due.
-    public func advance(by duration: Millis) {
-        wake { $0.now += max(0, duration) }
+    /// Moves the clock forward by `duration`, waking every sleeper now due.
+    public func advance(by duration: Duration) {
+        wake { $0.now += max(0, duration.millis) }
     }
 
     /// Sets the clock to `instant` (never backwards), waking every sleeper now due.

@@ -29,11 +29,11 @@ public final class APNsClient: Sendable {
         /// The team's key, for provider tokens; nil sends no `authorization` (a mock that accepts anything).
         public var signingKey: SigningKey?
         /// How long to wait for an answer.
-        public var requestTimeout: TimeAmount
+        public var requestTimeout: Duration
         /// A PING goes out after this long without traffic.
-        public var idlePing: TimeAmount
+        public var idlePing: Duration
 
-        public init(endpoint: APNsEndpoint, connections: Int = 1, signingKey: SigningKey? = nil, requestTimeout: TimeAmount = .seconds(10), idlePing: TimeAmount = .seconds(60)) {
+        public init(endpoint: APNsEndpoint, connections: Int = 1, signingKey: SigningKey? = nil, requestTimeout: Duration = .seconds(10), idlePing: Duration = .seconds(60)) {
             self.endpoint = endpoint
             self.connections = connections
             self.signingKey = signingKey
@@ -47,11 +47,14 @@ public final class APNsClient: Sendable {
     private let ownsGroup: Bool
     private let pool: ConnectionPool
     private let tokens: ProviderTokenCache?
+    /// ``Configuration/requestTimeout`` as NIO's deadlines take it, converted once.
+    private let requestTimeout: TimeAmount
 
     /// A client. Pass an event loop group to share one; otherwise the client makes its own.
     /// `now` gives UNIX seconds for token ages (tests pass a fake clock).
     public init(configuration: Configuration, eventLoopGroup: (any EventLoopGroup)? = nil, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
         self.configuration = configuration
+        requestTimeout = TimeAmount(configuration.requestTimeout)
         if let eventLoopGroup {
             group = eventLoopGroup
             ownsGroup = false
@@ -59,7 +62,7 @@ public final class APNsClient: Sendable {
             group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, min(configuration.connections, System.coreCount)))
             ownsGroup = true
         }
-        pool = try ConnectionPool(endpoint: configuration.endpoint, size: configuration.connections, group: group, idlePing: configuration.idlePing)
+        pool = try ConnectionPool(endpoint: configuration.endpoint, size: configuration.connections, group: group, idlePing: TimeAmount(configuration.idlePing))
         tokens = configuration.signingKey.map { ProviderTokenCache(key: $0, now: now) }
     }
 
@@ -130,7 +133,7 @@ public final class APNsClient: Sendable {
                 }
             }
             completion(result)
-        }, deadline: .now() + configuration.requestTimeout)
+        }, deadline: .now() + requestTimeout)
         connection.send(pending, flush: flush)
     }
 

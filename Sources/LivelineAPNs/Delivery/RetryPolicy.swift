@@ -5,13 +5,13 @@ import Liveline
 /// failing together do not retry together.
 public struct RetryPolicy: Sendable {
     /// The bound for the first retry.
-    public var base: Millis = 100
+    public var base: Duration = .milliseconds(100)
     /// The largest bound.
-    public var cap: Millis = 10_000
+    public var cap: Duration = .seconds(10)
     /// Give up after this many attempts in all.
     public var maxAttempts = 12
 
-    public init(base: Millis = 100, cap: Millis = 10_000, maxAttempts: Int = 12) {
+    public init(base: Duration = .milliseconds(100), cap: Duration = .seconds(10), maxAttempts: Int = 12) {
         self.base = base
         self.cap = cap
         self.maxAttempts = maxAttempts
@@ -20,7 +20,7 @@ public struct RetryPolicy: Sendable {
     /// The wait before attempt `attempt` (2 is the first retry), given a random number in 0..<1.
     public func delay(beforeAttempt attempt: Int, random: Double) -> Millis {
         let exponent = min(30, max(0, attempt - 2))
-        let bound = min(cap, base << exponent)
+        let bound = min(cap.millis, base.millis << exponent)
         return Millis(Double(bound) * random)
     }
 }

@@ -35,7 +35,7 @@ import Liveline
 public actor LiveSession {
     public struct Configuration: Sendable {
         /// How long a stop waits for pushes in flight, on the session's clock.
-        public var drainTimeout: Millis
+        public var drainTimeout: Duration
         /// On a stop, end every active activity with its current state and an immediate
         /// dismissal. Off leaves them running on the devices (`liveline play --no-end`).
         public var endsActivitiesOnStop: Bool
@@ -45,7 +45,7 @@ public actor LiveSession {
         /// Send ``SessionEvent/woke(activities:now:)`` after each wake, for live views.
         public var reportsWakes: Bool
 
-        public init(drainTimeout: Millis = 15_000, endsActivitiesOnStop: Bool = true, finishesWhenIdle: Bool = true, reportsWakes: Bool = false) {
+        public init(drainTimeout: Duration = .seconds(15), endsActivitiesOnStop: Bool = true, finishesWhenIdle: Bool = true, reportsWakes: Bool = false) {
             self.drainTimeout = drainTimeout
             self.endsActivitiesOnStop = endsActivitiesOnStop
             self.finishesWhenIdle = finishesWhenIdle
@@ -109,9 +109,9 @@ public actor LiveSession {
     /// The activities as the engines have them now.
     public var activities: [ActivityEngine] { scenarioRun.activities }
 
-    /// The place of the activity named `name`, if any.
-    public func activity(named name: String) -> Int? {
-        scenarioRun.activities.firstIndex { $0.program.name == name }
+    /// The activity named `name`, if any (the first, for copies of one story's activity).
+    public func activity(named name: String) -> Activity? {
+        scenarioRun.activities.firstIndex { $0.program.name == name }.map(Activity.init(id:))
     }
 
     // MARK: Running
@@ -158,7 +158,7 @@ public actor LiveSession {
             }
             if configuration.reportsWakes { hub.emit(.woke(activities: scenarioRun.activities, now: now)) }
         }
-        await drain(deadline: now + configuration.drainTimeout)
+        await drain(deadline: now + configuration.drainTimeout.millis)
         phase = .finished
         let report = hub.finish()
         finalReport = report
@@ -194,47 +194,47 @@ public actor LiveSession {
     /// Applies beat `beat` (a beat with an `id`) to an activity now, with `input` for its
     /// `{{ input.… }}` templates, as a webhook does.
     @discardableResult
-    public func trigger(_ beat: String, activity: Int, input: StateValue? = nil) throws(LiveSessionError) -> ActivityEngine.TriggerOutcome {
+    public func trigger(_ beat: String, activity: Activity, input: StateValue? = nil) throws(LiveSessionError) -> ActivityEngine.TriggerOutcome {
         try checkAccepting(activity)
-        let outcome = scenarioRun.trigger(beat, activity: activity, input: input, at: clock.now(), into: &sink)
-        hub.emit(.triggered(activity: activity, beat: beat, outcome: outcome))
+        let outcome = scenarioRun.trigger(beat, activity: activity.id, input: input, at: clock.now(), into: &sink)
+        hub.emit(.triggered(activity: activity.id, beat: beat, outcome: outcome))
         doorbell.ring()
         return outcome
     }
 
     /// Applies an external change to an activity now.
     @discardableResult
-    public func apply(_ change: ExternalChange, activity: Int) throws(LiveSessionError) -> ActivityEngine.ChangeOutcome {
+    public func apply(_ change: ExternalChange, activity: Activity) throws(LiveSessionError) -> ActivityEngine.ChangeOutcome {
         try checkAccepting(activity)
-        let outcome = scenarioRun.apply(change, activity: activity, at: clock.now(), into: &sink) ?? .notStarted
-        hub.emit(.changed(activity: activity, label: change.label, outcome: outcome))
+        let outcome = scenarioRun.apply(change, activity: activity.id, at: clock.now(), into: &sink) ?? .notStarted
+        hub.emit(.changed(activity: activity.id, label: change.label, outcome: outcome))
         doorbell.ring()
         return outcome
     }
 
     /// Ends an activity now with what it shows, and `dismissal` (nil: the policy's).
     @discardableResult
-    public func end(activity: Int, dismissal: Dismissal? = nil) throws(LiveSessionError) -> ActivityEngine.ChangeOutcome {
+    public func end(activity: Activity, dismissal: Dismissal? = nil) throws(LiveSessionError) -> ActivityEngine.ChangeOutcome {
         try apply(.endNow(dismissal: dismissal), activity: activity)
     }
 
     /// Where an activity's pushes go, given now or later (the pushes that waited go now).
-    public func setTarget(_ target: PushTarget, activity: Int) throws(LiveSessionError) {
-        guard scenarioRun.activities.indices.contains(activity) else { throw .unknownActivity(activity) }
-        delivery.setTarget(target, for: activity)
-        hub.emit(.targetSet(activity: activity, target: target))
+    public func setTarget(_ target: PushTarget, activity: Activity) throws(LiveSessionError) {
+        try checkKnown(activity)
+        delivery.setTarget(target, for: activity.id)
+        hub.emit(.targetSet(activity: activity.id, target: target))
     }
 
     /// The update token an activity started by push reported (its `input-push-token`).
-    public func setUpdateToken(_ token: String, activity: Int) throws(LiveSessionError) {
-        guard scenarioRun.activities.indices.contains(activity) else { throw .unknownActivity(activity) }
-        delivery.setUpdateToken(token, for: activity)
+    public func setUpdateToken(_ token: String, activity: Activity) throws(LiveSessionError) {
+        try checkKnown(activity)
+        delivery.setUpdateToken(token, for: activity.id)
     }
 
     /// Adds an activity that starts at `start` (UNIX milliseconds), as the bridge does when a
-    /// new order arrives. Returns its place.
+    /// new order arrives. Returns its handle.
     @discardableResult
-    public func add(_ program: ActivityProgram, start: Millis, target: PushTarget? = nil) throws(LiveSessionError) -> Int {
+    public func add(_ program: ActivityProgram, start: Millis, target: PushTarget? = nil) throws(LiveSessionError) -> Activity {
         guard phase == .ready || phase == .running else { throw .stopped }
         let id = scenarioRun.activities.count
         var limit = PayloadLimits.device
@@ -245,12 +245,17 @@ public actor LiveSession {
         scenarioRun.add(engine)
         scenarioRun.run(until: clock.now(), into: &sink)
         doorbell.ring()
-        return id
+        return Activity(id: id)
     }
 
-    private func checkAccepting(_ activity: Int) throws(LiveSessionError) {
+    private func checkAccepting(_ activity: Activity) throws(LiveSessionError) {
         guard phase == .ready || phase == .running, doorbell.stopRequest == nil else { throw .stopped }
-        guard scenarioRun.activities.indices.contains(activity) else { throw .unknownActivity(activity) }
+        try checkKnown(activity)
+    }
+
+    /// A handle from another session may name an activity this one does not have.
+    private func checkKnown(_ activity: Activity) throws(LiveSessionError) {
+        guard scenarioRun.activities.indices.contains(activity.id) else { throw .unknownActivity(activity.id) }
     }
 }
 
@@ -258,7 +263,7 @@ public actor LiveSession {
 public enum LiveSessionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The session is stopping or has finished.
     case stopped
-    /// No activity has that place in the session.
+    /// The session has no activity with that id (a handle from another session).
     case unknownActivity(Int)
 
     public var description: String {

@@ -22,7 +22,7 @@ extension BridgeConfigReader {
         }
         if let node = fields["heartbeat-timeout"] {
             if let millis = base.duration(node, "heartbeat-timeout"), millis >= 100 {
-                settings.heartbeatTimeout = millis
+                settings.heartbeatTimeout = .milliseconds(millis)
             } else {
                 if DurationText.parse(node.scalar?.string ?? "") != nil {
                     error(node, "heartbeat-timeout must be at least 100ms; a feed's heartbeats come every few seconds")
@@ -124,18 +124,18 @@ extension BridgeConfigReader {
         var backoff = ReconnectBackoff()
         var failed = false
         if let node = fields["initial"] {
-            if let millis = base.duration(node, "initial"), millis > 0 { backoff.initial = millis } else {
+            if let millis = base.duration(node, "initial"), millis > 0 { backoff.initial = .milliseconds(millis) } else {
                 if DurationText.parse(node.scalar?.string ?? "") == 0 { error(node, "initial must be more than 0") }
                 failed = true
             }
         }
         if let node = fields["max"] {
             if let millis = base.duration(node, "max") {
-                if millis < backoff.initial {
-                    error(node, "max (\(DurationText.format(millis))) is less than initial (\(DurationText.format(backoff.initial)))")
+                if millis < backoff.initial.millis {
+                    error(node, "max (\(DurationText.format(millis))) is less than initial (\(DurationText.format(backoff.initial.millis)))")
                     failed = true
                 } else {
-                    backoff.maximum = millis
+                    backoff.maximum = .milliseconds(millis)
                 }
             } else {
                 failed = true
@@ -150,7 +150,7 @@ extension BridgeConfigReader {
     private mutating func recover(_ node: Node, source: String) -> RecoverSettings? {
         var urlNode = node
         var events: JSONPointer?
-        var startWindow: Millis? = RecoverSettings.standardStartWindow
+        var startWindow: Duration? = RecoverSettings.standardStartWindow
         if case .mapping = node {
             guard let fields = base.fields(
                 of: node, in: "recover", allowed: ["url", "events", "on-start"], required: ["url": "the timeline URL the missed events come from"]
@@ -160,7 +160,7 @@ extension BridgeConfigReader {
                 if text == "off" {
                     startWindow = nil
                 } else if let millis = DurationText.parse(text), millis > 0 {
-                    startWindow = millis
+                    startWindow = .milliseconds(millis)
                 } else {
                     self.error(windowNode, "expected on-start as how far back the first start recovers, like 2h, or off; found \(ScenarioReader.describe(windowNode))")
                     return nil

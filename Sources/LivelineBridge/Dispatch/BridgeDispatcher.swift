@@ -266,7 +266,7 @@ public final class BridgeDispatcher: Sendable {
 
     /// The content-state the activity shows now, as the JSON the app decodes; nil before the
     /// first step.
-    public func contentState(of record: ActivityRecord) -> [UInt8]? {
+    public func contentState(of record: RegisteredActivity) -> [UInt8]? {
         guard let bytes = record.engineState, let state = try? BridgeActivityState.decode(bytes),
               let story = catalog[state.source],
               let engine = try? ActivityEngine(program: story.program, snapshot: state.engine)

@@ -79,7 +79,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
 
     /// The registration to store for activity `key`, given what is stored already.
     func registration(
-        key: String, existing: ActivityRecord?, sources: [SourceConfiguration]
+        key: String, existing: RegisteredActivity?, sources: [SourceConfiguration]
     ) throws(BridgeHTTPError) -> ActivityRegistration {
         let targets = ActivityTargets(
             updateToken: updateToken.applied(to: existing?.updateToken),
@@ -96,7 +96,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
     }
 
     /// The name of the source whose scenario the activity plays.
-    private func source(existing: ActivityRecord?, sources: [SourceConfiguration]) throws(BridgeHTTPError) -> String {
+    private func source(existing: RegisteredActivity?, sources: [SourceConfiguration]) throws(BridgeHTTPError) -> String {
         let names = sources.map(\.name)
         if let source {
             guard let configured = sources.first(where: { $0.name == source }) else {

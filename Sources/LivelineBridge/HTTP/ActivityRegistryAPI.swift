@@ -16,7 +16,7 @@ import Logging
 /// The key in the path is percent-decoded; it must meet ``ActivityKeyRule``, as webhooks' keys do.
 struct ActivityRegistryAPI: Sendable {
     /// Renders an activity's current content-state as JSON bytes; the dispatcher owns it.
-    typealias ContentState = @Sendable (ActivityRecord) -> [UInt8]?
+    typealias ContentState = @Sendable (RegisteredActivity) -> [UInt8]?
 
     let store: any RegistryStore
     let authenticator: RegistryAuthenticator

@@ -17,7 +17,7 @@ import Liveline
 /// enough to push to it. The content-state comes from the dispatcher, which owns the engine
 /// state; it is `null` before the activity has one.
 struct ActivityStatusView {
-    var record: ActivityRecord
+    var record: RegisteredActivity
     var pendingEvents: Int
     /// Pushes waiting in the outbox (to be sent, or retried).
     var queuedPushes: Int

@@ -27,7 +27,7 @@ import Synchronization
 public final class BridgeHTTPServer: Service, Sendable {
     /// Renders an activity's current content-state as JSON bytes for `GET /v1/activities/{key}`;
     /// nil when it has none yet. The dispatcher owns the engine state, so it provides this.
-    public typealias ContentStateRenderer = @Sendable (ActivityRecord) -> [UInt8]?
+    public typealias ContentStateRenderer = @Sendable (RegisteredActivity) -> [UInt8]?
 
     /// Why ``listeningPort()`` has no port to give.
     public struct NotListening: Error, Sendable, CustomStringConvertible {

@@ -19,7 +19,7 @@ import Liveline
 struct ActivityReplay: Sendable {
     let catalog: StoryCatalog
 
-    func replay(_ record: ActivityRecord, events: [DispatchedEvent]) throws(RecordingError) -> RecordedActivity {
+    func replay(_ record: RegisteredActivity, events: [DispatchedEvent]) throws(RecordingError) -> RecordedActivity {
         var storedState: BridgeActivityState?
         if let bytes = record.engineState { storedState = try? BridgeActivityState.decode(bytes) }
         let sourceName = storedState?.source

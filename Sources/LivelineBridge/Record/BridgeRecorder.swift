@@ -62,7 +62,7 @@ public struct BridgeRecorder: Sendable {
         var warnings: [String] = []
         let replay = ActivityReplay(catalog: catalog)
         for key in keys {
-            let record: ActivityRecord?
+            let record: RegisteredActivity?
             let events: [DispatchedEvent]
             do {
                 record = try await store.activity(key)

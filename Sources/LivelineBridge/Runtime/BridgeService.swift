@@ -34,7 +34,7 @@ public final class BridgeService: Sendable {
 
         public init(
             instance: String = BridgeService.defaultInstanceName(), lease: Duration = .seconds(30),
-            retry: RetryPolicy = RetryPolicy(base: 500, cap: 60_000, maxAttempts: 10), listen: ListenAddress? = nil
+            retry: RetryPolicy = RetryPolicy(base: .milliseconds(500), cap: .seconds(60), maxAttempts: 10), listen: ListenAddress? = nil
         ) {
             self.instance = instance
             self.lease = lease

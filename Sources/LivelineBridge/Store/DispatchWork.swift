@@ -4,7 +4,7 @@ import Liveline
 /// An activity the dispatcher has claimed: its registration, engine state, and the events
 /// waiting for it (oldest order key first; ties in arrival order). Leased to one instance.
 public struct ActivityWork: Sendable, Hashable {
-    public var record: ActivityRecord
+    public var record: RegisteredActivity
     public var events: [StoredEvent]
 }
 

@@ -44,7 +44,7 @@ extension SQLStore {
         )
     }
 
-    public func activity(_ key: String) async throws -> ActivityRecord? {
+    public func activity(_ key: String) async throws -> RegisteredActivity? {
         try await transaction { tx in
             guard let row = try await tx.run("SELECT \(Self.activityColumns) FROM activities WHERE key = $1", [.text(key)]).first else {
                 return nil
@@ -65,7 +65,7 @@ extension SQLStore {
     }
 
     /// Reads a row of `activityColumns`.
-    static func record(_ row: SQLRow) throws -> ActivityRecord {
+    static func record(_ row: SQLRow) throws -> RegisteredActivity {
         let lifecycleText = try row.text(6)
         guard let lifecycle = ActivityEngine.Lifecycle(rawValue: lifecycleText) else {
             throw SQLRowError("lifecycle \(lifecycleText) of activity \((try? row.text(0)) ?? "?")")
@@ -77,7 +77,7 @@ extension SQLStore {
                 apnsID: try row.optionalText(12)
             )
         }
-        return ActivityRecord(
+        return RegisteredActivity(
             key: try row.text(0), updateToken: try row.optionalText(1), pushToStartToken: try row.optionalText(2),
             channelID: try row.optionalText(3), scenario: try row.text(4), frequentUpdates: try row.int(5) != 0,
             lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalDate(8),

@@ -73,10 +73,10 @@ extension SQLStore {
         }
     }
 
-    /// The records and pending events of `keys`, in the order of `keys` (unregistered ones left out).
+    /// The registered activities and pending events of `keys`, in the order of `keys` (unregistered ones left out).
     static func work(for keys: [String], _ tx: any SQLTransaction) async throws -> [ActivityWork] {
         let list = SQLDialect.placeholders(from: 1, count: keys.count)
-        var records: [String: ActivityRecord] = [:]
+        var records: [String: RegisteredActivity] = [:]
         for row in try await tx.run("SELECT \(activityColumns) FROM activities WHERE key IN (\(list))", keys.map(SQLValue.text)) {
             let record = try record(row)
             records[record.key] = record

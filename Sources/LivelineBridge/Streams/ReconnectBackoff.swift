@@ -4,11 +4,11 @@ import Liveline
 /// each wait drawn between half and all of that (jitter), so many bridges that lost the same
 /// feed at once do not all come back in the same instant.
 public struct ReconnectBackoff: Sendable, Hashable, CustomStringConvertible {
-    public var initial: Millis
-    public var maximum: Millis
+    public var initial: Duration
+    public var maximum: Duration
 
-    public init(initial: Millis = 1000, maximum: Millis = 60_000) {
-        self.initial = max(1, initial)
+    public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60)) {
+        self.initial = max(.milliseconds(1), initial)
         self.maximum = max(self.initial, maximum)
     }
 
@@ -16,13 +16,13 @@ public struct ReconnectBackoff: Sendable, Hashable, CustomStringConvertible {
     /// in 0..<1.
     public func delay(attempt: Int, unit: Double) -> Millis {
         let doublings = min(max(attempt, 0), 40)
-        let ceiling = min(Double(maximum), Double(initial) * Double(sign: .plus, exponent: doublings, significand: 1))
+        let ceiling = min(Double(maximum.millis), Double(initial.millis) * Double(sign: .plus, exponent: doublings, significand: 1))
         let draw = min(max(unit, 0), 1)
         return Millis((ceiling * (0.5 + 0.5 * draw)).rounded(.down))
     }
 
     /// `1s doubling to 1m, jittered`.
     public var description: String {
-        "\(DurationText.format(initial)) doubling to \(DurationText.format(maximum)), jittered"
+        "\(DurationText.format(initial.millis)) doubling to \(DurationText.format(maximum.millis)), jittered"
     }
 }

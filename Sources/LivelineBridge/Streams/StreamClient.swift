@@ -114,7 +114,7 @@ public final class StreamClient: Sendable {
                     gap = true
                 } else if let window = recover.startWindow {
                     // A first start: what the feed published before the bridge connected.
-                    position.startFrom = ingest.clock().addingTimeInterval(-Double(window) / 1000)
+                    position.startFrom = ingest.clock().addingTimeInterval(-Double(window.millis) / 1000)
                     gap = true
                 }
             } catch {
@@ -123,7 +123,7 @@ public final class StreamClient: Sendable {
         }
         logger.info("stream starting", metadata: [
             "url": "\(settings.url)", "format": "\(settings.format.rawValue)",
-            "heartbeat-timeout": "\(DurationText.format(settings.heartbeatTimeout))",
+            "heartbeat-timeout": "\(DurationText.format(settings.heartbeatTimeout.millis))",
         ])
         var attempt = 0
         var serverRetry: Millis?
@@ -151,7 +151,7 @@ public final class StreamClient: Sendable {
     private func connectAndRead(_ position: inout Position, recovering: Bool, serverRetry: inout Millis?) async -> (StreamError?, Bool) {
         let request = StreamConnection.Request(
             url: settings.url, headers: settings.headers, format: settings.format, lastEventID: position.sseLastEventID,
-            heartbeatTimeout: settings.heartbeatTimeout, maximumMessage: maximumMessage, caFile: settings.caFile)
+            heartbeatTimeout: settings.heartbeatTimeout.millis, maximumMessage: maximumMessage, caFile: settings.caFile)
         let connection: StreamConnection
         do {
             connection = try await StreamConnection.open(request, group: group)

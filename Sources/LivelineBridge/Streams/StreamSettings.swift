@@ -27,7 +27,7 @@ public struct StreamSettings: Sendable, Hashable {
     public var format: Format
     /// Silence longer than this (not a byte: no event, no heartbeat) drops the connection and
     /// reconnects.
-    public var heartbeatTimeout: Millis
+    public var heartbeatTimeout: Duration
     /// Messages with a value here are heartbeats (`{"heartbeat": {…}}`), not events.
     public var keepAlive: JSONPointer?
     public var reconnect: ReconnectBackoff
@@ -37,7 +37,7 @@ public struct StreamSettings: Sendable, Hashable {
     public var caFile: String?
 
     public init(
-        url: FeedURL, headers: [FeedHeader] = [], format: Format = .ndjson, heartbeatTimeout: Millis = 30_000,
+        url: FeedURL, headers: [FeedHeader] = [], format: Format = .ndjson, heartbeatTimeout: Duration = .seconds(30),
         keepAlive: JSONPointer? = nil, reconnect: ReconnectBackoff = ReconnectBackoff(), recover: RecoverSettings? = nil,
         caFile: String? = nil
     ) {
@@ -89,16 +89,16 @@ public struct RecoverSettings: Sendable, Hashable {
     /// Where the events are in the answer; nil: the answer itself is the list.
     public var events: JSONPointer?
     /// How far back the first start recovers (`on-start`); nil: it does not (`on-start: off`).
-    public var startWindow: Millis?
+    public var startWindow: Duration?
 
-    public init(template: String, events: JSONPointer? = nil, startWindow: Millis? = RecoverSettings.standardStartWindow) {
+    public init(template: String, events: JSONPointer? = nil, startWindow: Duration? = RecoverSettings.standardStartWindow) {
         self.template = template
         self.events = events
         self.startWindow = startWindow
     }
 
     /// 2 hours: a match, or an evening's orders, that began before the bridge did.
-    public static let standardStartWindow: Millis = 2 * 3_600_000
+    public static let standardStartWindow: Duration = .seconds(2 * 3600)
 
     static let placeholders = ["{last-event-id}", "{since}", "{activity-key}"]
 

@@ -28,7 +28,7 @@ struct CollectingSink: PushSink {
 /// each push was produced against its due time (the engine's own lateness).
 struct LatenessSink: PushSink {
     var tally = PushTally()
-    var latency = LatencyRecorder()
+    var latency = LatencySamples()
     var produced = TimeSeries()
     let startMicros: Int64
     let intervalMicros: Int64

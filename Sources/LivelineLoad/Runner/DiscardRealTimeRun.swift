@@ -13,7 +13,7 @@ struct DiscardRealTimeRun {
         let began = MicroClock.now()
         context.runStart.setIfUnset(began)
         result.began(at: began)
-        var sink = LatenessSink(startMicros: began, intervalMicros: context.configuration.intervalMillis * 1000)
+        var sink = LatenessSink(startMicros: began, intervalMicros: context.configuration.interval.millis * 1000)
         let clock = WallClock()
         while let deadline = run.nextDeadline() {
             do { try await clock.sleep(until: min(deadline, context.limitInstant(began))) } catch { break }

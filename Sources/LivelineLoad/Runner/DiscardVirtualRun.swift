@@ -63,8 +63,8 @@ struct DiscardVirtualRun {
         var run = ScenarioRun(activities: context.makeEngines(copies: copies))
         let began = ready.arriveAndWait()
         context.runStart.setIfUnset(began)
-        let interval = context.configuration.intervalMillis * 1000
-        let timeLimit = context.configuration.timeLimit
+        let interval = context.configuration.interval.millis * 1000
+        let timeLimit = context.configuration.timeLimit?.millis
         var sink = DiscardSink()
         var series = TimeSeries()
         var reported = 0

@@ -48,14 +48,14 @@ public struct LoadConfiguration: Sendable {
     /// Engine threads for `--target discard --clock virtual` (each plays a disjoint part).
     public var threads = 1
     /// Stop releasing pushes after this much wall time; nil plays every story to its end.
-    public var timeLimit: Millis?
+    public var timeLimit: Duration?
     /// When the test's clock starts, UNIX milliseconds; nil takes the wall clock at the start.
     public var start: Millis?
     /// The bundle id (its topic) pushes are sent for; nil takes the first scenario's.
     public var bundleID: String?
     public var retry = RetryPolicy()
     /// Per-interval series resolution.
-    public var intervalMillis: Millis = 1000
+    public var interval: Duration = .seconds(1)
 
     public init(mix: ScenarioMix, activities: Int) {
         self.mix = mix

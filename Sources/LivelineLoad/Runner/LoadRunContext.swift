@@ -30,13 +30,13 @@ struct LoadRunContext: Sendable {
 
     /// When the time limit ends, on the wall clock in milliseconds (`Millis.max` without one).
     func limitInstant(_ began: Int64) -> Millis {
-        configuration.timeLimit.map { began / 1000 + $0 } ?? .max
+        configuration.timeLimit.map { began / 1000 + $0.millis } ?? .max
     }
 
     /// Whether the time limit has passed since `began` (microseconds).
     func timeIsUp(_ began: Int64) -> Bool {
         guard let limit = configuration.timeLimit else { return false }
-        return MicroClock.now() - began >= limit * 1000
+        return MicroClock.now() - began >= limit.millis * 1000
     }
 
     /// A builder for this run's result, its timing started at `setupStart`.

@@ -3,7 +3,7 @@ import LivelineAPNs
 
 /// A network target (the embedded mock, a mock elsewhere, APNs): one scheduler on the calling
 /// task, a ``PushDelivery`` that keeps each activity's order and retries, and a
-/// ``DeliveryRecorder`` that accounts for every push and measures latency.
+/// ``DeliveryMeasurements`` that accounts for every push and measures latency.
 ///
 /// The virtual clock releases pushes as fast as back-pressure allows (``VirtualRelease``); the
 /// real clock sleeps until each deadline and hands over what is due (``releaseInRealTime``).
@@ -32,8 +32,8 @@ struct NetworkRun {
         var run = ScenarioRun(activities: context.makeEngines(copies: copies))
         let gate = ReleaseGate()
         let freed = FreedActivities()
-        let recorder = DeliveryRecorder(
-            startMicros: MicroClock.now(), intervalMillis: configuration.intervalMillis,
+        let recorder = DeliveryMeasurements(
+            startMicros: MicroClock.now(), intervalMillis: configuration.interval.millis,
             countAcceptedPerActivity: configuration.broadcast != nil,
             onSettled: { activity in
                 if virtual, let activity { freed.append(activity) }
@@ -150,7 +150,7 @@ struct NetworkRun {
 /// how answers come back.
 struct NetworkLink {
     let delivery: PushDelivery
-    let recorder: DeliveryRecorder
+    let recorder: DeliveryMeasurements
     let gate: ReleaseGate
     let freed: FreedActivities
     /// Broadcast mode: the channels are storage policy 0 (no message kept, the higher budget),

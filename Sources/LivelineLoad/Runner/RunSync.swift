@@ -17,11 +17,11 @@ final class AtomicMicros: Sendable {
 
 /// The delivery recorder of a networked run, once it exists, for progress readers.
 final class RecorderSlot: Sendable {
-    private let box = NIOLockedValueBox<DeliveryRecorder?>(nil)
+    private let box = NIOLockedValueBox<DeliveryMeasurements?>(nil)
 
-    var value: DeliveryRecorder? { box.withLockedValue { $0 } }
+    var value: DeliveryMeasurements? { box.withLockedValue { $0 } }
 
-    func set(_ recorder: DeliveryRecorder) { box.withLockedValue { $0 = recorder } }
+    func set(_ recorder: DeliveryMeasurements) { box.withLockedValue { $0 = recorder } }
 }
 
 /// A barrier for engine threads: each blocks in ``arriveAndWait()`` until all have arrived, so

@@ -26,7 +26,7 @@ public struct DashboardConfiguration: Sendable {
     /// Activities drawn in full; more matches are counted and sampled.
     public var shownActivities: Int = 24
     /// How often a connected page may get a new frame. Pushes between frames are coalesced.
-    public var frameInterval: Millis = 250
+    public var frameInterval: Duration = .milliseconds(250)
 
     public init(host: String = "127.0.0.1", port: Int = 2199) {
         self.host = host

@@ -8,7 +8,7 @@ struct DashboardFeed {
     /// A push with its place in the order the mock answered them.
     struct Entry {
         var sequence: UInt64
-        var record: PushRecord
+        var record: AnsweredPush
     }
 
     private(set) var sequence: UInt64 = 0
@@ -20,7 +20,7 @@ struct DashboardFeed {
         notable = Ring(capacity: capacity)
     }
 
-    mutating func append(_ record: PushRecord) {
+    mutating func append(_ record: AnsweredPush) {
         sequence += 1
         let entry = Entry(sequence: sequence, record: record)
         if Self.isNotable(record) { notable.append(entry) }
@@ -33,7 +33,7 @@ struct DashboardFeed {
     }
 
     /// A push is notable when APNs refused it or any reached activity did not render it.
-    static func isNotable(_ record: PushRecord) -> Bool {
+    static func isNotable(_ record: AnsweredPush) -> Bool {
         record.status != 200 || record.deliveries.contains { $0.outcome != .rendered }
     }
 

@@ -2,7 +2,6 @@ import Foundation
 import Liveline
 import NIOCore
 import NIOHTTP1
-import NIOPosix
 
 /// The dashboard's HTTP/1.1 listener (`--dashboard HOST:PORT`), on the mock's event loops.
 ///
@@ -15,20 +14,15 @@ enum DashboardServer {
     static func bind(
         host: String, port: Int, group: any EventLoopGroup, broadcaster: DashboardBroadcaster
     ) async throws -> any Channel {
-        try await ServerBootstrap(group: group)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
-            // A page that stops reading backs up here, not in the mock's memory: once this much
-            // is queued the channel turns unwritable and the page's frames are skipped.
-            .childChannelOption(.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(DashboardHTTPHandler(broadcaster: broadcaster))
-                }
-            }
-            .bind(host: host, port: port)
-            .get()
+        try await HTTP1Server.bind(host: host, port: port, group: group, options: { bootstrap in
+            bootstrap
+                .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
+                // A page that stops reading backs up here, not in the mock's memory: once this much
+                // is queued the channel turns unwritable and the page's frames are skipped.
+                .childChannelOption(.writeBufferWaterMark, value: .init(low: 32 * 1024, high: 256 * 1024))
+        }) {
+            DashboardHTTPHandler(broadcaster: broadcaster)
+        }
     }
 
     /// Ticks the broadcaster on one of the group's loops until the returned task is cancelled.
@@ -46,7 +40,7 @@ final class DashboardHTTPHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let broadcaster: DashboardBroadcaster
-    private var head: HTTPRequestHead?
+    private var requests = HTTP1RequestAssembler(maxBody: 0)
     private var streaming = false
 
     init(broadcaster: DashboardBroadcaster) {
@@ -54,16 +48,8 @@ final class DashboardHTTPHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
-        case .head(let requestHead):
-            head = requestHead
-        case .body:
-            break
-        case .end:
-            guard let requestHead = head, !streaming else { return }
-            head = nil
-            respond(to: requestHead, context: context)
-        }
+        guard let request = requests.take(unwrapInboundIn(data)), !streaming else { return }
+        respond(to: request, context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -71,8 +57,9 @@ final class DashboardHTTPHandler: ChannelInboundHandler {
         context.fireChannelInactive()
     }
 
-    private func respond(to request: HTTPRequestHead, context: ChannelHandlerContext) {
-        let (path, query) = Self.split(request.uri)
+    private func respond(to whole: HTTP1Request, context: ChannelHandlerContext) {
+        let request = whole.head
+        let (path, query) = whole.target
         guard request.method == .GET || request.method == .HEAD else {
             return send(405, type: "text/plain; charset=utf-8", body: Array("only GET\n".utf8), request: request, context: context)
         }
@@ -101,30 +88,8 @@ final class DashboardHTTPHandler: ChannelInboundHandler {
         }
     }
 
+    /// A whole answer; the page's answers are never cached.
     private func send(_ status: Int, type: String, body: [UInt8], request: HTTPRequestHead, context: ChannelHandlerContext) {
-        var headers = HTTPHeaders()
-        headers.add(name: "content-type", value: type)
-        headers.add(name: "content-length", value: String(body.count))
-        headers.add(name: "cache-control", value: "no-store")
-        let keepAlive = request.isKeepAlive
-        if !keepAlive { headers.add(name: "connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .init(statusCode: status), headers: headers))), promise: nil)
-        if request.method != .HEAD {
-            var buffer = context.channel.allocator.buffer(capacity: body.count)
-            buffer.writeBytes(body)
-            context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
-        }
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            if !keepAlive { channel.close(promise: nil) }
-        }
-    }
-
-    /// The path and the decoded query parameters of a request target.
-    static func split(_ uri: String) -> (path: String, query: [String: String]) {
-        guard let components = URLComponents(string: uri) else { return (uri, [:]) }
-        var query: [String: String] = [:]
-        for item in components.queryItems ?? [] { query[item.name] = item.value ?? "" }
-        return (components.path.isEmpty ? "/" : components.path, query)
+        HTTP1Response.send(status, type: type, body: body, headers: [("cache-control", "no-store")], to: request, context: context)
     }
 }

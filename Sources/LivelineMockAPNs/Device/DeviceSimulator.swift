@@ -17,7 +17,7 @@ struct DeviceSimulator: Sendable {
     /// start naming another type is one the app cannot decode. Nil: any type is taken.
     var knownAttributesTypes: Set<String>? = nil
 
-    func newRecord(id: String, now: Millis) -> DeviceActivity {
+    func newActivity(id: String, now: Millis) -> DeviceActivity {
         DeviceActivity(id: id, createdAt: now, budget: BudgetBucket(perHour: budgetPerHour, now: now))
     }
 

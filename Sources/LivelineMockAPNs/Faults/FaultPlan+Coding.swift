@@ -80,8 +80,8 @@ extension FaultPlan: Codable {
         try container.encodeIfPresent(resetEvery, forKey: .resetEvery)
         try container.encode(
             shutdownWindows.map {
-                WindowEntry(after: DurationText.format($0.after), for: DurationText.format($0.duration),
-                            every: $0.every.map(DurationText.format))
+                WindowEntry(after: DurationText.format($0.after.millis), for: DurationText.format($0.duration.millis),
+                            every: $0.every.map { DurationText.format($0.millis) })
             },
             forKey: .shutdownWindows)
         if !unregisteredTokens.isEmpty { try container.encode(unregisteredTokens.sorted(), forKey: .unregistered) }

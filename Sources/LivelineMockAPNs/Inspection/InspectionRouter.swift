@@ -6,7 +6,7 @@ import Foundation
 /// |---|---|
 /// | `GET /activities` | a page of activities (``ActivitySnapshot``): `{"activities": […], "total": N, "next": CURSOR}`; `?limit=` (default 100, at most 10,000), `?after=CURSOR` for the next page (``ActivityPage``) |
 /// | `GET /activities/{token}` | one activity, by update token or id |
-/// | `GET /activities/{token}/pushes` | the pushes to that token (``PushRecord``), oldest first |
+/// | `GET /activities/{token}/pushes` | the pushes to that token (``AnsweredPush``), oldest first |
 /// | `GET /channels` | broadcast channels |
 /// | `GET /stats` | ``MockAPNsStats`` |
 /// | `GET /faults`, `POST /faults` | read or replace the ``FaultPlan`` (body: YAML or JSON) |

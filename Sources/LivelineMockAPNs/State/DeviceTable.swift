@@ -61,7 +61,7 @@ struct DeviceTable {
 
     /// A new activity for `id`, with the shape declared for its token or attributes type.
     func newActivity(id: String, token: String?, attributesType: String?, now: Millis) -> DeviceActivity {
-        var activity = simulator.newRecord(id: id, now: now)
+        var activity = simulator.newActivity(id: id, now: now)
         if let shape = shapes.shape(token: token, attributesType: attributesType) {
             activity.shape = shape
             activity.shapeIsDeclared = true
@@ -91,7 +91,7 @@ struct DeviceTable {
 
     /// Keeps `push` in the history of `key` (a token or `channel:<id>`), starting one while
     /// fewer than the policy's tokens have one.
-    mutating func remember(_ push: consuming PushRecord, key: String) {
+    mutating func remember(_ push: consuming AnsweredPush, key: String) {
         let canStart = historyCount < historyPolicy.maxTokens
         let policy = historyPolicy
         var started = false

@@ -1,9 +1,9 @@
 import Liveline
 
-/// One push in a token's ``PushHistory``, kept compactly: a ``PushRecord`` without what the
+/// One push in a token's ``PushHistory``, kept compactly: a ``AnsweredPush`` without what the
 /// history's key already says, with its id as bits and its delivery as three small values in
 /// the common case. About 100 bytes inline and no heap allocation for a push whose body was
-/// dropped, against about 300 bytes and three allocations for the record.
+/// dropped, against about 300 bytes and three allocations for the ``AnsweredPush``.
 struct HistoryEntry {
     /// `apns-id` or `apns-request-id`: the bits of a canonical UUID, or the text as sent.
     enum ID {
@@ -24,7 +24,7 @@ struct HistoryEntry {
 
     var time: Millis
     var id: ID
-    var kind: PushRecord.Kind
+    var kind: AnsweredPush.Kind
     var priority: UInt8
     var status: UInt16
     var reason: String?
@@ -34,7 +34,7 @@ struct HistoryEntry {
     var timestamp: Double?
 
     /// `record` as kept under `key` (a token, or `channel:ID` for a broadcast).
-    init(_ record: PushRecord, key: String) {
+    init(_ record: AnsweredPush, key: String) {
         time = record.time
         if let uuid = UUIDText.parse(record.id) {
             id = .uuid(high: uuid.high, low: uuid.low, uppercase: uuid.uppercase)
@@ -58,8 +58,8 @@ struct HistoryEntry {
         timestamp = record.timestamp
     }
 
-    /// The record again, with the token or channel taken from `key`.
-    func record(key: String) -> PushRecord {
+    /// The answered push again, with the token or channel taken from `key`.
+    func record(key: String) -> AnsweredPush {
         let text: String = switch id {
         case .uuid(let high, let low, let uppercase): UUIDText.format(high: high, low: low, uppercase: uppercase)
         case .text(let text): text
@@ -71,7 +71,7 @@ struct HistoryEntry {
         case .recorded(let list): list
         }
         let isBroadcast = kind == .broadcast
-        return PushRecord(
+        return AnsweredPush(
             time: time, kind: kind, token: isBroadcast ? nil : key,
             channelID: isBroadcast ? String(key.dropFirst(Self.channelPrefix.count)) : nil, id: text,
             priority: Int(priority), status: Int(status), reason: reason, deliveries: list, payload: payload, warnings: warnings, timestamp: timestamp)

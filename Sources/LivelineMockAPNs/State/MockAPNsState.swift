@@ -102,7 +102,7 @@ final class MockAPNsState: Sendable {
         return box.withLockedValue { $0.activity(token: token, now: now) }
     }
 
-    func pushes(token: String) -> [PushRecord] {
+    func pushes(token: String) -> [AnsweredPush] {
         let key = token.hasPrefix("channel:") ? token : token.lowercased()
         return box.withLockedValue { $0.pushes(key: key) }
     }
@@ -138,8 +138,8 @@ final class MockAPNsState: Sendable {
 
     // MARK: Event streams
 
-    func events(bufferingNewest limit: Int) -> AsyncStream<PushRecord> {
-        let (stream, continuation) = AsyncStream<PushRecord>.makeStream(bufferingPolicy: .bufferingNewest(max(1, limit)))
+    func events(bufferingNewest limit: Int) -> AsyncStream<AnsweredPush> {
+        let (stream, continuation) = AsyncStream<AnsweredPush>.makeStream(bufferingPolicy: .bufferingNewest(max(1, limit)))
         let id = box.withLockedValue { $0.subscribers.add(continuation) }
         continuation.onTermination = { [weak self] _ in
             self?.box.withLockedValue { $0.subscribers.remove(id) }

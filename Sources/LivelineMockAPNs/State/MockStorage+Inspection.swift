@@ -28,7 +28,7 @@ extension MockStorage {
     }
 
     /// The history of `key`, a token or `channel:<id>`.
-    func pushes(key: String) -> [PushRecord] {
+    func pushes(key: String) -> [AnsweredPush] {
         devices.tokens[key]?.history?.records(key: key) ?? []
     }
 

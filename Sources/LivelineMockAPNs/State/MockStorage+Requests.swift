@@ -24,11 +24,11 @@ extension MockStorage {
         }
         let response = error.map { StreamResponse.error($0, headers: idHeaders, now: now) }
             ?? StreamResponse(status: 200, headers: idHeaders)
-        let pushRecord = PushRecord(
+        let answered = AnsweredPush(
             time: now, kind: .device, token: push.token, channelID: nil, id: id, priority: push.priority,
             status: response.status, reason: error?.reason, deliveries: deliveries, payload: push.bodyText,
             warnings: push.warnings, timestamp: timestamp)
-        return answer(response, directive: directive, recording: pushRecord, key: push.token, error: error)
+        return answer(response, directive: directive, publishing: answered, key: push.token, error: error)
     }
 
     /// Answers a validated broadcast: the channel must exist, then faults, then every subscriber.
@@ -59,11 +59,11 @@ extension MockStorage {
         }
         let response = error.map { StreamResponse.error($0, headers: headers, now: now) }
             ?? StreamResponse(status: 200, headers: headers)
-        let pushRecord = PushRecord(
+        let answered = AnsweredPush(
             time: now, kind: .broadcast, token: nil, channelID: push.channelID, id: requestID,
             priority: push.priority, status: response.status, reason: error?.reason, deliveries: deliveries,
             payload: push.bodyText, warnings: push.warnings)
-        return answer(response, directive: directive, recording: pushRecord, key: key, error: error)
+        return answer(response, directive: directive, publishing: answered, key: key, error: error)
     }
 
     /// Answers the channel-management endpoints.
@@ -103,31 +103,31 @@ extension MockStorage {
 
     /// Counts a request refused by validation; keeps it in the token's history when there is one.
     mutating func recordRejected(_ error: APNsError, token: String?, id: String, priority: Int, payload: String, now: Millis) -> PushPublication {
-        let pushRecord = PushRecord(
+        let answered = AnsweredPush(
             time: now, kind: .device, token: token, channelID: nil, id: id, priority: priority, status: error.status,
             reason: error.reason, deliveries: [], payload: payload)
-        return publish(pushRecord, key: token, error: error)
+        return publish(answered, key: token, error: error)
     }
 
     // MARK: Parts
 
     /// Records the push and returns the answer with what the event streams are owed.
     private mutating func answer(
-        _ response: StreamResponse, directive: ConnectionDirective, recording pushRecord: consuming PushRecord,
+        _ response: StreamResponse, directive: ConnectionDirective, publishing answered: consuming AnsweredPush,
         key: String?, error: APNsError?
     ) -> StreamAnswer {
-        StreamAnswer(response: response, directive: directive, publication: publish(pushRecord, key: key, error: error))
+        StreamAnswer(response: response, directive: directive, publication: publish(answered, key: key, error: error))
     }
 
     /// Records the push, and returns it for the event streams only when somebody listens (else
     /// the history consumes it, uncopied).
-    private mutating func publish(_ pushRecord: consuming PushRecord, key: String?, error: APNsError?) -> PushPublication {
+    private mutating func publish(_ answered: consuming AnsweredPush, key: String?, error: APNsError?) -> PushPublication {
         if subscribers.isEmpty {
-            record(pushRecord, key: key, error: error)
+            record(answered, key: key, error: error)
             return PushPublication()
         }
-        let published = copy pushRecord
-        record(pushRecord, key: key, error: error)
+        let published = copy answered
+        record(answered, key: key, error: error)
         return PushPublication(record: published, subscribers: subscribers.all)
     }
 

@@ -56,7 +56,7 @@ struct MockStorage {
 
     /// Counts an answered request with its status and reason, feeds the dashboard, and keeps
     /// the push in the history of `key` (a token, or `channel:<id>`).
-    mutating func record(_ push: consuming PushRecord, key: String?, error: APNsError?) {
+    mutating func record(_ push: consuming AnsweredPush, key: String?, error: APNsError?) {
         countResponse(push.status)
         feed?.append(push)
         if let error { stats.reasons[error.reason, default: 0] += 1 }

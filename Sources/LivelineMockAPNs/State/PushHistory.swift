@@ -4,7 +4,7 @@
 /// tokens fit. Unless it keeps every payload, a push's body is dropped once a newer push
 /// arrives (or at once, without `keepsLastPayload`), except where the body explains something (``HistoryEntry/bodyExplainsSomething``):
 /// the last body and the ones APNs refused for their content or a device did not render are
-/// what a person debugging looks at, and bodies are most of a record's memory.
+/// what a person debugging looks at, and bodies are most of an answered push's memory.
 struct PushHistory {
     private var items: [HistoryEntry] = []
     private var next = 0
@@ -18,7 +18,7 @@ struct PushHistory {
         self.keepsLastPayload = keepsLastPayload
     }
 
-    mutating func append(_ record: PushRecord, key: String) {
+    mutating func append(_ record: AnsweredPush, key: String) {
         if !keepsEveryPayload, !items.isEmpty {
             let newest = items.count < capacity ? items.count - 1 : (next + capacity - 1) % capacity
             Self.dropUnneededPayload(of: &items[newest])
@@ -40,8 +40,8 @@ struct PushHistory {
         if entry.payload != nil, !entry.bodyExplainsSomething { entry.payload = nil }
     }
 
-    /// The pushes, oldest first, as records of `key`'s token or channel.
-    func records(key: String) -> [PushRecord] {
+    /// The pushes, oldest first, as answered pushes of `key`'s token or channel.
+    func records(key: String) -> [AnsweredPush] {
         (items[next...] + items[..<next]).map { $0.record(key: key) }
     }
 }

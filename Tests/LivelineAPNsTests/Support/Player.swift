@@ -17,7 +17,7 @@ final class Player: Sendable {
 
     var delivery: PushDelivery { session.delivery }
 
-    init(_ yaml: String, speed: Double, session mock: MockSession, targets: [PushTarget], retry: RetryPolicy = RetryPolicy(base: 10, cap: 100, maxAttempts: 40)) throws {
+    init(_ yaml: String, speed: Double, session mock: MockSession, targets: [PushTarget], retry: RetryPolicy = RetryPolicy(base: .milliseconds(10), cap: .milliseconds(100), maxAttempts: 40)) throws {
         scenario = try ScenarioLoader().load(yaml: yaml, file: "e2e.yaml").scenario
         start = WallClock().now() + 300
         self.speed = speed

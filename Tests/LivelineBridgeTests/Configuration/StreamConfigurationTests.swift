@@ -36,8 +36,8 @@ import Testing
         #expect(source.isStream && source.scheme == .none)
         #expect("\(stream.url)" == "http://127.0.0.1:9/stream")
         #expect(stream.format == .ndjson)
-        #expect(stream.heartbeatTimeout == 30_000)
-        #expect(stream.reconnect == ReconnectBackoff(initial: 1000, maximum: 60_000))
+        #expect(stream.heartbeatTimeout == .seconds(30))
+        #expect(stream.reconnect == ReconnectBackoff(initial: .seconds(1), maximum: .seconds(60)))
         #expect(stream.recover == nil && stream.keepAlive == nil && stream.headers.isEmpty)
     }
 
@@ -48,7 +48,7 @@ import Testing
         let stream = try #require(source.stream)
         #expect(stream.headers == [FeedHeader(name: "x-api-key", value: "k3y")])
         #expect(stream.keepAlive == JSONPointer(tokens: ["heartbeat"]))
-        #expect(stream.heartbeatTimeout == 15_000)
+        #expect(stream.heartbeatTimeout == .seconds(15))
         #expect(stream.recover?.events == JSONPointer(tokens: ["timeline"]))
         #expect(stream.recover?.startWindow == RecoverSettings.standardStartWindow, "a first start recovers the last 2 hours")
         #expect(source.order?.kind == .timestamp)
@@ -78,8 +78,8 @@ import Testing
         #expect(stream.url.target == "/live?api_key=s3cret")
         #expect("\(stream.url)" == "https://feed.example/live", "the query (an API key) is never printed")
         #expect(stream.headers.map(\.name) == ["Authorization", "Accept"])
-        #expect(stream.format == .sse && stream.heartbeatTimeout == 10_000 && stream.keepAlive == JSONPointer(tokens: ["ping"]))
-        #expect(stream.reconnect == ReconnectBackoff(initial: 250, maximum: 5000))
+        #expect(stream.format == .sse && stream.heartbeatTimeout == .seconds(10) && stream.keepAlive == JSONPointer(tokens: ["ping"]))
+        #expect(stream.reconnect == ReconnectBackoff(initial: .milliseconds(250), maximum: .seconds(5)))
         let recover = try #require(stream.recover)
         #expect(recover.isPerActivity)
         let url = try recover.url(lastEventID: "e/9", since: "2026-11-21T15:00:00Z", activityKey: "sr:sport_event:1")
@@ -87,12 +87,12 @@ import Testing
     }
 
     @Test func theFirstStartsRecoveryWindowIsReadOrTurnedOff() throws {
-        func window(_ text: String) throws -> Millis? {
+        func window(_ text: String) throws -> Duration? {
             let yaml = Self.changed("    kind: stream", "    kind: stream\n    recover: { url: http://127.0.0.1:9/timeline, on-start: \(text) }")
             return try #require(try BridgeConfigurationLoader(environment: [:]).load(yaml: yaml, file: testConfigurationFile)
                 .source(named: "feed")?.stream?.recover).startWindow
         }
-        #expect(try window("30m") == 1_800_000)
+        #expect(try window("30m") == .seconds(1800))
         #expect(try window("off") == nil)
         expectError(Self.changed("    kind: stream", "    kind: stream\n    recover: { url: http://127.0.0.1:9/timeline, on-start: soon }"), 5, 60,
                     "expected on-start as how far back the first start recovers, like 2h, or off; found 'soon'")

@@ -26,7 +26,7 @@ final class BridgeHarness: Sendable {
 
     /// - Parameter configuration: the sources; Scenarios/bridge.example.yaml's by default.
     init(
-        store: any Store, instance: String = "test", retry: RetryPolicy = RetryPolicy(base: 1000, cap: 4000, maxAttempts: 3),
+        store: any Store, instance: String = "test", retry: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(4), maxAttempts: 3),
         configuration: BridgeConfiguration? = nil
     ) async throws {
         let clock = ManualClock(start: 1_800_000_000_000)
@@ -65,7 +65,7 @@ final class BridgeHarness: Sendable {
 
     var now: Date { Date(timeIntervalSince1970: Double(clock.now()) / 1000) }
 
-    func advance(seconds: Double) { clock.advance(by: Millis(seconds * 1000)) }
+    func advance(seconds: Double) { clock.advance(by: .milliseconds(Millis(seconds * 1000))) }
 
     /// Maps `body` with `source`'s rules and stores it, as the webhook route does.
     @discardableResult

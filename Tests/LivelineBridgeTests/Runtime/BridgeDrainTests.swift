@@ -3,6 +3,7 @@ import HTTPTypes
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineTestSupport
 import Logging
 import NIOPosix
 import Testing
@@ -22,7 +23,7 @@ struct BridgeDrainTests {
             try await rig.receive(activities: 40, sequence: 1)
             first.dispatcher.wakeSignal.ring()
             // Wait until the sender has the pushes in flight at the slow mock.
-            try await rig.waitUntil("pushes are in flight") { try await rig.claimedPushes() > 0 }
+            try await eventually("pushes are in flight") { try await rig.claimedPushes() > 0 }
 
             await first.shutdown()
             // The drain: webhooks are refused with 503 and Retry-After (not a reset connection),
@@ -61,7 +62,7 @@ struct BridgeDrainTests {
             _ = try await first.http.listeningPort()
             try await rig.receive(activities: 20, sequence: 1)
             first.dispatcher.wakeSignal.ring()
-            try await rig.waitUntil("pushes are in flight") { try await rig.claimedPushes() > 0 }
+            try await eventually("pushes are in flight") { try await rig.claimedPushes() > 0 }
             let stopped = ContinuousClock.now
             await first.shutdown()
             try await running.value
@@ -73,7 +74,7 @@ struct BridgeDrainTests {
             rig.mock.setFaults(.none)
             let second = try rig.bridge(instance: "second")
             let next = Task { try await second.run() }
-            try await rig.waitUntil("the given-back pushes are sent", within: .seconds(10)) {
+            try await eventually("the given-back pushes are sent") {
                 try await rig.store.counts().outbox == 0
             }
             for activity in 0..<20 {
@@ -192,15 +193,4 @@ struct DrainRig: Sendable {
 
     /// Pushes the mock accepted, over all activities.
     func acceptedPushes() -> Int { mock.stats().statuses["200"] ?? 0 }
-
-    /// Polls `condition` every 20 ms until it holds; fails after `within`.
-    func waitUntil(_ what: String, within: Duration = .seconds(10), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + within
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        Issue.record("timed out after \(within) waiting until \(what)")
-        throw CancellationError()
-    }
 }

@@ -3,7 +3,7 @@ import HTTPTypes
 import Testing
 @testable import LivelineBridge
 
-/// Signatures made by the senders' own libraries (scripts/signature-vectors.py wrote them into
+/// Signatures made by the senders' own libraries (Tests/LivelineBridgeTests/Fixtures/signature-vectors.py wrote them into
 /// Fixtures/signature-vectors.json with `standardwebhooks`, `stripe`, `cryptography`'s Ed25519
 /// and Python's `hmac`), accepted here byte for byte.
 @Suite struct PeerVectorTests {

@@ -10,7 +10,7 @@ import Testing
     func upsertGetDelete(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             #expect(try await store.activity("order-9") == nil)
-            var record = ActivityRecord(key: "order-9", pushToStartToken: "abcd", scenario: "delivery", frequentUpdates: true, updatedAt: F.epoch)
+            var record = RegisteredActivity(key: "order-9", pushToStartToken: "abcd", scenario: "delivery", frequentUpdates: true, updatedAt: F.epoch)
             try await store.upsertActivity(record)
             #expect(try await store.activity("order-9") == record)
 
@@ -40,7 +40,7 @@ import Testing
         ]
         try await F.withStore(kind) { store in
             for (index, key) in hostile.enumerated() {
-                var record = ActivityRecord(key: key, pushToStartToken: "ab'cd", scenario: "delivery'); --", updatedAt: F.epoch)
+                var record = RegisteredActivity(key: key, pushToStartToken: "ab'cd", scenario: "delivery'); --", updatedAt: F.epoch)
                 record.lastError = "error with ' and ; and -- \(index)"
                 try await store.upsertActivity(record)
                 #expect(try await store.activity(key) == record)
@@ -60,7 +60,7 @@ import Testing
                 key: "order-7", targets: ActivityTargets(pushToStartToken: "aa11"), scenario: "doordash")
             #expect(try await store.registerActivity(first, now: F.epoch))
             let fresh = try #require(try await store.activity("order-7"))
-            #expect(fresh == ActivityRecord(key: "order-7", pushToStartToken: "aa11", scenario: "doordash", updatedAt: F.epoch))
+            #expect(fresh == RegisteredActivity(key: "order-7", pushToStartToken: "aa11", scenario: "doordash", updatedAt: F.epoch))
 
             // The dispatcher moves the activity on…
             var played = fresh

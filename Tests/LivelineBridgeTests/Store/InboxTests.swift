@@ -142,7 +142,7 @@ import Testing
                 F.event("e3", activity: "m1", source: "feed", at: 3),
                 F.event("e4", activity: "m4", source: "feed", at: 4),
             ])
-            try await store.upsertActivity(ActivityRecord(key: "m4", scenario: "feed", lifecycle: .ended, updatedAt: F.epoch))
+            try await store.upsertActivity(RegisteredActivity(key: "m4", scenario: "feed", lifecycle: .ended, updatedAt: F.epoch))
             let position = try #require(try await store.sourcePosition("feed", activityLimit: 10))
             #expect(position.lastEventID == "e4")
             #expect(position.lastReceivedAt == F.epoch.addingTimeInterval(4))

@@ -12,7 +12,7 @@ import Testing
             let versions = Migrations.steps.map(\.version)
             #expect(first.migrationsAppliedAtOpen == versions)
             _ = try await first.insertEvents([F.event("kept", order: 7)])
-            try await first.upsertActivity(ActivityRecord(key: "order-1", updateToken: "aa", scenario: "delivery", engineState: [9], updatedAt: F.epoch))
+            try await first.upsertActivity(RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", engineState: [9], updatedAt: F.epoch))
             _ = try await first.enqueuePush(OutboxTests.push())
             try await first.addAPIKey(name: "ops", key: "k", now: F.epoch)
             try await first.close()
@@ -43,7 +43,7 @@ import Testing
             let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 5)
             #expect(old.migrationsAppliedAtOpen == [1, 2, 3, 4, 5])
             _ = try await old.insertEvents([F.event("a", order: 1), F.event("b", order: 2), F.event("c", activity: "order-2", order: 3)])
-            try await old.upsertActivity(ActivityRecord(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+            try await old.upsertActivity(RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
             let written = try await old.dispatchPass(limit: 10, now: F.epoch) { work in
                 DispatchCommit(
                     activityKey: "order-1", applied: work.events.prefix(1).map(\.sequence), lifecycle: .active, engineState: [],

@@ -16,7 +16,7 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func retriesThenDeadLetterThenDelete(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
-            try await store.upsertActivity(ActivityRecord(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+            try await store.upsertActivity(RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
             let id = try await store.enqueuePush(Self.push())
             var now = F.epoch
             for attempt in 1...3 {

@@ -80,7 +80,7 @@ extension SQLStore {
         }
     }
 
-    func upsertActivity(_ record: ActivityRecord) async throws {
+    func upsertActivity(_ record: RegisteredActivity) async throws {
         let values: [SQLValue] = [
             .text(record.key), .optional(record.updateToken), .optional(record.pushToStartToken),
             .optional(record.channelID), .text(record.scenario), .int(record.frequentUpdates ? 1 : 0),

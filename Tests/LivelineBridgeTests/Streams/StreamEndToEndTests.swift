@@ -21,8 +21,8 @@ struct StreamEndToEndTests {
         var stream = try #require(source.stream)
         stream.url = try FeedURL(parsing: "\(feed.base)/stream")
         stream.recover = RecoverSettings(template: "\(feed.base)/timeline?since_id={last-event-id}", events: JSONPointer(tokens: ["timeline"]))
-        stream.heartbeatTimeout = 1000
-        stream.reconnect = ReconnectBackoff(initial: 50, maximum: 200)
+        stream.heartbeatTimeout = .seconds(1)
+        stream.reconnect = ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))
         stream.format = format
         source.stream = stream
         configuration.sources = [source]
@@ -53,23 +53,10 @@ struct StreamEndToEndTests {
         }
     }
 
-    /// Waits (in real time, up to 60 s, as the session tests do: the whole suite runs at once on
-    /// two cores, Chromium included, and a first connect once took longer than 20 s) until
-    /// `condition` holds.
-    static func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        Issue.record("timed out waiting until \(what)")
-        throw FeedServerError(message: "timed out waiting until \(what)")
-    }
-
     /// Waits until the newest stored event of the feed is the `index`-th of the match.
     static func waitUntilStored(_ index: Int, _ store: any Store) async throws {
         let id = try FeedServer.eventID(index)
-        try await waitUntil("event \(index) (\(id)) is stored") {
+        try await eventually("event \(index) (\(id)) is stored") {
             try await store.sourcePosition("sportradar", activityLimit: 1)?.lastEventID == id
         }
     }
@@ -86,7 +73,7 @@ struct StreamEndToEndTests {
             do {
                 let token = BridgeHarness.token(40)
                 try await harness.register(Self.matchKey, updateToken: token, source: "sportradar")
-                try await Self.waitUntil("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
 
                 // Live: kick-off, a corner (no rule: recorded only), a yellow card.
                 try await feed.emit(3)
@@ -99,7 +86,7 @@ struct StreamEndToEndTests {
                 try await feed.refuse(true)
                 try await feed.cut()
                 try await feed.emit(2)
-                try await Self.waitUntil("a reconnect was refused") { reader.count("liveline_stream_reconnects_total", "http_5xx") >= 1 }
+                try await eventually("a reconnect was refused") { reader.count("liveline_stream_reconnects_total", "http_5xx") >= 1 }
                 try await feed.refuse(false)
                 try await Self.waitUntilStored(4, store)
                 harness.advance(seconds: 30)
@@ -115,10 +102,10 @@ struct StreamEndToEndTests {
                 // 3. The feed restarts: gone (connections refused), then back on the same port but
                 //    refusing streams while half-time and the second half's kick-off happen.
                 await feed.stop()
-                try await Self.waitUntil("a connect was refused") { reader.logs.all.contains { $0.contains("connection refused") } }
+                try await eventually("a connect was refused") { reader.logs.all.contains { $0.contains("connection refused") } }
                 feed = try await feed.restarted(options: ["--refusing"])
                 try await feed.emit(2)
-                try await Self.waitUntil("the restarted feed refused a stream") { reader.count("liveline_stream_reconnects_total", "http_5xx") >= 2 }
+                try await eventually("the restarted feed refused a stream") { reader.count("liveline_stream_reconnects_total", "http_5xx") >= 2 }
                 try await feed.refuse(false)
                 try await Self.waitUntilStored(7, store)
                 harness.advance(seconds: 30)
@@ -195,7 +182,7 @@ struct StreamEndToEndTests {
             configuration.sources[0].stream?.headers = [FeedHeader(name: "x-api-key", value: "wrong")]
             let reader = try Reader(configuration, store: store)
             let reading = Task { await reader.client.run() }
-            try await Self.waitUntil("two refusals") { reader.count("liveline_stream_reconnects_total", "http_4xx") >= 2 }
+            try await eventually("two refusals") { reader.count("liveline_stream_reconnects_total", "http_4xx") >= 2 }
             reading.cancel()
             await reading.value
             await feed.stop()
@@ -217,13 +204,13 @@ struct StreamEndToEndTests {
             let reader = try Reader(try Self.configuration(feed: feed, format: .sse), store: store)
             let reading = Task { await reader.client.run() }
             do {
-                try await Self.waitUntil("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
                 try await feed.emit(2)
                 try await Self.waitUntilStored(1, store)
                 try await feed.refuse(true)
                 try await feed.cut()
                 try await feed.emit(2)
-                try await Self.waitUntil("a reconnect was refused") { reader.count("liveline_stream_reconnects_total", "http_5xx") >= 1 }
+                try await eventually("a reconnect was refused") { reader.count("liveline_stream_reconnects_total", "http_5xx") >= 1 }
                 try await feed.refuse(false)
                 try await Self.waitUntilStored(3, store)
             } catch {
@@ -253,7 +240,7 @@ struct StreamEndToEndTests {
             do {
                 let before = try Reader(configuration, store: store)
                 let running = Task { await before.client.run() }
-                try await Self.waitUntil("the stream is connected") { before.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") { before.count("liveline_stream_connected", "sportradar") == 1 }
                 try await feed.emit(2)
                 try await Self.waitUntilStored(1, store)
                 running.cancel()
@@ -319,7 +306,7 @@ struct StreamEndToEndTests {
                 configuration.sources[0].stream?.recover?.startWindow = nil
                 let reader = try Reader(configuration, store: store)
                 let reading = Task { await reader.client.run() }
-                try await Self.waitUntil("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
                 try await feed.emit(1)
                 try await Self.waitUntilStored(3, store)
                 reading.cancel()
@@ -357,7 +344,7 @@ struct StreamEndToEndTests {
             var configuration = try Self.configuration(feed: feed)
             let untrusting = try Reader(configuration, store: store)
             let refused = Task { await untrusting.client.run() }
-            try await Self.waitUntil("a TLS refusal") { untrusting.count("liveline_stream_reconnects_total", "reason=\"tls\"") >= 1 }
+            try await eventually("a TLS refusal") { untrusting.count("liveline_stream_reconnects_total", "reason=\"tls\"") >= 1 }
             refused.cancel()
             await refused.value
             let log = untrusting.logs.all.first { $0.contains("TLS") } ?? ""
@@ -368,7 +355,7 @@ struct StreamEndToEndTests {
             let reader = try Reader(configuration, store: store)
             let reading = Task { await reader.client.run() }
             do {
-                try await Self.waitUntil("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
                 try await feed.emit(2)
                 try await Self.waitUntilStored(1, store)
             } catch {

@@ -59,7 +59,7 @@ import Testing
     }
 
     @Test func theBackoffDoublesToItsMaximumWithJitterInTheUpperHalf() {
-        let backoff = ReconnectBackoff(initial: 1000, maximum: 8000)
+        let backoff = ReconnectBackoff(initial: .seconds(1), maximum: .seconds(8))
         #expect((0..<6).map { backoff.delay(attempt: $0, unit: 0.999_999) } == [999, 1999, 3999, 7999, 7999, 7999])
         #expect((0..<6).map { backoff.delay(attempt: $0, unit: 0) } == [500, 1000, 2000, 4000, 4000, 4000])
         #expect(backoff.delay(attempt: 10_000, unit: 0.5) == 6000)

@@ -10,7 +10,7 @@ struct DashboardStreamTests {
     static func start(_ configure: @escaping (inout DashboardConfiguration) -> Void = { _ in }) async throws -> DeviceSession {
         try await DeviceSession.start { configuration in
             var dashboard = DashboardConfiguration(host: "127.0.0.1", port: 0)
-            dashboard.frameInterval = 50
+            dashboard.frameInterval = .milliseconds(50)
             configure(&dashboard)
             configuration.dashboard = dashboard
         }

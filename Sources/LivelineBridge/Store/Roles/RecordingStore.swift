@@ -12,5 +12,5 @@ public protocol RecordingStore: Sendable {
     func dispatchedEvents(activityKey: String) async throws -> [DispatchedEvent]
 
     /// The activity with this key, if registered (its story and first state).
-    func activity(_ key: String) async throws -> ActivityRecord?
+    func activity(_ key: String) async throws -> RegisteredActivity?
 }

@@ -9,7 +9,7 @@ public protocol RegistryStore: Sendable {
     func registerActivity(_ registration: ActivityRegistration, now: Date) async throws -> Bool
 
     /// The activity with this key, if registered.
-    func activity(_ key: String) async throws -> ActivityRecord?
+    func activity(_ key: String) async throws -> RegisteredActivity?
 
     /// Deletes the activity; whether it existed.
     func deleteActivity(_ key: String) async throws -> Bool

@@ -1,0 +1,41 @@
+import Foundation
+import Liveline
+
+/// A registered activity: where its pushes go, the story it follows, and what the dispatcher
+/// needs to resume it after a restart.
+public struct RegisteredActivity: Sendable, Hashable {
+    public var key: String
+    public var updateToken: String?
+    public var pushToStartToken: String?
+    public var channelID: String?
+    public var scenario: String
+    public var frequentUpdates: Bool
+    public var lifecycle: ActivityEngine.Lifecycle
+    /// Opaque bytes the dispatcher serializes its engine state into; the store never reads them.
+    public var engineState: [UInt8]?
+    /// When the engine next wants to run for this activity (a heartbeat, a scheduled beat).
+    public var nextDeadline: Date?
+    public var lastPush: PushAnswer?
+    public var lastError: String?
+    public var updatedAt: Date
+
+    public init(
+        key: String, updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil,
+        scenario: String, frequentUpdates: Bool = false, lifecycle: ActivityEngine.Lifecycle = .pending,
+        engineState: [UInt8]? = nil, nextDeadline: Date? = nil, lastPush: PushAnswer? = nil,
+        lastError: String? = nil, updatedAt: Date
+    ) {
+        self.key = key
+        self.updateToken = updateToken
+        self.pushToStartToken = pushToStartToken
+        self.channelID = channelID
+        self.scenario = scenario
+        self.frequentUpdates = frequentUpdates
+        self.lifecycle = lifecycle
+        self.engineState = engineState
+        self.nextDeadline = nextDeadline
+        self.lastPush = lastPush
+        self.lastError = lastError
+        self.updatedAt = updatedAt
+    }
+}

@@ -1,0 +1,61 @@
+import Liveline
+
+/// A plan as `curl --http2` commands in the form Apple's ActivityKit guide uses, to paste into a
+/// shell. Each reads `$AUTHENTICATION_TOKEN` (a JWT; `liveline token` prints one) and the device
+/// token from the environment:
+///
+/// - `$ACTIVITY_PUSH_TOKEN` for updates and ends, `$PUSH_TO_START_TOKEN` for starts;
+/// - with several activities, one variable each: `$ACTIVITY_PUSH_TOKEN_MATCH_1`, …;
+/// - `$APNS_HOST_NAME` picks the host, `api.sandbox.push.apple.com` by default.
+public struct PlanCurl: PushSink {
+    public let scenario: Scenario
+    public let start: Millis
+    private let emit: (String) -> Void
+
+    public init(scenario: Scenario, start: Millis, emit: @escaping (String) -> Void) {
+        self.scenario = scenario
+        self.start = start
+        self.emit = emit
+    }
+
+    /// The comment block that opens the script.
+    public func preamble() -> String {
+        let variables = scenario.activities.flatMap { activity -> [String] in
+            var names = ["$" + variable("ACTIVITY_PUSH_TOKEN", activity.name)]
+            if activity.startBeat != nil { names.insert("$" + variable("PUSH_TO_START_TOKEN", activity.name), at: 0) }
+            return names
+        }
+        return """
+        #!/bin/sh
+        # \(scenario.name): pushes planned from \(scenario.file), starting \(UTCTime.format(start)).
+        # Set AUTHENTICATION_TOKEN (a JWT: liveline token --key … --key-id … --team-id …) and
+        # \(variables.joined(separator: ", ")).
+        # APNS_HOST_NAME defaults to api.sandbox.push.apple.com (production: api.push.apple.com).
+        """
+    }
+
+    private func variable(_ base: String, _ activity: String) -> String {
+        guard scenario.activities.count > 1 else { return base }
+        let suffix = activity.uppercased().map { $0.isLetter || $0.isNumber ? String($0) : "_" }.joined()
+        return base + "_" + suffix
+    }
+
+    public mutating func receive(_ push: Push, from activity: ActivityEngine) {
+        let name = activity.program.spec.name
+        let token = variable(push.event == .start ? "PUSH_TO_START_TOKEN" : "ACTIVITY_PUSH_TOKEN", name)
+        let body = String(decoding: push.payload, as: UTF8.self).replacing("'", with: #"'\''"#)
+        var lines = ["", "# \(DurationText.clock(push.time - start)) \(name) · \(push.event.rawValue) · \(push.reason)"]
+        lines.append("curl -v \\")
+        for field in PushHeaders(push, topic: scenario.topic).fields {
+            lines.append("  --header \"\(field.name): \(field.value)\" \\")
+        }
+        lines.append("  --header \"authorization: bearer $AUTHENTICATION_TOKEN\" \\")
+        lines.append("  --data '\(body)' \\")
+        lines.append("  --http2 \"https://${APNS_HOST_NAME:-api.sandbox.push.apple.com}/3/device/$\(token)\"")
+        emit(lines.joined(separator: "\n"))
+    }
+
+    public mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {
+        emit("\n# \(DurationText.clock(push.time - start)) \(activity.program.spec.name): not sent, \(problem)")
+    }
+}

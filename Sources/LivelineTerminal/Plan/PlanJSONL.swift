@@ -1,0 +1,62 @@
+import Liveline
+
+/// A plan as JSON Lines: one object per push, for machines.
+///
+/// Each line has, in this order: `activity`, `offset` (seconds after the scenario start),
+/// `time` (ISO-8601), `event`, `priority`, `headers` (the APNs headers), `payload` (the exact
+/// `aps` object, byte for byte as it would be sent), `bytes` and `reason`. A push the engine
+/// refused has `"rejected"` instead of being sent. The field set is stable; new fields are only
+/// ever added at the end.
+public struct PlanJSONL: PushSink {
+    public let scenario: Scenario
+    public let start: Millis
+    /// Called with each line, without its newline.
+    private let emit: (String) -> Void
+
+    public init(scenario: Scenario, start: Millis, emit: @escaping (String) -> Void) {
+        self.scenario = scenario
+        self.start = start
+        self.emit = emit
+    }
+
+    public mutating func receive(_ push: Push, from activity: ActivityEngine) {
+        line(push, activity, rejected: nil)
+    }
+
+    public mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {
+        line(push, activity, rejected: problem.description)
+    }
+
+    private mutating func line(_ push: Push, _ activity: ActivityEngine, rejected: String?) {
+        var writer = JSONWriter(capacity: push.payload.count + 512)
+        writer.raw(#"{"activity":"#)
+        writer.string(activity.program.spec.name)
+        writer.raw(#","offset":"#)
+        writer.seconds(millis: push.time - start)
+        writer.raw(#","time":"#)
+        writer.string(UTCTime.format(push.time))
+        writer.raw(#","event":"#)
+        writer.string(push.event.rawValue)
+        writer.raw(#","priority":"#)
+        writer.int(push.priority.apnsValue)
+        writer.raw(#","headers":{"#)
+        for (i, field) in PushHeaders(push, topic: scenario.topic).fields.enumerated() {
+            if i > 0 { writer.raw(UInt8(ascii: ",")) }
+            writer.string(field.name)
+            writer.raw(UInt8(ascii: ":"))
+            writer.string(field.value)
+        }
+        writer.raw(#"},"payload":"#)
+        writer.raw(push.payload)
+        writer.raw(#","bytes":"#)
+        writer.int(push.payload.count)
+        writer.raw(#","reason":"#)
+        writer.string(push.reason.description)
+        if let rejected {
+            writer.raw(#","rejected":"#)
+            writer.string(rejected)
+        }
+        writer.raw(UInt8(ascii: "}"))
+        emit(String(decoding: writer.bytes, as: UTF8.self))
+    }
+}
