@@ -7,7 +7,8 @@
 # The mock runs on CPU 1 (one event-loop thread, full validation, JWT checks, device
 # simulation); each client in turn on CPU 0, with one connection and STREAMS requests in flight.
 # Prints each client's requests/s per round, the medians and the ratios
-# Liveline/h2load (target ≥ 0.5) and Liveline/aioapns (target ≥ 5).
+# Liveline/h2load (target ≥ 0.5) and Liveline/aioapns (target ≥ 5). LIVELINE=… with
+# CLIENT=…/ClientThroughput measure those builds instead of building this tree's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -33,10 +34,13 @@ fi
 python3 -c 'import aioapns, cryptography' 2>/dev/null || python3 -m pip install -q aioapns cryptography
 
 echo "building liveline and the client benchmark (release)"
-swift build -c release --product liveline 2>&1 | tail -1
-BIN=$(swift build -c release --show-bin-path)/liveline
-swift build -c release --package-path Benchmarks --product ClientThroughput 2>&1 | tail -1
-CLIENT=$(swift build -c release --package-path Benchmarks --show-bin-path)/ClientThroughput
+if [ -n "${LIVELINE:-}" ] && [ -n "${CLIENT:-}" ]; then BIN=$LIVELINE
+else
+  swift build -c release --product liveline 2>&1 | tail -1
+  BIN=$(swift build -c release --show-bin-path)/liveline
+  swift build -c release --package-path Benchmarks --product ClientThroughput 2>&1 | tail -1
+  CLIENT=$(swift build -c release --package-path Benchmarks --show-bin-path)/ClientThroughput
+fi
 
 WORK=$(mktemp -d)
 PIDS=()

@@ -9,14 +9,16 @@
 #   100k/1     100,000 matches, one engine thread
 #   100k       100,000 matches, default threads (one per core)
 # and prints pushes/s, peak memory, and the medians with ratios against the reference.
+# LIVELINE=path/to/liveline measures that binary instead of building this tree's (to compare
+# two builds, each against its own reference).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 ROUNDS=${ROUNDS:-3}
 OUT=${OUT:-/tmp/liveline-bench-load}
 mkdir -p "$OUT"
-swift build -c release --product liveline >/dev/null
-BIN=.build/release/liveline
+if [ -n "${LIVELINE:-}" ]; then BIN=$LIVELINE
+else swift build -c release --product liveline >/dev/null; BIN=.build/release/liveline; fi
 SCENARIO=Scenarios/football.yaml
 
 run() { # name, args…

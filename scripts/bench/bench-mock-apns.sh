@@ -10,7 +10,8 @@
 # Both servers speak h2c on loopback, each pinned to the same CPU (taskset), h2load pinned to
 # another, with identical flags: Live Activity POSTs to TOKENS device tokens, a ~300-byte
 # payload, a real ES256 JWT. The mock runs with full validation, JWT verification and device
-# simulation. Results go to stdout and to out/bench-mock-apns.md.
+# simulation. Results go to stdout and to out/bench-mock-apns.md. LIVELINE=path/to/liveline
+# measures that binary instead of building this tree's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -38,9 +39,12 @@ if ! command -v h2load >/dev/null || ! command -v nghttpd >/dev/null; then
 fi
 python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install -q cryptography
 
-echo "building liveline (release)"
-swift build -c release --product liveline 2>&1 | tail -1
-BIN=$(swift build -c release --show-bin-path)/liveline
+if [ -n "${LIVELINE:-}" ]; then BIN=$LIVELINE
+else
+  echo "building liveline (release)"
+  swift build -c release --product liveline 2>&1 | tail -1
+  BIN=$(swift build -c release --show-bin-path)/liveline
+fi
 
 WORK=$(mktemp -d)
 PIDS=()
