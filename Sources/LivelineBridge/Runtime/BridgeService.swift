@@ -49,6 +49,8 @@ public final class BridgeService: Sendable {
     public let inbox: InboxWriter
     public let dispatcher: BridgeDispatcher
     public let sender: OutboxSender
+    /// Sends each push of a key with followers to all of them.
+    public let fanOut: FanOutSender
     public let http: BridgeHTTPServer
     public let pruner: StorePruner
     /// Begins at the graceful shutdown; the HTTP server and the sender follow it.
@@ -72,16 +74,22 @@ public final class BridgeService: Sendable {
             configuration: .init(instance: options.instance, lease: options.lease * 2, retry: options.retry),
             observer: metrics, logger: logger
         )
+        let fanOut = FanOutSender(
+            store: store, client: client,
+            configuration: .init(instance: options.instance, lease: options.lease * 2, retry: options.retry),
+            observer: metrics, logger: logger
+        )
+        self.fanOut = fanOut
         let dispatcher = BridgeDispatcher(
             store: store, catalog: catalog, configuration: .init(instance: options.instance, lease: options.lease),
-            observer: metrics, logger: logger, outboxSignal: sender.wakeSignal
+            observer: metrics, logger: logger, outboxSignal: sender.wakeSignal, fanOutSignal: fanOut.wakeSignal
         )
         self.dispatcher = dispatcher
         let drain = BridgeDrain(timeout: configuration.drainTimeout)
         self.drain = drain
         http = BridgeHTTPServer(
             configuration: configuration, store: store, inbox: inbox, metrics: metrics, logger: logger, listen: options.listen,
-            wake: { dispatcher.wakeSignal.ring() }, contentState: { dispatcher.contentState(of: $0) },
+            wake: { dispatcher.wakeSignal.ring(); fanOut.wakeSignal.ring() }, contentState: { dispatcher.contentState(of: $0) },
             journal: dispatcher.journal, device: options.device, drain: drain
         )
         pruner = StorePruner(
@@ -102,7 +110,7 @@ public final class BridgeService: Sendable {
     /// Runs until SIGTERM or SIGINT or ``shutdown()`` (a graceful shutdown, a drain) or until
     /// the task is cancelled.
     public func run() async throws {
-        let drain = drain, sender = sender, dispatcher = dispatcher, store = store, logger = logger
+        let drain = drain, sender = sender, fanOut = fanOut, dispatcher = dispatcher, store = store, logger = logger
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse: the drain's start first (webhooks get 503 from then on), the
             // streams, the pruner, the dispatcher after its pass, the sender after its pushes in
@@ -111,6 +119,9 @@ public final class BridgeService: Sendable {
                 .init(service: http),
                 .init(service: Worker(name: "sender", stop: { sender.stop(cutoff: drain.sendCutoff) }) {
                     await withTaskExecutorPreference(store.taskExecutor) { await sender.run() }
+                }),
+                .init(service: Worker(name: "fan-out", stop: { fanOut.stop(cutoff: drain.sendCutoff) }) {
+                    await withTaskExecutorPreference(store.taskExecutor) { await fanOut.run() }
                 }),
                 .init(service: Worker(name: "dispatcher", stop: { dispatcher.stop() }) {
                     await withTaskExecutorPreference(store.taskExecutor) { await dispatcher.run() }
@@ -143,6 +154,7 @@ public final class BridgeService: Sendable {
         while !Task.isCancelled {
             do {
                 metrics.setDepths(try await store.counts())
+                metrics.setFollowers(try await store.allFollowerCounts())
             } catch {
                 logger.warning("could not read the store's depths", metadata: ["error": "\(error)"])
             }
