@@ -90,10 +90,18 @@ public final class FanOutSender: Sendable {
             if isStopping { break }
             await wakeSignal.wait(upTo: configuration.pollInterval)
         }
+        guard isStopping, !Task.isCancelled else { return }
+        do {
+            let released = try await store.releaseFanOutClaims(instance: configuration.instance)
+            if released > 0 { logger.notice("gave back unanswered fan-out work for the next instance", metadata: ["claims": "\(released)"]) }
+        } catch {
+            logger.error("could not give back this instance's fan-out claims; they return when their lease ends", metadata: ["error": "\(error)"])
+        }
     }
 
-    /// Ends ``run()`` after the pass in flight; answers not come by `cutoff` are given up (their
-    /// ranges are sent again, by the next instance, when their claim expires).
+    /// Ends ``run()`` after the pass in flight; answers not come by `cutoff` are given up, and
+    /// their ranges given back, so the next instance sends them again at once (the same payload
+    /// and timestamp: a device that has it drops it).
     public func stop(cutoff at: Date?) {
         stopping.withLock { $0 = true }
         wakeSignal.ring()

@@ -371,4 +371,16 @@ extension SQLStore {
             return progress
         }
     }
+
+    public func releaseFanOutClaims(instance: String) async throws -> Int {
+        try await transaction { tx in
+            let ranges = try await tx.run(
+                "UPDATE fanout_claims SET expires_at = 0 WHERE instance = $1 RETURNING fanout_id", [.text(instance)]
+            )
+            let catchUps = try await tx.run(
+                "UPDATE follower_exceptions SET due_at = 0, claimed_by = '' WHERE claimed_by = $1 RETURNING follower_id", [.text(instance)]
+            )
+            return ranges.count + catchUps.count
+        }
+    }
 }

@@ -220,4 +220,46 @@ import Testing
             #expect(bridge.timestamps(try #require(followers[1].updateToken)).count == 1)
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func instancesShareOneFanOutRangeByRangeAndAStoppingOneGivesItsRangeBack(_ kind: StoreKind) async throws {
+        try await withBridge(kind) { bridge in
+            try await Self.registerAudience(bridge)
+            _ = try await bridge.store.putFollowers((1...6).map(Self.follower), activityKey: "D-1", now: bridge.now)
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
+            _ = try await bridge.dispatcher.dispatch(now: bridge.now)
+            let store = bridge.store
+            let a = try #require(try await store.claimFanOutRange(limit: 2, instance: "a", lease: .seconds(60), now: bridge.now))
+            // While a's range is in flight, b takes the next one of the same fan-out.
+            let b = try #require(try await store.claimFanOutRange(limit: 2, instance: "b", lease: .seconds(60), now: bridge.now))
+            #expect(b.fanOutID == a.fanOutID && b.fromID == a.toID && b.targets.count == 2)
+            #expect(Set(a.targets.map(\.followerID)).isDisjoint(with: b.targets.map(\.followerID)))
+            // a stops without its answers: its range goes to the next claim at once, not after its lease.
+            #expect(try await store.releaseFanOutClaims(instance: "a") == 1)
+            let again = try #require(try await store.claimFanOutRange(limit: 2, instance: "b", lease: .seconds(60), now: bridge.now))
+            #expect(again.resumed && again.fromID == a.fromID && again.targets == a.targets)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func theMetricsCountPushesByKeyAndTheFanOutLag(_ kind: StoreKind) async throws {
+        try await withBridge(kind) { bridge in
+            let metrics = BridgeMetrics()
+            let sender = FanOutSender(store: bridge.store, client: bridge.client, configuration: .init(instance: "metered"), observer: metrics)
+            try await Self.registerAudience(bridge)
+            let followers = (1...3).map(Self.follower)
+            _ = try await bridge.store.putFollowers(followers, activityKey: "D-1", now: bridge.now)
+            bridge.mock.setFaults(FaultPlan(unregisteredTokens: [try #require(followers[2].updateToken)]))
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
+            _ = try await bridge.dispatcher.dispatch(now: bridge.now)
+            let report = try await sender.send(now: bridge.now)
+            #expect(report.sent == 2 && report.failed == 1 && report.pruned == 1 && report.finished == 1)
+            metrics.setFollowers(try await bridge.store.allFollowerCounts())
+            let text = String(decoding: metrics.exposition(), as: UTF8.self)
+            #expect(text.contains(#"liveline_fanout_pushes_total{key="D-1"} 3"#), "\(text)")
+            #expect(text.contains("liveline_fanout_lag_seconds_count 1"))
+            #expect(text.contains("liveline_followers_pruned_total 1"))
+            #expect(text.contains(#"liveline_followers{state="updating"} 2"#))
+        }
+    }
 }

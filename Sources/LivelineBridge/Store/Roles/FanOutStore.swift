@@ -21,4 +21,9 @@ public protocol FanOutStore: Sendable {
     /// Records catch-up answers in one transaction. A follower sent a push older than its key's
     /// newest is due again at once (with the newest).
     func recordCatchUps(_ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Date) async throws -> FanOutProgress
+
+    /// Gives back every range and catch-up `instance` holds (a stopping instance's unanswered
+    /// work), so another instance sends them at once instead of after their lease. Returns how
+    /// many ranges and catch-ups it gave back.
+    func releaseFanOutClaims(instance: String) async throws -> Int
 }
