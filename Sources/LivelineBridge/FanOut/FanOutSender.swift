@@ -161,19 +161,8 @@ public final class FanOutSender: Sendable {
         )
         report.catchUps = catchUps.count
         if !catchUps.isEmpty {
-            let outcomes = await withTaskGroup(of: (FollowerCatchUp, FollowerOutcome?).self) { group in
-                for catchUp in catchUps {
-                    group.addTask {
-                        let answer = await self.deliver(catchUp.push, to: [catchUp.target], attempts: catchUp.attempts, now: now)?.first
-                        return (catchUp, answer?.outcome)
-                    }
-                }
-                var outcomes: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)] = []
-                for await (catchUp, outcome) in group {
-                    if let outcome { outcomes.append((catchUp, outcome)) }
-                }
-                return outcomes
-            }
+            let answers = await deliver(catchUps.map { Send(push: $0.push, target: $0.target, attempts: $0.attempts) }, now: now)
+            let outcomes: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)] = zip(catchUps, answers ?? []).map { ($0, $1.outcome) }
             let progress = try await store.recordCatchUps(outcomes, now: now)
             for (key, count) in Dictionary(grouping: outcomes, by: \.catchUp.activityKey).mapValues(\.count) {
                 observer.fanOutPushes(activityKey: key, count: count)
@@ -187,30 +176,50 @@ public final class FanOutSender: Sendable {
         return report
     }
 
+    /// One push to send: what, to whom, after how many failed attempts.
+    private struct Send {
+        var push: OutboxPush
+        var target: FanOutTarget
+        var attempts: Int
+    }
+
     /// Sends `push` to each target at once; nil when a stop's cutoff came before every answer.
     private func deliver(_ push: OutboxPush, to targets: [FanOutTarget], attempts: Int, now: Date) async -> [FollowerAnswer]? {
-        let body = ByteBuffer(bytes: push.payload)
-        let fields = ["apns-topic", "apns-push-type", "apns-priority", "apns-expiration"].compactMap { name in
-            push.headers[name].map { (name: name, value: $0) }
+        await deliver(targets.map { Send(push: push, target: $0, attempts: attempts) }, now: now)
+    }
+
+    /// Sends every push at once; the answers in their order, or nil when a stop's cutoff came
+    /// before every answer.
+    private func deliver(_ sends: [Send], now: Date) async -> [FollowerAnswer]? {
+        var requests: [APNsRequest] = []
+        requests.reserveCapacity(sends.count)
+        // Pushes of one fan-out (one after another) share one body buffer and header list.
+        var previous: (push: OutboxPush, body: ByteBuffer, headers: [(name: String, value: String)])?
+        for send in sends {
+            if previous?.push != send.push {
+                let headers = ["apns-topic", "apns-push-type", "apns-priority", "apns-expiration"].compactMap { name in
+                    send.push.headers[name].map { (name: name, value: $0) }
+                }
+                previous = (send.push, ByteBuffer(bytes: send.push.payload), headers)
+            }
+            if let previous {
+                requests.append(APNsRequest(path: "/3/device/" + send.target.token, headers: previous.headers, body: previous.body))
+            }
         }
-        return await withTaskGroup(of: FollowerAnswer?.self) { group in
-            for target in targets {
-                group.addTask {
-                    let request = APNsRequest(path: "/3/device/" + target.token, headers: fields, body: body)
-                    guard let result = await self.cutoff.send(request, with: self.client) else { return nil }
-                    return FollowerAnswer(target: target, outcome: self.outcome(of: result, attempts: attempts, now: now))
-                }
+        // A child task per request measured faster here than one burst with a single flush
+        // (the client spreads flushed requests over its connections as they come).
+        let results = await withTaskGroup(of: (Int, Result<APNsResponse, any Error>?).self) { group in
+            for (index, request) in requests.enumerated() {
+                group.addTask { (index, await self.cutoff.send(request, with: self.client)) }
             }
-            var answers: [FollowerAnswer] = []
-            answers.reserveCapacity(targets.count)
-            for await answer in group {
-                guard let answer else {
-                    group.cancelAll()
-                    return nil
-                }
-                answers.append(answer)
-            }
-            return answers
+            var results = [Result<APNsResponse, any Error>?](repeating: nil, count: requests.count)
+            for await (index, result) in group { results[index] = result }
+            return results
+        }
+        // One left unanswered at a stop's cutoff leaves the whole batch unrecorded (sent again later).
+        guard !results.contains(where: { $0 == nil }) else { return nil }
+        return zip(sends, results.compactMap { $0 }).map { send, result in
+            FollowerAnswer(target: send.target, outcome: outcome(of: result, attempts: send.attempts, now: now))
         }
     }
 
