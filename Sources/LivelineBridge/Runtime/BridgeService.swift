@@ -149,12 +149,15 @@ public final class BridgeService: Sendable {
         await group.withLock { $0 }?.triggerGracefulShutdown()
     }
 
-    /// Sets the queue-depth gauges every few seconds.
+    /// Sets the queue-depth gauges every few seconds, and the followers gauge every 30 s.
     private static func reportDepths(store: any Store, metrics: BridgeMetrics, logger: Logger) async {
+        var round = 0
         while !Task.isCancelled {
             do {
                 metrics.setDepths(try await store.counts())
-                metrics.setFollowers(try await store.allFollowerCounts())
+                // Counting followers reads every follower row: every 30 s, not every 5.
+                if round % 6 == 0 { metrics.setFollowers(try await store.allFollowerCounts()) }
+                round += 1
             } catch {
                 logger.warning("could not read the store's depths", metadata: ["error": "\(error)"])
             }

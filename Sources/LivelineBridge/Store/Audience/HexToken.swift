@@ -29,7 +29,8 @@ enum HexToken {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// A stored token: bytes, or nil for a token that was not hex (stored as its UTF-8).
+    /// A token as stored: its bytes. Callers pass hex (the API and the import check it); anything
+    /// else would be stored as its UTF-8 and not read back as it was.
     static func stored(_ token: String?) -> SQLValue {
         guard let token else { return .null }
         return .bytes(bytes(token) ?? Array(token.utf8))
