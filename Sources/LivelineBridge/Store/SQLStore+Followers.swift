@@ -6,7 +6,15 @@ import Liveline
 extension SQLStore {
     public func putFollowers(_ followers: [Follower], activityKey: String, now: Date) async throws -> [FollowerChange] {
         guard !followers.isEmpty else { return [] }
+        let postgres = !driver.dialect.lockRowsSkipLocked.isEmpty
         return try await transaction { tx in
+            // On PostgreSQL a dispatch step that decides a push updates the activity's row before
+            // it counts the followers its fan-out covers: holding that row here, the step either
+            // counts these followers or has committed its fan-out before they look for it, so
+            // none joins unseen between the two. (SQLite's one writer orders them anyway.)
+            if postgres {
+                try await tx.run("SELECT key FROM activities WHERE key = $1 FOR UPDATE", [.text(activityKey)])
+            }
             let newest = try await Self.newestFanOuts(keys: [activityKey], tx)[activityKey] ?? NewestFanOuts()
             var changes: [FollowerChange] = []
             changes.reserveCapacity(followers.count)
