@@ -7,8 +7,9 @@ import Synchronization
 
 /// Sends fan-outs: each push decided for a key with followers, to every token follower.
 ///
-/// A pass claims a few ranges of followers (keyset pages by follower id; several instances on
-/// PostgreSQL share one fan-out by claiming its ranges in turn), sends each follower its push,
+/// A pass claims a few ranges of followers (keyset pages by follower id; one of each fan-out
+/// with work first, so a key with a million followers does not hold up the next key's; several
+/// instances on PostgreSQL share one fan-out by claiming its ranges in turn), sends each follower its push,
 /// all in flight at once through ``APNsClient``, and records each range's answers in one
 /// transaction. Then it sends the followers whose exception is due (joined late, or backing
 /// off), each the newest push of its key.
@@ -125,7 +126,8 @@ public final class FanOutSender: Sendable {
         var claimed: [FanOutRange] = []
         while claimed.count < configuration.ranges,
               let range = try await store.claimFanOutRange(
-                  limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now) {
+                  limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now,
+                  excluding: claimed.map(\.fanOutID)) {
             claimed.append(range)
             if range.resumed { observer.fanOutResumed(duplicates: range.targets.count) }
         }

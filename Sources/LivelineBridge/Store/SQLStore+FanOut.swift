@@ -100,7 +100,9 @@ extension SQLStore {
             : "fo.update_token IS NOT NULL AND fo.on_channel = 0"
     }
 
-    public func claimFanOutRange(limit: Int, instance: String, lease: Duration, now: Date) async throws -> FanOutRange? {
+    public func claimFanOutRange(
+        limit: Int, instance: String, lease: Duration, now: Date, excluding: [Int64]
+    ) async throws -> FanOutRange? {
         let nowMillis = StoreTime.millis(now)
         let expires = nowMillis + StoreTime.millis(lease)
         let postgres = !driver.dialect.lockRowsSkipLocked.isEmpty
@@ -142,7 +144,8 @@ extension SQLStore {
                   AND NOT EXISTS (SELECT 1 FROM fanout_claims c JOIN fanouts o ON o.id = c.fanout_id
                                   WHERE o.activity_key = fanouts.activity_key AND o.id < fanouts.id
                                     AND (o.kind = 'start') = (fanouts.kind = 'start'))
-                ORDER BY id LIMIT 1 \(postgres ? "FOR UPDATE" : "")
+                ORDER BY \(excluding.isEmpty ? "" : "CASE WHEN id IN (\(excluding.map(String.init).joined(separator: ", "))) THEN 1 ELSE 0 END, ")id
+                LIMIT 1 \(postgres ? "FOR UPDATE" : "")
                 """
             ).first else { return nil }
             let (id, push) = try Self.fanOut(row)

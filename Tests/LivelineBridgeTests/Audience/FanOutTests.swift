@@ -262,4 +262,28 @@ import Testing
             #expect(text.contains(#"liveline_followers{state="updating"} 2"#))
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func aPassServesEachKeysFanOutBeforeASecondRangeOfOne(_ kind: StoreKind) async throws {
+        let two = FanOutSender.Configuration(instance: "test", page: 2, ranges: 2)
+        try await withBridge(kind, fanOut: two) { bridge in
+            try await Self.registerAudience(bridge, "D-1")
+            try await Self.registerAudience(bridge, "D-2")
+            let big = (1...6).map(Self.follower)
+            let small = (7...8).map(Self.follower)
+            _ = try await bridge.store.putFollowers(big, activityKey: "D-1", now: bridge.now)
+            _ = try await bridge.store.putFollowers(small, activityKey: "D-2", now: bridge.now)
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED", delivery: "D-1"))
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED", delivery: "D-2"))
+            _ = try await bridge.dispatcher.dispatch(now: bridge.now)
+            #expect(try await bridge.fanOut.send(now: bridge.now).sent == 4)
+            for follower in small {
+                #expect(bridge.timestamps(try #require(follower.updateToken)).count == 1, "\(follower.device)")
+            }
+            try await bridge.settle()
+            for follower in big {
+                #expect(bridge.timestamps(try #require(follower.updateToken)).count == 1, "\(follower.device)")
+            }
+        }
+    }
 }

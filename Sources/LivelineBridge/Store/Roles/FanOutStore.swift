@@ -8,8 +8,10 @@ public protocol FanOutStore: Sendable {
     /// Claims the next range of up to `limit` followers of a running fan-out (keyset by
     /// follower id), or a range whose claim expired (its instance died). A fan-out is only
     /// claimed once no older fan-out of its key and kind has a range in flight, so a device
-    /// never gets an older push after a newer one. Nil when there is nothing to send.
-    func claimFanOutRange(limit: Int, instance: String, lease: Duration, now: Date) async throws -> FanOutRange?
+    /// never gets an older push after a newer one. A fan-out in `excluding` is taken only when
+    /// no other has a range to give, so one pass serves several keys' fan-outs before it takes a
+    /// second range of one. Nil when there is nothing to send.
+    func claimFanOutRange(limit: Int, instance: String, lease: Duration, now: Date, excluding: [Int64]) async throws -> FanOutRange?
 
     /// Records a range's answers in one transaction and gives the range back as done.
     func recordFanOut(_ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Date) async throws -> FanOutProgress
@@ -26,4 +28,11 @@ public protocol FanOutStore: Sendable {
     /// work), so another instance sends them at once instead of after their lease. Returns how
     /// many ranges and catch-ups it gave back.
     func releaseFanOutClaims(instance: String) async throws -> Int
+}
+
+extension FanOutStore {
+    /// The next range of any fan-out (see ``claimFanOutRange(limit:instance:lease:now:excluding:)``).
+    public func claimFanOutRange(limit: Int, instance: String, lease: Duration, now: Date) async throws -> FanOutRange? {
+        try await claimFanOutRange(limit: limit, instance: instance, lease: lease, now: now, excluding: [])
+    }
 }
