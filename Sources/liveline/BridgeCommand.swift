@@ -15,7 +15,7 @@ struct BridgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bridge",
         abstract: "Turn webhooks and feeds (orders, matches) into Live Activity pushes.",
-        subcommands: [BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self, BridgeRecordCommand.self]
+        subcommands: [BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self, BridgeRecordCommand.self, BridgeFollowersCommand.self]
     )
 }
 

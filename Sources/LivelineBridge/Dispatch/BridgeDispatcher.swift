@@ -56,6 +56,8 @@ public final class BridgeDispatcher: Sendable {
         public var applied = 0
         public var superseded = 0
         public var pushes = 0
+        /// Fan-outs started (pushes decided for keys with followers).
+        public var fanOuts = 0
         /// The next deadlines of the activities written, for the loop to wake at.
         public var deadlines: [Date] = []
     }
@@ -72,12 +74,15 @@ public final class BridgeDispatcher: Sendable {
     public let wakeSignal = WakeSignal()
     /// Rung when a step queued pushes.
     private let outboxSignal: WakeSignal?
+    /// Rung when a step started fan-outs.
+    private let fanOutSignal: WakeSignal?
     private let stopping = Mutex(false)
 
     public init(
         store: any DispatchStore, catalog: StoryCatalog, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
-        logger: Logger = Logger(label: "liveline.bridge.dispatch"), outboxSignal: WakeSignal? = nil
+        logger: Logger = Logger(label: "liveline.bridge.dispatch"), outboxSignal: WakeSignal? = nil, fanOutSignal: WakeSignal? = nil
     ) {
+        self.fanOutSignal = fanOutSignal
         self.store = store
         self.catalog = catalog
         application = EventApplication(catalog: catalog)
@@ -134,9 +139,11 @@ public final class BridgeDispatcher: Sendable {
             report.applied += commit.applied.count
             report.superseded += commit.superseded.count
             report.pushes += commit.pushes.count
+            report.fanOuts += commit.fanOuts.count
             if let deadline = commit.nextDeadline { report.deadlines.append(deadline) }
         }
-        if report.pushes > 0 { outboxSignal?.ring() }
+        if report.pushes > 0 || report.fanOuts > 0 { outboxSignal?.ring() }
+        if report.fanOuts > 0 { fanOutSignal?.ring() }
         return report
     }
 
@@ -259,6 +266,17 @@ public final class BridgeDispatcher: Sendable {
         )
         commit.pushReasons = sink.reasons
         commit.ignored = ignored
+        if work.hasFollowers {
+            // Every push fans out to the followers; the key's own token or channel takes those it
+            // can (a start needs its push-to-start token), so none waits in the outbox for a
+            // target the key will never have.
+            commit.fanOuts = sink.pushes
+            let own = zip(sink.pushes, sink.reasons).filter { push, _ in
+                push.kind == .start ? record.pushToStartToken != nil : (record.updateToken != nil || record.channelID != nil)
+            }
+            commit.pushes = own.map(\.0)
+            commit.pushReasons = own.map(\.1)
+        }
         return commit
     }
 

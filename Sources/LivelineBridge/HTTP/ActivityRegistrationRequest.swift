@@ -44,8 +44,11 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
     var source: String?
     var scenario: String?
     var frequentUpdates: Bool?
+    /// The activity plays for its followers only and needs no target of its own (not stored:
+    /// it only lifts the rule that an activity needs one).
+    var audience: Bool?
 
-    static let fields = ["update-token", "push-to-start-token", "channel", "source", "scenario", "frequent-updates"]
+    static let fields = ["update-token", "push-to-start-token", "channel", "source", "scenario", "frequent-updates", "audience"]
 
     /// Reads a request body. An empty body is an empty object.
     init(parsing body: [UInt8]) throws(BridgeHTTPError) {
@@ -75,6 +78,11 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         case .bool(let flag)?: frequentUpdates = flag
         default: throw Self.bad("frequent-updates must be true or false")
         }
+        switch object["audience"] {
+        case nil, .null?: audience = nil
+        case .bool(let flag)?: audience = flag
+        default: throw Self.bad("audience must be true or false")
+        }
     }
 
     /// The registration to store for activity `key`, given what is stored already.
@@ -85,9 +93,11 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
             updateToken: updateToken.applied(to: existing?.updateToken),
             pushToStartToken: pushToStartToken.applied(to: existing?.pushToStartToken),
             channelID: channel.applied(to: existing?.channelID))
-        guard !targets.isEmpty else {
+        let audienceOnly = audience ?? (existing.map { ActivityTargets(updateToken: $0.updateToken, pushToStartToken: $0.pushToStartToken, channelID: $0.channelID).isEmpty } ?? false)
+        guard !targets.isEmpty || audienceOnly else {
             throw Self.unprocessable(
-                "no-target", "an activity needs an update-token, a push-to-start-token or a channel to receive pushes")
+                "no-target",
+                "an activity needs an update-token, a push-to-start-token or a channel to receive pushes, or \"audience\": true when only its followers do")
         }
         let chosen = try self.source(existing: existing, sources: sources)
         return ActivityRegistration(
@@ -141,7 +151,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         (scenario.file as NSString).lastPathComponent
     }
 
-    private static func token(_ value: StateValue?, field: String) throws(BridgeHTTPError) -> Edit<String> {
+    static func token(_ value: StateValue?, field: String) throws(BridgeHTTPError) -> Edit<String> {
         switch value {
         case nil: return .keep
         case .null?: return .remove
@@ -178,7 +188,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         }
     }
 
-    private static func bad(_ reason: String) -> BridgeHTTPError {
+    static func bad(_ reason: String) -> BridgeHTTPError {
         BridgeHTTPError(.badRequest, code: "bad-field", reason: reason)
     }
 

@@ -18,7 +18,7 @@ struct ActivityRegistryAPI: Sendable {
     /// Renders an activity's current content-state as JSON bytes; the dispatcher owns it.
     typealias ContentState = @Sendable (RegisteredActivity) -> [UInt8]?
 
-    let store: any RegistryStore
+    let store: any RegistryStore & FollowerStore
     let authenticator: RegistryAuthenticator
     let sources: [SourceConfiguration]
     let bodyLimit: RequestBodyLimit
@@ -98,6 +98,11 @@ struct ActivityRegistryAPI: Sendable {
             record: record, pendingEvents: pending, queuedPushes: queued, contentState: contentState(record),
             source: sources.first { $0.name == record.scenario }).json
         if let device, let shown = device(record) { view["device"] = .object(shown) }
+        let followers = try await storeCall(logger) { try await store.followerCounts(activityKey: key) }
+        if followers.total > 0 {
+            let failures = try await storeCall(logger) { try await store.fanOutFailures(activityKey: key, limit: 20) }
+            view["followers"] = .object(FollowersAPI.view(followers, failures: failures))
+        }
         return view
     }
 

@@ -13,6 +13,7 @@ import Synchronization
 /// |---|---|
 /// | `POST /v1/webhooks/{source}` | verify, map, store durably, then 202 (``WebhookIngest``) |
 /// | `PUT/GET/DELETE /v1/activities/{key}` | the activity registry, with an API key (``ActivityRegistryAPI``) |
+/// | `PUT/DELETE /v1/activities/{key}/followers/{device}`, `POST …/followers` (NDJSON) | a key's audience (``FollowersAPI``) |
 /// | `GET /v1/events/{source}/{event}` | what became of one event, with an API key (``EventStatusAPI``) |
 /// | `GET /healthz`, `/readyz`, `/metrics` | operations (``OperationsAPI``) |
 ///
@@ -46,6 +47,7 @@ public final class BridgeHTTPServer: Service, Sendable {
     private let logger: Logger
     private let ingest: WebhookIngest
     private let registry: ActivityRegistryAPI
+    private let followers: FollowersAPI
     private let events: EventStatusAPI
     private let operations: OperationsAPI
     /// Caps the open connections (`max-connections`).
@@ -84,6 +86,10 @@ public final class BridgeHTTPServer: Service, Sendable {
         registry = ActivityRegistryAPI(
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
             sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, device: device, wake: wake, clock: clock)
+        // An import moves thousands of followers in one request: it may be larger than a webhook.
+        followers = FollowersAPI(
+            store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
+            bodyLimit: RequestBodyLimit(limit: max(configuration.bodyLimit, 4 << 20)), wake: wake, clock: clock)
         events = EventStatusAPI(store: store, registry: registry, journal: journal)
         operations = OperationsAPI(store: store, metrics: metrics, drain: drain)
         connectionLimiter = ConnectionLimiter(limit: configuration.maxConnections, logger: logger, onRefused: { metrics.connectionRefused() })
@@ -94,11 +100,14 @@ public final class BridgeHTTPServer: Service, Sendable {
         let router = Router(context: BasicRequestContext.self)
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: DrainMiddleware(drain: drain))
-        let ingest = ingest, registry = registry, events = events, operations = operations
+        let ingest = ingest, registry = registry, followers = followers, events = events, operations = operations
         router.post("/v1/webhooks/:source") { request, context in await ingest.respond(to: request, context: context) }
         router.put("/v1/activities/:key") { request, context in await registry.put(request, context: context) }
         router.get("/v1/activities/:key") { request, context in await registry.get(request, context: context) }
         router.delete("/v1/activities/:key") { request, context in await registry.delete(request, context: context) }
+        router.put("/v1/activities/:key/followers/:device") { request, context in await followers.put(request, context: context) }
+        router.delete("/v1/activities/:key/followers/:device") { request, context in await followers.delete(request, context: context) }
+        router.post("/v1/activities/:key/followers") { request, context in await followers.importFollowers(request, context: context) }
         router.get("/v1/events/:source/:event") { request, context in await events.get(request, context: context) }
         router.get("/healthz") { request, context in operations.healthz(request, context: context) }
         router.get("/readyz") { request, context in await operations.readyz(request, context: context) }

@@ -49,6 +49,8 @@ public final class BridgeService: Sendable {
     public let inbox: InboxWriter
     public let dispatcher: BridgeDispatcher
     public let sender: OutboxSender
+    /// Sends each push of a key with followers to all of them.
+    public let fanOut: FanOutSender
     public let http: BridgeHTTPServer
     public let pruner: StorePruner
     /// Begins at the graceful shutdown; the HTTP server and the sender follow it.
@@ -72,16 +74,22 @@ public final class BridgeService: Sendable {
             configuration: .init(instance: options.instance, lease: options.lease * 2, retry: options.retry),
             observer: metrics, logger: logger
         )
+        let fanOut = FanOutSender(
+            store: store, client: client,
+            configuration: .init(instance: options.instance, lease: options.lease * 2, retry: options.retry),
+            observer: metrics, logger: logger
+        )
+        self.fanOut = fanOut
         let dispatcher = BridgeDispatcher(
             store: store, catalog: catalog, configuration: .init(instance: options.instance, lease: options.lease),
-            observer: metrics, logger: logger, outboxSignal: sender.wakeSignal
+            observer: metrics, logger: logger, outboxSignal: sender.wakeSignal, fanOutSignal: fanOut.wakeSignal
         )
         self.dispatcher = dispatcher
         let drain = BridgeDrain(timeout: configuration.drainTimeout)
         self.drain = drain
         http = BridgeHTTPServer(
             configuration: configuration, store: store, inbox: inbox, metrics: metrics, logger: logger, listen: options.listen,
-            wake: { dispatcher.wakeSignal.ring() }, contentState: { dispatcher.contentState(of: $0) },
+            wake: { dispatcher.wakeSignal.ring(); fanOut.wakeSignal.ring() }, contentState: { dispatcher.contentState(of: $0) },
             journal: dispatcher.journal, device: options.device, drain: drain
         )
         pruner = StorePruner(
@@ -102,7 +110,7 @@ public final class BridgeService: Sendable {
     /// Runs until SIGTERM or SIGINT or ``shutdown()`` (a graceful shutdown, a drain) or until
     /// the task is cancelled.
     public func run() async throws {
-        let drain = drain, sender = sender, dispatcher = dispatcher, store = store, logger = logger
+        let drain = drain, sender = sender, fanOut = fanOut, dispatcher = dispatcher, store = store, logger = logger
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse: the drain's start first (webhooks get 503 from then on), the
             // streams, the pruner, the dispatcher after its pass, the sender after its pushes in
@@ -111,6 +119,9 @@ public final class BridgeService: Sendable {
                 .init(service: http),
                 .init(service: Worker(name: "sender", stop: { sender.stop(cutoff: drain.sendCutoff) }) {
                     await withTaskExecutorPreference(store.taskExecutor) { await sender.run() }
+                }),
+                .init(service: Worker(name: "fan-out", stop: { fanOut.stop(cutoff: drain.sendCutoff) }) {
+                    await withTaskExecutorPreference(store.taskExecutor) { await fanOut.run() }
                 }),
                 .init(service: Worker(name: "dispatcher", stop: { dispatcher.stop() }) {
                     await withTaskExecutorPreference(store.taskExecutor) { await dispatcher.run() }
@@ -138,11 +149,15 @@ public final class BridgeService: Sendable {
         await group.withLock { $0 }?.triggerGracefulShutdown()
     }
 
-    /// Sets the queue-depth gauges every few seconds.
+    /// Sets the queue-depth gauges every few seconds, and the followers gauge every 30 s.
     private static func reportDepths(store: any Store, metrics: BridgeMetrics, logger: Logger) async {
+        var round = 0
         while !Task.isCancelled {
             do {
                 metrics.setDepths(try await store.counts())
+                // Counting followers reads every follower row: every 30 s, not every 5.
+                if round % 6 == 0 { metrics.setFollowers(try await store.allFollowerCounts()) }
+                round += 1
             } catch {
                 logger.warning("could not read the store's depths", metadata: ["error": "\(error)"])
             }

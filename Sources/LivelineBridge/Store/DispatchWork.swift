@@ -6,6 +6,14 @@ import Liveline
 public struct ActivityWork: Sendable, Hashable {
     public var record: RegisteredActivity
     public var events: [StoredEvent]
+    /// Whether the key has followers: its pushes also fan out to them.
+    public var hasFollowers: Bool = false
+
+    public init(record: RegisteredActivity, events: [StoredEvent], hasFollowers: Bool = false) {
+        self.record = record
+        self.events = events
+        self.hasFollowers = hasFollowers
+    }
 }
 
 /// One dispatch step of one activity, written in one transaction: the events it applied or
@@ -21,6 +29,9 @@ public struct DispatchCommit: Sendable {
     /// When the engine next wants to run (nil: never, it has ended).
     public var nextDeadline: Date?
     public var pushes: [OutboxPush]
+    /// The pushes that fan out to the key's followers (all it decided, when it has any), each
+    /// one fan-out row; ``pushes`` then holds only those the key's own token or channel takes.
+    public var fanOuts: [OutboxPush] = []
     /// Dead letters this step replaces with a fresh push of the current state.
     public var replacedDeadLetters: [Int64]
     /// The activity's last error, when this step met one (an event that does not fit the story).

@@ -53,12 +53,18 @@ extension SQLStore {
         }
     }
 
-    /// Deletes the activity with its queued pushes and lease; its events stay in the inbox (a
-    /// key registered again picks up the pending ones).
+    /// Deletes the activity with its queued pushes, lease and followers; its events stay in the
+    /// inbox (a key registered again picks up the pending ones).
     public func deleteActivity(_ key: String) async throws -> Bool {
         try await transaction { tx in
             let existed = !(try await tx.run("DELETE FROM activities WHERE key = $1 RETURNING key", [.text(key)]).isEmpty)
             try await tx.run("DELETE FROM outbox WHERE activity_key = $1", [.text(key)])
+            // Its audience goes with it.
+            try await tx.run(
+                "DELETE FROM fanout_claims WHERE fanout_id IN (SELECT id FROM fanouts WHERE activity_key = $1)", [.text(key)])
+            for table in ["fanouts", "follower_exceptions", "followers"] {
+                try await tx.run("DELETE FROM \(table) WHERE activity_key = $1", [.text(key)])
+            }
             try await tx.run("UPDATE activity_leases SET registered = 0 WHERE activity_key = $1", [.text(key)])
             return existed
         }

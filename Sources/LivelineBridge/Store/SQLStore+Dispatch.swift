@@ -13,7 +13,8 @@ import Liveline
 extension SQLStore {
     private static let claimable = """
         (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL OR a.lifecycle = 'ended'
-         OR (a.push_to_start_token IS NOT NULL AND a.lifecycle = 'pending'))
+         OR (a.push_to_start_token IS NOT NULL AND a.lifecycle = 'pending')
+         OR EXISTS (SELECT 1 FROM followers fo WHERE fo.activity_key = a.key))
         """
 
     /// Claims, steps and writes in one transaction: the rows it locks (PostgreSQL's
@@ -98,7 +99,10 @@ extension SQLStore {
             )
             events[event.activityKey, default: []].append(StoredEvent(sequence: try row.int(0), event: event))
         }
-        return keys.compactMap { key in records[key].map { ActivityWork(record: $0, events: events[key] ?? []) } }
+        let following = try await keysWithFollowers(keys, tx)
+        return keys.compactMap { key in
+            records[key].map { ActivityWork(record: $0, events: events[key] ?? [], hasFollowers: following.contains(key)) }
+        }
     }
 
     /// Writes a pass's steps set-wise: one statement for the leases, one for the applied
@@ -148,6 +152,7 @@ extension SQLStore {
         for commit in held { try await Self.write(commit, releasingLease: releasingLeases && commit.releasesLease, tx) }
         try await Self.writeStates(held, bytesType: dialect.bytes, tx)
         try await Self.insertPushes(held.flatMap(\.pushes), tx)
+        for commit in held where !commit.fanOuts.isEmpty { try await Self.insertFanOuts(commit.fanOuts, now: commit.now, tx) }
         // Activities left with no pending event are no longer looked at for events. Their
         // lease rows are locked since the first statement, so an insert racing this commit
         // waits for it and sets the mark again after.

@@ -24,7 +24,7 @@ extension SQLStore {
 
     public func pruneDeadLetters(failedBefore cutoff: Date, limit: Int) async throws -> Int {
         try await transaction { tx in
-            try await tx.run(
+            let letters = try await tx.run(
                 """
                 DELETE FROM dead_letters WHERE id IN (
                     SELECT id FROM dead_letters WHERE failed_at < $1 ORDER BY id LIMIT \(SQLDialect.limit(limit))
@@ -32,6 +32,16 @@ extension SQLStore {
                 """,
                 [.millis(cutoff)]
             ).count
+            // A fan-out's failure summary is its dead letter: kept as long.
+            let summaries = try await tx.run(
+                """
+                DELETE FROM fanout_failures WHERE failed_at < $1 AND fanout_id IN (
+                    SELECT fanout_id FROM fanout_failures WHERE failed_at < $1 ORDER BY fanout_id LIMIT \(SQLDialect.limit(limit))
+                ) RETURNING fanout_id
+                """,
+                [.millis(cutoff)]
+            ).count
+            return letters + summaries
         }
     }
 }

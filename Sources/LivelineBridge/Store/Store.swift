@@ -2,7 +2,8 @@ import Foundation
 
 /// The bridge's durable state, by role: the inbox of verified webhooks (``InboxStore``), the
 /// dispatcher's passes (``DispatchStore``), the outbox and its dead letters (``OutboxStore``),
-/// the activity registry and its API keys (``RegistryStore``), recordings
+/// the activity registry and its API keys (``RegistryStore``), audiences (``FollowerStore``,
+/// ``FanOutStore``), recordings
 /// (``RecordingStore``) and what retention deletes (``RetentionStore``). Each part of the bridge is given the role it uses; ``BridgeService``
 /// and the operations endpoints hold the whole.
 ///
@@ -17,7 +18,7 @@ import Foundation
 /// replay's activity, due pushes while they are sent) are leased to an `instance` name, so that
 /// no two instances work on the same activity or push at once, and a lease that expires (its
 /// instance died) is taken over.
-public protocol Store: InboxStore, DispatchStore, OutboxStore, RegistryStore, RecordingStore, RetentionStore {
+public protocol Store: InboxStore, DispatchStore, OutboxStore, RegistryStore, RecordingStore, RetentionStore, FollowerStore, FanOutStore {
     /// Depths for metrics and `/readyz`.
     func counts() async throws -> StoreCounts
     /// Closes connections; the store is unusable afterwards. Call it before the last reference

@@ -22,12 +22,13 @@ final class BridgeHarness: Sendable {
     let catalog: StoryCatalog
     let dispatcher: BridgeDispatcher
     let sender: OutboxSender
+    let fanOut: FanOutSender
     let store: any Store
 
     /// - Parameter configuration: the sources; Scenarios/bridge.example.yaml's by default.
     init(
         store: any Store, instance: String = "test", retry: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(4), maxAttempts: 3),
-        configuration: BridgeConfiguration? = nil
+        configuration: BridgeConfiguration? = nil, fanOut: FanOutSender.Configuration? = nil
     ) async throws {
         let clock = ManualClock(start: 1_800_000_000_000)
         let privateKey = P256.Signing.PrivateKey()
@@ -56,6 +57,7 @@ final class BridgeHarness: Sendable {
         catalog = StoryCatalog(sources: self.configuration.sources)
         dispatcher = BridgeDispatcher(store: store, catalog: catalog, configuration: .init(instance: instance))
         sender = OutboxSender(store: store, client: client, configuration: .init(instance: instance, retry: retry))
+        self.fanOut = FanOutSender(store: store, client: client, configuration: fanOut ?? .init(instance: instance, retry: retry))
     }
 
     func stop() async {
@@ -90,7 +92,8 @@ final class BridgeHarness: Sendable {
         for _ in 0..<20 {
             let dispatched = try await dispatcher.dispatch(now: now)
             let sent = try await sender.send(now: now)
-            if dispatched.activities == 0, sent.claimed == 0 { return }
+            let fanned = try await fanOut.send(now: now)
+            if dispatched.activities == 0, sent.claimed == 0, !fanned.didWork { return }
         }
     }
 
@@ -127,9 +130,11 @@ final class BridgeHarness: Sendable {
 }
 
 /// Runs `body` with a harness on a fresh store of `kind`.
-func withBridge(_ kind: StoreKind, _ body: (BridgeHarness) async throws -> Void) async throws {
+func withBridge(
+    _ kind: StoreKind, fanOut: FanOutSender.Configuration? = nil, _ body: (BridgeHarness) async throws -> Void
+) async throws {
     try await StoreFixture.withStore(kind) { store in
-        let harness = try await BridgeHarness(store: store)
+        let harness = try await BridgeHarness(store: store, fanOut: fanOut)
         do {
             try await body(harness)
         } catch {

@@ -44,12 +44,14 @@ import Testing
             #expect(old.migrationsAppliedAtOpen == [1, 2, 3, 4, 5])
             _ = try await old.insertEvents([F.event("a", order: 1), F.event("b", order: 2), F.event("c", activity: "order-2", order: 3)])
             try await old.upsertActivity(RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
-            let written = try await old.dispatchPass(limit: 10, now: F.epoch) { work in
-                DispatchCommit(
-                    activityKey: "order-1", applied: work.events.prefix(1).map(\.sequence), lifecycle: .active, engineState: [],
-                    nextDeadline: nil, now: F.epoch)
+            // What a dispatch step of that bridge wrote when it applied "a" (today's dispatcher
+            // reads tables of later migrations, such as the followers of migration 7).
+            let written = try await old.transaction { tx in
+                try await tx.run(
+                    "UPDATE inbox_events SET state = 'applied', applied_at = $1 WHERE event_id = 'a' RETURNING sequence", [.millis(F.epoch)]
+                ).count
             }
-            #expect(written.first?.applied.count == 1)
+            #expect(written == 1)
             try await old.close()
 
             let upgraded = try await SQLStore.open(location, now: F.epoch)

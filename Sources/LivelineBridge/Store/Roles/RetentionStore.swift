@@ -7,7 +7,7 @@ public protocol RetentionStore: Sendable {
     /// Pending events are never deleted, nor the source's newest event (a stream resumes from it).
     func pruneEvents(source: String, receivedBefore cutoff: Date, limit: Int) async throws -> Int
 
-    /// Deletes up to `limit` dead letters that failed before `cutoff`, oldest first, in one
-    /// transaction; returns how many.
+    /// Deletes up to `limit` dead letters that failed before `cutoff`, oldest first, and the
+    /// failure summaries of up to `limit` fan-outs as old, in one transaction; returns how many rows.
     func pruneDeadLetters(failedBefore cutoff: Date, limit: Int) async throws -> Int
 }

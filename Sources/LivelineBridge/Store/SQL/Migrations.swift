@@ -143,6 +143,80 @@ enum Migrations {
             "CREATE INDEX inbox_pending ON inbox_events (activity_key, order_key, sequence) WHERE state = 'pending'",
             "CREATE INDEX inbox_by_activity ON inbox_events (activity_key, sequence)",
         ]),
+        // Audiences: a key's followers (one compact row each, tokens as bytes), its fan-outs (one
+        // row per decided push, with a cursor over the followers by id), the ranges instances
+        // have claimed, and per-follower rows only where a follower differs from its fan-out
+        // (retrying, joined late). A fan-out's failures are summed per reason, not one row each.
+        Step(version: 7, statements: [
+            """
+            CREATE TABLE followers (
+                id {serial},
+                activity_key TEXT NOT NULL,
+                device TEXT NOT NULL,
+                update_token {bytes},
+                start_token {bytes},
+                on_channel BIGINT NOT NULL DEFAULT 0,
+                UNIQUE (activity_key, device)
+            )
+            """,
+            "CREATE INDEX followers_page ON followers (activity_key, id)",
+            """
+            CREATE TABLE fanouts (
+                id {serial},
+                activity_key TEXT NOT NULL,
+                kind TEXT NOT NULL,
+                payload {bytes} NOT NULL,
+                headers {bytes} NOT NULL,
+                priority BIGINT NOT NULL,
+                due_at BIGINT NOT NULL,
+                received_at BIGINT,
+                created_at BIGINT NOT NULL,
+                upto BIGINT NOT NULL,
+                reached BIGINT NOT NULL DEFAULT 0,
+                state TEXT NOT NULL DEFAULT 'running',
+                sent BIGINT NOT NULL DEFAULT 0,
+                failed BIGINT NOT NULL DEFAULT 0,
+                resumed BIGINT NOT NULL DEFAULT 0,
+                finished_at BIGINT
+            )
+            """,
+            "CREATE INDEX fanouts_key ON fanouts (activity_key, id)",
+            "CREATE INDEX fanouts_running ON fanouts (id) WHERE state = 'running'",
+            """
+            CREATE TABLE fanout_claims (
+                fanout_id BIGINT NOT NULL,
+                from_id BIGINT NOT NULL,
+                to_id BIGINT NOT NULL,
+                instance TEXT NOT NULL,
+                expires_at BIGINT NOT NULL,
+                PRIMARY KEY (fanout_id, from_id)
+            )
+            """,
+            """
+            CREATE TABLE follower_exceptions (
+                follower_id BIGINT PRIMARY KEY,
+                activity_key TEXT NOT NULL,
+                state TEXT NOT NULL,
+                attempts BIGINT NOT NULL DEFAULT 0,
+                due_at BIGINT NOT NULL,
+                claimed_by TEXT NOT NULL DEFAULT '',
+                last_error TEXT
+            )
+            """,
+            "CREATE INDEX follower_exceptions_due ON follower_exceptions (due_at)",
+            "CREATE INDEX follower_exceptions_key ON follower_exceptions (activity_key)",
+            """
+            CREATE TABLE fanout_failures (
+                fanout_id BIGINT NOT NULL,
+                activity_key TEXT NOT NULL,
+                reason TEXT NOT NULL,
+                count BIGINT NOT NULL,
+                sample TEXT NOT NULL,
+                failed_at BIGINT NOT NULL,
+                PRIMARY KEY (fanout_id, reason)
+            )
+            """,
+        ]),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one

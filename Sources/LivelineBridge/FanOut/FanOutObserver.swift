@@ -1,0 +1,21 @@
+/// What ``FanOutSender`` reports as it works: the metrics listen. Called from the sending
+/// task; keep it quick.
+public protocol FanOutObserver: Sendable {
+    /// `count` pushes of `activityKey`'s fan-outs were answered (any answer).
+    func fanOutPushes(activityKey: String, count: Int)
+    /// A fan-out reached its last follower: seconds from its webhook's receipt to then.
+    func fanOutFinished(lagSeconds: Double)
+    /// A range was sent again after its instance died (its devices may see duplicates).
+    func fanOutResumed(duplicates: Int)
+    /// Followers removed because their token was gone.
+    func followersPruned(_ count: Int)
+}
+
+/// Reports nowhere.
+public struct SilentFanOutObserver: FanOutObserver {
+    public init() {}
+    public func fanOutPushes(activityKey: String, count: Int) {}
+    public func fanOutFinished(lagSeconds: Double) {}
+    public func fanOutResumed(duplicates: Int) {}
+    public func followersPruned(_ count: Int) {}
+}

@@ -1,0 +1,117 @@
+import Foundation
+import Liveline
+
+/// A follower as `PUT /v1/activities/{key}/followers/{device}` and the NDJSON import give it:
+///
+/// ```json
+/// {"update-token": "80f7…", "push-to-start-token": "a1b2…", "channel": false}
+/// ```
+///
+/// Tokens are hex as for activities (an even number of 16 to 400 digits). `channel: true`
+/// says the device listens to the key's broadcast channel, so it is sent no per-token updates
+/// (a push-to-start token is still started by token). A `PUT` changes only the fields it names
+/// (`null` removes a token), so the app can report its update token later alone; an import line
+/// (``lines(_:)``) also names `device` and replaces the follower whole. After the change the
+/// follower needs a token: 422 `no-token` otherwise. Unknown fields are refused.
+struct FollowerRequest: Sendable, Hashable {
+    var device: String?
+    var updateToken: ActivityRegistrationRequest.Edit<String> = .keep
+    var startToken: ActivityRegistrationRequest.Edit<String> = .keep
+    var onChannel: Bool?
+
+    static let fields = ["update-token", "push-to-start-token", "channel"]
+
+    /// Reads a `PUT` body (an empty body is an empty object).
+    init(parsing body: [UInt8]) throws(BridgeHTTPError) {
+        if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            try self.init(.object(StateObject()), allowed: Self.fields)
+            return
+        }
+        let document: StateValue
+        do {
+            document = try JSONParser.parse(body)
+        } catch {
+            throw BridgeHTTPError(.badRequest, code: "bad-json", reason: "the body is not JSON: \(error)")
+        }
+        try self.init(document, allowed: Self.fields)
+    }
+
+    private init(_ document: StateValue, allowed: [String]) throws(BridgeHTTPError) {
+        guard case .object(let object) = document else {
+            throw ActivityRegistrationRequest.bad("a follower must be a JSON object such as {\"update-token\": \"…\"}")
+        }
+        let unknown = object.keys.filter { !allowed.contains($0) }
+        if !unknown.isEmpty {
+            throw BridgeHTTPError(
+                .badRequest, code: "unknown-field",
+                reason: "unknown field(s) \(unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", ")); known: \(allowed.joined(separator: ", "))")
+        }
+        updateToken = try ActivityRegistrationRequest.token(object["update-token"], field: "update-token")
+        startToken = try ActivityRegistrationRequest.token(object["push-to-start-token"], field: "push-to-start-token")
+        switch object["channel"] {
+        case nil, .null?: onChannel = nil
+        case .bool(let flag)?: onChannel = flag
+        default: throw ActivityRegistrationRequest.bad("channel must be true (the device listens to the key's channel) or false")
+        }
+        if allowed.contains("device") {
+            guard case .string(let device)? = object["device"] else {
+                throw ActivityRegistrationRequest.bad("each line needs \"device\", the device's id, as a string")
+            }
+            try Self.checkDevice(device)
+            self.device = device
+        }
+    }
+
+    /// The follower after this change to `existing` (nil: a new one).
+    func follower(device: String, existing: Follower?) throws(BridgeHTTPError) -> Follower {
+        let follower = Follower(
+            device: device, updateToken: updateToken.applied(to: existing?.updateToken),
+            startToken: startToken.applied(to: existing?.startToken), onChannel: onChannel ?? existing?.onChannel ?? false
+        )
+        guard follower.updateToken != nil || follower.startToken != nil else {
+            throw BridgeHTTPError(
+                .unprocessableContent, code: "no-token", reason: "a follower needs an update-token or a push-to-start-token")
+        }
+        return follower
+    }
+
+    /// The lines of an NDJSON import, each a whole follower with its `device`; blank lines are
+    /// skipped. A bad line refuses the whole import, naming the line.
+    static func lines(_ body: [UInt8], limit: Int) throws(BridgeHTTPError) -> [Follower] {
+        var followers: [Follower] = []
+        var number = 0
+        for text in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            guard !text.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) else { continue }
+            guard followers.count < limit else {
+                throw BridgeHTTPError(
+                    .contentTooLarge, code: "too-many-followers", reason: "an import takes at most \(limit) followers; send the rest in another")
+            }
+            followers.append(try Self.line(Array(text), number: number))
+        }
+        return followers
+    }
+
+    /// One import line: a whole follower with its `device`; a refusal names the line.
+    static func line(_ bytes: [UInt8], number: Int) throws(BridgeHTTPError) -> Follower {
+        do throws(BridgeHTTPError) {
+            let document: StateValue
+            do {
+                document = try JSONParser.parse(bytes)
+            } catch {
+                throw BridgeHTTPError(.badRequest, code: "bad-json", reason: "not JSON: \(error)")
+            }
+            let request = try FollowerRequest(document, allowed: fields + ["device"])
+            return try request.follower(device: request.device ?? "", existing: nil)
+        } catch {
+            throw BridgeHTTPError(error.status, code: error.code, reason: "line \(number): \(error.reason)")
+        }
+    }
+
+    /// A device id: 1 to 256 bytes of UTF-8 without control characters, as activity keys.
+    static func checkDevice(_ device: String) throws(BridgeHTTPError) {
+        if let problem = ActivityKeyRule.problem(with: device) {
+            throw BridgeHTTPError(.badRequest, code: "bad-device", reason: problem.replacingOccurrences(of: "activity key", with: "device id"))
+        }
+    }
+}

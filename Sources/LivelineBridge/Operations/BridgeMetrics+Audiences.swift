@@ -1,0 +1,53 @@
+import Prometheus
+
+/// The audiences' metrics: followers by state (set from the store with the depths), fan-out
+/// lag (webhook stored → last follower answered) and pushes per key. The key label comes from
+/// registered activities (an authenticated registry client), one series per key with followers.
+extension BridgeMetrics: FanOutObserver {
+    /// Upper bounds of the fan-out lag histogram, in seconds: 10 ms to 2 minutes.
+    public static let fanOutLagBuckets: [Double] = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120]
+
+    private static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
+    /// Sets the followers gauge from the store's counts, by state.
+    public func setFollowers(_ counts: FollowerCounts) {
+        let descriptor = Self.descriptor("liveline_followers", "Followers of all keys, by state.")
+        for (state, value) in [
+            ("updating", counts.updating), ("awaiting_start", counts.awaitingStart), ("on_channel", counts.onChannel),
+            ("retrying", counts.retrying), ("catching_up", counts.catchingUp),
+        ] {
+            registry.makeGauge(descriptor: descriptor, labels: [("state", state)]).set(to: Double(value))
+        }
+    }
+
+    public func fanOutPushes(activityKey: String, count: Int) {
+        registry.makeCounter(
+            descriptor: Self.descriptor("liveline_fanout_pushes_total", "Pushes sent to followers (any answer), by activity key."),
+            labels: [("key", activityKey)]
+        ).increment(by: Int64(count))
+    }
+
+    public func fanOutFinished(lagSeconds: Double) {
+        registry.makeValueHistogram(
+            descriptor: Self.descriptor("liveline_fanout_lag_seconds", "Seconds from a webhook's receipt to its fan-out's last follower answered."),
+            buckets: Self.fanOutLagBuckets
+        ).record(max(lagSeconds, 0))
+    }
+
+    public func fanOutResumed(duplicates: Int) {
+        registry.makeCounter(
+            descriptor: Self.descriptor(
+                "liveline_fanout_duplicates_total",
+                "Pushes sent again in a range whose instance died (same timestamp: devices drop them)."
+            )
+        ).increment(by: Int64(duplicates))
+    }
+
+    public func followersPruned(_ count: Int) {
+        registry.makeCounter(
+            descriptor: Self.descriptor("liveline_followers_pruned_total", "Followers removed because APNs said their token is gone.")
+        ).increment(by: Int64(count))
+    }
+}

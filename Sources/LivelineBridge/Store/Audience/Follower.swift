@@ -1,0 +1,44 @@
+import Foundation
+
+/// One device following an activity key: its own Live Activity (an update token), or a
+/// push-to-start token to start one, and whether it listens to the key's broadcast channel
+/// (then it is sent no per-token updates). Tokens are hex, lower-case.
+public struct Follower: Sendable, Hashable {
+    /// The app's own name for the device (an install id); unique within a key.
+    public var device: String
+    public var updateToken: String?
+    public var startToken: String?
+    public var onChannel: Bool
+
+    public init(device: String, updateToken: String? = nil, startToken: String? = nil, onChannel: Bool = false) {
+        self.device = device
+        self.updateToken = updateToken
+        self.startToken = startToken
+        self.onChannel = onChannel
+    }
+}
+
+/// How a key's followers stand, for `GET /v1/activities/{key}` and the metrics.
+public struct FollowerCounts: Sendable, Hashable {
+    /// Followers with an update token, sent every push.
+    public var updating = 0
+    /// Followers with only a push-to-start token: started with the story.
+    public var awaitingStart = 0
+    /// Followers subscribed to the key's channel (reached by its broadcast).
+    public var onChannel = 0
+    /// Followers waiting for a retry after a failed push (429, 5xx).
+    public var retrying = 0
+    /// Followers that joined after the story began and wait for their catch-up push.
+    public var catchingUp = 0
+
+    public init() {}
+
+    public var total: Int { updating + awaitingStart + onChannel }
+}
+
+/// What registering one follower did.
+public enum FollowerChange: Sendable, Hashable {
+    case created
+    case updated
+    case unchanged
+}

@@ -1,0 +1,389 @@
+import Foundation
+import Liveline
+
+/// Fan-outs: one row per push decided for a key with followers, with `reached` (the highest
+/// follower id handed out) and `upto` (the highest follower id when it was decided; later
+/// followers catch up instead). Ranges in flight are rows of `fanout_claims`; a range whose
+/// instance died is handed out again when its claim expires.
+///
+/// Coalescing: a newer push of the same key and kind supersedes the running fan-out, which hands
+/// out no more ranges; the newer one starts once the older one's ranges in flight are answered,
+/// so the followers not yet reached get only the newer state, and no device an older one after it.
+extension SQLStore {
+    /// The newest fan-out of each kind of a key: the pushes a catch-up sends.
+    struct NewestFanOuts {
+        var start: Int64?
+        var update: Int64?
+    }
+
+    static func newestFanOuts(keys: [String], _ tx: any SQLTransaction) async throws -> [String: NewestFanOuts] {
+        var newest: [String: NewestFanOuts] = [:]
+        guard !keys.isEmpty else { return newest }
+        let rows = try await tx.run(
+            """
+            SELECT activity_key, kind, MAX(id) FROM fanouts
+            WHERE activity_key IN (\(SQLDialect.placeholders(from: 1, count: keys.count))) GROUP BY activity_key, kind
+            """,
+            keys.map(SQLValue.text)
+        )
+        for row in rows {
+            let key = try row.text(0)
+            let id = try row.int(2)
+            var entry = newest[key] ?? NewestFanOuts()
+            if try row.text(1) == PushEvent.start.rawValue {
+                entry.start = max(entry.start ?? id, id)
+            } else {
+                entry.update = max(entry.update ?? id, id)
+            }
+            newest[key] = entry
+        }
+        return newest
+    }
+
+    /// The keys among `keys` that have followers.
+    static func keysWithFollowers(_ keys: [String], _ tx: any SQLTransaction) async throws -> Set<String> {
+        var found: Set<String> = []
+        for chunk in chunks(keys.count) {
+            let rows = try await tx.run(
+                """
+                SELECT a.key FROM activities a WHERE a.key IN (\(SQLDialect.placeholders(from: 1, count: chunk.count)))
+                  AND EXISTS (SELECT 1 FROM followers f WHERE f.activity_key = a.key)
+                """,
+                chunk.map { .text(keys[$0]) }
+            )
+            for row in rows { found.insert(try row.text(0)) }
+        }
+        return found
+    }
+
+    /// Starts a fan-out per push, in order; each supersedes the running one of its key and kind.
+    static func insertFanOuts(_ pushes: [OutboxPush], now: Date, _ tx: any SQLTransaction) async throws {
+        for push in pushes {
+            let kind = push.kind == .start ? "kind = 'start'" : "kind <> 'start'"
+            try await tx.run(
+                "UPDATE fanouts SET state = 'superseded', finished_at = $2 WHERE activity_key = $1 AND state = 'running' AND \(kind)",
+                [.text(push.activityKey), .millis(now)]
+            )
+            // Only the newest of a kind is read again (by catch-ups); older ones go once no range
+            // of theirs is in flight.
+            try await tx.run(
+                """
+                DELETE FROM fanouts WHERE activity_key = $1 AND state <> 'running' AND \(kind)
+                  AND NOT EXISTS (SELECT 1 FROM fanout_claims c WHERE c.fanout_id = fanouts.id)
+                """,
+                [.text(push.activityKey)]
+            )
+            try await tx.run(
+                """
+                INSERT INTO fanouts (activity_key, kind, payload, headers, priority, due_at, received_at, created_at, upto)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1))
+                """,
+                [
+                    .text(push.activityKey), .text(push.kind.rawValue), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
+                    .int(Int64(push.priority)), .millis(push.dueAt), .millis(push.receivedAt), .millis(now),
+                ]
+            )
+        }
+    }
+
+    private static let fanOutColumns = "id, activity_key, payload, headers, priority, due_at, kind, received_at"
+
+    /// Reads `fanOutColumns` into the fan-out's id and push.
+    private static func fanOut(_ row: SQLRow) throws -> (id: Int64, push: OutboxPush) {
+        (try row.int(0), try push(row, from: 1))
+    }
+
+    /// Which followers a push of `kind` goes to, on followers aliased `fo`.
+    private static func audience(_ kind: PushEvent) -> String {
+        kind == .start
+            ? "fo.start_token IS NOT NULL AND fo.update_token IS NULL"
+            : "fo.update_token IS NOT NULL AND fo.on_channel = 0"
+    }
+
+    public func claimFanOutRange(
+        limit: Int, instance: String, lease: Duration, now: Date, excluding: [Int64]
+    ) async throws -> FanOutRange? {
+        let nowMillis = StoreTime.millis(now)
+        let expires = nowMillis + StoreTime.millis(lease)
+        let postgres = !driver.dialect.lockRowsSkipLocked.isEmpty
+        return try await transaction { tx in
+            // A dead instance's range of a superseded fan-out needs no resending: the newer one
+            // reaches every follower.
+            try await tx.run(
+                """
+                DELETE FROM fanout_claims WHERE expires_at <= $1
+                  AND NOT EXISTS (SELECT 1 FROM fanouts f WHERE f.id = fanout_claims.fanout_id AND f.state = 'running')
+                """,
+                [.int(nowMillis)]
+            )
+            if let row = try await tx.run(
+                """
+                SELECT fanout_id, from_id, to_id FROM fanout_claims WHERE expires_at <= $1
+                ORDER BY fanout_id, from_id LIMIT 1 \(postgres ? "FOR UPDATE SKIP LOCKED" : "")
+                """,
+                [.int(nowMillis)]
+            ).first {
+                let id = try row.int(0), from = try row.int(1), to = try row.int(2)
+                try await tx.run(
+                    "UPDATE fanout_claims SET instance = $3, expires_at = $4 WHERE fanout_id = $1 AND from_id = $2",
+                    [.int(id), .int(from), .text(instance), .int(expires)]
+                )
+                try await tx.run("UPDATE fanouts SET resumed = resumed + 1 WHERE id = $1", [.int(id)])
+                guard let fanOut = try await tx.run("SELECT \(Self.fanOutColumns) FROM fanouts WHERE id = $1", [.int(id)]).first
+                else { return nil }
+                let (_, push) = try Self.fanOut(fanOut)
+                let targets = try await Self.targets(push, after: from, through: to, limit: nil, tx)
+                return FanOutRange(fanOutID: id, fromID: from, toID: to, push: push, targets: targets, resumed: true)
+            }
+            // The oldest running fan-out with followers left, once no older fan-out of its key
+            // and kind has a range in flight.
+            guard let row = try await tx.run(
+                """
+                SELECT \(Self.fanOutColumns), reached, upto FROM fanouts
+                WHERE state = 'running' AND reached < upto
+                  AND NOT EXISTS (SELECT 1 FROM fanout_claims c JOIN fanouts o ON o.id = c.fanout_id
+                                  WHERE o.activity_key = fanouts.activity_key AND o.id < fanouts.id
+                                    AND (o.kind = 'start') = (fanouts.kind = 'start'))
+                ORDER BY \(excluding.isEmpty ? "" : "CASE WHEN id IN (\(excluding.map(String.init).joined(separator: ", "))) THEN 1 ELSE 0 END, ")id
+                LIMIT 1 \(postgres ? "FOR UPDATE" : "")
+                """
+            ).first else { return nil }
+            let (id, push) = try Self.fanOut(row)
+            let reached = try row.int(8), upto = try row.int(9)
+            let targets = try await Self.targets(push, after: reached, through: upto, limit: limit, tx)
+            let to = targets.count >= limit ? targets.last?.followerID ?? upto : upto
+            try await tx.run("UPDATE fanouts SET reached = $2 WHERE id = $1", [.int(id), .int(to)])
+            try await tx.run(
+                "INSERT INTO fanout_claims (fanout_id, from_id, to_id, instance, expires_at) VALUES ($1, $2, $3, $4, $5)",
+                [.int(id), .int(reached), .int(to), .text(instance), .int(expires)]
+            )
+            return FanOutRange(fanOutID: id, fromID: reached, toID: to, push: push, targets: targets, resumed: false)
+        }
+    }
+
+    /// The followers with ids in `(after, through]` that `push` goes to, by id, skipping those
+    /// with an exception (their catch-up sends them the newest push).
+    private static func targets(
+        _ push: OutboxPush, after: Int64, through: Int64, limit: Int?, _ tx: any SQLTransaction
+    ) async throws -> [FanOutTarget] {
+        let column = push.kind == .start ? "start_token" : "update_token"
+        return try await tx.run(
+            """
+            SELECT fo.id, fo.\(column) FROM followers fo
+            WHERE fo.activity_key = $1 AND fo.id > $2 AND fo.id <= $3 AND \(audience(push.kind))
+              AND NOT EXISTS (SELECT 1 FROM follower_exceptions e WHERE e.follower_id = fo.id)
+            ORDER BY fo.id \(limit.map { "LIMIT \(SQLDialect.limit($0))" } ?? "")
+            """,
+            [.text(push.activityKey), .int(after), .int(through)]
+        ).map { row in
+            FanOutTarget(followerID: try row.int(0), token: HexToken.hex(try row.bytes(1)), isStartToken: push.kind == .start)
+        }
+    }
+
+    public func recordFanOut(_ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Date) async throws -> FanOutProgress {
+        try await transaction { tx in
+            try await tx.run(
+                "DELETE FROM fanout_claims WHERE fanout_id = $1 AND from_id = $2", [.int(range.fanOutID), .int(range.fromID)]
+            )
+            var progress = FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0)
+            let sent = answers.filter { $0.outcome == .sent }.count
+            try await tx.run(
+                "UPDATE fanouts SET sent = sent + $2, failed = failed + $3 WHERE id = $1",
+                [.int(range.fanOutID), .int(Int64(sent)), .int(Int64(answers.count - sent))]
+            )
+            try await Self.recordFailures(
+                answers.map { ($0.target, $0.outcome, range.fanOutID, range.push.activityKey, 0) }, now: now, progress: &progress, tx
+            )
+            guard let row = try await tx.run(
+                """
+                SELECT reached, upto, state, received_at,
+                       (SELECT COUNT(*) FROM fanout_claims c WHERE c.fanout_id = fanouts.id) FROM fanouts WHERE id = $1
+                """,
+                [.int(range.fanOutID)]
+            ).first else { return progress }
+            if try row.text(2) == "running", try row.int(0) >= row.int(1), try row.int(4) == 0 {
+                try await tx.run("UPDATE fanouts SET state = 'done', finished_at = $2 WHERE id = $1", [.int(range.fanOutID), .millis(now)])
+                progress.finished = true
+                progress.receivedAt = try row.optionalDate(3)
+            }
+            return progress
+        }
+    }
+
+    /// Writes what failed: gone tokens forgotten (and followers left with none removed), retries
+    /// as exceptions, and what will never arrive summed per fan-out and reason.
+    private static func recordFailures(
+        _ answers: [(target: FanOutTarget, outcome: FollowerOutcome, fanOutID: Int64, key: String, attempts: Int)],
+        now: Date, progress: inout FanOutProgress, _ tx: any SQLTransaction
+    ) async throws {
+        var failures: [Int64: [String: (key: String, count: Int, sample: [String])]] = [:]
+        func fail(_ fanOut: Int64, _ key: String, _ reason: String, _ token: String) {
+            var entry = failures[fanOut, default: [:]][reason] ?? (key, 0, [])
+            entry.count += 1
+            if entry.sample.count < 5 { entry.sample.append("…" + String(token.suffix(8))) }
+            failures[fanOut, default: [:]][reason] = entry
+        }
+        for answer in answers {
+            let id = SQLValue.int(answer.target.followerID)
+            switch answer.outcome {
+            case .sent:
+                continue
+            case .tokenGone(let reason):
+                let column = answer.target.isStartToken ? "start_token" : "update_token"
+                try await tx.run("UPDATE followers SET \(column) = NULL WHERE id = $1", [id])
+                let removed = try await tx.run(
+                    "DELETE FROM followers WHERE id = $1 AND update_token IS NULL AND start_token IS NULL RETURNING id", [id]
+                )
+                try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
+                progress.pruned += removed.count
+                fail(answer.fanOutID, answer.key, reason, answer.target.token)
+            case .retry(let reason, let error, let retryAt, let maxAttempts):
+                if answer.attempts + 1 >= maxAttempts {
+                    try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
+                    progress.gaveUp += 1
+                    fail(answer.fanOutID, answer.key, reason, answer.target.token)
+                } else {
+                    try await tx.run(
+                        """
+                        INSERT INTO follower_exceptions (follower_id, activity_key, state, attempts, due_at, last_error)
+                        VALUES ($1, $2, 'retrying', $3, $4, $5)
+                        ON CONFLICT (follower_id) DO UPDATE SET state = 'retrying', attempts = excluded.attempts,
+                            due_at = excluded.due_at, last_error = excluded.last_error, claimed_by = ''
+                        """,
+                        [id, .text(answer.key), .int(Int64(answer.attempts + 1)), .millis(retryAt), .text(error)]
+                    )
+                }
+            case .rejected(let reason):
+                try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
+                progress.gaveUp += 1
+                fail(answer.fanOutID, answer.key, reason, answer.target.token)
+            }
+        }
+        for (fanOut, reasons) in failures.sorted(by: { $0.key < $1.key }) {
+            for (reason, entry) in reasons.sorted(by: { $0.key < $1.key }) {
+                let existing = try await tx.run(
+                    "SELECT count, sample FROM fanout_failures WHERE fanout_id = $1 AND reason = $2", [.int(fanOut), .text(reason)]
+                ).first
+                let count = Int64(entry.count) + (try existing?.int(0) ?? 0)
+                var sample = try existing.map { try $0.text(1).split(separator: " ").map(String.init) } ?? []
+                for token in entry.sample where sample.count < 5 { sample.append(token) }
+                try await tx.run(
+                    """
+                    INSERT INTO fanout_failures (fanout_id, activity_key, reason, count, sample, failed_at) VALUES ($1, $2, $3, $4, $5, $6)
+                    ON CONFLICT (fanout_id, reason) DO UPDATE SET count = excluded.count, sample = excluded.sample, failed_at = excluded.failed_at
+                    """,
+                    [.int(fanOut), .text(entry.key), .text(reason), .int(count), .text(sample.joined(separator: " ")), .millis(now)]
+                )
+            }
+        }
+    }
+
+    public func claimCatchUps(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [FollowerCatchUp] {
+        let nowMillis = StoreTime.millis(now)
+        let lock = driver.dialect.lockRowsSkipLocked.isEmpty ? "" : "FOR UPDATE OF e SKIP LOCKED"
+        return try await transaction { tx in
+            let rows = try await tx.run(
+                """
+                SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token
+                FROM follower_exceptions e JOIN followers fo ON fo.id = e.follower_id
+                WHERE e.due_at <= $1 ORDER BY e.due_at, e.follower_id LIMIT \(SQLDialect.limit(limit)) \(lock)
+                """,
+                [.int(nowMillis)]
+            )
+            guard !rows.isEmpty else { return [] }
+            let keys = Array(Set(try rows.map { try $0.text(1) })).sorted()
+            let newest = try await Self.newestFanOuts(keys: keys, tx)
+            let ids = newest.values.flatMap { [$0.start, $0.update].compactMap { $0 } }
+            var pushes: [Int64: OutboxPush] = [:]
+            for chunk in Self.chunks(ids.count) {
+                for row in try await tx.run(
+                    "SELECT \(Self.fanOutColumns) FROM fanouts WHERE id IN (\(SQLDialect.placeholders(from: 1, count: chunk.count)))",
+                    chunk.map { .int(ids[$0]) }
+                ) {
+                    let (id, push) = try Self.fanOut(row)
+                    pushes[id] = push
+                }
+            }
+            var catchUps: [FollowerCatchUp] = []
+            var nothing: [Int64] = []
+            for row in rows {
+                let follower = try row.int(0), key = try row.text(1)
+                let update = try row.optionalBytes(3), start = try row.optionalBytes(4)
+                let target: FanOutTarget?
+                let fanOut: Int64?
+                if let update {
+                    target = FanOutTarget(followerID: follower, token: HexToken.hex(update), isStartToken: false)
+                    fanOut = newest[key]?.update
+                } else if let start {
+                    target = FanOutTarget(followerID: follower, token: HexToken.hex(start), isStartToken: true)
+                    fanOut = newest[key]?.start
+                } else {
+                    target = nil
+                    fanOut = nil
+                }
+                guard let target, let fanOut, let push = pushes[fanOut] else {
+                    nothing.append(follower)
+                    continue
+                }
+                catchUps.append(FollowerCatchUp(target: target, activityKey: key, fanOutID: fanOut, push: push, attempts: Int(try row.int(2))))
+            }
+            if !nothing.isEmpty {
+                try await tx.run(
+                    "DELETE FROM follower_exceptions WHERE follower_id IN (\(SQLDialect.placeholders(from: 1, count: nothing.count)))",
+                    nothing.map(SQLValue.int)
+                )
+            }
+            for chunk in Self.chunks(catchUps.count) {
+                try await tx.run(
+                    """
+                    UPDATE follower_exceptions SET claimed_by = $1, due_at = $2
+                    WHERE follower_id IN (\(SQLDialect.placeholders(from: 3, count: chunk.count)))
+                    """,
+                    [.text(instance), .int(nowMillis + StoreTime.millis(lease))] + chunk.map { .int(catchUps[$0].target.followerID) }
+                )
+            }
+            return catchUps
+        }
+    }
+
+    public func recordCatchUps(_ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Date) async throws -> FanOutProgress {
+        guard !answers.isEmpty else { return FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0) }
+        return try await transaction { tx in
+            var progress = FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0)
+            let newest = try await Self.newestFanOuts(keys: Array(Set(answers.map(\.catchUp.activityKey))).sorted(), tx)
+            for (catchUp, outcome) in answers where outcome == .sent {
+                let id = SQLValue.int(catchUp.target.followerID)
+                let kinds = newest[catchUp.activityKey]
+                let current = catchUp.target.isStartToken ? kinds?.start : kinds?.update
+                if current == nil || current == catchUp.fanOutID {
+                    try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
+                } else {
+                    // A newer push was decided while this one was on its way: send that one now.
+                    try await tx.run(
+                        "UPDATE follower_exceptions SET state = 'late', attempts = 0, due_at = $2, claimed_by = '' WHERE follower_id = $1",
+                        [id, .millis(now)]
+                    )
+                }
+            }
+            try await Self.recordFailures(
+                answers.filter { $0.outcome != .sent }.map {
+                    ($0.catchUp.target, $0.outcome, $0.catchUp.fanOutID, $0.catchUp.activityKey, $0.catchUp.attempts)
+                },
+                now: now, progress: &progress, tx
+            )
+            return progress
+        }
+    }
+
+    public func releaseFanOutClaims(instance: String) async throws -> Int {
+        try await transaction { tx in
+            let ranges = try await tx.run(
+                "UPDATE fanout_claims SET expires_at = 0 WHERE instance = $1 RETURNING fanout_id", [.text(instance)]
+            )
+            let catchUps = try await tx.run(
+                "UPDATE follower_exceptions SET due_at = 0, claimed_by = '' WHERE claimed_by = $1 RETURNING follower_id", [.text(instance)]
+            )
+            return ranges.count + catchUps.count
+        }
+    }
+}

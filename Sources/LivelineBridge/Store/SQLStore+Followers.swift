@@ -1,0 +1,179 @@
+import Foundation
+import Liveline
+
+/// A key's followers: one compact row each (tokens as bytes), and an exception row only for a
+/// follower that must catch up (it joined, or gained a token, after the story began).
+extension SQLStore {
+    public func putFollowers(_ followers: [Follower], activityKey: String, now: Date) async throws -> [FollowerChange] {
+        guard !followers.isEmpty else { return [] }
+        let postgres = !driver.dialect.lockRowsSkipLocked.isEmpty
+        return try await transaction { tx in
+            // On PostgreSQL a dispatch step that decides a push updates the activity's row before
+            // it counts the followers its fan-out covers: holding that row here, the step either
+            // counts these followers or has committed its fan-out before they look for it, so
+            // none joins unseen between the two. (SQLite's one writer orders them anyway.)
+            if postgres {
+                try await tx.run("SELECT key FROM activities WHERE key = $1 FOR UPDATE", [.text(activityKey)])
+            }
+            let newest = try await Self.newestFanOuts(keys: [activityKey], tx)[activityKey] ?? NewestFanOuts()
+            var changes: [FollowerChange] = []
+            changes.reserveCapacity(followers.count)
+            for chunk in Self.chunks(followers.count) {
+                let devices = chunk.map { followers[$0].device }
+                var existing: [String: Follower] = [:]
+                let rows = try await tx.run(
+                    """
+                    SELECT device, update_token, start_token, on_channel FROM followers
+                    WHERE activity_key = $1 AND device IN (\(SQLDialect.placeholders(from: 2, count: devices.count)))
+                    """,
+                    [.text(activityKey)] + devices.map(SQLValue.text)
+                )
+                for row in rows {
+                    let follower = try Self.follower(row)
+                    existing[follower.device] = follower
+                }
+                // The last of a device's entries in one call wins, as if sent one after another.
+                var last: [String: Int] = [:]
+                for index in chunk { last[followers[index].device] = index }
+                let written = chunk.filter { last[followers[$0].device] == $0 }
+                let values = written.indices.map { "(\(SQLDialect.placeholders(from: $0 * 5 + 1, count: 5)))" }.joined(separator: ", ")
+                var parameters: [SQLValue] = []
+                for index in written {
+                    let follower = followers[index]
+                    parameters += [
+                        .text(activityKey), .text(follower.device), HexToken.stored(follower.updateToken),
+                        HexToken.stored(follower.startToken), .int(follower.onChannel ? 1 : 0),
+                    ]
+                }
+                let ids = try await tx.run(
+                    """
+                    INSERT INTO followers (activity_key, device, update_token, start_token, on_channel) VALUES \(values)
+                    ON CONFLICT (activity_key, device) DO UPDATE SET update_token = excluded.update_token,
+                        start_token = excluded.start_token, on_channel = excluded.on_channel
+                    RETURNING id, device
+                    """,
+                    parameters
+                )
+                var idOf: [String: Int64] = [:]
+                for row in ids { idOf[try row.text(1)] = try row.int(0) }
+                var late: [Int64] = []
+                for index in chunk {
+                    let follower = followers[index]
+                    let before = existing[follower.device]
+                    changes.append(before == nil ? .created : before == follower ? .unchanged : .updated)
+                    guard last[follower.device] == index, let id = idOf[follower.device], before != follower else { continue }
+                    // Catch up only with a token that is new to this follower and that the
+                    // story has already pushed to (its start, or an update).
+                    let catchesUp: Bool
+                    if let token = follower.updateToken, !follower.onChannel {
+                        catchesUp = newest.update != nil && token != before?.updateToken
+                    } else if follower.updateToken == nil, let token = follower.startToken {
+                        catchesUp = newest.start != nil && token != before?.startToken
+                    } else {
+                        catchesUp = false
+                    }
+                    if catchesUp { late.append(id) }
+                }
+                try await Self.markLate(late, activityKey: activityKey, now: now, tx)
+            }
+            return changes
+        }
+    }
+
+    /// Marks followers to be sent their key's newest push at `now` (once, whatever they had).
+    static func markLate(_ ids: [Int64], activityKey: String, now: Date, _ tx: any SQLTransaction) async throws {
+        for chunk in chunks(ids.count) {
+            let values = (0..<chunk.count).map { "($\($0 + 3), $1, 'late', 0, $2)" }.joined(separator: ", ")
+            try await tx.run(
+                """
+                INSERT INTO follower_exceptions (follower_id, activity_key, state, attempts, due_at) VALUES \(values)
+                ON CONFLICT (follower_id) DO UPDATE SET state = 'late', attempts = 0, due_at = excluded.due_at, claimed_by = ''
+                """,
+                [.text(activityKey), .millis(now)] + chunk.map { .int(ids[$0]) }
+            )
+        }
+    }
+
+    public func follower(device: String, activityKey: String) async throws -> Follower? {
+        try await transaction { tx in
+            try await tx.run(
+                "SELECT device, update_token, start_token, on_channel FROM followers WHERE activity_key = $1 AND device = $2",
+                [.text(activityKey), .text(device)]
+            ).first.map(Self.follower)
+        }
+    }
+
+    public func deleteFollower(device: String, activityKey: String) async throws -> Bool {
+        try await transaction { tx in
+            let rows = try await tx.run(
+                "DELETE FROM followers WHERE activity_key = $1 AND device = $2 RETURNING id", [.text(activityKey), .text(device)]
+            )
+            guard let id = try rows.first?.int(0) else { return false }
+            try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [.int(id)])
+            return true
+        }
+    }
+
+    public func followerCounts(activityKey: String) async throws -> FollowerCounts {
+        try await transaction { tx in
+            try await Self.followerCounts(where: "activity_key = $1", [.text(activityKey)], tx)
+        }
+    }
+
+    public func allFollowerCounts() async throws -> FollowerCounts {
+        try await transaction { tx in try await Self.followerCounts(where: "1 = 1", [], tx) }
+    }
+
+    private static func followerCounts(where condition: String, _ parameters: [SQLValue], _ tx: any SQLTransaction) async throws -> FollowerCounts {
+        var counts = FollowerCounts()
+        if let row = try await tx.run(
+            """
+            SELECT COUNT(CASE WHEN on_channel = 0 AND update_token IS NOT NULL THEN 1 END),
+                   COUNT(CASE WHEN on_channel = 0 AND update_token IS NULL THEN 1 END),
+                   COUNT(CASE WHEN on_channel = 1 THEN 1 END)
+            FROM followers WHERE \(condition)
+            """,
+            parameters
+        ).first {
+            counts.updating = Int(try row.int(0))
+            counts.awaitingStart = Int(try row.int(1))
+            counts.onChannel = Int(try row.int(2))
+        }
+        if let row = try await tx.run(
+            """
+            SELECT COUNT(CASE WHEN state = 'retrying' THEN 1 END), COUNT(CASE WHEN state = 'late' THEN 1 END)
+            FROM follower_exceptions WHERE \(condition)
+            """,
+            parameters
+        ).first {
+            counts.retrying = Int(try row.int(0))
+            counts.catchingUp = Int(try row.int(1))
+        }
+        return counts
+    }
+
+    public func fanOutFailures(activityKey: String, limit: Int) async throws -> [FanOutFailureSummary] {
+        try await transaction { tx in
+            try await tx.run(
+                """
+                SELECT fanout_id, activity_key, reason, count, sample, failed_at FROM fanout_failures
+                WHERE activity_key = $1 ORDER BY fanout_id DESC, reason LIMIT \(SQLDialect.limit(limit))
+                """,
+                [.text(activityKey)]
+            ).map { row in
+                FanOutFailureSummary(
+                    fanOutID: try row.int(0), activityKey: try row.text(1), reason: try row.text(2), count: Int(try row.int(3)),
+                    sample: try row.text(4).split(separator: " ").map(String.init), failedAt: try row.date(5)
+                )
+            }
+        }
+    }
+
+    /// Reads `device, update_token, start_token, on_channel`.
+    static func follower(_ row: SQLRow) throws -> Follower {
+        Follower(
+            device: try row.text(0), updateToken: try row.optionalBytes(1).map(HexToken.hex),
+            startToken: try row.optionalBytes(2).map(HexToken.hex), onChannel: try row.int(3) != 0
+        )
+    }
+}
