@@ -10,7 +10,7 @@ import Testing
 @Suite struct FanOutTests {
     /// A small page and one range per pass, so a test can stop a fan-out half way.
     static let stepwise = FanOutSender.Configuration(
-        instance: "test", page: 2, ranges: 1, retry: RetryPolicy(base: 1000, cap: 4000, maxAttempts: 3))
+        instance: "test", page: 2, ranges: 1, retry: RetryPolicy(base: .seconds(1), cap: .seconds(4), maxAttempts: 3))
 
     static func follower(_ n: Int) -> Follower {
         Follower(device: "device-\(n)", updateToken: BridgeHarness.token(100 + n))
@@ -121,7 +121,7 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func oneTokenAnswering429BacksOffAloneWhileTheOthersProceed(_ kind: StoreKind) async throws {
         // Patient enough to outlast the mock's minute.
-        let patient = FanOutSender.Configuration(instance: "test", retry: RetryPolicy(base: 1000, cap: 4000, maxAttempts: 100))
+        let patient = FanOutSender.Configuration(instance: "test", retry: RetryPolicy(base: .seconds(1), cap: .seconds(4), maxAttempts: 100))
         try await withBridge(kind, fanOut: patient) { bridge in
             try await Self.registerAudience(bridge)
             bridge.mock.setFaults(FaultPlan(tooManyRequestsAfter: 1))
