@@ -107,15 +107,7 @@ public final class OutboxSender: Sendable {
     public func stop(cutoff at: Date?) {
         stopping.withLock { $0 = true }
         wakeSignal.ring()
-        let cutoff = self.cutoff
-        guard let at, at > Date() else {
-            cutoff.fire()
-            return
-        }
-        Task {
-            try? await Task.sleep(for: .milliseconds(Int64(at.timeIntervalSinceNow * 1000)))
-            cutoff.fire()
-        }
+        cutoff.fire(at: at)
     }
 
     private var isStopping: Bool { stopping.withLock { $0 } }

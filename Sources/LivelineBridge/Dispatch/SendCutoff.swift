@@ -1,3 +1,4 @@
+import Foundation
 import LivelineAPNs
 import Synchronization
 
@@ -42,6 +43,18 @@ final class SendCutoff: Sendable {
 
     /// Whether ``fire()`` was called.
     var hasFired: Bool { state.withLock { $0.fired } }
+
+    /// Fires at `date`: at once when it is nil or past, else from a task that sleeps until it.
+    func fire(at date: Date?) {
+        guard let date, date > Date() else {
+            fire()
+            return
+        }
+        Task {
+            try? await Task.sleep(for: .milliseconds(Int64(date.timeIntervalSinceNow * 1000)))
+            self.fire()
+        }
+    }
 
     /// Gives up on every send in flight, and on every later one.
     func fire() {
