@@ -3,6 +3,7 @@
 # the same mock APNs over TLS, with the same liveactivity request and ES256 key.
 #
 #   scripts/bench-apns-client.sh            # REQUESTS=100000 ROUNDS=3 STREAMS=100 by default
+#   BUILD=0 BIN=/path/to/liveline CLIENT=/path/to/ClientThroughput scripts/bench-apns-client.sh   # given builds
 #
 # The mock runs on CPU 1 (one event-loop thread, full validation, JWT checks, device
 # simulation); each client in turn on CPU 0, with one connection and STREAMS requests in flight.
@@ -32,11 +33,13 @@ if ! command -v h2load >/dev/null; then
 fi
 python3 -c 'import aioapns, cryptography' 2>/dev/null || python3 -m pip install -q aioapns cryptography
 
-echo "building liveline and the client benchmark (release)"
-swift build -c release --product liveline 2>&1 | tail -1
-BIN=$(swift build -c release --show-bin-path)/liveline
-swift build -c release --package-path Benchmarks --product ClientThroughput 2>&1 | tail -1
-CLIENT=$(swift build -c release --package-path Benchmarks --show-bin-path)/ClientThroughput
+if [ "${BUILD:-1}" = 1 ]; then
+  echo "building liveline and the client benchmark (release)"
+  swift build -c release --product liveline 2>&1 | tail -1
+  swift build -c release --package-path Benchmarks --product ClientThroughput 2>&1 | tail -1
+fi
+BIN=${BIN:-$(swift build -c release --show-bin-path)/liveline}
+CLIENT=${CLIENT:-$(swift build -c release --package-path Benchmarks --show-bin-path)/ClientThroughput}
 
 WORK=$(mktemp -d)
 PIDS=()
