@@ -50,6 +50,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         func read(into response: inout APNsResponse) {
             guard let headers else { return }
             for (name, value) in headers {
+                // Only names that start with "apns-" (any case) are compared; ":status" is not.
+                guard let first = name.utf8.first, first | 0x20 == UInt8(ascii: "a") else { continue }
                 switch name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name {
                 case "apns-id": if response.apnsID == nil { response.apnsID = value }
                 case "apns-unique-id": if response.uniqueID == nil { response.uniqueID = value }
