@@ -63,11 +63,16 @@ package struct HTTP2ConnectionCore {
     ///   - connectionWindow: the connection receive window we offer (a WINDOW_UPDATE raises it
     ///     from 65,535 at the start).
     ///   - maxHeaderListSize: the most a decoded header list may hold.
-    package init(role: Role, settings: ConnectionSettings, connectionWindow: Int, maxHeaderListSize: Int = 16_384) {
+    ///   - cachesLiterals: whether the HPACK decoder keeps the peer's unindexed literals for
+    ///     reuse (see ``HeaderBlockDecoder``); false when they never repeat.
+    package init(
+        role: Role, settings: ConnectionSettings, connectionWindow: Int, maxHeaderListSize: Int = 16_384, cachesLiterals: Bool = true
+    ) {
         self.role = role
         reader = FrameReader(expectingPreface: role == .server)
         assembler = HeaderBlockAssembler(limit: 2 * maxHeaderListSize)
-        decoder = HeaderBlockDecoder(maxTableSize: settings.headerTableSize, maxHeaderListSize: maxHeaderListSize)
+        decoder = HeaderBlockDecoder(
+            maxTableSize: settings.headerTableSize, maxHeaderListSize: maxHeaderListSize, cachesLiterals: cachesLiterals)
         streams = StreamStateTable(isServer: role == .server)
         connectionReceive = FlowControlWindow(max(connectionWindow, HTTP2Wire.defaultWindow))
         latestLocalSettings = settings
@@ -149,6 +154,21 @@ package struct HTTP2ConnectionCore {
         entry.endAfterUnsent = endStream
         streams[streamID] = entry
         if !sendUnsent(streamID, into: &out), !waiting { blocked.append(streamID) }
+    }
+
+    /// Sends a whole body given as bytes: straight from `bytes` into one DATA frame when both
+    /// send windows take it all now, nothing waits before it and it fits a frame (a push, as a
+    /// rule); otherwise as ``writeData(streamID:_:endStream:into:)`` does.
+    package mutating func writeData(streamID: UInt32, bytes: [UInt8], endStream: Bool, into out: inout ByteBuffer) {
+        let count = bytes.count
+        guard blocked.isEmpty, count <= connectionSend.available, count <= peerSettings.maxFrameSize,
+              streams.sendWhole(streamID, count: count, endStream: endStream) else {
+            writeData(streamID: streamID, ByteBuffer(bytes: bytes), endStream: endStream, into: &out)
+            return
+        }
+        HTTP2Wire.frameHeader(length: count, type: .data, flags: endStream ? HTTP2Wire.Flags.endStream : 0, streamID: streamID, into: &out)
+        out.writeBytes(bytes)
+        connectionSend.send(count)
     }
 
     /// Resets a stream of ours or the peer's (RST_STREAM); later frames on it are ignored.

@@ -57,10 +57,15 @@ package struct HeaderBlockDecoder {
     package let maxHeaderListSize: Int
     private var table: HPACKDynamicTable
     private var cache = HPACKLiteralCache()
+    /// Whether unindexed literals go through ``HPACKLiteralCache``.
+    private let cachesLiterals: Bool
 
-    package init(maxTableSize: Int, maxHeaderListSize: Int) {
+    /// - Parameter cachesLiterals: false for a peer whose unindexed literals never repeat (an
+    ///   APNs answer carries only a fresh `apns-id`): each would cost a cache insert and miss.
+    package init(maxTableSize: Int, maxHeaderListSize: Int, cachesLiterals: Bool = true) {
         self.maxTableSize = maxTableSize
         self.maxHeaderListSize = maxHeaderListSize
+        self.cachesLiterals = cachesLiterals
         table = HPACKDynamicTable(maxSize: maxTableSize)
     }
 
@@ -149,7 +154,7 @@ package struct HeaderBlockDecoder {
     /// A string literal (§5.2); from the cache when `cached` and its size suits it.
     private mutating func literal(_ reader: inout Reader, cached: Bool) throws(HPACKDecodingError) -> Decoded {
         let (encoded, huffman) = try reader.stringBytes()
-        guard cached, HPACKLiteralCache.isCacheable(length: encoded.count) else {
+        guard cached, cachesLiterals, HPACKLiteralCache.isCacheable(length: encoded.count) else {
             return try Self.decodeString(encoded, huffman: huffman)
         }
         let hash = HPACKLiteralCache.hash(encoded, huffman: huffman)

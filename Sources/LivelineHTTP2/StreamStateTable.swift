@@ -132,6 +132,24 @@ package struct StreamStateTable {
         return entries[at: index].state != .halfClosedLocal
     }
 
+    /// Spends `count` bytes of a stream's send window for a body sent whole at once, and ends
+    /// our side when `endStream`, in one lookup. False, and nothing spent, when the stream is not
+    /// active, our side has ended, bytes of it wait for credit, or its window is short.
+    package mutating func sendWhole(_ streamID: UInt32, count: Int, endStream: Bool) -> Bool {
+        guard let index = entries.index(forKey: streamID), entries[at: index].state != .halfClosedLocal,
+              entries[at: index].unsent == nil, count <= entries[at: index].send.available else { return false }
+        entries[at: index].send.send(count)
+        guard endStream else { return true }
+        if entries[at: index].state == .halfClosedRemote {
+            entries.remove(at: index)
+            self.count -= 1
+            remember(streamID, .ended)
+        } else {
+            entries[at: index].state = .halfClosedLocal
+        }
+        return true
+    }
+
     /// Records END_STREAM from us (`local`) or the peer; closes the stream when both ended.
     /// Returns whether the stream closed.
     @discardableResult

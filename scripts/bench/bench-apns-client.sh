@@ -3,12 +3,12 @@
 # the same mock APNs over TLS, with the same liveactivity request and ES256 key.
 #
 #   scripts/bench/bench-apns-client.sh            # REQUESTS=100000 ROUNDS=3 STREAMS=100 by default
+#   LIVELINE=/path/to/liveline CLIENT=/path/to/ClientThroughput scripts/bench/bench-apns-client.sh   # given builds
 #
 # The mock runs on CPU 1 (one event-loop thread, full validation, JWT checks, device
 # simulation); each client in turn on CPU 0, with one connection and STREAMS requests in flight.
 # Prints each client's requests/s per round, the medians and the ratios
-# Liveline/h2load (target ≥ 0.5) and Liveline/aioapns (target ≥ 5). LIVELINE=… with
-# CLIENT=…/ClientThroughput measure those builds instead of building this tree's.
+# Liveline/h2load (target ≥ 0.5) and Liveline/aioapns (target ≥ 5).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -33,9 +33,9 @@ if ! command -v h2load >/dev/null; then
 fi
 python3 -c 'import aioapns, cryptography' 2>/dev/null || python3 -m pip install -q aioapns cryptography
 
-echo "building liveline and the client benchmark (release)"
 if [ -n "${LIVELINE:-}" ] && [ -n "${CLIENT:-}" ]; then BIN=$LIVELINE
 else
+  echo "building liveline and the client benchmark (release)"
   swift build -c release --product liveline 2>&1 | tail -1
   BIN=$(swift build -c release --show-bin-path)/liveline
   swift build -c release --package-path Benchmarks --product ClientThroughput 2>&1 | tail -1

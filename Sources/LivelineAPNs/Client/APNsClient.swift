@@ -121,20 +121,28 @@ public final class APNsClient: Sendable {
         _ request: APNsRequest, token: ProviderToken?, renewed: Bool, on connection: APNsConnection, flush: Bool,
         completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void
     ) {
-        let pending = PendingRequest(request: request, authorization: token?.value, completion: { result in
-            if case .success(let response) = result {
-                if response.status == 503, response.reason == .shutdown {
-                    self.pool.retire(connection)
-                }
-                if response.status == 403, response.reason == .expiredProviderToken, !renewed, let token, let tokens = self.tokens {
-                    tokens.renew(replacing: token)
-                    self.attempt(request, renewed: true, flush: true, completion: completion)
-                    return
-                }
-            }
-            completion(result)
-        }, deadline: .now() + requestTimeout)
+        let pending = PendingRequest(
+            request: request, token: token, renewed: renewed, client: self, connection: connection, completion: completion,
+            deadline: .now() + requestTimeout
+        )
         connection.send(pending, flush: flush)
+    }
+
+    /// A request of this client's was answered, or failed, on `connection`: retires the
+    /// connection after `503 Shutdown`, and sends the request once more with a new provider
+    /// token after `ExpiredProviderToken`; otherwise (and after `Shutdown`) tells its caller.
+    func received(_ result: Result<APNsResponse, any Error>, for pending: PendingRequest, on connection: APNsConnection) {
+        if case .success(let response) = result {
+            if response.status == 503, response.reason == .shutdown {
+                pool.retire(connection)
+            }
+            if response.status == 403, response.reason == .expiredProviderToken, !pending.renewed, let token = pending.token, let tokens {
+                tokens.renew(replacing: token)
+                attempt(pending.request, renewed: true, flush: true, completion: pending.completion)
+                return
+            }
+        }
+        pending.completion(result)
     }
 
     /// Closes the connections (and the event loops, if the client made them).

@@ -115,28 +115,28 @@ public final class PushDelivery: Sendable {
     /// Where activity `activity`'s pushes go. A push submitted before its target is known waits
     /// (the newest one, carrying what the older ones mattered for) and goes now.
     public func setTarget(_ target: PushTarget, for activity: Int) {
-        var events: [DeliveryEvent] = []
+        var event: DeliveryEvent?
         let resolver = configuration.targetResolver
         let held = state.withLockedValue { state -> Push? in
             let hadTarget = state.targets[activity] != nil
             state.targets[activity] = target
             guard state.unfinished[activity]?.heldForToken == true, !hadTarget, resolver?(activity) == nil else { return nil }
-            return Self.release(activity, in: &state, events: &events)
+            return Self.release(activity, in: &state, event: &event)
         }
-        events.forEach(onEvent)
+        if let event { onEvent(event) }
         if let held { transmit(held) }
     }
 
     /// Ends an activity's wait (for a target or a token) and returns the push to send: the
     /// newest, carrying what the held one mattered for, unless the held one is a start.
-    private static func release(_ key: Int, in state: inout State, events: inout [DeliveryEvent]) -> Push? {
+    private static func release(_ key: Int, in state: inout State, event: inout DeliveryEvent?) -> Push? {
         guard var entry = state.unfinished[key], entry.heldForToken else { return nil }
         defer { state.unfinished[key] = entry }
         entry.heldForToken = false
         let held = entry.inFlight
         guard let waiting = entry.waiting, held.event != .start else { return held }
         let merged = waiting.superseding(held)
-        events.append(.superseded(activity: key, dropped: held, by: merged))
+        event = .superseded(activity: key, dropped: held, by: merged)
         entry.inFlight = merged
         entry.waiting = nil
         state.outstanding -= 1
@@ -146,12 +146,12 @@ public final class PushDelivery: Sendable {
     /// The update token an activity started by push reported (its `input-push-token`). Its
     /// pushes that waited for it go now.
     public func setUpdateToken(_ token: String, for activity: Int) {
-        var events: [DeliveryEvent] = []
+        var event: DeliveryEvent?
         let held = state.withLockedValue { state -> Push? in
             state.updateTokens[activity] = token
-            return Self.release(activity, in: &state, events: &events)
+            return Self.release(activity, in: &state, event: &event)
         }
-        events.forEach(onEvent)
+        if let event { onEvent(event) }
         if let held { transmit(held) }
     }
 
@@ -208,17 +208,18 @@ public final class PushDelivery: Sendable {
     /// caller that submits a burst (every activity at the same instant) calls ``flush()`` once
     /// at its end, so the burst costs one event-loop wake-up, not one per push.
     public func submit(_ push: Push, flush: Bool = true) {
-        var events: [DeliveryEvent] = []
-        let send: Push? = state.withLockedValue { state in
+        var event: DeliveryEvent?
+        // The route is read under the same lock that puts the push in flight: one lock a push.
+        let route: Route? = state.withLockedValue { state in
             guard state.configurationError == nil, state.stopped[push.activity] == nil else { return nil }
             state.outstanding += 1
             guard let index = state.unfinished.index(forKey: push.activity) else {
                 state.unfinished[push.activity] = Unfinished(push)
-                return push
+                return Route(push.activity, attempt: 1, in: state)
             }
             if let older = state.unfinished.values[index].waiting {
                 let merged = push.superseding(older)
-                events.append(.superseded(activity: push.activity, dropped: older, by: merged))
+                event = .superseded(activity: push.activity, dropped: older, by: merged)
                 state.unfinished.values[index].waiting = merged
                 state.outstanding -= 1
             } else {
@@ -226,8 +227,8 @@ public final class PushDelivery: Sendable {
             }
             return nil
         }
-        events.forEach(onEvent)
-        if let send { transmit(send, flush: flush) }
+        if let event { onEvent(event) }
+        if let route { transmit(push, route: route, flush: flush) }
     }
 
     /// Sends the pushes submitted with `flush: false`.
@@ -249,13 +250,31 @@ public final class PushDelivery: Sendable {
 
     // MARK: Sending
 
+    /// Where an in-flight push goes, as the state knew it when the push was put in flight.
+    private struct Route {
+        var target: PushTarget?
+        var updateToken: String?
+        var attempt: Int
+
+        init(_ activity: Int, attempt: Int, in state: State) {
+            target = state.targets[activity]
+            updateToken = state.updateTokens[activity]
+            self.attempt = attempt
+        }
+    }
+
     private func transmit(_ push: Push, flush: Bool = true) {
-        let known = state.withLockedValue { state -> (target: PushTarget?, updateToken: String?, attempt: Int)? in
+        let route = state.withLockedValue { state -> Route? in
             // Abandoned, or its activity stopped, since it was handed over: nothing to send.
             guard let entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else { return nil }
-            return (state.targets[push.activity], state.updateTokens[push.activity], entry.attempts)
+            return Route(push.activity, attempt: entry.attempts, in: state)
         }
-        guard let known else { return }
+        guard let route else { return }
+        transmit(push, route: route, flush: flush)
+    }
+
+    /// Builds and sends the request of `push`, in flight now, to where `route` says.
+    private func transmit(_ push: Push, route known: Route, flush: Bool) {
         guard let kind = known.target ?? configuration.targetResolver?(push.activity) else {
             // No target yet: the push waits for setTarget(_:for:), unless it came meanwhile.
             let arrived = state.withLockedValue { state -> Bool in
@@ -345,8 +364,9 @@ public final class PushDelivery: Sendable {
     }
 
     private func finish(_ push: Push, outcome: Outcome) {
-        var events: [DeliveryEvent] = []
-        var next: Push?
+        // At most one event per answer: no list to allocate on the hot path.
+        var event: DeliveryEvent?
+        var next: (push: Push, route: Route)?
         var retryAfter: Millis?
         var epoch = 0
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -362,31 +382,31 @@ public final class PushDelivery: Sendable {
             }
             switch outcome {
             case .delivered(let response):
-                events.append(.delivered(activity: push.activity, push: push, response: response, attempts: entry.attempts, latency: now - push.time))
+                event = (.delivered(activity: push.activity, push: push, response: response, attempts: entry.attempts, latency: now - push.time))
             case .rejected(let response):
-                events.append(.rejected(activity: push.activity, push: push, response: response))
+                event = (.rejected(activity: push.activity, push: push, response: response))
             case .retry(let failure):
                 if entry.attempts < configuration.retry.maxAttempts {
                     entry.attempts += 1
                     state.random = SeededRandom.mix(state.random)
                     let delay = configuration.retry.delay(beforeAttempt: entry.attempts, random: SeededRandom.unit(state.random))
-                    events.append(.retrying(activity: push.activity, push: push, failure: failure, attempt: entry.attempts, after: delay))
+                    event = (.retrying(activity: push.activity, push: push, failure: failure, attempt: entry.attempts, after: delay))
                     state.unfinished[push.activity] = entry
                     retryAfter = delay
                     epoch = state.epoch
                     return
                 }
-                events.append(.gaveUp(activity: push.activity, push: push, failure: failure))
+                event = (.gaveUp(activity: push.activity, push: push, failure: failure))
             case .stop(let reason):
                 state.stopped[push.activity] = reason
                 state.outstanding -= entry.waiting == nil ? 1 : 2
                 state.unfinished[push.activity] = nil
-                events.append(.stopped(activity: push.activity, reason: reason))
+                event = (.stopped(activity: push.activity, reason: reason))
                 return
             case .configuration(let advice):
                 if state.configurationError == nil {
                     state.configurationError = advice
-                    events.append(.configurationError(advice))
+                    event = (.configurationError(advice))
                 }
                 state.outstanding = 0
                 state.unfinished = [:]
@@ -395,15 +415,15 @@ public final class PushDelivery: Sendable {
             state.outstanding -= 1
             if let waiting = entry.waiting {
                 state.unfinished[push.activity] = Unfinished(waiting)
-                next = waiting
+                next = (waiting, Route(push.activity, attempt: 1, in: state))
             } else {
                 // Nothing left for this activity: forget it until its next push.
                 state.unfinished[push.activity] = nil
             }
         }
-        events.forEach(onEvent)
+        if let event { onEvent(event) }
         waiters.forEach { $0.resume() }
-        if let next { transmit(next) }
+        if let next { transmit(next.push, route: next.route, flush: true) }
         if let retryAfter {
             let clock = self.clock
             Task {
@@ -415,21 +435,21 @@ public final class PushDelivery: Sendable {
 
     /// The retry of `push` falls due: send it, or the newer push that waited meanwhile.
     private func retry(_ push: Push, epoch: Int) {
-        var events: [DeliveryEvent] = []
+        var event: DeliveryEvent?
         let send: Push? = state.withLockedValue { state in
             guard state.configurationError == nil, state.epoch == epoch, state.stopped[push.activity] == nil,
                   var entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else { return nil }
             guard let waiting = entry.waiting, push.event != .start else { return push }
             // Never resend stale content: the newer state goes, keeping what mattered in the old.
             let merged = waiting.superseding(push)
-            events.append(.superseded(activity: push.activity, dropped: push, by: merged))
+            event = .superseded(activity: push.activity, dropped: push, by: merged)
             entry.inFlight = merged
             entry.waiting = nil
             state.unfinished[push.activity] = entry
             state.outstanding -= 1
             return merged
         }
-        events.forEach(onEvent)
+        if let event { onEvent(event) }
         if let send { transmit(send) }
     }
 }

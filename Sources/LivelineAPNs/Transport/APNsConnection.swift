@@ -7,7 +7,8 @@ import NIOTLS
 /// One HTTP/2 connection to APNs, ready for requests.
 ///
 /// Requests come from any thread and wait in an outbox; one task on the channel's event loop
-/// drains it, writes them all to ``HTTP2ClientHandler`` and flushes once. A burst (a goal for
+/// drains it and hands them all to ``HTTP2ClientHandler`` directly (not a pipeline write
+/// each), which writes their frames at once. A burst (a goal for
 /// every fan at once) then costs one event-loop wake-up and one flush per connection, not one
 /// per push.
 final class APNsConnection: Sendable {
@@ -16,17 +17,26 @@ final class APNsConnection: Sendable {
     /// `host:port`, for errors.
     let host: String
     private let outbox = NIOLockedValueBox(Outbox())
+    /// The connection's HTTP/2 handler, reached only on the event loop.
+    private let handler: NIOLoopBound<HTTP2ClientHandler>
     /// Why the connection closed, as its handler saw it: requests that arrive after it closed
     /// fail with that cause (an untrusted certificate), not a bare "closed".
     private let closeReason: NIOLockedValueBox<APNsTransportError?>
 
     private struct Outbox {
         var requests: [PendingRequest] = []
+        /// The array the last drain emptied, kept with its capacity for the next batch, so a
+        /// batch of pushes does not grow a new array from nothing.
+        var spare: [PendingRequest] = []
         var drainScheduled = false
     }
 
-    private init(channel: any Channel, number: Int, host: String, closeReason: NIOLockedValueBox<APNsTransportError?>) {
+    private init(
+        channel: any Channel, handler: NIOLoopBound<HTTP2ClientHandler>, number: Int, host: String,
+        closeReason: NIOLockedValueBox<APNsTransportError?>
+    ) {
         self.channel = channel
+        self.handler = handler
         self.number = number
         self.host = host
         self.closeReason = closeReason
@@ -58,7 +68,13 @@ final class APNsConnection: Sendable {
                 }
             }
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
-            .map { APNsConnection(channel: $0, number: number, host: host, closeReason: closeReason) }
+            .flatMapThrowing { channel in
+                let handler = try channel.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
+                return APNsConnection(
+                    channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), number: number, host: host,
+                    closeReason: closeReason
+                )
+            }
             .flatMapErrorThrowing { error in
                 throw APNsTransportError.connectFailed(host: host, cause: ConnectFailure.cause(of: error) ?? "\(error)")
             }
@@ -99,20 +115,26 @@ final class APNsConnection: Sendable {
     }
 
     private func drain() {
-        let requests = outbox.withLockedValue { outbox -> [PendingRequest] in
+        var requests = outbox.withLockedValue { outbox -> [PendingRequest] in
             defer { outbox.drainScheduled = false }
-            var taken: [PendingRequest] = []
+            var taken = outbox.spare
+            outbox.spare = []
             swap(&taken, &outbox.requests)
             return taken
+        }
+        defer {
+            requests.removeAll(keepingCapacity: true)
+            outbox.withLockedValue { outbox in
+                if outbox.spare.capacity < requests.capacity { swap(&outbox.spare, &requests) }
+            }
         }
         // A closed channel would drop the writes without telling anyone; fail them instead.
         guard channel.isActive else {
             let error = closeReason.withLockedValue { $0 } ?? APNsTransportError.connectionClosed(host: host, cause: nil)
-            for request in requests { request.completion(.failure(error)) }
+            for request in requests { request.complete(.failure(error)) }
             return
         }
-        for request in requests { channel.write(request, promise: nil) }
-        channel.flush()
+        handler.value.send(requests)
     }
 
     func close() {

@@ -15,7 +15,7 @@ package enum DetachedClientConnection {
         completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void
     ) {
         let pending = PendingRequest(
-            request: request, authorization: nil, completion: completion, deadline: .now() + .seconds(10))
+            request: request, token: nil, completion: completion, deadline: .now() + .seconds(10))
         channel.writeAndFlush(pending, promise: nil)
     }
 }

@@ -24,7 +24,8 @@ import NIOTLS
 /// written once.
 ///
 /// **Concurrency.** Loop-bound: NIO calls it only on its channel's event loop, so its state
-/// needs no lock. Other threads reach it by writing a ``PendingRequest`` to the channel.
+/// needs no lock. Other threads reach it through ``APNsConnection``, whose outbox hands it
+/// requests on the event loop (``send(_:)``), or by writing a ``PendingRequest`` to the channel.
 final class HTTP2ClientHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = PendingRequest
@@ -36,6 +37,30 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         var status = 0
         var headers: HeaderFields?
         var body: ByteBuffer?
+
+        /// Keeps a final (non-1xx) header block's status and fields; informational ones are skipped.
+        mutating func receive(_ headers: HeaderFields) {
+            guard let status = headers.first(name: ":status").flatMap({ Int($0) }), status >= 200 else { return }
+            self.status = status
+            self.headers = headers
+        }
+
+        /// The answer's `apns-*` fields, in one pass over the block (names compared without
+        /// regard to ASCII case, the first of each kept), instead of a search for each.
+        func read(into response: inout APNsResponse) {
+            guard let headers else { return }
+            for (name, value) in headers {
+                // Only names that start with "apns-" (any case) are compared; ":status" is not.
+                guard let first = name.utf8.first, first | 0x20 == UInt8(ascii: "a") else { continue }
+                switch name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name {
+                case "apns-id": if response.apnsID == nil { response.apnsID = value }
+                case "apns-unique-id": if response.uniqueID == nil { response.uniqueID = value }
+                case "apns-channel-id": if response.channelID == nil { response.channelID = value }
+                case "apns-request-id": if response.requestID == nil { response.requestID = value }
+                default: break
+                }
+            }
+        }
     }
 
     /// The receive window the client offers, for the connection and each stream.
@@ -56,6 +81,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private var encoder = RequestHeaderEncoder()
     /// Frames waiting for the next flush.
     private var out = ByteBuffer()
+    /// This handler's place in the pipeline, while it is in one: ``send(_:)`` writes through it.
+    private var context: ChannelHandlerContext?
 
     private var exchanges: [UInt32: Exchange] = [:]
     private var queued = CircularBuffer<PendingRequest>()
@@ -93,12 +120,14 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         settings.enablePush = false
         settings.maxConcurrentStreams = Self.advertisedMaxStreams
         settings.initialWindowSize = Self.receiveWindow
-        core = HTTP2ConnectionCore(role: .client, settings: settings, connectionWindow: Self.receiveWindow)
+        // An answer's only unindexed literal is its fresh apns-id: nothing to cache.
+        core = HTTP2ConnectionCore(role: .client, settings: settings, connectionWindow: Self.receiveWindow, cachesLiterals: false)
     }
 
     // MARK: Lifecycle
 
     func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
         out = context.channel.allocator.buffer(capacity: 16_384)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let contextBound = NIOLoopBound(context, eventLoop: context.eventLoop)
@@ -109,6 +138,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
         sweep?.cancel()
         failAll(closedError())
     }
@@ -180,12 +210,31 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     // MARK: Sending
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        let pending = unwrapOutboundIn(data)
         promise?.succeed()
+        lastActivity = .now()
+        accept(unwrapOutboundIn(data))
+    }
+
+    /// Takes requests from the connection's outbox, on the event loop, as if each had been
+    /// written to the channel and the channel flushed: without a trip through the pipeline and
+    /// a boxed `NIOAny` for each. Their frames go out in one write.
+    func send(_ requests: [PendingRequest]) {
+        guard let context else {
+            for pending in requests { pending.complete(.failure(closedError())) }
+            return
+        }
+        lastActivity = .now()
+        for pending in requests { accept(pending) }
+        writeOut(context: context)
+    }
+
+    /// Starts a request, queues it until a stream is free, or fails it when the connection is
+    /// going away.
+    private func accept(_ pending: PendingRequest) {
         if let goAwayError {
-            pending.completion(.failure(goAwayError))
+            pending.complete(.failure(goAwayError))
         } else if closing {
-            pending.completion(.failure(closedError()))
+            pending.complete(.failure(closedError()))
         } else if active, core.streams.count < maxConcurrentStreams, queued.isEmpty {
             start(pending)
         } else {
@@ -208,20 +257,31 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func start(_ pending: PendingRequest) {
         guard let streamID = core.openStream() else {
             // Stream ids are 31-bit; when they run out, the connection retires.
-            pending.completion(.failure(APNsTransportError.goingAway(host: host, code: "NO_ERROR", reason: "stream ids exhausted")))
+            pending.complete(.failure(APNsTransportError.goingAway(host: host, code: "NO_ERROR", reason: "stream ids exhausted")))
             markUnusable()
             return
         }
-        lastActivity = .now()
-        let body = pending.request.body.flatMap { $0.readableBytes > 0 ? $0 : nil }
-        core.writeHeaders(streamID: streamID, endStream: body == nil, into: &out) { block in
-            encoder.encode(pending.request, scheme: scheme, authority: authority, authorization: pending.authorization, into: &block)
+        let authorization = pending.authorization
+        switch pending.request.content {
+        case .devicePush(_, _, let payload, _):
+            // The payload goes from its array straight into the frame.
+            core.writeHeaders(streamID: streamID, endStream: payload.isEmpty, into: &out) { block in
+                encoder.encode(pending.request, scheme: scheme, authority: authority, authorization: authorization, into: &block)
+            }
+            if !payload.isEmpty { core.writeData(streamID: streamID, bytes: payload, endStream: true, into: &out) }
+        case .general(_, _, let body):
+            let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+            core.writeHeaders(streamID: streamID, endStream: body == nil, into: &out) { block in
+                encoder.encode(pending.request, scheme: scheme, authority: authority, authorization: authorization, into: &block)
+            }
+            if let body { core.writeData(streamID: streamID, body, endStream: true, into: &out) }
         }
-        if let body { core.writeData(streamID: streamID, body, endStream: true, into: &out) }
         exchanges[streamID] = Exchange(pending: pending)
     }
 
     private func startQueued() {
+        guard !queued.isEmpty else { return }
+        lastActivity = .now()
         while active, !closing, goAwayError == nil, core.streams.count < maxConcurrentStreams, let next = queued.popFirst() {
             start(next)
         }
@@ -255,16 +315,13 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func handle(_ event: HTTP2Event) {
         switch event {
         case .headers(let streamID, let headers, let endStream, _):
-            guard var exchange = exchanges[streamID] else { return }
-            if let status = headers.first(name: ":status").flatMap({ Int($0) }), status >= 200 {
-                exchange.status = status
-                exchange.headers = headers
-            }
+            // One lookup: an answer without a body (any 200) ends with its headers.
             if endStream {
-                exchanges[streamID] = nil
+                guard var exchange = exchanges.removeValue(forKey: streamID) else { return }
+                exchange.receive(headers)
                 complete(exchange)
-            } else {
-                exchanges[streamID] = exchange
+            } else if let index = exchanges.index(forKey: streamID) {
+                exchanges.values[index].receive(headers)
             }
         case .data(let streamID, var bytes, let endStream):
             guard let index = exchanges.index(forKey: streamID) else { return }
@@ -275,10 +332,10 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             }
             if endStream { complete(exchanges.remove(at: index).value) }
         case .streamReset(let streamID, let code):
-            exchanges.removeValue(forKey: streamID)?.pending.completion(
+            exchanges.removeValue(forKey: streamID)?.pending.complete(
                 .failure(APNsTransportError.streamReset(host: host, code: HTTP2Wire.ErrorCode.name(code))))
         case .streamError(let error, let streamID):
-            exchanges.removeValue(forKey: streamID)?.pending.completion(
+            exchanges.removeValue(forKey: streamID)?.pending.complete(
                 .failure(APNsTransportError.protocolError(host: host, detail: error.description)))
         case .goAway(let frame, let abandoned):
             receiveGoAway(frame, abandoned: abandoned)
@@ -298,19 +355,14 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         closeError = .connectionClosed(host: host, cause: error.description)
         markUnusable()
         for streamID in abandoned {
-            exchanges.removeValue(forKey: streamID)?.pending.completion(.failure(error))
+            exchanges.removeValue(forKey: streamID)?.pending.complete(.failure(error))
         }
-        while let next = queued.popFirst() { next.completion(.failure(error)) }
+        while let next = queued.popFirst() { next.complete(.failure(error)) }
     }
 
     private func complete(_ exchange: Exchange) {
         var response = APNsResponse(status: exchange.status)
-        if let headers = exchange.headers {
-            response.apnsID = headers.first(name: "apns-id")
-            response.uniqueID = headers.first(name: "apns-unique-id")
-            response.channelID = headers.first(name: "apns-channel-id")
-            response.requestID = headers.first(name: "apns-request-id")
-        }
+        exchange.read(into: &response)
         if let body = exchange.body, body.readableBytes > 0 {
             let bytes = Array(body.readableBytesView)
             response.body = bytes
@@ -320,9 +372,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             }
         }
         if exchange.status == 0 {
-            exchange.pending.completion(.failure(APNsTransportError.protocolError(host: host, detail: "the stream ended without a status")))
+            exchange.pending.complete(.failure(APNsTransportError.protocolError(host: host, detail: "the stream ended without a status")))
         } else {
-            exchange.pending.completion(.success(response))
+            exchange.pending.complete(.success(response))
         }
     }
 
@@ -350,13 +402,13 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         let now = NIODeadline.now()
         for (id, exchange) in exchanges where exchange.pending.deadline < now {
             exchanges[id] = nil
-            exchange.pending.completion(.failure(APNsTransportError.timedOut(host: host)))
+            exchange.pending.complete(.failure(APNsTransportError.timedOut(host: host)))
             core.reset(streamID: id, code: .cancel, into: &out)
         }
         if queued.contains(where: { $0.deadline < now }) {
             var kept = CircularBuffer<PendingRequest>()
             while let next = queued.popFirst() {
-                if next.deadline < now { next.completion(.failure(APNsTransportError.timedOut(host: host))) } else { kept.append(next) }
+                if next.deadline < now { next.complete(.failure(APNsTransportError.timedOut(host: host))) } else { kept.append(next) }
             }
             queued = kept
         }
@@ -378,7 +430,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         markUnusable()
         let failed = exchanges
         exchanges = [:]
-        for exchange in failed.values { exchange.pending.completion(.failure(error)) }
-        while let next = queued.popFirst() { next.completion(.failure(error)) }
+        for exchange in failed.values { exchange.pending.complete(.failure(error)) }
+        while let next = queued.popFirst() { next.complete(.failure(error)) }
     }
 }

@@ -1,3 +1,4 @@
+import Liveline
 import LivelineHTTP2
 import NIOCore
 
@@ -8,7 +9,8 @@ import NIOCore
 /// afterwards as a one- or two-byte reference into the server's dynamic table: the 200-byte
 /// provider token costs two bytes per push. What changes per push (`:path`, `apns-expiration`,
 /// `apns-id`, …) is a literal without indexing. Strings are never Huffman-coded: the block is
-/// a few hundred bytes, and copying them is cheaper than compressing them.
+/// a few hundred bytes, and copying them is cheaper than compressing them. A push to a device
+/// token is written from its parts (token, ``PushHeaders``), with no header list built for it.
 ///
 /// The encoder keeps its own copy of the dynamic table the server builds from these blocks,
 /// with the same eviction rule, within the table size the server allows.
@@ -64,20 +66,84 @@ struct RequestHeaderEncoder {
         out.writeInteger(UInt8(scheme == "https" ? 0x80 | 7 : 0x80 | 6))
         writeIndexed(name: ":authority", staticName: 1, value: authority, into: &out)
         HTTP2Wire.writeHPACKInteger(4, prefixBits: 4, firstByte: 0x00, into: &out)
-        HTTP2Wire.writeHPACKString(request.path, into: &out)
+        switch request.content {
+        case .devicePush(let token, _, _, _):
+            let prefix: StaticString = "/3/device/"
+            HTTP2Wire.writeHPACKInteger(prefix.utf8CodeUnitCount + token.utf8.count, prefixBits: 7, firstByte: 0, into: &out)
+            out.writeStaticString(prefix)
+            out.writeString(token)
+        case .general(let path, _, _):
+            HTTP2Wire.writeHPACKString(path, into: &out)
+        }
         if let authorization {
             if bearer?.token != authorization { bearer = (authorization, "bearer " + authorization) }
             writeIndexed(name: "authorization", staticName: 23, value: bearer?.field ?? "", into: &out)
         }
-        for field in request.headers {
+        switch request.content {
+        case .devicePush(_, let headers, _, let apnsID):
+            // The fields of PushHeaders.fields, in its order, then apns-id.
+            if let topic = headers.topic { writeIndexed(name: "apns-topic", staticName: nil, value: topic, into: &out) }
+            writeIndexed(name: "apns-push-type", staticName: nil, value: "liveactivity", into: &out)
+            writeIndexed(name: "apns-priority", staticName: nil, value: headers.priority == .high ? "10" : "5", into: &out)
+            Self.writeLiteral(staticName: "apns-expiration", into: &out)
+            Self.writeDecimal(headers.expiration, into: &out)
+            if let apnsID {
+                Self.writeLiteral(staticName: "apns-id", into: &out)
+                HTTP2Wire.writeHPACKString(apnsID, into: &out)
+            }
+        case .general(_, let headers, _):
+            encode(headers, into: &out)
+        }
+    }
+
+    /// The fields of a request of the general form: the repeating ones through the table.
+    private mutating func encode(_ headers: [(name: String, value: String)], into out: inout ByteBuffer) {
+        for field in headers {
             let name = Self.lowercased(field.name)
             if Self.isIndexed(name) {
                 writeIndexed(name: name, staticName: nil, value: field.value, into: &out)
             } else {
-                out.writeInteger(UInt8(0x00))
-                HTTP2Wire.writeHPACKString(name, into: &out)
+                Self.writeLiteral(name: name, into: &out)
                 HTTP2Wire.writeHPACKString(field.value, into: &out)
             }
+        }
+    }
+
+    /// The start of a literal field without indexing and with a literal name; its value follows.
+    private static func writeLiteral(name: String, into out: inout ByteBuffer) {
+        out.writeInteger(UInt8(0x00))
+        HTTP2Wire.writeHPACKString(name, into: &out)
+    }
+
+    /// ``writeLiteral(name:into:)`` for a name known when compiling, copied as bytes (a short
+    /// `String` is written through a generic path that showed in the profile).
+    private static func writeLiteral(staticName name: StaticString, into out: inout ByteBuffer) {
+        out.writeInteger(UInt8(0x00))
+        out.writeInteger(UInt8(name.utf8CodeUnitCount))
+        out.writeStaticString(name)
+    }
+
+    /// `value` as `String(value)` writes it, as an HPACK string literal, without making the
+    /// string.
+    private static func writeDecimal(_ value: Int64, into out: inout ByteBuffer) {
+        guard value >= 0 else {
+            HTTP2Wire.writeHPACKString(String(value), into: &out)
+            return
+        }
+        var digits = 1
+        var rest = value / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        out.writeInteger(UInt8(digits))
+        out.writeWithUnsafeMutableBytes(minimumWritableBytes: digits) { bytes in
+            var remaining = value
+            for index in stride(from: digits - 1, through: 0, by: -1) {
+                bytes[index] = UInt8(ascii: "0") + UInt8(remaining % 10)
+                remaining /= 10
+            }
+            return digits
         }
     }
 

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Instructions per push of Liveline's APNs client, bare (`APNsClient`) and through
+# `PushDelivery` (`--delivery`), counted by valgrind's callgrind: a measure that the load of a
+# shared machine does not move, to guide work on the client's hot path.
+#
+#   scripts/bench/callgrind-apns-client.sh                  # 20,000 pushes (and a 2,000-push run to subtract)
+#   REQUESTS=50000 scripts/bench/callgrind-apns-client.sh
+#   LIVELINE=/path/to/liveline CLIENT=/path/to/ClientThroughput scripts/bench/callgrind-apns-client.sh   # an A/B
+#
+# The workload is the one of scripts/bench/bench-apns-client.sh: one TLS connection to the mock APNs
+# (not under valgrind), 100 in flight, the 276-byte liveactivity payload to 100 device tokens,
+# a real ES256 JWT. Each mode runs twice, with SHORT and with SHORT + REQUESTS pushes; the
+# difference of the two totals over REQUESTS is the steady state per push, without start-up,
+# the TLS handshake or the token's signing. Profiles stay in out/callgrind.client-*.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+REQUESTS=${REQUESTS:-20000}
+SHORT=${SHORT:-2000}
+STREAMS=${STREAMS:-100}
+TOKENS=${TOKENS:-100}
+PORT=${PORT:-22298}
+KEY_ID=BENCHKEY01
+TEAM_ID=BENCHTEAM1
+BUNDLE=com.example.bench
+
+if [ -n "${LIVELINE:-}" ] && [ -n "${CLIENT:-}" ]; then BIN=$LIVELINE
+else
+  swift build -c release --product liveline 2>&1 | tail -1
+  BIN=$(swift build -c release --show-bin-path)/liveline
+  swift build -c release --package-path Benchmarks --product ClientThroughput 2>&1 | tail -1
+  CLIENT=$(swift build -c release --package-path Benchmarks --show-bin-path)/ClientThroughput
+fi
+# Valgrind 3.19 cannot read the DWARF 5 of a default build: profile a copy without debug
+# information (function names come from the symbol table).
+mkdir -p out
+objcopy --strip-debug "$CLIENT" out/ClientThroughput.callgrind
+
+WORK=$(mktemp -d)
+MOCK_PID=""
+cleanup() {
+  [ -n "$MOCK_PID" ] && kill "$MOCK_PID" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/AuthKey.p8" 2>/dev/null
+scripts/bench-payload.py "$WORK/payload.json"
+: > "$WORK/tokens"
+for i in $(seq 1 "$TOKENS"); do
+  printf 'liveline-client-bench-%d' "$i" | sha256sum | cut -c1-64 >> "$WORK/tokens"
+done
+
+# Valgrind 3.19 writes into the signal mask given to sigsuspend, and Swift's runtime passes a
+# read-only one: valgrind then dies of a SIGSEGV of its own. A preloaded sigsuspend that passes
+# a copy avoids it (as in scripts/callgrind-mock-apns.sh).
+cat > "$WORK/sigsuspend.c" <<'C'
+#define _GNU_SOURCE
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int sigsuspend(const sigset_t *mask) {
+    sigset_t copy = *mask;
+    return (int)syscall(SYS_rt_sigsuspend, &copy, 8);
+}
+C
+cc -shared -fPIC -O2 -o "$WORK/libsigsuspend.so" "$WORK/sigsuspend.c"
+
+"$BIN" mock-apns --listen "127.0.0.1:$PORT" --threads 1 --write-ca "$WORK/ca.pem" \
+  --auth-key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" >"$WORK/mock.log" 2>&1 &
+MOCK_PID=$!
+for _ in $(seq 1 100); do
+  curl -s -o /dev/null --http2 --cacert "$WORK/ca.pem" "https://127.0.0.1:$PORT/" && break
+  sleep 0.1
+done
+
+# Total instructions of one client run of $1 pushes (mode flags after it).
+count() {
+  local requests=$1 name=$2; shift 2
+  rm -f "out/callgrind.client-$name"
+  LD_PRELOAD="$WORK/libsigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$PWD/out/callgrind.client-$name" \
+    out/ClientThroughput.callgrind --url "https://127.0.0.1:$PORT" --ca "$WORK/ca.pem" \
+    --key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" --topic "$BUNDLE" \
+    --payload "$WORK/payload.json" --tokens "$WORK/tokens" --requests "$requests" \
+    --in-flight "$STREAMS" --connections 1 "$@" >"$WORK/client.log" 2>&1
+  grep -q 'statuses: 200×' "$WORK/client.log" || { cat "$WORK/client.log" >&2; exit 1; }
+  sed -n 's/^summary: \([0-9]*\).*/\1/p' "out/callgrind.client-$name"
+}
+
+for mode in client delivery; do
+  flags=(); [ "$mode" = delivery ] && flags=(--delivery)
+  short=$(count "$SHORT" "$mode-short" ${flags[@]+"${flags[@]}"})
+  long=$(count "$((SHORT + REQUESTS))" "$mode" ${flags[@]+"${flags[@]}"})
+  echo "$mode: $(( (long - short) / REQUESTS )) instructions per push ($long - $short over $REQUESTS pushes)"
+done
+echo "profiles: out/callgrind.client-client, out/callgrind.client-delivery (callgrind_annotate --inclusive=yes FILE | head -60)"
