@@ -16,7 +16,7 @@
 #   STORE='postgres://liveline:liveline@127.0.0.1:5432/liveline_test' scripts/bench/bench-bridge.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/bridge-bench-common.sh
+. scripts/bench/bridge-bench-common.sh
 
 LIVELINE=${LIVELINE:-.build/release/liveline}
 BARE=${BARE:-Benchmarks/.build/release/BareHummingbird}

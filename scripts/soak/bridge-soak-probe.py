@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Webhook latency while the store prunes, for scripts/bridge-soak.sh.
+"""Webhook latency while the store prunes, for scripts/soak/bridge-soak.sh.
 
 Beside the soak's load, sends RATE signed webhooks a second (Standard Webhooks, the soak's
 `orders` source) to ACTIVITIES activities of its own (probe-0 … probe-N, which it registers), on
@@ -9,7 +9,7 @@ commits, so a sample that rose marks the 0.25 s before it as part of a prune rou
 run ends, the webhooks sent inside a prune round (widened by one sample on each side) and those
 sent outside are summarised apart: count, p50, p99 and max, and the ratio of the two p99s.
 
-    scripts/bridge-soak-probe.py PORT SECONDS RATE OUT.json
+    scripts/soak/bridge-soak-probe.py PORT SECONDS RATE OUT.json
 """
 import base64, bisect, hashlib, hmac, http.client, json, re, sys, threading, time, urllib.request
 

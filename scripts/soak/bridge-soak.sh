@@ -7,19 +7,22 @@
 # scripts/bench/bench-bridge.sh's configuration and request files. With RETENTION (e.g. 2m) the
 # bridge keeps dispatched events only that long, so the store's size should level off once the
 # pruner runs; the rows it pruned are printed at the end (RETENTION=forever: nothing pruned).
-# Beside the load, scripts/bridge-soak-probe.py times PROBE_RATE (default 20) webhooks a second
+# Beside the load, scripts/soak/bridge-soak-probe.py times PROBE_RATE (default 20) webhooks a second
 # of its own and reports their latency inside prune rounds and outside them (PROBE_RATE=0: off).
 #
-#   swift build -c release --product liveline && scripts/bridge-soak.sh
-#   SECONDS_TOTAL=900 RATE=500 RETENTION=2m scripts/bridge-soak.sh
+#   swift build -c release --product liveline && scripts/soak/bridge-soak.sh
+#   SECONDS_TOTAL=900 RATE=500 RETENTION=2m scripts/soak/bridge-soak.sh
 set -euo pipefail
-cd "$(dirname "$0")/.."
-. scripts/bridge-bench-common.sh
+cd "$(dirname "$0")/../.."
+. scripts/bench/bridge-bench-common.sh
 SECONDS_TOTAL=${SECONDS_TOTAL:-600}
 RATE=${RATE:-500}
 CONNECTIONS=16
 PORT=${PORT:-18180}
 LIVELINE=${LIVELINE:-.build/release/liveline}
+# The requests are signed before the run starts, so the source must accept timestamps as old
+# as the run is long (Standard Webhooks' tolerance), or the later half would be refused.
+TOLERANCE=$((SECONDS_TOTAL / 60 + 30))m
 work=$(mktemp -d /tmp/liveline-soak.XXXXXX)
 bridge_config "$work/bridge.yaml" "$PORT" "sqlite:$work/bridge.sqlite"
 start_mock "$work" "${MOCK_PORT:-18197}"
@@ -35,7 +38,7 @@ load=$!
 PROBE_RATE=${PROBE_RATE:-20}
 probe=
 if [ "$PROBE_RATE" != 0 ]; then
-  python3 scripts/bridge-soak-probe.py "$PORT" "$SECONDS_TOTAL" "$PROBE_RATE" "$work/probe.json" > "$work/probe.txt" 2>&1 &
+  python3 scripts/soak/bridge-soak-probe.py "$PORT" "$SECONDS_TOTAL" "$PROBE_RATE" "$work/probe.json" > "$work/probe.txt" 2>&1 &
   probe=$!
 fi
 samples=()
@@ -47,9 +50,13 @@ for ((t = 0; t <= SECONDS_TOTAL; t += 30)); do
   [ "$t" -lt "$SECONDS_TOTAL" ] && sleep 30
 done
 wait "$load"
+refused=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\)/\1/p' "$work/wrk.txt")
 [ -n "$probe" ] && { wait "$probe" || true; cat "$work/probe.txt"; }
 grep -E "Requests/sec|Non-2xx|p50" "$work/wrk.txt" || true
 printf '%s\n' "${samples[@]}" | awk 'NR==1 {first=$1} {if ($1>peak) peak=$1; last=$1} END {printf "RSS first %d kB, peak %d kB, last %d kB\n", first, peak, last}'
 receipt_latency "$PORT" "$work/metrics.txt"
 grep -E '^liveline_store_pruned_rows_total' "$work/metrics.txt" || echo "no rows pruned"
 curl -s "http://127.0.0.1:$PORT/readyz"; echo
+if [ -n "$refused" ] && [ "$refused" -gt 0 ]; then
+  echo "FAILED: the bridge refused $refused of the load's webhooks (see $work/bridge.log)"; exit 1
+fi

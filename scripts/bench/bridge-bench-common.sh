@@ -1,8 +1,9 @@
-# Shared by scripts/bench/bench-bridge.sh and scripts/bridge-soak.sh (sourced, not run).
+# Shared by scripts/bench/bench-bridge.sh and scripts/soak/bridge-soak.sh (sourced, not run).
 
 # bridge_config FILE PORT STORE: a bridge with one Standard Webhooks source, `orders`, whose
 # webhooks set `minutesLeft` of delivery.yaml's order, and the API key "bench-key". RETENTION
-# (e.g. 2m, or forever) sets how long dispatched events are kept (default: the bridge's, 7d).
+# (e.g. 2m, or forever) sets how long dispatched events are kept (default: the bridge's, 7d);
+# TOLERANCE (default 30m) how old a signed timestamp may be.
 bridge_config() {
   cat > "$1" <<YAML
 liveline-bridge: 1
@@ -14,7 +15,7 @@ sources:
   orders:
     verify: standard-webhooks
     secrets: [whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw]
-    tolerance: 30m
+    tolerance: ${TOLERANCE:-30m}
     event-id: header:webhook-id
     event-type: /type
     activity-key: /data/order_id
