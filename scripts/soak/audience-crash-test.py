@@ -27,7 +27,7 @@ Exits 1 on any violation.
     scripts/soak/audience-crash-test.py                                  # SQLite, one instance
     scripts/soak/audience-crash-test.py --postgres --instances 2         # a throwaway PostgreSQL
     scripts/soak/audience-crash-test.py --store postgres://… --instances 2
-    [--followers 10000] [--kill-at 2] [--liveline .build/release/liveline] [--latency 5ms]
+    [--followers 10000] [--kill-at 2] [--liveline .build/release/liveline] [--latency 20ms]
 """
 import argparse, base64, hashlib, hmac, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
 import urllib.request
@@ -98,8 +98,8 @@ class ThrowawayPostgres:
         bins = sorted(d for d in (f"/usr/lib/postgresql/{v}/bin" for v in os.listdir("/usr/lib/postgresql"))
                       if os.path.exists(f"{d}/initdb")) if os.path.isdir("/usr/lib/postgresql") else []
         self.bin = bins[-1] if bins else os.path.dirname(shutil.which("initdb") or "")
-        self.dir, self.port = f"{work}/pg", free_port()
-        os.makedirs(self.dir)
+        # Its own directory: the postgres user cannot enter the test's (mode 0700, root's).
+        self.dir, self.port = tempfile.mkdtemp(prefix="liveline-audience-pg-"), free_port()
         with open(f"{self.dir}/password", "w") as f:
             f.write("liveline\n")
         self.user = ["runuser", "-u", "postgres", "--"] if os.getuid() == 0 else []
@@ -116,6 +116,7 @@ class ThrowawayPostgres:
     def stop(self):
         subprocess.run(self.user + [f"{self.bin}/pg_ctl", "-D", f"{self.dir}/data", "-m", "immediate", "-w", "stop"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        shutil.rmtree(self.dir, ignore_errors=True)
 
 
 def main():
@@ -127,7 +128,7 @@ def main():
     parser.add_argument("--followers", type=int, default=10000)
     parser.add_argument("--kill-at", type=int, default=2, help="the event (1-6) whose fan-out is killed a third of the way; "
                         "6, full time: nothing newer supersedes the killed ranges, so they are sent again after the lease")
-    parser.add_argument("--latency", default="5ms", help="the mock's delay on every answer, so a fan-out lasts long enough to kill")
+    parser.add_argument("--latency", default="20ms", help="the mock's delay on every answer, so a fan-out lasts long enough to kill")
     args = parser.parse_args()
     KILL_AT = args.kill_at - 1
     if args.followers > 10000:
@@ -300,11 +301,11 @@ sources:
             problems.append(f"the kill did not land in the middle of a fan-out ({killed_at} of {args.followers} answered)")
         view = json.loads(request("GET", f"http://127.0.0.1:{up()}/v1/activities/{KEY}",
                                   headers={"authorization": f"Bearer {API_KEY}"})[1])
-        metrics = get(f"http://127.0.0.1:{up()}/metrics").decode()
+        metrics = "".join(get(f"http://127.0.0.1:{ports[i]}/metrics").decode() for i in bridges if bridges[i].poll() is None)
         duplicates = sum(float(line.split()[-1]) for line in metrics.splitlines() if line.startswith("liveline_fanout_duplicates_total"))
         print(f"checked {len(tokens)} devices: {pushes} pushes accepted by the mock, device outcomes {dict(outcomes)}; "
               f"{repeats} repeats with a timestamp the device had (dropped by it; the bridge counted "
-              f"{duplicates:g} resent after the kill on this instance), {len(older)} older after newer")
+              f"{duplicates:g} resent after the kill), {len(older)} older after newer")
         print(f"followers: {view.get('followers')}")
     finally:
         for process in list(bridges.values()) + [mock]:
