@@ -20,6 +20,10 @@
 #   swift build -c release --product liveline
 #   scripts/bench/audience.sh                          # FOLLOWERS="1000 10000 100000"
 #   FOLLOWERS=1000000 scripts/bench/audience.sh
+#   STORE=postgres://liveline:liveline@127.0.0.1:5432/postgres INSTANCES=2 scripts/bench/audience.sh
+# With STORE=postgres://… (a schema of its own per size) and INSTANCES=N, N bridges share the
+# fan-out range by range; the webhook goes to the first; CPU is summed over all, RSS is the
+# largest; store bytes are pg_total_relation_size of the followers table (with its indexes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/bridge-bench-common.sh
@@ -30,6 +34,8 @@ BRIDGE_PORT=${BRIDGE_PORT:-28180}
 MOCK_PORT=${MOCK_PORT:-28197}
 INSPECT_PORT=${INSPECT_PORT:-28198}
 REFERENCE=${REFERENCE:-1}
+STORE=${STORE:-sqlite}
+INSTANCES=${INSTANCES:-1}
 KEY=match-1
 TICK=$(getconf CLK_TCK)
 
@@ -40,21 +46,34 @@ trap cleanup EXIT
 
 wait_http() { for _ in $(seq 300); do curl -fs "$1" >/dev/null 2>&1 && return 0; sleep 0.1; done; echo "no answer from $1" >&2; return 1; }
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-store_bytes() { local total=0 f; for f in "$1" "$1-wal"; do [ -f "$f" ] && total=$((total + $(stat -c %s "$f"))); done; echo "$total"; }
-
-start_bridge() {
-  "$LIVELINE" bridge serve --config "$1/bridge.yaml" --log-level warning \
-    --apns-url "https://127.0.0.1:$MOCK_PORT" --ca-file "$1/mock-ca.pem" >> "$1/bridge.log" 2>&1 &
-  bridge=$!; pids+=("$bridge")
-  wait_http "http://127.0.0.1:$BRIDGE_PORT/healthz"
+store_bytes() {
+  if [ "$STORE" = sqlite ]; then
+    local total=0 f; for f in "$1" "$1-wal"; do [ -f "$f" ] && total=$((total + $(stat -c %s "$f"))); done; echo "$total"
+  else
+    psql -Atq "${STORE%%\?*}" -c "SELECT COALESCE(pg_total_relation_size(to_regclass('$schema.followers')), 0)"
+  fi
 }
-stop_bridge() { kill -TERM "$bridge"; wait "$bridge" 2>/dev/null || true; }
+
+# start_bridges DIR COUNT: bridge i on BRIDGE_PORT+i; their pids in `bridges`.
+start_bridges() {
+  bridges=()
+  for i in $(seq 0 $(($2 - 1))); do
+    "$LIVELINE" bridge serve --config "$1/bridge-$i.yaml" --log-level warning --instance "bench-$i" \
+      --apns-url "https://127.0.0.1:$MOCK_PORT" --ca-file "$1/mock-ca.pem" >> "$1/bridge-$i.log" 2>&1 &
+    bridges+=($!); pids+=($!)
+  done
+  for i in $(seq 0 $(($2 - 1))); do wait_http "http://127.0.0.1:$((BRIDGE_PORT + i))/healthz"; done
+}
+stop_bridges() { for b in "${bridges[@]}"; do kill -TERM "$b"; done; for b in "${bridges[@]}"; do wait "$b" 2>/dev/null || true; done; }
+all_ticks() { local t=0 b; for b in "${bridges[@]}"; do t=$((t + $(ticks "$b"))); done; echo "$t"; }
 
 rows=()
 for n in $FOLLOWERS; do
   dir="$work/$n"; mkdir -p "$dir"
   db="$dir/bridge.sqlite"
-  bridge_config "$dir/bridge.yaml" "$BRIDGE_PORT" "sqlite:$db"
+  schema=audience_${n}_$(date +%s)
+  if [ "$STORE" = sqlite ]; then store="sqlite:$db"; else store="$STORE$( [[ "$STORE" == *\?* ]] && echo '&' || echo '?' )schema=$schema"; fi
+  for i in $(seq 0 $((INSTANCES - 1))); do bridge_config "$dir/bridge-$i.yaml" "$((BRIDGE_PORT + i))" "$store"; done
   # The fans: device fan-N, update token sha256("fan-N").
   python3 - "$n" "$dir/followers.ndjson" <<'PY'
 import hashlib, sys
@@ -69,13 +88,13 @@ PY
   wait_http "http://127.0.0.1:$INSPECT_PORT/stats"
 
   # Register the audience key, then stop the bridge so the store's size is read at rest.
-  start_bridge "$dir"
+  start_bridges "$dir" 1
   curl -fs -X PUT "http://127.0.0.1:$BRIDGE_PORT/v1/activities/$KEY" -H 'authorization: Bearer bench-key' \
     -H 'content-type: application/json' -d '{"source": "orders", "audience": true}' > /dev/null
-  stop_bridge
+  stop_bridges
   before=$(store_bytes "$db")
   s0=$(date +%s.%N)
-  "$LIVELINE" bridge followers import "$dir/followers.ndjson" --key "$KEY" --config "$dir/bridge.yaml" > "$dir/import.log" 2>&1
+  "$LIVELINE" bridge followers import "$dir/followers.ndjson" --key "$KEY" --config "$dir/bridge-0.yaml" > "$dir/import.log" 2>&1
   s1=$(date +%s.%N)
   after=$(store_bytes "$db")
   import_s=$(python3 -c "print(f'{$s1 - $s0:.1f}')")
@@ -93,8 +112,8 @@ PY
     ref=-
   fi
 
-  start_bridge "$dir"
-  b0=$(ticks "$bridge"); m0=$(ticks "$mock")
+  start_bridges "$dir" "$INSTANCES"
+  b0=$(all_ticks); m0=$(ticks "$mock")
   # One webhook; then the 202's time and the time the mock had answered every follower.
   timing=$(python3 - "$BRIDGE_PORT" "$INSPECT_PORT" "$KEY" "$n" <<'PY'
 import base64, hashlib, hmac, json, sys, time, urllib.request
@@ -120,12 +139,13 @@ statuses = ",".join(f"{k}:{v}" for k, v in sorted(stats["statuses"].items()))
 print(status, f"{t1 - t0:.3f}", pushes, statuses)
 PY
 )
-  b1=$(ticks "$bridge"); m1=$(ticks "$mock")
+  b1=$(all_ticks); m1=$(ticks "$mock")
   read -r status seconds pushes statuses <<< "$timing"
   sleep 0.3
-  lag=$(curl -fs "http://127.0.0.1:$BRIDGE_PORT/metrics" | awk '/^liveline_fanout_lag_seconds_sum/ {printf "%.3f", $2}')
-  hwm=$(awk '/VmHWM/ {print $2}' "/proc/$bridge/status")
-  stop_bridge
+  lag=$(for i in $(seq 0 $((INSTANCES - 1))); do curl -fs "http://127.0.0.1:$((BRIDGE_PORT + i))/metrics"; done |
+    awk '/^liveline_fanout_lag_seconds_sum/ {sum += $2} END {printf "%.3f", sum}')
+  hwm=$(for b in "${bridges[@]}"; do awk '/VmHWM/ {print $2}' "/proc/$b/status"; done | sort -n | tail -1)
+  stop_bridges
   kill "$mock"; wait "$mock" 2>/dev/null || true
   rate=$(python3 -c "print(f'{$pushes / $seconds:,.0f}' if $seconds > 0 else '-')")
   cpu=$(python3 -c "print(f'{($b1 - $b0) * 1e6 / $TICK / max($pushes, 1):.1f}')")
@@ -133,10 +153,10 @@ PY
   rows+=("$(printf '%9s | %7s s | %8s | %-6s | %8s/s | %6s µs | %6s µs | %5s MB | %5s B | %6s s | %s' \
     "$n" "$seconds" "${lag:--}" "$status" "$rate" "$cpu" "$mcpu" "$((hwm / 1024))" "$per_follower" "$import_s" "$ref")")
   echo "followers=$n webhook=$status answered=$pushes ($statuses) in ${seconds}s; bridge lag metric ${lag:--}s; peak RSS $((hwm / 1024)) MB; store $per_follower B/follower; import ${import_s}s; h2load alone ${ref} req/s"
-  [ "$pushes" -ge "$n" ] || { echo "only $pushes of $n answered" >&2; cat "$dir/bridge.log" >&2; }
+  [ "$pushes" -ge "$n" ] || { echo "only $pushes of $n answered" >&2; tail -20 "$dir"/bridge-*.log >&2; }
 done
 
 echo
-echo "commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, SQLite, mock APNs over TLS in its own process"
+echo "commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, ${STORE%%://*}, $INSTANCES bridge(s), mock APNs over TLS in its own process"
 echo "followers | 202 -> last answer | lag metric | status | pushes/s | bridge CPU/push | mock CPU/push | peak RSS | store/follower | import | h2load alone (req/s)"
 printf '%s\n' "${rows[@]}"
