@@ -273,7 +273,7 @@ sources:
         def history(token):
             return token, json.loads(get(f"http://127.0.0.1:{inspect_port}/activities/{token}/pushes"))
 
-        repeats, older, pushes, outcomes = 0, [], 0, Counter()
+        repeats, older, pushes, outcomes, sample = 0, [], 0, Counter(), None
         with ThreadPoolExecutor(16) as pool:
             for token, records in pool.map(history, tokens):
                 newest = None
@@ -288,6 +288,7 @@ sources:
                         stamp = json.loads(record["payload"])["aps"]["timestamp"]
                     if newest is not None and stamp == newest:
                         repeats += 1
+                        sample = sample or (token, records)
                     elif newest is not None and stamp < newest:
                         older.append(token)
                     newest = stamp if newest is None else max(newest, stamp)
@@ -307,6 +308,10 @@ sources:
               f"{repeats} repeats with a timestamp the device had (dropped by it; the bridge counted "
               f"{duplicates:g} resent after the kill), {len(older)} older after newer")
         print(f"followers: {view.get('followers')}")
+        if sample:
+            print(f"a device with a repeat, …{sample[0][-8:]}: " + "; ".join(
+                f"{r['time'] % 100000} ms {r['status']} ts={r.get('timestamp')} {[d.get('outcome') for d in r.get('deliveries', [])]}"
+                for r in sample[1]))
     finally:
         for process in list(bridges.values()) + [mock]:
             if process.poll() is None:
