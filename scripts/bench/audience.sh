@@ -13,12 +13,13 @@
 # - store bytes per follower: the SQLite file (+ -wal) after the import, with the bridge
 #   stopped, minus before, over FOLLOWERS; and the import's time.
 # The mock is `liveline mock-apns --accept-any-token` in its own process, over TLS, as APNs is
-# another machine in production; its CPU is not the bridge's. With REFERENCE=1 (default) h2load
-# sends the same number of pushes to the same mock first: what the pushes alone cost on this
-# machine, to see what the fan-out adds.
+# another machine in production; its CPU is not the bridge's. With REFERENCE=1 h2load sends the
+# same number of pushes to the same mock first (one token path, statuses not checked: a rough
+# ceiling of the mock on this machine, not the same work as a rendered push).
 #
 #   swift build -c release --product liveline
 #   scripts/bench/audience.sh                          # FOLLOWERS="1000 10000 100000"
+#   REFERENCE=1 scripts/bench/audience.sh              # and h2load to the same mock first
 #   FOLLOWERS=1000000 scripts/bench/audience.sh
 #   STORE=postgres://liveline:liveline@127.0.0.1:5432/postgres INSTANCES=2 scripts/bench/audience.sh
 # With STORE=postgres://… (a schema of its own per size) and INSTANCES=N, N bridges share the
@@ -33,7 +34,7 @@ FOLLOWERS=${FOLLOWERS:-1000 10000 100000}
 BRIDGE_PORT=${BRIDGE_PORT:-28180}
 MOCK_PORT=${MOCK_PORT:-28197}
 INSPECT_PORT=${INSPECT_PORT:-28198}
-REFERENCE=${REFERENCE:-1}
+REFERENCE=${REFERENCE:-0}
 STORE=${STORE:-sqlite}
 INSTANCES=${INSTANCES:-1}
 KEY=match-1
