@@ -79,7 +79,7 @@ import Testing
     /// Every ready-made configuration loads and names a scenario the samples fit.
     @Test func everyReadyMadeSourceLoads() throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: ReadyMadeBridge.directory).filter { $0.hasSuffix(".yaml") }.sorted()
-        #expect(files == ["doordash.yaml", "shopify.yaml", "sportradar.yaml", "square.yaml", "stripe.yaml", "uber-direct.yaml"])
+        #expect(files == ["doordash.yaml", "shopify.yaml", "sportradar-audience.yaml", "sportradar.yaml", "square.yaml", "stripe.yaml", "uber-direct.yaml"])
         for file in files {
             let configuration = try BridgeConfigurationLoader(environment: ReadyMadeBridge.environment).load(file: "\(ReadyMadeBridge.directory)/\(file)")
             #expect(!configuration.sources.isEmpty, "\(file)")
