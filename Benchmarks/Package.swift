@@ -30,7 +30,7 @@ let package = Package(
             ],
             path: "Tools/ClientThroughput"
         ),
-        // The reference for the bridge's ingest benchmark (scripts/bench/bench-bridge.sh).
+        // The reference for the bridge's ingest benchmark (scripts/bench/bridge.sh).
         .executableTarget(
             name: "BareHummingbird",
             dependencies: [.product(name: "Hummingbird", package: "hummingbird")],

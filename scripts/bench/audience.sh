@@ -27,7 +27,7 @@
 # largest; store bytes are pg_total_relation_size of the followers table (with its indexes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/bridge-bench-common.sh
+. scripts/bench/bridge-common.sh
 
 LIVELINE=${LIVELINE:-.build/release/liveline}
 FOLLOWERS=${FOLLOWERS:-1000 10000 100000}

@@ -7,7 +7,7 @@
 #   REQUESTS=50000 scripts/bench/callgrind-apns-client.sh
 #   LIVELINE=/path/to/liveline CLIENT=/path/to/ClientThroughput scripts/bench/callgrind-apns-client.sh   # an A/B
 #
-# The workload is the one of scripts/bench/bench-apns-client.sh: one TLS connection to the mock APNs
+# The workload is the one of scripts/bench/apns-client.sh: one TLS connection to the mock APNs
 # (not under valgrind), 100 in flight, the 276-byte liveactivity payload to 100 device tokens,
 # a real ES256 JWT. Each mode runs twice, with SHORT and with SHORT + REQUESTS pushes; the
 # difference of the two totals over REQUESTS is the steady state per push, without start-up,
@@ -46,7 +46,7 @@ cleanup() {
 trap cleanup EXIT
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/AuthKey.p8" 2>/dev/null
-scripts/bench-payload.py "$WORK/payload.json"
+scripts/bench/payload.py "$WORK/payload.json"
 : > "$WORK/tokens"
 for i in $(seq 1 "$TOKENS"); do
   printf 'liveline-client-bench-%d' "$i" | sha256sum | cut -c1-64 >> "$WORK/tokens"
@@ -54,7 +54,7 @@ done
 
 # Valgrind 3.19 writes into the signal mask given to sigsuspend, and Swift's runtime passes a
 # read-only one: valgrind then dies of a SIGSEGV of its own. A preloaded sigsuspend that passes
-# a copy avoids it (as in scripts/callgrind-mock-apns.sh).
+# a copy avoids it (as in scripts/bench/callgrind-mock-apns.sh).
 cat > "$WORK/sigsuspend.c" <<'C'
 #define _GNU_SOURCE
 #include <signal.h>

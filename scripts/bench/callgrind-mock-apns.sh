@@ -6,7 +6,7 @@
 #   REQUESTS=20000 scripts/bench/callgrind-mock-apns.sh  # quicker
 #   BUILD=0 BIN=/path/to/liveline scripts/bench/callgrind-mock-apns.sh   # another build (an A/B)
 #
-# The workload is the one of scripts/bench/bench-mock-apns.sh (h2c, 8 connections × 100 streams, one
+# The workload is the one of scripts/bench/mock-apns.sh (h2c, 8 connections × 100 streams, one
 # 276-byte liveactivity payload to 100 device tokens, a real ES256 JWT, full validation and
 # device simulation). Counting starts after the warm-up (`callgrind_control --zero`), so the
 # figure is the steady state: it includes the 8 JWT verifications of the measured run's new
@@ -47,7 +47,7 @@ trap cleanup EXIT
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/AuthKey.p8" 2>/dev/null
 JWT=$("$BIN" token --key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID")
 
-scripts/bench/bench-payload.py "$WORK/payload.json"
+scripts/bench/payload.py "$WORK/payload.json"
 
 : > "$WORK/uris"
 for i in $(seq 1 "$TOKENS"); do

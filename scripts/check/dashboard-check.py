@@ -26,7 +26,7 @@ finish loading, which a page with an open event stream never does).
     python3 scripts/check/dashboard-check.py --measure http://127.0.0.1:2199/ --expect 100000 [--token HEX]
 
 times a running dashboard: from navigation until the counts show that many activities and the
-cards are drawn, and a search by token until its card comes first (scripts/bench/bench-dashboard.sh).
+cards are drawn, and a search by token until its card comes first (scripts/bench/dashboard.sh).
 Needs: chromium (Debian's package), curl. Only the Python standard library.
 Exits 0 when every check passed, 1 (with what was seen) otherwise.
 """
@@ -324,7 +324,7 @@ def main():
     parser.add_argument("--speed", type=float, default=600)
     parser.add_argument("--screenshot", metavar="URL", help="only save a screenshot of this dashboard to --out")
     parser.add_argument("--wait", type=float, default=2, help="seconds to let the page draw before --screenshot")
-    parser.add_argument("--measure", metavar="URL", help="time the page of a running dashboard (scripts/bench/bench-dashboard.sh)")
+    parser.add_argument("--measure", metavar="URL", help="time the page of a running dashboard (scripts/bench/dashboard.sh)")
     parser.add_argument("--expect", type=int, default=0, help="with --measure: the number of activities the mock holds")
     parser.add_argument("--token", help="with --measure: a token to search for")
     args = parser.parse_args()

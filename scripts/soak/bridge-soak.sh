@@ -4,7 +4,7 @@
 # process (MOCK=embedded: the bridge's embedded one), and the bridge's resident memory sampled
 # every 30 s, with the store's file sizes and the mock's memory beside it. Prints the samples, the
 # first, peak and last values, and the receipt-to-APNs-answer latency at that steady rate. Uses
-# scripts/bench/bench-bridge.sh's configuration and request files. With RETENTION (e.g. 2m) the
+# scripts/bench/bridge.sh's configuration and request files. With RETENTION (e.g. 2m) the
 # bridge keeps dispatched events only that long, so the store's size should level off once the
 # pruner runs; the rows it pruned are printed at the end (RETENTION=forever: nothing pruned).
 # Beside the load, scripts/soak/bridge-soak-probe.py times PROBE_RATE (default 20) webhooks a second
@@ -14,7 +14,7 @@
 #   SECONDS_TOTAL=900 RATE=500 RETENTION=2m scripts/soak/bridge-soak.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/bench/bridge-bench-common.sh
+. scripts/bench/bridge-common.sh
 SECONDS_TOTAL=${SECONDS_TOTAL:-600}
 RATE=${RATE:-500}
 CONNECTIONS=16
@@ -31,8 +31,8 @@ bridge=$!
 trap 'kill $bridge $MOCK_PID 2>/dev/null || true' EXIT
 for _ in $(seq 100); do curl -fs "http://127.0.0.1:$PORT/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
 register_activities "$PORT" 1000
-python3 scripts/bench/bench-bridge-requests.py $((RATE * SECONDS_TOTAL * 12 / 10)) 1000 "$work/requests.txt"
-BRIDGE_RATE=$RATE BRIDGE_REQUESTS="$work/requests.txt" wrk -t1 -c$CONNECTIONS -d"${SECONDS_TOTAL}s" -s scripts/bench/bench-bridge.lua \
+python3 scripts/bench/bridge-requests.py $((RATE * SECONDS_TOTAL * 12 / 10)) 1000 "$work/requests.txt"
+BRIDGE_RATE=$RATE BRIDGE_REQUESTS="$work/requests.txt" wrk -t1 -c$CONNECTIONS -d"${SECONDS_TOTAL}s" -s scripts/bench/bridge.lua \
   "http://127.0.0.1:$PORT" > "$work/wrk.txt" &
 load=$!
 PROBE_RATE=${PROBE_RATE:-20}

@@ -3,7 +3,7 @@ import Liveline
 import LivelineAPNs
 
 // Sends N Live Activity pushes to an APNs look-alike as fast as the server answers, with at most
-// M in flight, and prints pushes/s. Used by scripts/bench/bench-apns-client.sh beside h2load and aioapns.
+// M in flight, and prints pushes/s. Used by scripts/bench/apns-client.sh beside h2load and aioapns.
 //
 //   client-throughput --url https://127.0.0.1:PORT --ca cert.pem --key AuthKey.p8 --key-id ID \
 //     --team-id ID --topic BUNDLE --payload payload.json --tokens tokens.txt --requests N \

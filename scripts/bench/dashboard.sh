@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The dashboard at load-test scale (BENCHMARKS.md, "Dashboard at 100,000 activities").
 #
-#   scripts/bench/bench-dashboard.sh                 100,000 activities, and 100 as the reference
-#   ACTIVITIES=20000 scripts/bench/bench-dashboard.sh
+#   scripts/bench/dashboard.sh                 100,000 activities, and 100 as the reference
+#   ACTIVITIES=20000 scripts/bench/dashboard.sh
 #
 # For each size, twice (the mock with --dashboard and without it), in the same conditions:
 # a release `liveline mock-apns --h2c` takes the first pushes of ACTIVITIES football matches from

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """The mock APNs's memory per activity: what it holds for each token once a load has played.
 
-    scripts/bench/bench-mock-memory.py                          # 10,000 football matches, histories 32, 8 and 1
-    scripts/bench/bench-mock-memory.py --activities 50000 --history 8
-    scripts/bench/bench-mock-memory.py --history 1 --lean-history   # what liveline load's embedded mock keeps
+    scripts/bench/mock-memory.py                          # 10,000 football matches, histories 32, 8 and 1
+    scripts/bench/mock-memory.py --activities 50000 --history 8
+    scripts/bench/mock-memory.py --history 1 --lean-history   # what liveline load's embedded mock keeps
 
 For each history length it starts `liveline mock-apns --h2c` in its own process, reads its
 resident memory (the baseline), plays `liveline load` of ACTIVITIES football matches (or --scenario) against it

@@ -1,5 +1,5 @@
 -- wrk script for the bridge's ingest benchmark: each request is a distinct, correctly signed
--- Standard Webhooks message, read from the file scripts/bench/bench-bridge-requests.py wrote
+-- Standard Webhooks message, read from the file scripts/bench/bridge-requests.py wrote
 -- (BRIDGE_REQUESTS). BRIDGE_RATE (requests per second, for one wrk thread) paces the load for
 -- latency at a set rate: each request gets the next slot of one schedule shared by all the
 -- connections, so the rate holds whatever the latency is (a fixed delay per connection would

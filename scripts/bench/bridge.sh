@@ -5,18 +5,18 @@
 # from the bridge's own histogram, and the bridge's resident memory before and after.
 #
 # Every request is a distinct Standard Webhooks message with a valid signature
-# (scripts/bench/bench-bridge-requests.py), spread over ACTIVITIES registered activities, so each 2xx
+# (scripts/bench/bridge-requests.py), spread over ACTIVITIES registered activities, so each 2xx
 # is a new event committed to the store, and the dispatcher turns them into pushes to a mock
 # APNs while the load runs: `liveline mock-apns` in its own process (over TLS, as APNs), or
 # with MOCK=embedded the bridge's embedded one.
 #
 #   swift build -c release --product liveline
 #   (cd Benchmarks && swift build -c release --product BareHummingbird)
-#   scripts/bench/bench-bridge.sh                       # SQLite
-#   STORE='postgres://liveline:liveline@127.0.0.1:5432/liveline_test' scripts/bench/bench-bridge.sh
+#   scripts/bench/bridge.sh                       # SQLite
+#   STORE='postgres://liveline:liveline@127.0.0.1:5432/liveline_test' scripts/bench/bridge.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. scripts/bench/bridge-bench-common.sh
+. scripts/bench/bridge-common.sh
 
 LIVELINE=${LIVELINE:-.build/release/liveline}
 BARE=${BARE:-Benchmarks/.build/release/BareHummingbird}
@@ -68,13 +68,13 @@ run=0
 bridge_rates=(); bare_rates=()
 for round in $(seq "$ROUNDS"); do
   run=$((run + 1))
-  python3 scripts/bench/bench-bridge-requests.py "$PER_RUN" "$ACTIVITIES" "$work/requests-$run.txt"
+  python3 scripts/bench/bridge-requests.py "$PER_RUN" "$ACTIVITIES" "$work/requests-$run.txt"
   # The same script and requests for both, so wrk's own work per request is the same.
   t0=$(ticks "$bare")
-  b=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bench-bridge.lua "http://127.0.0.1:$BARE_PORT" \
+  b=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bridge.lua "http://127.0.0.1:$BARE_PORT" \
       | tee "$work/bare-$round.txt" | rate)
   t1=$(ticks "$bare"); u0=$(ticks "$bridge")
-  r=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bench-bridge.lua "http://127.0.0.1:$BRIDGE_PORT" \
+  r=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bridge.lua "http://127.0.0.1:$BRIDGE_PORT" \
       | tee "$work/bridge-$round.txt" | rate)
   u1=$(ticks "$bridge")
   non2xx=$(awk '/Non-2xx/ {print $5}' "$work/bridge-$round.txt")
@@ -87,12 +87,12 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1
 bridge_median=$(median "${bridge_rates[@]}"); bare_median=$(median "${bare_rates[@]}")
 echo "median: bridge ${bridge_median}/s, bare ${bare_median}/s, ratio $(python3 -c "print(f'{$bridge_median/$bare_median:.2f}')")"
 
-# Latency at half the bridge's rate, on one schedule for all connections (scripts/bench/bench-bridge.lua).
+# Latency at half the bridge's rate, on one schedule for all connections (scripts/bench/bridge.lua).
 half=$(python3 -c "print(int($bridge_median/2))")
 run=$((run + 1))
-python3 scripts/bench/bench-bridge-requests.py "$PER_RUN" "$ACTIVITIES" "$work/requests-$run.txt"
+python3 scripts/bench/bridge-requests.py "$PER_RUN" "$ACTIVITIES" "$work/requests-$run.txt"
 echo "at ${half}/s (${CONNECTIONS} connections, one schedule):"
-BRIDGE_RATE=$half BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bench-bridge.lua \
+BRIDGE_RATE=$half BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bridge.lua \
   "http://127.0.0.1:$BRIDGE_PORT" | grep -E "Requests/sec|p50|Non-2xx" || true
 
 sleep 3

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Mock APNs vs nghttpd, measured with h2load in one run, plus a memory soak.
 #
-#   scripts/bench/bench-mock-apns.sh            # 200,000 requests each, then 1,000,000 against the mock
-#   REQUESTS=50000 SOAK=200000 scripts/bench/bench-mock-apns.sh   # quicker
+#   scripts/bench/mock-apns.sh            # 200,000 requests each, then 1,000,000 against the mock
+#   REQUESTS=50000 SOAK=200000 scripts/bench/mock-apns.sh   # quicker
 #
 # The two servers are measured alternately ROUNDS times (default 3) and the medians compared,
 # so a noisy neighbour on the machine hits both alike.
@@ -70,7 +70,7 @@ print(f"{header}.{claims}.{b64(r.to_bytes(32, 'big') + s.to_bytes(32, 'big'))}")
 PY
 )
 
-scripts/bench/bench-payload.py "$WORK/payload.json"
+scripts/bench/payload.py "$WORK/payload.json"
 PAYLOAD_BYTES=$(wc -c < "$WORK/payload.json")
 
 mkdir -p "$WORK/www/3/device"
@@ -188,6 +188,6 @@ machine than requests/s): nghttpd ${NG_CPU[*]} ns (median $NG_CPU_MED), mock ${M
 Memory over $SOAK requests ($SOAK_RPS req/s, $SOAK_2XX 2xx): RSS before $RSS_BEFORE KiB, mid-run $RSS_MID KiB,
 max $RSS_MAX KiB, after $RSS_AFTER KiB. Samples (KiB, 1 s apart): $SAMPLES
 
-Reproduce: \`scripts/bench/bench-mock-apns.sh\` (installs nghttp2-client and nghttp2-server if missing).
+Reproduce: \`scripts/bench/mock-apns.sh\` (installs nghttp2-client and nghttp2-server if missing).
 EOF
 echo "wrote out/bench-mock-apns.md"

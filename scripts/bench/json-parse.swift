@@ -1,4 +1,4 @@
-// The driver of scripts/bench/bench-json-parse.sh: parses each file given with Liveline's JSONParser
+// The driver of scripts/bench/json-parse.sh: parses each file given with Liveline's JSONParser
 // and with Foundation's JSONSerialization, the reference, in the same process, and prints the
 // median time of each and their ratio. Compiled by the script together with the parser's own
 // source files, optimised.

@@ -1,4 +1,4 @@
-# Shared by scripts/bench/bench-bridge.sh and scripts/soak/bridge-soak.sh (sourced, not run).
+# Shared by scripts/bench/bridge.sh and scripts/soak/bridge-soak.sh (sourced, not run).
 
 # bridge_config FILE PORT STORE: a bridge with one Standard Webhooks source, `orders`, whose
 # webhooks set `minutesLeft` of delivery.yaml's order, and the API key "bench-key". RETENTION

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes the benchmarks' Live Activity update (276 bytes): timestamp now, stale in an hour, a
-Date in reference-date seconds. One definition for scripts/bench/bench-mock-apns.sh,
-scripts/bench/bench-apns-client.sh and scripts/bench/callgrind-mock-apns.sh.
+Date in reference-date seconds. One definition for scripts/bench/mock-apns.sh,
+scripts/bench/apns-client.sh and scripts/bench/callgrind-mock-apns.sh.
 
-    scripts/bench/bench-payload.py OUT.json
+    scripts/bench/payload.py OUT.json
 """
 import json
 import sys

@@ -4,8 +4,8 @@
 # Times are CPU time of the parsing thread (median of runs), not wall time, which on a shared
 # machine counts other processes' turns too.
 #
-#   scripts/bench/bench-json-parse.sh            # this tree's parser
-#   scripts/bench/bench-json-parse.sh REV        # also the parser as of git revision REV, for comparison
+#   scripts/bench/json-parse.sh            # this tree's parser
+#   scripts/bench/json-parse.sh REV        # also the parser as of git revision REV, for comparison
 #
 # Bodies: flat objects of N keys ("k0": 0, …) with N = 1,000, 10,000 (the default body-keys, 159
 # KiB, under the default 256 KiB body-limit) and 30,000 (past body-keys: what a bridge with
@@ -25,7 +25,7 @@ PY
 files=$(ls "$work"/*.json | sort -V)
 
 build() { # build DIR: compiles the driver (as main.swift) with the parser sources in DIR
-    cp "$root/scripts/bench/bench-json-parse.swift" "$1/main.swift"
+    cp "$root/scripts/bench/json-parse.swift" "$1/main.swift"
     swiftc -O -module-name LivelineJSONBench -o "$1/bench" "$1/main.swift" \
         "$1/JSONParser.swift" "$1/StateValue.swift" $( [ -f "$1/UTF8Validation.swift" ] && echo "$1/UTF8Validation.swift" )
 }

@@ -4,7 +4,7 @@
 # in the same run so the ratio holds on a shared machine:
 #   reference  a library depending on Yams (what the core Liveline target already needs)
 #   syntax     a library depending on swift-syntax's SwiftSyntax and SwiftParser
-# and prints each debug build's wall time and the ratio. Usage: scripts/bench/bench-swift-syntax-build.sh
+# and prints each debug build's wall time and the ratio. Usage: scripts/bench/swift-syntax-build.sh
 set -euo pipefail
 work=$(mktemp -d /tmp/liveline-syntax-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # What a newcomer's first `swift run liveline play` costs, and swift-syntax's share of it.
 #
-#   scripts/bench/bench-first-build.sh [DIR]     DIR: where to clone (default: a temporary directory)
-#   FROM=3 scripts/bench/bench-first-build.sh DIR  go on from step 3 in an existing clone
+#   scripts/bench/first-build.sh [DIR]     DIR: where to clone (default: a temporary directory)
+#   FROM=3 scripts/bench/first-build.sh DIR  go on from step 3 in an existing clone
 #
 # In a fresh clone of this repository: resolves the packages, builds swift-syntax's SwiftParser
 # (all that `--app` adds) on its own, then the `liveline` product (everything else), then plays

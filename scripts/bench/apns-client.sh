@@ -2,8 +2,8 @@
 # Liveline's APNs client against h2load and aioapns (Python asyncio), in the same run, against
 # the same mock APNs over TLS, with the same liveactivity request and ES256 key.
 #
-#   scripts/bench/bench-apns-client.sh            # REQUESTS=100000 ROUNDS=3 STREAMS=100 by default
-#   LIVELINE=/path/to/liveline CLIENT=/path/to/ClientThroughput scripts/bench/bench-apns-client.sh   # given builds
+#   scripts/bench/apns-client.sh            # REQUESTS=100000 ROUNDS=3 STREAMS=100 by default
+#   LIVELINE=/path/to/liveline CLIENT=/path/to/ClientThroughput scripts/bench/apns-client.sh   # given builds
 #
 # The mock runs on CPU 1 (one event-loop thread, full validation, JWT checks, device
 # simulation); each client in turn on CPU 0, with one connection and STREAMS requests in flight.
@@ -54,7 +54,7 @@ trap cleanup EXIT
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/AuthKey.p8" 2>/dev/null
 JWT=$("$BIN" token --key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID")
 
-scripts/bench/bench-payload.py "$WORK/payload.json"
+scripts/bench/payload.py "$WORK/payload.json"
 PAYLOAD_BYTES=$(wc -c < "$WORK/payload.json")
 : > "$WORK/tokens"; : > "$WORK/uris"
 for i in $(seq 1 "$TOKENS"); do

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Pre-signs webhook requests for scripts/bench/bench-bridge.lua: one line per request,
+"""Pre-signs webhook requests for scripts/bench/bridge.lua: one line per request,
 `id<TAB>timestamp<TAB>signature<TAB>body`, each a distinct Standard Webhooks message (its own
 webhook-id and sequence), so every request the bridge acknowledges is a new event it must
 store durably, not a duplicate. Sequences grow across files too (they start from the clock), so
 a later file's events are newer than an earlier one's and are applied, not superseded.
 
-    scripts/bench/bench-bridge-requests.py COUNT ACTIVITIES OUT
+    scripts/bench/bridge-requests.py COUNT ACTIVITIES OUT
 """
 import base64, hashlib, hmac, sys, time
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The load tester at scale (BENCHMARKS.md, "Load tester").
 #
-#   scripts/bench/bench-load.sh            discard target: 100,000 football matches, 3 rounds
-#   scripts/bench/bench-load.sh --mock     also the same 100,000 against the embedded mock (minutes)
+#   scripts/bench/load.sh            discard target: 100,000 football matches, 3 rounds
+#   scripts/bench/load.sh --mock     also the same 100,000 against the embedded mock (minutes)
 #
 # Each round runs, alternating, in the same conditions:
 #   reference  10,000 matches, one engine thread (the engine benchmark's workload)
