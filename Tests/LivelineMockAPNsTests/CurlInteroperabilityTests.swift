@@ -108,6 +108,11 @@ struct CurlInteroperabilityTests {
 
         let stats = try await Curl.run(["\(base)/stats"])
         #expect(stats.body.contains(#""device-pushes" : 1"#))
+        let counters = try await Curl.run(["\(base)/counters"])
+        let counted = try #require(try JSONSerialization.jsonObject(with: Data(counters.body.utf8)) as? [String: Any])
+        #expect(counted["device-pushes"] as? Int == 1 && counted["activities"] as? Int == 1)
+        #expect((counted["statuses"] as? [String: Int])?["200"] == 1)
+        #expect(counted["lifecycles"] == nil)
 
         let faults = try await Curl.run(["--data-binary", "errors:\n  - { status: 500, reason: InternalServerError, rate: 1 }\n", "\(base)/faults"])
         #expect(faults.status == 200)

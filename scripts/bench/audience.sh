@@ -6,7 +6,7 @@
 #
 # Measured per size, for real:
 # - seconds from the webhook's 202 to the mock APNs having answered every follower (its
-#   /stats `device-pushes`, polled every 5 ms by the same process that sent the webhook), and
+#   /counters `device-pushes`, polled every 5 ms by the same process that sent the webhook), and
 #   the bridge's own liveline_fanout_lag_seconds (webhook stored -> the last range recorded);
 # - pushes/s over that time, and the bridge's CPU per push (utime+stime from /proc);
 # - the bridge's peak RSS (VmHWM in /proc/PID/status: the whole run, start to last answer);
@@ -130,7 +130,7 @@ with urllib.request.urlopen(request) as answer:
 t0 = time.time()
 pushes, deadline = 0, t0 + 600
 while pushes < n and time.time() < deadline:
-    with urllib.request.urlopen(f"http://127.0.0.1:{inspect}/stats") as answer:
+    with urllib.request.urlopen(f"http://127.0.0.1:{inspect}/counters") as answer:
         stats = json.load(answer)
     pushes = stats["device-pushes"]
     t1 = time.time()

@@ -8,7 +8,8 @@ import Foundation
 /// | `GET /activities/{token}` | one activity, by update token or id |
 /// | `GET /activities/{token}/pushes` | the pushes to that token (``AnsweredPush``), oldest first |
 /// | `GET /channels` | broadcast channels |
-/// | `GET /stats` | ``MockAPNsStats`` |
+/// | `GET /stats` | ``MockAPNsStats`` (sums every activity: its cost grows with them) |
+/// | `GET /counters` | ``MockAPNsCounters``: the running counters alone, the same cost at any size |
 /// | `GET /faults`, `POST /faults` | read or replace the ``FaultPlan`` (body: YAML or JSON) |
 /// | `POST /reset` | forget activities, channels, histories and counters |
 struct InspectionRouter: Sendable {
@@ -39,6 +40,8 @@ struct InspectionRouter: Sendable {
             return encode(state.channels())
         case ("GET", 1, "stats"):
             return encode(state.stats())
+        case ("GET", 1, "counters"):
+            return encode(state.counters())
         case ("GET", 1, "faults"):
             return encode(state.faults())
         case ("POST", 1, "faults"):
@@ -52,10 +55,10 @@ struct InspectionRouter: Sendable {
         case ("POST", 1, "reset"):
             state.reset()
             return encode(["reset": true])
-        case (_, _, "activities"), (_, _, "channels"), (_, _, "stats"), (_, _, "faults"), (_, _, "reset"):
+        case (_, _, "activities"), (_, _, "channels"), (_, _, "stats"), (_, _, "counters"), (_, _, "faults"), (_, _, "reset"):
             return failure(405, "\(method) is not allowed on \(trimmed)")
         default:
-            return notFound("try GET /activities, /activities/{token}/pushes, /channels, /stats, /faults; POST /faults, /reset")
+            return notFound("try GET /activities, /activities/{token}/pushes, /channels, /stats, /counters, /faults; POST /faults, /reset")
         }
     }
 

@@ -116,6 +116,11 @@ final class MockAPNsState: Sendable {
         return box.withLockedValue { $0.stats(now: now) }
     }
 
+    func counters() -> MockAPNsCounters {
+        let now = clock.now()
+        return box.withLockedValue { $0.counters(now: now) }
+    }
+
     func faults() -> FaultPlan {
         box.withLockedValue { $0.faults.plan }
     }

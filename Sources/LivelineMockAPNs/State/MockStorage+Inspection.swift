@@ -50,6 +50,18 @@ extension MockStorage {
         return stats
     }
 
+    /// The running counters alone, without a pass over the activities.
+    func counters(now: Millis) -> MockAPNsCounters {
+        var counters = MockAPNsCounters()
+        counters.requests = stats.requests
+        counters.statuses = statusCounts
+        counters.devicePushes = stats.devicePushes
+        counters.broadcasts = stats.broadcasts
+        counters.activities = devices.activities.count
+        counters.uptimeMillis = now - startedAt
+        return counters
+    }
+
     /// Responses by status, as text keys (`"200"`).
     var statusCounts: [String: Int] {
         var counts: [String: Int] = [:]
