@@ -7,11 +7,12 @@ import Synchronization
 
 /// Sends fan-outs: each push decided for a key with followers, to every token follower.
 ///
-/// A pass claims a few ranges of followers (keyset pages by follower id; one of each fan-out
-/// with work first, so a key with a million followers does not hold up the next key's; several
-/// instances on PostgreSQL share one fan-out by claiming its ranges in turn), sends each follower its push,
-/// all in flight at once through ``APNsClient``, and records each range's answers in one
-/// transaction. Then it sends the followers whose exception is due (joined late, or backing
+/// A pass claims ranges of followers (keyset pages by follower id; one of each fan-out with
+/// work first, so a key with a million followers does not hold up the next key's; several
+/// instances on PostgreSQL share one fan-out by claiming its ranges in turn) and keeps
+/// ``Configuration/ranges`` of them in flight through ``APNsClient``: when a range is wholly
+/// answered it is recorded in one transaction and the next is claimed, while the others are
+/// still being answered, until the pass has taken ``Configuration/rangesPerPass``. Then it sends the followers whose exception is due (joined late, or backing
 /// off), each the newest push of its key.
 ///
 /// Per follower, by APNs' answer: 2xx, done; 410, `BadDeviceToken`, `DeviceTokenNotForTopic`,
@@ -25,21 +26,24 @@ public final class FanOutSender: Sendable {
         public var lease: Duration
         /// Followers per range.
         public var page: Int
-        /// Ranges claimed per pass (all their pushes in flight at once).
+        /// Ranges in flight at once (all their pushes sent together).
         public var ranges: Int
+        /// Ranges a pass takes before it turns to the catch-ups; at least ``ranges``.
+        public var rangesPerPass: Int
         /// Catch-ups and retries per pass.
         public var catchUps: Int
         public var retry: RetryPolicy
         public var pollInterval: Duration
 
         public init(
-            instance: String, lease: Duration = .seconds(60), page: Int = 1000, ranges: Int = 4, catchUps: Int = 512,
-            retry: RetryPolicy = RetryPolicy(), pollInterval: Duration = .milliseconds(100)
+            instance: String, lease: Duration = .seconds(60), page: Int = 1000, ranges: Int = 4, rangesPerPass: Int? = nil,
+            catchUps: Int = 512, retry: RetryPolicy = RetryPolicy(), pollInterval: Duration = .milliseconds(100)
         ) {
             self.instance = instance
             self.lease = lease
             self.page = max(1, page)
             self.ranges = max(1, ranges)
+            self.rangesPerPass = max(self.ranges, rangesPerPass ?? ranges)
             self.catchUps = max(1, catchUps)
             self.retry = retry
             self.pollInterval = pollInterval
@@ -111,42 +115,31 @@ public final class FanOutSender: Sendable {
 
     private var isStopping: Bool { stopping.withLock { $0 } }
 
-    /// One pass at `now`: up to ``Configuration/ranges`` ranges, then the due catch-ups.
+    /// One pass at `now`: up to ``Configuration/rangesPerPass`` ranges, ``Configuration/ranges``
+    /// of them in flight at a time, then the due catch-ups.
     @discardableResult
     public func send(now: Date) async throws -> PassReport {
         var report = PassReport()
-        var claimed: [FanOutRange] = []
-        while claimed.count < configuration.ranges,
-              let range = try await store.claimFanOutRange(
-                  limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now,
-                  excluding: claimed.map(\.fanOutID)) {
-            claimed.append(range)
-            if range.resumed { observer.fanOutResumed(duplicates: range.targets.count) }
-        }
-        report.ranges = claimed.count
-        if !claimed.isEmpty {
-            let answered = await withTaskGroup(of: (Int, [FollowerAnswer]?).self) { group in
-                for (index, range) in claimed.enumerated() {
-                    group.addTask { (index, await self.deliver(range.push, to: range.targets, attempts: 0, now: now)) }
-                }
-                var answered: [(Int, [FollowerAnswer]?)] = []
-                for await result in group { answered.append(result) }
-                return answered.sorted { $0.0 < $1.0 }
+        var claimedFanOuts: [Int64] = []
+        try await withThrowingTaskGroup(of: (FanOutRange, [FollowerAnswer]?).self) { group in
+            var inFlight = 0
+            while inFlight < configuration.ranges, report.ranges < configuration.rangesPerPass,
+                  let range = try await claimRange(now: now, excluding: claimedFanOuts) {
+                claimedFanOuts.append(range.fanOutID)
+                report.ranges += 1
+                inFlight += 1
+                group.addTask { (range, await self.deliver(range.push, to: range.targets, attempts: 0, now: now)) }
             }
-            for (index, answers) in answered {
+            while let (range, answers) = try await group.next() {
+                inFlight -= 1
                 // A range not wholly answered by a stop's cutoff stays claimed: sent again later.
-                guard let answers else { continue }
-                let range = claimed[index]
-                let progress = try await store.recordFanOut(range, answers: answers, instance: configuration.instance, now: now)
-                let sent = answers.filter { $0.outcome == .sent }.count
-                report.sent += sent
-                report.failed += answers.count - sent
-                report.pruned += progress.pruned
-                if !answers.isEmpty { observer.fanOutPushes(activityKey: range.push.activityKey, count: answers.count) }
-                if progress.pruned > 0 { observer.followersPruned(progress.pruned) }
-                if progress.finished {
-                    report.finished += 1
-                    if let receivedAt = progress.receivedAt { observer.fanOutFinished(lagSeconds: max(0, Date().timeIntervalSince(receivedAt))) }
+                if let answers { try await record(range, answers: answers, now: now, into: &report) }
+                if answers != nil, !isStopping, report.ranges < configuration.rangesPerPass,
+                   let next = try await claimRange(now: now, excluding: claimedFanOuts) {
+                    claimedFanOuts.append(next.fanOutID)
+                    report.ranges += 1
+                    inFlight += 1
+                    group.addTask { (next, await self.deliver(next.push, to: next.targets, attempts: 0, now: now)) }
                 }
             }
         }
@@ -168,6 +161,30 @@ public final class FanOutSender: Sendable {
             if progress.pruned > 0 { observer.followersPruned(progress.pruned) }
         }
         return report
+    }
+
+    /// The next range of followers to send, preferring fan-outs this pass has not served yet.
+    private func claimRange(now: Date, excluding claimed: [Int64]) async throws -> FanOutRange? {
+        let range = try await store.claimFanOutRange(
+            limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now, excluding: claimed
+        )
+        if let range, range.resumed { observer.fanOutResumed(duplicates: range.targets.count) }
+        return range
+    }
+
+    /// Records a wholly answered range and counts it in `report` and the observer.
+    private func record(_ range: FanOutRange, answers: [FollowerAnswer], now: Date, into report: inout PassReport) async throws {
+        let progress = try await store.recordFanOut(range, answers: answers, instance: configuration.instance, now: now)
+        let sent = answers.filter { $0.outcome == .sent }.count
+        report.sent += sent
+        report.failed += answers.count - sent
+        report.pruned += progress.pruned
+        if !answers.isEmpty { observer.fanOutPushes(activityKey: range.push.activityKey, count: answers.count) }
+        if progress.pruned > 0 { observer.followersPruned(progress.pruned) }
+        if progress.finished {
+            report.finished += 1
+            if let receivedAt = progress.receivedAt { observer.fanOutFinished(lagSeconds: max(0, Date().timeIntervalSince(receivedAt))) }
+        }
     }
 
     /// One push to send: what, to whom, after how many failed attempts.

@@ -76,7 +76,7 @@ public final class BridgeService: Sendable {
         )
         let fanOut = FanOutSender(
             store: store, client: client,
-            configuration: .init(instance: options.instance, lease: options.lease * 2, retry: options.retry),
+            configuration: .init(instance: options.instance, lease: options.lease * 2, rangesPerPass: 16, retry: options.retry),
             observer: metrics, logger: logger
         )
         self.fanOut = fanOut
