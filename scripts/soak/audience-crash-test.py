@@ -241,9 +241,15 @@ sources:
             time.sleep(2)
             start(0)  # the dead instance comes back while the other finishes
 
-        # The story's final state, as the bridge holds it.
-        final = json.loads(request("GET", f"http://127.0.0.1:{up()}/v1/activities/{KEY}",
-                                   headers={"authorization": f"Bearer {API_KEY}"})[1])
+        # The story's final state, as the bridge holds it once it has applied every event it
+        # acknowledged (read at once, it may still be a step behind the last webhook).
+        deadline = time.time() + 60
+        while True:
+            final = json.loads(request("GET", f"http://127.0.0.1:{up()}/v1/activities/{KEY}",
+                                       headers={"authorization": f"Bearer {API_KEY}"})[1])
+            if final.get("pending-events") == 0 or time.time() > deadline:
+                break
+            time.sleep(0.1)
         expected = final.get("content-state") or final.get("contentState")
         if not expected or expected.get("phase") != "full-time" or (expected.get("homeScore"), expected.get("awayScore")) != (2, 1):
             problems.append(f"the bridge's final state is not full time 2–1: {expected}")
