@@ -44,15 +44,11 @@ import Testing
         let environment = ["DOORDASH_WEBHOOK_AUTH": "Bearer dd-demo"]
 
         let result = try await CLI.run(["bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0"], environment: environment, timeout: 120) { process, out in
-            guard await out.wait(for: "listening on http://127.0.0.1:"),
-                  let line = out.text.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
-                  let port = line.split(separator: ":").last.map(String.init)
-            else {
+            guard let base = await out.bridgeBase() else {
                 Issue.record("the bridge did not say where it listens: \(out.text)")
                 process.interrupt()
                 return
             }
-            let base = "http://127.0.0.1:\(port)"
             let token = String(repeating: "ab", count: 32)
             let registered = (try? await Self.curl([
                 "-X", "PUT", "\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key", "-H", "Content-Type: application/json",

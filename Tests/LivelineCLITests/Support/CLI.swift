@@ -129,4 +129,14 @@ final class OutputBuffer: @unchecked Sendable {
     func wait(for needle: String, seconds: Double = 60) async -> Bool {
         await eventually(within: seconds, every: .milliseconds(20)) { text.contains(needle) }
     }
+
+    /// Waits for a bridge's "listening on http://127.0.0.1:PORT" line; its base URL, or nil
+    /// when it never came.
+    func bridgeBase() async -> String? {
+        guard await wait(for: "listening on http://127.0.0.1:"),
+              let line = text.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
+              let port = line.split(separator: ":").last.map(String.init)
+        else { return nil }
+        return "http://127.0.0.1:\(port)"
+    }
 }
