@@ -219,13 +219,28 @@ struct BridgeConfigReader {
         return keys
     }
 
-    /// `retention: {events: 7d, dead-letters: 30d}`: each a duration (days allowed, like `7d`)
-    /// or `forever`; a key left out keeps its default.
+    /// `retention: {events: 7d, dead-letters: 30d, batch: 500, batch-time: 5ms}`: the periods
+    /// each a duration (days allowed, like `7d`) or `forever`; the most rows a prune batch
+    /// deletes, and the time a batch aims at. A key left out keeps its default.
     mutating func retention(_ node: Node) -> RetentionPolicy {
         var policy = RetentionPolicy.standard
-        guard let fields = base.fields(of: node, in: "retention", allowed: ["events", "dead-letters"], required: [:]) else { return policy }
+        guard let fields = base.fields(of: node, in: "retention", allowed: ["events", "dead-letters", "batch", "batch-time"], required: [:]) else { return policy }
         if let node = fields["events"], let value = retentionPeriod(node, "retention.events") { policy.events = value }
         if let node = fields["dead-letters"], let value = retentionPeriod(node, "retention.dead-letters") { policy.deadLetters = value }
+        if let node = fields["batch"] {
+            if let rows = node.scalar.flatMap({ Int($0.string) }), (1...100_000).contains(rows) {
+                policy.batch = rows
+            } else {
+                error(node, "expected retention.batch as a number of rows from 1 to 100000, found \(ScenarioReader.describe(node))")
+            }
+        }
+        if let node = fields["batch-time"] {
+            if let millis = DurationText.parse(node.scalar?.string ?? ""), (1...1_000).contains(millis) {
+                policy.batchTime = .milliseconds(millis)
+            } else {
+                error(node, "expected retention.batch-time as a duration from 1ms to 1s, like 5ms, found \(ScenarioReader.describe(node))")
+            }
+        }
         return policy
     }
 

@@ -49,12 +49,16 @@ public final class BridgeMetrics: Sendable {
     private let activityCount: Gauge
     private let deadLetteredCounter: Counter
     private let connectionsRefusedCounter: Counter
+    private let pruneBatchHistogram: ValueHistogram
 
     /// Upper bounds of the receipt-to-APNs histogram, in seconds: 1 ms to 10 s, about three
     /// buckets per decade.
     public static let latencyBuckets: [Double] = [
         0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
     ]
+
+    /// Upper bounds of the prune-batch histogram, in seconds: 0.5 ms to 250 ms.
+    public static let pruneBatchBuckets: [Double] = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25]
 
     /// The metrics' names and help texts (made on use: the descriptor type is not `Sendable`).
     private enum Name {
@@ -74,6 +78,9 @@ public final class BridgeMetrics: Sendable {
         static var pruned: MetricNameDescriptor {
             descriptor("liveline_store_pruned_rows_total", "Rows the retention policy deleted, by table (inbox_events, dead_letters).")
         }
+        static var pruneBatch: MetricNameDescriptor {
+            descriptor("liveline_store_prune_batch_seconds", "Seconds each retention batch held the store, from its start to its commit.")
+        }
         static var retries: MetricNameDescriptor { descriptor("liveline_push_retries_total", "Push attempts that failed and were scheduled again, by reason.") }
 
         static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
@@ -91,6 +98,7 @@ public final class BridgeMetrics: Sendable {
         activityCount = registry.makeGauge(descriptor: Name.activities)
         deadLetteredCounter = registry.makeCounter(descriptor: Name.deadLettered)
         connectionsRefusedCounter = registry.makeCounter(descriptor: Name.connectionsRefused)
+        pruneBatchHistogram = registry.makeValueHistogram(descriptor: Name.pruneBatch, buckets: Self.pruneBatchBuckets)
     }
 
     /// Counts one webhook of `source` (a configured name; empty when the name was unknown).
@@ -132,9 +140,10 @@ public final class BridgeMetrics: Sendable {
         registry.makeCounter(descriptor: Name.retries, labels: [("reason", reason)]).increment()
     }
 
-    /// Counts rows of `table` that the retention policy deleted.
-    public func pruned(table: String, rows: Int) {
+    /// Counts rows of `table` that one retention batch deleted, and the time the batch took.
+    public func pruned(table: String, rows: Int, took: Duration) {
         registry.makeCounter(descriptor: Name.pruned, labels: [("table", table)]).increment(by: Int64(rows))
+        pruneBatchHistogram.record(took.inSeconds)
     }
 
     /// Everything in the Prometheus text exposition format (version 0.0.4).

@@ -2,13 +2,14 @@ import Foundation
 import Logging
 
 /// Deletes what the ``RetentionPolicy`` no longer keeps, in the background, so the store stays
-/// the same size at a steady rate: every `interval`, for each table, batches of at most
-/// `batch` rows, one transaction each, with a `pause` between them for the writers. A round
-/// ends at the first batch that finds fewer rows than it could take.
+/// the same size at a steady rate: every `interval`, for each table, one short transaction
+/// after another until a batch finds fewer rows than it could take. Batches are sized to take
+/// about the policy's `batchTime` (``PruneBatchSizer``), and each is followed by a pause at
+/// least three times as long (by default), so the writers have the store most of the round.
 ///
-/// Each batch is short and the pruner never runs two at once, so webhooks and dispatch passes
-/// wait at most one small batch for the store's writer (SQLite has one); on PostgreSQL the
-/// deleted rows are ones no writer touches any more.
+/// The pruner never runs two batches at once, so webhooks and dispatch passes wait at most one
+/// short batch for the store's writer (SQLite has one); on PostgreSQL the deleted rows are ones
+/// no writer touches any more.
 public final class StorePruner: Sendable {
     /// What one round deleted.
     public struct Report: Sendable, Hashable {
@@ -59,8 +60,8 @@ public final class StorePruner: Sendable {
         if let keep = policy.events {
             let cutoff = now.addingTimeInterval(-keep.inSeconds)
             for source in sources {
-                let (rows, batches) = try await batches(table: "inbox_events") {
-                    try await self.store.pruneEvents(source: source, receivedBefore: cutoff, limit: self.policy.batch)
+                let (rows, batches) = try await batches(table: "inbox_events") { size in
+                    try await self.store.pruneEvents(source: source, receivedBefore: cutoff, limit: size)
                 }
                 report.events += rows
                 report.batches += batches
@@ -68,8 +69,8 @@ public final class StorePruner: Sendable {
         }
         if let keep = policy.deadLetters {
             let cutoff = now.addingTimeInterval(-keep.inSeconds)
-            let (rows, batches) = try await batches(table: "dead_letters") {
-                try await self.store.pruneDeadLetters(failedBefore: cutoff, limit: self.policy.batch)
+            let (rows, batches) = try await batches(table: "dead_letters") { size in
+                try await self.store.pruneDeadLetters(failedBefore: cutoff, limit: size)
             }
             report.deadLetters = rows
             report.batches += batches
@@ -77,18 +78,24 @@ public final class StorePruner: Sendable {
         return report
     }
 
-    /// Runs `batch` until it deletes fewer than a full batch, pausing between; the rows
-    /// deleted and the batches run. Each batch is counted in the metrics as it commits, so a
-    /// scrape during a round sees the round under way.
-    private func batches(table: String, _ batch: @Sendable () async throws -> Int) async throws -> (rows: Int, batches: Int) {
+    /// Runs `batch` with the sizer's row count until it deletes fewer than it asked for,
+    /// pausing between; the rows deleted and the batches run. Each batch is counted in the
+    /// metrics as it commits, with its time, so a scrape during a round sees the round under way.
+    private func batches(table: String, _ batch: @Sendable (Int) async throws -> Int) async throws -> (rows: Int, batches: Int) {
         var rows = 0, batches = 0
+        var sizer = PruneBatchSizer(policy: policy)
+        let clock = ContinuousClock()
         while !Task.isCancelled {
-            let deleted = try await batch()
+            let size = sizer.size
+            let started = clock.now
+            let deleted = try await batch(size)
+            let elapsed = started.duration(to: clock.now)
             batches += 1
             rows += deleted
-            if deleted > 0 { metrics?.pruned(table: table, rows: deleted) }
-            guard deleted >= policy.batch else { break }
-            if policy.pause > .zero { try await Task.sleep(for: policy.pause) }
+            if deleted > 0 { metrics?.pruned(table: table, rows: deleted, took: elapsed) }
+            guard deleted >= size else { break }
+            let pause = sizer.pause(after: elapsed)
+            if pause > .zero { try await Task.sleep(for: pause) }
         }
         return (rows, batches)
     }

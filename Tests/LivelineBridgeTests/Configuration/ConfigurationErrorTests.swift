@@ -71,6 +71,18 @@ import Testing
             Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { events: 30s }"), 3, 22,
             "expected retention.events as a period of at least 1m, like 7d, 36h or 30m, or forever, found '30s'"
         )
+        let batches = try BridgeConfigurationLoader(environment: [:]).load(
+            yaml: Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { batch: 200, batch-time: 2ms }"), file: testConfigurationFile
+        )
+        #expect(batches.retention.batch == 200 && batches.retention.batchTime == .milliseconds(2))
+        expectError(
+            Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { batch-time: 5s }"), 3, 26,
+            "expected retention.batch-time as a duration from 1ms to 1s, like 5ms, found '5s'"
+        )
+        expectError(
+            Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { batch: 0 }"), 3, 21,
+            "expected retention.batch as a number of rows from 1 to 100000, found '0'"
+        )
     }
 
     @Test func aMisspeltSecretsKeyIsReportedOnce() {

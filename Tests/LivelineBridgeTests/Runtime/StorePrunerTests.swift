@@ -44,14 +44,17 @@ import Testing
 
             let metrics = BridgeMetrics()
             let pruner = StorePruner(
-                store: store, policy: RetentionPolicy(events: .seconds(7 * 86_400), deadLetters: .seconds(30 * 86_400), batch: 500, pause: .zero),
+                // Batches far under their time: each twice the last, from 32 rows up to 500.
+                store: store, policy: RetentionPolicy(
+                    events: .seconds(7 * 86_400), deadLetters: .seconds(30 * 86_400), batch: 500, batchTime: .seconds(3600), pause: .zero
+                ),
                 sources: ["doordash", "feed"], metrics: metrics, logger: Logger(label: "liveline.tests.pruner")
             )
             let report = try await pruner.prune(now: F.epoch)
             #expect(report.events == 1100 + 2)
             #expect(report.deadLetters == 1)
-            // In batches of at most 500: 500, 500 and 100 for doordash, one for feed, one for dead letters.
-            #expect(report.batches == 5)
+            // 32, 64, 128, 256, 500 and 120 for doordash, one for feed, one for dead letters.
+            #expect(report.batches == 8)
 
             #expect(try await store.counts().pendingEvents == 50)
             #expect(try await Self.eventIDs(store, activity: "act-7") == ["new-7"])

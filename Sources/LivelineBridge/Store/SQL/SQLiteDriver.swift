@@ -1,7 +1,7 @@
 import Foundation
 
 /// SQLite: one connection to a file, in WAL mode with `synchronous=FULL`, on a thread of its own
-/// (``SQLiteConnection``).
+/// (``SQLiteConnection``), and a second that only checkpoints the log (``SQLiteCheckpointer``).
 ///
 /// One process owns the file. Transactions are serialized by the connection and start with
 /// `BEGIN IMMEDIATE`, so the claim semantics match PostgreSQL's row locks: nobody else writes
@@ -12,10 +12,14 @@ final class SQLiteDriver: SQLDriver {
     /// On a thread of its own: a statement waiting for another connection's write lock (busy
     /// timeout) or for an fsync blocks only this store, never a thread that other work needs.
     private let connection: SQLiteConnection
+    private let checkpointer: SQLiteCheckpointer
+    private let checkpoints: Task<Void, Never>
 
-    private init(name: String, connection: SQLiteConnection) {
+    private init(name: String, connection: SQLiteConnection, checkpointer: SQLiteCheckpointer) {
         self.name = name
         self.connection = connection
+        self.checkpointer = checkpointer
+        checkpoints = Task { await checkpointer.run() }
     }
 
     /// Opens (and creates, the first time) the database file at `path`.
@@ -26,7 +30,6 @@ final class SQLiteDriver: SQLDriver {
             throw StoreError(.open, store: name, cause: "the directory \(directory) does not exist")
         }
         let connection = SQLiteConnection(name: name)
-        let driver = SQLiteDriver(name: name, connection: connection)
         do {
             try await connection.open(path: path)
             // Another connection (a `liveline bridge dead-letters` command, a second instance)
@@ -46,11 +49,14 @@ final class SQLiteDriver: SQLDriver {
             // file, writing every page a batch touches a second time. They are never needed
             // after a crash, so memory loses nothing.
             try await connection.execute("PRAGMA temp_store=MEMORY", [])
+            // Checkpoints run on the checkpointer's connection, not inside a commit here.
+            try await connection.execute("PRAGMA wal_autocheckpoint=\(SQLiteCheckpointer.backstopPages)", [])
+            let checkpointer = try await SQLiteCheckpointer.open(path: path, name: name)
+            return SQLiteDriver(name: name, connection: connection, checkpointer: checkpointer)
         } catch {
-            try? await driver.close()
+            await connection.close()
             throw error.kind == .query ? StoreError(.open, store: name, cause: error.cause) : error
         }
-        return driver
     }
 
     func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
@@ -59,7 +65,12 @@ final class SQLiteDriver: SQLDriver {
 
     var taskExecutor: (any TaskExecutor)? { connection.taskExecutor }
 
+    /// Stops the checkpoints first, so that the store's connection, closing last, folds the
+    /// log into the file and removes it.
     func close() async throws {
+        checkpoints.cancel()
+        await checkpoints.value
+        await checkpointer.close()
         await connection.close()
     }
 }

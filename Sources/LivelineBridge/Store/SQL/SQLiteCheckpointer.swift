@@ -1,0 +1,52 @@
+/// Copies SQLite's write-ahead log back into the database file from a connection of its own,
+/// so that no webhook's commit has to.
+///
+/// Left to itself, SQLite checkpoints inside the commit that takes the log past 1,000 pages:
+/// that commit copies every page back and fsyncs the file while the store's one connection,
+/// and every webhook queued behind it, waits. A prune round fills the log several times faster
+/// than the webhooks do, so that wait landed on the webhooks' p99 exactly while the store
+/// pruned. A `PASSIVE` checkpoint from a second connection takes no writer lock: the writer
+/// goes on appending to the log while the pages before it are copied, and once a checkpoint
+/// has copied everything the next write starts the log again from its beginning.
+///
+/// The store's connection keeps a far higher automatic checkpoint (``backstopPages``) only as a
+/// backstop, so the log stays bounded if this loop ever falls behind.
+struct SQLiteCheckpointer: Sendable {
+    /// How often a checkpoint is tried; one with nothing to copy costs a few microseconds.
+    static let interval: Duration = .milliseconds(100)
+    /// The store connection's own automatic checkpoint, in pages (about 32 MiB of log).
+    static let backstopPages = 8_192
+
+    private let connection: SQLiteConnection
+
+    /// Opens a second connection to the (already open, WAL-mode) file at `path`.
+    static func open(path: String, name: String) async throws(StoreError) -> SQLiteCheckpointer {
+        let connection = SQLiteConnection(name: name)
+        do {
+            try await connection.open(path: path)
+            // It never takes the writer lock; a short wait covers another process's open.
+            try await connection.execute("PRAGMA busy_timeout=1000", [])
+        } catch {
+            await connection.close()
+            throw error
+        }
+        return SQLiteCheckpointer(connection: connection)
+    }
+
+    private init(connection: SQLiteConnection) {
+        self.connection = connection
+    }
+
+    /// Checkpoints every ``interval`` until the task is cancelled. A failed checkpoint is not
+    /// an error anyone must act on (the backstop still bounds the log): the next one retries.
+    func run() async {
+        while !Task.isCancelled {
+            _ = try? await connection.execute("PRAGMA wal_checkpoint(PASSIVE)", [])
+            try? await Task.sleep(for: Self.interval)
+        }
+    }
+
+    func close() async {
+        await connection.close()
+    }
+}

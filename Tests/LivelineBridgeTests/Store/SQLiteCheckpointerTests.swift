@@ -1,0 +1,35 @@
+import Foundation
+import LivelineTestSupport
+import Testing
+@testable import LivelineBridge
+
+/// SQLite used to copy its log back into the file inside whichever commit took the log past
+/// 1,000 pages, and every webhook queued behind that commit waited for the copy and its fsync.
+/// The checkpointer's own connection does it beside the writes: the file takes in what was
+/// committed long before the log is that large, and closing the store leaves no log behind.
+@Suite struct SQLiteCheckpointerTests {
+    @Test func theLogIsCopiedBackBesideTheWritesAndFoldedAtClose() async throws {
+        try await StoreFixture.withLocation(.sqlite) { location in
+            guard case .sqlite(let path) = location else { return }
+            let store = try await SQLStore.open(location, now: StoreFixture.epoch)
+            let before = Self.size(path)
+            // About 300 pages of log: under SQLite's own 1,000-page checkpoint and far under
+            // the store connection's backstop, so only the checkpointer copies them now.
+            try await store.transaction { tx in
+                try await tx.run("CREATE TABLE filler (b BLOB)")
+                for _ in 0..<300 { try await tx.run("INSERT INTO filler VALUES ($1)", [.bytes(Array(repeating: 7, count: 4000))]) }
+            }
+            try await eventually("the committed pages to reach the database file", within: 30) { Self.size(path) > before + 1_000_000 }
+            try await store.close()
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+            let reopened = try await SQLStore.open(location, now: StoreFixture.epoch)
+            let rows = try await reopened.transaction { tx in try await tx.run("SELECT count(*) FROM filler")[0].int(0) }
+            #expect(rows == 300)
+            try await reopened.close()
+        }
+    }
+
+    static func size(_ path: String) -> Int {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+    }
+}
