@@ -9,13 +9,15 @@
 /// goes on appending to the log while the pages before it are copied, and once a checkpoint
 /// has copied everything the next write starts the log again from its beginning.
 ///
-/// The store's connection keeps a far higher automatic checkpoint (``backstopPages``) only as a
-/// backstop, so the log stays bounded if this loop ever falls behind.
+/// The log starts over only at a write that finds it copied completely, which writes arriving
+/// without a break may never give. So the store's connection keeps an automatic checkpoint at a
+/// higher mark (``backstopPages``): by then this loop has copied almost all of the log, so that
+/// checkpoint costs the commit little, and the log starts over from there.
 struct SQLiteCheckpointer: Sendable {
     /// How often a checkpoint is tried; one with nothing to copy costs a few microseconds.
     static let interval: Duration = .milliseconds(100)
-    /// The store connection's own automatic checkpoint, in pages (about 32 MiB of log).
-    static let backstopPages = 8_192
+    /// The store connection's own automatic checkpoint, in pages (16 MiB of log).
+    static let backstopPages = 4_096
 
     private let connection: SQLiteConnection
 
