@@ -21,7 +21,8 @@ public struct AudienceStatus: Sendable, Hashable {
     /// Pushes answered per second: between the last two reads while the fan-out runs, on
     /// average once it has finished; nil when not measured yet.
     public var pushesPerSecond: Double?
-    /// Seconds from the newest fan-out's webhook stored to its last follower's answer (to now
-    /// while it runs); nil for a push no webhook caused.
+    /// Seconds from the newest fan-out's webhook stored to its last range answered (to now
+    /// while it runs); nil for a push no webhook caused (a heartbeat, a push the story's
+    /// min-interval held back).
     public var lagSeconds: Double?
 }

@@ -152,7 +152,7 @@ public final class AudienceWatch: Sendable {
                 }
                 status.pushesPerSecond = Double(delta) / now.timeIntervalSince(previous.at)
             }
-        } else if let finished = newest.finishedAt, finished.timeIntervalSince(newest.createdAt) >= 0.5 {
+        } else if let finished = newest.finishedAt, finished > newest.createdAt {
             status.pushesPerSecond = Double(newest.answered) / finished.timeIntervalSince(newest.createdAt)
         }
         return status

@@ -120,7 +120,8 @@ extension DashboardPage {
     .fanout .event { font-weight: 700; text-transform: uppercase; letter-spacing: .6px; font-size: 12.5px; background: rgba(10,132,255,.22); color: #64d2ff; border-radius: 6px; padding: 2px 8px; }
     .fanout .fstate { font-weight: 650; font-size: 12.5px; text-transform: uppercase; letter-spacing: .6px; color: var(--muted); }
     .fanout.running .fstate { color: var(--warn); } .fanout.done .fstate { color: var(--good); }
-    .fanout code { font-family: "DejaVu Sans Mono", monospace; font-size: 12.5px; color: #d1d1d6; overflow-wrap: anywhere; }
+    .fanout code { font-family: "DejaVu Sans Mono", monospace; font-size: 12.5px; color: #d1d1d6; overflow-wrap: anywhere;
+      flex-basis: 100%; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
     .fanout .bar { height: 12px; border-radius: 6px; background: #24262f; overflow: hidden; }
     .fanout .bar i { display: block; height: 100%; background: var(--tint); border-radius: 6px; transition: width .3s; }
     .fanout.done .bar i { background: var(--good); }
@@ -131,6 +132,7 @@ extension DashboardPage {
     .audience .sample .lock .line.hero { font-size: 28px; }
     @media (max-width: 1250px) { main { grid-template-columns: 1fr; } .activity { grid-template-columns: 1fr; } }
     @media (max-width: 760px) { .audience .body { grid-template-columns: 1fr; } .tiles { grid-template-columns: repeat(2, minmax(0, 1fr)); }
-      .topbar { flex-wrap: wrap; } #search { width: 100%; } main { padding: 14px 12px; } }
+      .topbar { flex-wrap: wrap; gap: 10px; padding: 10px 12px; } .counts { flex-basis: 100%; order: 2; } #search { width: 100%; order: 3; }
+      main { padding: 14px 12px; } }
     """#
 }

@@ -54,8 +54,9 @@ import Testing
             let done = try #require(try await watch.refresh(now: bridge.now.addingTimeInterval(10)).first { $0.activityKey == "D-1" })
             #expect(done.fanOut?.state == .done && done.fanOut?.answered == 5 && done.fanOut?.failed == 1)
             #expect(done.failures == ["Unregistered": 1] && done.removed == 1)
-            #expect(done.lagSeconds.map { abs($0 - 3) < 0.01 } == true, "to the last answer, not to now: \(String(describing: done.lagSeconds))")
-            #expect(done.pushesPerSecond.map { abs($0 - 5) < 0.01 } == true, "five answers in one second: \(String(describing: done.pushesPerSecond))")
+            // The finish is the last pass's time plus what its answers took (real milliseconds).
+            #expect(done.lagSeconds.map { $0 >= 3 && $0 < 3.5 } == true, "to the last answer, not to now: \(String(describing: done.lagSeconds))")
+            #expect(done.pushesPerSecond.map { $0 > 3.3 && $0 <= 5 } == true, "five answers in about one second: \(String(describing: done.pushesPerSecond))")
             // Counted again after the counts' interval: the removed follower is gone.
             #expect(done.followers.updating == 4)
         }
