@@ -80,7 +80,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these PEM certificates (a mock's self-signed one).", valueName: "file.pem"))
     var caFile: String?
 
-    @Option(help: ArgumentHelp("Serve the live dashboard of the embedded mock here (only without APNs credentials): each activity as the Lock Screen and the Dynamic Island would draw it.", valueName: "host:port"))
+    @Option(help: ArgumentHelp("Serve the live dashboard of the embedded mock here (only without APNs credentials): each activity as the Lock Screen and the Dynamic Island would draw it, and each key's followers by state and fan-out progress.", valueName: "host:port"))
     var dashboard: String?
 
     @Option(help: ArgumentHelp("This instance's name in the store's leases (default: host-pid).", valueName: "name"))
