@@ -130,6 +130,7 @@ extension DashboardPage {
     .fanout .failures { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
     .fanout .reason { background: rgba(255,69,58,.12); color: #ffb4ad; border-radius: 999px; padding: 3px 10px; font-size: 12.5px; } .fanout .reason b { color: var(--bad); }
     .audience .sample .lock .line.hero { font-size: 28px; }
+    .audience .sample .hint { color: var(--muted); font-size: 14px; }
     @media (max-width: 1250px) { main { grid-template-columns: 1fr; } .activity { grid-template-columns: 1fr; } }
     @media (max-width: 760px) { .audience .body { grid-template-columns: 1fr; } .tiles { grid-template-columns: repeat(2, minmax(0, 1fr)); }
       .topbar { flex-wrap: wrap; gap: 10px; padding: 10px 12px; } .counts { flex-basis: 100%; order: 2; } #search { width: 100%; order: 3; }
