@@ -2,15 +2,26 @@ import Foundation
 import Liveline
 
 /// What a watcher (the dashboard) reads of the audiences: which keys have followers, their
-/// newest fan-outs and one follower each. Every query walks an index a few entries deep, so
-/// asking every second costs little whatever the number of followers.
+/// newest fan-outs and one follower each. Each query reads the fan-outs (a few rows per key) or
+/// walks an index a few entries deep, so asking every second costs little whatever the number
+/// of followers.
 extension SQLStore {
     public func audienceKeys(limit: Int) async throws -> [String] {
         guard limit > 0 else { return [] }
-        // A loose index scan: from each key, the next one by the followers' (activity_key, id)
-        // index, one lookup per key instead of a pass over every follower.
         return try await transaction { tx in
-            try await tx.run(
+            // The fan-outs first (a few rows per key: the newest of each kind and those running).
+            var keys = try await tx.run(
+                """
+                SELECT activity_key FROM fanouts GROUP BY activity_key
+                ORDER BY MAX(CASE WHEN state = 'running' THEN 1 ELSE 0 END) DESC, MAX(id) DESC LIMIT \(SQLDialect.limit(limit))
+                """
+            ).map { try $0.text(0) }
+            guard keys.count < limit else { return keys }
+            // Then keys with no fan-out yet, by a loose index scan: from each key, the next one by
+            // the followers' (activity_key, id) index, one lookup per key, not a pass over every
+            // follower.
+            let known = Set(keys)
+            let more = try await tx.run(
                 """
                 WITH RECURSIVE audience(key, n) AS (
                     SELECT MIN(activity_key), 1 FROM followers
@@ -21,8 +32,10 @@ extension SQLStore {
                 )
                 SELECT key FROM audience WHERE key IS NOT NULL
                 """,
-                [.int(Int64(limit))]
+                [.int(Int64(limit + known.count))]
             ).map { try $0.text(0) }
+            keys += more.filter { !known.contains($0) }.prefix(limit - keys.count)
+            return keys
         }
     }
 

@@ -25,7 +25,7 @@ import Testing
             let quiet = try #require(before.first { $0.activityKey == "D-1" })
             #expect(quiet.followers.updating == 5 && quiet.followers.awaitingStart == 1 && quiet.followers.total == 6)
             #expect(quiet.sample?.device == "device-1" && quiet.fanOut == nil && quiet.pushesPerSecond == nil)
-            #expect(try await bridge.store.audienceKeys(limit: 1) == ["D-1"])
+            #expect(try await bridge.store.audienceKeys(limit: 1) == ["D-1"], "no fan-out yet: by key")
 
             // The webhook is stored; two seconds later the push is decided and one range of two sent.
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
@@ -59,6 +59,13 @@ import Testing
             #expect(done.pushesPerSecond.map { $0 > 3.3 && $0 <= 5 } == true, "five answers in about one second: \(String(describing: done.pushesPerSecond))")
             // Counted again after the counts' interval: the removed follower is gone.
             #expect(done.followers.updating == 4)
+
+            // Another key's fan-out under way comes first, in the store's order and the watch's.
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED", delivery: "D-2"))
+            _ = try await bridge.dispatcher.dispatch(now: bridge.now)
+            #expect(try await bridge.store.audienceKeys(limit: 1) == ["D-2"])
+            #expect(try await bridge.store.audienceKeys(limit: 5) == ["D-2", "D-1"])
+            #expect(try await watch.refresh(now: bridge.now.addingTimeInterval(11)).map(\.activityKey) == ["D-2", "D-1"])
         }
     }
 

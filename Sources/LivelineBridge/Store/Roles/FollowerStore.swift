@@ -23,8 +23,10 @@ public protocol FollowerStore: Sendable {
     /// The newest failure summaries of a key's fan-outs, newest first.
     func fanOutFailures(activityKey: String, limit: Int) async throws -> [FanOutFailureSummary]
 
-    /// Up to `limit` keys that have followers, in key order. Reads one index entry per key (a
-    /// skip over the followers' index), not every follower.
+    /// Up to `limit` keys with an audience: those with a fan-out under way first, then by their
+    /// newest fan-out, then keys with followers and no fan-out yet, by key. Reads the fan-outs
+    /// (a few rows per key) and one index entry per key (a skip over the followers' index), not
+    /// every follower.
     func audienceKeys(limit: Int) async throws -> [String]
 
     /// The newest `limit` fan-outs of a key, newest first (the store keeps the newest of each
