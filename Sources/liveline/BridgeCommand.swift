@@ -80,7 +80,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these PEM certificates (a mock's self-signed one).", valueName: "file.pem"))
     var caFile: String?
 
-    @Option(help: ArgumentHelp("Serve the live dashboard of the embedded mock here (only without APNs credentials): each activity as the Lock Screen and the Dynamic Island would draw it.", valueName: "host:port"))
+    @Option(help: ArgumentHelp("Serve the live dashboard of the embedded mock here (only without APNs credentials): each activity as the Lock Screen and the Dynamic Island would draw it, and each key's followers by state and fan-out progress.", valueName: "host:port"))
     var dashboard: String?
 
     @Option(help: ArgumentHelp("This instance's name in the store's leases (default: host-pid).", valueName: "name"))
@@ -119,14 +119,22 @@ struct BridgeServeCommand: AsyncParsableCommand {
                 throw ValidationError("--listen \(listen) is not host:port")
             }
         }
-        let (client, mock, banner) = try await makeClient(configuration)
-        if let mock { bridgeOptions.device = Self.deviceView(of: mock) }
-        let store = try await options.openStore(configuration)
         guard let level = Logger.Level(rawValue: logLevel) else {
             throw ValidationError("--log-level \(logLevel) is not one of trace, debug, info, notice, warning, error")
         }
         var logger = Logger(label: "liveline.bridge")
         logger.logLevel = level
+        let store = try await options.openStore(configuration)
+        let client: APNsClient, mock: MockAPNsServer?, banner: String
+        do {
+            // The dashboard shows the store's audiences beside the embedded mock's devices.
+            let audiences = BridgeDashboardAudiences(watch: AudienceWatch(store: store, logger: logger))
+            (client, mock, banner) = try await makeClient(configuration, audiences: audiences)
+        } catch {
+            try? await store.close()
+            throw error
+        }
+        if let mock { bridgeOptions.device = Self.deviceView(of: mock) }
         let service = BridgeService(configuration: configuration, store: store, client: client, options: bridgeOptions, logger: logger)
         let http = service.http
         let address = bridgeOptions.listen ?? configuration.listen
@@ -187,8 +195,11 @@ struct BridgeServeCommand: AsyncParsableCommand {
         return "\(source.name) → POST /v1/webhooks/\(source.name)\(source.rateLimit.map { " (\($0))" } ?? "")"
     }
 
-    /// The APNs client: `--apns-url`, the configured credentials, or the embedded mock.
-    private func makeClient(_ configuration: BridgeConfiguration) async throws -> (APNsClient, MockAPNsServer?, String) {
+    /// The APNs client: `--apns-url`, the configured credentials, or the embedded mock (whose
+    /// dashboard, with `--dashboard`, draws `audiences` too).
+    private func makeClient(
+        _ configuration: BridgeConfiguration, audiences: any DashboardAudienceSource
+    ) async throws -> (APNsClient, MockAPNsServer?, String) {
         let key: SigningKey?
         do {
             key = try configuration.apns.map { try $0.signingKey(environment: ProcessInfo.processInfo.environment) }
@@ -218,7 +229,11 @@ struct BridgeServeCommand: AsyncParsableCommand {
             let dashboardAddress = try dashboard.map { try MockAPNsCommand.address($0, option: "--dashboard") }
             let started = try await EmbeddedMock.start(for: "bridge") { mockConfiguration in
                 mockConfiguration.authentication = .keys([ProviderKey(keyID: throwaway.keyID, teamID: throwaway.teamID, publicKey: publicKey)])
-                if let dashboardAddress { mockConfiguration.dashboard = DashboardConfiguration(host: dashboardAddress.host, port: dashboardAddress.port) }
+                if let dashboardAddress {
+                    var dashboard = DashboardConfiguration(host: dashboardAddress.host, port: dashboardAddress.port)
+                    dashboard.audiences = audiences
+                    mockConfiguration.dashboard = dashboard
+                }
             }
             mock = started.server
             endpoint = started.endpoint

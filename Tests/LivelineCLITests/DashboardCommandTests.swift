@@ -93,4 +93,23 @@ import Testing
             #expect(size > 10_000, "\(name) is missing or empty")
         }
     }
+
+    @Test("bridge serve --dashboard in headless Chromium: a key's followers by state and its fan-outs, done, with one fan's Lock Screen",
+          .enabled(if: chromiumIsAvailable, "needs chromium and python3 (apt-get install -y chromium)"))
+    func audienceInChromium() async throws {
+        let binary = try CLI.binary()
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: out) }
+        let check = try await Subprocess.run(
+            ["python3", CLI.packageRoot.appendingPathComponent("scripts/check/dashboard-check.py").path, "--audience", "--followers", "2000",
+             "--liveline", binary.path, "--out", out.path],
+            mergingErrors: true)
+        let output = check.stdout
+        #expect(check.status == 0, "scripts/check/dashboard-check.py --audience failed:\n\(output)")
+        #expect(output.contains("dashboard: every check passed"))
+        for name in ["audience.png", "audience-narrow.png"] {
+            let size = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path)[.size] as? Int) ?? 0
+            #expect(size > 10_000, "\(name) is missing or empty")
+        }
+    }
 }

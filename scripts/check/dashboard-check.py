@@ -27,12 +27,22 @@ finish loading, which a page with an open event stream never does).
 
 times a running dashboard: from navigation until the counts show that many activities and the
 cards are drawn, and a search by token until its card comes first (scripts/bench/dashboard.sh).
+    python3 scripts/check/dashboard-check.py --audience --liveline .build/debug/liveline [--followers 5000]
+
+checks the bridge's audiences on the page: `liveline bridge serve --dashboard` with a key of
+--followers fans (update tokens, imported as NDJSON) and 40 with only a push-to-start token; the
+page must show the followers by state, then, after a signed webhook, its fan-out done with every
+fan answered, the event's content-state and one fan's Lock Screen; a second webhook's newer
+state replaces it. Screenshots at 1280×800 (audience.png) and on a 420-pixel-wide phone
+(audience-narrow.png).
 Needs: chromium (Debian's package), curl. Only the Python standard library.
 Exits 0 when every check passed, 1 (with what was seen) otherwise.
 """
 
 import argparse
 import base64
+import hashlib
+import hmac
 import json
 import os
 import re
@@ -189,14 +199,14 @@ class Check:
             f.write(base64.b64decode(data))
         print(f"     saved {os.path.relpath(path)}")
 
-    def open_page(self, url):
-        """Starts headless Chromium and opens `url` in a 1400×1000 page driven over DevTools."""
+    def open_page(self, url, width=1400, height=1000):
+        """Starts headless Chromium and opens `url` in a `width`×`height` page driven over DevTools."""
         profile = os.path.join(self.work, "chromium")
         chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
         if not chromium:
             raise RuntimeError("chromium is not installed (apt-get install -y chromium; .ci/run does it)")
         self.start([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
-                    "--remote-debugging-port=0", f"--user-data-dir={profile}", "--window-size=1400,1000", "about:blank"])
+                    "--remote-debugging-port=0", f"--user-data-dir={profile}", f"--window-size={width},{height}", "about:blank"])
         port_file = os.path.join(profile, "DevToolsActivePort")
         deadline = time.time() + 30
         while not (os.path.exists(port_file) and open(port_file).read().count("\n") >= 1):
@@ -209,7 +219,7 @@ class Check:
             target = json.load(response)
         self.page = WebSocket(target["webSocketDebuggerUrl"])
         self.page.call("Page.enable")
-        self.page.call("Emulation.setDeviceMetricsOverride", width=1400, height=1000, deviceScaleFactor=1, mobile=False)
+        self.page.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
 
     def only_screenshot(self):
         self.open_page(self.args.screenshot)
@@ -286,6 +296,96 @@ class Check:
             self.failures.append(f"liveline play exited {play.returncode}: {play.stdout.read()[-2000:]}")
 
 
+    def audience(self):
+        """The bridge's audiences on its embedded mock's dashboard (see --audience)."""
+        args = self.args
+        os.makedirs(args.out, exist_ok=True)
+        port, board = free_port(), free_port()
+        secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+        config = os.path.join(self.work, "bridge.yaml")
+        with open(config, "w") as f:
+            f.write(f"""liveline-bridge: 1
+listen: 127.0.0.1:{port}
+store: sqlite:{os.path.join(self.work, "bridge.db")}
+api-keys: [sha256:{hashlib.sha256(b"check-key").hexdigest()}]
+sources:
+  orders:
+    verify: standard-webhooks
+    secrets: [{secret}]
+    event-id: header:webhook-id
+    event-type: /type
+    activity-key: /data/order_id
+    order-key: /data/sequence
+    order: sequence
+    scenario: {os.path.join(ROOT, "Scenarios", "delivery.yaml")}
+    events:
+      order.eta:
+        set: {{ minutesLeft: /data/minutes_left }}
+""")
+        bridge = self.start([args.liveline, "bridge", "serve", "--config", config, "--dashboard", f"127.0.0.1:{board}"])
+        base, key = f"http://127.0.0.1:{port}", "order-fans"
+        self.wait_http(base + "/readyz", timeout=60)
+
+        def call(method, path, body, content_type="application/json", headers=None):
+            request = urllib.request.Request(base + path, method=method, data=body.encode(), headers={
+                "authorization": "Bearer check-key", "content-type": content_type, **(headers or {})})
+            with urllib.request.urlopen(request, timeout=60) as response:
+                return response.status, response.read().decode()
+
+        call("PUT", f"/v1/activities/{key}", json.dumps({"source": "orders", "audience": True}))
+        fans = [{"device": f"fan-{n}", "update-token": hashlib.sha256(f"fan-{n}".encode()).hexdigest()} for n in range(args.followers)]
+        starters = [{"device": f"starter-{n}", "push-to-start-token": hashlib.sha256(f"starter-{n}".encode()).hexdigest()} for n in range(40)]
+        lines = fans + starters
+        for start in range(0, len(lines), 10000):
+            call("POST", f"/v1/activities/{key}/followers", "".join(json.dumps(line) + "\n" for line in lines[start:start + 10000]),
+                 content_type="application/x-ndjson")
+
+        def webhook(sequence, minutes):
+            body = json.dumps({"type": "order.eta", "data": {"order_id": key, "sequence": sequence, "minutes_left": minutes}})
+            ident, stamp = f"msg_check_{sequence}", str(int(time.time()))
+            mac = hmac.new(base64.b64decode(secret[len("whsec_"):]), f"{ident}.{stamp}.{body}".encode(), hashlib.sha256).digest()
+            call("POST", "/v1/webhooks/orders", body, headers={
+                "webhook-id": ident, "webhook-timestamp": stamp, "webhook-signature": "v1," + base64.b64encode(mac).decode()})
+
+        self.open_page(f"http://127.0.0.1:{board}/", width=1280, height=800)
+        audience = f"document.querySelector('.audience[data-key=\"{key}\"]')"
+        number = lambda name: f"Number(({audience}.querySelector('[data-count=\"{name}\"] b') || {{}}).textContent?.replace(/,/g, ''))"
+        self.wait_for("the page connected to its event stream", "document.getElementById('conn').className.includes('live')", 10)
+        self.wait_for(f"the key's audience: {len(lines):,} followers, {args.followers:,} with an update token, 40 push-to-start only",
+                      f"{audience} && {number('total')} === {len(lines)} && {number('updating')} === {args.followers}"
+                      f" && {number('awaiting-start')} === 40", 30)
+        self.wait_for("no fan-out before the first event", f"{audience}.querySelector('.fanout.idle') !== null", 5)
+
+        webhook(1, 25)
+        fanout = f"{audience}.querySelector('.fanout')"
+        self.wait_for(f"the fan-out done: {args.followers:,} of {args.followers:,} followers answered, none failed",
+                      f"{fanout}.dataset.state === 'done' && {number('answered')} === {args.followers}"
+                      f" && {fanout}.querySelector('[data-count=\"answered\"]').textContent.includes('of {args.followers:,}')"
+                      f" && {number('failed')} === 0", 60)
+        self.wait_for("the event and its content-state (minutesLeft 25)",
+                      f"{fanout}.querySelector('.event').textContent === 'update' && {fanout}.querySelector('code').textContent.includes('\"minutesLeft\":25')", 5)
+        self.wait_for("a lag from the webhook stored to the last answer", f"/lag \\d/.test({fanout}.querySelector('[data-count=\"lag\"]').textContent)", 5)
+        self.wait_for("one fan's Lock Screen as the audience's sample, showing the new state",
+                      f"{audience}.querySelector('.sample .lock') !== null && {audience}.querySelector('.sample .lock').textContent.includes('25')", 10)
+        self.wait_for("the devices below are counted, not drawn one by one",
+                      f"document.querySelectorAll('#activities .activity').length <= 24 && Number(document.querySelector('#counts .chip b').textContent.replace(/,/g, '')) >= {args.followers}", 10)
+        self.screenshot("audience.png")
+
+        webhook(2, 20)
+        self.wait_for("a newer event's fan-out replaces the older one (minutesLeft 20), every fan answered",
+                      f"{fanout} && {fanout}.querySelector('code') && {fanout}.querySelector('code').textContent.includes('\"minutesLeft\":20')"
+                      f" && {fanout}.dataset.state === 'done' && {number('answered')} === {args.followers}", 90)
+        status, text = call("GET", f"/v1/activities/{key}", "")
+        followers = json.loads(text).get("followers", {})
+        if followers.get("total") != len(lines) or followers.get("updating") != args.followers:
+            self.failures.append(f"GET /v1/activities/{key} agrees with the page: {followers}")
+        self.page.call("Emulation.setDeviceMetricsOverride", width=420, height=900, deviceScaleFactor=1, mobile=True)
+        self.wait_for("on a narrow screen the audience fits the width",
+                      f"{audience}.getBoundingClientRect().right <= 420 && document.documentElement.scrollWidth <= 420", 5)
+        self.screenshot("audience-narrow.png")
+        if bridge.poll() is not None:
+            self.failures.append(f"the bridge exited {bridge.returncode}: {bridge.stdout.read()[-2000:]}")
+
     def measure(self):
         """Times the page against a running dashboard: load until the counts show --expect
         activities and the cards are drawn, then a search by --token until its card is first."""
@@ -327,6 +427,8 @@ def main():
     parser.add_argument("--measure", metavar="URL", help="time the page of a running dashboard (scripts/bench/dashboard.sh)")
     parser.add_argument("--expect", type=int, default=0, help="with --measure: the number of activities the mock holds")
     parser.add_argument("--token", help="with --measure: a token to search for")
+    parser.add_argument("--audience", action="store_true", help="check the bridge's audiences on its dashboard instead of a match")
+    parser.add_argument("--followers", type=int, default=5000, help="with --audience: fans with an update token")
     args = parser.parse_args()
     check = Check(args)
     try:
@@ -334,6 +436,8 @@ def main():
             check.measure()
         elif args.screenshot:
             check.only_screenshot()
+        elif args.audience:
+            check.audience()
         else:
             check.run()
     except Exception as error:  # a failure to set up is a failed check, said plainly

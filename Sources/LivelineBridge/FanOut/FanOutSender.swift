@@ -121,6 +121,7 @@ public final class FanOutSender: Sendable {
     public func send(now: Date) async throws -> PassReport {
         var report = PassReport()
         var claimedFanOuts: [Int64] = []
+        let started = ContinuousClock.now
         try await withThrowingTaskGroup(of: (FanOutRange, [FollowerAnswer]?).self) { group in
             var inFlight = 0
             while inFlight < configuration.ranges, report.ranges < configuration.rangesPerPass,
@@ -133,7 +134,13 @@ public final class FanOutSender: Sendable {
             while let (range, answers) = try await group.next() {
                 inFlight -= 1
                 // A range not wholly answered by a stop's cutoff stays claimed: sent again later.
-                if let answers { try await record(range, answers: answers, now: now, into: &report) }
+                if let answers {
+                    // The pass's `now`, moved on by the time its answers took: a fan-out's
+                    // finish (and so its lag on the dashboard) is when its last range was answered.
+                    let elapsed = (ContinuousClock.now - started).components
+                    let answeredAt = now.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                    try await record(range, answers: answers, now: answeredAt, into: &report)
+                }
                 if answers != nil, !isStopping, report.ranges < configuration.rangesPerPass,
                    let next = try await claimRange(now: now, excluding: claimedFanOuts) {
                     claimedFanOuts.append(next.fanOutID)

@@ -9,14 +9,16 @@ import NIOHTTP1
 /// reads what changed since the last tick and makes one frame per distinct search, which every
 /// page with that search gets. A page whose connection is still busy with an earlier frame is
 /// skipped until it catches up (its frames coalesce), so a slow page costs the mock nothing.
-/// Without pages connected a tick does nothing. When nothing changed, a page gets a frame once
-/// a second, which keeps countdowns and the connection alive.
+/// Without pages connected a tick does nothing. A change in the audiences (``DashboardAudienceSource``)
+/// makes a frame too. When nothing changed, a page gets a frame once a second, which keeps
+/// countdowns and the connection alive.
 final class DashboardBroadcaster: Sendable {
     private struct Client {
         let channel: any Channel
         let query: String
         var sentSequence: UInt64?
         var sentRevision = 0
+        var sentAudiences: Int?
         var sentAt: Millis = 0
     }
 
@@ -87,8 +89,9 @@ final class DashboardBroadcaster: Sendable {
 
     /// One tick: a frame for each page that is due and ready for one.
     func tick() {
-        let due = dueClients()
+        let (due, audiences) = dueClients()
         guard !due.isEmpty else { return }
+        let audiencesHash = audiences.hashValue
         let (recent, notable, revision) = refreshTimeline()
         var frames: [String: (bytes: [UInt8], sequence: UInt64)] = [:]
         var sent: [(ObjectIdentifier, UInt64)] = []
@@ -98,7 +101,7 @@ final class DashboardBroadcaster: Sendable {
             if let made = frames[client.query] {
                 frame = made
             } else {
-                frame = makeFrame(query: client.query, recent: recent, notable: notable)
+                frame = makeFrame(query: client.query, recent: recent, notable: notable, audiences: audiences)
                 frames[client.query] = frame
             }
             var buffer = client.channel.allocator.buffer(capacity: frame.bytes.count)
@@ -110,6 +113,7 @@ final class DashboardBroadcaster: Sendable {
             for (id, sequence) in sent {
                 clients[id]?.sentSequence = sequence
                 clients[id]?.sentRevision = revision
+                clients[id]?.sentAudiences = audiencesHash
                 clients[id]?.sentAt = now
             }
         }
@@ -118,20 +122,29 @@ final class DashboardBroadcaster: Sendable {
     /// One frame for `query`, as `GET /frame` answers it.
     func frame(query: String) -> [UInt8] {
         let (recent, notable, _) = refreshTimeline()
-        return makeFrame(query: query, recent: recent, notable: notable).bytes
+        return makeFrame(query: query, recent: recent, notable: notable, audiences: currentAudiences()).bytes
     }
 
-    private func dueClients() -> [Client] {
+    /// The pages due a frame (pushes landed, annotations or audiences changed, or a second
+    /// passed), with the audiences now; nothing is asked without pages.
+    private func dueClients() -> (clients: [Client], audiences: [DashboardAudience]) {
         let all = clients.withLockedValue { Array($0.values) }
-        guard !all.isEmpty else { return [] }
+        guard !all.isEmpty else { return ([], []) }
         let sequence = state.dashboardSequence()
         let revision = timeline.withLockedValue { $0.revision }
+        let audiences = currentAudiences()
+        let audiencesHash = audiences.hashValue
         let now = state.clock.now()
-        return all.filter { client in
+        let due = all.filter { client in
             guard client.channel.isActive, client.channel.isWritable else { return false }
-            return client.sentSequence != sequence || client.sentRevision != revision
+            return client.sentSequence != sequence || client.sentRevision != revision || client.sentAudiences != audiencesHash
                 || now - client.sentAt >= Self.idleFrameInterval
         }
+        return (due, audiences)
+    }
+
+    private func currentAudiences() -> [DashboardAudience] {
+        configuration.audiences?.dashboardAudiences() ?? []
     }
 
     /// Takes the pushes answered since the last refresh into the timeline.
@@ -164,23 +177,31 @@ final class DashboardBroadcaster: Sendable {
         }
     }
 
-    private func makeFrame(query: String, recent: [DashboardPush], notable: [DashboardPush]) -> (bytes: [UInt8], sequence: UInt64) {
+    private func makeFrame(
+        query: String, recent: [DashboardPush], notable: [DashboardPush], audiences: [DashboardAudience]
+    ) -> (bytes: [UInt8], sequence: UInt64) {
         let search = DashboardSearch(query: query, names: configuration.names)
         let selection = state.dashboardSelection(limit: configuration.shownActivities, search: search)
-        let activities = selection.activities.map { snapshot in
-            let tokens = [snapshot.updateToken, snapshot.pushToStartToken, Optional(snapshot.id)].compactMap { $0 }
-            return DashboardActivity(
-                name: configuration.name(tokens: tokens),
-                presentation: configuration.presentation(tokens: tokens, attributesType: snapshot.attributesType),
-                scenarioAttributes: snapshot.attributes == nil
-                    ? configuration.attributes(tokens: tokens, attributesType: snapshot.attributesType) : nil,
-                activity: snapshot)
+        let audienceViews = audiences.map { audience in
+            DashboardAudienceView(
+                audience: audience, sample: audience.sampleToken.flatMap { state.activity(token: $0) }.map(drawn))
         }
         let frame = DashboardFrame(
             now: selection.now, query: query, total: selection.total, matched: selection.matched,
             lifecycles: selection.lifecycles, outcomes: selection.outcomes, requests: selection.stats.requests,
             statuses: selection.stats.statuses, reasons: selection.stats.reasons, budgetPerHour: budgetPerHour,
-            activities: activities, timeline: recent, notable: notable)
+            activities: selection.activities.map(drawn), timeline: recent, notable: notable, audiences: audienceViews)
         return (frame.eventBytes(), selection.sequence)
+    }
+
+    /// An activity with its name and how to draw it, from the scenario.
+    private func drawn(_ snapshot: ActivitySnapshot) -> DashboardActivity {
+        let tokens = [snapshot.updateToken, snapshot.pushToStartToken, Optional(snapshot.id)].compactMap { $0 }
+        return DashboardActivity(
+            name: configuration.name(tokens: tokens),
+            presentation: configuration.presentation(tokens: tokens, attributesType: snapshot.attributesType),
+            scenarioAttributes: snapshot.attributes == nil
+                ? configuration.attributes(tokens: tokens, attributesType: snapshot.attributesType) : nil,
+            activity: snapshot)
     }
 }

@@ -27,6 +27,9 @@ public struct DashboardConfiguration: Sendable {
     public var shownActivities: Int = 24
     /// How often a connected page may get a new frame. Pushes between frames are coalesced.
     public var frameInterval: Duration = .milliseconds(250)
+    /// The keys fanned out to many devices, drawn as audiences (followers by state, fan-out
+    /// progress) above the devices; nil when the mock's sender has none (the bridge has).
+    public var audiences: (any DashboardAudienceSource)?
 
     public init(host: String = "127.0.0.1", port: Int = 2199) {
         self.host = host

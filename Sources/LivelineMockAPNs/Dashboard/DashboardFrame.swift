@@ -23,9 +23,12 @@ struct DashboardFrame: Encodable {
     var timeline: [DashboardPush]
     /// The last pushes APNs refused or the device did not render, newest last.
     var notable: [DashboardPush]
+    /// The keys a sender fans out to many devices (``DashboardAudienceSource``), each with one
+    /// of its devices; empty without a source.
+    var audiences: [DashboardAudienceView] = []
 
     enum CodingKeys: String, CodingKey {
-        case now, query, total, matched, lifecycles, outcomes, requests, statuses, reasons, activities, timeline, notable
+        case now, query, total, matched, lifecycles, outcomes, requests, statuses, reasons, activities, timeline, notable, audiences
         case budgetPerHour = "budget-per-hour"
     }
 
@@ -40,6 +43,13 @@ struct DashboardFrame: Encodable {
         bytes += Array("\n\n".utf8)
         return bytes
     }
+}
+
+/// One audience as the page draws it: its counts and fan-out, and one follower's device drawn
+/// in full as its sample (the others show the same story), instead of a card per device.
+struct DashboardAudienceView: Encodable {
+    var audience: DashboardAudience
+    var sample: DashboardActivity?
 }
 
 /// One activity drawn in full: the device's view of it, its name and how to draw it.

@@ -121,7 +121,7 @@ extension DashboardPage {
       }
       return null;
     }
-    function card(item) {
+    function card(item, phoneOnly) {
       const a = Object.assign({ scenarioAttributes: item["scenario-attributes"] }, item.activity);
       const p = item.presentation || derived(a), d = derived(a);
       const pick = (key) => p[key] || d[key];
@@ -148,10 +148,8 @@ extension DashboardPage {
       const relevance = a["relevance-score"] != null ? `<span>relevance ${show(a["relevance-score"])}</span>` : "";
       const problems = (a["last-reasons"] || []).length ? `<div class="problem">last push not shown: ${esc(a["last-reasons"].join("; "))}</div>` : "";
       const token = a["update-token"] || a["push-to-start-token"] || a.id;
-      return `<div class="activity ${lifecycle}" data-id="${esc(a.id)}" data-stale-at="${a["stale-date"] || ""}" data-lifecycle="${esc(a.lifecycle)}" style="--tint:${esc(color)}">
-        <div class="label"><span class="name">${esc(item.name || words(a["attributes-type"] || "activity"))}</span><span class="token">${esc(token.slice(0, 16))}…</span></div>
-        <div class="phone">
-          <div class="caption">Lock Screen</div>
+      const phone = `<div class="phone">
+          <div class="caption">${phoneOnly ? "One follower's Lock Screen" : "Lock Screen"}</div>
           ${banner}
           <div class="lock">
             <div class="top"><div class="glyph">${glyph(item.presentation && item.presentation.icon, 24)}</div>
@@ -161,7 +159,11 @@ extension DashboardPage {
             <div class="foot">${relevance}${budget}${staleAt}</div>
             ${problems}
           </div>
-        </div>
+        </div>`;
+      if (phoneOnly) return `<div class="${lifecycle}" style="--tint:${esc(color)}">${phone}</div>`;
+      return `<div class="activity ${lifecycle}" data-id="${esc(a.id)}" data-stale-at="${a["stale-date"] || ""}" data-lifecycle="${esc(a.lifecycle)}" style="--tint:${esc(color)}">
+        <div class="label"><span class="name">${esc(item.name || words(a["attributes-type"] || "activity"))}</span><span class="token">${esc(token.slice(0, 16))}…</span></div>
+        ${phone}
         <div class="islands">
           <div class="island-row">
             <div><div class="caption">Compact</div><div class="island compact"><span class="lead">${glyph(item.presentation && item.presentation.icon, 18)}${fill(pick("compact-leading"), a)}</span><span class="trail">${fill(pick("compact-trailing"), a)}</span></div></div>
@@ -171,6 +173,44 @@ extension DashboardPage {
             <div class="regions"><div class="lead">${fill(pick("expanded-leading"), a)}</div><div class="center">${fill(pick("expanded-center"), a)}</div><div class="trail">${fill(pick("expanded-trailing"), a)}</div></div>
             <div class="bottom">${fill(pick("expanded-bottom"), a)}</div></div></div>
         </div></div>`;
+    }
+
+    // ---- audiences: a key fanned out to many devices -------------------------------------
+    function count(n) { return Number(n || 0).toLocaleString("en-US"); }
+    function seconds(s) { return s == null ? "—" : s < 10 ? (Math.round(s * 100) / 100) + " s" : Math.round(s) + " s"; }
+    function audienceHTML(view) {
+      const a = view.audience, f = a["fan-out"];
+      const tile = (name, label, value, cls) =>
+        `<div class="tile ${cls || ""}" data-count="${name}"><b>${count(value)}</b><span>${esc(label)}</span></div>`;
+      const tiles = tile("updating", "with update token", a.updating, "good") + tile("awaiting-start", "push-to-start only", a["awaiting-start"])
+        + tile("on-channel", "on the channel", a["on-channel"]) + tile("retrying", "retrying", a.retrying, a.retrying ? "warn" : "")
+        + tile("catching-up", "catching up", a["catching-up"]) + tile("removed", "removed (token gone)", a.removed, a.removed ? "bad" : "");
+      let progress = `<div class="fanout idle">No fan-out yet: the first push of this key reaches every follower.</div>`;
+      if (f) {
+        const share = f.audience > 0 ? Math.min(100, 100 * f.answered / f.audience) : 100;
+        const failures = Object.entries(f.failures || {}).sort((x, y) => y[1] - x[1])
+          .map(([reason, n]) => `<span class="reason">${esc(reason)} <b>${count(n)}</b></span>`).join("");
+        progress = `<div class="fanout ${esc(f.state)}" data-state="${esc(f.state)}">
+          <div class="what"><span class="event">${esc(f.event)}</span><span class="fstate">${esc(f.state)}</span>
+            ${f["content-state"] ? `<code>${esc(f["content-state"])}</code>` : ""}</div>
+          <div class="bar"><i style="width:${share}%"></i></div>
+          <div class="numbers"><span data-count="answered"><b>${count(f.answered)}</b> of <b>${count(f.audience)}</b> followers answered</span>
+            <span data-count="rate"><b>${f["pushes-per-second"] == null ? "—" : count(Math.round(f["pushes-per-second"]))}</b> pushes/s</span>
+            <span data-count="lag">lag <b>${seconds(f["lag-seconds"])}</b></span>
+            <span data-count="failed" class="${f.failed ? "bad" : ""}"><b>${count(f.failed)}</b> failed</span></div>
+          ${failures ? `<div class="failures">${failures}</div>` : ""}</div>`;
+      }
+      const sample = view.sample ? card(view.sample, true) : `<div class="phone"><div class="caption">One follower's Lock Screen</div><p class="hint">no device has it yet</p></div>`;
+      return `<article class="audience" data-key="${esc(a.key)}">
+        <div class="head"><span class="key">${esc(a.key)}</span><span class="total" data-count="total"><b>${count(a.total)}</b> followers</span></div>
+        <div class="body"><div class="stats"><div class="tiles">${tiles}</div>${progress}</div><div class="sample">${sample}</div></div></article>`;
+    }
+    function drawAudiences(f) {
+      const box = $("audiences"), list = f.audiences || [];
+      box.hidden = list.length === 0;
+      box.innerHTML = list.length
+        ? `<h2 class="section">Audiences <span class="hint">followers by state and the newest fan-out of each key; devices below are a sample</span></h2>` + list.map(audienceHTML).join("")
+        : "";
     }
 
     // ---- the side panel ------------------------------------------------------------------
@@ -199,6 +239,7 @@ extension DashboardPage {
         + chip("ended", lc.ended, "ended") + (lc.pending ? chip("pending", lc.pending) : "") + (lc.dismissed ? chip("dismissed", lc.dismissed) : "")
         + chip("rendered", o.rendered, "active") + chip("would-not-render", o["would-not-render"], "bad")
         + chip("dropped-old", o["dropped-old"], "old") + chip("throttled", o.throttled, "old") + chip("alerts", o.alerts);
+      drawAudiences(f);
       const note = $("scale-note");
       if (f.matched > f.activities.length || f.query) {
         note.hidden = false;

@@ -102,6 +102,38 @@ extension DashboardPage {
     #activities.few .island.minimal { width: 46px; height: 46px; font-size: 15px; }
     #activities.few .island.expanded .lead, #activities.few .island.expanded .trail { font-size: 22px; }
     #activities.few .island.expanded .bottom { font-size: 17px; }
+    #audiences { margin-bottom: 26px; }
+    .section { font-size: 14px; letter-spacing: .8px; text-transform: uppercase; color: var(--muted); margin: 0 0 12px; font-weight: 650; }
+    .section .hint { text-transform: none; letter-spacing: 0; font-weight: 400; font-size: 12px; margin-left: 6px; }
+    .audience { background: rgba(16,18,24,.92); border: 1px solid var(--line); border-radius: 18px; padding: 14px 18px 18px; margin-bottom: 16px; }
+    .audience .head { display: flex; align-items: baseline; gap: 14px; margin-bottom: 12px; flex-wrap: wrap; }
+    .audience .key { font-size: 20px; font-weight: 700; overflow-wrap: anywhere; }
+    .audience .total { color: var(--muted); font-size: 15px; } .audience .total b { color: var(--text); font-size: 20px; font-variant-numeric: tabular-nums; }
+    .audience .body { display: grid; grid-template-columns: minmax(0, 1fr) 380px; gap: 22px; align-items: start; }
+    .tiles { display: grid; grid-template-columns: repeat(3, minmax(0, 1fr)); gap: 8px; }
+    .tile { background: #161922; border-radius: 12px; padding: 8px 12px; display: flex; flex-direction: column; gap: 2px; }
+    .tile b { font-size: 22px; font-variant-numeric: tabular-nums; } .tile span { color: var(--muted); font-size: 12.5px; }
+    .tile.good b { color: var(--good); } .tile.warn b { color: var(--warn); } .tile.bad b { color: var(--bad); }
+    .fanout { margin-top: 12px; font-size: 14px; }
+    .fanout.idle { color: var(--muted); }
+    .fanout .what { display: flex; gap: 10px; align-items: baseline; flex-wrap: wrap; margin-bottom: 8px; }
+    .fanout .event { font-weight: 700; text-transform: uppercase; letter-spacing: .6px; font-size: 12.5px; background: rgba(10,132,255,.22); color: #64d2ff; border-radius: 6px; padding: 2px 8px; }
+    .fanout .fstate { font-weight: 650; font-size: 12.5px; text-transform: uppercase; letter-spacing: .6px; color: var(--muted); }
+    .fanout.running .fstate { color: var(--warn); } .fanout.done .fstate { color: var(--good); }
+    .fanout code { font-family: "DejaVu Sans Mono", monospace; font-size: 12.5px; color: #d1d1d6; overflow-wrap: anywhere;
+      flex-basis: 100%; display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
+    .fanout .bar { height: 12px; border-radius: 6px; background: #24262f; overflow: hidden; }
+    .fanout .bar i { display: block; height: 100%; background: var(--tint); border-radius: 6px; transition: width .3s; }
+    .fanout.done .bar i { background: var(--good); }
+    .fanout .numbers { display: flex; flex-wrap: wrap; gap: 6px 18px; margin-top: 8px; color: var(--muted); }
+    .fanout .numbers b { color: var(--text); font-variant-numeric: tabular-nums; } .fanout .numbers .bad b { color: var(--bad); }
+    .fanout .failures { display: flex; flex-wrap: wrap; gap: 6px; margin-top: 8px; }
+    .fanout .reason { background: rgba(255,69,58,.12); color: #ffb4ad; border-radius: 999px; padding: 3px 10px; font-size: 12.5px; } .fanout .reason b { color: var(--bad); }
+    .audience .sample .lock .line.hero { font-size: 28px; }
+    .audience .sample .hint { color: var(--muted); font-size: 14px; }
     @media (max-width: 1250px) { main { grid-template-columns: 1fr; } .activity { grid-template-columns: 1fr; } }
+    @media (max-width: 760px) { .audience .body { grid-template-columns: 1fr; } .tiles { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+      .topbar { flex-wrap: wrap; gap: 10px; padding: 10px 12px; } .counts { flex-basis: 100%; order: 2; } #search { width: 100%; order: 3; }
+      main { padding: 14px 12px; } }
     """#
 }

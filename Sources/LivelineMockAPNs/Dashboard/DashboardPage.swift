@@ -5,7 +5,9 @@
 /// (``DashboardFrame``): every shown activity as the Lock Screen and the Dynamic Island's
 /// compact, minimal and expanded presentations would draw it, the alert banner of a fresh
 /// alert, stale and ended states with their countdowns; beside them the budget, the push
-/// timeline and the pushes that did not render. Between frames a one-second timer moves the
+/// timeline and the pushes that did not render. Above them, a sender's audiences (keys fanned
+/// out to many devices): followers by state, the newest fan-out's progress, and one follower's
+/// Lock Screen as their sample, instead of a card per device. Between frames a one-second timer moves the
 /// countdowns and dims activities whose stale date passes. The parts live in extensions:
 /// `+Style` (CSS) and `+Script` (JavaScript).
 enum DashboardPage {
@@ -26,6 +28,7 @@ enum DashboardPage {
         </header>
         <main>
           <section id="screen" aria-label="Activities">
+            <div id="audiences" aria-label="Audiences" hidden></div>
             <div id="scale-note" class="scale-note" hidden></div>
             <div id="activities"><p class="empty">Waiting for the first push…</p></div>
           </section>

@@ -1,6 +1,7 @@
 import Foundation
 import Liveline
 import LivelineMockAPNs
+import Synchronization
 import Testing
 
 /// The dashboard end to end on loopback: the page over real HTTP/1.1, and the Server-Sent Events
@@ -160,6 +161,52 @@ struct DashboardStreamTests {
         let frame = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
         #expect(frame["total"] as? Int == 1)
         await client.close()
+        await device.stop()
+    }
+
+    /// Audiences a test sets, as a sender (the bridge) would report them.
+    final class Audiences: DashboardAudienceSource {
+        let shown = Mutex<[DashboardAudience]>([])
+        func dashboardAudiences() -> [DashboardAudience] { shown.withLock { $0 } }
+    }
+
+    @Test("a sender's audiences reach the page as counts and fan-out progress, with one follower's device drawn")
+    func audiences() async throws {
+        let source = Audiences()
+        let fanOut = DashboardAudience.FanOut(
+            event: "update", state: "running", contentState: #"{"minutes":12}"#, answered: 40_000, audience: 100_000, failed: 3,
+            pushesPerSecond: 52_000, lagSeconds: 0.8, failures: ["Unregistered": 2, "TooManyRequests": 1])
+        source.shown.withLock {
+            $0 = [DashboardAudience(
+                key: "match-1", updating: 100_000, awaitingStart: 20, onChannel: 5, retrying: 1, catchingUp: 0, removed: 2,
+                sampleToken: Harness.token, fanOut: fanOut)]
+        }
+        let device = try await Self.start { $0.audiences = source }
+        try await device.push(timestamp: device.now, state: #"{"status":"on-the-way","minutes":12}"#)
+        let port = try #require(device.server.dashboardPort)
+        let stream = try await HTTP1Client.get(port: port, path: "/events")
+        #expect(await stream.wait { Self.frames($0).contains { ($0["audiences"] as? [Any])?.isEmpty == false } })
+        let frame = try #require(Self.frames(stream).last)
+        let view = try #require((frame["audiences"] as? [[String: Any]])?.first)
+        let audience = try #require(view["audience"] as? [String: Any])
+        #expect(audience["key"] as? String == "match-1")
+        #expect(audience["total"] as? Int == 100_025 && audience["awaiting-start"] as? Int == 20 && audience["removed"] as? Int == 2)
+        let progress = try #require(audience["fan-out"] as? [String: Any])
+        #expect(progress["answered"] as? Int == 40_000 && progress["audience"] as? Int == 100_000)
+        #expect(progress["pushes-per-second"] as? Double == 52_000 && progress["lag-seconds"] as? Double == 0.8)
+        #expect((progress["failures"] as? [String: Int]) == ["Unregistered": 2, "TooManyRequests": 1])
+        let sample = try #require((view["sample"] as? [String: Any])?["activity"] as? [String: Any])
+        #expect((sample["content-state"] as? [String: Any])?["minutes"] as? Int == 12)
+
+        // The sender's progress moves without a push to the mock: the next frame shows it.
+        source.shown.withLock { $0[0].fanOut?.state = "done"; $0[0].fanOut?.answered = 100_000 }
+        #expect(await stream.wait { client in
+            Self.frames(client).contains { frame in
+                let audience = (frame["audiences"] as? [[String: Any]])?.first?["audience"] as? [String: Any]
+                return (audience?["fan-out"] as? [String: Any])?["state"] as? String == "done"
+            }
+        })
+        await stream.close()
         await device.stop()
     }
 

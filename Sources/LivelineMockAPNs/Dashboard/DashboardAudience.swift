@@ -1,0 +1,107 @@
+import Foundation
+
+/// One key's audience as the dashboard draws it: its followers by state and its newest fan-out.
+/// Counts only, so a frame stays small whatever the number of followers.
+public struct DashboardAudience: Sendable, Hashable, Encodable {
+    /// The sender's key (a match, a flash sale).
+    public var key: String
+    /// Followers with an update token (each sent every push).
+    public var updating: Int
+    /// Followers with only a push-to-start token (started with the story).
+    public var awaitingStart: Int
+    /// Followers reached through the key's broadcast channel.
+    public var onChannel: Int
+    /// Followers backing off after a failed push, and those waiting for a catch-up push.
+    public var retrying: Int
+    public var catchingUp: Int
+    /// Followers removed by the newest fan-outs because APNs said their token is gone.
+    public var removed: Int
+    /// One follower's token (update, else push-to-start), whose device the page draws as the
+    /// audience's sample.
+    public var sampleToken: String?
+    public var fanOut: FanOut?
+
+    /// The newest fan-out of the key: which push, how far it got, how fast, what failed.
+    public struct FanOut: Sendable, Hashable, Encodable {
+        /// `start`, `update` or `end`.
+        public var event: String
+        /// `running`, `done`, or `superseded` (a newer push took over the followers not reached).
+        public var state: String
+        /// The push's content-state as compact JSON, shortened.
+        public var contentState: String?
+        /// Followers answered (sent or failed) of those it goes to.
+        public var answered: Int
+        public var audience: Int
+        public var failed: Int
+        /// Pushes answered per second: now while running, on average once finished; nil when
+        /// not measured.
+        public var pushesPerSecond: Double?
+        /// Seconds from the webhook stored to the last answer (to now while running).
+        public var lagSeconds: Double?
+        /// Failed pushes by APNs reason, newest fan-outs first.
+        public var failures: [String: Int]
+
+        public init(
+            event: String, state: String, contentState: String?, answered: Int, audience: Int, failed: Int,
+            pushesPerSecond: Double?, lagSeconds: Double?, failures: [String: Int]
+        ) {
+            self.event = event
+            self.state = state
+            self.contentState = contentState
+            self.answered = answered
+            self.audience = audience
+            self.failed = failed
+            self.pushesPerSecond = pushesPerSecond
+            self.lagSeconds = lagSeconds
+            self.failures = failures
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case event, state, answered, audience, failed, failures
+            case contentState = "content-state"
+            case pushesPerSecond = "pushes-per-second"
+            case lagSeconds = "lag-seconds"
+        }
+    }
+
+    public init(
+        key: String, updating: Int, awaitingStart: Int, onChannel: Int, retrying: Int, catchingUp: Int, removed: Int,
+        sampleToken: String?, fanOut: FanOut?
+    ) {
+        self.key = key
+        self.updating = updating
+        self.awaitingStart = awaitingStart
+        self.onChannel = onChannel
+        self.retrying = retrying
+        self.catchingUp = catchingUp
+        self.removed = removed
+        self.sampleToken = sampleToken
+        self.fanOut = fanOut
+    }
+
+    /// Every follower, whatever its state.
+    public var total: Int { updating + awaitingStart + onChannel }
+
+    enum CodingKeys: String, CodingKey {
+        case key, updating, retrying, removed, total
+        case awaitingStart = "awaiting-start"
+        case onChannel = "on-channel"
+        case catchingUp = "catching-up"
+        case sampleToken = "sample-token"
+        case fanOut = "fan-out"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(key, forKey: .key)
+        try container.encode(total, forKey: .total)
+        try container.encode(updating, forKey: .updating)
+        try container.encode(awaitingStart, forKey: .awaitingStart)
+        try container.encode(onChannel, forKey: .onChannel)
+        try container.encode(retrying, forKey: .retrying)
+        try container.encode(catchingUp, forKey: .catchingUp)
+        try container.encode(removed, forKey: .removed)
+        try container.encodeIfPresent(sampleToken, forKey: .sampleToken)
+        try container.encodeIfPresent(fanOut, forKey: .fanOut)
+    }
+}
