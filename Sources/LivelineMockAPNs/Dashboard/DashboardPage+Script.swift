@@ -166,8 +166,8 @@ extension DashboardPage {
         ${phone}
         <div class="islands">
           <div class="island-row">
-            <div><div class="caption">Compact</div><div class="island compact"><span class="lead">${glyph(item.presentation && item.presentation.icon, 18)}${fill(pick("compact-leading"), a)}</span><span class="trail">${fill(pick("compact-trailing"), a)}</span></div></div>
-            <div><div class="caption">Minimal</div><div class="island minimal">${fill(pick("minimal"), a) || glyph(item.presentation && item.presentation.icon, 18)}</div></div>
+            <div><div class="caption">Compact</div><div class="island compact"><span class="lead">${glyph(item.presentation && item.presentation.icon, 18)}<span class="fit">${fill(pick("compact-leading"), a)}</span></span><span class="trail">${fill(pick("compact-trailing"), a)}</span></div></div>
+            <div><div class="caption">Minimal</div><div class="island minimal"><span class="fit">${fill(pick("minimal"), a) || glyph(item.presentation && item.presentation.icon, 18)}</span></div></div>
           </div>
           <div style="width:100%"><div class="caption">Expanded</div><div class="island expanded">
             <div class="regions"><div class="lead">${fill(pick("expanded-leading"), a)}</div><div class="center">${fill(pick("expanded-center"), a)}</div><div class="trail">${fill(pick("expanded-trailing"), a)}</div></div>

@@ -55,7 +55,12 @@ extension DashboardPage {
     .island.compact { border-radius: 999px; height: 40px; min-width: 240px; display: flex; align-items: center; justify-content: space-between; padding: 0 16px; gap: 70px; font-weight: 650; font-size: 16px; }
     .island.compact .lead, .island.compact .trail { display: flex; gap: 7px; align-items: center; white-space: nowrap; color: var(--tint); }
     .island.compact .trail { color: #fff; font-variant-numeric: tabular-nums; }
-    .island.minimal { width: 40px; height: 40px; border-radius: 50%; display: grid; place-items: center; font-weight: 700; font-size: 13px; color: var(--tint); }
+    .island.minimal { width: 40px; height: 40px; border-radius: 50%; display: grid; place-items: center; font-weight: 700; font-size: 13px; color: var(--tint); overflow: hidden; }
+    /* What does not fit a region is cut with an ellipsis, as the system does, never drawn over its neighbours. */
+    .island .fit { display: block; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+    .island.minimal .fit { max-width: 34px; text-align: center; }
+    .island.compact { max-width: 320px; }
+    .island.compact .lead { min-width: 0; overflow: hidden; }
     .island.expanded { border-radius: 38px; padding: 16px 22px 18px; width: 100%; max-width: 440px; }
     .island.expanded .regions { display: grid; grid-template-columns: 1fr auto 1fr; gap: 10px; align-items: center; }
     .island.expanded .lead { font-weight: 700; font-size: 18px; color: var(--tint); }
