@@ -9,6 +9,16 @@
 # simulation); each client in turn on CPU 0, with one connection and STREAMS requests in flight.
 # Prints each client's requests/s per round, the medians and the ratios
 # Liveline/h2load (target ≥ 0.5) and Liveline/aioapns (target ≥ 5).
+#
+# Beside each rate, the CPU time the client process spent per request (user + system, its
+# threads included, start-up and TLS handshake included; read from the process's rusage when
+# it exits), and the ratio h2load CPU/request ÷ Liveline CPU/request. A client that keeps its
+# one connection busy is bound by its own CPU, so its rate on a quiet machine goes as 1 / CPU
+# per request: this ratio is the throughput ratio a quiet machine would show, and unlike
+# requests/s it does not fall apart when other processes take the CPUs (on a loaded machine
+# the client still waits less for its CPU than for the starved mock, so it reads its socket
+# more often with fewer answers each time: figures from a loaded machine lean against every
+# client, and against the faster ones most).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -71,6 +81,19 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
+# Runs a command and writes the CPU seconds (user + system) its process used to the file given first.
+cat > "$WORK/cputime.py" <<'PY'
+import os, sys
+out, argv = sys.argv[1], sys.argv[2:]
+pid = os.fork()
+if pid == 0:
+    os.execvp(argv[0], argv)
+_, status, usage = os.wait4(pid, 0)
+with open(out, "w") as f:
+    f.write(f"{usage.ru_utime + usage.ru_stime:.6f}\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+
 cat > "$WORK/aioapns_bench.py" <<'PY'
 import asyncio, logging, ssl, sys, time
 from aioapns import APNs, NotificationRequest, PushType, connection
@@ -106,17 +129,17 @@ asyncio.run(main())
 PY
 
 run_h2load() {
-  ${PRIO[@]+"${PRIO[@]}"} taskset -c "$CLIENT_CPU" h2load -n "$REQUESTS" -c 1 -m "$STREAMS" -t 1 -d "$WORK/payload.json" \
+  python3 "$WORK/cputime.py" "$WORK/cpu" ${PRIO[@]+"${PRIO[@]}"} taskset -c "$CLIENT_CPU" h2load -n "$REQUESTS" -c 1 -m "$STREAMS" -t 1 -d "$WORK/payload.json" \
     -H "apns-topic: $TOPIC" -H "apns-push-type: liveactivity" -H "apns-priority: 10" \
     -H "authorization: bearer $JWT" -i "$WORK/uris" 2>&1 | sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p'
 }
 run_liveline() {
-  ${PRIO[@]+"${PRIO[@]}"} taskset -c "$CLIENT_CPU" "$CLIENT" --url "https://127.0.0.1:$PORT" --ca "$WORK/ca.pem" \
+  python3 "$WORK/cputime.py" "$WORK/cpu" ${PRIO[@]+"${PRIO[@]}"} taskset -c "$CLIENT_CPU" "$CLIENT" --url "https://127.0.0.1:$PORT" --ca "$WORK/ca.pem" \
     --key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" --topic "$BUNDLE" --payload "$WORK/payload.json" \
     --tokens "$WORK/tokens" --requests "$REQUESTS" --in-flight "$STREAMS" --connections 1 "$@"
 }
 run_aioapns() {
-  ${PRIO[@]+"${PRIO[@]}"} taskset -c "$CLIENT_CPU" python3 "$WORK/aioapns_bench.py" "$PORT" "$WORK/ca.pem" "$WORK/AuthKey.p8" \
+  python3 "$WORK/cputime.py" "$WORK/cpu" ${PRIO[@]+"${PRIO[@]}"} taskset -c "$CLIENT_CPU" python3 "$WORK/aioapns_bench.py" "$PORT" "$WORK/ca.pem" "$WORK/AuthKey.p8" \
     "$KEY_ID" "$TEAM_ID" "$TOPIC" "$WORK/payload.json" "$WORK/tokens" "$PY_REQUESTS" "$STREAMS"
 }
 
@@ -124,18 +147,25 @@ echo "warming up"
 run_h2load >/dev/null; run_liveline >/dev/null
 
 echo "TLS, 1 connection, $STREAMS requests in flight, $TOKENS tokens, ${PAYLOAD_BYTES}-byte payload; $REQUESTS requests ($PY_REQUESTS for aioapns); $ROUNDS rounds"
-H=(); L=(); D=(); A=()
+H=(); L=(); D=(); A=(); HC=(); LC=(); DC=(); AC=()
+# CPU microseconds per request of the run just ended ($1 requests).
+cpu_per_request() { awk -v s="$(cat "$WORK/cpu")" -v n="$1" 'BEGIN { printf "%.2f", s * 1e6 / n }'; }
 for round in $(seq 1 "$ROUNDS"); do
-  h=$(run_h2load); H+=("$h")
-  l=$(run_liveline); L+=("${l%% *}")
-  d=$(run_liveline --delivery); D+=("${d%% *}")
-  a=$(run_aioapns); A+=("${a%% *}")
+  h=$(run_h2load); H+=("$h"); hc=$(cpu_per_request "$REQUESTS"); HC+=("$hc")
+  l=$(run_liveline); L+=("${l%% *}"); lc=$(cpu_per_request "$((REQUESTS + 1))"); LC+=("$lc")
+  d=$(run_liveline --delivery); D+=("${d%% *}"); dc=$(cpu_per_request "$((REQUESTS + 1))"); DC+=("$dc")
+  a=$(run_aioapns); A+=("${a%% *}"); ac=$(cpu_per_request "$((PY_REQUESTS + 1))"); AC+=("$ac")
   echo "round $round: h2load $h req/s | liveline client $l | liveline delivery $d | aioapns $a"
+  echo "  CPU µs per request: h2load $hc | liveline client $lc | liveline delivery $dc | aioapns $ac"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 MH=$(median "${H[@]}"); ML=$(median "${L[@]}"); MD=$(median "${D[@]}"); MA=$(median "${A[@]}")
+CH=$(median "${HC[@]}"); CL=$(median "${LC[@]}"); CD=$(median "${DC[@]}"); CA=$(median "${AC[@]}")
 echo
 echo "medians: h2load $MH req/s, liveline client $ML pushes/s, liveline delivery $MD pushes/s, aioapns $MA pushes/s"
 awk -v h="$MH" -v l="$ML" -v d="$MD" -v a="$MA" 'BEGIN {
   printf "liveline client / h2load = %.2f (target >= 0.5); liveline delivery / h2load = %.2f\n", l / h, d / h
   printf "liveline client / aioapns = %.1fx; liveline delivery / aioapns = %.1fx (target >= 5x)\n", l / a, d / a }'
+echo "CPU µs per request, medians: h2load $CH, liveline client $CL, liveline delivery $CD, aioapns $CA (start-up included)"
+awk -v h="$CH" -v l="$CL" -v d="$CD" -v a="$CA" 'BEGIN {
+  printf "by CPU per request (h2load / liveline): client %.2f, delivery %.2f (target >= 0.8); aioapns / delivery %.1fx\n", h / l, h / d, a / d }'

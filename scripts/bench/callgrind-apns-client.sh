@@ -12,6 +12,11 @@
 # a real ES256 JWT. Each mode runs twice, with SHORT and with SHORT + REQUESTS pushes; the
 # difference of the two totals over REQUESTS is the steady state per push, without start-up,
 # the TLS handshake or the token's signing. Profiles stay in out/callgrind.client-*.
+#
+# h2load (nghttp2, C) runs the same way with the same traffic (H2LOAD=0 skips it): a second,
+# deterministic reference beside scripts/bench/apns-client.sh's CPU time per request.
+# Callgrind counts user-space instructions only, for every client alike; the kernel's socket
+# and TLS-record work is not in the counts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -20,9 +25,11 @@ SHORT=${SHORT:-2000}
 STREAMS=${STREAMS:-100}
 TOKENS=${TOKENS:-100}
 PORT=${PORT:-22298}
+H2LOAD=${H2LOAD:-1}
 KEY_ID=BENCHKEY01
 TEAM_ID=BENCHTEAM1
 BUNDLE=com.example.bench
+TOPIC=$BUNDLE.push-type.liveactivity
 
 if [ -n "${LIVELINE:-}" ] && [ -n "${CLIENT:-}" ]; then BIN=$LIVELINE
 else
@@ -47,9 +54,11 @@ trap cleanup EXIT
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/AuthKey.p8" 2>/dev/null
 scripts/bench/payload.py "$WORK/payload.json"
-: > "$WORK/tokens"
+: > "$WORK/tokens"; : > "$WORK/uris"
 for i in $(seq 1 "$TOKENS"); do
-  printf 'liveline-client-bench-%d' "$i" | sha256sum | cut -c1-64 >> "$WORK/tokens"
+  token=$(printf 'liveline-client-bench-%d' "$i" | sha256sum | cut -c1-64)
+  echo "$token" >> "$WORK/tokens"
+  echo "https://127.0.0.1:$PORT/3/device/$token" >> "$WORK/uris"
 done
 
 # Valgrind 3.19 writes into the signal mask given to sigsuspend, and Swift's runtime passes a
@@ -88,10 +97,32 @@ count() {
   sed -n 's/^summary: \([0-9]*\).*/\1/p' "out/callgrind.client-$name"
 }
 
+# Total instructions of one h2load run of $1 requests, the same requests as the client's.
+count_h2load() {
+  local requests=$1 name=$2
+  rm -f "out/callgrind.client-$name"
+  valgrind --tool=callgrind --callgrind-out-file="$PWD/out/callgrind.client-$name" \
+    h2load -n "$requests" -c 1 -m "$STREAMS" -t 1 -d "$WORK/payload.json" \
+    -H "apns-topic: $TOPIC" -H "apns-push-type: liveactivity" -H "apns-priority: 10" \
+    -H "authorization: bearer $JWT" -i "$WORK/uris" >"$WORK/h2load.log" 2>&1
+  grep -q "status codes: $requests 2xx" "$WORK/h2load.log" || { cat "$WORK/h2load.log" >&2; exit 1; }
+  sed -n 's/^summary: \([0-9]*\).*/\1/p' "out/callgrind.client-$name"
+}
+
+if [ "$H2LOAD" = 1 ]; then
+  JWT=$("$BIN" token --key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID")
+  short=$(count_h2load "$SHORT" h2load-short)
+  long=$(count_h2load "$((SHORT + REQUESTS))" h2load)
+  h2load_per_request=$(( (long - short) / REQUESTS ))
+  echo "h2load: $h2load_per_request instructions per request ($long - $short over $REQUESTS requests)"
+fi
 for mode in client delivery; do
   flags=(); [ "$mode" = delivery ] && flags=(--delivery)
   short=$(count "$SHORT" "$mode-short" ${flags[@]+"${flags[@]}"})
   long=$(count "$((SHORT + REQUESTS))" "$mode" ${flags[@]+"${flags[@]}"})
-  echo "$mode: $(( (long - short) / REQUESTS )) instructions per push ($long - $short over $REQUESTS pushes)"
+  per_push=$(( (long - short) / REQUESTS ))
+  ratio=""
+  [ "$H2LOAD" = 1 ] && ratio=$(awk -v h="$h2load_per_request" -v l="$per_push" 'BEGIN { printf "; h2load / %s = %.2f", "'"$mode"'", h / l }')
+  echo "$mode: $per_push instructions per push ($long - $short over $REQUESTS pushes)$ratio"
 done
-echo "profiles: out/callgrind.client-client, out/callgrind.client-delivery (callgrind_annotate --inclusive=yes FILE | head -60)"
+echo "profiles: out/callgrind.client-client, out/callgrind.client-delivery, out/callgrind.client-h2load (callgrind_annotate --inclusive=yes FILE | head -60)"

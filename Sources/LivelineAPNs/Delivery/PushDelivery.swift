@@ -289,7 +289,7 @@ public final class PushDelivery: Sendable {
         let request: APNsRequest
         if push.event == .start {
             guard let startToken = kind.startToken else {
-                finish(push, outcome: .stop("a start push needs a push-to-start token"))
+                finish(push.activity, sequence: push.sequence, outcome: .stop("a start push needs a push-to-start token"))
                 return
             }
             request = .push(token: startToken, headers: headers, payload: push.payload)
@@ -311,8 +311,12 @@ public final class PushDelivery: Sendable {
             }
         }
         onEvent(.sent(activity: push.activity, push: push, attempt: known.attempt))
+        // The answer finds its push in the table (it is the activity's push in flight): the
+        // closure keeps two numbers, not a copy of the push.
+        let activity = push.activity
+        let sequence = push.sequence
         client.send(request, flush: flush) { result in
-            self.answered(push, result: result)
+            self.answered(activity, sequence: sequence, result: result)
         }
     }
 
@@ -333,7 +337,7 @@ public final class PushDelivery: Sendable {
             if let token = await resolver(push.activity, startToken) {
                 self.setUpdateToken(token, for: push.activity)
             } else {
-                self.finish(push, outcome: .stop("the activity started by push reported no update token (input-push-token), so its updates cannot be sent"))
+                self.finish(push.activity, sequence: push.sequence, outcome: .stop("the activity started by push reported no update token (input-push-token), so its updates cannot be sent"))
             }
         }
     }
@@ -346,34 +350,45 @@ public final class PushDelivery: Sendable {
         case configuration(String)
     }
 
-    private func answered(_ push: Push, result: Result<APNsResponse, any Error>) {
+    /// APNs answered the push `sequence` of `activity`, or the request failed.
+    private func answered(_ activity: Int, sequence: Int, result: Result<APNsResponse, any Error>) {
         switch result {
         case .success(let response):
             switch APNsDisposition(response) {
-            case .delivered: finish(push, outcome: .delivered(response))
-            case .retry, .renewTokenAndRetry: finish(push, outcome: .retry(response.description))
-            case .tokenGone: finish(push, outcome: .stop("APNs answered \(response): the activity ended or its token is no longer valid"))
-            case .configurationError(let advice): finish(push, outcome: .configuration(advice))
-            case .rejected: finish(push, outcome: .rejected(response))
+            case .delivered: finish(activity, sequence: sequence, outcome: .delivered(response))
+            case .retry, .renewTokenAndRetry: finish(activity, sequence: sequence, outcome: .retry(response.description))
+            case .tokenGone:
+                finish(activity, sequence: sequence, outcome: .stop("APNs answered \(response): the activity ended or its token is no longer valid"))
+            case .configurationError(let advice): finish(activity, sequence: sequence, outcome: .configuration(advice))
+            case .rejected: finish(activity, sequence: sequence, outcome: .rejected(response))
             }
         case .failure(let error as APNsTransportError) where !error.isRetryable:
-            finish(push, outcome: .configuration(error.description))
+            finish(activity, sequence: sequence, outcome: .configuration(error.description))
         case .failure(let error):
-            finish(push, outcome: .retry(String(describing: error)))
+            finish(activity, sequence: sequence, outcome: .retry(String(describing: error)))
         }
     }
 
-    private func finish(_ push: Push, outcome: Outcome) {
+    /// Ends the push `sequence` of `activity`, the one in flight, with `outcome`; sends what
+    /// waited behind it, or schedules its retry.
+    private func finish(_ activity: Int, sequence: Int, outcome: Outcome) {
         // At most one event per answer: no list to allocate on the hot path.
         var event: DeliveryEvent?
         var next: (push: Push, route: Route)?
-        var retryAfter: Millis?
-        var epoch = 0
+        var retry: (push: Push, after: Millis, epoch: Int)?
         var waiters: [CheckedContinuation<Void, Never>] = []
         let now = clock.now()
         state.withLockedValue { state in
+            // The entry is taken out of the table (one look-up, one move) and put back only if
+            // it stays: a push is a few hundred bytes, and every read of it through the table
+            // would copy all of it.
+            guard let index = state.unfinished.index(forKey: activity) else { return }
+            var entry = state.unfinished.remove(at: index).value
             // An answer for a push no longer in flight (abandoned, or its activity stopped) is late news.
-            guard var entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else { return }
+            guard entry.inFlight.sequence == sequence else {
+                state.unfinished[activity] = entry
+                return
+            }
             defer {
                 if state.outstanding == 0 {
                     waiters = state.idleWaiters
@@ -382,53 +397,49 @@ public final class PushDelivery: Sendable {
             }
             switch outcome {
             case .delivered(let response):
-                event = (.delivered(activity: push.activity, push: push, response: response, attempts: entry.attempts, latency: now - push.time))
+                event = .delivered(activity: activity, push: entry.inFlight, response: response, attempts: entry.attempts, latency: now - entry.inFlight.time)
             case .rejected(let response):
-                event = (.rejected(activity: push.activity, push: push, response: response))
+                event = .rejected(activity: activity, push: entry.inFlight, response: response)
             case .retry(let failure):
                 if entry.attempts < configuration.retry.maxAttempts {
                     entry.attempts += 1
                     state.random = SeededRandom.mix(state.random)
                     let delay = configuration.retry.delay(beforeAttempt: entry.attempts, random: SeededRandom.unit(state.random))
-                    event = (.retrying(activity: push.activity, push: push, failure: failure, attempt: entry.attempts, after: delay))
-                    state.unfinished[push.activity] = entry
-                    retryAfter = delay
-                    epoch = state.epoch
+                    event = .retrying(activity: activity, push: entry.inFlight, failure: failure, attempt: entry.attempts, after: delay)
+                    retry = (entry.inFlight, delay, state.epoch)
+                    state.unfinished[activity] = entry
                     return
                 }
-                event = (.gaveUp(activity: push.activity, push: push, failure: failure))
+                event = .gaveUp(activity: activity, push: entry.inFlight, failure: failure)
             case .stop(let reason):
-                state.stopped[push.activity] = reason
+                state.stopped[activity] = reason
                 state.outstanding -= entry.waiting == nil ? 1 : 2
-                state.unfinished[push.activity] = nil
-                event = (.stopped(activity: push.activity, reason: reason))
+                event = .stopped(activity: activity, reason: reason)
                 return
             case .configuration(let advice):
                 if state.configurationError == nil {
                     state.configurationError = advice
-                    event = (.configurationError(advice))
+                    event = .configurationError(advice)
                 }
                 state.outstanding = 0
                 state.unfinished = [:]
                 return
             }
             state.outstanding -= 1
+            // The push that waited goes now; with none, the activity stays out of the table until its next push.
             if let waiting = entry.waiting {
-                state.unfinished[push.activity] = Unfinished(waiting)
-                next = (waiting, Route(push.activity, attempt: 1, in: state))
-            } else {
-                // Nothing left for this activity: forget it until its next push.
-                state.unfinished[push.activity] = nil
+                state.unfinished[activity] = Unfinished(waiting)
+                next = (waiting, Route(activity, attempt: 1, in: state))
             }
         }
         if let event { onEvent(event) }
         waiters.forEach { $0.resume() }
         if let next { transmit(next.push, route: next.route, flush: true) }
-        if let retryAfter {
+        if let retry {
             let clock = self.clock
             Task {
-                try? await clock.sleep(until: now + retryAfter)
-                self.retry(push, epoch: epoch)
+                try? await clock.sleep(until: now + retry.after)
+                self.retry(retry.push, epoch: retry.epoch)
             }
         }
     }

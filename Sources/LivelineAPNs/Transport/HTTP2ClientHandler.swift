@@ -50,16 +50,30 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         func read(into response: inout APNsResponse) {
             guard let headers else { return }
             for (name, value) in headers {
-                // Only names that start with "apns-" (any case) are compared; ":status" is not.
-                guard let first = name.utf8.first, first | 0x20 == UInt8(ascii: "a") else { continue }
-                switch name.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? name.lowercased() : name {
-                case "apns-id": if response.apnsID == nil { response.apnsID = value }
-                case "apns-unique-id": if response.uniqueID == nil { response.uniqueID = value }
-                case "apns-channel-id": if response.channelID == nil { response.channelID = value }
-                case "apns-request-id": if response.requestID == nil { response.requestID = value }
-                default: break
+                // Only names of the lengths of those four that start with "a" (any case) are
+                // compared; ":status" is not. The lowercase names HTTP/2 requires compare as they
+                // are; a name with capitals is lowercased and compared again.
+                let utf8 = name.utf8
+                let length = utf8.count
+                guard length == 7 || length == 14 || length == 15, let first = utf8.first, first | 0x20 == UInt8(ascii: "a") else { continue }
+                if !Self.keep(name, value, in: &response), utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) {
+                    Self.keep(name.lowercased(), value, in: &response)
                 }
             }
+        }
+
+        /// Keeps `value` if `name` (lowercase) is one of the answer's `apns-*` fields and the
+        /// first of its name; false when the name is none of them.
+        @discardableResult
+        private static func keep(_ name: String, _ value: String, in response: inout APNsResponse) -> Bool {
+            switch name {
+            case "apns-id": if response.apnsID == nil { response.apnsID = value }
+            case "apns-unique-id": if response.uniqueID == nil { response.uniqueID = value }
+            case "apns-channel-id": if response.channelID == nil { response.channelID = value }
+            case "apns-request-id": if response.requestID == nil { response.requestID = value }
+            default: return false
+            }
+            return true
         }
     }
 
@@ -69,22 +83,68 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     static let advertisedMaxStreams = 100
 
     private let host: String
-    private let authority: String
-    private let scheme: String
     private let tls: Bool
     private let idlePing: TimeAmount
     /// Told when the connection can take no more requests (GOAWAY or closed), once.
     private let onUnusable: @Sendable () -> Void
     private var reportedUnusable = false
 
-    private var core: HTTP2ConnectionCore
-    private var encoder = RequestHeaderEncoder()
-    /// Frames waiting for the next flush.
-    private var out = ByteBuffer()
+    /// What every request and answer touches, in one value: each step of the hot path (start a
+    /// request, take the next event) costs one dynamic exclusivity check on the handler's
+    /// storage instead of one per property it touches (a class's stored properties are checked
+    /// at run time; the fields of one struct reached through one access are not).
+    private struct Wire {
+        var core: HTTP2ConnectionCore
+        var encoder = RequestHeaderEncoder()
+        /// Frames waiting for the next flush.
+        var out = ByteBuffer()
+        var exchanges: [UInt32: Exchange] = [:]
+        let scheme: String
+        let authority: String
+
+        /// Opens a stream for `pending` and writes its HEADERS and body (as the windows allow);
+        /// false when stream ids ran out. Calls nothing outside the connection.
+        mutating func start(_ pending: PendingRequest) -> Bool {
+            guard let streamID = core.openStream() else { return false }
+            let authorization = pending.authorization
+            switch pending.request.content {
+            case .devicePush(_, _, let payload, _):
+                // The payload goes from its array straight into the frame.
+                core.writeHeaders(streamID: streamID, endStream: payload.isEmpty, into: &out) { block in
+                    encoder.encode(pending.request, scheme: scheme, authority: authority, authorization: authorization, into: &block)
+                }
+                if !payload.isEmpty { core.writeData(streamID: streamID, bytes: payload, endStream: true, into: &out) }
+            case .general(_, _, let body):
+                let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+                core.writeHeaders(streamID: streamID, endStream: body == nil, into: &out) { block in
+                    encoder.encode(pending.request, scheme: scheme, authority: authority, authorization: authorization, into: &block)
+                }
+                if let body { core.writeData(streamID: streamID, body, endStream: true, into: &out) }
+            }
+            exchanges[streamID] = Exchange(pending: pending)
+            return true
+        }
+
+        mutating func nextEvent() throws(HTTP2ProtocolError) -> HTTP2Event? {
+            try core.nextEvent(into: &out)
+        }
+
+        mutating func startConnection() {
+            core.start(into: &out)
+        }
+
+        mutating func goAway(_ code: HTTP2Wire.ErrorCode, debug: [UInt8]) {
+            core.goAway(code, debug: debug, into: &out)
+        }
+
+        mutating func reset(streamID: UInt32, code: HTTP2Wire.ErrorCode) {
+            core.reset(streamID: streamID, code: code, into: &out)
+        }
+    }
+
+    private var wire: Wire
     /// This handler's place in the pipeline, while it is in one: ``send(_:)`` writes through it.
     private var context: ChannelHandlerContext?
-
-    private var exchanges: [UInt32: Exchange] = [:]
     private var queued = CircularBuffer<PendingRequest>()
 
     /// The server's limit. APNs starts at 1 until a request carries a valid token.
@@ -111,8 +171,6 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     ) {
         self.onClosed = onClosed
         self.host = host
-        self.authority = authority
-        self.scheme = tls ? "https" : "http"
         self.tls = tls
         self.idlePing = idlePing
         self.onUnusable = onUnusable
@@ -121,14 +179,17 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         settings.maxConcurrentStreams = Self.advertisedMaxStreams
         settings.initialWindowSize = Self.receiveWindow
         // An answer's only unindexed literal is its fresh apns-id: nothing to cache.
-        core = HTTP2ConnectionCore(role: .client, settings: settings, connectionWindow: Self.receiveWindow, cachesLiterals: false)
+        wire = Wire(
+            core: HTTP2ConnectionCore(role: .client, settings: settings, connectionWindow: Self.receiveWindow, cachesLiterals: false),
+            scheme: tls ? "https" : "http", authority: authority
+        )
     }
 
     // MARK: Lifecycle
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        out = context.channel.allocator.buffer(capacity: 16_384)
+        wire.out = context.channel.allocator.buffer(capacity: 16_384)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let contextBound = NIOLoopBound(context, eventLoop: context.eventLoop)
         sweep = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in
@@ -151,7 +212,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func begin(context: ChannelHandlerContext) {
         guard !active else { return }
         active = true
-        core.start(into: &out)
+        wire.startConnection()
         startQueued()
         writeOut(context: context)
     }
@@ -235,7 +296,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             pending.complete(.failure(goAwayError))
         } else if closing {
             pending.complete(.failure(closedError()))
-        } else if active, core.streams.count < maxConcurrentStreams, queued.isEmpty {
+        } else if active, wire.core.streams.count < maxConcurrentStreams, queued.isEmpty {
             start(pending)
         } else {
             queued.append(pending)
@@ -248,41 +309,26 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     /// Hands the collected frames to TLS and the socket, in one write.
     private func writeOut(context: ChannelHandlerContext) {
-        guard out.readableBytes > 0 else { return }
-        context.writeAndFlush(wrapOutboundOut(out), promise: nil)
-        out = context.channel.allocator.buffer(capacity: 16_384)
+        guard wire.out.readableBytes > 0 else { return }
+        let frames = wire.out
+        wire.out = context.channel.allocator.buffer(capacity: 16_384)
+        context.writeAndFlush(wrapOutboundOut(frames), promise: nil)
     }
 
     /// Opens a stream for `pending`: HEADERS, then the body as the windows allow.
     private func start(_ pending: PendingRequest) {
-        guard let streamID = core.openStream() else {
+        guard wire.start(pending) else {
             // Stream ids are 31-bit; when they run out, the connection retires.
             pending.complete(.failure(APNsTransportError.goingAway(host: host, code: "NO_ERROR", reason: "stream ids exhausted")))
             markUnusable()
             return
         }
-        let authorization = pending.authorization
-        switch pending.request.content {
-        case .devicePush(_, _, let payload, _):
-            // The payload goes from its array straight into the frame.
-            core.writeHeaders(streamID: streamID, endStream: payload.isEmpty, into: &out) { block in
-                encoder.encode(pending.request, scheme: scheme, authority: authority, authorization: authorization, into: &block)
-            }
-            if !payload.isEmpty { core.writeData(streamID: streamID, bytes: payload, endStream: true, into: &out) }
-        case .general(_, _, let body):
-            let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
-            core.writeHeaders(streamID: streamID, endStream: body == nil, into: &out) { block in
-                encoder.encode(pending.request, scheme: scheme, authority: authority, authorization: authorization, into: &block)
-            }
-            if let body { core.writeData(streamID: streamID, body, endStream: true, into: &out) }
-        }
-        exchanges[streamID] = Exchange(pending: pending)
     }
 
     private func startQueued() {
         guard !queued.isEmpty else { return }
         lastActivity = .now()
-        while active, !closing, goAwayError == nil, core.streams.count < maxConcurrentStreams, let next = queued.popFirst() {
+        while active, !closing, goAwayError == nil, wire.core.streams.count < maxConcurrentStreams, let next = queued.popFirst() {
             start(next)
         }
     }
@@ -290,17 +336,17 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     // MARK: Receiving
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        core.append(unwrapInboundIn(data))
+        wire.core.append(unwrapInboundIn(data))
         lastActivity = .now()
         do throws(HTTP2ProtocolError) {
-            while !closing, let event = try core.nextEvent(into: &out) {
+            while !closing, let event = try wire.nextEvent() {
                 handle(event)
             }
         } catch {
             fail(context: context, error)
         }
         startQueued()
-        if goAwayError != nil, exchanges.isEmpty, queued.isEmpty, !closing {
+        if goAwayError != nil, wire.exchanges.isEmpty, queued.isEmpty, !closing {
             writeOut(context: context)
             closing = true
             context.close(promise: nil)
@@ -317,31 +363,32 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         case .headers(let streamID, let headers, let endStream, _):
             // One lookup: an answer without a body (any 200) ends with its headers.
             if endStream {
-                guard var exchange = exchanges.removeValue(forKey: streamID) else { return }
+                guard var exchange = wire.exchanges.removeValue(forKey: streamID) else { return }
                 exchange.receive(headers)
                 complete(exchange)
-            } else if let index = exchanges.index(forKey: streamID) {
-                exchanges.values[index].receive(headers)
+            } else if let index = wire.exchanges.index(forKey: streamID) {
+                wire.exchanges.values[index].receive(headers)
             }
         case .data(let streamID, var bytes, let endStream):
-            guard let index = exchanges.index(forKey: streamID) else { return }
-            if exchanges.values[index].body == nil {
-                exchanges.values[index].body = bytes
+            guard let index = wire.exchanges.index(forKey: streamID) else { return }
+            if wire.exchanges.values[index].body == nil {
+                wire.exchanges.values[index].body = bytes
             } else {
-                exchanges.values[index].body?.writeBuffer(&bytes)
+                wire.exchanges.values[index].body?.writeBuffer(&bytes)
             }
-            if endStream { complete(exchanges.remove(at: index).value) }
+            if endStream { complete(wire.exchanges.remove(at: index).value) }
         case .streamReset(let streamID, let code):
-            exchanges.removeValue(forKey: streamID)?.pending.complete(
+            wire.exchanges.removeValue(forKey: streamID)?.pending.complete(
                 .failure(APNsTransportError.streamReset(host: host, code: HTTP2Wire.ErrorCode.name(code))))
         case .streamError(let error, let streamID):
-            exchanges.removeValue(forKey: streamID)?.pending.complete(
+            wire.exchanges.removeValue(forKey: streamID)?.pending.complete(
                 .failure(APNsTransportError.protocolError(host: host, detail: error.description)))
         case .goAway(let frame, let abandoned):
             receiveGoAway(frame, abandoned: abandoned)
         case .peerSettingsChanged:
-            encoder.setTableSizeLimit(core.peerSettings.headerTableSize)
-            maxConcurrentStreams = max(1, min(core.peerSettings.maxConcurrentStreams ?? Int.max, Int(Int32.max)))
+            let peerSettings = wire.core.peerSettings
+            wire.encoder.setTableSizeLimit(peerSettings.headerTableSize)
+            maxConcurrentStreams = max(1, min(peerSettings.maxConcurrentStreams ?? Int.max, Int(Int32.max)))
         case .localSettingsAcknowledged:
             break
         }
@@ -355,7 +402,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         closeError = .connectionClosed(host: host, cause: error.description)
         markUnusable()
         for streamID in abandoned {
-            exchanges.removeValue(forKey: streamID)?.pending.complete(.failure(error))
+            wire.exchanges.removeValue(forKey: streamID)?.pending.complete(.failure(error))
         }
         while let next = queued.popFirst() { next.complete(.failure(error)) }
     }
@@ -391,7 +438,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func fail(context: ChannelHandlerContext, _ error: HTTP2ProtocolError) {
         guard !closing else { return }
         closing = true
-        core.goAway(error.code, debug: Array(error.why.utf8), into: &out)
+        wire.goAway(error.code, debug: Array(error.why.utf8))
         writeOut(context: context)
         closeError = .protocolError(host: host, detail: error.description)
         failAll(closedError())
@@ -400,10 +447,10 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     private func sweepTimeouts(context: ChannelHandlerContext) {
         let now = NIODeadline.now()
-        for (id, exchange) in exchanges where exchange.pending.deadline < now {
-            exchanges[id] = nil
+        for (id, exchange) in wire.exchanges where exchange.pending.deadline < now {
+            wire.exchanges[id] = nil
+            wire.reset(streamID: id, code: .cancel)
             exchange.pending.complete(.failure(APNsTransportError.timedOut(host: host)))
-            core.reset(streamID: id, code: .cancel, into: &out)
         }
         if queued.contains(where: { $0.deadline < now }) {
             var kept = CircularBuffer<PendingRequest>()
@@ -414,7 +461,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         }
         if active, !closing, now - lastActivity > idlePing {
             lastActivity = now
-            HTTP2Wire.ping(UInt64(now.uptimeNanoseconds), ack: false, into: &out)
+            HTTP2Wire.ping(UInt64(now.uptimeNanoseconds), ack: false, into: &wire.out)
         }
         startQueued()
         writeOut(context: context)
@@ -428,8 +475,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     private func failAll(_ error: APNsTransportError) {
         markUnusable()
-        let failed = exchanges
-        exchanges = [:]
+        let failed = wire.exchanges
+        wire.exchanges = [:]
         for exchange in failed.values { exchange.pending.complete(.failure(error)) }
         while let next = queued.popFirst() { next.complete(.failure(error)) }
     }
