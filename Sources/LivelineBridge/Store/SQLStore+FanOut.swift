@@ -223,7 +223,9 @@ extension SQLStore {
             if entry.sample.count < 5 { entry.sample.append("…" + String(token.suffix(8))) }
             failures[fanOut, default: [:]][reason] = entry
         }
-        for answer in answers {
+        // By key, then follower: the count triggers lock each key's count row, so two instances
+        // recording failures of the same keys lock them in the same order.
+        for answer in answers.sorted(by: { ($0.key, $0.target.followerID) < ($1.key, $1.target.followerID) }) {
             let id = SQLValue.int(answer.target.followerID)
             switch answer.outcome {
             case .sent:

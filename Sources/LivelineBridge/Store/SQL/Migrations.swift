@@ -9,6 +9,9 @@ enum Migrations {
     struct Step: Sendable {
         var version: Int
         var statements: [String]
+        /// Run after `statements`, on that database only.
+        var sqlite: [String] = []
+        var postgres: [String] = []
     }
 
     static let steps: [Step] = [
@@ -217,6 +220,12 @@ enum Migrations {
             )
             """,
         ]),
+        // A key's follower counts by state, kept by triggers in the transaction of every change
+        // (see FollowerCountTriggers), so reading them costs one row, not a pass over the audience.
+        Step(
+            version: 8, statements: [FollowerCountTriggers.table] + FollowerCountTriggers.fill,
+            sqlite: FollowerCountTriggers.sqlite, postgres: FollowerCountTriggers.postgres
+        ),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one
@@ -230,7 +239,11 @@ enum Migrations {
             var applied: [Int] = []
             for step in steps where !done.contains(Int64(step.version)) && step.version <= last {
                 do {
-                    for statement in step.statements {
+                    let own = switch dialect.kind {
+                    case .sqlite: step.sqlite
+                    case .postgres: step.postgres
+                    }
+                    for statement in step.statements + own {
                         try await tx.run(
                             statement.replacingOccurrences(of: "{serial}", with: dialect.serialPrimaryKey)
                                 .replacingOccurrences(of: "{bytes}", with: dialect.bytes)
