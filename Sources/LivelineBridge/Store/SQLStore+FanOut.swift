@@ -245,11 +245,13 @@ extension SQLStore {
                     progress.gaveUp += 1
                     fail(answer.fanOutID, answer.key, reason, answer.target.token)
                 } else {
+                    // A late joiner's catch-up that failed stays a catch-up (sent without its alert).
                     try await tx.run(
                         """
                         INSERT INTO follower_exceptions (follower_id, activity_key, state, attempts, due_at, last_error)
                         VALUES ($1, $2, 'retrying', $3, $4, $5)
-                        ON CONFLICT (follower_id) DO UPDATE SET state = 'retrying', attempts = excluded.attempts,
+                        ON CONFLICT (follower_id) DO UPDATE SET
+                            state = CASE WHEN follower_exceptions.state = 'late' THEN 'late' ELSE 'retrying' END, attempts = excluded.attempts,
                             due_at = excluded.due_at, last_error = excluded.last_error, claimed_by = ''
                         """,
                         [id, .text(answer.key), .int(Int64(answer.attempts + 1)), .millis(retryAt), .text(error)]
@@ -286,7 +288,7 @@ extension SQLStore {
         return try await transaction { tx in
             let rows = try await tx.run(
                 """
-                SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token
+                SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token, e.state
                 FROM follower_exceptions e JOIN followers fo ON fo.id = e.follower_id
                 WHERE e.due_at <= $1 ORDER BY e.due_at, e.follower_id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
@@ -305,6 +307,17 @@ extension SQLStore {
                     let (id, push) = try Self.fanOut(row)
                     pushes[id] = push
                 }
+            }
+            // A late joiner's push leaves out the alert of an event from before it joined; a
+            // retry is the push the follower missed, news when it was decided, and keeps it.
+            var silent: [Int64: OutboxPush] = [:]
+            func lateCatchUp(_ id: Int64, _ push: OutboxPush) throws -> OutboxPush {
+                guard push.kind != .start else { return push }
+                if let known = silent[id] { return known }
+                var quiet = push
+                quiet.payload = try CatchUpPayload.withoutAlert(push.payload)
+                silent[id] = quiet
+                return quiet
             }
             var catchUps: [FollowerCatchUp] = []
             var nothing: [Int64] = []
@@ -327,7 +340,8 @@ extension SQLStore {
                     nothing.append(follower)
                     continue
                 }
-                catchUps.append(FollowerCatchUp(target: target, activityKey: key, fanOutID: fanOut, push: push, attempts: Int(try row.int(2))))
+                let sent = try row.text(5) == "late" ? try lateCatchUp(fanOut, push) : push
+                catchUps.append(FollowerCatchUp(target: target, activityKey: key, fanOutID: fanOut, push: sent, attempts: Int(try row.int(2))))
             }
             if !nothing.isEmpty {
                 try await tx.run(
@@ -360,9 +374,10 @@ extension SQLStore {
                 if current == nil || current == catchUp.fanOutID {
                     try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 } else {
-                    // A newer push was decided while this one was on its way: send that one now.
+                    // A newer push was decided while this one was on its way: send that one now
+                    // (a late joiner's without its alert, a retry's with it).
                     try await tx.run(
-                        "UPDATE follower_exceptions SET state = 'late', attempts = 0, due_at = $2, claimed_by = '' WHERE follower_id = $1",
+                        "UPDATE follower_exceptions SET attempts = 0, due_at = $2, claimed_by = '' WHERE follower_id = $1",
                         [id, .millis(now)]
                     )
                 }

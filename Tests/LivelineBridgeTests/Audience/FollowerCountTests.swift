@@ -135,12 +135,13 @@ import Testing
                 [(late, .sent), (retries[0], .sent), (retries[1], .rejected(reason: "BadTopic"))], now: bridge.now)
             try await Self.expectCounts(store, "D-1", Self.counts(updating: 301, awaitingStart: 1, onChannel: 2), "caught up")
 
-            // A late joiner's catch-up that fails is retried; one that then finds its token gone leaves.
+            // A late joiner's catch-up that fails stays a catch-up (retried, still without its
+            // alert); one that then finds its token gone leaves.
             _ = try await store.putFollowers([Self.follower(401)], activityKey: "D-1", now: bridge.now)
             let next = try await store.claimCatchUps(limit: 10, instance: "test", lease: .seconds(60), now: bridge.now)
             _ = try await store.recordCatchUps(
                 next.map { ($0, .retry(reason: "TooManyRequests", error: "429", retryAt: retryAt, maxAttempts: 3)) }, now: bridge.now)
-            try await Self.expectCounts(store, "D-1", Self.counts(updating: 302, awaitingStart: 1, onChannel: 2, retrying: 1), "late, then retrying")
+            try await Self.expectCounts(store, "D-1", Self.counts(updating: 302, awaitingStart: 1, onChannel: 2, catchingUp: 1), "late, retried")
             bridge.advance(seconds: 6)
             let gone = try await store.claimCatchUps(limit: 10, instance: "test", lease: .seconds(60), now: bridge.now)
             _ = try await store.recordCatchUps(gone.map { ($0, .tokenGone(reason: "Unregistered")) }, now: bridge.now)
