@@ -50,8 +50,9 @@ import Testing
             let report = try await pruner.prune(now: F.epoch)
             #expect(report.events == 1100 + 2)
             #expect(report.deadLetters == 1)
-            // In batches of at most 500: 500, 500 and 100 for doordash, one for feed, one for dead letters.
-            #expect(report.batches == 5)
+            // In batches of at most 500: 500, 500 and 100 for doordash, one for feed, one for
+            // fan-outs, one for dead letters.
+            #expect(report.batches == 6)
 
             #expect(try await store.counts().pendingEvents == 50)
             #expect(try await Self.eventIDs(store, activity: "act-7") == ["new-7"])
