@@ -232,9 +232,12 @@ extension SQLStore {
                 continue
             case .tokenGone(let reason):
                 let column = answer.target.isStartToken ? "start_token" : "update_token"
-                try await tx.run("UPDATE followers SET \(column) = NULL WHERE id = $1", [id])
+                // By key and id: the key leads PostgreSQL's primary key.
+                let key = SQLValue.text(answer.key)
+                try await tx.run("UPDATE followers SET \(column) = NULL WHERE activity_key = $2 AND id = $1", [id, key])
                 let removed = try await tx.run(
-                    "DELETE FROM followers WHERE id = $1 AND update_token IS NULL AND start_token IS NULL RETURNING id", [id]
+                    "DELETE FROM followers WHERE activity_key = $2 AND id = $1 AND update_token IS NULL AND start_token IS NULL RETURNING id",
+                    [id, key]
                 )
                 try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 progress.pruned += removed.count
@@ -289,7 +292,7 @@ extension SQLStore {
             let rows = try await tx.run(
                 """
                 SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token, e.state
-                FROM follower_exceptions e JOIN followers fo ON fo.id = e.follower_id
+                FROM follower_exceptions e JOIN followers fo ON fo.activity_key = e.activity_key AND fo.id = e.follower_id
                 WHERE e.due_at <= $1 ORDER BY e.due_at, e.follower_id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
                 [.int(nowMillis)]

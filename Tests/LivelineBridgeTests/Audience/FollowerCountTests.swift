@@ -193,6 +193,14 @@ import Testing
             #expect(try await upgraded.followerCounts(activityKey: "A") == Self.counts(updating: 1, awaitingStart: 1, onChannel: 1, retrying: 1, catchingUp: 1))
             #expect(try await upgraded.followerCounts(activityKey: "B") == Self.counts(updating: 1))
             #expect(try await upgraded.followerCounts(activityKey: "A") == (try await Self.scanned(upgraded, "A")))
+            // The rows (rebuilt on PostgreSQL) keep their ids, and new ones are numbered after them.
+            #expect(try await upgraded.follower(device: "d3", activityKey: "A") == Follower(device: "d3", updateToken: "0102", onChannel: true))
+            #expect(try await upgraded.putFollowers([Follower(device: "d5", updateToken: BridgeHarness.token(5))], activityKey: "A", now: StoreFixture.epoch) == [.created])
+            let ids = try await upgraded.transaction { tx in
+                try await tx.run("SELECT id FROM followers ORDER BY id").map { try $0.int(0) }
+            }
+            #expect(ids == [1, 2, 3, 4, 5])
+            #expect(try await upgraded.followerCounts(activityKey: "A").updating == 2)
             try await upgraded.close()
         }
     }
