@@ -8,6 +8,9 @@
 /// A follower counts as exactly one of: `updating` (an update token, not on the channel),
 /// `awaiting_start` (no update token, not on the channel), `on_channel`; and its exception, if
 /// any, as `retrying` or `catching_up` (state `late`).
+///
+/// Migrations 8 and 9 run these statements: like any released step, they change only by a new
+/// migration that replaces them.
 enum FollowerCountTriggers {
     /// Each count of a follower row `row` (`NEW` or `OLD`, or a transition table's alias) as a
     /// 0-or-1 SQL expression, in `follower_counts` column order.
