@@ -40,14 +40,18 @@ extension SQLStore {
         return newest
     }
 
-    /// The keys among `keys` that have followers.
+    /// The keys among `keys` whose pushes fan out: those with followers, and those that had
+    /// some and still keep a fan-out, so that their newest fan-out stays the newest push and a
+    /// follower who joins after the others left catches up with the current state, not the
+    /// state of when they left. (Retention deletes the fan-outs of a key nobody follows.)
     static func keysWithFollowers(_ keys: [String], _ tx: any SQLTransaction) async throws -> Set<String> {
         var found: Set<String> = []
         for chunk in chunks(keys.count) {
             let rows = try await tx.run(
                 """
                 SELECT a.key FROM activities a WHERE a.key IN (\(SQLDialect.placeholders(from: 1, count: chunk.count)))
-                  AND EXISTS (SELECT 1 FROM followers f WHERE f.activity_key = a.key)
+                  AND (EXISTS (SELECT 1 FROM followers f WHERE f.activity_key = a.key)
+                       OR EXISTS (SELECT 1 FROM fanouts o WHERE o.activity_key = a.key))
                 """,
                 chunk.map { .text(keys[$0]) }
             )
@@ -82,6 +86,12 @@ extension SQLStore {
                     .text(push.activityKey), .text(push.kind.rawValue), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
                     .int(Int64(push.priority)), .millis(push.dueAt), .millis(push.receivedAt), .millis(now),
                 ]
+            )
+            // With no follower (they all left) it has no range to send: done at once, the push
+            // kept for the next follower's catch-up.
+            try await tx.run(
+                "UPDATE fanouts SET state = 'done', finished_at = $2 WHERE activity_key = $1 AND state = 'running' AND upto = 0",
+                [.text(push.activityKey), .millis(now)]
             )
         }
     }

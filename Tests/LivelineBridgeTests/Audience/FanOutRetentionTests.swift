@@ -79,4 +79,36 @@ import Testing
             #expect(bridge.timestamps(try #require(after.updateToken)).isEmpty)
         }
     }
+
+    /// The newest fan-out must stay the newest push: when every follower of a key with a token
+    /// of its own has left, its pushes (which still go to that token) are kept as fan-outs with
+    /// no one to send them to, so a fan who joins later catches up with the current state, not
+    /// the one of when the others left. (A key with no token of its own waits for a follower
+    /// before it applies its events.)
+    @Test(arguments: StoreKind.allCases)
+    func aFollowerJoiningAfterTheOthersLeftCatchesUpWithTheCurrentState(_ kind: StoreKind) async throws {
+        try await withBridge(kind) { bridge in
+            let store = try #require(bridge.store as? SQLStore)
+            _ = try await store.registerActivity(
+                ActivityRegistration(key: "D-1", targets: ActivityTargets(updateToken: BridgeHarness.token(50)), scenario: "doordash"),
+                now: bridge.now)
+            _ = try await store.putFollowers((1...2).map(FanOutTests.follower), activityKey: "D-1", now: bridge.now)
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
+            try await bridge.settle()
+            for device in ["device-1", "device-2"] { #expect(try await store.deleteFollower(device: device, activityKey: "D-1")) }
+
+            bridge.advance(seconds: 20)
+            try await bridge.receive("doordash", doordash("DASHER_PICKED_UP", eta: "2027-01-15T18:40:00Z"))
+            try await bridge.settle()
+            #expect(bridge.shown(BridgeHarness.token(50))["status"]?.stringValue == "on-the-way")
+            #expect(try await Self.fanOuts(store, "D-1") == ["update done"])
+
+            let late = FanOutTests.follower(3)
+            _ = try await store.putFollowers([late], activityKey: "D-1", now: bridge.now)
+            try await bridge.settle()
+            let token = try #require(late.updateToken)
+            #expect(bridge.timestamps(token) == bridge.timestamps(BridgeHarness.token(50)).suffix(1))
+            #expect(bridge.shown(token)["status"]?.stringValue == "on-the-way")
+        }
+    }
 }
