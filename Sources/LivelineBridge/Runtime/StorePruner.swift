@@ -15,6 +15,7 @@ public final class StorePruner: Sendable {
     public struct Report: Sendable, Hashable {
         public var events = 0
         public var deadLetters = 0
+        public var fanOuts = 0
         public var batches = 0
     }
 
@@ -40,9 +41,10 @@ public final class StorePruner: Sendable {
         while !Task.isCancelled {
             do {
                 let report = try await prune(now: Date())
-                if report.events + report.deadLetters > 0 {
+                if report.events + report.deadLetters + report.fanOuts > 0 {
                     logger.info("pruned the store", metadata: [
-                        "events": "\(report.events)", "dead-letters": "\(report.deadLetters)", "batches": "\(report.batches)",
+                        "events": "\(report.events)", "dead-letters": "\(report.deadLetters)", "fan-outs": "\(report.fanOuts)",
+                        "batches": "\(report.batches)",
                     ])
                 }
             } catch {
@@ -66,6 +68,13 @@ public final class StorePruner: Sendable {
                 report.events += rows
                 report.batches += batches
             }
+            // A fan-out's push is kept as long as the events: the newest of a key's live story
+            // stays for the followers who join late.
+            let (fanOuts, fanOutBatches) = try await batches(table: "fanouts") { size in
+                try await self.store.pruneFanOuts(finishedBefore: cutoff, limit: size)
+            }
+            report.fanOuts = fanOuts
+            report.batches += fanOutBatches
         }
         if let keep = policy.deadLetters {
             let cutoff = now.addingTimeInterval(-keep.inSeconds)

@@ -6,7 +6,8 @@ import Liveline
 public struct ActivityWork: Sendable, Hashable {
     public var record: RegisteredActivity
     public var events: [StoredEvent]
-    /// Whether the key has followers: its pushes also fan out to them.
+    /// Whether the key has followers (or had, and keeps a fan-out for the next one to catch up
+    /// with): its pushes also fan out to them.
     public var hasFollowers: Bool = false
 
     public init(record: RegisteredActivity, events: [StoredEvent], hasFollowers: Bool = false) {

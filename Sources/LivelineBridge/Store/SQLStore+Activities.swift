@@ -62,7 +62,7 @@ extension SQLStore {
             // Its audience goes with it.
             try await tx.run(
                 "DELETE FROM fanout_claims WHERE fanout_id IN (SELECT id FROM fanouts WHERE activity_key = $1)", [.text(key)])
-            for table in ["fanouts", "follower_exceptions", "followers"] {
+            for table in ["fanouts", "follower_exceptions", "followers", "follower_counts"] {
                 try await tx.run("DELETE FROM \(table) WHERE activity_key = $1", [.text(key)])
             }
             try await tx.run("UPDATE activity_leases SET registered = 0 WHERE activity_key = $1", [.text(key)])

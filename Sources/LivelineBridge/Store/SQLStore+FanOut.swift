@@ -40,14 +40,18 @@ extension SQLStore {
         return newest
     }
 
-    /// The keys among `keys` that have followers.
+    /// The keys among `keys` whose pushes fan out: those with followers, and those that had
+    /// some and still keep a fan-out, so that their newest fan-out stays the newest push and a
+    /// follower who joins after the others left catches up with the current state, not the
+    /// state of when they left. (Retention deletes the fan-outs of a key nobody follows.)
     static func keysWithFollowers(_ keys: [String], _ tx: any SQLTransaction) async throws -> Set<String> {
         var found: Set<String> = []
         for chunk in chunks(keys.count) {
             let rows = try await tx.run(
                 """
                 SELECT a.key FROM activities a WHERE a.key IN (\(SQLDialect.placeholders(from: 1, count: chunk.count)))
-                  AND EXISTS (SELECT 1 FROM followers f WHERE f.activity_key = a.key)
+                  AND (EXISTS (SELECT 1 FROM followers f WHERE f.activity_key = a.key)
+                       OR EXISTS (SELECT 1 FROM fanouts o WHERE o.activity_key = a.key))
                 """,
                 chunk.map { .text(keys[$0]) }
             )
@@ -82,6 +86,12 @@ extension SQLStore {
                     .text(push.activityKey), .text(push.kind.rawValue), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
                     .int(Int64(push.priority)), .millis(push.dueAt), .millis(push.receivedAt), .millis(now),
                 ]
+            )
+            // With no follower (they all left) it has no range to send: done at once, the push
+            // kept for the next follower's catch-up.
+            try await tx.run(
+                "UPDATE fanouts SET state = 'done', finished_at = $2 WHERE activity_key = $1 AND state = 'running' AND upto = 0",
+                [.text(push.activityKey), .millis(now)]
             )
         }
     }
@@ -223,16 +233,21 @@ extension SQLStore {
             if entry.sample.count < 5 { entry.sample.append("…" + String(token.suffix(8))) }
             failures[fanOut, default: [:]][reason] = entry
         }
-        for answer in answers {
+        // By key, then follower: the count triggers lock each key's count row, so two instances
+        // recording failures of the same keys lock them in the same order.
+        for answer in answers.sorted(by: { ($0.key, $0.target.followerID) < ($1.key, $1.target.followerID) }) {
             let id = SQLValue.int(answer.target.followerID)
             switch answer.outcome {
             case .sent:
                 continue
             case .tokenGone(let reason):
                 let column = answer.target.isStartToken ? "start_token" : "update_token"
-                try await tx.run("UPDATE followers SET \(column) = NULL WHERE id = $1", [id])
+                // By key and id: the key leads PostgreSQL's primary key.
+                let key = SQLValue.text(answer.key)
+                try await tx.run("UPDATE followers SET \(column) = NULL WHERE activity_key = $2 AND id = $1", [id, key])
                 let removed = try await tx.run(
-                    "DELETE FROM followers WHERE id = $1 AND update_token IS NULL AND start_token IS NULL RETURNING id", [id]
+                    "DELETE FROM followers WHERE activity_key = $2 AND id = $1 AND update_token IS NULL AND start_token IS NULL RETURNING id",
+                    [id, key]
                 )
                 try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 progress.pruned += removed.count
@@ -243,11 +258,13 @@ extension SQLStore {
                     progress.gaveUp += 1
                     fail(answer.fanOutID, answer.key, reason, answer.target.token)
                 } else {
+                    // A late joiner's catch-up that failed stays a catch-up (sent without its alert).
                     try await tx.run(
                         """
                         INSERT INTO follower_exceptions (follower_id, activity_key, state, attempts, due_at, last_error)
                         VALUES ($1, $2, 'retrying', $3, $4, $5)
-                        ON CONFLICT (follower_id) DO UPDATE SET state = 'retrying', attempts = excluded.attempts,
+                        ON CONFLICT (follower_id) DO UPDATE SET
+                            state = CASE WHEN follower_exceptions.state = 'late' THEN 'late' ELSE 'retrying' END, attempts = excluded.attempts,
                             due_at = excluded.due_at, last_error = excluded.last_error, claimed_by = ''
                         """,
                         [id, .text(answer.key), .int(Int64(answer.attempts + 1)), .millis(retryAt), .text(error)]
@@ -284,8 +301,8 @@ extension SQLStore {
         return try await transaction { tx in
             let rows = try await tx.run(
                 """
-                SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token
-                FROM follower_exceptions e JOIN followers fo ON fo.id = e.follower_id
+                SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token, e.state
+                FROM follower_exceptions e JOIN followers fo ON fo.activity_key = e.activity_key AND fo.id = e.follower_id
                 WHERE e.due_at <= $1 ORDER BY e.due_at, e.follower_id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
                 [.int(nowMillis)]
@@ -303,6 +320,17 @@ extension SQLStore {
                     let (id, push) = try Self.fanOut(row)
                     pushes[id] = push
                 }
+            }
+            // A late joiner's push leaves out the alert of an event from before it joined; a
+            // retry is the push the follower missed, news when it was decided, and keeps it.
+            var silent: [Int64: OutboxPush] = [:]
+            func lateCatchUp(_ id: Int64, _ push: OutboxPush) throws -> OutboxPush {
+                guard push.kind != .start else { return push }
+                if let known = silent[id] { return known }
+                var quiet = push
+                quiet.payload = try CatchUpPayload.withoutAlert(push.payload)
+                silent[id] = quiet
+                return quiet
             }
             var catchUps: [FollowerCatchUp] = []
             var nothing: [Int64] = []
@@ -325,7 +353,8 @@ extension SQLStore {
                     nothing.append(follower)
                     continue
                 }
-                catchUps.append(FollowerCatchUp(target: target, activityKey: key, fanOutID: fanOut, push: push, attempts: Int(try row.int(2))))
+                let sent = try row.text(5) == "late" ? try lateCatchUp(fanOut, push) : push
+                catchUps.append(FollowerCatchUp(target: target, activityKey: key, fanOutID: fanOut, push: sent, attempts: Int(try row.int(2))))
             }
             if !nothing.isEmpty {
                 try await tx.run(
@@ -358,9 +387,10 @@ extension SQLStore {
                 if current == nil || current == catchUp.fanOutID {
                     try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 } else {
-                    // A newer push was decided while this one was on its way: send that one now.
+                    // A newer push was decided while this one was on its way: send that one now
+                    // (a late joiner's without its alert, a retry's with it).
                     try await tx.run(
-                        "UPDATE follower_exceptions SET state = 'late', attempts = 0, due_at = $2, claimed_by = '' WHERE follower_id = $1",
+                        "UPDATE follower_exceptions SET attempts = 0, due_at = $2, claimed_by = '' WHERE follower_id = $1",
                         [id, .millis(now)]
                     )
                 }

@@ -114,40 +114,37 @@ extension SQLStore {
         }
     }
 
+    /// One row of `follower_counts`, which triggers keep exact (see ``FollowerCountTriggers``).
     public func followerCounts(activityKey: String) async throws -> FollowerCounts {
         try await transaction { tx in
-            try await Self.followerCounts(where: "activity_key = $1", [.text(activityKey)], tx)
+            try await Self.followerCounts(
+                "SELECT updating, awaiting_start, on_channel, retrying, catching_up FROM follower_counts WHERE activity_key = $1",
+                [.text(activityKey)], tx
+            )
         }
     }
 
     public func allFollowerCounts() async throws -> FollowerCounts {
-        try await transaction { tx in try await Self.followerCounts(where: "1 = 1", [], tx) }
+        try await transaction { tx in
+            try await Self.followerCounts(
+                """
+                SELECT CAST(COALESCE(SUM(updating), 0) AS BIGINT), CAST(COALESCE(SUM(awaiting_start), 0) AS BIGINT),
+                       CAST(COALESCE(SUM(on_channel), 0) AS BIGINT), CAST(COALESCE(SUM(retrying), 0) AS BIGINT),
+                       CAST(COALESCE(SUM(catching_up), 0) AS BIGINT) FROM follower_counts
+                """,
+                [], tx
+            )
+        }
     }
 
-    private static func followerCounts(where condition: String, _ parameters: [SQLValue], _ tx: any SQLTransaction) async throws -> FollowerCounts {
+    private static func followerCounts(_ query: String, _ parameters: [SQLValue], _ tx: any SQLTransaction) async throws -> FollowerCounts {
         var counts = FollowerCounts()
-        if let row = try await tx.run(
-            """
-            SELECT COUNT(CASE WHEN on_channel = 0 AND update_token IS NOT NULL THEN 1 END),
-                   COUNT(CASE WHEN on_channel = 0 AND update_token IS NULL THEN 1 END),
-                   COUNT(CASE WHEN on_channel = 1 THEN 1 END)
-            FROM followers WHERE \(condition)
-            """,
-            parameters
-        ).first {
+        if let row = try await tx.run(query, parameters).first {
             counts.updating = Int(try row.int(0))
             counts.awaitingStart = Int(try row.int(1))
             counts.onChannel = Int(try row.int(2))
-        }
-        if let row = try await tx.run(
-            """
-            SELECT COUNT(CASE WHEN state = 'retrying' THEN 1 END), COUNT(CASE WHEN state = 'late' THEN 1 END)
-            FROM follower_exceptions WHERE \(condition)
-            """,
-            parameters
-        ).first {
-            counts.retrying = Int(try row.int(0))
-            counts.catchingUp = Int(try row.int(1))
+            counts.retrying = Int(try row.int(3))
+            counts.catchingUp = Int(try row.int(4))
         }
         return counts
     }

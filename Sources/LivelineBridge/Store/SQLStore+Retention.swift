@@ -44,4 +44,24 @@ extension SQLStore {
             return letters + summaries
         }
     }
+
+    public func pruneFanOuts(finishedBefore cutoff: Date, limit: Int) async throws -> Int {
+        try await transaction { tx in
+            try await tx.run(
+                """
+                DELETE FROM fanouts WHERE id IN (
+                    SELECT f.id FROM fanouts f
+                    WHERE f.state <> 'running' AND f.finished_at < $1
+                      AND NOT EXISTS (SELECT 1 FROM fanout_claims c WHERE c.fanout_id = f.id)
+                      AND (EXISTS (SELECT 1 FROM fanouts n WHERE n.activity_key = f.activity_key AND n.id > f.id
+                                     AND (n.kind = 'start') = (f.kind = 'start'))
+                           OR (SELECT l.kind FROM fanouts l WHERE l.activity_key = f.activity_key ORDER BY l.id DESC LIMIT 1) = 'end'
+                           OR NOT EXISTS (SELECT 1 FROM followers fo WHERE fo.activity_key = f.activity_key))
+                    ORDER BY f.id LIMIT \(SQLDialect.limit(limit))
+                ) RETURNING id
+                """,
+                [.millis(cutoff)]
+            ).count
+        }
+    }
 }

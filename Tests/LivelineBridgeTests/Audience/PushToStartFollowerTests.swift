@@ -68,6 +68,8 @@ import Testing
                 _ = try await store.putFollowers([late], activityKey: "M-1", now: bridge.now)
                 try await bridge.settle()
                 #expect(Self.events(bridge, try #require(late.startToken)) == ["start"])
+                // A start keeps its alert, even late: the device drops a start without one.
+                #expect(bridge.mock.pushes(token: try #require(late.startToken)).first?.payload?.contains("\"alert\"") == true)
 
                 bridge.advance(seconds: 20)
                 try await bridge.receive("match", Self.event("match.kick-off", seq: 2))

@@ -53,8 +53,9 @@ import Testing
             let report = try await pruner.prune(now: F.epoch)
             #expect(report.events == 1100 + 2)
             #expect(report.deadLetters == 1)
-            // 32, 64, 128, 256, 500 and 120 for doordash, one for feed, one for dead letters.
-            #expect(report.batches == 8)
+            // 32, 64, 128, 256, 500 and 120 for doordash, one for feed, one for fan-outs, one for
+            // dead letters.
+            #expect(report.batches == 9)
 
             #expect(try await store.counts().pendingEvents == 50)
             #expect(try await Self.eventIDs(store, activity: "act-7") == ["new-7"])

@@ -10,4 +10,10 @@ public protocol RetentionStore: Sendable {
     /// Deletes up to `limit` dead letters that failed before `cutoff`, oldest first, and the
     /// failure summaries of up to `limit` fan-outs as old, in one transaction; returns how many rows.
     func pruneDeadLetters(failedBefore cutoff: Date, limit: Int) async throws -> Int
+
+    /// Deletes up to `limit` finished fan-outs (their payloads) that finished before `cutoff`
+    /// and no catch-up can need: one a newer fan-out of its key and kind replaced (the newest is
+    /// what a follower joining late is sent), or any of a key whose story has ended or whose
+    /// followers are all gone. Oldest first, in one transaction; returns how many.
+    func pruneFanOuts(finishedBefore cutoff: Date, limit: Int) async throws -> Int
 }
