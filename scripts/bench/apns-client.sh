@@ -76,6 +76,7 @@ done
 ${PRIO[@]+"${PRIO[@]}"} taskset -c "$SERVER_CPU" "$BIN" mock-apns --listen "127.0.0.1:$PORT" --threads 1 \
   --write-ca "$WORK/ca.pem" --auth-key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" >"$WORK/mock.log" 2>&1 &
 PIDS+=($!)
+MOCK_PID=$!
 for _ in $(seq 1 100); do
   curl -s -o /dev/null --http2 --cacert "$WORK/ca.pem" "https://127.0.0.1:$PORT/" && break
   sleep 0.1
@@ -150,13 +151,20 @@ echo "TLS, 1 connection, $STREAMS requests in flight, $TOKENS tokens, ${PAYLOAD_
 H=(); L=(); D=(); A=(); HC=(); LC=(); DC=(); AC=()
 # CPU microseconds per request of the run just ended ($1 requests).
 cpu_per_request() { awk -v s="$(cat "$WORK/cpu")" -v n="$1" 'BEGIN { printf "%.2f", s * 1e6 / n }'; }
+# The mock's CPU (user + system clock ticks, from /proc) around each client's run: a client whose
+# traffic costs the mock more per request (more, smaller frames and TLS records) is held back by
+# the mock's one thread, however little CPU the client itself spends.
+TICK=$(getconf CLK_TCK)
+mock_ticks() { awk '{print $14 + $15}' "/proc/$MOCK_PID/stat"; }
+mock_per_request() { awk -v a="$1" -v b="$(mock_ticks)" -v n="$2" -v t="$TICK" 'BEGIN { printf "%.2f", (b - a) * 1e6 / t / n }'; }
 for round in $(seq 1 "$ROUNDS"); do
-  h=$(run_h2load); H+=("$h"); hc=$(cpu_per_request "$REQUESTS"); HC+=("$hc")
-  l=$(run_liveline); L+=("${l%% *}"); lc=$(cpu_per_request "$((REQUESTS + 1))"); LC+=("$lc")
-  d=$(run_liveline --delivery); D+=("${d%% *}"); dc=$(cpu_per_request "$((REQUESTS + 1))"); DC+=("$dc")
+  m=$(mock_ticks); h=$(run_h2load); H+=("$h"); hc=$(cpu_per_request "$REQUESTS"); HC+=("$hc"); hm=$(mock_per_request "$m" "$REQUESTS")
+  m=$(mock_ticks); l=$(run_liveline); L+=("${l%% *}"); lc=$(cpu_per_request "$((REQUESTS + 1))"); LC+=("$lc"); lm=$(mock_per_request "$m" "$((REQUESTS + 1))")
+  m=$(mock_ticks); d=$(run_liveline --delivery); D+=("${d%% *}"); dc=$(cpu_per_request "$((REQUESTS + 1))"); DC+=("$dc"); dm=$(mock_per_request "$m" "$((REQUESTS + 1))")
   a=$(run_aioapns); A+=("${a%% *}"); ac=$(cpu_per_request "$((PY_REQUESTS + 1))"); AC+=("$ac")
   echo "round $round: h2load $h req/s | liveline client $l | liveline delivery $d | aioapns $a"
   echo "  CPU µs per request: h2load $hc | liveline client $lc | liveline delivery $dc | aioapns $ac"
+  echo "  the mock's CPU µs per request, serving: h2load $hm | liveline client $lm | liveline delivery $dm"
 done
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 MH=$(median "${H[@]}"); ML=$(median "${L[@]}"); MD=$(median "${D[@]}"); MA=$(median "${A[@]}")
