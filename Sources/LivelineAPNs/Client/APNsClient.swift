@@ -84,9 +84,10 @@ public final class APNsClient: Sendable {
     /// ``APNsTransportError`` when there was none. `completion` runs on the connection's event
     /// loop; keep it short.
     ///
-    /// With `flush: false` the request waits in its connection's outbox until ``flush()``:
-    /// a caller that sends a burst (every activity's push at a goal) wakes each connection once
-    /// for the whole burst instead of once per push.
+    /// With `flush: false` the request waits in its connection's outbox until ``flush()`` (or
+    /// until the connection, part-way through reading many answers, sends what waits): a caller
+    /// that sends a burst (every activity's push at a goal) wakes each connection once for the
+    /// whole burst instead of once per push.
     public func send(_ request: APNsRequest, flush: Bool = true, completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void) {
         attempt(request, renewed: false, flush: flush, completion: completion)
     }

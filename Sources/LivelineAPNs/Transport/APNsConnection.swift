@@ -10,7 +10,9 @@ import NIOTLS
 /// drains it and hands them all to ``HTTP2ClientHandler`` directly (not a pipeline write
 /// each), which writes their frames at once. A burst (a goal for
 /// every fan at once) then costs one event-loop wake-up and one flush per connection, not one
-/// per push.
+/// per push. While a read answers many requests, the handler sends what waits every 16
+/// answers (``HTTP2ClientHandler/sendWaiting``), so the server works on the next requests
+/// while the client handles the rest of the answers.
 final class APNsConnection: Sendable {
     let channel: any Channel
     let number: Int
@@ -70,10 +72,12 @@ final class APNsConnection: Sendable {
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
             .flatMapThrowing { channel in
                 let handler = try channel.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
-                return APNsConnection(
+                let connection = APNsConnection(
                     channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), number: number, host: host,
                     closeReason: closeReason
                 )
+                handler.sendWaiting = { [weak connection] in connection?.sendWaitingNow() }
+                return connection
             }
             .flatMapErrorThrowing { error in
                 throw APNsTransportError.connectFailed(host: host, cause: ConnectFailure.cause(of: error) ?? "\(error)")
@@ -112,6 +116,12 @@ final class APNsConnection: Sendable {
             return true
         }
         if schedule { channel.eventLoop.execute { self.drain() } }
+    }
+
+    /// On the event loop: sends what waits in the outbox at once, not after the read under way.
+    fileprivate func sendWaitingNow() {
+        guard outbox.withLockedValue({ !$0.requests.isEmpty }) else { return }
+        drain()
     }
 
     private func drain() {

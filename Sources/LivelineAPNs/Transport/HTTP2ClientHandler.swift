@@ -160,6 +160,16 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private var closing = false
     private var sweep: RepeatedTask?
     private var lastActivity = NIODeadline.now()
+    /// Answers handled since the last write.
+    private var answeredSinceWrite = 0
+    /// Sends what waits in the connection's outbox now. Called part-way through a read that
+    /// answers many requests, so the requests those answers freed reach the server while the
+    /// rest are handled: otherwise the server answers the whole window at once, the client
+    /// reads it at once and sends the next window at once, and the two take turns instead of
+    /// working together. Set by the connection, on the event loop.
+    var sendWaiting: (() -> Void)?
+    /// How many answers make a write part-way through a read.
+    static let answersPerEarlyWrite = 16
 
     /// Told why the connection closed, once, so requests that come later fail with the cause.
     private let onClosed: @Sendable (APNsTransportError) -> Void
@@ -310,6 +320,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     /// Hands the collected frames to TLS and the socket, in one write.
     private func writeOut(context: ChannelHandlerContext) {
         guard wire.out.readableBytes > 0 else { return }
+        answeredSinceWrite = 0
         let frames = wire.out
         wire.out = context.channel.allocator.buffer(capacity: 16_384)
         context.writeAndFlush(wrapOutboundOut(frames), promise: nil)
@@ -341,6 +352,10 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         do throws(HTTP2ProtocolError) {
             while !closing, let event = try wire.nextEvent() {
                 handle(event)
+                if answeredSinceWrite >= Self.answersPerEarlyWrite, let sendWaiting {
+                    answeredSinceWrite = 0
+                    sendWaiting()
+                }
             }
         } catch {
             fail(context: context, error)
@@ -408,6 +423,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     }
 
     private func complete(_ exchange: Exchange) {
+        answeredSinceWrite += 1
         var response = APNsResponse(status: exchange.status)
         exchange.read(into: &response)
         if let body = exchange.body, body.readableBytes > 0 {
