@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// Reading is kept cheap for keys with a million followers: the keys come from a skip over the
 /// followers' index, the fan-outs and failure summaries from a few rows each, every
-/// ``Configuration/interval``; the follower counts, which ``FollowerStore/followerCounts(activityKey:)``
-/// computes, only every ``Configuration/countsInterval``. Nothing is read while no one asks.
+/// ``Configuration/interval``; the follower counts (``FollowerStore/followerCounts(activityKey:)``,
+/// one kept row per key) every ``Configuration/countsInterval``. Nothing is read while no one asks.
 /// Progress comes from the store, so on PostgreSQL it sums every instance's share of a fan-out.
 public final class AudienceWatch: Sendable {
     public struct Configuration: Sendable {
@@ -17,7 +17,7 @@ public final class AudienceWatch: Sendable {
         public var interval: Duration
         /// How often each key's followers are counted.
         public var countsInterval: Duration
-        /// The most keys shown (the first by key).
+        /// The most keys shown: those with a fan-out under way first, then the newest fan-outs.
         public var keys: Int
 
         public init(interval: Duration = .seconds(1), countsInterval: Duration = .seconds(5), keys: Int = 8) {
