@@ -79,7 +79,7 @@ public final class BridgeMetrics: Sendable {
             descriptor("liveline_store_pruned_rows_total", "Rows the retention policy deleted, by table (inbox_events, dead_letters).")
         }
         static var pruneBatch: MetricNameDescriptor {
-            descriptor("liveline_store_prune_batch_seconds", "Seconds each retention batch held the store, from its start to its commit.")
+            descriptor("liveline_store_prune_batch_seconds", "Seconds each retention batch's statements held the store (its wait for the connection and its commit left out).")
         }
         static var retries: MetricNameDescriptor { descriptor("liveline_push_retries_total", "Push attempts that failed and were scheduled again, by reason.") }
 

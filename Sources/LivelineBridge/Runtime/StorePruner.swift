@@ -89,21 +89,19 @@ public final class StorePruner: Sendable {
 
     /// Runs `batch` with the sizer's row count until it deletes fewer than it asked for,
     /// pausing between; the rows deleted and the batches run. Each batch is counted in the
-    /// metrics as it commits, with its time, so a scrape during a round sees the round under way.
-    private func batches(table: String, _ batch: @Sendable (Int) async throws -> Int) async throws -> (rows: Int, batches: Int) {
+    /// metrics as it commits, with the time it held the store, so a scrape during a round sees
+    /// the round under way.
+    private func batches(table: String, _ batch: @Sendable (Int) async throws -> PruneBatch) async throws -> (rows: Int, batches: Int) {
         var rows = 0, batches = 0
         var sizer = PruneBatchSizer(policy: policy)
-        let clock = ContinuousClock()
         while !Task.isCancelled {
             let size = sizer.size
-            let started = clock.now
-            let deleted = try await batch(size)
-            let elapsed = started.duration(to: clock.now)
+            let done = try await batch(size)
             batches += 1
-            rows += deleted
-            if deleted > 0 { metrics?.pruned(table: table, rows: deleted, took: elapsed) }
-            guard deleted >= size else { break }
-            let pause = sizer.pause(after: elapsed)
+            rows += done.rows
+            if done.rows > 0 { metrics?.pruned(table: table, rows: done.rows, took: done.held) }
+            guard done.rows >= size else { break }
+            let pause = sizer.pause(after: done.held)
             if pause > .zero { try await Task.sleep(for: pause) }
         }
         return (rows, batches)

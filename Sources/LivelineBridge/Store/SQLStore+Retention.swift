@@ -3,10 +3,12 @@ import Foundation
 /// Deleting what the retention policy no longer keeps, a small batch per transaction: each
 /// batch finds its rows by an index range (events by source and time of receipt) and deletes
 /// them by key, so it holds the writer for milliseconds however large the store is. On SQLite
-/// the freed pages are reused by new rows, so the file stops growing.
+/// the freed pages are reused by new rows, so the file stops growing. A batch's commit does
+/// not wait for the disk (``CommitDurability/processCrash``): a deletion a power loss undoes is
+/// made again by the next round, and the webhooks' commits wait less behind the batches.
 extension SQLStore {
-    public func pruneEvents(source: String, receivedBefore cutoff: Date, limit: Int) async throws -> Int {
-        try await transaction { tx in
+    public func pruneEvents(source: String, receivedBefore cutoff: Date, limit: Int) async throws -> PruneBatch {
+        try await pruneBatch { tx in
             try await tx.run(
                 """
                 DELETE FROM inbox_events WHERE sequence IN (
@@ -22,8 +24,8 @@ extension SQLStore {
         }
     }
 
-    public func pruneDeadLetters(failedBefore cutoff: Date, limit: Int) async throws -> Int {
-        try await transaction { tx in
+    public func pruneDeadLetters(failedBefore cutoff: Date, limit: Int) async throws -> PruneBatch {
+        try await pruneBatch { tx in
             let letters = try await tx.run(
                 """
                 DELETE FROM dead_letters WHERE id IN (
@@ -45,8 +47,8 @@ extension SQLStore {
         }
     }
 
-    public func pruneFanOuts(finishedBefore cutoff: Date, limit: Int) async throws -> Int {
-        try await transaction { tx in
+    public func pruneFanOuts(finishedBefore cutoff: Date, limit: Int) async throws -> PruneBatch {
+        try await pruneBatch { tx in
             try await tx.run(
                 """
                 DELETE FROM fanouts WHERE id IN (
@@ -62,6 +64,17 @@ extension SQLStore {
                 """,
                 [.millis(cutoff)]
             ).count
+        }
+    }
+
+    /// One batch: `body`'s deletions in a transaction that waits for no disk, timed from its
+    /// first statement to its last.
+    private func pruneBatch(_ body: nonisolated(nonsending) @Sendable @escaping (any SQLTransaction) async throws -> Int) async throws -> PruneBatch {
+        try await transaction(durability: .processCrash) { tx in
+            let clock = ContinuousClock()
+            let started = clock.now
+            let rows = try await body(tx)
+            return PruneBatch(rows: rows, held: started.duration(to: clock.now))
         }
     }
 }

@@ -49,10 +49,13 @@ public final class SQLStore: Store {
     public var taskExecutor: (any TaskExecutor)? { driver.taskExecutor }
 
     /// One transaction; a row that does not match the schema becomes `StoreError.corruptRow`.
+    /// Its commit survives power loss unless `durability` says less.
     @discardableResult
-    func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(
+        durability: CommitDurability = .powerLoss, _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T {
         do {
-            return try await driver.transaction(body)
+            return try await driver.transaction(durability: durability, body)
         } catch let error as SQLRowError {
             throw StoreError(.corruptRow, store: driver.name, cause: error.message)
         } catch let error as DecodingError {

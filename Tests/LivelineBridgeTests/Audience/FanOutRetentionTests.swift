@@ -44,7 +44,7 @@ import Testing
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED_DROPOFF_ARRIVAL"))
             try await bridge.run(for: 70, step: 5)
             #expect(try await Self.fanOuts(store, "D-1") == ["update superseded", "update done"])
-            #expect(try await store.pruneFanOuts(finishedBefore: bridge.now.addingTimeInterval(-Self.hour), limit: 10) == 0)
+            #expect(try await store.pruneFanOuts(finishedBefore: bridge.now.addingTimeInterval(-Self.hour), limit: 10).rows == 0)
 
             // Past the retention (an hour here): the superseded one goes; the newest of the live
             // story stays, and a device that joins now still catches up with it.

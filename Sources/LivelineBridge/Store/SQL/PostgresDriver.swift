@@ -67,11 +67,13 @@ final class PostgresDriver: SQLDriver {
     /// another instance's transaction rolls everything back, so the whole body runs again, a
     /// few milliseconds later, up to ``conflictAttempts`` times: an answered push is recorded
     /// rather than left claimed and sent twice.
-    func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(
+        durability: CommitDurability, _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T {
         var attempt = 1
         while true {
             do {
-                return try await once(body)
+                return try await once(durability: durability, body)
             } catch let conflict as TransientConflict {
                 guard attempt < Self.conflictAttempts else {
                     throw StoreError(.query, store: name, cause: "\(conflict.cause), \(attempt) times in a row")
@@ -83,10 +85,16 @@ final class PostgresDriver: SQLDriver {
         }
     }
 
-    private func once<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+    /// A `.processCrash` transaction sets `synchronous_commit` off for itself: its commit
+    /// returns before the server has flushed its WAL, which a server crash may undo, never half of.
+    private func once<T: Sendable>(
+        durability: CommitDurability, _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                try await body(Transaction(connection: connection, name: name, logger: logger))
+                let transaction = Transaction(connection: connection, name: name, logger: logger)
+                if durability == .processCrash { try await transaction.run("SET LOCAL synchronous_commit TO off") }
+                return try await body(transaction)
             }
         } catch let error as StoreError {
             throw error

@@ -8,8 +8,11 @@ protocol SQLDriver: Sendable {
     /// throws. The driver owns concurrency: transactions never interleave on one connection.
     /// The body is `nonisolated(nonsending)`: it runs where the driver calls it, so a driver
     /// with a thread of its own (SQLite) runs the body's statements without a hop each.
+    /// `durability` says what the commit must survive before it returns.
     @discardableResult
-    func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T
+    func transaction<T: Sendable>(
+        durability: CommitDurability, _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T
     func close() async throws
     /// The thread the driver's statements run on, when it has one: a loop that talks to the
     /// store all the time runs there too (a task executor preference), so its calls do not hop.
@@ -66,5 +69,13 @@ struct SQLDialect: Sendable {
     /// `$first, $first+1, …` for `count` values of an IN list.
     static func placeholders(from first: Int, count: Int) -> String {
         (first..<(first + count)).map { "$\($0)" }.joined(separator: ", ")
+    }
+}
+
+extension SQLDriver {
+    /// One transaction whose commit survives power loss.
+    @discardableResult
+    func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+        try await transaction(durability: .powerLoss, body)
     }
 }

@@ -57,13 +57,23 @@ actor SQLiteConnection {
     /// Runs `body` between `BEGIN IMMEDIATE` and `COMMIT`, rolling back when it throws. The
     /// `ROLLBACK` is a plain call on this thread, which no cancellation reaches: a connection
     /// left inside a transaction would fail every later one.
+    ///
+    /// The connection runs with `synchronous=FULL` (every commit fsyncs the log). A
+    /// `.processCrash` transaction runs with `NORMAL` instead: in WAL mode its commit is
+    /// written to the log without an fsync, and the next `FULL` commit's fsync covers it.
     func transaction<T: Sendable>(
-        _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
+        durability: CommitDurability = .powerLoss, _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
     ) async throws -> T {
         if inTransaction { await withCheckedContinuation { waiting.append($0) } }
         inTransaction = true
         defer {
             if waiting.isEmpty { inTransaction = false } else { waiting.removeFirst().resume() }
+        }
+        if durability == .processCrash {
+            try execute("PRAGMA synchronous=NORMAL", [])
+        }
+        defer {
+            if durability == .processCrash { _ = try? execute("PRAGMA synchronous=FULL", []) }
         }
         do {
             try execute("BEGIN IMMEDIATE", [])
