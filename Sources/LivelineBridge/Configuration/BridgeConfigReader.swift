@@ -219,7 +219,7 @@ struct BridgeConfigReader {
         return keys
     }
 
-    /// `retention: {events: 7d, dead-letters: 30d, batch: 500, batch-time: 5ms}`: the periods
+    /// `retention: {events: 7d, dead-letters: 30d, batch: 500, batch-time: 500us}`: the periods
     /// each a duration (days allowed, like `7d`) or `forever`; the most rows a prune batch
     /// deletes, and the time a batch aims at. A key left out keeps its default.
     mutating func retention(_ node: Node) -> RetentionPolicy {
@@ -235,13 +235,21 @@ struct BridgeConfigReader {
             }
         }
         if let node = fields["batch-time"] {
-            if let millis = DurationText.parse(node.scalar?.string ?? ""), (1...1_000).contains(millis) {
-                policy.batchTime = .milliseconds(millis)
+            if let time = batchTime(node.scalar?.string ?? ""), time >= .microseconds(100), time <= .seconds(1) {
+                policy.batchTime = time
             } else {
-                error(node, "expected retention.batch-time as a duration from 1ms to 1s, like 5ms, found \(ScenarioReader.describe(node))")
+                error(node, "expected retention.batch-time as a duration from 100us to 1s, like 500us or 2ms, found \(ScenarioReader.describe(node))")
             }
         }
         return policy
+    }
+
+    /// A prune batch's time: microseconds (`500us`) or a duration (`2ms`).
+    private func batchTime(_ text: String) -> Duration? {
+        if text.hasSuffix("us") {
+            return Int64(text.dropLast(2)).map { .microseconds($0) }
+        }
+        return DurationText.parse(text).map { .milliseconds($0) }
     }
 
     /// A retention period: `7d`, `36h`, `2m`, or `forever` (`.some(nil)`); nil after an error.

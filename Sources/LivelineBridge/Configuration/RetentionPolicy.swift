@@ -32,7 +32,7 @@ public struct RetentionPolicy: Sendable, Hashable {
 
     public init(
         events: Duration? = RetentionPolicy.standard.events, deadLetters: Duration? = RetentionPolicy.standard.deadLetters,
-        batch: Int = 500, batchTime: Duration = .milliseconds(2), pause: Duration = .milliseconds(20), share: Double = 0.25,
+        batch: Int = 500, batchTime: Duration = .microseconds(500), pause: Duration = .milliseconds(20), share: Double = 0.25,
         interval: Duration = .seconds(60)
     ) {
         self.events = events

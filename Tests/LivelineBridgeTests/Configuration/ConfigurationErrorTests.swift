@@ -75,10 +75,16 @@ import Testing
             yaml: Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { batch: 200, batch-time: 2ms }"), file: testConfigurationFile
         )
         #expect(batches.retention.batch == 200 && batches.retention.batchTime == .milliseconds(2))
-        expectError(
-            Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { batch-time: 5s }"), 3, 26,
-            "expected retention.batch-time as a duration from 1ms to 1s, like 5ms, found '5s'"
+        let micros = try BridgeConfigurationLoader(environment: [:]).load(
+            yaml: Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { batch-time: 250us }"), file: testConfigurationFile
         )
+        #expect(micros.retention.batchTime == .microseconds(250))
+        for refused in ["5s", "50us", "2.5ms", "us"] {
+            expectError(
+                Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { batch-time: \(refused) }"), 3, 26,
+                "expected retention.batch-time as a duration from 100us to 1s, like 500us or 2ms, found '\(refused)'"
+            )
+        }
         expectError(
             Self.changed("listen: 127.0.0.1:8080", "listen: 127.0.0.1:8080\nretention: { batch: 0 }"), 3, 21,
             "expected retention.batch as a number of rows from 1 to 100000, found '0'"
