@@ -23,6 +23,14 @@ final class SQLiteDriver: SQLDriver {
     }
 
     /// Opens (and creates, the first time) the database file at `path`.
+    /// The store connection's page cache, in KiB (SQLite's default is 2 MiB). Every webhook
+    /// touches pages all over the event-id and activity indexes, and a prune batch walks the
+    /// oldest rows' pages of the same indexes: with 2 MiB the batches pushed the webhooks' pages
+    /// out, and every webhook was slower while a round ran (p99 1.3–1.4× outside the rounds);
+    /// with 16 MiB it was the same inside and out (`scripts/soak/bridge-soak.sh`, BENCHMARKS.md).
+    /// The cost is up to 16 MiB of the bridge's memory.
+    static let cacheKiB = 16_384
+
     static func open(path: String) async throws -> SQLiteDriver {
         let name = "SQLite at \(path)"
         let directory = (path as NSString).deletingLastPathComponent
@@ -49,6 +57,8 @@ final class SQLiteDriver: SQLDriver {
             // file, writing every page a batch touches a second time. They are never needed
             // after a crash, so memory loses nothing.
             try await connection.execute("PRAGMA temp_store=MEMORY", [])
+            // A negative size is in KiB.
+            try await connection.execute("PRAGMA cache_size=-\(Self.cacheKiB)", [])
             // Checkpoints run on the checkpointer's connection, not inside a commit here.
             try await connection.execute("PRAGMA wal_autocheckpoint=\(SQLiteCheckpointer.backstopPages)", [])
             let checkpointer = try await SQLiteCheckpointer.open(path: path, name: name)
@@ -59,8 +69,10 @@ final class SQLiteDriver: SQLDriver {
         }
     }
 
-    func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
-        try await connection.transaction(body)
+    func transaction<T: Sendable>(
+        durability: CommitDurability, _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T {
+        try await connection.transaction(durability: durability, body)
     }
 
     var taskExecutor: (any TaskExecutor)? { connection.taskExecutor }
