@@ -7,7 +7,9 @@ one keep-alive connection, timing each from its first byte out to its answer. Ev
 reads the bridge's `liveline_store_pruned_rows_total`; the pruner counts each batch as it
 commits, so a sample that rose marks the 0.25 s before it as part of a prune round. When the
 run ends, the webhooks sent inside a prune round (widened by one sample on each side) and those
-sent outside are summarised apart: count, p50, p99 and max, and the ratio of the two p99s.
+sent outside are summarised apart: count, p50, p99 and max, and the ratio of the two p99s, and
+how far into its round each of the slowest 1% inside came. OUT.json.raw keeps every webhook's
+send time and latency, and the rounds.
 
     scripts/soak/bridge-soak-probe.py PORT SECONDS RATE OUT.json
 """
@@ -113,13 +115,23 @@ def main():
               "while_pruning": summary(inside), "otherwise": summary(outside)}
     if inside and outside:
         result["p99_ratio"] = round(result["while_pruning"]["p99_ms"] / result["otherwise"]["p99_ms"], 2)
+    # Where in its round each of the slowest 1% inside fell: a cluster at a round's start points
+    # at its first batch, an even spread at the batches throughout.
+    slowest = sorted(((ms, t) for t, ms in sent if pruning(t)), reverse=True)[:max(1, len(inside) // 100)]
+    offsets = [t - starts[bisect.bisect_right(starts, t) - 1] for _, t in slowest] if inside else []
+    result["slowest_while_pruning_seconds_into_round"] = sorted(round(o, 2) for o in offsets)
     with open(out, "w") as f:
         json.dump(result, f, indent=2)
+    with open(out + ".raw", "w") as f:
+        json.dump({"windows": windows, "sent": sent}, f)
     print(f"probe webhooks while pruning: {result['while_pruning']}")
     print(f"probe webhooks otherwise:     {result['otherwise']}")
     if "p99_ratio" in result:
         print(f"p99 while pruning / otherwise: {result['p99_ratio']}x "
               f"({result['prune_window_seconds']} s of prune rounds, {failures} failures)")
+    if offsets:
+        early = sum(1 for o in offsets if o < 1)
+        print(f"slowest 1% while pruning: {early} of {len(offsets)} in the first second of a round")
 
 
 if __name__ == "__main__":
