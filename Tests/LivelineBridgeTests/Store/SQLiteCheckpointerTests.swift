@@ -29,6 +29,17 @@ import Testing
         }
     }
 
+    /// While the log fills fast the loop checkpoints every 10 ms; an idle log is looked at
+    /// every 100 ms.
+    @Test func itCheckpointsOftenOnlyWhileTheLogFillsFast() {
+        let idle = SQLiteCheckpointer.interval, busy = SQLiteCheckpointer.busyInterval
+        #expect(SQLiteCheckpointer.pause(copied: 0, copiedBefore: 0) == idle)
+        #expect(SQLiteCheckpointer.pause(copied: 1_000, copiedBefore: 990) == idle)
+        #expect(SQLiteCheckpointer.pause(copied: 1_000, copiedBefore: 800) == busy)
+        #expect(SQLiteCheckpointer.pause(copied: 300, copiedBefore: 4_000) == busy, "the log started over and 300 pages were copied since")
+        #expect(SQLiteCheckpointer.pause(copied: 20, copiedBefore: 4_000) == idle)
+    }
+
     static func size(_ path: String) -> Int {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
     }

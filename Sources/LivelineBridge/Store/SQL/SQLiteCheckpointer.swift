@@ -11,11 +11,16 @@
 ///
 /// The log starts over only at a write that finds it copied completely, which writes arriving
 /// without a break may never give. So the store's connection keeps an automatic checkpoint at a
-/// higher mark (``backstopPages``): by then this loop has copied almost all of the log, so that
-/// checkpoint costs the commit little, and the log starts over from there.
+/// higher mark (``backstopPages``): it copies what this loop has not yet copied, and the log
+/// starts over from there. While the log fills fast (a prune round writes tens of megabytes a
+/// second) this loop runs every ``busyInterval``: the log then starts over many times a
+/// second, and stays a few milliseconds' worth of pages long.
 struct SQLiteCheckpointer: Sendable {
     /// How often a checkpoint is tried; one with nothing to copy costs a few microseconds.
     static let interval: Duration = .milliseconds(100)
+    /// How often while the log fills fast: after a checkpoint that copied ``busyPages`` or more.
+    static let busyInterval: Duration = .milliseconds(10)
+    static let busyPages = 64
     /// The store connection's own automatic checkpoint, in pages (16 MiB of log).
     static let backstopPages = 4_096
 
@@ -39,13 +44,25 @@ struct SQLiteCheckpointer: Sendable {
         self.connection = connection
     }
 
-    /// Checkpoints every ``interval`` until the task is cancelled. A failed checkpoint is not
-    /// an error anyone must act on (the backstop still bounds the log): the next one retries.
+    /// Checkpoints every ``interval`` (or ``busyInterval``) until the task is cancelled. A
+    /// failed checkpoint is not an error anyone must act on (the backstop still bounds the
+    /// log): the next one retries.
     func run() async {
+        var copiedBefore: Int64 = 0
         while !Task.isCancelled {
-            _ = try? await connection.execute("PRAGMA wal_checkpoint(PASSIVE)", [])
-            try? await Task.sleep(for: Self.interval)
+            // One row: whether it was blocked, the pages in the log, the pages copied so far.
+            let row = try? await connection.execute("PRAGMA wal_checkpoint(PASSIVE)", []).first
+            let copied = (try? row?.int(2)) ?? 0
+            try? await Task.sleep(for: Self.pause(copied: copied, copiedBefore: copiedBefore))
+            copiedBefore = copied
         }
+    }
+
+    /// The pause after a checkpoint that left `copied` pages of the log copied, when the one
+    /// before left `copiedBefore` (more than `copied`: the log started over between them).
+    static func pause(copied: Int64, copiedBefore: Int64) -> Duration {
+        let now = copied >= copiedBefore ? copied - copiedBefore : copied
+        return now >= busyPages ? busyInterval : interval
     }
 
     func close() async {
