@@ -62,7 +62,7 @@ actor SQLiteConnection {
     /// `.processCrash` transaction runs with `NORMAL` instead: in WAL mode its commit is
     /// written to the log without an fsync, and the next `FULL` commit's fsync covers it.
     func transaction<T: Sendable>(
-        durability: CommitDurability = .powerLoss, _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
+        durability: CommitDurability, _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
     ) async throws -> T {
         if inTransaction { await withCheckedContinuation { waiting.append($0) } }
         inTransaction = true
