@@ -77,6 +77,24 @@ import Testing
         try await StoreFixture.withStore(.postgres) { store in #expect(store.taskExecutor == nil) }
     }
 
+    /// `top -H` and `/proc` show which of the bridge's threads is busy: the store's statements
+    /// and its checkpoints each run on a thread that carries its own name in the kernel.
+    @Test func theStoresThreadsAreNamedWhereTopShowsThem() async throws {
+        #if os(Linux)
+        try await StoreFixture.withStore(.sqlite) { store in
+            let executor = try #require(store.taskExecutor)
+            let name = await withTaskExecutorPreference(executor) { Self.kernelName(of: "thread-self") }
+            #expect(name == "liveline-sqlite")
+            let threads = (try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")).map { Self.kernelName(of: "self/task/\($0)") }
+            #expect(threads.contains("liveline-ckpt"))
+        }
+        #endif
+    }
+
+    private static func kernelName(of task: String) -> String? {
+        (try? String(contentsOfFile: "/proc/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     @Test func aStoreUsedAfterItClosedSaysSoAndDoesNotHang() async throws {
         try await StoreFixture.withLocation(.sqlite) { location in
             let store = try await SQLStore.open(location, now: StoreFixture.epoch)

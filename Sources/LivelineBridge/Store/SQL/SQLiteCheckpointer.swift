@@ -28,7 +28,7 @@ struct SQLiteCheckpointer: Sendable {
 
     /// Opens a second connection to the (already open, WAL-mode) file at `path`.
     static func open(path: String, name: String) async throws(StoreError) -> SQLiteCheckpointer {
-        let connection = SQLiteConnection(name: name)
+        let connection = SQLiteConnection(name: name, thread: "liveline-ckpt")
         do {
             try await connection.open(path: path)
             // It never takes the writer lock; a short wait covers another process's open.

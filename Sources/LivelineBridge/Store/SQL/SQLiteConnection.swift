@@ -28,10 +28,10 @@ actor SQLiteConnection {
     /// The connection's thread, for callers that prefer to run there.
     nonisolated var taskExecutor: any TaskExecutor { executor }
 
-    /// A connection, not yet open, with a thread of its own.
-    init(name: String) {
+    /// A connection, not yet open, with a thread of its own named `thread`.
+    init(name: String, thread: String = "liveline-sqlite") {
         self.name = name
-        executor = SQLiteExecutor(name: "liveline-sqlite")
+        executor = SQLiteExecutor(name: thread)
     }
 
     /// On the connection's thread, like all its work; the thread ends after it.

@@ -21,10 +21,15 @@ final class SQLiteExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// One signal per job enqueued, and one for the stop.
     private let ready = DispatchSemaphore(value: 0)
 
-    /// Starts the thread, named `name` (as `top` and debuggers show it).
+    /// Starts the thread, named `name` (as `top -H`, `/proc` and debuggers show it; the kernel
+    /// keeps 15 bytes).
     init(name: String) {
-        let thread = Thread { [self] in run() }
-        thread.name = name
+        let thread = Thread { [self] in
+            // Named from inside: on Linux, Foundation hands the kernel only a name the thread
+            // sets itself; one set before `start()` left it with its starter's name in `top -H`.
+            Thread.current.name = name
+            run()
+        }
         thread.start()
     }
 
