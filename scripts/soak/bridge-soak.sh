@@ -8,7 +8,10 @@
 # bridge keeps dispatched events only that long, so the store's size should level off once the
 # pruner runs; the rows it pruned are printed at the end (RETENTION=forever: nothing pruned).
 # Beside the load, scripts/soak/bridge-soak-probe.py times PROBE_RATE (default 20) webhooks a second
-# of its own and reports their latency inside prune rounds and outside them (PROBE_RATE=0: off).
+# of its own and reports their latency inside prune rounds and outside them (PROBE_RATE=0: off),
+# and scripts/soak/bridge-soak-rounds.py breaks that down: by part of the run, by place in a
+# round, and against windows of the run without pruning. THREADS=1 also samples the bridge's CPU
+# by thread and the store's log every 0.1 s (scripts/soak/bridge-soak-threads.py) for it.
 #
 #   swift build -c release --product liveline && scripts/soak/bridge-soak.sh
 #   SECONDS_TOTAL=900 RATE=500 RETENTION=2m scripts/soak/bridge-soak.sh
@@ -41,6 +44,11 @@ if [ "$PROBE_RATE" != 0 ]; then
   python3 scripts/soak/bridge-soak-probe.py "$PORT" "$SECONDS_TOTAL" "$PROBE_RATE" "$work/probe.json" > "$work/probe.txt" 2>&1 &
   probe=$!
 fi
+threads=
+if [ "${THREADS:-0}" = 1 ]; then
+  python3 scripts/soak/bridge-soak-threads.py "$bridge" "$work/bridge.sqlite" "$SECONDS_TOTAL" "$work/threads.json" &
+  threads=$!
+fi
 samples=()
 for ((t = 0; t <= SECONDS_TOTAL; t += 30)); do
   rss=$(awk '/VmRSS/ {print $2}' "/proc/$bridge/status")
@@ -51,7 +59,8 @@ for ((t = 0; t <= SECONDS_TOTAL; t += 30)); do
 done
 wait "$load"
 refused=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\)/\1/p' "$work/wrk.txt")
-[ -n "$probe" ] && { wait "$probe" || true; cat "$work/probe.txt"; }
+[ -n "$threads" ] && { wait "$threads" || true; }
+[ -n "$probe" ] && { wait "$probe" || true; cat "$work/probe.txt"; python3 scripts/soak/bridge-soak-rounds.py "$work" || true; }
 grep -E "Requests/sec|Non-2xx|p50" "$work/wrk.txt" || true
 printf '%s\n' "${samples[@]}" | awk 'NR==1 {first=$1} {if ($1>peak) peak=$1; last=$1} END {printf "RSS first %d kB, peak %d kB, last %d kB\n", first, peak, last}'
 receipt_latency "$PORT" "$work/metrics.txt"
