@@ -25,12 +25,21 @@ final class SQLiteExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// keeps 15 bytes).
     init(name: String) {
         let thread = Thread { [self] in
-            // Named from inside: on Linux, Foundation hands the kernel only a name the thread
-            // sets itself; one set before `start()` left it with its starter's name in `top -H`.
-            Thread.current.name = name
+            Self.nameCurrentThread(name)
             run()
         }
         thread.start()
+    }
+
+    /// Names the calling thread in the kernel. On Linux, Foundation passes a `Thread`'s name to
+    /// the kernel only if the thread sets it after `start()` has recorded it in the parent, a
+    /// race the thread often wins; it then kept its starter's name in `top -H` and `/proc`.
+    private static func nameCurrentThread(_ name: String) {
+        #if os(Linux)
+        try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+        #else
+        Thread.current.name = name
+        #endif
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
