@@ -27,9 +27,10 @@ final class SQLiteDriver: SQLDriver {
     /// touches pages all over the event-id and activity indexes, and a prune batch walks the
     /// oldest rows' pages of the same indexes: with 2 MiB the batches pushed the webhooks' pages
     /// out, and every webhook was slower while a round ran (p99 1.3–1.4× outside the rounds);
-    /// with 16 MiB, and the checkpointer's 10 ms pace while the log fills fast, it was
-    /// 0.98–1.08× (`scripts/soak/bridge-soak.sh`, BENCHMARKS.md). The cost is up to 16 MiB
-    /// of the bridge's memory.
+    /// with 16 MiB, and the checkpointer's 10 ms pace while the log fills fast, it was 1.14×
+    /// over a quiet hour, the rest being the deletions' own work on this connection's thread
+    /// (64 MiB did no better; `scripts/soak/bridge-soak.sh`, BENCHMARKS.md). The cost is up to
+    /// 16 MiB of the bridge's memory.
     static let cacheKiB = 16_384
 
     static func open(path: String) async throws -> SQLiteDriver {
