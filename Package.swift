@@ -43,14 +43,14 @@ let package = Package(
         .target(
             name: "Liveline",
             dependencies: [
-                .product(name: "Yams", package: "Yams"),
+                .product(name: "Yams", package: "Yams")
             ]
         ),
         // The HTTP/2 wire format and connection core the APNs client and the mock APNs share.
         .target(
             name: "LivelineHTTP2",
             dependencies: [
-                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio")
             ]
         ),
         .target(

@@ -27,36 +27,36 @@ struct BuildCommitPlugin: BuildToolPlugin {
                 arguments: ["-c", Self.script, "stamp-commit", context.package.directoryURL.path, output.path],
                 environment: environment,
                 outputFilesDirectory: output
-            ),
+            )
         ]
     }
 
     /// `sh -c SCRIPT stamp-commit PACKAGE_DIRECTORY OUTPUT_DIRECTORY`; always exits 0.
     static let script = #"""
-    package=$1 output=$2
-    commit=${LIVELINE_GIT_COMMIT:-}
-    if [ -z "$commit" ] && command -v git >/dev/null 2>&1; then
-      # Only the package's own repository: a copy inside another repository has no commit of its own.
-      top=$(git -C "$package" rev-parse --show-toplevel 2>/dev/null) || top=
-      if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(cd "$package" && pwd -P)" ]; then
-        commit=$(git -C "$package" rev-parse HEAD 2>/dev/null) || commit=
-        if [ -n "$commit" ] && ! git -C "$package" --no-optional-locks diff --quiet HEAD -- 2>/dev/null; then
-          commit="$commit-dirty"
+        package=$1 output=$2
+        commit=${LIVELINE_GIT_COMMIT:-}
+        if [ -z "$commit" ] && command -v git >/dev/null 2>&1; then
+          # Only the package's own repository: a copy inside another repository has no commit of its own.
+          top=$(git -C "$package" rev-parse --show-toplevel 2>/dev/null) || top=
+          if [ -n "$top" ] && [ "$(cd "$top" && pwd -P)" = "$(cd "$package" && pwd -P)" ]; then
+            commit=$(git -C "$package" rev-parse HEAD 2>/dev/null) || commit=
+            if [ -n "$commit" ] && ! git -C "$package" --no-optional-locks diff --quiet HEAD -- 2>/dev/null; then
+              commit="$commit-dirty"
+            fi
+          fi
         fi
-      fi
-    fi
-    commit=$(printf '%s' "$commit" | tr -cd '0-9A-Za-z._-' | cut -c1-80)
-    if [ -n "$commit" ]; then value="\"$commit\""; else value=nil; fi
-    text="// Generated before each build by Plugins/BuildCommitPlugin; not in the repository.
-    enum BuildCommit {
-        /// The git commit this binary was built from (\`-dirty\`: with uncommitted changes), or nil.
-        static let value: String? = $value
-    }"
-    mkdir -p "$output" || exit 0
-    file="$output/BuildCommit.swift"
-    if [ ! -f "$file" ] || [ "$(cat "$file")" != "$text" ]; then
-      printf '%s\n' "$text" > "$file.tmp" && mv "$file.tmp" "$file"
-    fi
-    exit 0
-    """#
+        commit=$(printf '%s' "$commit" | tr -cd '0-9A-Za-z._-' | cut -c1-80)
+        if [ -n "$commit" ]; then value="\"$commit\""; else value=nil; fi
+        text="// Generated before each build by Plugins/BuildCommitPlugin; not in the repository.
+        enum BuildCommit {
+            /// The git commit this binary was built from (\`-dirty\`: with uncommitted changes), or nil.
+            static let value: String? = $value
+        }"
+        mkdir -p "$output" || exit 0
+        file="$output/BuildCommit.swift"
+        if [ ! -f "$file" ] || [ "$(cat "$file")" != "$text" ]; then
+          printf '%s\n' "$text" > "$file.tmp" && mv "$file.tmp" "$file"
+        fi
+        exit 0
+        """#
 }

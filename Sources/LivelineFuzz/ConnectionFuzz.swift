@@ -7,21 +7,29 @@ import NIOEmbedded
 extension FuzzTarget {
     /// The mock's connection handler, as accepted by a server: the client preface is given,
     /// then the input as the rest of the client's bytes, in pieces.
-    static let mockConnection = FuzzTarget(name: "mock-connection", summary: "the mock APNs connection handler, bytes after the preface") { bytes in
+    static let mockConnection = FuzzTarget(
+        name: "mock-connection", summary: "the mock APNs connection handler, bytes after the preface"
+    ) { bytes in
         var configuration = MockAPNsConfiguration()
         configuration.transport = .h2c
         configuration.historyPerToken = 4
         let channel = EmbeddedChannel(handler: MockAPNsServer.detachedConnectionHandler(configuration))
         defer { _ = try? channel.finish(acceptAlreadyClosed: true) }
-        guard (try? channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()) != nil else { return false }
+        guard (try? channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()) != nil else {
+            return false
+        }
         return feed(channel, preface: clientPreface, bytes)
     }
 
     /// The client's connection handler with two requests in flight, fed the input as the server's bytes.
-    static let clientConnection = FuzzTarget(name: "client-connection", summary: "the APNs client's connection handler, server bytes with two requests open") { bytes in
+    static let clientConnection = FuzzTarget(
+        name: "client-connection", summary: "the APNs client's connection handler, server bytes with two requests open"
+    ) { bytes in
         let channel = EmbeddedChannel(handler: DetachedClientConnection.handler(host: "127.0.0.1:1"))
         defer { _ = try? channel.finish(acceptAlreadyClosed: true) }
-        guard (try? channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()) != nil else { return false }
+        guard (try? channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()) != nil else {
+            return false
+        }
         let answered = NIOLockedValueBox(0)
         for token in ["aa", "bb"] {
             let request = APNsRequest(

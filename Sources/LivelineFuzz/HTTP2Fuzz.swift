@@ -5,11 +5,14 @@ import NIOHPACK
 extension FuzzTarget {
     /// The shared HTTP/2 core, as a server (after the client preface) or as a client, fed a byte
     /// stream in pieces; every event is taken until the core has none or stops with an error.
-    static let http2Core = FuzzTarget(name: "http2-core", summary: "the HTTP/2 connection core, either side, bytes in pieces") { bytes in
+    static let http2Core = FuzzTarget(
+        name: "http2-core", summary: "the HTTP/2 connection core, either side, bytes in pieces"
+    ) { bytes in
         let (side, rest) = bytes.choice(of: 2)
         var settings = ConnectionSettings()
         settings.maxConcurrentStreams = 100
-        var core = HTTP2ConnectionCore(role: side == 0 ? .server : .client, settings: settings, connectionWindow: 1 << 20)
+        var core = HTTP2ConnectionCore(
+            role: side == 0 ? .server : .client, settings: settings, connectionWindow: 1 << 20)
         var out = ByteBufferAllocator().buffer(capacity: 1024)
         core.start(into: &out)
         if side == 1 { _ = core.openStream(); _ = core.openStream() }
@@ -40,7 +43,9 @@ extension FuzzTarget {
     /// on every block: refused or not, and the fields. They differ on purpose only for strings
     /// that are not UTF-8, whose sizes the connections' decoder counts in octets as sent (RFC
     /// 7541 §4.1) and swift-nio-http2's after repair; the comparison stops at the first one.
-    static let hpack = FuzzTarget(name: "hpack", summary: "HPACK header blocks, the connections' decoder against swift-nio-http2's") { bytes in
+    static let hpack = FuzzTarget(
+        name: "hpack", summary: "HPACK header blocks, the connections' decoder against swift-nio-http2's"
+    ) { bytes in
         var reference = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: 4096)
         reference.maxHeaderListSize = 16_384
         var decoder = HeaderBlockDecoder(maxTableSize: 4096, maxHeaderListSize: 16_384)

@@ -1,17 +1,17 @@
 import Foundation
 
 #if FUZZING
-/// libFuzzer's driver (from `libclang_rt.fuzzer_no_main`, linked by `scripts/fuzz/build.sh`):
-/// it parses libFuzzer's flags and calls `callback` with each input.
-@_silgen_name("LLVMFuzzerRunDriver")
-private func runFuzzerDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
-) -> CInt
+    /// libFuzzer's driver (from `libclang_rt.fuzzer_no_main`, linked by `scripts/fuzz/build.sh`):
+    /// it parses libFuzzer's flags and calls `callback` with each input.
+    @_silgen_name("LLVMFuzzerRunDriver")
+    private func runFuzzerDriver(
+        _ argc: UnsafeMutablePointer<CInt>,
+        _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>>,
+        _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt
+    ) -> CInt
 
-/// The target libFuzzer's C callback runs; set once, before the driver starts.
-nonisolated(unsafe) private var selected: FuzzTarget?
+    /// The target libFuzzer's C callback runs; set once, before the driver starts.
+    nonisolated(unsafe) private var selected: FuzzTarget?
 #endif
 
 /// `liveline-fuzz TARGET [inputs or libFuzzer flags…]`.
@@ -24,28 +24,33 @@ nonisolated(unsafe) private var selected: FuzzTarget?
     static func main() {
         let arguments = CommandLine.arguments
         guard arguments.count >= 2, let target = FuzzTarget.named(arguments[1]) else {
-            let names = FuzzTarget.all.map { "  \($0.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \($0.summary)" }
-            FileHandle.standardError.write(Data("""
-            usage: liveline-fuzz TARGET [FILE|FOLDER…]   replay inputs through a target
-            targets:
-            \(names.joined(separator: "\n"))
+            let names = FuzzTarget.all.map {
+                "  \($0.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \($0.summary)"
+            }
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    usage: liveline-fuzz TARGET [FILE|FOLDER…]   replay inputs through a target
+                    targets:
+                    \(names.joined(separator: "\n"))
 
-            """.utf8))
+                    """.utf8))
             exit(2)
         }
         #if FUZZING
-        selected = target
-        let argv = CommandLine.unsafeArgv
-        // libFuzzer sees the program name then its own flags and corpus folders.
-        argv[1] = argv[0]
-        var argc = CommandLine.argc - 1
-        var shifted = argv + 1
-        exit(runFuzzerDriver(&argc, &shifted) { data, size in
-            _ = selected?.run(UnsafeRawBufferPointer(start: data, count: size))
-            return 0
-        })
+            selected = target
+            let argv = CommandLine.unsafeArgv
+            // libFuzzer sees the program name then its own flags and corpus folders.
+            argv[1] = argv[0]
+            var argc = CommandLine.argc - 1
+            var shifted = argv + 1
+            exit(
+                runFuzzerDriver(&argc, &shifted) { data, size in
+                    _ = selected?.run(UnsafeRawBufferPointer(start: data, count: size))
+                    return 0
+                })
         #else
-        exit(replay(target, paths: Array(arguments.dropFirst(2))))
+            exit(replay(target, paths: Array(arguments.dropFirst(2))))
         #endif
     }
 

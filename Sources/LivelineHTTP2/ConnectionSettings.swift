@@ -17,7 +17,8 @@ package struct ConnectionSettings: Sendable, Hashable {
     /// define (extensions) are ignored, as §6.5.2 requires.
     package mutating func apply(_ payload: ByteBuffer, receivedByClient: Bool) throws(HTTP2ProtocolError) {
         guard payload.readableBytes % 6 == 0 else {
-            throw HTTP2ProtocolError(.frameSizeError, "a SETTINGS frame of \(payload.readableBytes) bytes, not a multiple of 6")
+            throw HTTP2ProtocolError(
+                .frameSizeError, "a SETTINGS frame of \(payload.readableBytes) bytes, not a multiple of 6")
         }
         var payload = payload
         while let identifier = payload.readInteger(as: UInt16.self), let value = payload.readInteger(as: UInt32.self) {
@@ -26,7 +27,9 @@ package struct ConnectionSettings: Sendable, Hashable {
     }
 
     /// Applies one setting.
-    package mutating func apply(_ identifier: UInt16, _ value: UInt32, receivedByClient: Bool) throws(HTTP2ProtocolError) {
+    package mutating func apply(
+        _ identifier: UInt16, _ value: UInt32, receivedByClient: Bool
+    ) throws(HTTP2ProtocolError) {
         switch HTTP2Wire.Setting(rawValue: identifier) {
         case .headerTableSize:
             headerTableSize = Int(value)
@@ -59,10 +62,14 @@ package struct ConnectionSettings: Sendable, Hashable {
     package var nonDefaultValues: [(HTTP2Wire.Setting, UInt32)] {
         let initial = ConnectionSettings()
         var values: [(HTTP2Wire.Setting, UInt32)] = []
-        if headerTableSize != initial.headerTableSize { values.append((.headerTableSize, UInt32(clamping: headerTableSize))) }
+        if headerTableSize != initial.headerTableSize {
+            values.append((.headerTableSize, UInt32(clamping: headerTableSize)))
+        }
         if enablePush != initial.enablePush { values.append((.enablePush, enablePush ? 1 : 0)) }
         if let maxConcurrentStreams { values.append((.maxConcurrentStreams, UInt32(clamping: maxConcurrentStreams))) }
-        if initialWindowSize != initial.initialWindowSize { values.append((.initialWindowSize, UInt32(clamping: initialWindowSize))) }
+        if initialWindowSize != initial.initialWindowSize {
+            values.append((.initialWindowSize, UInt32(clamping: initialWindowSize)))
+        }
         if maxFrameSize != initial.maxFrameSize { values.append((.maxFrameSize, UInt32(clamping: maxFrameSize))) }
         if let maxHeaderListSize { values.append((.maxHeaderListSize, UInt32(clamping: maxHeaderListSize))) }
         return values

@@ -77,7 +77,10 @@ package struct FrameReader {
         let count = HTTP2Wire.preface.count
         guard source.readableBytes >= count else {
             if let head = source.getBytes(at: source.readerIndex, length: source.readableBytes),
-               !HTTP2Wire.preface.starts(with: head) { throw .badPreface }
+                !HTTP2Wire.preface.starts(with: head)
+            {
+                throw .badPreface
+            }
             carry = source
             current = nil
             return false
@@ -100,7 +103,8 @@ package struct FrameReader {
 
     /// Takes one whole frame off `buffer` (its header read in one step, its payload a slice).
     private static func readFrame(_ buffer: inout ByteBuffer) -> InboundFrame? {
-        let header = buffer.withUnsafeReadableBytes { bytes -> (length: Int, type: UInt8, flags: UInt8, streamID: UInt32)? in
+        let header = buffer.withUnsafeReadableBytes {
+            bytes -> (length: Int, type: UInt8, flags: UInt8, streamID: UInt32)? in
             guard bytes.count >= 9 else { return nil }
             let length = Int(bytes[0]) << 16 | Int(bytes[1]) << 8 | Int(bytes[2])
             guard bytes.count >= 9 + length else { return nil }

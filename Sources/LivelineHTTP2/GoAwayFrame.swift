@@ -17,10 +17,12 @@ package struct GoAwayFrame: Sendable, Hashable {
     /// Parses a GOAWAY payload; nil when it is shorter than its 8 fixed bytes.
     package init?(payload: ByteBuffer) {
         var payload = payload
-        guard let lastStreamID = payload.readInteger(as: UInt32.self), let code = payload.readInteger(as: UInt32.self) else {
+        guard let lastStreamID = payload.readInteger(as: UInt32.self), let code = payload.readInteger(as: UInt32.self)
+        else {
             return nil
         }
-        self.init(lastStreamID: lastStreamID & 0x7FFF_FFFF, errorCode: code, debugData: Array(payload.readableBytesView))
+        self.init(
+            lastStreamID: lastStreamID & 0x7FFF_FFFF, errorCode: code, debugData: Array(payload.readableBytesView))
     }
 
     /// The error code's name, e.g. `ENHANCE_YOUR_CALM`.

@@ -12,14 +12,19 @@
 enum HPACKHuffman {
     /// The code length of each symbol, 0...255 and EOS (256), from RFC 7541 Appendix B.
     static let codeLengths: [UInt8] = [
-        13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 28,
+        13, 23, 28, 28, 28, 28, 28, 28, 28, 24, 30, 28, 28, 30, 28, 28, 28, 28, 28, 28, 28, 28, 30, 28, 28, 28, 28, 28,
+        28, 28, 28, 28,
         6, 10, 10, 12, 13, 6, 8, 11, 10, 10, 8, 11, 8, 6, 6, 6, 5, 5, 5, 6, 6, 6, 6, 6, 6, 6, 7, 8, 15, 6, 12, 10,
         13, 6, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8, 7, 8, 13, 19, 13, 14, 6,
         15, 5, 6, 5, 6, 5, 6, 6, 6, 5, 7, 7, 6, 6, 6, 5, 6, 7, 6, 5, 5, 6, 7, 7, 7, 7, 7, 15, 11, 14, 13, 28,
-        20, 22, 20, 20, 22, 22, 22, 23, 22, 23, 23, 23, 23, 23, 24, 23, 24, 24, 22, 23, 24, 23, 23, 23, 23, 21, 22, 23, 22, 23, 23, 24,
-        22, 21, 20, 22, 22, 23, 23, 21, 23, 22, 22, 24, 21, 22, 23, 23, 21, 21, 22, 21, 23, 22, 23, 23, 20, 22, 22, 22, 23, 22, 22, 23,
-        26, 26, 20, 19, 22, 23, 22, 25, 26, 26, 26, 27, 27, 26, 24, 25, 19, 21, 26, 27, 27, 26, 27, 24, 21, 21, 26, 26, 28, 27, 27, 27,
-        20, 24, 20, 21, 22, 21, 21, 23, 22, 22, 25, 25, 24, 24, 26, 23, 26, 27, 26, 26, 27, 27, 27, 27, 27, 28, 27, 27, 27, 27, 27, 26,
+        20, 22, 20, 20, 22, 22, 22, 23, 22, 23, 23, 23, 23, 23, 24, 23, 24, 24, 22, 23, 24, 23, 23, 23, 23, 21, 22, 23,
+        22, 23, 23, 24,
+        22, 21, 20, 22, 22, 23, 23, 21, 23, 22, 22, 24, 21, 22, 23, 23, 21, 21, 22, 21, 23, 22, 23, 23, 20, 22, 22, 22,
+        23, 22, 22, 23,
+        26, 26, 20, 19, 22, 23, 22, 25, 26, 26, 26, 27, 27, 26, 24, 25, 19, 21, 26, 27, 27, 26, 27, 24, 21, 21, 26, 26,
+        28, 27, 27, 27,
+        20, 24, 20, 21, 22, 21, 21, 23, 22, 22, 25, 25, 24, 24, 26, 23, 26, 27, 26, 26, 27, 27, 27, 27, 27, 28, 27, 27,
+        27, 27, 27, 26,
         30,
     ]
 
@@ -79,7 +84,8 @@ enum HPACKHuffman {
                 lookup[index] = UInt16(symbol) << 4 | UInt16(length)
             }
         }
-        return Tables(lookup: lookup, firstCode: firstCode, count: count, offset: offset, symbols: symbols, codes: codes)
+        return Tables(
+            lookup: lookup, firstCode: firstCode, count: count, offset: offset, symbols: symbols, codes: codes)
     }()
 
     /// The most bytes `encodedCount` bytes can decode to (the shortest code is 5 bits).
@@ -130,7 +136,9 @@ enum HPACKHuffman {
                 if length > available {
                     // The rest must be padding: fewer than 8 bits, all ones (a prefix of EOS).
                     // No code of 7 bits or fewer is all ones, so a real symbol never ends here.
-                    guard available <= 7, bits >> UInt64(64 - available) == (UInt64(1) << UInt64(available)) - 1 else { return nil }
+                    guard available <= 7, bits >> UInt64(64 - available) == (UInt64(1) << UInt64(available)) - 1 else {
+                        return nil
+                    }
                     return written
                 }
                 guard symbol != eos else { return nil }

@@ -47,12 +47,14 @@ struct HPACKLiteralCache {
     }
 
     /// The string decoded from `encoded` earlier, with its decoded octet count.
-    func lookup(_ encoded: UnsafeRawBufferPointer, huffman: Bool, hash: UInt64) -> (value: String, decodedLength: Int)? {
+    func lookup(_ encoded: UnsafeRawBufferPointer, huffman: Bool, hash: UInt64) -> (value: String, decodedLength: Int)?
+    {
         guard !hashes.isEmpty else { return nil }
         var slot = Int(truncatingIfNeeded: hash) & (Self.slots - 1)
         while hashes[slot] != 0 {
             if hashes[slot] == hash, let entry = entries[slot], entry.huffman == huffman,
-               entry.key.withUnsafeBytes({ Self.equal($0, encoded) }) {
+                entry.key.withUnsafeBytes({ Self.equal($0, encoded) })
+            {
                 return (entry.value, entry.decodedLength)
             }
             slot = (slot + 1) & (Self.slots - 1)
@@ -61,7 +63,9 @@ struct HPACKLiteralCache {
     }
 
     /// Remembers what `encoded` decoded to (after a ``lookup(_:huffman:hash:)`` missed).
-    mutating func insert(_ encoded: UnsafeRawBufferPointer, huffman: Bool, hash: UInt64, value: String, decodedLength: Int) {
+    mutating func insert(
+        _ encoded: UnsafeRawBufferPointer, huffman: Bool, hash: UInt64, value: String, decodedLength: Int
+    ) {
         let added = encoded.count + decodedLength
         if count + 1 > Self.capacity || bytes + added > Self.byteBudget {
             hashes = []
@@ -112,7 +116,10 @@ struct HPACKLiteralCache {
         guard a.count == b.count else { return false }
         var offset = 0
         while offset + 8 <= a.count {
-            guard a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else { return false }
+            guard
+                a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            else { return false }
             offset += 8
         }
         while offset < a.count {

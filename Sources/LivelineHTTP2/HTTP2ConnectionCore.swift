@@ -66,13 +66,15 @@ package struct HTTP2ConnectionCore {
     ///   - cachesLiterals: whether the HPACK decoder keeps the peer's unindexed literals for
     ///     reuse (see ``HeaderBlockDecoder``); false when they never repeat.
     package init(
-        role: Role, settings: ConnectionSettings, connectionWindow: Int, maxHeaderListSize: Int = 16_384, cachesLiterals: Bool = true
+        role: Role, settings: ConnectionSettings, connectionWindow: Int, maxHeaderListSize: Int = 16_384,
+        cachesLiterals: Bool = true
     ) {
         self.role = role
         reader = FrameReader(expectingPreface: role == .server)
         assembler = HeaderBlockAssembler(limit: 2 * maxHeaderListSize)
         decoder = HeaderBlockDecoder(
-            maxTableSize: settings.headerTableSize, maxHeaderListSize: maxHeaderListSize, cachesLiterals: cachesLiterals)
+            maxTableSize: settings.headerTableSize, maxHeaderListSize: maxHeaderListSize, cachesLiterals: cachesLiterals
+        )
         streams = StreamStateTable(isServer: role == .server)
         connectionReceive = FlowControlWindow(max(connectionWindow, HTTP2Wire.defaultWindow))
         latestLocalSettings = settings
@@ -102,7 +104,8 @@ package struct HTTP2ConnectionCore {
 
     /// Opens a stream of ours; nil when ids ran out. Write its HEADERS next.
     package mutating func openStream() -> UInt32? {
-        streams.openLocal(sendWindow: peerSettings.initialWindowSize, receiveWindow: latestLocalSettings.initialWindowSize)
+        streams.openLocal(
+            sendWindow: peerSettings.initialWindowSize, receiveWindow: latestLocalSettings.initialWindowSize)
     }
 
     /// Writes a header block for an active stream as HEADERS, plus CONTINUATION frames when it is
@@ -129,7 +132,9 @@ package struct HTTP2ConnectionCore {
                 let chunk = min(block.readableBytes, peerSettings.maxFrameSize)
                 var frameFlags: UInt8 = chunk == block.readableBytes ? HTTP2Wire.Flags.endHeaders : 0
                 if first, endStream { frameFlags |= HTTP2Wire.Flags.endStream }
-                HTTP2Wire.frameHeader(length: chunk, type: first ? .headers : .continuation, flags: frameFlags, streamID: streamID, into: &out)
+                HTTP2Wire.frameHeader(
+                    length: chunk, type: first ? .headers : .continuation, flags: frameFlags, streamID: streamID,
+                    into: &out)
                 if var part = block.readSlice(length: chunk) { out.writeBuffer(&part) }
                 first = false
             }
@@ -141,7 +146,8 @@ package struct HTTP2ConnectionCore {
     /// Sends a body on an active stream: as much as both send windows allow now, split at the
     /// peer's frame size; the rest goes out as credit arrives. END_STREAM follows the last byte
     /// when `endStream`.
-    package mutating func writeData(streamID: UInt32, _ bytes: ByteBuffer, endStream: Bool, into out: inout ByteBuffer) {
+    package mutating func writeData(streamID: UInt32, _ bytes: ByteBuffer, endStream: Bool, into out: inout ByteBuffer)
+    {
         guard var entry = streams[streamID], entry.state != .halfClosedLocal else { return }
         let waiting = entry.unsent != nil
         if var unsent = entry.unsent {
@@ -162,11 +168,14 @@ package struct HTTP2ConnectionCore {
     package mutating func writeData(streamID: UInt32, bytes: [UInt8], endStream: Bool, into out: inout ByteBuffer) {
         let count = bytes.count
         guard blocked.isEmpty, count <= connectionSend.available, count <= peerSettings.maxFrameSize,
-              streams.sendWhole(streamID, count: count, endStream: endStream) else {
+            streams.sendWhole(streamID, count: count, endStream: endStream)
+        else {
             writeData(streamID: streamID, ByteBuffer(bytes: bytes), endStream: endStream, into: &out)
             return
         }
-        HTTP2Wire.frameHeader(length: count, type: .data, flags: endStream ? HTTP2Wire.Flags.endStream : 0, streamID: streamID, into: &out)
+        HTTP2Wire.frameHeader(
+            length: count, type: .data, flags: endStream ? HTTP2Wire.Flags.endStream : 0, streamID: streamID, into: &out
+        )
         out.writeBytes(bytes)
         connectionSend.send(count)
     }
@@ -215,24 +224,32 @@ package struct HTTP2ConnectionCore {
             case .badPreface:
                 throw .badPreface
             case .frameTooLarge(let length):
-                throw HTTP2ProtocolError(.frameSizeError, "a \(length)-byte frame, over SETTINGS_MAX_FRAME_SIZE \(HTTP2Wire.maxFrameSize)")
+                throw HTTP2ProtocolError(
+                    .frameSizeError, "a \(length)-byte frame, over SETTINGS_MAX_FRAME_SIZE \(HTTP2Wire.maxFrameSize)")
             }
         }
     }
 
     /// Handles one frame.
-    package mutating func handle(_ frame: InboundFrame, into out: inout ByteBuffer) throws(HTTP2ProtocolError) -> HTTP2Event? {
+    package mutating func handle(
+        _ frame: InboundFrame, into out: inout ByteBuffer
+    ) throws(HTTP2ProtocolError) -> HTTP2Event? {
         try assembler.check(frame)
-        guard peerSettingsSeen || frame.type == HTTP2Wire.FrameType.settings.rawValue && !frame.has(HTTP2Wire.Flags.ack) else {
-            throw HTTP2ProtocolError(.protocolError, "\(HTTP2Wire.FrameType.name(frame.type)) before the peer's first SETTINGS")
+        guard peerSettingsSeen || frame.type == HTTP2Wire.FrameType.settings.rawValue && !frame.has(HTTP2Wire.Flags.ack)
+        else {
+            throw HTTP2ProtocolError(
+                .protocolError, "\(HTTP2Wire.FrameType.name(frame.type)) before the peer's first SETTINGS")
         }
         guard let type = HTTP2Wire.FrameType(rawValue: frame.type) else { return nil }
         switch type {
         case .data, .headers, .continuation, .rstStream, .priority:
-            guard frame.streamID != 0 else { throw HTTP2ProtocolError(.protocolError, "\(HTTP2Wire.FrameType.name(frame.type)) on stream 0") }
+            guard frame.streamID != 0 else {
+                throw HTTP2ProtocolError(.protocolError, "\(HTTP2Wire.FrameType.name(frame.type)) on stream 0")
+            }
         case .settings, .ping, .goAway:
             guard frame.streamID == 0 else {
-                throw HTTP2ProtocolError(.protocolError, "\(HTTP2Wire.FrameType.name(frame.type)) on stream \(frame.streamID), not 0")
+                throw HTTP2ProtocolError(
+                    .protocolError, "\(HTTP2Wire.FrameType.name(frame.type)) on stream \(frame.streamID), not 0")
             }
         case .windowUpdate, .pushPromise:
             break
@@ -242,31 +259,43 @@ package struct HTTP2ConnectionCore {
         case .headers:
             var fragment = try Self.unpadded(frame)
             if frame.has(HTTP2Wire.Flags.priority) {
-                guard fragment.readableBytes >= 5 else { throw HTTP2ProtocolError(.frameSizeError, "a HEADERS frame too short for its priority fields") }
+                guard fragment.readableBytes >= 5 else {
+                    throw HTTP2ProtocolError(.frameSizeError, "a HEADERS frame too short for its priority fields")
+                }
                 fragment.moveReaderIndex(forwardBy: 5)
             }
             if frame.has(HTTP2Wire.Flags.endHeaders) {
-                return try receiveHeaderBlock(fragment, streamID: frame.streamID, endStream: frame.has(HTTP2Wire.Flags.endStream), into: &out)
+                return try receiveHeaderBlock(
+                    fragment, streamID: frame.streamID, endStream: frame.has(HTTP2Wire.Flags.endStream), into: &out)
             }
-            try assembler.begin(streamID: frame.streamID, fragment: fragment, endStream: frame.has(HTTP2Wire.Flags.endStream))
+            try assembler.begin(
+                streamID: frame.streamID, fragment: fragment, endStream: frame.has(HTTP2Wire.Flags.endStream))
             return nil
         case .continuation:
             guard let block = try assembler.continuation(frame) else { return nil }
-            return try receiveHeaderBlock(block.fragment, streamID: block.streamID, endStream: block.endStream, into: &out)
+            return try receiveHeaderBlock(
+                block.fragment, streamID: block.streamID, endStream: block.endStream, into: &out)
         case .priority:
             guard frame.payload.readableBytes == 5 else {
-                return streamError(HTTP2ProtocolError(.frameSizeError, "a PRIORITY frame of \(frame.payload.readableBytes) bytes, not 5", stream: frame.streamID), into: &out)
+                return streamError(
+                    HTTP2ProtocolError(
+                        .frameSizeError, "a PRIORITY frame of \(frame.payload.readableBytes) bytes, not 5",
+                        stream: frame.streamID), into: &out)
             }
             return nil
         case .rstStream: return try receiveReset(frame)
         case .settings: return try receiveSettings(frame, into: &out)
         case .pushPromise:
-            throw HTTP2ProtocolError(.protocolError, role == .client ? "PUSH_PROMISE, though server push is off" : "PUSH_PROMISE from a client")
+            throw HTTP2ProtocolError(
+                .protocolError,
+                role == .client ? "PUSH_PROMISE, though server push is off" : "PUSH_PROMISE from a client")
         case .ping:
             guard frame.payload.readableBytes == 8 else {
                 throw HTTP2ProtocolError(.frameSizeError, "a PING of \(frame.payload.readableBytes) bytes, not 8")
             }
-            if !frame.has(HTTP2Wire.Flags.ack), let data = frame.payload.getInteger(at: frame.payload.readerIndex, as: UInt64.self) {
+            if !frame.has(HTTP2Wire.Flags.ack),
+                let data = frame.payload.getInteger(at: frame.payload.readerIndex, as: UInt64.self)
+            {
                 HTTP2Wire.ping(data, ack: true, into: &out)
             }
             return nil
@@ -282,11 +311,15 @@ package struct HTTP2ConnectionCore {
         }
     }
 
-    private mutating func receiveData(_ frame: InboundFrame, into out: inout ByteBuffer) throws(HTTP2ProtocolError) -> HTTP2Event? {
+    private mutating func receiveData(
+        _ frame: InboundFrame, into out: inout ByteBuffer
+    ) throws(HTTP2ProtocolError) -> HTTP2Event? {
         let length = frame.payload.readableBytes
         // Padding counts against the windows too (§6.1).
         guard connectionReceive.receive(length) else {
-            throw HTTP2ProtocolError(.flowControlError, "DATA beyond the connection window (\(length) bytes, \(connectionReceive.available) allowed)")
+            throw HTTP2ProtocolError(
+                .flowControlError,
+                "DATA beyond the connection window (\(length) bytes, \(connectionReceive.available) allowed)")
         }
         if let increment = connectionReceive.creditToReturn() {
             HTTP2Wire.windowUpdate(streamID: 0, increment: increment, into: &out)
@@ -301,14 +334,20 @@ package struct HTTP2ConnectionCore {
             case .closed(.sentReset), .active:
                 return nil
             case .closed:
-                return streamError(HTTP2ProtocolError(.streamClosed, "DATA on closed stream \(streamID)", stream: streamID), into: &out)
+                return streamError(
+                    HTTP2ProtocolError(.streamClosed, "DATA on closed stream \(streamID)", stream: streamID), into: &out
+                )
             }
         }
         guard !received.afterEnd else {
-            return streamError(HTTP2ProtocolError(.streamClosed, "DATA on stream \(streamID) after its END_STREAM", stream: streamID), into: &out)
+            return streamError(
+                HTTP2ProtocolError(.streamClosed, "DATA on stream \(streamID) after its END_STREAM", stream: streamID),
+                into: &out)
         }
         guard received.allowed else {
-            return streamError(HTTP2ProtocolError(.flowControlError, "DATA beyond the window of stream \(streamID)", stream: streamID), into: &out)
+            return streamError(
+                HTTP2ProtocolError(.flowControlError, "DATA beyond the window of stream \(streamID)", stream: streamID),
+                into: &out)
         }
         if let increment = received.credit {
             HTTP2Wire.windowUpdate(streamID: streamID, increment: increment, into: &out)
@@ -329,23 +368,29 @@ package struct HTTP2ConnectionCore {
         switch streams.lookup(streamID) {
         case .active:
             guard streams[streamID]?.state != .halfClosedRemote else {
-                return streamError(HTTP2ProtocolError(.streamClosed, "HEADERS on stream \(streamID) after its END_STREAM", stream: streamID), into: &out)
+                return streamError(
+                    HTTP2ProtocolError(
+                        .streamClosed, "HEADERS on stream \(streamID) after its END_STREAM", stream: streamID),
+                    into: &out)
             }
             if endStream { streams.end(streamID, local: false) }
             return .headers(streamID: streamID, headers: headers, endStream: endStream, opened: false)
         case .idle:
             guard streams.isPeerInitiated(streamID), role == .server else {
-                throw HTTP2ProtocolError(.protocolError, role == .server
-                    ? "HEADERS on even stream \(streamID): a client's streams are odd"
-                    : "HEADERS on stream \(streamID), which the client never opened")
+                throw HTTP2ProtocolError(
+                    .protocolError,
+                    role == .server
+                        ? "HEADERS on even stream \(streamID): a client's streams are odd"
+                        : "HEADERS on stream \(streamID), which the client never opened")
             }
             if sentGoAway != nil {
                 streams.skipPeer(streamID)
                 HTTP2Wire.rstStream(streamID: streamID, code: .refusedStream, into: &out)
                 return nil
             }
-            streams.openPeer(streamID, endStream: endStream, sendWindow: peerSettings.initialWindowSize,
-                             receiveWindow: latestLocalSettings.initialWindowSize)
+            streams.openPeer(
+                streamID, endStream: endStream, sendWindow: peerSettings.initialWindowSize,
+                receiveWindow: latestLocalSettings.initialWindowSize)
             previousProcessedPeerStreamID = processedPeerStreamID
             processedPeerStreamID = streamID
             return .headers(streamID: streamID, headers: headers, endStream: endStream, opened: true)
@@ -355,7 +400,9 @@ package struct HTTP2ConnectionCore {
             throw HTTP2ProtocolError(.streamClosed, "HEADERS on closed stream \(streamID)")
         case .closed(nil):
             if streams.isPeerInitiated(streamID) {
-                throw HTTP2ProtocolError(.protocolError, "HEADERS on stream \(streamID), not above the last stream \(streams.lastPeerStreamID)")
+                throw HTTP2ProtocolError(
+                    .protocolError,
+                    "HEADERS on stream \(streamID), not above the last stream \(streams.lastPeerStreamID)")
             }
             // A late answer on one of our streams closed long ago.
             return nil
@@ -363,11 +410,14 @@ package struct HTTP2ConnectionCore {
     }
 
     private mutating func receiveReset(_ frame: InboundFrame) throws(HTTP2ProtocolError) -> HTTP2Event? {
-        guard frame.payload.readableBytes == 4, let code = frame.payload.getInteger(at: frame.payload.readerIndex, as: UInt32.self) else {
+        guard frame.payload.readableBytes == 4,
+            let code = frame.payload.getInteger(at: frame.payload.readerIndex, as: UInt32.self)
+        else {
             throw HTTP2ProtocolError(.frameSizeError, "an RST_STREAM of \(frame.payload.readableBytes) bytes, not 4")
         }
         switch streams.lookup(frame.streamID) {
-        case .idle: throw HTTP2ProtocolError(.protocolError, "RST_STREAM on stream \(frame.streamID), which was never opened")
+        case .idle:
+            throw HTTP2ProtocolError(.protocolError, "RST_STREAM on stream \(frame.streamID), which was never opened")
         case .closed: return nil
         case .active:
             streams.close(frame.streamID, .receivedReset)
@@ -375,10 +425,13 @@ package struct HTTP2ConnectionCore {
         }
     }
 
-    private mutating func receiveSettings(_ frame: InboundFrame, into out: inout ByteBuffer) throws(HTTP2ProtocolError) -> HTTP2Event? {
+    private mutating func receiveSettings(
+        _ frame: InboundFrame, into out: inout ByteBuffer
+    ) throws(HTTP2ProtocolError) -> HTTP2Event? {
         if frame.has(HTTP2Wire.Flags.ack) {
             guard frame.payload.readableBytes == 0 else {
-                throw HTTP2ProtocolError(.frameSizeError, "a SETTINGS ACK with a \(frame.payload.readableBytes)-byte payload")
+                throw HTTP2ProtocolError(
+                    .frameSizeError, "a SETTINGS ACK with a \(frame.payload.readableBytes)-byte payload")
             }
             guard !unacknowledged.isEmpty else { return nil }
             localSettings = unacknowledged.removeFirst()
@@ -390,21 +443,29 @@ package struct HTTP2ConnectionCore {
         peerSettings = settings
         peerSettingsSeen = true
         guard streams.adjustSendWindows(by: delta) else {
-            throw HTTP2ProtocolError(.flowControlError, "SETTINGS_INITIAL_WINDOW_SIZE \(settings.initialWindowSize) pushed a stream window over 2^31-1")
+            throw HTTP2ProtocolError(
+                .flowControlError,
+                "SETTINGS_INITIAL_WINDOW_SIZE \(settings.initialWindowSize) pushed a stream window over 2^31-1")
         }
         HTTP2Wire.settingsAck(into: &out)
         sendBlocked(into: &out)
         return .peerSettingsChanged
     }
 
-    private mutating func receiveWindowUpdate(_ frame: InboundFrame, into out: inout ByteBuffer) throws(HTTP2ProtocolError) -> HTTP2Event? {
-        guard frame.payload.readableBytes == 4, let raw = frame.payload.getInteger(at: frame.payload.readerIndex, as: UInt32.self) else {
+    private mutating func receiveWindowUpdate(
+        _ frame: InboundFrame, into out: inout ByteBuffer
+    ) throws(HTTP2ProtocolError) -> HTTP2Event? {
+        guard frame.payload.readableBytes == 4,
+            let raw = frame.payload.getInteger(at: frame.payload.readerIndex, as: UInt32.self)
+        else {
             throw HTTP2ProtocolError(.frameSizeError, "a WINDOW_UPDATE of \(frame.payload.readableBytes) bytes, not 4")
         }
         let increment = Int(raw & 0x7FFF_FFFF)
         let streamID = frame.streamID
         if streamID == 0 {
-            guard increment > 0 else { throw HTTP2ProtocolError(.protocolError, "a WINDOW_UPDATE of 0 for the connection") }
+            guard increment > 0 else {
+                throw HTTP2ProtocolError(.protocolError, "a WINDOW_UPDATE of 0 for the connection")
+            }
             guard connectionSend.credit(increment) else {
                 throw HTTP2ProtocolError(.flowControlError, "WINDOW_UPDATE pushed the connection window over 2^31-1")
             }
@@ -412,15 +473,21 @@ package struct HTTP2ConnectionCore {
             return nil
         }
         switch streams.lookup(streamID) {
-        case .idle: throw HTTP2ProtocolError(.protocolError, "WINDOW_UPDATE on stream \(streamID), which was never opened")
+        case .idle:
+            throw HTTP2ProtocolError(.protocolError, "WINDOW_UPDATE on stream \(streamID), which was never opened")
         case .closed: return nil
         case .active: break
         }
         guard increment > 0 else {
-            return streamError(HTTP2ProtocolError(.protocolError, "a WINDOW_UPDATE of 0 for stream \(streamID)", stream: streamID), into: &out)
+            return streamError(
+                HTTP2ProtocolError(.protocolError, "a WINDOW_UPDATE of 0 for stream \(streamID)", stream: streamID),
+                into: &out)
         }
         guard var entry = streams[streamID], entry.send.credit(increment) else {
-            return streamError(HTTP2ProtocolError(.flowControlError, "WINDOW_UPDATE pushed the window of stream \(streamID) over 2^31-1", stream: streamID), into: &out)
+            return streamError(
+                HTTP2ProtocolError(
+                    .flowControlError, "WINDOW_UPDATE pushed the window of stream \(streamID) over 2^31-1",
+                    stream: streamID), into: &out)
         }
         streams[streamID] = entry
         if entry.unsent != nil { sendBlocked(into: &out) }
@@ -456,7 +523,9 @@ package struct HTTP2ConnectionCore {
                 let chunk = min(left, peerSettings.maxFrameSize)
                 left -= chunk
                 let last = entry.endAfterUnsent && chunk == unsent.readableBytes
-                HTTP2Wire.frameHeader(length: chunk, type: .data, flags: last ? HTTP2Wire.Flags.endStream : 0, streamID: streamID, into: &out)
+                HTTP2Wire.frameHeader(
+                    length: chunk, type: .data, flags: last ? HTTP2Wire.Flags.endStream : 0, streamID: streamID,
+                    into: &out)
                 if var part = unsent.readSlice(length: chunk) { out.writeBuffer(&part) }
             } while left > 0
             entry.send.send(allowed)
@@ -479,7 +548,8 @@ package struct HTTP2ConnectionCore {
         var payload = frame.payload
         guard frame.has(HTTP2Wire.Flags.padded) else { return payload }
         guard let padding = payload.readInteger(as: UInt8.self), Int(padding) <= payload.readableBytes else {
-            throw HTTP2ProtocolError(.protocolError, "\(HTTP2Wire.FrameType.name(frame.type)) padding longer than the frame")
+            throw HTTP2ProtocolError(
+                .protocolError, "\(HTTP2Wire.FrameType.name(frame.type)) padding longer than the frame")
         }
         payload.moveWriterIndex(to: payload.writerIndex - Int(padding))
         return payload

@@ -21,7 +21,8 @@ package struct HTTP2ProtocolError: Error, Sendable, Hashable, CustomStringConver
 
     /// The peer did not open with the client preface: not HTTP/2 at all, so no GOAWAY is due
     /// (RFC 9113 §3.4).
-    package static let badPreface = HTTP2ProtocolError(.protocolError, "the connection did not start with the HTTP/2 preface")
+    package static let badPreface = HTTP2ProtocolError(
+        .protocolError, "the connection did not start with the HTTP/2 preface")
 
     /// `PROTOCOL_ERROR: CONTINUATION without HEADERS`.
     package var description: String { "\(HTTP2Wire.ErrorCode.name(code.rawValue)): \(why)" }

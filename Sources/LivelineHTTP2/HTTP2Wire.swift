@@ -51,7 +51,7 @@ package enum HTTP2Wire {
 
     package enum ErrorCode: UInt32 {
         case noError = 0, protocolError, internalError, flowControlError, settingsTimeout, streamClosed, frameSizeError,
-             refusedStream, cancel, compressionError, connectError, enhanceYourCalm, inadequateSecurity, http11Required
+            refusedStream, cancel, compressionError, connectError, enhanceYourCalm, inadequateSecurity, http11Required
 
         /// The RFC's name, for messages.
         package static func name(_ code: UInt32) -> String {
@@ -77,7 +77,9 @@ package enum HTTP2Wire {
 
     /// A frame's 9-byte header, written in one step (a `ByteBuffer` write per field cost an
     /// exclusivity check each, on every frame both ends send).
-    package static func frameHeader(length: Int, type: FrameType, flags: UInt8, streamID: UInt32, into out: inout ByteBuffer) {
+    package static func frameHeader(
+        length: Int, type: FrameType, flags: UInt8, streamID: UInt32, into out: inout ByteBuffer
+    ) {
         let stream = streamID & 0x7FFF_FFFF
         out.writeWithUnsafeMutableBytes(minimumWritableBytes: 9) { bytes in
             bytes[0] = UInt8(truncatingIfNeeded: length >> 16)

@@ -30,10 +30,14 @@ package struct HeaderBlockAssembler {
     package func check(_ frame: InboundFrame) throws(HTTP2ProtocolError) {
         guard let open else { return }
         if frame.type != HTTP2Wire.FrameType.continuation.rawValue {
-            throw HTTP2ProtocolError(.protocolError, "\(HTTP2Wire.FrameType.name(frame.type)) inside the header block of stream \(open.streamID)")
+            throw HTTP2ProtocolError(
+                .protocolError,
+                "\(HTTP2Wire.FrameType.name(frame.type)) inside the header block of stream \(open.streamID)")
         }
         if frame.streamID != open.streamID {
-            throw HTTP2ProtocolError(.protocolError, "CONTINUATION on stream \(frame.streamID) inside the header block of stream \(open.streamID)")
+            throw HTTP2ProtocolError(
+                .protocolError,
+                "CONTINUATION on stream \(frame.streamID) inside the header block of stream \(open.streamID)")
         }
     }
 

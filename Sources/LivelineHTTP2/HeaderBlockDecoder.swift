@@ -30,7 +30,8 @@ package enum HPACKDecodingError: Error, Sendable, Hashable, CustomStringConverti
         case .indexOutOfRange(let index, let last): "index \(index), past the last entry \(last)"
         case .emptyName: "a literal field with an empty name"
         case .invalidHuffman: "a Huffman-coded string with EOS or bad padding"
-        case .tableSizeTooLarge(let requested, let allowed): "a dynamic table size update to \(requested), above \(allowed)"
+        case .tableSizeTooLarge(let requested, let allowed):
+            "a dynamic table size update to \(requested), above \(allowed)"
         case .misplacedTableSizeUpdate: "a dynamic table size update after a field, or a third in a row"
         case .headerListTooLarge(let limit): "a header list larger than \(limit) bytes"
         }
@@ -142,7 +143,10 @@ package struct HeaderBlockDecoder {
         guard let entry = table[index - statics.count - 1] else {
             throw .indexOutOfRange(index: index, last: statics.count + table.count)
         }
-        return ((entry.name, entry.nameLength), (entry.value, entry.size - entry.nameLength - HPACKDynamicTable.entryOverhead))
+        return (
+            (entry.name, entry.nameLength),
+            (entry.value, entry.size - entry.nameLength - HPACKDynamicTable.entryOverhead)
+        )
     }
 
     private mutating func literalName(_ reader: inout Reader) throws(HPACKDecodingError) -> Decoded {
@@ -164,7 +168,9 @@ package struct HeaderBlockDecoder {
         return decoded
     }
 
-    private static func decodeString(_ encoded: UnsafeRawBufferPointer, huffman: Bool) throws(HPACKDecodingError) -> Decoded {
+    private static func decodeString(
+        _ encoded: UnsafeRawBufferPointer, huffman: Bool
+    ) throws(HPACKDecodingError) -> Decoded {
         guard huffman else { return (String(decoding: encoded, as: UTF8.self), encoded.count) }
         var length: Int?
         let string = String(unsafeUninitializedCapacity: HPACKHuffman.maxDecodedCount(encoded.count)) { output in

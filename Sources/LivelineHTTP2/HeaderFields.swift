@@ -48,7 +48,8 @@ package struct HeaderFields: RandomAccessCollection, Sendable {
                 var candidate = field.name
                 let matches = candidate.withUTF8 { candidate in
                     guard candidate.count == wanted.count else { return false }
-                    for offset in 0..<candidate.count where Self.lowercased(candidate[offset]) != Self.lowercased(wanted[offset]) {
+                    for offset in 0..<candidate.count
+                    where Self.lowercased(candidate[offset]) != Self.lowercased(wanted[offset]) {
                         return false
                     }
                     return true

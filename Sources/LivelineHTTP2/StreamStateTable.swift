@@ -84,7 +84,8 @@ package struct StreamStateTable {
         let streamID = nextLocalStreamID
         guard streamID <= 0x7FFF_FFFF else { return nil }
         nextLocalStreamID += 2
-        entries[streamID] = Entry(state: .open, send: FlowControlWindow(sendWindow), receive: FlowControlWindow(receiveWindow))
+        entries[streamID] = Entry(
+            state: .open, send: FlowControlWindow(sendWindow), receive: FlowControlWindow(receiveWindow))
         count += 1
         return streamID
     }
@@ -93,7 +94,8 @@ package struct StreamStateTable {
     package mutating func openPeer(_ streamID: UInt32, endStream: Bool, sendWindow: Int, receiveWindow: Int) {
         lastPeerStreamID = streamID
         entries[streamID] = Entry(
-            state: endStream ? .halfClosedRemote : .open, send: FlowControlWindow(sendWindow), receive: FlowControlWindow(receiveWindow))
+            state: endStream ? .halfClosedRemote : .open, send: FlowControlWindow(sendWindow),
+            receive: FlowControlWindow(receiveWindow))
         count += 1
     }
 
@@ -111,7 +113,9 @@ package struct StreamStateTable {
     /// Receives `length` bytes of DATA on an active stream, in one lookup: nil when the stream
     /// is not active; else whether its receive window allowed them, whether the peer had
     /// already ended it, and the WINDOW_UPDATE increment due for it.
-    package mutating func receiveData(_ streamID: UInt32, length: Int, endStream: Bool) -> (allowed: Bool, afterEnd: Bool, credit: Int?)? {
+    package mutating func receiveData(
+        _ streamID: UInt32, length: Int, endStream: Bool
+    ) -> (allowed: Bool, afterEnd: Bool, credit: Int?)? {
         guard let index = entries.index(forKey: streamID) else { return nil }
         if entries[at: index].state == .halfClosedRemote { return (true, true, nil) }
         guard entries[at: index].receive.receive(length) else { return (false, false, nil) }
@@ -137,7 +141,8 @@ package struct StreamStateTable {
     /// active, our side has ended, bytes of it wait for credit, or its window is short.
     package mutating func sendWhole(_ streamID: UInt32, count: Int, endStream: Bool) -> Bool {
         guard let index = entries.index(forKey: streamID), entries[at: index].state != .halfClosedLocal,
-              entries[at: index].unsent == nil, count <= entries[at: index].send.available else { return false }
+            entries[at: index].unsent == nil, count <= entries[at: index].send.available
+        else { return false }
         entries[at: index].send.send(count)
         guard endStream else { return true }
         if entries[at: index].state == .halfClosedRemote {

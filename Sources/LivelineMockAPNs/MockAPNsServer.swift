@@ -77,7 +77,8 @@ public final class MockAPNsServer: Sendable {
     }
 
     /// Starts listening with `configuration`; returns once the listeners are bound.
-    public static func start(_ configuration: MockAPNsConfiguration) async throws(MockAPNsStartError) -> MockAPNsServer {
+    public static func start(_ configuration: MockAPNsConfiguration) async throws(MockAPNsStartError) -> MockAPNsServer
+    {
         var certificatePEM: String?
         var certificatePath: String?
         var sslContext: NIOSSLContext?
@@ -110,8 +111,10 @@ public final class MockAPNsServer: Sendable {
                 .get()
         } catch {
             try? await group.shutdownGracefully()
-            throw .bind(ListenFailure(
-                server: "the mock APNs", host: configuration.host, port: configuration.port, setting: "--listen", error: error))
+            throw .bind(
+                ListenFailure(
+                    server: "the mock APNs", host: configuration.host, port: configuration.port, setting: "--listen",
+                    error: error))
         }
         var inspectionChannel: (any Channel)?
         if let inspection = configuration.inspection {
@@ -121,8 +124,10 @@ public final class MockAPNsServer: Sendable {
             } catch {
                 try? await serverChannel.close()
                 try? await group.shutdownGracefully()
-                throw .bind(ListenFailure(
-                    server: "the mock's inspection API", host: inspection.host, port: inspection.port, setting: "--inspect", error: error))
+                throw .bind(
+                    ListenFailure(
+                        server: "the mock's inspection API", host: inspection.host, port: inspection.port,
+                        setting: "--inspect", error: error))
             }
         }
         var dashboard: DashboardService?
@@ -134,8 +139,10 @@ public final class MockAPNsServer: Sendable {
                 try? await serverChannel.close()
                 try? await inspectionChannel?.close()
                 try? await group.shutdownGracefully()
-                throw .bind(ListenFailure(
-                    server: "the dashboard", host: settings.host, port: settings.port, setting: settings.setting, error: error))
+                throw .bind(
+                    ListenFailure(
+                        server: "the dashboard", host: settings.host, port: settings.port, setting: settings.setting,
+                        error: error))
             }
         }
         let server = MockAPNsServer(
@@ -157,7 +164,9 @@ public final class MockAPNsServer: Sendable {
         switch identity {
         case .files(let certificatePath, let keyPath):
             do {
-                let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map { NIOSSLCertificateSource.certificate($0) }
+                let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map {
+                    NIOSSLCertificateSource.certificate($0)
+                }
                 let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
                 tls = .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
             } catch {
@@ -171,7 +180,8 @@ public final class MockAPNsServer: Sendable {
                 throw .tls("cannot make a self-signed certificate: \(error)")
             }
             tls = .makeServerConfiguration(
-                certificateChain: [.certificate(certificate.certificate)], privateKey: .privateKey(certificate.privateKey))
+                certificateChain: [.certificate(certificate.certificate)],
+                privateKey: .privateKey(certificate.privateKey))
             pem = certificate.certificatePEM
             if let writePath {
                 do {

@@ -40,12 +40,18 @@ struct AppTypesOption: ParsableArguments {
             throw ExitCode(1)
         }
         for syntaxError in types.syntaxErrors {
-            Terminal.error("\(syntaxError.location.file):\(syntaxError.location.line):\(syntaxError.location.column): warning: Swift syntax error: \(syntaxError.message); what follows may be read wrongly")
+            Terminal.error(
+                "\(syntaxError.location.file):\(syntaxError.location.line):\(syntaxError.location.column): warning: Swift syntax error: \(syntaxError.message); what follows may be read wrongly"
+            )
         }
         for ambiguity in types.ambiguities {
-            let places = ambiguity.declarations.map { "\($0.declaration.location.file):\($0.declaration.location.line)" }
+            let places = ambiguity.declarations.map {
+                "\($0.declaration.location.file):\($0.declaration.location.line)"
+            }
             let choices = ambiguity.declarations.map { "--app-type \(types.choiceName(for: $0))" }
-            Terminal.error("warning: \(ambiguity.name) is declared \(ambiguity.declarations.count) times: \(places.joined(separator: " and ")); using the first; choose with \(choices.joined(separator: " or "))")
+            Terminal.error(
+                "warning: \(ambiguity.name) is declared \(ambiguity.declarations.count) times: \(places.joined(separator: " and ")); using the first; choose with \(choices.joined(separator: " or "))"
+            )
         }
         return types
     }
@@ -67,9 +73,13 @@ enum AppTypesReport {
 /// rule and value map (``BridgeConfiguration/appDiagnostics(using:)``), printed like `validate`.
 enum BridgeAppReport {
     /// Prints the problems through `print`; returns the error and warning counts.
-    static func check(_ configuration: BridgeConfiguration, against types: AppTypes, color: Bool, print: (String) -> Void) -> (errors: Int, warnings: Int) {
+    static func check(
+        _ configuration: BridgeConfiguration, against types: AppTypes, color: Bool, print: (String) -> Void
+    ) -> (errors: Int, warnings: Int) {
         var sources = ScenarioFiles.sources(configuration.file)
-        for source in configuration.sources { sources.merge(ScenarioFiles.sources(source.scenario.file)) { first, _ in first } }
+        for source in configuration.sources {
+            sources.merge(ScenarioFiles.sources(source.scenario.file)) { first, _ in first }
+        }
         let formatter = DiagnosticFormatter(color: color, sources: sources)
         let diagnostics = configuration.appDiagnostics(using: AppTypesCheck(types: types))
         for diagnostic in diagnostics { print(formatter.format(diagnostic)) }

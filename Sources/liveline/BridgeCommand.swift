@@ -15,21 +15,28 @@ struct BridgeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "bridge",
         abstract: "Turn webhooks and feeds (orders, matches) into Live Activity pushes.",
-        subcommands: [BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self, BridgeRecordCommand.self, BridgeFollowersCommand.self]
+        subcommands: [
+            BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self, BridgeRecordCommand.self,
+            BridgeFollowersCommand.self,
+        ]
     )
 }
 
 /// Options every bridge command reads the configuration with.
 struct BridgeConfigOption: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp("The bridge configuration (see Scenarios/bridge.example.yaml).", valueName: "file.yaml"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The bridge configuration (see Scenarios/bridge.example.yaml).", valueName: "file.yaml"))
     var config: String
 
     /// Loads the file, printing located errors (exit 1) the way `validate` does. A command that
     /// only reads the store passes `readsSecrets: false`: webhook and feed secrets need not be set.
     func load(readsSecrets: Bool = true) throws -> BridgeConfiguration {
         do {
-            return try BridgeConfigurationLoader(environment: ProcessInfo.processInfo.environment, readsSecrets: readsSecrets)
-                .load(file: config)
+            return try BridgeConfigurationLoader(
+                environment: ProcessInfo.processInfo.environment, readsSecrets: readsSecrets
+            )
+            .load(file: config)
         } catch {
             let formatter = DiagnosticFormatter(color: Terminal.colorOnStderr, sources: ScenarioFiles.sources(config))
             for diagnostic in error.diagnostics { Terminal.error(formatter.format(diagnostic)) }
@@ -55,41 +62,57 @@ struct BridgeServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the bridge (webhooks in, stream sources read) until SIGTERM or Ctrl-C.",
         discussion: """
-        Webhook sources post to /v1/webhooks/{source}; each stream source (kind: stream) is \
-        opened by the bridge, kept open, reconnected after a cut or a silence, and its gaps \
-        recovered (see Scenarios/sources/sportradar.yaml). Without APNs credentials (no `apns:` \
-        in the configuration, no --apns-url) the pushes go to an embedded mock APNs, so a demo \
-        needs no Apple account: GET /v1/activities/{key} shows what the device shows. Several \
-        instances may share a PostgreSQL store.
+            Webhook sources post to /v1/webhooks/{source}; each stream source (kind: stream) is \
+            opened by the bridge, kept open, reconnected after a cut or a silence, and its gaps \
+            recovered (see Scenarios/sources/sportradar.yaml). Without APNs credentials (no `apns:` \
+            in the configuration, no --apns-url) the pushes go to an embedded mock APNs, so a demo \
+            needs no Apple account: GET /v1/activities/{key} shows what the device shows. Several \
+            instances may share a PostgreSQL store.
 
-        With --app (or `app:` in the configuration) the app's Swift source is read first, and \
-        every source's scenario, `set:` rule and value map is checked against its types: a \
-        mapping that would push a state the phone drops is an error located in the \
-        configuration, naming the Swift declaration, and the bridge does not start.
-        """
+            With --app (or `app:` in the configuration) the app's Swift source is read first, and \
+            every source's scenario, `set:` rule and value map is checked against its types: a \
+            mapping that would push a state the phone drops is an error located in the \
+            configuration, naming the Swift declaration, and the bridge does not start.
+            """
     )
 
     @OptionGroup var options: BridgeConfigOption
 
-    @Option(help: ArgumentHelp("Listen here instead of the configuration's `listen` (port 0: any free port, printed at start).", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "Listen here instead of the configuration's `listen` (port 0: any free port, printed at start).",
+            valueName: "host:port"))
     var listen: String?
 
-    @Option(name: .customLong("apns-url"), help: ArgumentHelp("Send to this server instead of APNs, e.g. a mock: https://127.0.0.1:2197.", valueName: "url"))
+    @Option(
+        name: .customLong("apns-url"),
+        help: ArgumentHelp(
+            "Send to this server instead of APNs, e.g. a mock: https://127.0.0.1:2197.", valueName: "url"))
     var apnsURL: String?
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these PEM certificates (a mock's self-signed one).", valueName: "file.pem"))
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp("Trust these PEM certificates (a mock's self-signed one).", valueName: "file.pem"))
     var caFile: String?
 
-    @Option(help: ArgumentHelp("Serve the live dashboard of the embedded mock here (only without APNs credentials): each activity as the Lock Screen and the Dynamic Island would draw it, and each key's followers by state and fan-out progress.", valueName: "host:port"))
+    @Option(
+        help: ArgumentHelp(
+            "Serve the live dashboard of the embedded mock here (only without APNs credentials): each activity as the Lock Screen and the Dynamic Island would draw it, and each key's followers by state and fan-out progress.",
+            valueName: "host:port"))
     var dashboard: String?
 
     @Option(help: ArgumentHelp("This instance's name in the store's leases (default: host-pid).", valueName: "name"))
     var instance: String?
 
-    @Option(help: ArgumentHelp("How long a dead instance's work stays claimed before another takes it over.", valueName: "duration"))
+    @Option(
+        help: ArgumentHelp(
+            "How long a dead instance's work stays claimed before another takes it over.", valueName: "duration"))
     var lease = "30s"
 
-    @Option(name: .customLong("log-level"), help: ArgumentHelp("trace, debug, info (each webhook and registration), notice, warning or error.", valueName: "level"))
+    @Option(
+        name: .customLong("log-level"),
+        help: ArgumentHelp(
+            "trace, debug, info (each webhook and registration), notice, warning or error.", valueName: "level"))
     var logLevel = "info"
 
     /// `--app` (or the configuration's `app:`): refuse to serve mappings the app would not decode.
@@ -98,9 +121,12 @@ struct BridgeServeCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.load()
         if let types = try app.load(fallback: configuration.app) {
-            let found = BridgeAppReport.check(configuration, against: types, color: Terminal.colorOnStderr, print: Terminal.error)
+            let found = BridgeAppReport.check(
+                configuration, against: types, color: Terminal.colorOnStderr, print: Terminal.error)
             if found.errors > 0 {
-                Terminal.error("\(options.config): \(found.errors) \(found.errors == 1 ? "error" : "errors") against the app's types; not serving (the phone would drop these states)")
+                Terminal.error(
+                    "\(options.config): \(found.errors) \(found.errors == 1 ? "error" : "errors") against the app's types; not serving (the phone would drop these states)"
+                )
                 throw ExitCode(1)
             }
         }
@@ -135,18 +161,20 @@ struct BridgeServeCommand: AsyncParsableCommand {
             throw error
         }
         if let mock { bridgeOptions.device = Self.deviceView(of: mock) }
-        let service = BridgeService(configuration: configuration, store: store, client: client, options: bridgeOptions, logger: logger)
+        let service = BridgeService(
+            configuration: configuration, store: store, client: client, options: bridgeOptions, logger: logger)
         let http = service.http
         let address = bridgeOptions.listen ?? configuration.listen
         let announce = Task {
             guard let port = try? await http.listeningPort() else { return }
-            Terminal.out("""
-            Liveline bridge \(bridgeOptions.instance) listening on http://\(address.host):\(port)
-              store   \(store.name)
-              pushes  \(banner)\(mock?.dashboardURL.map { "\n  dashboard \($0)" } ?? "")
-              sources \(configuration.sources.map(Self.describe).joined(separator: ", "))
-            SIGTERM or Ctrl-C drains and stops.
-            """)
+            Terminal.out(
+                """
+                Liveline bridge \(bridgeOptions.instance) listening on http://\(address.host):\(port)
+                  store   \(store.name)
+                  pushes  \(banner)\(mock?.dashboardURL.map { "\n  dashboard \($0)" } ?? "")
+                  sources \(configuration.sources.map(Self.describe).joined(separator: ", "))
+                SIGTERM or Ctrl-C drains and stops.
+                """)
         }
         do {
             try await service.run()
@@ -162,7 +190,9 @@ struct BridgeServeCommand: AsyncParsableCommand {
         // task's queries fail before they reach the store.
         switch await Task(operation: { try await store.counts() }).result {
         case .success(let counts):
-            Terminal.out("stopped: \(CountText.of(counts.pendingEvents, "event")) and \(CountText.of(counts.outbox, "push", "pushes")) wait in the store for the next start; \(CountText.of(counts.deadLetters, "dead letter"))")
+            Terminal.out(
+                "stopped: \(CountText.of(counts.pendingEvents, "event")) and \(CountText.of(counts.outbox, "push", "pushes")) wait in the store for the next start; \(CountText.of(counts.deadLetters, "dead letter"))"
+            )
         case .failure(let error):
             Terminal.error("stopped; what waits in the store could not be counted: \(error)")
         }
@@ -190,7 +220,8 @@ struct BridgeServeCommand: AsyncParsableCommand {
     /// How a source reaches the bridge, for the start banner.
     private static func describe(_ source: SourceConfiguration) -> String {
         if let stream = source.stream {
-            return "\(source.name) ← \(stream.format.rawValue) stream \(stream.url)\(stream.recover == nil ? "" : " (gaps recovered)")"
+            return
+                "\(source.name) ← \(stream.format.rawValue) stream \(stream.url)\(stream.recover == nil ? "" : " (gaps recovered)")"
         }
         return "\(source.name) → POST /v1/webhooks/\(source.name)\(source.rateLimit.map { " (\($0))" } ?? "")"
     }
@@ -215,10 +246,14 @@ struct BridgeServeCommand: AsyncParsableCommand {
         var signingKey = key
         let banner: String
         if dashboard != nil, apnsURL != nil || configuration.apns != nil {
-            throw ValidationError("--dashboard draws the embedded mock's device, which serves only without apns: in the configuration and without --apns-url; run `liveline mock-apns --dashboard HOST:PORT` and point --apns-url at it")
+            throw ValidationError(
+                "--dashboard draws the embedded mock's device, which serves only without apns: in the configuration and without --apns-url; run `liveline mock-apns --dashboard HOST:PORT` and point --apns-url at it"
+            )
         }
         if let apnsURL {
-            do { endpoint = try APNsEndpoint(url: apnsURL, trustedCertificates: caFile) } catch { throw ValidationError("\(error)") }
+            do { endpoint = try APNsEndpoint(url: apnsURL, trustedCertificates: caFile) } catch {
+                throw ValidationError("\(error)")
+            }
             if signingKey == nil { signingKey = try Self.throwawayKey().key }
             banner = apnsURL
         } else if let apns = configuration.apns {
@@ -228,7 +263,9 @@ struct BridgeServeCommand: AsyncParsableCommand {
             let (throwaway, publicKey) = try Self.throwawayKey()
             let dashboardAddress = try dashboard.map { try MockAPNsCommand.address($0, option: "--dashboard") }
             let started = try await EmbeddedMock.start(for: "bridge") { mockConfiguration in
-                mockConfiguration.authentication = .keys([ProviderKey(keyID: throwaway.keyID, teamID: throwaway.teamID, publicKey: publicKey)])
+                mockConfiguration.authentication = .keys([
+                    ProviderKey(keyID: throwaway.keyID, teamID: throwaway.teamID, publicKey: publicKey)
+                ])
                 if let dashboardAddress {
                     var dashboard = DashboardConfiguration(host: dashboardAddress.host, port: dashboardAddress.port)
                     dashboard.audiences = audiences
@@ -241,14 +278,18 @@ struct BridgeServeCommand: AsyncParsableCommand {
             banner = "embedded mock APNs \(started.server.baseURL) (no apns: in the configuration)"
         }
         let client = try APNsClient(
-            configuration: .init(endpoint: endpoint, signingKey: signingKey), eventLoopGroup: MultiThreadedEventLoopGroup.singleton
+            configuration: .init(endpoint: endpoint, signingKey: signingKey),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton
         )
         return (client, mock, banner)
     }
 
     private static func throwawayKey() throws -> (key: SigningKey, publicKey: P256.Signing.PublicKey) {
         let privateKey = P256.Signing.PrivateKey()
-        return (try SigningKey(pem: privateKey.pemRepresentation, keyID: "LIVELINE01", teamID: "LIVELINETM"), privateKey.publicKey)
+        return (
+            try SigningKey(pem: privateKey.pemRepresentation, keyID: "LIVELINE01", teamID: "LIVELINETM"),
+            privateKey.publicKey
+        )
     }
 }
 
@@ -257,12 +298,12 @@ struct BridgeSendCommand: AsyncParsableCommand {
         commandName: "send",
         abstract: "Sign a webhook body with a source's scheme and post it to the bridge, as the sender would.",
         discussion: """
-        Prints the bridge's answer; exits 0 on a 2xx, 1 otherwise. With --follow it then shows \
-        what the webhook did, read from GET /v1/events/{source}/{event}: stored, applied or \
-        superseded (and why), the activity it maps to, the push the engine decided (priority, \
-        reason, payload), APNs' answer and what the device shows; it exits 1 when the event \
-        was superseded, waits for a registration, its push was refused, or no answer came within --wait.
-        """
+            Prints the bridge's answer; exits 0 on a 2xx, 1 otherwise. With --follow it then shows \
+            what the webhook did, read from GET /v1/events/{source}/{event}: stored, applied or \
+            superseded (and why), the activity it maps to, the push the engine decided (priority, \
+            reason, payload), APNs' answer and what the device shows; it exits 1 when the event \
+            was superseded, waits for a registration, its push was refused, or no answer came within --wait.
+            """
     )
 
     @OptionGroup var options: BridgeConfigOption
@@ -273,19 +314,29 @@ struct BridgeSendCommand: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The JSON body to send (- for standard input).", valueName: "file.json"))
     var file: String
 
-    @Option(help: ArgumentHelp("The bridge's base URL (default: the configuration's listen address).", valueName: "url"))
+    @Option(
+        help: ArgumentHelp("The bridge's base URL (default: the configuration's listen address).", valueName: "url"))
     var url: String?
 
     @Option(help: ArgumentHelp("The webhook id for schemes that carry one (default: a new one).", valueName: "id"))
     var id: String?
 
-    @Option(name: .customLong("header"), help: ArgumentHelp("A header to send as well, like 'X-Shopify-Topic: orders/paid' (repeatable).", valueName: "name: value"))
+    @Option(
+        name: .customLong("header"),
+        help: ArgumentHelp(
+            "A header to send as well, like 'X-Shopify-Topic: orders/paid' (repeatable).", valueName: "name: value"))
     var headers: [String] = []
 
-    @Flag(help: "After posting, follow the event through the bridge to APNs' answer and the device (needs a registry API key).")
+    @Flag(
+        help:
+            "After posting, follow the event through the bridge to APNs' answer and the device (needs a registry API key)."
+    )
     var follow = false
 
-    @Option(name: .customLong("api-key"), help: ArgumentHelp("The registry API key --follow reads the event with (default: LIVELINE_API_KEY).", valueName: "key"))
+    @Option(
+        name: .customLong("api-key"),
+        help: ArgumentHelp(
+            "The registry API key --follow reads the event with (default: LIVELINE_API_KEY).", valueName: "key"))
     var apiKey: String?
 
     @Option(help: ArgumentHelp("How long --follow waits for the push to be answered.", valueName: "duration"))
@@ -294,13 +345,17 @@ struct BridgeSendCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.load()
         guard let sourceConfiguration = configuration.source(named: source) else {
-            throw ValidationError("no source '\(source)' in \(options.config); it has \(configuration.sources.map(\.name).joined(separator: ", "))")
+            throw ValidationError(
+                "no source '\(source)' in \(options.config); it has \(configuration.sources.map(\.name).joined(separator: ", "))"
+            )
         }
         let body: [UInt8]
         if file == "-" {
             body = Array(FileHandle.standardInput.readDataToEndOfFile())
         } else {
-            guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw ValidationError("cannot read \(file)")
+            }
             body = Array(data)
         }
         var extra = HTTPFields()
@@ -319,7 +374,9 @@ struct BridgeSendCommand: AsyncParsableCommand {
         }
         let key = apiKey ?? ProcessInfo.processInfo.environment["LIVELINE_API_KEY"]
         if follow, key?.isEmpty ?? true {
-            throw ValidationError("--follow reads GET /v1/events/… with a registry API key: pass --api-key KEY or set LIVELINE_API_KEY (the ready-made configurations accept demo-key)")
+            throw ValidationError(
+                "--follow reads GET /v1/events/… with a registry API key: pass --api-key KEY or set LIVELINE_API_KEY (the ready-made configurations accept demo-key)"
+            )
         }
         let base = url ?? "http://\(configuration.listen)"
         let target = base.hasSuffix("/") ? base + "v1/webhooks/" + source : base + "/v1/webhooks/" + source
@@ -358,9 +415,9 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
         commandName: "dead-letters",
         abstract: "List dead-lettered pushes, or replay them with each activity's current state.",
         discussion: """
-        A replay never resends the stored payload: it sends what the activity shows now, with a \
-        fresh timestamp, through a running bridge's outbox (the bridge must be running to send it).
-        """
+            A replay never resends the stored payload: it sends what the activity shows now, with a \
+            fresh timestamp, through a running bridge's outbox (the bridge must be running to send it).
+            """
     )
 
     enum Action: String, ExpressibleByArgument, CaseIterable {
@@ -397,7 +454,9 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
         case .list:
             let format = ISO8601DateFormatter()
             for letter in letters {
-                Terminal.out("#\(letter.id)  \(letter.push.activityKey)  \(letter.push.kind.rawValue)  \(CountText.of(letter.attempts, "attempt"))  failed \(format.string(from: letter.failedAt))\n    \(letter.lastError)")
+                Terminal.out(
+                    "#\(letter.id)  \(letter.push.activityKey)  \(letter.push.kind.rawValue)  \(CountText.of(letter.attempts, "attempt"))  failed \(format.string(from: letter.failedAt))\n    \(letter.lastError)"
+                )
             }
         case .replay:
             let dispatcher = BridgeDispatcher(
@@ -408,10 +467,14 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
             for letter in letters {
                 switch try await dispatcher.replay(letter, now: Date()) {
                 case .queued(let pushes):
-                    Terminal.out("#\(letter.id) \(letter.push.activityKey): queued \(CountText.of(pushes, "push", "pushes")) with the current state")
+                    Terminal.out(
+                        "#\(letter.id) \(letter.push.activityKey): queued \(CountText.of(pushes, "push", "pushes")) with the current state"
+                    )
                 case .activityUnavailable:
                     failed = true
-                    Terminal.out("#\(letter.id) \(letter.push.activityKey): not replayed: not registered, or a bridge is working on it (try again)")
+                    Terminal.out(
+                        "#\(letter.id) \(letter.push.activityKey): not replayed: not registered, or a bridge is working on it (try again)"
+                    )
                 case .nothingToSend(let reason):
                     failed = true
                     Terminal.out("#\(letter.id) \(letter.push.activityKey): not replayed: \(reason)")

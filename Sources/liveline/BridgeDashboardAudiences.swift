@@ -11,13 +11,15 @@ struct BridgeDashboardAudiences: DashboardAudienceSource {
             let followers = status.followers
             return DashboardAudience(
                 key: status.activityKey, updating: followers.updating, awaitingStart: followers.awaitingStart,
-                onChannel: followers.onChannel, retrying: followers.retrying, catchingUp: followers.catchingUp, removed: status.removed,
+                onChannel: followers.onChannel, retrying: followers.retrying, catchingUp: followers.catchingUp,
+                removed: status.removed,
                 sampleToken: status.sample.flatMap { $0.updateToken ?? $0.startToken },
                 fanOut: status.fanOut.map { fanOut in
                     DashboardAudience.FanOut(
                         event: fanOut.kind.rawValue, state: fanOut.state.rawValue, contentState: status.contentState,
                         answered: fanOut.answered, audience: status.audience, failed: fanOut.failed,
-                        pushesPerSecond: status.pushesPerSecond, lagSeconds: status.lagSeconds, failures: status.failures)
+                        pushesPerSecond: status.pushesPerSecond, lagSeconds: status.lagSeconds,
+                        failures: status.failures)
                 })
         }
     }

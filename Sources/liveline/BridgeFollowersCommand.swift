@@ -16,10 +16,10 @@ struct BridgeFollowersCommand: AsyncParsableCommand {
             commandName: "import",
             abstract: "Store the followers of an NDJSON file for an activity key.",
             discussion: """
-            One follower a line: {"device": "…", "update-token": "…", "push-to-start-token": "…", "channel": false}. \
-            Each line replaces that device's follower. Followers joining a story already under way get one \
-            catch-up push from the running bridge. Exit 1 on a bad line (the batches before it stay stored).
-            """
+                One follower a line: {"device": "…", "update-token": "…", "push-to-start-token": "…", "channel": false}. \
+                Each line replaces that device's follower. Followers joining a story already under way get one \
+                catch-up push from the running bridge. Exit 1 on a bad line (the batches before it stay stored).
+                """
         )
 
         @Argument(help: ArgumentHelp("The NDJSON file.", valueName: "file.ndjson"))
@@ -37,8 +37,11 @@ struct BridgeFollowersCommand: AsyncParsableCommand {
             let configuration = try options.load(readsSecrets: false)
             let store = try await options.openStore(configuration)
             do {
-                let report = try await FollowerImport.run(path: file, activityKey: key, store: store, batch: max(1, batch))
-                Terminal.out("\(key): \(report.total) followers (\(report.created) new, \(report.updated) changed, \(report.unchanged) unchanged)")
+                let report = try await FollowerImport.run(
+                    path: file, activityKey: key, store: store, batch: max(1, batch))
+                Terminal.out(
+                    "\(key): \(report.total) followers (\(report.created) new, \(report.updated) changed, \(report.unchanged) unchanged)"
+                )
             } catch let failure as FollowerImport.Failure {
                 try? await store.close()
                 Terminal.error("liveline bridge followers import: \(failure)")

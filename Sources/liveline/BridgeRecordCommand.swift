@@ -10,34 +10,38 @@ struct BridgeRecordCommand: AsyncParsableCommand {
         commandName: "record",
         abstract: "Write what the bridge stored of activities as a scenario file that play and load replay.",
         discussion: """
-        One activity:
-          liveline bridge record D-58213 --config bridge.yaml --out order.yaml
-        A whole evening (every activity with events received in the range, one file):
-          liveline bridge record --config bridge.yaml --source sportradar \\
-              --from 2026-11-21T17:00:00Z --to 2026-11-22T00:00:00Z --out saturday.yaml
+            One activity:
+              liveline bridge record D-58213 --config bridge.yaml --out order.yaml
+            A whole evening (every activity with events received in the range, one file):
+              liveline bridge record --config bridge.yaml --source sportradar \\
+                  --from 2026-11-21T17:00:00Z --to 2026-11-22T00:00:00Z --out saturday.yaml
 
-        Each event the bridge applied becomes a beat at its real offset from the activity's \
-        start, with what it changed (templates and dates evaluated), its priority, alert and \
-        end, under a comment naming the event. Events that changed nothing, had no rule or were \
-        superseded stay as comments. Dates are written relative to each activity's start, so \
-        `play` and `load` replay the story from now; `plan --start` at the printed instant shows \
-        the bridge's own pushes. Before it is written, the file is played under the virtual \
-        clock and compared with what the bridge decided; a difference is a warning.
+            Each event the bridge applied becomes a beat at its real offset from the activity's \
+            start, with what it changed (templates and dates evaluated), its priority, alert and \
+            end, under a comment naming the event. Events that changed nothing, had no rule or were \
+            superseded stay as comments. Dates are written relative to each activity's start, so \
+            `play` and `load` replay the story from now; `plan --start` at the printed instant shows \
+            the bridge's own pushes. Before it is written, the file is played under the virtual \
+            clock and compared with what the bridge decided; a difference is a warning.
 
-        Exit status: 0 written; 1 nothing to record, or the file cannot be written; 2 the store \
-        cannot be opened; 64 usage error.
-        """
+            Exit status: 0 written; 1 nothing to record, or the file cannot be written; 2 the store \
+            cannot be opened; 64 usage error.
+            """
     )
 
     @OptionGroup var options: BridgeConfigOption
 
-    @Argument(help: ArgumentHelp("Activity keys to record (leave out to record by --source, --from, --to).", valueName: "key"))
+    @Argument(
+        help: ArgumentHelp("Activity keys to record (leave out to record by --source, --from, --to).", valueName: "key")
+    )
     var keys: [String] = []
 
     @Option(help: ArgumentHelp("Record the activities with events of this source.", valueName: "source"))
     var source: String?
 
-    @Option(help: ArgumentHelp("Record the activities with events received from this instant (ISO-8601).", valueName: "instant"))
+    @Option(
+        help: ArgumentHelp(
+            "Record the activities with events received from this instant (ISO-8601).", valueName: "instant"))
     var from: String?
 
     @Option(help: ArgumentHelp("…and before this one (ISO-8601).", valueName: "instant"))
@@ -63,7 +67,9 @@ struct BridgeRecordCommand: AsyncParsableCommand {
     func run() async throws {
         let configuration = try options.load(readsSecrets: false)
         if case .sqlite(let path) = configuration.store, !FileManager.default.fileExists(atPath: path) {
-            Terminal.error("liveline bridge record: there is no store at \(path) (has the bridge run with this configuration, from this folder?)")
+            Terminal.error(
+                "liveline bridge record: there is no store at \(path) (has the bridge run with this configuration, from this folder?)"
+            )
             throw ExitCode(2)
         }
         let store = try await options.openStore(configuration)
@@ -71,7 +77,8 @@ struct BridgeRecordCommand: AsyncParsableCommand {
             keys: keys, source: source, from: from.flatMap(Self.date), to: to.flatMap(Self.date))
         let recording: BridgeRecorder.Recording
         do {
-            recording = try await BridgeRecorder(configuration: configuration, store: store).record(selection, file: out ?? "<stdout>")
+            recording = try await BridgeRecorder(configuration: configuration, store: store).record(
+                selection, file: out ?? "<stdout>")
         } catch {
             try? await store.close()
             Terminal.error("liveline bridge record: \(error)")
@@ -100,15 +107,21 @@ struct BridgeRecordCommand: AsyncParsableCommand {
     /// What was written, one line per activity, and the commands that replay it.
     private static func summary(_ recording: BridgeRecorder.Recording, file: String) -> String {
         let beats = recording.activities.reduce(0) { $0 + $1.beats.count }
-        var lines = ["wrote \(file): \(CountText.of(recording.activities.count, "activity", "activities")), \(CountText.of(beats, "beat"))"]
+        var lines = [
+            "wrote \(file): \(CountText.of(recording.activities.count, "activity", "activities")), \(CountText.of(beats, "beat"))"
+        ]
         let width = recording.activities.map(\.key.count).max() ?? 0
         for activity in recording.activities {
             let events = activity.entries.count
             let key = activity.key.padding(toLength: width, withPad: " ", startingAt: 0)
-            lines.append("  \(key)  \(activity.source), \(CountText.of(activity.beats.count, "beat")) from \(CountText.of(events, "event")), \(CountText.of(activity.pushes.count, "push", "pushes"))\(activity.ended ? ", ended" : "")")
+            lines.append(
+                "  \(key)  \(activity.source), \(CountText.of(activity.beats.count, "beat")) from \(CountText.of(events, "event")), \(CountText.of(activity.pushes.count, "push", "pushes"))\(activity.ended ? ", ended" : "")"
+            )
         }
         lines.append("the bridge's pushes:  liveline plan --start \(UTCTime.format(recording.start)) \(file)")
-        lines.append("replay it now:        liveline play \(file)   or, many times over:  liveline load \(file) --activities 1000")
+        lines.append(
+            "replay it now:        liveline play \(file)   or, many times over:  liveline load \(file) --activities 1000"
+        )
         return lines.joined(separator: "\n")
     }
 }

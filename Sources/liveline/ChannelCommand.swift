@@ -10,15 +10,15 @@ struct ChannelCommand: AsyncParsableCommand {
         commandName: "channel",
         abstract: "Manage broadcast channels (iOS 18): one push updates every subscribed activity.",
         discussion: """
-        An activity subscribes when it starts with input-push-channel. Play a scenario to
-        a channel with `liveline play FILE --channel ID`.
+            An activity subscribes when it starts with input-push-channel. Play a scenario to
+            a channel with `liveline play FILE --channel ID`.
 
-        Apple serves channel management on its own hosts: api-manage-broadcast.sandbox.
-        push.apple.com:2195 and api-manage-broadcast.push.apple.com:2196 (--env), or
-        give --apns-url for a mock, which serves everything on one port.
+            Apple serves channel management on its own hosts: api-manage-broadcast.sandbox.
+            push.apple.com:2195 and api-manage-broadcast.push.apple.com:2196 (--env), or
+            give --apns-url for a mock, which serves everything on one port.
 
-        Exit status: 0 success, 1 APNs refused or the channel does not exist, 64 usage.
-        """,
+            Exit status: 0 success, 1 APNs refused or the channel does not exist, 64 usage.
+            """,
         subcommands: [Create.self, Read.self, List.self, Delete.self]
     )
 
@@ -30,10 +30,14 @@ struct ChannelCommand: AsyncParsableCommand {
         @Option(help: "APNs environment: sandbox or production.")
         var env: PlayCommand.Environment = .sandbox
 
-        @Option(name: .customLong("apns-url"), help: ArgumentHelp("Manage channels on this server instead, e.g. a mock.", valueName: "url"))
+        @Option(
+            name: .customLong("apns-url"),
+            help: ArgumentHelp("Manage channels on this server instead, e.g. a mock.", valueName: "url"))
         var apnsURL: String?
 
-        @Option(name: .customLong("ca-file"), help: ArgumentHelp("Trust these PEM certificates (a mock's self-signed one).", valueName: "file.pem"))
+        @Option(
+            name: .customLong("ca-file"),
+            help: ArgumentHelp("Trust these PEM certificates (a mock's self-signed one).", valueName: "file.pem"))
         var caFile: String?
 
         @OptionGroup var credentials: CredentialOptions
@@ -46,7 +50,8 @@ struct ChannelCommand: AsyncParsableCommand {
                     throw ExitCode(1)
                 }
             } else {
-                endpoint = env == .production ? BroadcastChannels.productionManagement : BroadcastChannels.sandboxManagement
+                endpoint =
+                    env == .production ? BroadcastChannels.productionManagement : BroadcastChannels.sandboxManagement
             }
             let key: SigningKey?
             do { key = try credentials.signingKey() } catch {
@@ -54,10 +59,13 @@ struct ChannelCommand: AsyncParsableCommand {
                 throw ExitCode(1)
             }
             if key == nil, apnsURL == nil {
-                Terminal.error("error: APNs needs credentials: --key FILE.p8 --key-id ID --team-id ID (or LIVELINE_APNS_KEY…)")
+                Terminal.error(
+                    "error: APNs needs credentials: --key FILE.p8 --key-id ID --team-id ID (or LIVELINE_APNS_KEY…)")
                 throw ExitCode(1)
             }
-            let client = try APNsClient(configuration: .init(endpoint: endpoint, signingKey: key), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+            let client = try APNsClient(
+                configuration: .init(endpoint: endpoint, signingKey: key),
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
             let bundleID = topic.replacingOccurrences(of: ".push-type.liveactivity", with: "")
             return (BroadcastChannels(client: client, bundleID: bundleID), client)
         }
@@ -78,7 +86,9 @@ struct ChannelCommand: AsyncParsableCommand {
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Create a channel and print its id.")
         @OptionGroup var connection: Connection
-        @Option(name: .customLong("storage"), help: "Message storage policy: 0 keeps nothing (higher budget), 1 keeps the latest message up to 8 h.")
+        @Option(
+            name: .customLong("storage"),
+            help: "Message storage policy: 0 keeps nothing (higher budget), 1 keeps the latest message up to 8 h.")
         var storage = 0
 
         func run() async throws {
@@ -94,7 +104,8 @@ struct ChannelCommand: AsyncParsableCommand {
         func run() async throws {
             try await ChannelCommand.perform(connection) { channels in
                 let info = try await channels.read(id)
-                Terminal.out("\(info.id) message-storage-policy \(info.messageStoragePolicy) push-type \(info.pushType)")
+                Terminal.out(
+                    "\(info.id) message-storage-policy \(info.messageStoragePolicy) push-type \(info.pushType)")
             }
         }
     }

@@ -26,7 +26,8 @@ enum EmbeddedMock {
         } catch {
             throw EmbeddedMockError(cause: "\(error)")
         }
-        let endpoint = APNsEndpoint(host: "127.0.0.1", port: server.port, tls: server.usesTLS, trustedCertificates: server.certificatePath)
+        let endpoint = APNsEndpoint(
+            host: "127.0.0.1", port: server.port, tls: server.usesTLS, trustedCertificates: server.certificatePath)
         return (server, endpoint)
     }
 }

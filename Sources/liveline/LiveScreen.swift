@@ -43,7 +43,9 @@ final class LiveScreen: Sendable {
             lines += rendered
             shown += 1
         }
-        if shown < cards.count { lines.append("… and \(cards.count - shown) more (a taller terminal shows them, or use --activity)") }
+        if shown < cards.count {
+            lines.append("… and \(cards.count - shown) more (a taller terminal shows them, or use --activity)")
+        }
         lines.append(monitor.summary() + (stopped.load(ordering: .acquiring) ? "" : " · Ctrl-C ends the activities"))
         Terminal.write("\u{1B}[H" + lines.map { $0 + "\u{1B}[K" }.joined(separator: "\n") + "\u{1B}[J\n")
     }

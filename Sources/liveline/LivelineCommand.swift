@@ -8,7 +8,8 @@ struct LivelineCommand: AsyncParsableCommand {
         abstract: "Drive Apple Live Activities from the server side.",
         version: LivelineVersion.text,
         subcommands: [
-            PlayCommand.self, PlanCommand.self, ValidateCommand.self, ScaffoldCommand.self, LoadCommand.self, ReportCommand.self,
+            PlayCommand.self, PlanCommand.self, ValidateCommand.self, ScaffoldCommand.self, LoadCommand.self,
+            ReportCommand.self,
             MockAPNsCommand.self, BridgeCommand.self, ChannelCommand.self, TokenCommand.self,
         ]
     )

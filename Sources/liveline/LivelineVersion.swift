@@ -7,7 +7,8 @@ enum LivelineVersion {
     /// `liveline 0.1.0 (commit 0f3c…)`, or says the commit is unknown when the binary was built
     /// without git and without `LIVELINE_GIT_COMMIT`.
     static var text: String {
-        let commit = BuildCommit.value.map { "commit \($0)" }
+        let commit =
+            BuildCommit.value.map { "commit \($0)" }
             ?? "commit unknown: built without git or LIVELINE_GIT_COMMIT"
         return "liveline \(number) (\(commit))"
     }

@@ -11,42 +11,42 @@ struct LoadCommand: AsyncParsableCommand {
         commandName: "load",
         abstract: "Play many concurrent activities against APNs, a mock or nothing, and measure.",
         discussion: """
-        Each activity is one copy of a scenario's activity, with its own seed (jitter
-        differs per activity; --seed replays a run exactly) and its own device token.
-        FILE:WEIGHT mixes scenarios: a.yaml:3 b.yaml:1 gives three of a to one of b.
+            Each activity is one copy of a scenario's activity, with its own seed (jitter
+            differs per activity; --seed replays a run exactly) and its own device token.
+            FILE:WEIGHT mixes scenarios: a.yaml:3 b.yaml:1 gives three of a to one of b.
 
-        Targets:
-          mock     (default) an APNs mock started in this process on 127.0.0.1,
-                   h2c (--tls for TLS); reports what its devices would not render
-          URL      https://host:port (APNs, or a mock elsewhere; --ca-file to trust
-                   its certificate) or http://host:port (h2c); --key/--key-id/
-                   --team-id sign provider tokens
-          discard  the engines and the encoder alone, on --threads threads
+            Targets:
+              mock     (default) an APNs mock started in this process on 127.0.0.1,
+                       h2c (--tls for TLS); reports what its devices would not render
+              URL      https://host:port (APNs, or a mock elsewhere; --ca-file to trust
+                       its certificate) or http://host:port (h2c); --key/--key-id/
+                       --team-id sign provider tokens
+              discard  the engines and the encoder alone, on --threads threads
 
-        Clocks: --clock virtual (default) plays as fast as possible; against a
-        network target pushes are released as fast as --max-in-flight allows and
-        latency counts from each release. --clock real --speed N plays in wall time
-        (stories N times faster) and latency counts from each push's due time, so a
-        late send is counted as latency (no coordinated omission).
+            Clocks: --clock virtual (default) plays as fast as possible; against a
+            network target pushes are released as fast as --max-in-flight allows and
+            latency counts from each release. --clock real --speed N plays in wall time
+            (stories N times faster) and latency counts from each push's due time, so a
+            late send is counted as latency (no coordinated omission).
 
-        Examples:
-          liveline load Scenarios/football.yaml --activities 2000 --report load.html
-          liveline load Scenarios/football.yaml --activities 100000 --target discard
-          liveline load Scenarios/football.yaml:3 Scenarios/delivery.yaml \\
-              --activities 10000 --ramp 30s --clock real --speed 60 \\
-              --threshold 'p99<250ms' --threshold 'errors<0.1%'
-          liveline load Scenarios/football.yaml --activities 50000 --broadcast \\
-              --channels 10
-          liveline load … --shard 2/4 --json part2.json  (then liveline report merge)
+            Examples:
+              liveline load Scenarios/football.yaml --activities 2000 --report load.html
+              liveline load Scenarios/football.yaml --activities 100000 --target discard
+              liveline load Scenarios/football.yaml:3 Scenarios/delivery.yaml \\
+                  --activities 10000 --ramp 30s --clock real --speed 60 \\
+                  --threshold 'p99<250ms' --threshold 'errors<0.1%'
+              liveline load Scenarios/football.yaml --activities 50000 --broadcast \\
+                  --channels 10
+              liveline load … --shard 2/4 --json part2.json  (then liveline report merge)
 
-        Thresholds: p50 p90 p99 p99.9 pN min mean max (250ms, 1.5s, 800us),
-        errors lost rejected superseded would-not-render exhausted (a count or a
-        percentage: errors<0.1%, lost=0), rate (rate>1000/s); operators < <= > >= =.
+            Thresholds: p50 p90 p99 p99.9 pN min mean max (250ms, 1.5s, 800us),
+            errors lost rejected superseded would-not-render exhausted (a count or a
+            percentage: errors<0.1%, lost=0), rate (rate>1000/s); operators < <= > >= =.
 
-        Exit status: 0 success; 1 a scenario file has errors; 2 the run failed
-        (the target refused the setup, or pushes were lost); 64 usage error;
-        99 a threshold failed.
-        """
+            Exit status: 0 success; 1 a scenario file has errors; 2 the run failed
+            (the target refused the setup, or pushes were lost); 64 usage error;
+            99 a threshold failed.
+            """
     )
 
     enum ClockOption: String, ExpressibleByArgument, CaseIterable { case virtual, real }
@@ -69,7 +69,9 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Play only part I of N of the test (e.g. 2/4), for several machines.", valueName: "i/n"))
     var shard: String?
 
-    @Option(help: ArgumentHelp("mock, discard, or an APNs URL (https://host:port or http://host:port for h2c).", valueName: "target"))
+    @Option(
+        help: ArgumentHelp(
+            "mock, discard, or an APNs URL (https://host:port or http://host:port for h2c).", valueName: "target"))
     var target = "mock"
 
     @Flag(help: "With --target mock: serve TLS (self-signed) instead of h2c.")
@@ -77,7 +79,9 @@ struct LoadCommand: AsyncParsableCommand {
 
     @OptionGroup var credentials: CredentialOptions
 
-    @Option(name: .customLong("ca-file"), help: ArgumentHelp("PEM certificates to trust for --target URL (a mock's self-signed one).", valueName: "file"))
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp("PEM certificates to trust for --target URL (a mock's self-signed one).", valueName: "file"))
     var caFile: String?
 
     @Option(help: "virtual (as fast as possible) or real (wall time × --speed).")
@@ -86,53 +90,83 @@ struct LoadCommand: AsyncParsableCommand {
     @Option(help: "With --clock real: play stories this many times faster.")
     var speed: Double = 1
 
-    @Option(name: .customLong("max-in-flight"), help: ArgumentHelp("The most pushes sent and not yet answered.", valueName: "n"))
+    @Option(
+        name: .customLong("max-in-flight"),
+        help: ArgumentHelp("The most pushes sent and not yet answered.", valueName: "n"))
     var maxInFlight = 2000
 
     @Option(help: ArgumentHelp("HTTP/2 connections to the target.", valueName: "n"))
     var connections = 2
 
-    @Option(help: ArgumentHelp("Engine threads for --target discard --clock virtual. Default: the number of cores.", valueName: "n"))
+    @Option(
+        help: ArgumentHelp(
+            "Engine threads for --target discard --clock virtual. Default: the number of cores.", valueName: "n"))
     var threads: Int?
 
-    @Option(name: .customLong("mock-threads"), help: ArgumentHelp("Event-loop threads of the embedded mock.", valueName: "n"))
+    @Option(
+        name: .customLong("mock-threads"),
+        help: ArgumentHelp("Event-loop threads of the embedded mock.", valueName: "n"))
     var mockThreads = 1
 
-    @Option(name: .customLong("mock-history"), help: ArgumentHelp("Pushes the embedded mock keeps per token (its history, without the bodies it rendered); the report needs only its counters, and each kept push costs about 100 bytes per activity.", valueName: "n"))
+    @Option(
+        name: .customLong("mock-history"),
+        help: ArgumentHelp(
+            "Pushes the embedded mock keeps per token (its history, without the bodies it rendered); the report needs only its counters, and each kept push costs about 100 bytes per activity.",
+            valueName: "n"))
     var mockHistory = 1
 
-    @Option(help: ArgumentHelp("Device tokens, one hex token per line, one per activity (default: generated).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Device tokens, one hex token per line, one per activity (default: generated).", valueName: "file"))
     var tokens: String?
 
     @Flag(help: "Broadcast mode: activities follow channels; one push per channel updates them all.")
     var broadcast = false
 
-    @Option(help: ArgumentHelp("With --broadcast: how many channels (default: one per 1,000 activities).", valueName: "n"))
+    @Option(
+        help: ArgumentHelp("With --broadcast: how many channels (default: one per 1,000 activities).", valueName: "n"))
     var channels: Int?
 
     @Option(help: ArgumentHelp("Stop sending after this much wall time (e.g. 5m).", valueName: "duration"))
     var duration: String?
 
-    @Option(help: ArgumentHelp("Write the result as JSON (stable; merge with liveline report merge).", valueName: "file"))
+    @Option(
+        help: ArgumentHelp("Write the result as JSON (stable; merge with liveline report merge).", valueName: "file"))
     var json: String?
 
     @Option(help: ArgumentHelp("Write a self-contained HTML report with charts.", valueName: "file.html"))
     var report: String?
 
-    @Option(name: .customLong("threshold"), help: ArgumentHelp("Fail (exit 99) unless this holds, e.g. 'p99<250ms', 'errors<0.1%', 'rate>1000/s'. Repeatable.", valueName: "expr"))
+    @Option(
+        name: .customLong("threshold"),
+        help: ArgumentHelp(
+            "Fail (exit 99) unless this holds, e.g. 'p99<250ms', 'errors<0.1%', 'rate>1000/s'. Repeatable.",
+            valueName: "expr"))
     var thresholds: [String] = []
 
     @Flag(help: "No progress line, even on a terminal.")
     var quiet = false
 
     mutating func validate() throws {
-        if ramp != nil, rate != nil { throw ValidationError("--ramp and --rate cannot be combined: pick one arrival shape") }
-        if let ramp, DurationText.parse(ramp) == nil { throw ValidationError("--ramp \(ramp): expected \(DurationText.expected)") }
-        if let duration, DurationText.parse(duration).map({ $0 > 0 }) != true { throw ValidationError("--duration \(duration): expected \(DurationText.expected)") }
-        if clock == .virtual, speed != 1 { throw ValidationError("--speed applies to --clock real; the virtual clock always runs as fast as possible") }
+        if ramp != nil, rate != nil {
+            throw ValidationError("--ramp and --rate cannot be combined: pick one arrival shape")
+        }
+        if let ramp, DurationText.parse(ramp) == nil {
+            throw ValidationError("--ramp \(ramp): expected \(DurationText.expected)")
+        }
+        if let duration, DurationText.parse(duration).map({ $0 > 0 }) != true {
+            throw ValidationError("--duration \(duration): expected \(DurationText.expected)")
+        }
+        if clock == .virtual, speed != 1 {
+            throw ValidationError("--speed applies to --clock real; the virtual clock always runs as fast as possible")
+        }
         if channels != nil, !broadcast { throw ValidationError("--channels applies to --broadcast") }
-        if tls, target != "mock" { throw ValidationError("--tls applies to --target mock; for a URL, https:// means TLS") }
-        if caFile != nil, target == "mock" || target == "discard" { throw ValidationError("--ca-file applies to --target URL") }
+        if tls, target != "mock" {
+            throw ValidationError("--tls applies to --target mock; for a URL, https:// means TLS")
+        }
+        if caFile != nil, target == "mock" || target == "discard" {
+            throw ValidationError("--ca-file applies to --target URL")
+        }
         for threshold in thresholds {
             do { _ = try Threshold(parsing: threshold) } catch { throw ValidationError(error.cliMessage) }
         }
@@ -175,9 +209,12 @@ struct LoadCommand: AsyncParsableCommand {
         configuration.connections = connections
         configuration.threads = threads ?? ProcessInfo.processInfo.activeProcessorCount
         configuration.timeLimit = duration.flatMap(DurationText.parse).map(Duration.milliseconds)
-        configuration.tokens = try tokens.map { path throws(LoadError) in try TokenSource.read(file: path) } ?? .generated(seed: baseSeed)
+        configuration.tokens =
+            try tokens.map { path throws(LoadError) in try TokenSource.read(file: path) } ?? .generated(seed: baseSeed)
         if let tokens { try configuration.tokens.validate(copies: activities, file: tokens) }
-        if broadcast { configuration.broadcast = try BroadcastPlan(channels: channels ?? max(1, (activities + 999) / 1000)) }
+        if broadcast {
+            configuration.broadcast = try BroadcastPlan(channels: channels ?? max(1, (activities + 999) / 1000))
+        }
         let parsedThresholds = try thresholds.map { text throws(LoadError) in try Threshold(parsing: text) }
 
         // The target.
@@ -188,14 +225,17 @@ struct LoadCommand: AsyncParsableCommand {
         case "mock":
             let started: (server: MockAPNsServer, endpoint: APNsEndpoint)
             do {
-                started = try await EmbeddedMock.start(for: "load", tls: tls, threads: mockThreads) { mockConfiguration in
+                started = try await EmbeddedMock.start(for: "load", tls: tls, threads: mockThreads) {
+                    mockConfiguration in
                     mockConfiguration.authentication = .acceptAnyToken
                     mockConfiguration.historyPerToken = max(1, mockHistory)
                     mockConfiguration.keepsLastPayload = false
                     if let plan = configuration.broadcast {
                         mockConfiguration.subscriptions = plan.subscriptions(
                             seed: baseSeed, tokens: configuration.tokens,
-                            copies: (0..<activities).filter { configuration.shard.contains(copy: plan.channel(ofCopy: $0)) })
+                            copies: (0..<activities).filter {
+                                configuration.shard.contains(copy: plan.channel(ofCopy: $0))
+                            })
                     }
                 }
             } catch {
@@ -209,7 +249,8 @@ struct LoadCommand: AsyncParsableCommand {
             do {
                 endpoint = try APNsEndpoint(url: target, trustedCertificates: caFile)
             } catch {
-                throw LoadError.targetUnavailable(target: "--target \(target)", cause: "\(error.problem); or use mock or discard")
+                throw LoadError.targetUnavailable(
+                    target: "--target \(target)", cause: "\(error.problem); or use mock or discard")
             }
             configuration.target = .endpoint(endpoint, signingKey: try signingKey(), name: endpoint.description)
         }

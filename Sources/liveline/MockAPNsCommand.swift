@@ -37,82 +37,161 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Address to listen on.", valueName: "host:port"))
     var listen = "127.0.0.1:2197"
 
-    @Flag(name: .customLong("h2c"), help: "Serve HTTP/2 without TLS (prior knowledge: curl --http2-prior-knowledge). Fastest on loopback.")
+    @Flag(
+        name: .customLong("h2c"),
+        help: "Serve HTTP/2 without TLS (prior knowledge: curl --http2-prior-knowledge). Fastest on loopback.")
     var h2c = false
 
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain for TLS. Without it, a self-signed certificate is made at start.", valueName: "file"))
+    @Option(
+        name: .customLong("tls-cert"),
+        help: ArgumentHelp(
+            "PEM certificate chain for TLS. Without it, a self-signed certificate is made at start.", valueName: "file")
+    )
     var tlsCert: String?
 
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for --tls-cert.", valueName: "file"))
     var tlsKey: String?
 
-    @Option(name: .customLong("write-ca"), help: ArgumentHelp("Where to write the self-signed certificate for clients to trust (curl --cacert). Default: liveline-mock-apns.pem in the temporary directory.", valueName: "path"))
+    @Option(
+        name: .customLong("write-ca"),
+        help: ArgumentHelp(
+            "Where to write the self-signed certificate for clients to trust (curl --cacert). Default: liveline-mock-apns.pem in the temporary directory.",
+            valueName: "path"))
     var writeCA: String?
 
-    @Option(name: .customLong("auth-key"), help: ArgumentHelp("A .p8 signing key (or its public key PEM) whose ES256 JWTs are accepted. Repeat for several keys; pair each with --key-id and --team-id in the same order.", valueName: "file.p8"))
+    @Option(
+        name: .customLong("auth-key"),
+        help: ArgumentHelp(
+            "A .p8 signing key (or its public key PEM) whose ES256 JWTs are accepted. Repeat for several keys; pair each with --key-id and --team-id in the same order.",
+            valueName: "file.p8"))
     var authKeys: [String] = []
 
-    @Option(name: .customLong("key-id"), help: ArgumentHelp("The 10-character Key ID of the matching --auth-key (the JWT's kid).", valueName: "id"))
+    @Option(
+        name: .customLong("key-id"),
+        help: ArgumentHelp("The 10-character Key ID of the matching --auth-key (the JWT's kid).", valueName: "id"))
     var keyIDs: [String] = []
 
-    @Option(name: .customLong("team-id"), help: ArgumentHelp("The Team ID of the matching --auth-key (the JWT's iss).", valueName: "id"))
+    @Option(
+        name: .customLong("team-id"),
+        help: ArgumentHelp("The Team ID of the matching --auth-key (the JWT's iss).", valueName: "id"))
     var teamIDs: [String] = []
 
-    @Flag(name: .customLong("accept-any-token"), help: "Turn JWT checks off (any or no authorization header passes), for quick demos.")
+    @Flag(
+        name: .customLong("accept-any-token"),
+        help: "Turn JWT checks off (any or no authorization header passes), for quick demos.")
     var acceptAnyToken = false
 
-    @Option(name: .customLong("max-streams"), help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS once a request carried a valid token; it is 1 before, like APNs.", valueName: "n"))
+    @Option(
+        name: .customLong("max-streams"),
+        help: ArgumentHelp(
+            "SETTINGS_MAX_CONCURRENT_STREAMS once a request carried a valid token; it is 1 before, like APNs.",
+            valueName: "n"))
     var maxStreams = 1000
 
-    @Option(name: .customLong("max-connections"), help: ArgumentHelp("Client connections open at once; one more is closed as it arrives, with a warning.", valueName: "n"))
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "Client connections open at once; one more is closed as it arrives, with a warning.", valueName: "n"))
     var maxConnections = 10_000
 
-    @Option(name: .long, help: ArgumentHelp("Priority-10 pushes per activity per hour before the device throttles. Default: 12, or 48 with --frequent-updates.", valueName: "n"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Priority-10 pushes per activity per hour before the device throttles. Default: 12, or 48 with --frequent-updates.",
+            valueName: "n"))
     var budget: Int?
 
-    @Flag(name: .customLong("frequent-updates"), help: "Simulate an app with NSSupportsLiveActivitiesFrequentUpdates (a larger budget).")
+    @Flag(
+        name: .customLong("frequent-updates"),
+        help: "Simulate an app with NSSupportsLiveActivitiesFrequentUpdates (a larger budget).")
     var frequentUpdates = false
 
-    @Option(name: .long, help: ArgumentHelp("Subscribe the activity behind an update token to a broadcast channel (the channel is created). Repeatable.", valueName: "channel=token"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Subscribe the activity behind an update token to a broadcast channel (the channel is created). Repeatable.",
+            valueName: "channel=token"))
     var subscribe: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Answer this error for a fraction of valid pushes, e.g. 500:InternalServerError:0.01 or 410:Unregistered:0.001. Repeatable; rates add up.", valueName: "status:reason:rate"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Answer this error for a fraction of valid pushes, e.g. 500:InternalServerError:0.01 or 410:Unregistered:0.001. Repeatable; rates add up.",
+            valueName: "status:reason:rate"))
     var fail: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("Delay every answer: fixed (20ms), uniform (10ms-50ms) or exponential with a mean (exp:20ms).", valueName: "latency"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Delay every answer: fixed (20ms), uniform (10ms-50ms) or exponential with a mean (exp:20ms).",
+            valueName: "latency"))
     var latency: String?
 
-    @Option(name: .customLong("too-many-requests-after"), help: ArgumentHelp("Answer 429 TooManyRequests to a token's pushes beyond n within a sliding minute.", valueName: "n"))
+    @Option(
+        name: .customLong("too-many-requests-after"),
+        help: ArgumentHelp(
+            "Answer 429 TooManyRequests to a token's pushes beyond n within a sliding minute.", valueName: "n"))
     var tooManyRequestsAfter: Int?
 
-    @Option(name: .customLong("goaway-every"), help: ArgumentHelp("Send GOAWAY {\"reason\":\"Shutdown\"} and close a connection after every n requests on it.", valueName: "n"))
+    @Option(
+        name: .customLong("goaway-every"),
+        help: ArgumentHelp(
+            "Send GOAWAY {\"reason\":\"Shutdown\"} and close a connection after every n requests on it.", valueName: "n"
+        ))
     var goAwayEvery: Int?
 
-    @Option(name: .customLong("reset-every"), help: ArgumentHelp("Reset the TCP connection (RST, no answer) on every nth request of a connection.", valueName: "n"))
+    @Option(
+        name: .customLong("reset-every"),
+        help: ArgumentHelp(
+            "Reset the TCP connection (RST, no answer) on every nth request of a connection.", valueName: "n"))
     var resetEvery: Int?
 
-    @Option(name: .customLong("shutdown-window"), help: ArgumentHelp("Answer 503 Shutdown and GOAWAY during a window: after+for, optionally /every to repeat, e.g. 1m+30s or 1m+30s/10m. Repeatable.", valueName: "after+for[/every]"))
+    @Option(
+        name: .customLong("shutdown-window"),
+        help: ArgumentHelp(
+            "Answer 503 Shutdown and GOAWAY during a window: after+for, optionally /every to repeat, e.g. 1m+30s or 1m+30s/10m. Repeatable.",
+            valueName: "after+for[/every]"))
     var shutdownWindows: [String] = []
 
-    @Option(name: .long, help: ArgumentHelp("A scenario file whose first content-states the device checks every push against (field types, Date fields). Repeatable.", valueName: "file.yaml"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A scenario file whose first content-states the device checks every push against (field types, Date fields). Repeatable.",
+            valueName: "file.yaml"))
     var scenario: [String] = []
 
     /// `--app`: pushes are checked against the app's own types instead of a scenario's shapes.
     @OptionGroup var app: AppTypesOption
 
-    @Option(name: .long, help: ArgumentHelp("Answer 410 Unregistered to every push to this token, as APNs does once an activity's token is no longer valid. Repeatable.", valueName: "token"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Answer 410 Unregistered to every push to this token, as APNs does once an activity's token is no longer valid. Repeatable.",
+            valueName: "token"))
     var unregister: [String] = []
 
     @Option(name: .long, help: ArgumentHelp("Seed for the random fault draws (error rates, latency).", valueName: "n"))
     var seed: UInt64?
 
-    @Option(name: .long, help: ArgumentHelp("Read a fault plan from YAML (see the README). --fail adds to its error rates; the other fault flags replace its entries.", valueName: "file.yaml"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Read a fault plan from YAML (see the README). --fail adds to its error rates; the other fault flags replace its entries.",
+            valueName: "file.yaml"))
     var faults: String?
 
-    @Option(name: .long, help: ArgumentHelp("Serve the JSON inspection API (GET /activities, /activities/{token}/pushes, /stats; POST /faults, /reset) over HTTP/1.1 here.", valueName: "host:port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve the JSON inspection API (GET /activities, /activities/{token}/pushes, /stats; POST /faults, /reset) over HTTP/1.1 here.",
+            valueName: "host:port"))
     var inspect: String?
 
-    @Option(name: .long, help: ArgumentHelp("Serve the live dashboard page here: every activity drawn as the Lock Screen and the Dynamic Island would draw it, with the push timeline. Loopback unless told otherwise; with --scenario it uses the file's names and presentation blocks.", valueName: "host:port"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Serve the live dashboard page here: every activity drawn as the Lock Screen and the Dynamic Island would draw it, with the push timeline. Loopback unless told otherwise; with --scenario it uses the file's names and presentation blocks.",
+            valueName: "host:port"))
     var dashboard: String?
 
     @Option(name: .long, help: ArgumentHelp("Event-loop threads. Default: one per core.", valueName: "n"))
@@ -121,13 +200,25 @@ struct MockAPNsCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Pushes kept in each token's history.", valueName: "n"))
     var history = 32
 
-    @Flag(name: .customLong("keep-payloads"), help: "Keep the body of every push in the history. By default a rendered push's body is dropped once a newer one arrives; the last one and those not rendered are kept.")
+    @Flag(
+        name: .customLong("keep-payloads"),
+        help:
+            "Keep the body of every push in the history. By default a rendered push's body is dropped once a newer one arrives; the last one and those not rendered are kept."
+    )
     var keepPayloads = false
 
-    @Flag(name: .customLong("lean-history"), help: "Keep no rendered body in the history, not even the newest, as liveline load's embedded mock does; bodies refused for their content or not rendered are still kept.")
+    @Flag(
+        name: .customLong("lean-history"),
+        help:
+            "Keep no rendered body in the history, not even the newest, as liveline load's embedded mock does; bodies refused for their content or not rendered are still kept."
+    )
     var leanHistory = false
 
-    @Flag(name: .customLong("print-pushes"), help: "Print one line per push: token, status, what the device did and why; each new provider-token warning once.")
+    @Flag(
+        name: .customLong("print-pushes"),
+        help:
+            "Print one line per push: token, status, what the device did and why; each new provider-token warning once."
+    )
     var printPushes = false
 
     func validate() throws {
@@ -135,7 +226,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
             throw ValidationError("give --auth-key with --key-id and --team-id, or --accept-any-token")
         }
         if authKeys.count != keyIDs.count || authKeys.count != teamIDs.count {
-            throw ValidationError("each --auth-key needs its own --key-id and --team-id (got \(authKeys.count) keys, \(keyIDs.count) key ids, \(teamIDs.count) team ids)")
+            throw ValidationError(
+                "each --auth-key needs its own --key-id and --team-id (got \(authKeys.count) keys, \(keyIDs.count) key ids, \(teamIDs.count) team ids)"
+            )
         }
         if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if h2c, tlsCert != nil { throw ValidationError("--h2c serves no TLS; drop --tls-cert/--tls-key") }
@@ -152,7 +245,8 @@ struct MockAPNsCommand: AsyncParsableCommand {
         } else if let tlsCert, let tlsKey {
             configuration.transport = .tls(.files(certificatePath: tlsCert, keyPath: tlsKey))
         } else {
-            let path = writeCA ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-mock-apns.pem").path
+            let path =
+                writeCA ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-mock-apns.pem").path
             configuration.transport = .tls(.selfSigned(writeCertificateTo: path))
         }
         if acceptAnyToken {
@@ -188,14 +282,18 @@ struct MockAPNsCommand: AsyncParsableCommand {
         if let inspect {
             let address = try Self.address(inspect, option: "--inspect")
             if !Self.isLoopback(address.host) {
-                Terminal.error("warning: the inspection API has no authentication and can reset the mock and change its faults; --inspect \(inspect) lets other machines do that")
+                Terminal.error(
+                    "warning: the inspection API has no authentication and can reset the mock and change its faults; --inspect \(inspect) lets other machines do that"
+                )
             }
             configuration.inspection = address
         }
         if let dashboard {
             let (host, port) = try Self.address(dashboard, option: "--dashboard")
             if !Self.isLoopback(host) {
-                Terminal.error("warning: the dashboard has no authentication; --dashboard \(dashboard) shows every activity and its pushes to other machines")
+                Terminal.error(
+                    "warning: the dashboard has no authentication; --dashboard \(dashboard) shows every activity and its pushes to other machines"
+                )
             }
             var settings = DashboardConfiguration(host: host, port: port)
             for file in scenario {
@@ -220,7 +318,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
         printBanner(server, configuration: configuration)
         if let appTypes {
             let names = appTypes.activityAttributes.map(\.name).joined(separator: ", ")
-            say("decoding every push as the app does: \(names) (from \(CountText.of(appTypes.files.count, "Swift file")))")
+            say(
+                "decoding every push as the app does: \(names) (from \(CountText.of(appTypes.files.count, "Swift file")))"
+            )
         }
         let printer = printPushes ? Task { await Self.follow(server.events()) } : nil
         let signal = await SignalWaiter.next([SIGINT, SIGTERM])
@@ -248,7 +348,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
             plan.errors.append(rate)
         }
         if let latency {
-            guard let value = Latency(latency) else { throw ValidationError("--latency takes 20ms, 10ms-50ms or exp:20ms") }
+            guard let value = Latency(latency) else {
+                throw ValidationError("--latency takes 20ms, 10ms-50ms or exp:20ms")
+            }
             plan.latency = value
         }
         if let tooManyRequestsAfter { plan.tooManyRequestsAfter = tooManyRequestsAfter }
@@ -280,7 +382,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
 
     private func printBanner(_ server: MockAPNsServer, configuration: MockAPNsConfiguration) {
         let transport = server.usesTLS ? "TLS" : "h2c"
-        say("liveline mock APNs on \(server.baseURL) (\(transport), \(acceptAnyToken ? "any token accepted" : CountText.of(authKeys.count, "signing key")))")
+        say(
+            "liveline mock APNs on \(server.baseURL) (\(transport), \(acceptAnyToken ? "any token accepted" : CountText.of(authKeys.count, "signing key")))"
+        )
         if let path = server.certificatePath {
             say("self-signed certificate: \(path) (clients trust it with --cacert / as a CA)")
         }
@@ -306,7 +410,8 @@ struct MockAPNsCommand: AsyncParsableCommand {
             token = "  JWT=$(liveline token --key \(key) --key-id \(keyID) --team-id \(teamID))\n"
         }
         let timestamp = Int(Date().timeIntervalSince1970)
-        say("""
+        say(
+            """
             try it:
             \(token)  curl -i \(tlsFlag)\(auth) \\
                 -H 'apns-topic: com.example.app.push-type.liveactivity' -H 'apns-push-type: liveactivity' -H 'apns-priority: 10' \\
@@ -325,7 +430,8 @@ struct MockAPNsCommand: AsyncParsableCommand {
             var line = "\(record.kind.rawValue) \(target) p\(record.priority) → \(record.status)"
             if let reason = record.reason { line += " \(reason)" }
             for delivery in record.deliveries {
-                line += " | \(delivery.activityID.prefix(24)): \(delivery.outcome.rawValue), \(delivery.lifecycle.rawValue)"
+                line +=
+                    " | \(delivery.activityID.prefix(24)): \(delivery.outcome.rawValue), \(delivery.lifecycle.rawValue)"
                 if !delivery.reasons.isEmpty { line += " (\(delivery.reasons.joined(separator: "; ")))" }
             }
             say(line)
@@ -344,7 +450,9 @@ struct MockAPNsCommand: AsyncParsableCommand {
     }
 
     static func address(_ text: String, option: String) throws -> (host: String, port: Int) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65_535).contains(port)
+        else {
             throw ValidationError("\(option) takes host:port, got \(text)")
         }
         var host = String(text[..<colon])

@@ -8,19 +8,19 @@ struct PlanCommand: ParsableCommand {
         commandName: "plan",
         abstract: "Fast-forward a scenario under a virtual clock and print every push, with its reason.",
         discussion: """
-        Formats:
-          table  a timeline: time, event, priority, size, reason, what changed
-          jsonl  one JSON object per push: activity, offset, time, event,
-                 priority, headers, payload (the exact aps object), bytes, reason
-          curl   curl --http2 commands as in Apple's guide; they read
-                 $AUTHENTICATION_TOKEN and $ACTIVITY_PUSH_TOKEN (or
-                 $PUSH_TO_START_TOKEN) from the environment
+            Formats:
+              table  a timeline: time, event, priority, size, reason, what changed
+              jsonl  one JSON object per push: activity, offset, time, event,
+                     priority, headers, payload (the exact aps object), bytes, reason
+              curl   curl --http2 commands as in Apple's guide; they read
+                     $AUTHENTICATION_TOKEN and $ACTIVITY_PUSH_TOKEN (or
+                     $PUSH_TO_START_TOKEN) from the environment
 
-        The same file, start and seed always give the same pushes, byte for byte.
+            The same file, start and seed always give the same pushes, byte for byte.
 
-        Exit status: 0 success, 1 the file has errors (with --app: or would not
-        decode into the app's types), 64 usage error.
-        """
+            Exit status: 0 success, 1 the file has errors (with --app: or would not
+            decode into the app's types), 64 usage error.
+            """
     )
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -35,7 +35,9 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Output format: table, jsonl or curl.")
     var format: Format = .table
 
-    @Option(help: ArgumentHelp("When the scenario starts, as ISO-8601 (e.g. 2026-11-23T20:00:00Z). Default: now.", valueName: "instant"))
+    @Option(
+        help: ArgumentHelp(
+            "When the scenario starts, as ISO-8601 (e.g. 2026-11-23T20:00:00Z). Default: now.", valueName: "instant"))
     var start: String?
 
     @Option(help: "Replace the file's seed (jitter, chance, random and pick).")

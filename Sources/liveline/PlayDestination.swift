@@ -18,7 +18,9 @@ struct Destination: Sendable {
     /// JWTs checked against a fresh key, device tokens made up per activity, and the scenario's
     /// first states as the expected content-state shapes. With `dashboard`, the mock also serves
     /// the live dashboard there, with the scenario's names and presentation blocks.
-    static func embeddedMock(scenario: Scenario, dashboard: (host: String, port: Int)? = nil) async throws -> Destination {
+    static func embeddedMock(
+        scenario: Scenario, dashboard: (host: String, port: Int)? = nil
+    ) async throws -> Destination {
         let privateKey = P256.Signing.PrivateKey()
         let keyID = "LIVELINE01", teamID = "LIVELINETM"
         var targets: [PushTarget] = []
@@ -46,7 +48,9 @@ struct Destination: Sendable {
         let started: (server: MockAPNsServer, endpoint: APNsEndpoint)
         do {
             started = try await EmbeddedMock.start(for: "play") { configuration in
-                configuration.authentication = .keys([ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)])
+                configuration.authentication = .keys([
+                    ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)
+                ])
                 configuration.contentStateShapes = ContentStateShapes(byToken: byToken, byAttributesType: byType)
                 configuration.subscriptions = subscriptions
                 if let dashboard {
@@ -61,7 +65,9 @@ struct Destination: Sendable {
         }
         let (server, endpoint) = started
         let key = try SigningKey(pem: privateKey.pemRepresentation, keyID: keyID, teamID: teamID)
-        return Destination(endpoint: endpoint, key: key, targets: targets, mock: server, banner: "embedded mock APNs \(server.baseURL)")
+        return Destination(
+            endpoint: endpoint, key: key, targets: targets, mock: server, banner: "embedded mock APNs \(server.baseURL)"
+        )
     }
 
     /// A device token made up for the mock: 64 hex digits, the same for the same name.
@@ -74,7 +80,8 @@ struct Destination: Sendable {
     /// The update token the mock gave an activity started with `startToken`.
     static func updateToken(of startToken: String, in mock: MockAPNsServer) async -> String? {
         for _ in 0..<50 {
-            if let token = mock.activities().first(where: { $0.pushToStartToken == startToken && $0.updateToken != nil })?.updateToken {
+            if let token = mock.activities().first(where: { $0.pushToStartToken == startToken && $0.updateToken != nil }
+            )?.updateToken {
                 return token
             }
             try? await Task.sleep(for: .milliseconds(20))
@@ -96,7 +103,11 @@ struct Destination: Sendable {
         }
         guard let snapshot else { return nil }
         var state: StateObject?
-        if let json = snapshot.contentState, case .object(let object)? = try? JSONParser.parse(Array(json.jsonText.utf8)) { state = object }
+        if let json = snapshot.contentState,
+            case .object(let object)? = try? JSONParser.parse(Array(json.jsonText.utf8))
+        {
+            state = object
+        }
         var alert: String?
         if let json = snapshot.lastAlert, case .object(let object)? = try? JSONParser.parse(Array(json.jsonText.utf8)) {
             alert = APSPayload.alertText(in: StateObject([("alert", .object(object))]))
@@ -111,17 +122,23 @@ struct Destination: Sendable {
 
     /// What the mock's device did with a delivered push, for line output.
     func deviceOutcome(_ event: DeliveryEvent, in mock: MockAPNsServer) -> String? {
-        guard case .delivered(let activity, let push, let response, _, _) = event, targets.indices.contains(activity) else { return nil }
+        guard case .delivered(let activity, let push, let response, _, _) = event, targets.indices.contains(activity)
+        else { return nil }
         let key: String?
         switch (push.event, targets[activity].updates) {
         case (.start, _): key = targets[activity].startToken
         case (_, .token(let token)): key = token
         case (_, .channel(let channel, _)): key = "channel:" + channel
-        case (_, .reportedToken): key = mock.activities().first { $0.pushToStartToken == targets[activity].startToken }?.updateToken
+        case (_, .reportedToken):
+            key = mock.activities().first { $0.pushToStartToken == targets[activity].startToken }?.updateToken
         }
-        guard let key, let record = mock.pushes(token: key).last(where: { $0.id == response.apnsID || $0.id == response.requestID }) else { return nil }
+        guard let key,
+            let record = mock.pushes(token: key).last(where: { $0.id == response.apnsID || $0.id == response.requestID }
+            )
+        else { return nil }
         let outcomes = record.deliveries.map { delivery in
-            delivery.outcome.rawValue + (delivery.reasons.isEmpty ? "" : " (\(delivery.reasons.joined(separator: "; ")))")
+            delivery.outcome.rawValue
+                + (delivery.reasons.isEmpty ? "" : " (\(delivery.reasons.joined(separator: "; ")))")
         }
         return outcomes.isEmpty ? nil : outcomes.joined(separator: ", ")
     }

@@ -8,22 +8,22 @@ struct ScaffoldCommand: ParsableCommand {
         commandName: "scaffold",
         abstract: "Write a starter scenario for each ActivityAttributes type in the app's source.",
         discussion: """
-        Reads the app's Swift source (--app, files or folders) and writes one
-        scenario per ActivityAttributes type, named after it (MatchAttributes →
-        match-attributes.yaml): every field the app decodes, attributes and
-        content-state, with a value of its type and a comment naming the Swift
-        type and, for enums, the raw values. Each file validates against the app
-        as written; fill in the values and add beats.
+            Reads the app's Swift source (--app, files or folders) and writes one
+            scenario per ActivityAttributes type, named after it (MatchAttributes →
+            match-attributes.yaml): every field the app decodes, attributes and
+            content-state, with a value of its type and a comment naming the Swift
+            type and, for enums, the raw values. Each file validates against the app
+            as written; fill in the values and add beats.
 
-        A type declared in two files (two targets, a backup copy) gets a file for
-        each, named with its module (widget-match-attributes.yaml); --app-type
-        keeps one. With --stdout the scenarios are one YAML stream, each its own
-        document after `---`.
+            A type declared in two files (two targets, a backup copy) gets a file for
+            each, named with its module (widget-match-attributes.yaml); --app-type
+            keeps one. With --stdout the scenarios are one YAML stream, each its own
+            document after `---`.
 
-        Existing files are never overwritten.
+            Existing files are never overwritten.
 
-        Exit status: 0 files written, 1 no types found or a file exists, 64 usage error.
-        """
+            Exit status: 0 files written, 1 no types found or a file exists, 64 usage error.
+            """
     )
 
     @OptionGroup var app: AppTypesOption
@@ -52,7 +52,9 @@ struct ScaffoldCommand: ParsableCommand {
             }
             let path = URL(fileURLWithPath: self.output).appendingPathComponent(output.stem + ".yaml").path
             if written.contains(path) {
-                Terminal.error("error: \(output.attributes.name) (\(output.attributes.declaration.location.file)) would be written to \(path) too; choose one with --app-type")
+                Terminal.error(
+                    "error: \(output.attributes.name) (\(output.attributes.declaration.location.file)) would be written to \(path) too; choose one with --app-type"
+                )
                 failed = true
                 continue
             }
@@ -67,14 +69,17 @@ struct ScaffoldCommand: ParsableCommand {
                 continue
             }
             written.insert(path)
-            Terminal.out("wrote \(path): \(output.attributes.name), \(output.attributes.declaration.location.file):\(output.attributes.declaration.location.line)")
+            Terminal.out(
+                "wrote \(path): \(output.attributes.name), \(output.attributes.declaration.location.file):\(output.attributes.declaration.location.line)"
+            )
         }
         if failed { throw ExitCode(1) }
     }
 
     /// One scaffold per `ActivityAttributes` type; a type declared in several files once per
     /// file, each with its own sources chosen and its file named with its module.
-    static func outputs(_ types: AppTypes) -> [(attributes: AppStruct, types: AppTypes, stem: String, choice: String?)] {
+    static func outputs(_ types: AppTypes) -> [(attributes: AppStruct, types: AppTypes, stem: String, choice: String?)]
+    {
         var outputs: [(attributes: AppStruct, types: AppTypes, stem: String, choice: String?)] = []
         var handled: Set<String> = []
         for attributes in types.activityAttributes {
@@ -86,10 +91,12 @@ struct ScaffoldCommand: ParsableCommand {
             for declaration in ambiguity.declarations {
                 guard case .structure(let duplicate) = declaration else { continue }
                 let chosen = types.choosing(fileOf: duplicate.declaration)
-                outputs.append((
-                    chosen.attributes(named: ScenarioScaffold.simpleName(duplicate.name)) ?? duplicate, chosen,
-                    distinctStem(for: duplicate, in: types, taken: Set(outputs.map(\.stem))), types.choiceName(for: declaration)
-                ))
+                outputs.append(
+                    (
+                        chosen.attributes(named: ScenarioScaffold.simpleName(duplicate.name)) ?? duplicate, chosen,
+                        distinctStem(for: duplicate, in: types, taken: Set(outputs.map(\.stem))),
+                        types.choiceName(for: declaration)
+                    ))
             }
         }
         return outputs
@@ -101,7 +108,9 @@ struct ScaffoldCommand: ParsableCommand {
         let file = attributes.declaration.location.file
         let base = ScenarioScaffold.fileStem(for: attributes)
         var prefixes = types.modules[file].map { [$0] } ?? []
-        prefixes += file.split(separator: "/").dropLast().reversed().prefix(3).map(String.init).filter { !prefixes.contains($0) }
+        prefixes += file.split(separator: "/").dropLast().reversed().prefix(3).map(String.init).filter {
+            !prefixes.contains($0)
+        }
         var stem = base
         for prefix in prefixes {
             stem = ScenarioScaffold.fileStem(named: prefix) + "-" + (stem == base ? base : stem)

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 import Foundation
 import Liveline
@@ -58,9 +58,12 @@ enum ScenarioFiles {
                 for warning in loaded.warnings { Terminal.error(formatter.format(warning)) }
             }
             if let app {
-                let found = AppTypesReport.check(loaded.scenario, against: app, formatter: formatter, print: Terminal.error)
+                let found = AppTypesReport.check(
+                    loaded.scenario, against: app, formatter: formatter, print: Terminal.error)
                 if found.errors > 0 {
-                    Terminal.error("\(path): the app would not decode \(found.errors == 1 ? "this" : "these \(found.errors)") (--app); nothing was sent")
+                    Terminal.error(
+                        "\(path): the app would not decode \(found.errors == 1 ? "this" : "these \(found.errors)") (--app); nothing was sent"
+                    )
                     return nil
                 }
             }
@@ -72,7 +75,8 @@ enum ScenarioFiles {
     }
 
     static func sources(_ path: String) -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else { return [:] }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else { return [:] }
         return [path: text]
     }
 }

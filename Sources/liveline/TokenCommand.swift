@@ -9,17 +9,17 @@ struct TokenCommand: ParsableCommand {
         commandName: "token",
         abstract: "Print a provider token (JWT) for hand-made curl requests.",
         discussion: """
-        The token is ES256-signed with your .p8 key and valid for an hour. Use it as
-        AUTHENTICATION_TOKEN with the commands of `liveline plan --format curl`:
+            The token is ES256-signed with your .p8 key and valid for an hour. Use it as
+            AUTHENTICATION_TOKEN with the commands of `liveline plan --format curl`:
 
-          export AUTHENTICATION_TOKEN=$(liveline token --key AuthKey_ABC123DEFG.p8 \\
-              --key-id ABC123DEFG --team-id DEF123GHIJ)
+              export AUTHENTICATION_TOKEN=$(liveline token --key AuthKey_ABC123DEFG.p8 \\
+                  --key-id ABC123DEFG --team-id DEF123GHIJ)
 
-        The key can also come from the environment: LIVELINE_APNS_KEY (the PEM
-        itself), LIVELINE_APNS_KEY_ID and LIVELINE_APNS_TEAM_ID.
+            The key can also come from the environment: LIVELINE_APNS_KEY (the PEM
+            itself), LIVELINE_APNS_KEY_ID and LIVELINE_APNS_TEAM_ID.
 
-        Exit status: 0 success, 1 missing or unusable credentials, 64 usage error.
-        """
+            Exit status: 0 success, 1 missing or unusable credentials, 64 usage error.
+            """
     )
 
     @OptionGroup var credentials: CredentialOptions
@@ -27,7 +27,9 @@ struct TokenCommand: ParsableCommand {
     mutating func run() throws {
         do {
             guard let key = try credentials.signingKey() else {
-                Terminal.error("error: no key given; pass --key FILE.p8 --key-id ID --team-id ID (or set \(Credentials.keyVariable), \(Credentials.keyIDVariable) and \(Credentials.teamIDVariable))")
+                Terminal.error(
+                    "error: no key given; pass --key FILE.p8 --key-id ID --team-id ID (or set \(Credentials.keyVariable), \(Credentials.keyIDVariable) and \(Credentials.teamIDVariable))"
+                )
                 throw ExitCode(1)
             }
             Terminal.out(ProviderToken(key: key, issuedAt: Int64(Date().timeIntervalSince1970)).value)
@@ -40,7 +42,10 @@ struct TokenCommand: ParsableCommand {
 
 /// `--key`, `--key-id`, `--team-id`, shared by the commands that talk to APNs.
 struct CredentialOptions: ParsableArguments {
-    @Option(name: .customLong("key"), help: ArgumentHelp("The APNs auth key, a .p8 file (or LIVELINE_APNS_KEY with the PEM itself).", valueName: "file.p8"))
+    @Option(
+        name: .customLong("key"),
+        help: ArgumentHelp(
+            "The APNs auth key, a .p8 file (or LIVELINE_APNS_KEY with the PEM itself).", valueName: "file.p8"))
     var keyFile: String?
 
     @Option(help: ArgumentHelp("The key's 10-character Key ID (or LIVELINE_APNS_KEY_ID).", valueName: "id"))
@@ -51,7 +56,8 @@ struct CredentialOptions: ParsableArguments {
 
     /// The key, if any; a key file others can read is used, with a warning on standard error.
     func signingKey() throws(CredentialsError) -> SigningKey? {
-        let key = try Credentials.resolve(keyFile: keyFile, keyID: keyID, teamID: teamID, environment: ProcessInfo.processInfo.environment)
+        let key = try Credentials.resolve(
+            keyFile: keyFile, keyID: keyID, teamID: teamID, environment: ProcessInfo.processInfo.environment)
         if key != nil, let keyFile, let warning = SigningKey.exposure(ofFile: keyFile) {
             FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
         }

@@ -11,31 +11,31 @@ struct ValidateCommand: ParsableCommand {
         commandName: "validate",
         abstract: "Check scenario files and report every problem, located.",
         discussion: """
-        Each problem is printed as FILE:LINE:COLUMN: error: message, with the line
-        and a caret, as compilers do, so editors can jump to it. Warnings point at
-        legal but suspicious things, such as more high-priority beats than the
-        budget allows.
+            Each problem is printed as FILE:LINE:COLUMN: error: message, with the line
+            and a caret, as compilers do, so editors can jump to it. Warnings point at
+            legal but suspicious things, such as more high-priority beats than the
+            budget allows.
 
-        A file that validates is safe to play: every template resolves, every
-        patch keeps the content-state decodable by the app, and every payload fits
-        in 4096 bytes.
+            A file that validates is safe to play: every template resolves, every
+            patch keeps the content-state decodable by the app, and every payload fits
+            in 4096 bytes.
 
-        With --app, each file is also checked against the app's own types, read
-        from its Swift source: the attributes-type exists, the attributes and every
-        content-state the story can reach decode (names, types, optionals, enum raw
-        values, dates), and each problem names the Swift declaration. What only
-        running the app can tell (a hand-written init(from:)) is a warning, and
-        the summary then says what was not checked instead of "decodes in the app".
-        A type declared in two files is named with both; --app-type chooses.
+            With --app, each file is also checked against the app's own types, read
+            from its Swift source: the attributes-type exists, the attributes and every
+            content-state the story can reach decode (names, types, optionals, enum raw
+            values, dates), and each problem names the Swift declaration. What only
+            running the app can tell (a hand-written init(from:)) is a warning, and
+            the summary then says what was not checked instead of "decodes in the app".
+            A type declared in two files is named with both; --app-type chooses.
 
-        A bridge configuration (a file whose first key is liveline-bridge:) is
-        checked as `bridge serve` loads it, with its sources' scenarios and event
-        rules; with --app, or its own app: key, every set: rule and value map is
-        checked against the app's types too. Its secrets need not be set.
+            A bridge configuration (a file whose first key is liveline-bridge:) is
+            checked as `bridge serve` loads it, with its sources' scenarios and event
+            rules; with --app, or its own app: key, every set: rule and value map is
+            checked against the app's types too. Its secrets need not be set.
 
-        Exit status: 0 every file is valid (warnings allowed), 1 a file has errors
-        (or warnings, with --strict), 64 usage error.
-        """
+            Exit status: 0 every file is valid (warnings allowed), 1 a file has errors
+            (or warnings, with --strict), 64 usage error.
+            """
     )
 
     @Argument(help: ArgumentHelp("Scenario files (or bridge configurations) to check.", valueName: "file"))
@@ -61,7 +61,8 @@ struct ValidateCommand: ParsableCommand {
                 var warnings = loaded.warnings.count
                 var verdict = ""
                 if let appTypes {
-                    let report = AppTypesReport.check(loaded.scenario, against: appTypes, formatter: formatter, print: Terminal.out)
+                    let report = AppTypesReport.check(
+                        loaded.scenario, against: appTypes, formatter: formatter, print: Terminal.out)
                     warnings += report.warnings
                     if report.errors > 0 {
                         failed = true
@@ -116,13 +117,16 @@ struct ValidateCommand: ParsableCommand {
         var summary = "bridge configuration, \(sources) \(sources == 1 ? "source" : "sources")"
         var warnings = 0
         if let types = try appTypes ?? app.load(fallback: configuration.app) {
-            let found = BridgeAppReport.check(configuration, against: types, color: Terminal.colorOnStdout, print: Terminal.out)
+            let found = BridgeAppReport.check(
+                configuration, against: types, color: Terminal.colorOnStdout, print: Terminal.out)
             if found.errors > 0 {
-                Terminal.out("\(file): \(found.errors) \(found.errors == 1 ? "error" : "errors") against the app's types")
+                Terminal.out(
+                    "\(file): \(found.errors) \(found.errors == 1 ? "error" : "errors") against the app's types")
                 return false
             }
             warnings = found.warnings
-            summary += warnings == 0 && types.syntaxErrors.isEmpty
+            summary +=
+                warnings == 0 && types.syntaxErrors.isEmpty
                 ? ", decodes in the app"
                 : ", not fully checked against the app: \(warnings) \(warnings == 1 ? "warning" : "warnings") above"
         }

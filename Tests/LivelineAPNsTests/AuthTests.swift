@@ -6,7 +6,9 @@ import Testing
 
 @Suite struct AuthTests {
     static let rawKey = P256.Signing.PrivateKey().rawRepresentation
-    static var privateKey: P256.Signing.PrivateKey { (try? P256.Signing.PrivateKey(rawRepresentation: rawKey)) ?? P256.Signing.PrivateKey() }
+    static var privateKey: P256.Signing.PrivateKey {
+        (try? P256.Signing.PrivateKey(rawRepresentation: rawKey)) ?? P256.Signing.PrivateKey()
+    }
     static var pem: String { privateKey.pemRepresentation }
 
     static func decode(_ part: Substring) -> Data? {
@@ -20,8 +22,11 @@ import Testing
         let token = ProviderToken(key: key, issuedAt: 1_795_464_000)
         let parts = token.value.split(separator: ".")
         #expect(parts.count == 3)
-        #expect(Self.decode(parts[0]).map { String(decoding: $0, as: UTF8.self) } == #"{"alg":"ES256","kid":"ABC123DEFG"}"#)
-        #expect(Self.decode(parts[1]).map { String(decoding: $0, as: UTF8.self) } == #"{"iss":"DEF123GHIJ","iat":1795464000}"#)
+        #expect(
+            Self.decode(parts[0]).map { String(decoding: $0, as: UTF8.self) } == #"{"alg":"ES256","kid":"ABC123DEFG"}"#)
+        #expect(
+            Self.decode(parts[1]).map { String(decoding: $0, as: UTF8.self) }
+                == #"{"iss":"DEF123GHIJ","iat":1795464000}"#)
         let signature = try #require(Self.decode(parts[2]))
         #expect(signature.count == 64)
         let raw = try P256.Signing.ECDSASignature(rawRepresentation: signature)
@@ -39,9 +44,12 @@ import Testing
 
     @Test func credentialsComeFromFlagsOrTheEnvironmentAndPartialOnesAreNamed() throws {
         #expect(try Credentials.resolve(keyFile: nil, keyID: nil, teamID: nil, environment: [:]) == nil)
-        let fromEnvironment = try Credentials.resolve(keyFile: nil, keyID: nil, teamID: nil, environment: [
-            "LIVELINE_APNS_KEY": Self.pem, "LIVELINE_APNS_KEY_ID": "ABC123DEFG", "LIVELINE_APNS_TEAM_ID": "DEF123GHIJ",
-        ])
+        let fromEnvironment = try Credentials.resolve(
+            keyFile: nil, keyID: nil, teamID: nil,
+            environment: [
+                "LIVELINE_APNS_KEY": Self.pem, "LIVELINE_APNS_KEY_ID": "ABC123DEFG",
+                "LIVELINE_APNS_TEAM_ID": "DEF123GHIJ",
+            ])
         #expect(fromEnvironment?.keyID == "ABC123DEFG")
         #expect(throws: CredentialsError.missing("the Team ID (--team-id or LIVELINE_APNS_TEAM_ID)")) {
             try Credentials.resolve(keyFile: nil, keyID: "K", teamID: nil, environment: ["LIVELINE_APNS_KEY": Self.pem])
@@ -52,7 +60,9 @@ import Testing
         #expect(throws: CredentialsError.unreadable("/nonexistent.p8")) {
             try Credentials.resolve(keyFile: "/nonexistent.p8", keyID: "K", teamID: "T", environment: [:])
         }
-        #expect(throws: CredentialsError.self) { try SigningKey(pem: "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----", keyID: "K", teamID: "T") }
+        #expect(throws: CredentialsError.self) {
+            try SigningKey(pem: "-----BEGIN PRIVATE KEY-----\nnope\n-----END PRIVATE KEY-----", keyID: "K", teamID: "T")
+        }
     }
 
     @Test func tokensAreReusedThenRenewedAtFiftyMinutes() throws {

@@ -12,7 +12,8 @@ import Testing
     @Test func aPushWithAValidTokenIsAcceptedOverTLS() async throws {
         let session = try await MockSession.start()
         let token = MockSession.token(1)
-        let response = try await session.client.send(MockSession.updateRequest(token: token, timestamp: Int64(Date().timeIntervalSince1970)))
+        let response = try await session.client.send(
+            MockSession.updateRequest(token: token, timestamp: Int64(Date().timeIntervalSince1970)))
         #expect(response.status == 200)
         #expect(response.apnsID != nil)
         #expect(session.server.activity(token: token)?.counters.rendered == 1)
@@ -24,7 +25,11 @@ import Testing
         let now = Int64(Date().timeIntervalSince1970)
         let responses = try await withThrowingTaskGroup(of: Int.self) { group in
             for i in 0..<200 {
-                group.addTask { try await session.client.send(MockSession.updateRequest(token: MockSession.token(i), timestamp: now)).status }
+                group.addTask {
+                    try await session.client.send(
+                        MockSession.updateRequest(token: MockSession.token(i), timestamp: now)
+                    ).status
+                }
             }
             return try await group.reduce(into: [Int]()) { $0.append($1) }
         }
@@ -39,7 +44,8 @@ import Testing
         let realNow = Int64(Date().timeIntervalSince1970)
         // The first token is signed two hours in the past, so APNs calls it expired.
         let session = try await MockSession.start(clientNow: { calls.next() == 0 ? realNow - 7200 : realNow })
-        let response = try await session.client.send(MockSession.updateRequest(token: MockSession.token(2), timestamp: realNow))
+        let response = try await session.client.send(
+            MockSession.updateRequest(token: MockSession.token(2), timestamp: realNow))
         #expect(response.status == 200)
         #expect(session.server.stats().reasons["ExpiredProviderToken"] == 1)
         #expect(session.server.stats().statuses["200"] == 1)
@@ -48,11 +54,14 @@ import Testing
 
     @Test func aWrongKeyIDIsAConfigurationErrorThatSaysHowToFixIt() async throws {
         let session = try await MockSession.start()
-        let wrong = try APNsClient(configuration: .init(
-            endpoint: session.client.configuration.endpoint,
-            signingKey: try SigningKey(pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ZZZZZZZZZZ", teamID: MockSession.teamID)
-        ), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-        let response = try await wrong.send(MockSession.updateRequest(token: MockSession.token(3), timestamp: Int64(Date().timeIntervalSince1970)))
+        let wrong = try APNsClient(
+            configuration: .init(
+                endpoint: session.client.configuration.endpoint,
+                signingKey: try SigningKey(
+                    pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ZZZZZZZZZZ", teamID: MockSession.teamID)
+            ), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let response = try await wrong.send(
+            MockSession.updateRequest(token: MockSession.token(3), timestamp: Int64(Date().timeIntervalSince1970)))
         #expect(response.status == 403)
         guard case .configurationError(let advice) = APNsDisposition(response) else {
             Issue.record("not a configuration error: \(response)")
@@ -70,10 +79,13 @@ import Testing
         // The system's roots, then a CA file of another mock's certificate: neither vouches for it.
         for trusted in [nil, other.server.certificatePath] {
             let untrusting = try APNsClient(
-                configuration: .init(endpoint: APNsEndpoint(host: "127.0.0.1", port: session.server.port, tls: true, trustedCertificates: trusted)),
+                configuration: .init(
+                    endpoint: APNsEndpoint(
+                        host: "127.0.0.1", port: session.server.port, tls: true, trustedCertificates: trusted)),
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
             do {
-                let response = try await untrusting.send(MockSession.updateRequest(token: MockSession.token(4), timestamp: 1))
+                let response = try await untrusting.send(
+                    MockSession.updateRequest(token: MockSession.token(4), timestamp: 1))
                 Issue.record("answered \(response)")
             } catch let error as APNsTransportError {
                 #expect(error.description.contains("TLS: certificate not trusted for \(host)"), "\(error)")
@@ -94,7 +106,11 @@ import Testing
         let results = await withTaskGroup(of: Result<APNsResponse, any Error>.self) { group in
             for i in 0..<5 {
                 group.addTask {
-                    do { return .success(try await session.client.send(MockSession.updateRequest(token: MockSession.token(i), timestamp: now))) } catch { return .failure(error) }
+                    do {
+                        return .success(
+                            try await session.client.send(
+                                MockSession.updateRequest(token: MockSession.token(i), timestamp: now)))
+                    } catch { return .failure(error) }
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }
@@ -105,7 +121,8 @@ import Testing
         }
         #expect(results.contains { if case .success(let response) = $0 { response.status == 200 } else { false } })
         #expect(!failures.isEmpty)
-        let expected = APNsTransportError.goingAway(host: "127.0.0.1:\(session.server.port)", code: "NO_ERROR", reason: "Shutdown")
+        let expected = APNsTransportError.goingAway(
+            host: "127.0.0.1:\(session.server.port)", code: "NO_ERROR", reason: "Shutdown")
         #expect(failures.allSatisfy { $0 == expected }, "\(failures)")
         #expect(expected.description == "GOAWAY NO_ERROR from 127.0.0.1:\(session.server.port): Shutdown")
         #expect(failures.allSatisfy { $0.isRetryable && !$0.isSetupError })
@@ -114,11 +131,15 @@ import Testing
 
     @Test func transportErrorsNameTheHostAndTheCause() {
         let host = "127.0.0.1:2197"
-        #expect(APNsTransportError.goingAway(host: host, code: "ENHANCE_YOUR_CALM", reason: "too many requests").description
+        #expect(
+            APNsTransportError.goingAway(host: host, code: "ENHANCE_YOUR_CALM", reason: "too many requests").description
                 == "GOAWAY ENHANCE_YOUR_CALM from 127.0.0.1:2197: too many requests")
-        #expect(APNsTransportError.protocolError(host: host, detail: "PROTOCOL_ERROR: CONTINUATION without HEADERS").description
+        #expect(
+            APNsTransportError.protocolError(host: host, detail: "PROTOCOL_ERROR: CONTINUATION without HEADERS")
+                .description
                 == "protocol error from 127.0.0.1:2197: PROTOCOL_ERROR: CONTINUATION without HEADERS")
-        #expect(APNsTransportError.connectionClosed(host: host, cause: "GOAWAY NO_ERROR").description
+        #expect(
+            APNsTransportError.connectionClosed(host: host, cause: "GOAWAY NO_ERROR").description
                 == "connection to 127.0.0.1:2197 closed: GOAWAY NO_ERROR")
         #expect(APNsTransportError.notHTTP2(host: host, negotiated: "http/1.1").isSetupError)
         #expect(!APNsTransportError.notHTTP2(host: host, negotiated: nil).isRetryable)

@@ -15,33 +15,41 @@ import Testing
         #expect(throws: EndpointError.self) { try APNsEndpoint(url: "https://x:99999") }
     }
 
-    @Test("responses map to what a sender does", arguments: [
-        (200, nil, APNsDisposition.delivered),
-        (410, "Unregistered", .tokenGone),
-        (410, "ExpiredToken", .tokenGone),
-        (400, "BadDeviceToken", .tokenGone),
-        (400, "DeviceTokenNotForTopic", .tokenGone),
-        (429, "TooManyRequests", .retry(newConnection: false)),
-        (500, "InternalServerError", .retry(newConnection: false)),
-        (503, "ServiceUnavailable", .retry(newConnection: false)),
-        (503, "Shutdown", .retry(newConnection: true)),
-        (403, "ExpiredProviderToken", .renewTokenAndRetry),
-        (400, "BadExpirationDate", .rejected),
-        (413, "PayloadTooLarge", .rejected),
-    ] as [(Int, String?, APNsDisposition)])
+    @Test(
+        "responses map to what a sender does",
+        arguments: [
+            (200, nil, APNsDisposition.delivered),
+            (410, "Unregistered", .tokenGone),
+            (410, "ExpiredToken", .tokenGone),
+            (400, "BadDeviceToken", .tokenGone),
+            (400, "DeviceTokenNotForTopic", .tokenGone),
+            (429, "TooManyRequests", .retry(newConnection: false)),
+            (500, "InternalServerError", .retry(newConnection: false)),
+            (503, "ServiceUnavailable", .retry(newConnection: false)),
+            (503, "Shutdown", .retry(newConnection: true)),
+            (403, "ExpiredProviderToken", .renewTokenAndRetry),
+            (400, "BadExpirationDate", .rejected),
+            (413, "PayloadTooLarge", .rejected),
+        ] as [(Int, String?, APNsDisposition)])
     func disposition(status: Int, reason: String?, expected: APNsDisposition) {
-        #expect(APNsDisposition(APNsResponse(status: status, reason: reason.map(APNsReason.init(rawValue:)))) == expected)
+        #expect(
+            APNsDisposition(APNsResponse(status: status, reason: reason.map(APNsReason.init(rawValue:)))) == expected)
     }
 
-    @Test("configuration errors say how to fix them", arguments: [
-        ("BadTopic", 400, "--topic must be the app's bundle id"),
-        ("TopicDisallowed", 400, "--topic"),
-        ("InvalidProviderToken", 403, "--key-id"),
-        ("BadEnvironmentKeyIdInToken", 403, "--env sandbox"),
-        ("MissingProviderToken", 403, ".p8 key"),
-    ])
+    @Test(
+        "configuration errors say how to fix them",
+        arguments: [
+            ("BadTopic", 400, "--topic must be the app's bundle id"),
+            ("TopicDisallowed", 400, "--topic"),
+            ("InvalidProviderToken", 403, "--key-id"),
+            ("BadEnvironmentKeyIdInToken", 403, "--env sandbox"),
+            ("MissingProviderToken", 403, ".p8 key"),
+        ])
     func configuration(reason: String, status: Int, advice: String) {
-        guard case .configurationError(let text) = APNsDisposition(APNsResponse(status: status, reason: APNsReason(rawValue: reason))) else {
+        guard
+            case .configurationError(let text) = APNsDisposition(
+                APNsResponse(status: status, reason: APNsReason(rawValue: reason)))
+        else {
             Issue.record("\(reason) is not a configuration error")
             return
         }
@@ -58,16 +66,22 @@ import Testing
     }
 
     func push(_ json: String, priority: Priority, event: PushEvent = .update) -> Push {
-        Push(activity: 0, sequence: 0, time: 0, event: event, priority: priority, timestamp: 1, expiration: 0,
-             payload: Array(json.utf8), reason: PushReason(kind: .beat, beat: "b", merged: 1))
+        Push(
+            activity: 0, sequence: 0, time: 0, event: event, priority: priority, timestamp: 1, expiration: 0,
+            payload: Array(json.utf8), reason: PushReason(kind: .beat, beat: "b", merged: 1))
     }
 
     @Test func aNewerPushSupersedingKeepsTheOlderAlertAndPriority() throws {
-        let goal = push(#"{"aps":{"timestamp":10,"event":"update","content-state":{"s":1},"alert":{"title":"GOAL"}}}"#, priority: .high)
+        let goal = push(
+            #"{"aps":{"timestamp":10,"event":"update","content-state":{"s":1},"alert":{"title":"GOAL"}}}"#,
+            priority: .high)
         let tick = push(#"{"aps":{"timestamp":11,"event":"update","content-state":{"s":1,"m":24}}}"#, priority: .low)
         let merged = tick.superseding(goal)
         #expect(merged.priority == .high)
-        #expect(String(decoding: merged.payload, as: UTF8.self) == #"{"aps":{"timestamp":11,"event":"update","content-state":{"s":1,"m":24},"alert":{"title":"GOAL"}}}"#)
+        #expect(
+            String(decoding: merged.payload, as: UTF8.self)
+                == #"{"aps":{"timestamp":11,"event":"update","content-state":{"s":1,"m":24},"alert":{"title":"GOAL"}}}"#
+        )
         #expect(merged.reason.merged == 2)
         let plain = tick.superseding(tick)
         #expect(plain.payload == tick.payload)

@@ -9,17 +9,17 @@ import Testing
 /// without changing where a later push goes; and targets computed instead of registered.
 @Suite(.serialized) struct DeliveryStateTests {
     static let order = """
-    liveline: 1
-    bundle-id: com.example.matchday
-    policy: { min-interval: 0, stale-after: 10m }
-    activities:
-      - name: order
-        attributes-type: OrderAttributes
-        content-state: { minute: 0, message: "Order placed" }
-        beats:
-          - { id: tick, every: 10s, count: 3, set: { minute: "{{ n }}" } }
-          - { id: done, at: 40s, set: { message: "Delivered" }, end: { dismissal: 10m } }
-    """
+        liveline: 1
+        bundle-id: com.example.matchday
+        policy: { min-interval: 0, stale-after: 10m }
+        activities:
+          - name: order
+            attributes-type: OrderAttributes
+            content-state: { minute: 0, message: "Order placed" }
+            beats:
+              - { id: tick, every: 10s, count: 3, set: { minute: "{{ n }}" } }
+              - { id: done, at: 40s, set: { message: "Delivered" }, end: { dismissal: 10m } }
+        """
 
     /// The order's pushes under the virtual clock, starting now.
     static func pushes() throws -> [Push] {
@@ -49,7 +49,9 @@ import Testing
     @Test func anEndedActivityKeepsNoDeliveryStateAndAPushForItLaterStillGoesToItsToken() async throws {
         let session = try await MockSession.start(configure: { $0.historyPerToken = 20 })
         let log = EventLog()
-        let delivery = PushDelivery(client: session.client, configuration: .init(bundleID: MockSession.bundleID)) { log.append($0) }
+        let delivery = PushDelivery(client: session.client, configuration: .init(bundleID: MockSession.bundleID)) {
+            log.append($0)
+        }
         let token = MockSession.token(60)
         delivery.setTarget(.device(token), for: 0)
         let pushes = try Self.pushes()
@@ -84,7 +86,9 @@ import Testing
         let gone = MockSession.token(61)
         let session = try await MockSession.start(configure: { $0.faults = FaultPlan(unregisteredTokens: [gone]) })
         let log = EventLog()
-        let delivery = PushDelivery(client: session.client, configuration: .init(bundleID: MockSession.bundleID)) { log.append($0) }
+        let delivery = PushDelivery(client: session.client, configuration: .init(bundleID: MockSession.bundleID)) {
+            log.append($0)
+        }
         delivery.setTarget(.device(gone), for: 0)
         let pushes = try Self.pushes()
         delivery.submit(pushes[0])

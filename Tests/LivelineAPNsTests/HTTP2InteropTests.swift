@@ -18,11 +18,14 @@ import Testing
             HTTP2Setting(parameter: .initialWindowSize, value: 300),
             HTTP2Setting(parameter: .headerTableSize, value: 256),
         ])
-        let key = try SigningKey(pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABCDEFGHIJ", teamID: "TEAMID1234")
+        let key = try SigningKey(
+            pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ABCDEFGHIJ", teamID: "TEAMID1234")
         let client = try APNsClient(
             // 300 requests wait their turn for 8 streams: the last is answered seconds after it
             // was sent on a slow machine (a sanitizer build), so the timeout is generous.
-            configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)"), signingKey: key, requestTimeout: .seconds(60)),
+            configuration: .init(
+                endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)"), signingKey: key,
+                requestTimeout: .seconds(60)),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton
         )
         let headers = PushHeaders(topic: "com.example.app.push-type.liveactivity", priority: .low, expiration: 0)
@@ -32,7 +35,10 @@ import Testing
             for i in 0..<300 {
                 group.addTask {
                     let body = Array(String(format: "%04d", i).utf8) + Array(repeating: UInt8(ascii: "x"), count: 696)
-                    return (i, try await client.send(.push(token: String(format: "%064x", i), headers: headers, payload: body)))
+                    return (
+                        i,
+                        try await client.send(.push(token: String(format: "%064x", i), headers: headers, payload: body))
+                    )
                 }
             }
             return try await group.reduce(into: [(Int, APNsResponse)]()) { $0.append($1) }
@@ -49,7 +55,10 @@ import Testing
         #expect(seen.maxOpen <= 8)
         #expect(seen.headers.allSatisfy { $0[":method"] == "POST" && $0[":scheme"] == "http" })
         #expect(seen.headers.allSatisfy { $0["authorization"]?.hasPrefix("bearer ey") == true })
-        #expect(seen.headers.allSatisfy { $0["apns-topic"] == "com.example.app.push-type.liveactivity" && $0["apns-priority"] == "5" })
+        #expect(
+            seen.headers.allSatisfy {
+                $0["apns-topic"] == "com.example.app.push-type.liveactivity" && $0["apns-priority"] == "5"
+            })
         #expect(Set(seen.headers.compactMap { $0[":path"] }).count == 300)
         await client.shutdown()
         try await server.stop()
@@ -152,7 +161,8 @@ private final class EchoStream: ChannelInboundHandler, @unchecked Sendable {
             return
         }
         let headers: HPACKHeaders = [":status": "200", "apns-id": "id-" + token]
-        context.write(wrapOutboundOut(.headers(.init(headers: headers, endStream: body.readableBytes == 0))), promise: nil)
+        context.write(
+            wrapOutboundOut(.headers(.init(headers: headers, endStream: body.readableBytes == 0))), promise: nil)
         if body.readableBytes > 0 {
             context.write(wrapOutboundOut(.data(.init(data: .byteBuffer(body), endStream: true))), promise: nil)
         }

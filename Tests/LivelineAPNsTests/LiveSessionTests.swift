@@ -9,18 +9,18 @@ import Testing
 @Suite(.serialized) struct LiveSessionTests {
     /// 70 s of story: a tick every 10 s, a note the courier sends (triggered), delivery at 70 s.
     static let order = """
-    liveline: 1
-    bundle-id: com.example.matchday
-    policy: { min-interval: 0, stale-after: 10m }
-    activities:
-      - name: order
-        attributes-type: OrderAttributes
-        content-state: { minute: 0, message: "Order placed", eta: 30 }
-        beats:
-          - { id: tick, every: 10s, count: 6, set: { minute: "{{ n }}" } }
-          - { id: note, set: { message: "Courier: {{ input.note }}" } }
-          - { id: done, at: 70s, set: { message: "Delivered" }, end: { dismissal: 10m } }
-    """
+        liveline: 1
+        bundle-id: com.example.matchday
+        policy: { min-interval: 0, stale-after: 10m }
+        activities:
+          - name: order
+            attributes-type: OrderAttributes
+            content-state: { minute: 0, message: "Order placed", eta: 30 }
+            beats:
+              - { id: tick, every: 10s, count: 6, set: { minute: "{{ n }}" } }
+              - { id: note, set: { message: "Courier: {{ input.note }}" } }
+              - { id: done, at: 70s, set: { message: "Delivered" }, end: { dismissal: 10m } }
+        """
 
     struct Setup {
         let mock: MockSession
@@ -35,7 +35,8 @@ import Testing
 
     /// A session over `order` on a manual clock standing a second before the story starts.
     static func setup(
-        token seed: Int, target: Bool = true, retry: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(1), maxAttempts: 5),
+        token seed: Int, target: Bool = true,
+        retry: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(1), maxAttempts: 5),
         configuration: LiveSession.Configuration = .init(), faults: FaultPlan = .none
     ) async throws -> Setup {
         let mock = try await MockSession.start(configure: {
@@ -64,7 +65,8 @@ import Testing
 
     @Test func theSessionSleepsUntilEachDeadlineAndSendsWhatThePlanPredicts() async throws {
         let s = try await Self.setup(token: 39)
-        var plan = ScenarioRun(scenario: try ScenarioLoader().load(yaml: Self.order, file: "order.yaml").scenario, start: s.start)
+        var plan = ScenarioRun(
+            scenario: try ScenarioLoader().load(yaml: Self.order, file: "order.yaml").scenario, start: s.start)
         var planned = CollectingSink()
         plan.run(into: &planned)
         let running = Task { await s.session.run() }
@@ -109,8 +111,10 @@ import Testing
         #expect(engine.state["minute"] == .int(6))
         #expect(engine.lifecycle == .ended)
         // The note's message went out in a push no earlier than the tick's.
-        let noteAt = try #require(decided.firstIndex { String(decoding: $0.payload, as: UTF8.self).contains("Courier: at the door") })
-        let tickAt = try #require(decided.firstIndex { String(decoding: $0.payload, as: UTF8.self).contains("\"minute\":1") })
+        let noteAt = try #require(
+            decided.firstIndex { String(decoding: $0.payload, as: UTF8.self).contains("Courier: at the door") })
+        let tickAt = try #require(
+            decided.firstIndex { String(decoding: $0.payload, as: UTF8.self).contains("\"minute\":1") })
         #expect(tickAt <= noteAt)
         // The device holds the end, and every accepted push in order.
         let device = try #require(s.mock.server.activity(token: s.token))
@@ -128,7 +132,9 @@ import Testing
         // The end waits for the next second (a push went at +20 s); nothing applies meanwhile or after.
         #expect(try await s.session.trigger("note", activity: s.order, input: Self.note("too late")) == .ended)
         s.clock.advance(by: .milliseconds(1000))
-        #expect(try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .int(5))]), activity: s.order) == .ended)
+        #expect(
+            try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .int(5))]), activity: s.order)
+                == .ended)
         try await s.probe.wait("the end to be delivered") { $0.delivered.contains { $0.event == .end } }
         s.clock.set(s.start + 70_000)
         s.session.requestStop()
@@ -196,7 +202,8 @@ import Testing
 
     @Test func aStopWithPushesInFlightDrainsThemAndReportsWhatMissedTheDeadline() async throws {
         // In flight over a slow network: the drain waits for the answers.
-        let slow = try await Self.setup(token: 44, configuration: .init(finishesWhenIdle: false), faults: FaultPlan(latency: Latency("300ms")))
+        let slow = try await Self.setup(
+            token: 44, configuration: .init(finishesWhenIdle: false), faults: FaultPlan(latency: Latency("300ms")))
         let running = Task { await slow.session.run() }
         slow.clock.set(slow.start + 10_000)
         try await slow.probe.wait("a push in flight") { !$0.sent.isEmpty }
@@ -237,13 +244,18 @@ import Testing
         let s = try await Self.setup(token: 46, configuration: .init(finishesWhenIdle: false))
         let running = Task { await s.session.run() }
         s.clock.set(s.start + 1_000)
-        let wrongType = try await s.session.apply(ExternalChange(label: "eta", set: [.init(["eta"], .string("soon"))]), activity: s.order)
+        let wrongType = try await s.session.apply(
+            ExternalChange(label: "eta", set: [.init(["eta"], .string("soon"))]), activity: s.order)
         #expect(wrongType == .invalid(.typeMismatch(path: "eta", expected: .int, got: .string, activity: "order")))
-        let unknown = try await s.session.apply(ExternalChange(label: "x", set: [.init(["courier"], .string("Priya"))]), activity: s.order)
+        let unknown = try await s.session.apply(
+            ExternalChange(label: "x", set: [.init(["courier"], .string("Priya"))]), activity: s.order)
         #expect(unknown == .invalid(.unknownField(path: "courier", activity: "order")))
-        #expect(try await s.session.apply(ExternalChange(label: "same", set: [.init(["eta"], .int(30))]), activity: s.order) == .unchanged)
+        #expect(
+            try await s.session.apply(ExternalChange(label: "same", set: [.init(["eta"], .int(30))]), activity: s.order)
+                == .unchanged)
         let alert = Alert<String>(title: .plain("Almost there"), body: nil, sound: nil)
-        let arrived = ExternalChange(label: "courier-arrived", set: [.init(["eta"], .int(2))], relevance: 90, alert: alert, priority: .high)
+        let arrived = ExternalChange(
+            label: "courier-arrived", set: [.init(["eta"], .int(2))], relevance: 90, alert: alert, priority: .high)
         #expect(try await s.session.apply(arrived, activity: s.order) == .applied)
         try await s.probe.wait("the change to be delivered") { $0.delivered.contains { $0.reason.kind == .event } }
         let push = try #require(s.probe.decided.first { $0.reason.kind == .event })
@@ -272,7 +284,9 @@ import Testing
         let added = try await session.add(program, start: now, target: .device(token))
         #expect(added.id == 0)
         // A handle names an activity of its own session only.
-        let other = LiveSession(run: ScenarioRun(activities: []), client: mock.client, delivery: .init(bundleID: MockSession.bundleID), clock: clock)
+        let other = LiveSession(
+            run: ScenarioRun(activities: []), client: mock.client, delivery: .init(bundleID: MockSession.bundleID),
+            clock: clock)
         await #expect(throws: LiveSessionError.unknownActivity(0)) { try await other.trigger("note", activity: added) }
         clock.set(now + 70_000)
         try await probe.wait("the end to be delivered") { $0.delivered.contains { $0.event == .end } }

@@ -8,26 +8,28 @@ import Testing
 @Suite(.serialized) struct PlayEndToEndTests {
     /// 150 s of story (5 s of real time at 30×): ticks, a goal, a card, the end.
     static let match = """
-    liveline: 1
-    bundle-id: com.example.matchday
-    policy: { min-interval: 0, stale-after: 10m }
-    activities:
-      - name: match
-        attributes-type: MatchAttributes
-        content-state: { minute: 0, home: 0, away: 0, event: "Kick-off" }
-        beats:
-          - { id: tick, every: 10s, count: 14, set: { minute: "{{ n }}" } }
-          - { id: goal, at: 65s, priority: high, set: { home: "{{ state.home + 1 }}", event: "GOAL" }, alert: { title: "GOAL!" } }
-          - { id: card, at: 100s, set: { event: "Yellow card" } }
-          - { id: final, at: 150s, set: { event: "Full time" }, end: { dismissal: 10m } }
-    """
+        liveline: 1
+        bundle-id: com.example.matchday
+        policy: { min-interval: 0, stale-after: 10m }
+        activities:
+          - name: match
+            attributes-type: MatchAttributes
+            content-state: { minute: 0, home: 0, away: 0, event: "Kick-off" }
+            beats:
+              - { id: tick, every: 10s, count: 14, set: { minute: "{{ n }}" } }
+              - { id: goal, at: 65s, priority: high, set: { home: "{{ state.home + 1 }}", event: "GOAL" }, alert: { title: "GOAL!" } }
+              - { id: card, at: 100s, set: { event: "Yellow card" } }
+              - { id: final, at: 150s, set: { event: "Full time" }, end: { dismissal: 10m } }
+        """
 
     /// The device ends in the plan's final state, and what it received is the plan in order:
     /// every planned push arrives, except one superseded while an earlier push of the activity
     /// was still out (newest state wins, and carries the superseded push's alert), which the
     /// delivery reports.
     @Test func aWholeScenarioLeavesTheDeviceInTheFinalStateWithThePushesThePlanPredicted() async throws {
-        let session = try await MockSession.start(configure: { $0.historyPerToken = 200; $0.keepsEveryPayload = true })
+        let session = try await MockSession.start(configure: {
+            $0.historyPerToken = 200; $0.keepsEveryPayload = true
+        })
         let token = MockSession.token(10)
         let player = try Player(Self.match, speed: 30, session: session, targets: [.device(token)])
         let plan = player.plan()
@@ -35,9 +37,12 @@ import Testing
         let received = session.server.pushes(token: token).filter { $0.status == 200 }.compactMap(\.payload)
         let planned = plan.pushes.map { String(decoding: $0.payload, as: UTF8.self) }
         #expect(received.count >= 2)
-        #expect(isOrderedSubsequence(received.map(withoutAlert), of: planned.map(withoutAlert)), "received \(received)\nplanned \(planned)")
+        #expect(
+            isOrderedSubsequence(received.map(withoutAlert), of: planned.map(withoutAlert)),
+            "received \(received)\nplanned \(planned)")
         #expect(received.last.map(withoutAlert) == planned.last.map(withoutAlert), "the end arrives as planned")
-        #expect(Set(received.compactMap(alertTitle)) == Set(planned.compactMap(alertTitle)), "no alert is lost or made up")
+        #expect(
+            Set(received.compactMap(alertTitle)) == Set(planned.compactMap(alertTitle)), "no alert is lost or made up")
         #expect(received.count + player.log.superseded == planned.count)
         let device = try #require(session.server.activity(token: token))
         #expect(device.lifecycle == .ended)
@@ -92,7 +97,11 @@ import Testing
         #expect(device.lifecycle == .ended)
         #expect(device.counters.droppedOld == 0)
         let accepted = session.server.pushes(token: token).filter { $0.status == 200 }
-        let timestamps = accepted.compactMap { $0.payload.flatMap { APSPayload.aps(in: Array($0.utf8)) }.flatMap { aps -> Int? in if case .int(let t)? = aps["timestamp"] { return t } else { return nil } } }
+        let timestamps = accepted.compactMap {
+            $0.payload.flatMap { APSPayload.aps(in: Array($0.utf8)) }.flatMap { aps -> Int? in
+                if case .int(let t)? = aps["timestamp"] { return t } else { return nil }
+            }
+        }
         #expect(timestamps == timestamps.sorted() && Set(timestamps).count == timestamps.count)
         // Faults really happened, were retried, and every push is accounted for.
         #expect(player.log.retries > 0)
@@ -105,15 +114,16 @@ import Testing
     @Test func a410StopsThatActivityOnly() async throws {
         let gone = MockSession.token(12), fine = MockSession.token(13)
         let session = try await MockSession.start(configure: { $0.faults = FaultPlan(unregisteredTokens: [gone]) })
-        let two = Self.match.replacingOccurrences(of: "  - name: match", with: "  - name: match").appending("""
+        let two = Self.match.replacingOccurrences(of: "  - name: match", with: "  - name: match").appending(
+            """
 
-          - name: other
-            attributes-type: MatchAttributes
-            content-state: { minute: 0, home: 0, away: 0, event: "Kick-off" }
-            beats:
-              - { id: tick, every: 20s, count: 6, set: { minute: "{{ n }}" } }
-              - { id: final, at: 150s, end: true }
-        """)
+              - name: other
+                attributes-type: MatchAttributes
+                content-state: { minute: 0, home: 0, away: 0, event: "Kick-off" }
+                beats:
+                  - { id: tick, every: 20s, count: 6, set: { minute: "{{ n }}" } }
+                  - { id: final, at: 150s, end: true }
+            """)
         let player = try Player(two, speed: 60, session: session, targets: [.device(gone), .device(fine)])
         let plan = player.plan()
         await player.play()
@@ -139,23 +149,25 @@ import Testing
     }
 
     @Test func pushToStartThenUpdatesReachTheStartedActivity() async throws {
-        let session = try await MockSession.start(configure: { $0.historyPerToken = 200; $0.keepsEveryPayload = true })
+        let session = try await MockSession.start(configure: {
+            $0.historyPerToken = 200; $0.keepsEveryPayload = true
+        })
         let startToken = MockSession.token(15)
         let yaml = """
-        liveline: 1
-        bundle-id: com.example.matchday
-        policy: { min-interval: 0, stale-after: 10m }
-        activities:
-          - name: match
-            attributes-type: MatchAttributes
-            attributes: { home: Kingsmere, away: Redcliffe }
-            content-state: { minute: 0, home: 0, away: 0, event: "Kick-off" }
-            beats:
-              - { at: 0, start: { input-push-token: true }, alert: { title: "Starting" } }
-              - { id: tick, every: 20s, count: 7, set: { minute: "{{ n }}" } }
-              - { id: goal, at: 65s, priority: high, set: { home: 1, event: "GOAL" } }
-              - { id: final, at: 150s, set: { event: "Full time" }, end: true }
-        """
+            liveline: 1
+            bundle-id: com.example.matchday
+            policy: { min-interval: 0, stale-after: 10m }
+            activities:
+              - name: match
+                attributes-type: MatchAttributes
+                attributes: { home: Kingsmere, away: Redcliffe }
+                content-state: { minute: 0, home: 0, away: 0, event: "Kick-off" }
+                beats:
+                  - { at: 0, start: { input-push-token: true }, alert: { title: "Starting" } }
+                  - { id: tick, every: 20s, count: 7, set: { minute: "{{ n }}" } }
+                  - { id: goal, at: 65s, priority: high, set: { home: 1, event: "GOAL" } }
+                  - { id: final, at: 150s, set: { event: "Full time" }, end: true }
+            """
         let player = try Player(yaml, speed: 60, session: session, targets: [.pushToStart(startToken)])
         let plan = player.plan()
         await player.play()
@@ -179,8 +191,14 @@ import Testing
         let fans = (0..<3).map { MockSession.token(20 + $0) }
         let now = Int64(Date().timeIntervalSince1970)
         for fan in fans {
-            let start = #"{"aps":{"timestamp":\#(now),"event":"start","content-state":{"minute":0,"home":0,"away":0,"event":"Kick-off"},"attributes-type":"MatchAttributes","attributes":{},"input-push-channel":"\#(channel)","alert":{"title":"Starting"}}}"#
-            let response = try await session.client.send(.push(token: fan, headers: PushHeaders(topic: PushHeaders.topic(forBundleID: MockSession.bundleID), priority: .high, expiration: 0), payload: Array(start.utf8)))
+            let start =
+                #"{"aps":{"timestamp":\#(now),"event":"start","content-state":{"minute":0,"home":0,"away":0,"event":"Kick-off"},"attributes-type":"MatchAttributes","attributes":{},"input-push-channel":"\#(channel)","alert":{"title":"Starting"}}}"#
+            let response = try await session.client.send(
+                .push(
+                    token: fan,
+                    headers: PushHeaders(
+                        topic: PushHeaders.topic(forBundleID: MockSession.bundleID), priority: .high, expiration: 0),
+                    payload: Array(start.utf8)))
             #expect(response.status == 200)
         }
         // ...and the match is played once, to the channel.

@@ -14,8 +14,10 @@ struct PythonH2ServerTests {
     @Test func theClientCopesWithWhatAStrictServerSends() async throws {
         let server = try await PythonH2Server.start()
         defer { server.stop() }
-        let client = try APNsClient(configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)"), requestTimeout: .seconds(30)),
-                                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let client = try APNsClient(
+            configuration: .init(
+                endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)"), requestTimeout: .seconds(30)),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         let body = Array(repeating: UInt8(ascii: "x"), count: 300)
         // Bodies larger than the 16-byte windows, more requests than the 4 streams allowed.
         let answers = try await withThrowingTaskGroup(of: APNsResponse.self) { group in
@@ -34,7 +36,8 @@ struct PythonH2ServerTests {
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(after == Array(repeating: 200, count: 8))
-        await #expect(throws: APNsTransportError.streamReset(host: "127.0.0.1:\(server.port)", code: "REFUSED_STREAM")) {
+        await #expect(throws: APNsTransportError.streamReset(host: "127.0.0.1:\(server.port)", code: "REFUSED_STREAM"))
+        {
             _ = try await client.send(Self.request("reset"))
         }
         #expect(client.connectionsMade == 1)
@@ -45,14 +48,18 @@ struct PythonH2ServerTests {
     @Test func aGoAwayArrivesWithItsCodeAndReason() async throws {
         let server = try await PythonH2Server.start()
         defer { server.stop() }
-        let client = try APNsClient(configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)")),
-                                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let client = try APNsClient(
+            configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)")),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         #expect(try await client.send(Self.request("ok")).status == 200)
         do {
             _ = try await client.send(Self.request("goaway"))
             Issue.record("answered")
         } catch let error as APNsTransportError {
-            #expect(error == .goingAway(host: "127.0.0.1:\(server.port)", code: "ENHANCE_YOUR_CALM", reason: "TooManyRequests"))
+            #expect(
+                error
+                    == .goingAway(
+                        host: "127.0.0.1:\(server.port)", code: "ENHANCE_YOUR_CALM", reason: "TooManyRequests"))
             #expect(error.description == "GOAWAY ENHANCE_YOUR_CALM from 127.0.0.1:\(server.port): TooManyRequests")
         }
         await client.shutdown()
@@ -61,13 +68,16 @@ struct PythonH2ServerTests {
     @Test func aProtocolErrorIsNamedAndAnsweredWithGoAway() async throws {
         let server = try await PythonH2Server.start()
         defer { server.stop() }
-        let client = try APNsClient(configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)")),
-                                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let client = try APNsClient(
+            configuration: .init(endpoint: APNsEndpoint(url: "http://127.0.0.1:\(server.port)")),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         do {
             _ = try await client.send(Self.request("protocol-error"))
             Issue.record("answered")
         } catch let error as APNsTransportError {
-            #expect(error.description == "protocol error from 127.0.0.1:\(server.port): PROTOCOL_ERROR: CONTINUATION without HEADERS")
+            #expect(
+                error.description
+                    == "protocol error from 127.0.0.1:\(server.port): PROTOCOL_ERROR: CONTINUATION without HEADERS")
         }
         await client.shutdown()
         let observed = await eventually(within: 10) {
@@ -77,7 +87,10 @@ struct PythonH2ServerTests {
     }
 
     static func request(_ token: String, body: [UInt8] = Array("{}".utf8)) -> APNsRequest {
-        .push(token: token, headers: PushHeaders(topic: "com.example.app.push-type.liveactivity", priority: .low, expiration: 0), payload: body)
+        .push(
+            token: token,
+            headers: PushHeaders(topic: "com.example.app.push-type.liveactivity", priority: .low, expiration: 0),
+            payload: body)
     }
 }
 
@@ -121,7 +134,8 @@ final class PythonH2Server: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         process.terminate()
-        throw CocoaError(.fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the h2 server did not start: \(lines.all)"])
+        throw CocoaError(
+            .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the h2 server did not start: \(lines.all)"])
     }
 
     /// What the server printed so far.

@@ -16,24 +16,31 @@ import Testing
         var encoder = RequestHeaderEncoder()
         var decoder = HPACKDecoder(allocator: .init())
         var block = ByteBuffer()
-        encoder.encode(request, scheme: "https", authority: "api.push.apple.com", authorization: "header.claims.signature", into: &block)
+        encoder.encode(
+            request, scheme: "https", authority: "api.push.apple.com", authorization: "header.claims.signature",
+            into: &block)
         let headers = try decoder.decodeHeaders(from: &block)
-        #expect(headers.map { "\($0.name): \($0.value)" } == [
-            ":method: POST", ":scheme: https", ":authority: api.push.apple.com",
-            ":path: /3/device/" + String(repeating: "ab", count: 32),
-            "authorization: bearer header.claims.signature",
-            "apns-topic: com.example.app.push-type.liveactivity", "apns-push-type: liveactivity",
-            "apns-priority: 10", "apns-expiration: 0", "apns-id: 123E4567-E89B-12D3-A456-4266554400A0",
-        ])
+        #expect(
+            headers.map { "\($0.name): \($0.value)" } == [
+                ":method: POST", ":scheme: https", ":authority: api.push.apple.com",
+                ":path: /3/device/" + String(repeating: "ab", count: 32),
+                "authorization: bearer header.claims.signature",
+                "apns-topic: com.example.app.push-type.liveactivity", "apns-push-type: liveactivity",
+                "apns-priority: 10", "apns-expiration: 0", "apns-id: 123E4567-E89B-12D3-A456-4266554400A0",
+            ])
     }
 
     @Test func repeatedFieldsBecomeTableReferences() throws {
         var encoder = RequestHeaderEncoder()
         var decoder = HPACKDecoder(allocator: .init())
         var first = ByteBuffer()
-        encoder.encode(request, scheme: "https", authority: "api.push.apple.com", authorization: String(repeating: "j", count: 200), into: &first)
+        encoder.encode(
+            request, scheme: "https", authority: "api.push.apple.com",
+            authorization: String(repeating: "j", count: 200), into: &first)
         var second = ByteBuffer()
-        encoder.encode(request, scheme: "https", authority: "api.push.apple.com", authorization: String(repeating: "j", count: 200), into: &second)
+        encoder.encode(
+            request, scheme: "https", authority: "api.push.apple.com",
+            authorization: String(repeating: "j", count: 200), into: &second)
         let firstSize = first.readableBytes
         let secondSize = second.readableBytes
         let a = try decoder.decodeHeaders(from: &first)
@@ -51,7 +58,8 @@ import Testing
         for round in 0..<100 {
             var block = ByteBuffer()
             let token = "token-\(round)-" + String(repeating: "x", count: 300)
-            encoder.encode(request, scheme: "https", authority: "api.push.apple.com", authorization: token, into: &block)
+            encoder.encode(
+                request, scheme: "https", authority: "api.push.apple.com", authorization: token, into: &block)
             let headers = try decoder.decodeHeaders(from: &block)
             #expect(headers.first(name: "authorization") == "bearer " + token)
         }
@@ -63,7 +71,9 @@ import Testing
         encoder.setTableSizeLimit(256)
         for _ in 0..<3 {
             var block = ByteBuffer()
-            encoder.encode(request, scheme: "http", authority: "localhost:2197", authorization: String(repeating: "t", count: 300), into: &block)
+            encoder.encode(
+                request, scheme: "http", authority: "localhost:2197", authorization: String(repeating: "t", count: 300),
+                into: &block)
             let headers = try decoder.decodeHeaders(from: &block)
             #expect(headers.first(name: ":scheme") == "http")
             #expect(headers.first(name: "authorization")?.count == 307)
@@ -76,7 +86,9 @@ import Testing
         var encoder = RequestHeaderEncoder()
         var decoder = HPACKDecoder(allocator: .init())
         var block = ByteBuffer()
-        let delete = APNsRequest(method: .delete, path: "/1/apps/com.example.app/channels", headers: [("Apns-Channel-Id", "abc==")], body: nil)
+        let delete = APNsRequest(
+            method: .delete, path: "/1/apps/com.example.app/channels", headers: [("Apns-Channel-Id", "abc==")],
+            body: nil)
         encoder.encode(delete, scheme: "https", authority: "x", authorization: nil, into: &block)
         let headers = try decoder.decodeHeaders(from: &block)
         #expect(headers.first(name: ":method") == "DELETE")
@@ -96,7 +108,9 @@ import Testing
             var sizes: [Int] = []
             for round in 0..<400 {
                 let authorization = "jwt-\(round / 50)-" + String(repeating: "s", count: 60)
-                let topic = round % 97 < 90 ? "com.example.app.push-type.liveactivity" : "com.example.other.push-type.liveactivity"
+                let topic =
+                    round % 97 < 90
+                    ? "com.example.app.push-type.liveactivity" : "com.example.other.push-type.liveactivity"
                 let priority: Priority = round % 11 == 4 || round % 13 == 5 ? .low : .high
                 let expiration = Int64(round % 3 == 0 ? 0 : 1_800_000_000 + round)
                 let hex = String(round, radix: 16)
@@ -104,8 +118,12 @@ import Testing
                 let apnsID = round % 7 == 0 ? "123E4567-E89B-12D3-A456-4266554400A0" : nil
                 var block = ByteBuffer()
                 if round % 31 == 30 {
-                    let broadcast = APNsRequest.broadcast(bundleID: "com.example.app", channel: "ch-\(round % 2)", priority: priority, expiration: 0, payload: [])
-                    encoder.encode(broadcast, scheme: "https", authority: "api.push.apple.com", authorization: authorization, into: &block)
+                    let broadcast = APNsRequest.broadcast(
+                        bundleID: "com.example.app", channel: "ch-\(round % 2)", priority: priority, expiration: 0,
+                        payload: [])
+                    encoder.encode(
+                        broadcast, scheme: "https", authority: "api.push.apple.com", authorization: authorization,
+                        into: &block)
                     let headers = try decoder.decodeHeaders(from: &block)
                     #expect(headers.first(name: ":path") == "/4/broadcasts/apps/com.example.app")
                     #expect(headers.first(name: "apns-channel-id") == "ch-\(round % 2)")
@@ -115,7 +133,8 @@ import Testing
                 let push = APNsRequest.push(
                     token: token, headers: .init(topic: topic, priority: priority, expiration: expiration),
                     payload: Array(#"{"aps":{}}"#.utf8), apnsID: apnsID)
-                encoder.encode(push, scheme: "https", authority: "api.push.apple.com", authorization: authorization, into: &block)
+                encoder.encode(
+                    push, scheme: "https", authority: "api.push.apple.com", authorization: authorization, into: &block)
                 sizes.append(block.readableBytes)
                 let headers = try decoder.decodeHeaders(from: &block)
                 var expected = [

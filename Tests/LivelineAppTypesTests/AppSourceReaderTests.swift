@@ -25,27 +25,31 @@ struct AppSourceReaderTests {
         // `var a, b: Int` gives both the annotated type.
         #expect(state.properties.first { $0.name == "a" }?.type == .integer(.int))
         #expect(state.properties.first { $0.name == "watched" }?.type == .optional(.date))
-        #expect(state.codingKeys?.keys == ["driverName": "driver_name", "unread": "unread", "a": "a", "b": "b", "watched": "watched"])
+        #expect(
+            state.codingKeys?.keys == [
+                "driverName": "driver_name", "unread": "unread", "a": "a", "b": "b", "watched": "watched",
+            ])
     }
 
     @Test("types: optionals in three spellings, collections, ranges, Foundation types, module-qualified names")
     func typeReferences() throws {
-        let types = Fixture.types("""
-        struct T: ActivityAttributes {
-            var a: Int?
-            var b: Optional<Date>
-            var c: String!
-            var d: Array<Swift.Int>
-            var e: [String: [URL]]
-            var f: ClosedRange<Foundation.Date>
-            var g: Set<UUID>
-            var h: Decimal
-            var i: CGFloat
-            var j: UInt16
-            var k: (Int, Int)
-            var l: Outer.Inner
-        }
-        """)
+        let types = Fixture.types(
+            """
+            struct T: ActivityAttributes {
+                var a: Int?
+                var b: Optional<Date>
+                var c: String!
+                var d: Array<Swift.Int>
+                var e: [String: [URL]]
+                var f: ClosedRange<Foundation.Date>
+                var g: Set<UUID>
+                var h: Decimal
+                var i: CGFloat
+                var j: UInt16
+                var k: (Int, Int)
+                var l: Outer.Inner
+            }
+            """)
         let t = try #require(types.attributes(named: "T"))
         let byName = Dictionary(uniqueKeysWithValues: t.properties.map { ($0.name, $0.type) })
         #expect(byName["a"] == .optional(.integer(.int)))
@@ -64,32 +68,35 @@ struct AppSourceReaderTests {
 
     @Test("a property's type is inferred from a literal, an initializer call or a member of a type")
     func inferredTypes() throws {
-        let types = Fixture.types("""
-        struct T: ActivityAttributes {
-            var a = 0
-            var b = "x"
-            var c = Phase.live
-            var d = Date()
-            var e = 1.5
-        }
-        """)
+        let types = Fixture.types(
+            """
+            struct T: ActivityAttributes {
+                var a = 0
+                var b = "x"
+                var c = Phase.live
+                var d = Date()
+                var e = 1.5
+            }
+            """)
         let t = try #require(types.attributes(named: "T"))
-        #expect(t.properties.map(\.type) == [.integer(.int), .string, .named("Phase"), .date, .floatingPoint("Double")])
+        #expect(
+            t.properties.map(\.type) == [.integer(.int), .string, .named("Phase"), .date, .floatingPoint("Double")])
     }
 
     @Test("enums: string raw values default to the case name, integers count on from the last explicit one")
     func enums() throws {
-        let types = Fixture.types("""
-        enum Phase: String, Codable { case a, b = "bee", `default` }
-        enum Level: Int, Codable {
-            case low = -1, zero
-            case ten = 10, eleven
-        }
-        enum Plain: Codable { case x, y }
-        """)
+        let types = Fixture.types(
+            """
+            enum Phase: String, Codable { case a, b = "bee", `default` }
+            enum Level: Int, Codable {
+                case low = -1, zero
+                case ten = 10, eleven
+            }
+            enum Plain: Codable { case x, y }
+            """)
         guard case .enumeration(let phase) = types.declarations["Phase"],
-              case .enumeration(let level) = types.declarations["Level"],
-              case .enumeration(let plain) = types.declarations["Plain"]
+            case .enumeration(let level) = types.declarations["Level"],
+            case .enumeration(let plain) = types.declarations["Plain"]
         else {
             Issue.record("enums not read: \(types.declarations.keys)")
             return
@@ -101,17 +108,18 @@ struct AppSourceReaderTests {
 
     @Test("names resolve from the inside out, through type aliases and extensions, and #if branches are read")
     func resolution() throws {
-        let types = Fixture.types("""
-        struct Status: Codable {}
-        struct A: ActivityAttributes {
-            typealias ContentState = Shared
-            struct Status: Codable { var inner: Int }
-        }
-        struct Shared: Codable, Hashable { var status: Status }
-        #if os(iOS)
-        extension A { struct Extra: Codable { var x: Int } }
-        #endif
-        """)
+        let types = Fixture.types(
+            """
+            struct Status: Codable {}
+            struct A: ActivityAttributes {
+                typealias ContentState = Shared
+                struct Status: Codable { var inner: Int }
+            }
+            struct Shared: Codable, Hashable { var status: Status }
+            #if os(iOS)
+            extension A { struct Extra: Codable { var x: Int } }
+            #endif
+            """)
         #expect(types.resolve("Status", from: "A")?.name == "A.Status")
         #expect(types.resolve("Status", from: "Shared")?.name == "Status")
         #expect(types.resolve("ContentState", from: "A")?.name == "Shared")
@@ -122,12 +130,17 @@ struct AppSourceReaderTests {
     func files() throws {
         let folder = PatternCorpusTests.path("split-folders", "app")
         let types = try AppSourceFiles.load([folder])
-        #expect(types.files == ["Shared/Models/MatchState.swift", "Shared/Models/Phase.swift", "Widget/MatchAttributes.swift"].map { folder + "/" + $0 })
+        #expect(
+            types.files
+                == ["Shared/Models/MatchState.swift", "Shared/Models/Phase.swift", "Widget/MatchAttributes.swift"].map {
+                    folder + "/" + $0
+                })
         #expect(types.activityAttributes.map(\.name) == ["MatchAttributes"])
         #expect(types.modules[folder + "/Widget/MatchAttributes.swift"] == "Widget")
         #expect(throws: AppSourceError.notFound("/no/such/app")) { try AppSourceFiles.load(["/no/such/app"]) }
         // A folder given through a symbolic link is walked, its files named under the link.
-        let link = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-link-\(UUID().uuidString)").path
+        let link = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-link-\(UUID().uuidString)")
+            .path
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: folder)
         defer { try? FileManager.default.removeItem(atPath: link) }
         let linked = try AppSourceFiles.load([link])
@@ -140,21 +153,21 @@ struct AppSourceReaderTests {
 
 extension DecoderAgreementTests {
     static let rideSourceForReader = """
-    struct RideAttributes: ActivityAttributes {
-        struct ContentState: Codable, Hashable {
-            var driverName: String
-            var unread: Int = 0
-            let kind = "ride"
-            var a, b: Int
-            var watched: Date? { didSet {} }
-            var isLate: Bool { unread > 3 }
-            static let limit = 3
-            enum CodingKeys: String, CodingKey {
-                case driverName = "driver_name"
-                case unread, a, b, watched
+        struct RideAttributes: ActivityAttributes {
+            struct ContentState: Codable, Hashable {
+                var driverName: String
+                var unread: Int = 0
+                let kind = "ride"
+                var a, b: Int
+                var watched: Date? { didSet {} }
+                var isLate: Bool { unread > 3 }
+                static let limit = 3
+                enum CodingKeys: String, CodingKey {
+                    case driverName = "driver_name"
+                    case unread, a, b, watched
+                }
             }
+            var rideID: String
         }
-        var rideID: String
-    }
-    """
+        """
 }

@@ -24,10 +24,16 @@ struct DecoderAgreementTests {
         ("tallies", #"{"a":1}"#), ("seats", "3"), ("rating", "4.5"),
     ]
 
-    static func ride(replacing key: String? = nil, with value: String? = nil, removing: String? = nil, adding extra: String? = nil) -> String {
+    static func ride(
+        replacing key: String? = nil, with value: String? = nil, removing: String? = nil, adding extra: String? = nil
+    ) -> String {
         var fields = rideFields.filter { $0.0 != removing }
         if let key, let value {
-            if let index = fields.firstIndex(where: { $0.0 == key }) { fields[index].1 = value } else { fields.append((key, value)) }
+            if let index = fields.firstIndex(where: { $0.0 == key }) {
+                fields[index].1 = value
+            } else {
+                fields.append((key, value))
+            }
         }
         var body = fields.map { "\"\($0.0)\":\($0.1)" }
         if let extra { body.append(extra) }
@@ -77,20 +83,25 @@ struct DecoderAgreementTests {
     /// expects the two to agree, and returns the checker's problems.
     @discardableResult
     static func expectAgreement<State: Decodable>(
-        _ type: State.Type, of attributes: String, _ note: String, _ json: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+        _ type: State.Type, of attributes: String, _ note: String, _ json: String,
+        sourceLocation: Testing.SourceLocation = #_sourceLocation
     ) throws -> [DecodeProblem] {
         let types = try corpus()
         let declared = try #require(types.attributes(named: attributes), sourceLocation: sourceLocation)
         let decoderAccepts = (try? JSONDecoder().decode(type, from: Data(json.utf8))) != nil
         let problems = DecodeChecker(types: types).checkContentState(.known(try JSONParser.parse(json)), of: declared)
         let checkerAccepts = !problems.contains { $0.kind == .fails }
-        #expect(decoderAccepts == checkerAccepts, "\(note): JSONDecoder \(decoderAccepts ? "accepts" : "throws"), checker: \(problems)", sourceLocation: sourceLocation)
+        #expect(
+            decoderAccepts == checkerAccepts,
+            "\(note): JSONDecoder \(decoderAccepts ? "accepts" : "throws"), checker: \(problems)",
+            sourceLocation: sourceLocation)
         return problems
     }
 
     /// An order content-state that decodes; cases below replace one field.
     static let orderFields: [(String, String)] = [
-        ("status", #"{"received":{}}"#), ("step", #"{"courier":{"name":"Sam","_1":3}}"#), ("elapsed", "90.5"), ("progress", "0.25"),
+        ("status", #"{"received":{}}"#), ("step", #"{"courier":{"name":"Sam","_1":3}}"#), ("elapsed", "90.5"),
+        ("progress", "0.25"),
         ("scale", "2"), ("pin", "[1.5,2]"), ("floor", "-3"), ("port", "8080"), ("frame", "[[0,0],[320,44.5]]"),
         ("total", #"{"label":"Total","value":12.5}"#),
     ]
@@ -98,7 +109,11 @@ struct DecoderAgreementTests {
     static func order(replacing key: String? = nil, with value: String? = nil, removing: String? = nil) -> String {
         var fields = orderFields.filter { $0.0 != removing }
         if let key, let value {
-            if let index = fields.firstIndex(where: { $0.0 == key }) { fields[index].1 = value } else { fields.append((key, value)) }
+            if let index = fields.firstIndex(where: { $0.0 == key }) {
+                fields[index].1 = value
+            } else {
+                fields.append((key, value))
+            }
         }
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
@@ -142,7 +157,9 @@ struct DecoderAgreementTests {
         ("generic with an extra key", order(replacing: "total", with: #"{"label":"Total","value":1,"x":2}"#)),
     ]
 
-    @Test("OrderAttributes.ContentState: enums without raw values, associated values, aliases and small numbers agree with JSONDecoder", arguments: orderPayloads)
+    @Test(
+        "OrderAttributes.ContentState: enums without raw values, associated values, aliases and small numbers agree with JSONDecoder",
+        arguments: orderPayloads)
     func orderContentState(_ note: String, _ json: String) throws {
         let problems = try Self.expectAgreement(OrderAttributes.ContentState.self, of: "OrderAttributes", note, json)
         #expect(!problems.contains { $0.kind == .unchecked }, "\(note): everything here can be checked: \(problems)")
@@ -153,7 +170,8 @@ struct DecoderAgreementTests {
         let types = try Self.corpus()
         let timer = try #require(types.attributes(named: "TimerAttributes"))
         for json in [#"{"ends":785000000,"paused":false}"#, #"{"ends":785000000}"#, #"{"ends":"soon","paused":true}"#] {
-            let decoderAccepts = (try? JSONDecoder().decode(TimerAttributes.ContentState.self, from: Data(json.utf8))) != nil
+            let decoderAccepts =
+                (try? JSONDecoder().decode(TimerAttributes.ContentState.self, from: Data(json.utf8))) != nil
             let problems = DecodeChecker(types: types).checkContentState(.known(try JSONParser.parse(json)), of: timer)
             #expect(decoderAccepts == !problems.contains { $0.kind == .fails }, "\(json): \(problems)")
         }
@@ -169,8 +187,11 @@ struct DecoderAgreementTests {
             #expect(problems.first?.kind == .unchecked)
         }
         // The real decoder takes one and throws on the other: only running it can tell.
-        #expect((try? JSONDecoder().decode(ScoreAttributes.ContentState.self, from: Data(#"{"score":"2-1"}"#.utf8))) != nil)
-        #expect((try? JSONDecoder().decode(ScoreAttributes.ContentState.self, from: Data(#"{"score":"nonsense"}"#.utf8))) == nil)
+        #expect(
+            (try? JSONDecoder().decode(ScoreAttributes.ContentState.self, from: Data(#"{"score":"2-1"}"#.utf8))) != nil)
+        #expect(
+            (try? JSONDecoder().decode(ScoreAttributes.ContentState.self, from: Data(#"{"score":"nonsense"}"#.utf8)))
+                == nil)
     }
 
     @Test("the attributes decode like the compiled type")

@@ -6,7 +6,8 @@ import Testing
 /// `Scenarios/app/` is the app the example stories are written for.
 @Suite("The example app's types and the example scenarios")
 struct ExampleAppTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
 
     static func path(_ relative: String) -> String { root.appendingPathComponent(relative).path }
 
@@ -22,8 +23,9 @@ struct ExampleAppTests {
         #expect(types.activityAttributes.map(\.name) == ["DeliveryAttributes", "MatchAttributes"])
     }
 
-    @Test("football.yaml and delivery.yaml decode in the example app, every beat included, without a warning",
-          arguments: ["Scenarios/football.yaml", "Scenarios/delivery.yaml"])
+    @Test(
+        "football.yaml and delivery.yaml decode in the example app, every beat included, without a warning",
+        arguments: ["Scenarios/football.yaml", "Scenarios/delivery.yaml"])
     func examplesDecode(_ scenario: String) throws {
         let diagnostics = try Self.check(scenario)
         #expect(diagnostics.isEmpty, "\(diagnostics)")

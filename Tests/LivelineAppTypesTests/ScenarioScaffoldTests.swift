@@ -23,7 +23,9 @@ struct ScenarioScaffoldTests {
         #expect(delivery.contains("      window: !daterange [+0m, +30m]"))
         #expect(delivery.contains("      courierName: null"))
         #expect(delivery.contains("# String? (may be null)"))
-        #expect(ScenarioScaffold.fileStem(for: try #require(types.attributes(named: "MatchAttributes"))) == "match-attributes")
+        #expect(
+            ScenarioScaffold.fileStem(for: try #require(types.attributes(named: "MatchAttributes")))
+                == "match-attributes")
     }
 
     @Test("nested structs become nested mappings; renamed keys and let constants follow the decoder")
@@ -41,11 +43,14 @@ struct ScenarioScaffoldTests {
         #expect(errors.isEmpty, "\(errors)\n\(yaml)")
     }
 
-    @Test("file names: words split at case changes, acronyms kept whole", arguments: [
-        ("MatchAttributes", "match-attributes"), ("PETLLiveActivityAttributes", "petl-live-activity-attributes"),
-        ("HTTPStatus2Attributes", "http-status2-attributes"), ("Include_Live_ActivityAttributes", "include-live-activity-attributes"),
-        ("iOSWidgetAttributes", "i-os-widget-attributes"),
-    ])
+    @Test(
+        "file names: words split at case changes, acronyms kept whole",
+        arguments: [
+            ("MatchAttributes", "match-attributes"), ("PETLLiveActivityAttributes", "petl-live-activity-attributes"),
+            ("HTTPStatus2Attributes", "http-status2-attributes"),
+            ("Include_Live_ActivityAttributes", "include-live-activity-attributes"),
+            ("iOSWidgetAttributes", "i-os-widget-attributes"),
+        ])
     func fileStems(_ name: String, _ stem: String) {
         #expect(ScenarioScaffold.fileStem(named: name) == stem)
     }
@@ -54,7 +59,10 @@ struct ScenarioScaffoldTests {
     func handWritten() throws {
         let types = try AppSourceFiles.load([PatternCorpusTests.path("hand-written-decoder", "app")])
         let yaml = ScenarioScaffold(types: types).yaml(for: try #require(types.attributes(named: "ScoreAttributes")))
-        #expect(yaml.contains("      # ContentState decodes itself (init(from:) at ScoreAttributes.swift:13): not checked; these are its CodingKeys"), "\(yaml)")
+        #expect(
+            yaml.contains(
+                "      # ContentState decodes itself (init(from:) at ScoreAttributes.swift:13): not checked; these are its CodingKeys"
+            ), "\(yaml)")
         #expect(yaml.contains("      h: 0"))
         #expect(yaml.contains("      a: 0"))
     }

@@ -33,79 +33,100 @@ import Testing
     }
 
     @Test func aWebhookBecomesAPushAndSIGINTStopsCleanly() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bridge-cli-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-bridge-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("bridge.yaml")
         try Self.config(directory: directory).write(to: config, atomically: true, encoding: .utf8)
         let body = directory.appendingPathComponent("picked-up.json")
-        try #"{"event_name":"DASHER_PICKED_UP","external_delivery_id":"D-1","dropoff_time_estimated":"2027-01-15T18:40:00Z"}"#
+        try
+            #"{"event_name":"DASHER_PICKED_UP","external_delivery_id":"D-1","dropoff_time_estimated":"2027-01-15T18:40:00Z"}"#
             .write(to: body, atomically: true, encoding: .utf8)
         let environment = ["DOORDASH_WEBHOOK_AUTH": "Bearer dd-demo"]
 
-        let result = try await CLI.run(["bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0"], environment: environment, timeout: 120) { process, out in
+        let result = try await CLI.run(
+            ["bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0"], environment: environment,
+            timeout: 120
+        ) { process, out in
             guard let base = await out.bridgeBase() else {
                 Issue.record("the bridge did not say where it listens: \(out.text)")
                 process.interrupt()
                 return
             }
             let token = String(repeating: "ab", count: 32)
-            let registered = (try? await Self.curl([
-                "-X", "PUT", "\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key", "-H", "Content-Type: application/json",
-                "-d", #"{"update-token": "\#(token)"}"#,
-            ])) ?? ""
+            let registered =
+                (try? await Self.curl([
+                    "-X", "PUT", "\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key", "-H",
+                    "Content-Type: application/json",
+                    "-d", #"{"update-token": "\#(token)"}"#,
+                ])) ?? ""
             #expect(registered.contains(#""lifecycle":"pending""#), "\(registered)")
-            let sent = try? await CLI.run(["bridge", "send", "--config", config.path, "--url", base, "doordash", body.path], environment: environment)
+            let sent = try? await CLI.run(
+                ["bridge", "send", "--config", config.path, "--url", base, "doordash", body.path],
+                environment: environment)
             #expect(sent?.status == 0)
             #expect(sent?.stdout.hasPrefix("202 ") == true, "\(sent?.stdout ?? "") \(sent?.stderr ?? "")")
             var shown = ""
             // Until APNs has answered the push.
             await eventually {
-                shown = (try? await Self.curl(["\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key"])) ?? ""
+                shown =
+                    (try? await Self.curl(["\(base)/v1/activities/D-1", "-H", "Authorization: Bearer demo-key"])) ?? ""
                 return shown.contains(#""last-push":{"#) && shown.contains(#""status":200"#)
             }
             #expect(shown.contains(#""status":"on-the-way""#), "\(shown)")
             #expect(shown.contains(#""status":200"#), "\(shown)")
             // Without the key, the registry refuses.
-            let refused = (try? await Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/v1/activities/D-1"])) ?? ""
+            let refused =
+                (try? await Self.curl(["-o", "/dev/null", "-w", "%{http_code}", "\(base)/v1/activities/D-1"])) ?? ""
             #expect(refused == "401")
             process.interrupt()
         }
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("embedded mock APNs"))
-        #expect(result.stdout.contains("stopped: 0 events and 0 pushes wait in the store"), "\(result.stdout)\n\(result.stderr)")
+        #expect(
+            result.stdout.contains("stopped: 0 events and 0 pushes wait in the store"),
+            "\(result.stdout)\n\(result.stderr)")
     }
 
     /// An APNs whose certificate is not trusted (here the mock's self-signed one, without
     /// `--ca-file`) is a setup error: logged at error level with its cause, shown on the
     /// activity, and the push is kept for after the fix.
     @Test func anUntrustedAPNsCertificateIsReportedAndThePushKept() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bridge-tls-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-bridge-tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let config = directory.appendingPathComponent("bridge.yaml")
         try Self.config(directory: directory).write(to: config, atomically: true, encoding: .utf8)
         let body = directory.appendingPathComponent("confirmed.json")
-        try #"{"event_name":"DASHER_CONFIRMED","external_delivery_id":"D-2"}"#.write(to: body, atomically: true, encoding: .utf8)
+        try #"{"event_name":"DASHER_CONFIRMED","external_delivery_id":"D-2"}"#.write(
+            to: body, atomically: true, encoding: .utf8)
         let environment = ["DOORDASH_WEBHOOK_AUTH": "Bearer dd-demo"]
 
         _ = try await CLI.run(
-            ["mock-apns", "--accept-any-token", "--listen", "127.0.0.1:0", "--write-ca", directory.appendingPathComponent("ca.pem").path],
+            [
+                "mock-apns", "--accept-any-token", "--listen", "127.0.0.1:0", "--write-ca",
+                directory.appendingPathComponent("ca.pem").path,
+            ],
             timeout: 120
         ) { mock, mockOut in
             guard await mockOut.wait(for: "https://127.0.0.1:"),
-                  let mockPort = mockOut.text.firstMatch(of: /https:\/\/127\.0\.0\.1:(\d+)/)?.1
+                let mockPort = mockOut.text.firstMatch(of: /https:\/\/127\.0\.0\.1:(\d+)/)?.1
             else {
                 Issue.record("the mock did not say where it listens: \(mockOut.text)")
                 mock.interrupt()
                 return
             }
             let bridge = try? await CLI.run(
-                ["bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url", "https://127.0.0.1:\(mockPort)"],
+                [
+                    "bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url",
+                    "https://127.0.0.1:\(mockPort)",
+                ],
                 environment: environment, timeout: 120
             ) { process, out in
                 guard await out.wait(for: "listening on http://127.0.0.1:"),
-                      let port = out.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/)?.1
+                    let port = out.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/)?.1
                 else {
                     Issue.record("the bridge did not say where it listens: \(out.text)")
                     process.interrupt()
@@ -113,13 +134,18 @@ import Testing
                 }
                 let base = "http://127.0.0.1:\(port)"
                 _ = try? await Self.curl([
-                    "-X", "PUT", "\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key", "-H", "Content-Type: application/json",
+                    "-X", "PUT", "\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key", "-H",
+                    "Content-Type: application/json",
                     "-d", #"{"update-token": "\#(String(repeating: "cd", count: 32))"}"#,
                 ])
-                _ = try? await CLI.run(["bridge", "send", "--config", config.path, "--url", base, "doordash", body.path], environment: environment)
+                _ = try? await CLI.run(
+                    ["bridge", "send", "--config", config.path, "--url", base, "doordash", body.path],
+                    environment: environment)
                 var shown = ""
                 await eventually {
-                    shown = (try? await Self.curl(["\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key"])) ?? ""
+                    shown =
+                        (try? await Self.curl(["\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key"]))
+                        ?? ""
                     return shown.contains("certificate")
                 }
                 #expect(shown.contains("certificate"), "\(shown)")

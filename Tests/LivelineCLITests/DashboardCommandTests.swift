@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 import LivelineTestSupport
 import Testing
@@ -24,12 +24,13 @@ import Testing
             ["play", file.path, "--speed", "30", "--no-view", "--dashboard", "--dashboard-listen", "127.0.0.1:0"],
             timeout: 120,
             watchingBoth: { process, _, stderr in
-            guard await stderr.wait(for: "until Ctrl-C"),
-                  let line = stderr.text.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") }) else { return }
-            let url = String(line.dropFirst("dashboard: ".count))
-            seen.set(url: url, frame: try? await Self.frame(url))
-            process.interrupt()
-        })
+                guard await stderr.wait(for: "until Ctrl-C"),
+                    let line = stderr.text.split(separator: "\n").first(where: { $0.hasPrefix("dashboard: ") })
+                else { return }
+                let url = String(line.dropFirst("dashboard: ".count))
+                seen.set(url: url, frame: try? await Self.frame(url))
+                process.interrupt()
+            })
         #expect(result.status == 0, "\(result.stderr)")
         let (url, frame) = seen.get()
         let found = try #require(url, "no dashboard URL in:\n\(result.stderr)")
@@ -67,48 +68,68 @@ import Testing
 
     @Test("--dashboard draws the embedded mock: it refuses --apns-url")
     func refusesRemote() async throws {
-        let result = try await CLI.run(["play", "Scenarios/football.yaml", "--dashboard", "--apns-url", "https://127.0.0.1:1"], timeout: 30)
+        let result = try await CLI.run(
+            ["play", "Scenarios/football.yaml", "--dashboard", "--apns-url", "https://127.0.0.1:1"], timeout: 30)
         #expect(result.status == 64)
         #expect(result.stderr.contains("--dashboard draws the embedded mock's device"))
     }
 
     /// Chromium, which scripts/check/dashboard-check.py drives (Debian's package, or Google's browser).
     static let chromiumIsAvailable = ToolRequirement(untested: "the dashboard in Chromium", provider: "chromium")
-        .check(["chromium", "chromium-browser", "google-chrome"].contains(where: ToolRequirement.onPath) && ToolRequirement.onPath("python3"))
+        .check(
+            ["chromium", "chromium-browser", "google-chrome"].contains(where: ToolRequirement.onPath)
+                && ToolRequirement.onPath("python3"))
 
-    @Test("the page in headless Chromium while football.yaml plays: score, alert banner, stale, ended, screenshots",
-          .enabled(if: chromiumIsAvailable, "needs chromium and python3 (apt-get install -y chromium)"))
+    @Test(
+        "the page in headless Chromium while football.yaml plays: score, alert banner, stale, ended, screenshots",
+        .enabled(if: chromiumIsAvailable, "needs chromium and python3 (apt-get install -y chromium)"))
     func chromium() async throws {
         let binary = try CLI.binary()
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-dashboard-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
         let check = try await Subprocess.run(
-            ["python3", CLI.packageRoot.appendingPathComponent("scripts/check/dashboard-check.py").path, "--liveline", binary.path, "--out", out.path],
+            [
+                "python3", CLI.packageRoot.appendingPathComponent("scripts/check/dashboard-check.py").path,
+                "--liveline", binary.path, "--out", out.path,
+            ],
             mergingErrors: true)
         let output = check.stdout
-        #expect(check.status == 0, "scripts/check/dashboard-check.py failed (needs Debian's chromium: apt-get install -y chromium):\n\(output)")
+        #expect(
+            check.status == 0,
+            "scripts/check/dashboard-check.py failed (needs Debian's chromium: apt-get install -y chromium):\n\(output)"
+        )
         #expect(output.contains("dashboard: every check passed"))
         for name in ["lock-screen-goal.png", "stale.png", "ended.png"] {
-            let size = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path)[.size] as? Int) ?? 0
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path)[.size] as? Int)
+                ?? 0
             #expect(size > 10_000, "\(name) is missing or empty")
         }
     }
 
-    @Test("bridge serve --dashboard in headless Chromium: a key's followers by state and its fan-outs, done, with one fan's Lock Screen",
-          .enabled(if: chromiumIsAvailable, "needs chromium and python3 (apt-get install -y chromium)"))
+    @Test(
+        "bridge serve --dashboard in headless Chromium: a key's followers by state and its fan-outs, done, with one fan's Lock Screen",
+        .enabled(if: chromiumIsAvailable, "needs chromium and python3 (apt-get install -y chromium)"))
     func audienceInChromium() async throws {
         let binary = try CLI.binary()
-        let out = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-dashboard-\(UUID().uuidString)")
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-dashboard-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: out) }
         let check = try await Subprocess.run(
-            ["python3", CLI.packageRoot.appendingPathComponent("scripts/check/dashboard-check.py").path, "--audience", "--followers", "2000",
-             "--liveline", binary.path, "--out", out.path],
+            [
+                "python3", CLI.packageRoot.appendingPathComponent("scripts/check/dashboard-check.py").path,
+                "--audience", "--followers", "2000",
+                "--liveline", binary.path, "--out", out.path,
+            ],
             mergingErrors: true)
         let output = check.stdout
         #expect(check.status == 0, "scripts/check/dashboard-check.py --audience failed:\n\(output)")
         #expect(output.contains("dashboard: every check passed"))
         for name in ["audience.png", "audience-narrow.png"] {
-            let size = (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path)[.size] as? Int) ?? 0
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path)[.size] as? Int)
+                ?? 0
             #expect(size > 10_000, "\(name) is missing or empty")
         }
     }

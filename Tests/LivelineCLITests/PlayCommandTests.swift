@@ -9,18 +9,18 @@ import Testing
 @Suite(.serialized) struct PlayCommandTests {
     /// 30 s of story, one second at 30×.
     static let story = """
-    liveline: 1
-    name: Short order
-    bundle-id: com.example.matchday
-    policy: { min-interval: 0, stale-after: 10m }
-    activities:
-      - name: order
-        attributes-type: OrderAttributes
-        content-state: { step: 0, message: "Placed" }
-        beats:
-          - { id: step, every: 10s, count: 2, set: { step: "{{ n }}" } }
-          - { id: done, at: 30s, set: { message: "Delivered" }, end: { dismissal: 1m } }
-    """
+        liveline: 1
+        name: Short order
+        bundle-id: com.example.matchday
+        policy: { min-interval: 0, stale-after: 10m }
+        activities:
+          - name: order
+            attributes-type: OrderAttributes
+            content-state: { step: 0, message: "Placed" }
+            beats:
+              - { id: step, every: 10s, count: 2, set: { step: "{{ n }}" } }
+              - { id: done, at: 30s, set: { message: "Delivered" }, end: { dismissal: 1m } }
+        """
 
     static let token = String(repeating: "ab", count: 32)
 
@@ -36,9 +36,13 @@ import Testing
             var configuration = MockAPNsConfiguration()
             configuration.host = "127.0.0.1"
             configuration.port = 0
-            let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-cli-\(UUID().uuidString).pem").path
+            let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "liveline-cli-\(UUID().uuidString).pem"
+            ).path
             configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
-            configuration.authentication = .keys([ProviderKey(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey)])
+            configuration.authentication = .keys([
+                ProviderKey(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey)
+            ])
             configuration.faults = faults
             configuration.eventLoopThreads = 1
             configuration.logger.logLevel = .critical
@@ -93,9 +97,9 @@ import Testing
     /// A loopback port nothing listens on: bound by the OS's choice, then closed.
     static func closedPort() throws -> Int {
         #if os(Linux)
-        let stream = Int32(SOCK_STREAM.rawValue)
+            let stream = Int32(SOCK_STREAM.rawValue)
         #else
-        let stream = SOCK_STREAM
+            let stream = SOCK_STREAM
         #endif
         let descriptor = socket(AF_INET, stream, 0)
         defer { close(descriptor) }
@@ -104,7 +108,9 @@ import Testing
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0 }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
         }
         try #require(bound, "no loopback port to borrow")
         return Int(UInt16(bigEndian: address.sin_port))
@@ -115,9 +121,14 @@ import Testing
         let file = try CLI.file(Self.story, suffix: ".yaml")
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try await CLI.run(
-            ["play", file.path, "--speed", "30", "--no-view", "--apns-url", "http://127.0.0.1:\(port)", "--token", Self.token], timeout: 120)
+            [
+                "play", file.path, "--speed", "30", "--no-view", "--apns-url", "http://127.0.0.1:\(port)", "--token",
+                Self.token,
+            ], timeout: 120)
         #expect(result.status == 3, "the pushes failed")
-        #expect((result.stdout + result.stderr).contains("connection refused by 127.0.0.1:\(port)"), "\(result.stdout)\n\(result.stderr)")
+        #expect(
+            (result.stdout + result.stderr).contains("connection refused by 127.0.0.1:\(port)"),
+            "\(result.stdout)\n\(result.stderr)")
         for noise in ["SingleConnectionFailure", "errno", "NIOConnectionError"] {
             #expect(!(result.stdout + result.stderr).contains(noise), "\(result.stdout)\n\(result.stderr)")
         }
@@ -130,9 +141,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let result = try await CLI.run(remote.arguments(file))
         #expect(result.status == 3, "\(result.stderr)")
-        let refused = result.stdout.split(separator: "\n").filter { $0.contains("413 PayloadTooLarge (not retried)") }.count
+        let refused = result.stdout.split(separator: "\n").filter { $0.contains("413 PayloadTooLarge (not retried)") }
+            .count
         #expect(refused >= 2)
-        #expect(result.stderr.contains("\(refused) pushes, 0 delivered, 0 retries, \(refused) failed (\(refused) rejected)"))
+        #expect(
+            result.stderr.contains("\(refused) pushes, 0 delivered, 0 retries, \(refused) failed (\(refused) rejected)")
+        )
         await remote.stop()
     }
 
@@ -145,7 +159,10 @@ import Testing
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: remote.keyFile.path)
         let exposed = try await CLI.run(remote.arguments(file))
         #expect(exposed.status == 0, "\(exposed.stderr)")
-        #expect(exposed.stderr.contains("warning: the APNs key \(remote.keyFile.path) can be read by anyone on this machine (mode 644)"), "\(exposed.stderr)")
+        #expect(
+            exposed.stderr.contains(
+                "warning: the APNs key \(remote.keyFile.path) can be read by anyone on this machine (mode 644)"),
+            "\(exposed.stderr)")
         #expect(exposed.stderr.contains("chmod 600"))
         try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: remote.keyFile.path)
         let owned = try await CLI.run(remote.arguments(file))

@@ -17,12 +17,16 @@ import Testing
             guard (try? process.run()) != nil else { return nil }
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            return (
+                process.terminationStatus,
+                String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            )
         }
         guard let top = git(["rev-parse", "--show-toplevel"]), top.status == 0,
-              URL(fileURLWithPath: top.output).resolvingSymlinksInPath().path == CLI.packageRoot.resolvingSymlinksInPath().path,
-              let head = git(["rev-parse", "HEAD"]), head.status == 0,
-              let diff = git(["--no-optional-locks", "diff", "--quiet", "HEAD", "--"])
+            URL(fileURLWithPath: top.output).resolvingSymlinksInPath().path
+                == CLI.packageRoot.resolvingSymlinksInPath().path,
+            let head = git(["rev-parse", "HEAD"]), head.status == 0,
+            let diff = git(["--no-optional-locks", "diff", "--quiet", "HEAD", "--"])
         else { return nil }
         return diff.status == 0 ? head.output : head.output + "-dirty"
     }
@@ -39,14 +43,19 @@ import Testing
             #expect(line.hasSuffix("(commit unknown: built without git or LIVELINE_GIT_COMMIT)"), "\(line)")
         }
         let number = line.split(separator: " ").dropFirst().first.map(String.init) ?? ""
-        #expect(number.split(separator: ".").count == 3 && number.split(separator: ".").allSatisfy { Int($0) != nil }, "\(line)")
+        #expect(
+            number.split(separator: ".").count == 3 && number.split(separator: ".").allSatisfy { Int($0) != nil },
+            "\(line)")
     }
 
     /// The Dockerfile's default version label is the binary's version.
     @Test func theImageLabelDefaultIsTheBinarysVersion() async throws {
         let result = try await CLI.run(["--version"])
-        let dockerfile = try String(contentsOf: CLI.packageRoot.appendingPathComponent("Docker/Dockerfile"), encoding: .utf8)
+        let dockerfile = try String(
+            contentsOf: CLI.packageRoot.appendingPathComponent("Docker/Dockerfile"), encoding: .utf8)
         let number = result.stdout.split(separator: " ").dropFirst().first.map(String.init) ?? "?"
-        #expect(dockerfile.contains("ARG LIVELINE_VERSION=\(number)\n"), "Docker/Dockerfile's LIVELINE_VERSION is not \(number)")
+        #expect(
+            dockerfile.contains("ARG LIVELINE_VERSION=\(number)\n"),
+            "Docker/Dockerfile's LIVELINE_VERSION is not \(number)")
     }
 }

@@ -27,7 +27,9 @@ struct FrameReaderTests {
         return frames
     }
 
-    @Test("frames come out whole however the bytes are split across reads", arguments: [1, 2, 5, 9, 10, 24, 25, 33, 1000], [true, false])
+    @Test(
+        "frames come out whole however the bytes are split across reads",
+        arguments: [1, 2, 5, 9, 10, 24, 25, 33, 1000], [true, false])
     func framesSurviveAnySplit(chunk: Int, preface: Bool) throws {
         let frames = try frames(fedInChunksOf: chunk, preface: preface)
         #expect(frames.map(\.type) == [4, 1, 0])

@@ -68,7 +68,10 @@ import Testing
     @Test(arguments: [
         ("SETTINGS on stream 1", Wire.settings([(3, 1)], stream: 1), HTTP2Wire.ErrorCode.protocolError),
         ("SETTINGS of 5 bytes", Wire.frame(.settings, stream: 0, [0, 3, 0, 0, 1]), .frameSizeError),
-        ("SETTINGS ACK with a payload", Wire.frame(.settings, flags: 1, stream: 0, [0, 3, 0, 0, 0, 1]), .frameSizeError),
+        (
+            "SETTINGS ACK with a payload", Wire.frame(.settings, flags: 1, stream: 0, [0, 3, 0, 0, 0, 1]),
+            .frameSizeError
+        ),
         ("SETTINGS_INITIAL_WINDOW_SIZE over 2^31-1", Wire.settings([(4, 0x8000_0000)]), .flowControlError),
         ("SETTINGS_MAX_FRAME_SIZE under 16384", Wire.settings([(5, 100)]), .protocolError),
         ("SETTINGS_ENABLE_PUSH of 2", Wire.settings([(2, 2)]), .protocolError),
@@ -87,8 +90,14 @@ import Testing
         ("WINDOW_UPDATE on an idle stream", Wire.windowUpdate(stream: 5, 10), .protocolError),
         ("HEADERS on an even stream", Wire.headers(stream: 2), .protocolError),
         ("CONTINUATION without HEADERS", Wire.frame(.continuation, flags: 4, stream: 1, [0x82]), .protocolError),
-        ("PUSH_PROMISE from a client", Wire.frame(.pushPromise, flags: 4, stream: 1, [0, 0, 0, 2, 0x82]), .protocolError),
-        ("an undecodable header block", Wire.headers(stream: 1, [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]), .compressionError),
+        (
+            "PUSH_PROMISE from a client", Wire.frame(.pushPromise, flags: 4, stream: 1, [0, 0, 0, 2, 0x82]),
+            .protocolError
+        ),
+        (
+            "an undecodable header block", Wire.headers(stream: 1, [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]),
+            .compressionError
+        ),
     ])
     func connectionErrors(_ name: String, _ frame: ByteBuffer, _ code: HTTP2Wire.ErrorCode) throws {
         var server = try Endpoint(.server)
@@ -122,8 +131,9 @@ import Testing
 
     @Test func unknownFrameTypesAreIgnored() throws {
         var server = try Endpoint(.server)
-        let events = try server.receive(Wire.frame(0x42, flags: 0xFF, stream: 0, [1, 2, 3]), Wire.frame(0xFA, stream: 7, []),
-                                        Wire.headers(stream: 1, endStream: true))
+        let events = try server.receive(
+            Wire.frame(0x42, flags: 0xFF, stream: 0, [1, 2, 3]), Wire.frame(0xFA, stream: 7, []),
+            Wire.headers(stream: 1, endStream: true))
         #expect(events.count == 1)
         #expect(server.sent().isEmpty)
     }
@@ -133,11 +143,15 @@ import Testing
     @Test func paddedHeadersAndDataArriveWithoutTheirPadding() throws {
         var server = try Endpoint(.server)
         let block = Wire.block(path: "/3/device/padded")
-        let headers = Wire.frame(.headers, flags: HTTP2Wire.Flags.padded | HTTP2Wire.Flags.endHeaders, stream: 1,
-                                 [4] + block + [0, 0, 0, 0])
-        let data = Wire.frame(.data, flags: HTTP2Wire.Flags.padded | HTTP2Wire.Flags.endStream, stream: 1, [3, 0x68, 0x69, 0, 0, 0])
+        let headers = Wire.frame(
+            .headers, flags: HTTP2Wire.Flags.padded | HTTP2Wire.Flags.endHeaders, stream: 1,
+            [4] + block + [0, 0, 0, 0])
+        let data = Wire.frame(
+            .data, flags: HTTP2Wire.Flags.padded | HTTP2Wire.Flags.endStream, stream: 1, [3, 0x68, 0x69, 0, 0, 0])
         let events = try server.receive(headers, data)
-        guard events.count == 2, case .headers(1, let fields, false, true) = events[0], case .data(1, let bytes, true) = events[1] else {
+        guard events.count == 2, case .headers(1, let fields, false, true) = events[0],
+            case .data(1, let bytes, true) = events[1]
+        else {
             Issue.record("unexpected events: \(events)")
             return
         }
@@ -147,10 +161,14 @@ import Testing
 
     @Test func paddingAsLongAsTheFrameIsAProtocolError() throws {
         var server = try Endpoint(.server)
-        #expect(server.error(Wire.frame(.headers, flags: HTTP2Wire.Flags.padded | HTTP2Wire.Flags.endHeaders, stream: 1, [9, 0x82]))?.code == .protocolError)
+        #expect(
+            server.error(
+                Wire.frame(.headers, flags: HTTP2Wire.Flags.padded | HTTP2Wire.Flags.endHeaders, stream: 1, [9, 0x82]))?
+                .code == .protocolError)
         var other = try Endpoint(.server)
         _ = try other.receive(Wire.headers(stream: 1))
-        #expect(other.error(Wire.frame(.data, flags: HTTP2Wire.Flags.padded, stream: 1, [2, 0]))?.code == .protocolError)
+        #expect(
+            other.error(Wire.frame(.data, flags: HTTP2Wire.Flags.padded, stream: 1, [2, 0]))?.code == .protocolError)
         var empty = try Endpoint(.server)
         #expect(empty.error(Wire.frame(.data, flags: HTTP2Wire.Flags.padded, stream: 1, []))?.code == .protocolError)
     }
@@ -178,7 +196,8 @@ import Testing
         var server = try Endpoint(.server)
         let error = server.error(Wire.headers(stream: 1, endHeaders: false, Array(Wire.block()[0..<3])), frame)
         #expect(error?.code == .protocolError, "\(name)")
-        #expect(error?.why.contains("inside the header block of stream 1") == true, "\(name): \(String(describing: error))")
+        #expect(
+            error?.why.contains("inside the header block of stream 1") == true, "\(name): \(String(describing: error))")
     }
 
     @Test func anEndlessHeaderBlockIsRefused() throws {
@@ -217,7 +236,9 @@ import Testing
     @Test func aStreamWindowPastTheLimitResetsThatStreamOnly() throws {
         var client = try Endpoint(.client)
         let streamID = try client.openStream()
-        client.core.writeHeaders(streamID: streamID, endStream: false, into: &client.out) { $0.writeInteger(UInt8(0x82)) }
+        client.core.writeHeaders(streamID: streamID, endStream: false, into: &client.out) {
+            $0.writeInteger(UInt8(0x82))
+        }
         _ = client.sent()
         let events = try client.receive(Wire.windowUpdate(stream: streamID, 0x7FFF_FFFF))
         guard case .streamError(let error, streamID)? = events.first else { Issue.record("\(events)"); return }
@@ -234,7 +255,9 @@ import Testing
     @Test func anInitialWindowChangePastTheLimitIsAConnectionError() throws {
         var client = try Endpoint(.client)
         let streamID = try client.openStream()
-        client.core.writeHeaders(streamID: streamID, endStream: false, into: &client.out) { $0.writeInteger(UInt8(0x82)) }
+        client.core.writeHeaders(streamID: streamID, endStream: false, into: &client.out) {
+            $0.writeInteger(UInt8(0x82))
+        }
         _ = try client.receive(Wire.windowUpdate(stream: streamID, 0x7FFF_0000))
         #expect(client.error(Wire.settings([(4, 0x7FFF_FFFF)]))?.code == .flowControlError)
     }
@@ -244,8 +267,11 @@ import Testing
         _ = try client.receive(Wire.settings([(4, 10)]))
         _ = client.sent()
         let streamID = try client.openStream()
-        client.core.writeHeaders(streamID: streamID, endStream: false, into: &client.out) { $0.writeInteger(UInt8(0x82)) }
-        client.core.writeData(streamID: streamID, ByteBuffer(bytes: Array(repeating: 7, count: 25)), endStream: true, into: &client.out)
+        client.core.writeHeaders(streamID: streamID, endStream: false, into: &client.out) {
+            $0.writeInteger(UInt8(0x82))
+        }
+        client.core.writeData(
+            streamID: streamID, ByteBuffer(bytes: Array(repeating: 7, count: 25)), endStream: true, into: &client.out)
         var sent = client.sent()
         #expect(sent.map(\.kind) == [.headers, .data])
         #expect(sent[1].payload.readableBytes == 10 && !sent[1].has(HTTP2Wire.Flags.endStream))
@@ -266,7 +292,10 @@ import Testing
         let events = try server.receive(Wire.data(stream: 1, Array(repeating: 0, count: 101)))
         guard case .streamError(let error, 1)? = events.last else { Issue.record("\(events)"); return }
         #expect(error.code == .flowControlError)
-        #expect(server.sent().contains { $0.kind == .rstStream && $0.firstWord == HTTP2Wire.ErrorCode.flowControlError.rawValue })
+        #expect(
+            server.sent().contains {
+                $0.kind == .rstStream && $0.firstWord == HTTP2Wire.ErrorCode.flowControlError.rawValue
+            })
     }
 
     @Test func receivedBytesAreCreditedBackOnceHalfTheWindowIsUsed() throws {
@@ -369,9 +398,11 @@ import Testing
 
     @Test func aClientRefusesPushAndStreamsItNeverOpened() throws {
         var client = try Endpoint(.client)
-        #expect(client.error(Wire.frame(.pushPromise, flags: 4, stream: 1, [0, 0, 0, 2, 0x82]))?.code == .protocolError)
+        #expect(
+            client.error(Wire.frame(.pushPromise, flags: 4, stream: 1, [0, 0, 0, 2, 0x82]))?.code == .protocolError)
         var other = try Endpoint(.client)
-        #expect(other.error(Wire.headers(stream: 2, endStream: true, Wire.block(status: "200")))?.code == .protocolError)
+        #expect(
+            other.error(Wire.headers(stream: 2, endStream: true, Wire.block(status: "200")))?.code == .protocolError)
         var third = try Endpoint(.client)
         #expect(third.error(Wire.settings([(2, 1)]))?.code == .protocolError)
     }

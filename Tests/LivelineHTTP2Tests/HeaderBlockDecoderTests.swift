@@ -28,11 +28,15 @@ struct HeaderBlockDecoderTests {
 
     // MARK: Reference vectors
 
-    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/hpack-test-case")
+    static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "Fixtures/hpack-test-case")
 
-    @Test("stories from hpack-test-case decode case by case on one context", arguments: [
-        "nghttp2", "nghttp2-change-table-size", "go-hpack", "python-hpack", "haskell-http2-linear-huffman", "node-http2-hpack",
-    ])
+    @Test(
+        "stories from hpack-test-case decode case by case on one context",
+        arguments: [
+            "nghttp2", "nghttp2-change-table-size", "go-hpack", "python-hpack", "haskell-http2-linear-huffman",
+            "node-http2-hpack",
+        ])
     func hpackTestCaseStory(_ encoder: String) throws {
         let data = try Data(contentsOf: Self.fixtures.appendingPathComponent("\(encoder)-story_24.json"))
         let story = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
@@ -62,7 +66,10 @@ struct HeaderBlockDecoderTests {
         let expected = [
             [":method: GET", ":scheme: http", ":path: /", ":authority: www.example.com"],
             [":method: GET", ":scheme: http", ":path: /", ":authority: www.example.com", "cache-control: no-cache"],
-            [":method: GET", ":scheme: https", ":path: /index.html", ":authority: www.example.com", "custom-key: custom-value"],
+            [
+                ":method: GET", ":scheme: https", ":path: /index.html", ":authority: www.example.com",
+                "custom-key: custom-value",
+            ],
         ]
         for blocks in [withoutHuffman, withHuffman] {
             var decoder = HeaderBlockDecoder(maxTableSize: 4096, maxHeaderListSize: 16_384)
@@ -85,8 +92,11 @@ struct HeaderBlockDecoderTests {
         let expected = [
             [":status: 302", "cache-control: private", date1, location],
             [":status: 307", "cache-control: private", date1, location],
-            [":status: 200", "cache-control: private", "date: Mon, 21 Oct 2013 20:13:22 GMT", location, "content-encoding: gzip",
-             "set-cookie: foo=ASDJKHQKBZXOQWEOPIUAXQWEOIU; max-age=3600; version=1"],
+            [
+                ":status: 200", "cache-control: private", "date: Mon, 21 Oct 2013 20:13:22 GMT", location,
+                "content-encoding: gzip",
+                "set-cookie: foo=ASDJKHQKBZXOQWEOPIUAXQWEOIU; max-age=3600; version=1",
+            ],
         ]
         var decoder = HeaderBlockDecoder(maxTableSize: 256, maxHeaderListSize: 16_384)
         for (index, block) in blocks.enumerated() {
@@ -132,7 +142,9 @@ struct HeaderBlockDecoderTests {
         return String(scalars)
     }
 
-    @Test("blocks swift-nio-http2 encodes decode the same as its own decoder reads them", arguments: [(true, 4096), (false, 4096), (true, 256), (true, 0)])
+    @Test(
+        "blocks swift-nio-http2 encodes decode the same as its own decoder reads them",
+        arguments: [(true, 4096), (false, 4096), (true, 256), (true, 0)])
     func randomBlocksMatchSwiftNIOHTTP2(huffman: Bool, tableSize: Int) throws {
         var random = Generator(state: UInt64(tableSize) &* 31 &+ (huffman ? 1 : 2))
         var encoder = HPACKEncoder(allocator: ByteBufferAllocator(), useHuffmanEncoding: huffman)
@@ -140,13 +152,18 @@ struct HeaderBlockDecoderTests {
         var reference = HPACKDecoder(allocator: ByteBufferAllocator(), maxDynamicTableSize: 4096)
         var decoder = HeaderBlockDecoder(maxTableSize: 4096, maxHeaderListSize: 16_384)
         // Names and values repeat, so some fields go through the dynamic table.
-        let names = (0..<12).map { _ in Self.randomString(&random, maxLength: 20, name: true) } + [":path", "authorization", "apns-topic"]
+        let names =
+            (0..<12).map { _ in Self.randomString(&random, maxLength: 20, name: true) } + [
+                ":path", "authorization", "apns-topic",
+            ]
         let values = (0..<12).map { _ in Self.randomString(&random, maxLength: 120, name: false) }
         for _ in 0..<300 {
             var headers = HPACKHeaders()
             for _ in 0..<random.below(12) {
                 let name = names[random.below(names.count)]
-                let value = random.below(3) == 0 ? Self.randomString(&random, maxLength: 200, name: false) : values[random.below(values.count)]
+                let value =
+                    random.below(3) == 0
+                    ? Self.randomString(&random, maxLength: 200, name: false) : values[random.below(values.count)]
                 let indexing: HPACKIndexing = [.indexable, .nonIndexable, .neverIndexed][random.below(3)]
                 headers.add(name: name, value: value, indexing: indexing)
             }
@@ -176,7 +193,9 @@ struct HeaderBlockDecoderTests {
                 count -= 8
             }
         }
-        if count > 0 { out.append(UInt8(truncatingIfNeeded: bits << UInt64(8 - count)) | UInt8((1 << (8 - count)) - 1)) }
+        if count > 0 {
+            out.append(UInt8(truncatingIfNeeded: bits << UInt64(8 - count)) | UInt8((1 << (8 - count)) - 1))
+        }
         return out
     }
 
@@ -184,7 +203,9 @@ struct HeaderBlockDecoderTests {
         let all = (0...255).map { UInt8($0) } + (0...255).reversed().map { UInt8($0) }
         let encoded = Self.huffmanEncoded(all)
         var output = [UInt8](repeating: 0, count: HPACKHuffman.maxDecodedCount(encoded.count))
-        let count = encoded.withUnsafeBytes { input in output.withUnsafeMutableBufferPointer { HPACKHuffman.decode(input, into: $0) } }
+        let count = encoded.withUnsafeBytes { input in
+            output.withUnsafeMutableBufferPointer { HPACKHuffman.decode(input, into: $0) }
+        }
         #expect(count == all.count)
         #expect(Array(output.prefix(count ?? 0)) == all)
     }
@@ -193,7 +214,8 @@ struct HeaderBlockDecoderTests {
         var encoder = HPACKEncoder(allocator: ByteBufferAllocator(), useHuffmanEncoding: true)
         var decoder = HeaderBlockDecoder(maxTableSize: 4096, maxHeaderListSize: 1 << 20)
         for first in stride(from: 0, to: 256, by: 16) {
-            let value = String(String.UnicodeScalarView((first..<(first + 16)).compactMap { Unicode.Scalar(UInt32($0)) }))
+            let value = String(
+                String.UnicodeScalarView((first..<(first + 16)).compactMap { Unicode.Scalar(UInt32($0)) }))
             var block = ByteBuffer()
             try encoder.encode(headers: HPACKHeaders([("x-bytes", value)]), to: &block)
             #expect(try decoder.decode(block).first(name: "x-bytes") == value)
@@ -217,20 +239,22 @@ struct HeaderBlockDecoderTests {
     }
 
     @Test(arguments: [
-        ("EOS", [0xFF, 0xFF, 0xFF, 0xFF] as [UInt8]),                  // 30 ones then 2 of padding
-        ("padding of 8 bits", [0x1F, 0xFF]),                           // 'a' (00011), 3 ones, then a whole byte of ones
-        ("padding with a zero", [0x1E]),                               // 'a' (00011) then 110
-        ("a code cut short", [0xFE]),                                  // 11111110: 7 bits of an 8-bit code, not padding
+        ("EOS", [0xFF, 0xFF, 0xFF, 0xFF] as [UInt8]), // 30 ones then 2 of padding
+        ("padding of 8 bits", [0x1F, 0xFF]), // 'a' (00011), 3 ones, then a whole byte of ones
+        ("padding with a zero", [0x1E]), // 'a' (00011) then 110
+        ("a code cut short", [0xFE]), // 11111110: 7 bits of an 8-bit code, not padding
     ])
     func invalidHuffmanIsRefused(_ name: String, _ encoded: [UInt8]) {
         var decoder = HeaderBlockDecoder(maxTableSize: 4096, maxHeaderListSize: 16_384)
-        #expect(throws: HPACKDecodingError.invalidHuffman, "\(name)") { try Self.decode(&decoder, Self.huffmanField(encoded)) }
+        #expect(throws: HPACKDecodingError.invalidHuffman, "\(name)") {
+            try Self.decode(&decoder, Self.huffmanField(encoded))
+        }
     }
 
     @Test func paddingOfUpToSevenOnesIsAccepted() throws {
         var decoder = HeaderBlockDecoder(maxTableSize: 4096, maxHeaderListSize: 16_384)
-        #expect(try Self.decode(&decoder, Self.huffmanField([0x1F])) == ["x: a"])      // 00011 111
-        #expect(try Self.decode(&decoder, Self.huffmanField([0x00, 0x3F])) == ["x: 00"])  // 00000 00000 111111
+        #expect(try Self.decode(&decoder, Self.huffmanField([0x1F])) == ["x: a"]) // 00011 111
+        #expect(try Self.decode(&decoder, Self.huffmanField([0x00, 0x3F])) == ["x: 00"]) // 00000 00000 111111
         #expect(try Self.decode(&decoder, Self.huffmanField([])) == ["x: "])
     }
 
@@ -243,7 +267,10 @@ struct HeaderBlockDecoderTests {
         ("an empty literal name", [0x00, 0x00, 0x01, 0x61], .emptyName),
         ("a string longer than the block", [0x04, 0x05, 0x61], .truncated),
         ("a block ending in an integer", [0xFF], .truncated),
-        ("an integer of ten continuation bytes", [0xFF, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00], .integerOverflow),
+        (
+            "an integer of ten continuation bytes", [0xFF, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00],
+            .integerOverflow
+        ),
         ("a size update above the setting", [0x3F, 0xE2, 0x1F], .tableSizeTooLarge(requested: 4097, allowed: 4096)),
         ("a size update after a field", [0x82, 0x20], .misplacedTableSizeUpdate),
         ("three size updates", [0x20, 0x20, 0x20], .misplacedTableSizeUpdate),
@@ -263,15 +290,18 @@ struct HeaderBlockDecoderTests {
         // ":method: GET" is 7 + 3 + 32 = 42.
         var decoder = HeaderBlockDecoder(maxTableSize: 4096, maxHeaderListSize: 84)
         #expect(try Self.decode(&decoder, [0x82, 0x82]).count == 2)
-        #expect(throws: HPACKDecodingError.headerListTooLarge(limit: 84)) { try Self.decode(&decoder, [0x82, 0x82, 0x82]) }
+        #expect(throws: HPACKDecodingError.headerListTooLarge(limit: 84)) {
+            try Self.decode(&decoder, [0x82, 0x82, 0x82])
+        }
     }
 
     @Test func anEntryLargerThanTheTableEmptiesIt() throws {
         var decoder = HeaderBlockDecoder(maxTableSize: 64, maxHeaderListSize: 16_384)
-        _ = try Self.decode(&decoder, [0x40, 0x01, 0x61, 0x01, 0x62])  // a: b, 34 bytes
+        _ = try Self.decode(&decoder, [0x40, 0x01, 0x61, 0x01, 0x62]) // a: b, 34 bytes
         #expect(decoder.dynamicTableSize.entries == 1)
         let long = [UInt8](repeating: 0x63, count: 40)
-        #expect(try Self.decode(&decoder, [0x40, 0x01, 0x61, 40] + long) == ["a: " + String(repeating: "c", count: 40)])
+        #expect(
+            try Self.decode(&decoder, [0x40, 0x01, 0x61, 40] + long) == ["a: " + String(repeating: "c", count: 40)])
         #expect(decoder.dynamicTableSize == (0, 64, 0))
         #expect(throws: HPACKDecodingError.indexOutOfRange(index: 62, last: 61)) { try Self.decode(&decoder, [0xBE]) }
     }
@@ -357,7 +387,8 @@ struct HeaderBlockDecoderTests {
             bytes.withUnsafeBytes { raw in
                 let hash = HPACKLiteralCache.hash(raw, huffman: false)
                 #expect(cache.lookup(raw, huffman: false, hash: hash) == nil)
-                cache.insert(raw, huffman: false, hash: hash, value: "v\(index)", decodedLength: HPACKLiteralCache.maximumLength)
+                cache.insert(
+                    raw, huffman: false, hash: hash, value: "v\(index)", decodedLength: HPACKLiteralCache.maximumLength)
             }
             inserted += 1
             #expect(cache.bytes <= HPACKLiteralCache.byteBudget)

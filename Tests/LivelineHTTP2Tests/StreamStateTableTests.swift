@@ -14,7 +14,9 @@ import Testing
                 open.insert(id)
             }
             for id in open.shuffled(using: &generator).prefix(open.count / 2 + round % 3) {
-                if id % 4 == 1 { table.close(id, .sentReset) } else {
+                if id % 4 == 1 {
+                    table.close(id, .sentReset)
+                } else {
                     table.end(id, local: true)
                     table.end(id, local: false)
                 }

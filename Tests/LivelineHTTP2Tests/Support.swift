@@ -15,7 +15,9 @@ enum Wire {
         return out
     }
 
-    static func frame(_ type: HTTP2Wire.FrameType, flags: UInt8 = 0, stream: UInt32, _ payload: [UInt8] = []) -> ByteBuffer {
+    static func frame(
+        _ type: HTTP2Wire.FrameType, flags: UInt8 = 0, stream: UInt32, _ payload: [UInt8] = []
+    ) -> ByteBuffer {
         frame(type.rawValue, flags: flags, stream: stream, payload)
     }
 
@@ -39,14 +41,20 @@ enum Wire {
     /// An HPACK block for a request (or, with `status`, a response).
     static func block(path: String = "/3/device/abc", status: String? = nil) -> [UInt8] {
         var encoder = HPACKEncoder(allocator: ByteBufferAllocator(), useHuffmanEncoding: false)
-        let headers: HPACKHeaders = status.map { [":status": $0] }
-            ?? [":method": "POST", ":scheme": "http", ":authority": "127.0.0.1", ":path": path, "apns-topic": "com.example"]
+        let headers: HPACKHeaders =
+            status.map { [":status": $0] }
+            ?? [
+                ":method": "POST", ":scheme": "http", ":authority": "127.0.0.1", ":path": path,
+                "apns-topic": "com.example",
+            ]
         var out = ByteBuffer()
         try? encoder.encode(headers: headers, to: &out)
         return Array(out.readableBytesView)
     }
 
-    static func headers(stream: UInt32, endStream: Bool = false, endHeaders: Bool = true, _ block: [UInt8] = Wire.block()) -> ByteBuffer {
+    static func headers(
+        stream: UInt32, endStream: Bool = false, endHeaders: Bool = true, _ block: [UInt8] = Wire.block()
+    ) -> ByteBuffer {
         let flags = (endStream ? HTTP2Wire.Flags.endStream : 0) | (endHeaders ? HTTP2Wire.Flags.endHeaders : 0)
         return frame(.headers, flags: flags, stream: stream, block)
     }
@@ -63,7 +71,10 @@ struct Endpoint {
 
     /// A server that has read the preface and an empty SETTINGS, or a client that has read the
     /// server's SETTINGS. What it sent so far is discarded.
-    init(_ role: HTTP2ConnectionCore.Role, settings: ConnectionSettings = ConnectionSettings(), connectionWindow: Int = HTTP2Wire.defaultWindow) throws {
+    init(
+        _ role: HTTP2ConnectionCore.Role, settings: ConnectionSettings = ConnectionSettings(),
+        connectionWindow: Int = HTTP2Wire.defaultWindow
+    ) throws {
         core = HTTP2ConnectionCore(role: role, settings: settings, connectionWindow: connectionWindow)
         core.start(into: &out)
         var opening = role == .server ? ByteBuffer(bytes: HTTP2Wire.preface) : ByteBuffer()

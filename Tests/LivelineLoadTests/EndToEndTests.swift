@@ -24,7 +24,8 @@ struct EndToEndTests {
         let mock = try await Self.startMock()
         let scenario = try Fixtures.scenario(Fixtures.shortYAML)
         var configuration = LoadConfiguration(mix: try ScenarioMix([(scenario, 1)]), activities: 200)
-        configuration.target = .endpoint(APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: false), signingKey: nil, name: "mock")
+        configuration.target = .endpoint(
+            APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: false), signingKey: nil, name: "mock")
         configuration.maxInFlight = 100
         configuration.tokens = .generated(seed: 1)
         let runner = try LoadRunner(configuration: configuration)
@@ -55,8 +56,11 @@ struct EndToEndTests {
         configuration.broadcast = try BroadcastPlan(channels: 3)
         configuration.tokens = .generated(seed: 2)
         let seed = scenario.seed
-        let mock = try await Self.startMock(subscriptions: configuration.broadcast!.subscriptions(seed: seed, tokens: configuration.tokens, copies: 0..<60))
-        configuration.target = .endpoint(APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: false), signingKey: nil, name: "mock")
+        let mock = try await Self.startMock(
+            subscriptions: configuration.broadcast!.subscriptions(
+                seed: seed, tokens: configuration.tokens, copies: 0..<60))
+        configuration.target = .endpoint(
+            APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: false), signingKey: nil, name: "mock")
         let result = try await LoadRunner(configuration: configuration).run()
         let stats = mock.stats()
         await mock.shutdown()
@@ -76,7 +80,8 @@ struct EndToEndTests {
         let scenario = try Fixtures.scenario(Fixtures.shortYAML)
         // A 5-minute story at ×60 takes 5 s; the limit stops it after 2.
         var configuration = LoadConfiguration(mix: try ScenarioMix([(scenario, 1)], speed: 60), activities: 50)
-        configuration.target = .endpoint(APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: false), signingKey: nil, name: "mock")
+        configuration.target = .endpoint(
+            APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: false), signingKey: nil, name: "mock")
         configuration.clock = .real(speed: 60)
         configuration.timeLimit = .seconds(2)
         let result = try await LoadRunner(configuration: configuration).run()

@@ -78,7 +78,10 @@ struct MergeTests {
             return try await LoadRunner(configuration: configuration).run()
         }
         let whole = try await run(.whole)
-        let parts = [try await run(Shard(index: 1, count: 3)), try await run(Shard(index: 2, count: 3)), try await run(Shard(index: 3, count: 3))]
+        let parts = [
+            try await run(Shard(index: 1, count: 3)), try await run(Shard(index: 2, count: 3)),
+            try await run(Shard(index: 3, count: 3)),
+        ]
         let merged = try ResultMerge.merge(parts)
         #expect(merged.pushes == whole.pushes)
         #expect(merged.activities.played == 90)

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 import Liveline
 import Testing
@@ -33,7 +33,9 @@ struct ReportTests {
     static func svgElements(_ html: String) -> [String] {
         var out: [String] = []
         var rest = html[...]
-        while let open = rest.range(of: "<svg"), let close = rest.range(of: "</svg>", range: open.upperBound..<rest.endIndex) {
+        while let open = rest.range(of: "<svg"),
+            let close = rest.range(of: "</svg>", range: open.upperBound..<rest.endIndex)
+        {
             out.append(String(rest[open.lowerBound..<close.upperBound]))
             rest = rest[close.upperBound...]
         }
@@ -45,13 +47,18 @@ struct ReportTests {
         var title = ""
         var inTitle = false
 
-        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
             elements[name, default: 0] += 1
             inTitle = name == "title"
         }
 
         func parser(_ parser: XMLParser, foundCharacters string: String) { if inTitle { title += string } }
-        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) { inTitle = false }
+        func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            inTitle = false
+        }
     }
 
     @Test("the HTML report holds its charts as well-formed SVG, and fetches nothing")
@@ -87,7 +94,9 @@ struct ReportTests {
     @Test("the text summary shows the percentiles and the accounting")
     func text() {
         let text = TextReport().render(Self.sampleResult())
-        for part in ["p50", "p90", "p99", "p99.9", "max", "2,000 submitted", "0 lost", "BadDeviceToken ×3", "✓ p99<250ms"] {
+        for part in [
+            "p50", "p90", "p99", "p99.9", "max", "2,000 submitted", "0 lost", "BadDeviceToken ×3", "✓ p99<250ms",
+        ] {
             #expect(text.contains(part), "missing \(part)")
         }
     }
@@ -117,7 +126,8 @@ struct ReportTests {
         progress.elapsedMillis = 2000
         progress.completed = 10_000
         let text = line.render(progress)
-        #expect(text.contains("25%") && text.contains("200 in flight") && text.contains("3 errors") && text.contains("ETA"))
+        #expect(
+            text.contains("25%") && text.contains("200 in flight") && text.contains("3 errors") && text.contains("ETA"))
         #expect(text.contains("5k/s"))
     }
 }
@@ -127,7 +137,9 @@ struct SVGScaleTests {
     @Test("a logarithmic chart of millisecond latencies is labelled in milliseconds")
     func logScale() {
         let line = SVGChart.Line(name: "p50", color: "#000", values: [129_599, 158_847, nil, 121_663])
-        let svg = SVGChart.lines([line], title: "t", step: 1, logarithmic: true) { LatencyText.format(micros: UInt64($0)) }
+        let svg = SVGChart.lines([line], title: "t", step: 1, logarithmic: true) {
+            LatencyText.format(micros: UInt64($0))
+        }
         #expect(svg.contains(">100ms<") && svg.contains(">1s<"), "\(svg)")
         #expect(!svg.contains(">1µs<"))
     }
@@ -137,7 +149,8 @@ extension SVGScaleTests {
     @Test("the report's latency chart uses the series' own values")
     func reportLatencyScale() throws {
         let html = HTMLReport().render(ReportTests.sampleResult())
-        let svg = try #require(ReportTests.svgElements(html).first { $0.contains("<title>Latency percentiles over time</title>") })
+        let svg = try #require(
+            ReportTests.svgElements(html).first { $0.contains("<title>Latency percentiles over time</title>") })
         #expect(svg.contains(">1ms<") && !svg.contains(">1µs<"), "\(svg)")
     }
 }

@@ -22,12 +22,16 @@ struct ThresholdTests {
         #expect(try Threshold(parsing: "lost==0").comparison == .equal)
     }
 
-    @Test("mistakes say what was expected", arguments: ["p99", "p99<fast", "latency<3ms", "errors<lots", "rate>many", "<3ms", "p0<1ms"])
+    @Test(
+        "mistakes say what was expected",
+        arguments: ["p99", "p99<fast", "latency<3ms", "errors<lots", "rate>many", "<3ms", "p0<1ms"])
     func mistakes(text: String) {
         #expect(throws: LoadError.self) { try Threshold(parsing: text) }
     }
 
-    static func result(latencies: [UInt64], submitted: Int = 1000, rejected: Int = 0, lost: Int = 0, wouldNotRender: Int? = nil) -> LoadResult {
+    static func result(
+        latencies: [UInt64], submitted: Int = 1000, rejected: Int = 0, lost: Int = 0, wouldNotRender: Int? = nil
+    ) -> LoadResult {
         var histogram = EncodedHistogram.emptyLatencyHistogram()
         for value in latencies { histogram.record(value) }
         var delivery = LoadResult.DeliveryCounts()
@@ -38,24 +42,28 @@ struct ThresholdTests {
         var pushes = LoadResult.PushCounts()
         pushes.produced = submitted
         let config = LoadResult.Config(
-            scenarios: [], activities: 10, shard: "1/1", shardActivities: 10, arrivals: "all-at-once", clock: "virtual", speed: 1,
+            scenarios: [], activities: 10, shard: "1/1", shardActivities: 10, arrivals: "all-at-once", clock: "virtual",
+            speed: 1,
             target: "mock", threads: 1, latencyFrom: "release-time")
         return LoadResult(
-            startedAt: "2026-11-23T20:00:00Z", durationMillis: 2000, config: config, pushes: pushes, activities: .init(),
-            delivery: delivery, broadcast: nil, device: wouldNotRender.map { .init(received: submitted, wouldNotRender: $0) },
+            startedAt: "2026-11-23T20:00:00Z", durationMillis: 2000, config: config, pushes: pushes,
+            activities: .init(),
+            delivery: delivery, broadcast: nil,
+            device: wouldNotRender.map { .init(received: submitted, wouldNotRender: $0) },
             latency: .init(histogram), series: .init(), resources: .init(peakRSSBytes: 0, cpuMillis: 0, setupMillis: 0))
     }
 
     @Test("checking against a result")
     func checking() throws {
-        let result = Self.result(latencies: Array(repeating: 1000, count: 99) + [400_000], rejected: 2, wouldNotRender: 0)
+        let result = Self.result(
+            latencies: Array(repeating: 1000, count: 99) + [400_000], rejected: 2, wouldNotRender: 0)
         #expect(try Threshold(parsing: "p50<2ms").check(result).passed)
         #expect(try Threshold(parsing: "p99<2ms").check(result).passed)
         #expect(!(try Threshold(parsing: "max<250ms").check(result).passed))
         #expect(try Threshold(parsing: "errors<0.5%").check(result).passed)
         #expect(!(try Threshold(parsing: "errors<0.1%").check(result).passed))
         #expect(!(try Threshold(parsing: "errors=0").check(result).passed))
-        #expect(try Threshold(parsing: "rate>400/s").check(result).passed)   // 998 delivered in 2 s
+        #expect(try Threshold(parsing: "rate>400/s").check(result).passed) // 998 delivered in 2 s
         #expect(!(try Threshold(parsing: "rate>500/s").check(result).passed))
         #expect(try Threshold(parsing: "would-not-render=0").check(result).passed)
         // Not measured fails, and says so.

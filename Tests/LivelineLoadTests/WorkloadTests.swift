@@ -109,16 +109,27 @@ struct WorkloadTests {
     func tokenFile() throws {
         let tokens = try TokenSource.parse("# fans\nABCDEF01\n\n  0123abcd  # phone\n", file: "t.txt")
         #expect(tokens == ["abcdef01", "0123abcd"])
-        #expect(throws: LoadError.invalidFile(location: "t.txt:2", problem: "'xyz' is not a device token; expected hex digits (an even number of them), one token per line")) {
+        #expect(
+            throws: LoadError.invalidFile(
+                location: "t.txt:2",
+                problem: "'xyz' is not a device token; expected hex digits (an even number of them), one token per line"
+            )
+        ) {
             try TokenSource.parse("abcd\nxyz\n", file: "t.txt")
         }
         #expect(throws: LoadError.self) { try TokenSource.parse("abcd\nabcd\n", file: "t.txt") }
         let tooFew = #expect(throws: LoadError.self) { try TokenSource.list(["ab"]).validate(copies: 2, file: "t.txt") }
         // The library names its settings; a front end names them its own way.
-        #expect(tooFew?.description == "tokens t.txt: has 1 token; the test needs one per activity (2). Add tokens or lower activities")
-        #expect(tooFew?.message { "--" + $0.rawValue } == "--tokens t.txt: has 1 token; the test needs one per activity (2). Add tokens or lower --activities")
+        #expect(
+            tooFew?.description
+                == "tokens t.txt: has 1 token; the test needs one per activity (2). Add tokens or lower activities")
+        #expect(
+            tooFew?.message { "--" + $0.rawValue }
+                == "--tokens t.txt: has 1 token; the test needs one per activity (2). Add tokens or lower --activities")
         #expect(tooFew?.exitStatus == .usage)
-        #expect(LoadError.targetUnavailable(target: "the embedded mock APNs", cause: "port in use").exitStatus == .runFailed)
+        #expect(
+            LoadError.targetUnavailable(target: "the embedded mock APNs", cause: "port in use").exitStatus == .runFailed
+        )
     }
 
     @Test("broadcast: copies spread over channels, ids stable base64")

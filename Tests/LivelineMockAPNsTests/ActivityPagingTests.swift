@@ -19,7 +19,8 @@ import Testing
             repeat {
                 let answer = try await Curl.run(["\(base)/activities?limit=3" + (cursor.map { "&after=\($0)" } ?? "")])
                 #expect(answer.status == 200)
-                let page = try #require(try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
+                let page = try #require(
+                    try JSONSerialization.jsonObject(with: Data(answer.body.utf8)) as? [String: Any])
                 #expect(page["total"] as? Int == 7)
                 let activities = try #require(page["activities"] as? [[String: Any]])
                 seen += activities.compactMap { $0["id"] as? String }

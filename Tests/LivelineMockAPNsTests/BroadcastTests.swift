@@ -30,18 +30,24 @@ struct BroadcastTests {
         let device = try await DeviceSession.start()
         let client = device.client
         let id = try await createChannel(client, policy: 1)
-        let read = try await client.request(method: "GET", path: "/1/apps/\(Self.bundle)/channels", headers: [("apns-channel-id", id)], body: nil)
+        let read = try await client.request(
+            method: "GET", path: "/1/apps/\(Self.bundle)/channels", headers: [("apns-channel-id", id)], body: nil)
         #expect(read.status == 200)
         #expect(read.body == #"{"message-storage-policy":1,"push-type":"LiveActivity"}"#)
-        let list = try await client.request(method: "GET", path: "/1/apps/\(Self.bundle)/all-channels", headers: [], body: nil)
+        let list = try await client.request(
+            method: "GET", path: "/1/apps/\(Self.bundle)/all-channels", headers: [], body: nil)
         #expect(list.body == #"{"channels":["\#(id)"]}"#)
-        let delete = try await client.request(method: "DELETE", path: "/1/apps/\(Self.bundle)/channels", headers: [("apns-channel-id", id)], body: nil)
+        let delete = try await client.request(
+            method: "DELETE", path: "/1/apps/\(Self.bundle)/channels", headers: [("apns-channel-id", id)], body: nil)
         #expect(delete.status == 204)
-        let again = try await client.request(method: "GET", path: "/1/apps/\(Self.bundle)/channels", headers: [("apns-channel-id", id)], body: nil)
+        let again = try await client.request(
+            method: "GET", path: "/1/apps/\(Self.bundle)/channels", headers: [("apns-channel-id", id)], body: nil)
         #expect(again.reason == "ChannelNotRegistered")
-        let bad = try await client.request(path: "/1/apps/\(Self.bundle)/channels", headers: [], body: #"{"push-type":"Alert"}"#)
+        let bad = try await client.request(
+            path: "/1/apps/\(Self.bundle)/channels", headers: [], body: #"{"push-type":"Alert"}"#)
         #expect(bad.reason == "CannotCreateChannelConfig")
-        let missing = try await client.request(method: "GET", path: "/1/apps/\(Self.bundle)/channels", headers: [], body: nil)
+        let missing = try await client.request(
+            method: "GET", path: "/1/apps/\(Self.bundle)/channels", headers: [], body: nil)
         #expect(missing.reason == "MissingChannelId")
         await device.stop()
     }
@@ -51,12 +57,15 @@ struct BroadcastTests {
         let channel = "P5ocAtToW3dhrAny47TF1g=="
         let device = try await DeviceSession.start { $0.subscriptions = [channel: [Self.subscribedToken]] }
         #expect(device.activity(Self.subscribedToken)?.lifecycle == .pending)
-        let started = try #require(try await device.push(
-            event: "start", extra: DeviceTests.startExtra + #","input-push-channel":"\#(channel)""#, to: DeviceTests.pushToStart))
+        let started = try #require(
+            try await device.push(
+                event: "start", extra: DeviceTests.startExtra + #","input-push-channel":"\#(channel)""#,
+                to: DeviceTests.pushToStart))
         #expect(started.outcome == .rendered)
 
-        let response = try await broadcast(device.client, channel: channel,
-                                           body: Harness.payload(timestamp: device.now + 1, state: #"{"status":"all","minutes":1}"#))
+        let response = try await broadcast(
+            device.client, channel: channel,
+            body: Harness.payload(timestamp: device.now + 1, state: #"{"status":"all","minutes":1}"#))
         #expect(response.status == 200)
         #expect(response.headers["apns-request-id"] != nil)
         let event = try #require(device.server.pushes(token: "channel:\(channel)").last)
@@ -74,8 +83,9 @@ struct BroadcastTests {
     func broadcastRules() async throws {
         let channel = "P5ocAtToW3dhrAny47TF1g=="
         let device = try await DeviceSession.start { $0.subscriptions = [channel: [Self.subscribedToken]] }
-        _ = try await broadcast(device.client, channel: channel,
-                                body: Harness.payload(event: "start", timestamp: device.now, extra: DeviceTests.startExtra))
+        _ = try await broadcast(
+            device.client, channel: channel,
+            body: Harness.payload(event: "start", timestamp: device.now, extra: DeviceTests.startExtra))
         let start = try #require(device.server.pushes(token: "channel:\(channel)").last?.deliveries.first)
         #expect(start.outcome == .wouldNotRender)
         #expect(start.reasons.contains { $0.contains("cannot start") })
@@ -93,8 +103,12 @@ struct BroadcastTests {
         let body = Harness.payload(timestamp: device.now)
         #expect(try await broadcast(client, channel: nil, body: body).reason == "MissingChannelId")
         #expect(try await broadcast(client, channel: "not base64!", body: body).reason == "BadChannelId")
-        #expect(try await broadcast(client, channel: "AAAAAAAAAAAAAAAAAAAAAA==", body: body).reason == "ChannelNotRegistered")
-        #expect(try await broadcast(client, channel: id, body: body, expiration: "1900000000").reason == "BadExpirationDate")
+        #expect(
+            try await broadcast(client, channel: "AAAAAAAAAAAAAAAAAAAAAA==", body: body).reason
+                == "ChannelNotRegistered")
+        #expect(
+            try await broadcast(client, channel: id, body: body, expiration: "1900000000").reason == "BadExpirationDate"
+        )
         let prefix = String(body.dropLast())
         let fits = prefix + #","pad":""# + String(repeating: "x", count: 5120 - prefix.utf8.count - 10) + #""}"#
         #expect(fits.utf8.count == 5120)
@@ -110,9 +124,13 @@ struct BroadcastTests {
     func storedMessageReachesNewSubscriber() async throws {
         let device = try await DeviceSession.start()
         let id = try await createChannel(device.client, policy: 1)
-        _ = try await broadcast(device.client, channel: id, body: Harness.payload(timestamp: device.now + 1, state: #"{"status":"stored","minutes":3}"#))
-        let started = try #require(try await device.push(
-            event: "start", extra: DeviceTests.startExtra + #","input-push-channel":"\#(id)""#, to: DeviceTests.pushToStart))
+        _ = try await broadcast(
+            device.client, channel: id,
+            body: Harness.payload(timestamp: device.now + 1, state: #"{"status":"stored","minutes":3}"#))
+        let started = try #require(
+            try await device.push(
+                event: "start", extra: DeviceTests.startExtra + #","input-push-channel":"\#(id)""#,
+                to: DeviceTests.pushToStart))
         let activity = try #require(device.server.activities().first { $0.id == started.activityID })
         #expect(activity.contentState?.objectValue?["status"] == .string("stored"))
         await device.stop()

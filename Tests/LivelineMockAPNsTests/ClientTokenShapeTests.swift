@@ -18,7 +18,9 @@ struct ClientTokenShape: Sendable, CustomTestStringConvertible {
     var testDescription: String { client }
 
     func token(_ key: TestKey, iat: Int64) -> String {
-        key.token(header: fillToken(header, key: key, iat: iat), claims: fillToken(claims, key: key, iat: iat), signature: signature)
+        key.token(
+            header: fillToken(header, key: key, iat: iat), claims: fillToken(claims, key: key, iat: iat),
+            signature: signature)
     }
 }
 
@@ -58,7 +60,8 @@ enum ClientTokenShapes {
             confidence: "high: from its source; Darwin's old JSONEncoder could order keys differently"),
         ClientTokenShape(
             client: "APNSwift 2.x-4.x (JWTKit)",
-            header: #"{"alg":"ES256","typ":"JWT","kid":"{kid}"}"#, claims: #"{"iss":"{iss}","iat":{iat},"kid":"{kid}"}"#,
+            header: #"{"alg":"ES256","typ":"JWT","kid":"{kid}"}"#,
+            claims: #"{"iss":"{iss}","iat":{iat},"kid":"{kid}"}"#,
             warnings: [kidInClaims],
             confidence: "medium: claims from APNSwiftJWTPayload's source, header as JWTKit writes it from memory"),
         apnswift5,
@@ -72,7 +75,9 @@ enum ClientTokenShapes {
             client: "Pushy (Java, Gson, SHA256withECDSA)",
             header: #"{"alg":"ES256","typ":"JWT","kid":"{kid}"}"#, claims: #"{"iss":"{iss}","iat":{iat}}"#,
             signature: .der,
-            warnings: ["provider token: signature is DER-encoded ({der} bytes); RFC 7518 §3.4 wants raw r‖s (64 bytes)"],
+            warnings: [
+                "provider token: signature is DER-encoded ({der} bytes); RFC 7518 §3.4 wants raw r‖s (64 bytes)"
+            ],
             confidence: "high: AuthenticationToken and ApnsKey sources; DER because Java's SHA256withECDSA writes DER"),
         ClientTokenShape(
             client: "node-apn (jsonwebtoken)",
@@ -86,7 +91,8 @@ enum ClientTokenShapes {
             client: "PyAPNs2 (PyJWT 1.x, iat = time.time())",
             header: #"{"typ":"JWT","alg":"ES256","kid":"{kid}"}"#, claims: #"{"iss":"{iss}","iat":{iat}.040598}"#,
             warnings: ["provider token: iat is not an integer ({iat}.040598); Apple documents whole seconds"],
-            confidence: "high: credentials.py passes time.time(); bytes checked against PyJWT 1.7.1, the 1.x PyAPNs2 needs"),
+            confidence:
+                "high: credentials.py passes time.time(); bytes checked against PyJWT 1.7.1, the 1.x PyAPNs2 needs"),
         ClientTokenShape(
             client: "aioapns (PyJWT 2.x)",
             header: #"{"alg":"ES256","kid":"{kid}","typ":"JWT"}"#, claims: #"{"iss":"{iss}","iat":{iat}}"#,
@@ -116,7 +122,8 @@ struct ClientTokenShapeTests {
     func push(_ server: MockAPNsServer, jwt: String, timestamp: Int64) async throws -> RawResponse {
         let client = try await Harness.connect(server)
         let response = try await client.request(
-            path: "/3/device/\(Harness.token)", headers: Harness.headers(jwt: jwt), body: Harness.payload(timestamp: timestamp))
+            path: "/3/device/\(Harness.token)", headers: Harness.headers(jwt: jwt),
+            body: Harness.payload(timestamp: timestamp))
         await client.close()
         return response
     }
@@ -160,7 +167,9 @@ struct ClientTokenShapeTests {
         try await withMock { server, clock, iat in
             #expect(try await push(server, jwt: key.token(issuedAt: iat), timestamp: iat).status == 200)
             clock.advance(by: .milliseconds(1000))
-            #expect(try await push(server, jwt: ClientTokenShapes.apnswift5.token(key, iat: iat), timestamp: iat + 1).status == 200)
+            #expect(
+                try await push(server, jwt: ClientTokenShapes.apnswift5.token(key, iat: iat), timestamp: iat + 1).status
+                    == 200)
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys]
             let records = server.pushes(token: Harness.token)
@@ -212,7 +221,9 @@ struct ClientTokenShapeTests {
         Refused(name: "no alg", header: #"{"kid":"{kid}"}"#),
         Refused(name: "no kid", header: #"{"alg":"ES256","typ":"JWT"}"#),
         Refused(name: "unknown kid", header: #"{"alg":"ES256","kid":"ZZZ999ZZZZ"}"#),
-        Refused(name: "kid only in the claims", header: #"{"alg":"ES256"}"#, claims: #"{"iss":"{iss}","iat":{iat},"kid":"{kid}"}"#),
+        Refused(
+            name: "kid only in the claims", header: #"{"alg":"ES256"}"#,
+            claims: #"{"iss":"{iss}","iat":{iat},"kid":"{kid}"}"#),
         Refused(name: "no iss", claims: #"{"iat":{iat}}"#),
         Refused(name: "iss of another team", claims: #"{"iss":"OTHERTEAM1","iat":{iat}}"#),
         Refused(name: "no iat", claims: #"{"iss":"{iss}"}"#),
@@ -223,13 +234,19 @@ struct ClientTokenShapeTests {
         Refused(name: "iat null", claims: #"{"iss":"{iss}","iat":null}"#),
         Refused(name: "iat too large", claims: #"{"iss":"{iss}","iat":1e300}"#),
         Refused(name: "claims not an object", claims: #"["{iss}",{iat}]"#),
-        Refused(name: "string iat older than an hour", claims: #"{"iss":"{iss}","iat":"{old}"}"#, reason: "ExpiredProviderToken"),
-        Refused(name: "pretty-printed token older than an hour",
-                claims: "{\n    \"iss\": \"{iss}\",\n    \"iat\": {old}\n}", reason: "ExpiredProviderToken"),
+        Refused(
+            name: "string iat older than an hour", claims: #"{"iss":"{iss}","iat":"{old}"}"#,
+            reason: "ExpiredProviderToken"),
+        Refused(
+            name: "pretty-printed token older than an hour",
+            claims: "{\n    \"iss\": \"{iss}\",\n    \"iat\": {old}\n}", reason: "ExpiredProviderToken"),
         Refused(name: "raw signature with a flipped bit", tamper: { flipLastSignatureByte($0) }),
         Refused(name: "DER signature with a flipped bit", signature: .der, tamper: { flipLastSignatureByte($0) }),
-        Refused(name: "signature cut to 63 bytes", tamper: { replaceSignature($0, with: Data(repeating: 1, count: 63)) }),
-        Refused(name: "DER-looking garbage", tamper: { replaceSignature($0, with: Data([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01])) }),
+        Refused(
+            name: "signature cut to 63 bytes", tamper: { replaceSignature($0, with: Data(repeating: 1, count: 63)) }),
+        Refused(
+            name: "DER-looking garbage",
+            tamper: { replaceSignature($0, with: Data([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01])) }),
         Refused(name: "no signature", tamper: { replaceSignature($0, with: Data()) }),
     ]
 
@@ -237,7 +254,8 @@ struct ClientTokenShapeTests {
     func refusedTokens(_ refusal: Refused) async throws {
         try await withMock { server, _, iat in
             let token = key.token(
-                header: fillToken(refusal.header, key: key, iat: iat), claims: fillToken(refusal.claims, key: key, iat: iat),
+                header: fillToken(refusal.header, key: key, iat: iat),
+                claims: fillToken(refusal.claims, key: key, iat: iat),
                 signature: refusal.signature)
             let response = try await push(server, jwt: refusal.tamper(token), timestamp: iat)
             #expect(response.status == 403)

@@ -15,9 +15,13 @@ import Testing
         #expect(auth.authorize(header, now: start, verifier: verifier) == nil)
         #expect(auth.hasValidToken)
         // The same text in another String: compared byte for byte.
-        #expect(auth.authorize(String(header.utf8.map { Character(Unicode.Scalar($0)) }), now: start + 1, verifier: verifier) == nil)
+        #expect(
+            auth.authorize(
+                String(header.utf8.map { Character(Unicode.Scalar($0)) }), now: start + 1, verifier: verifier) == nil)
         #expect(auth.authorize(header, now: start + ConnectionAuthState.maxTokenAge, verifier: verifier) == nil)
-        #expect(auth.authorize(header, now: start + ConnectionAuthState.maxTokenAge + 1, verifier: verifier) == .expiredProviderToken)
+        #expect(
+            auth.authorize(header, now: start + ConnectionAuthState.maxTokenAge + 1, verifier: verifier)
+                == .expiredProviderToken)
     }
 
     @Test func theSameTokenUnderAnotherSpellingOfBearerIsTheSameToken() {
@@ -45,7 +49,8 @@ import Testing
         var auth = ConnectionAuthState()
         #expect(auth.authorize(nil, now: start, verifier: verifier) == .missingProviderToken)
         #expect(auth.authorize("bearer", now: start, verifier: verifier) == .invalidProviderToken)
-        #expect(auth.authorize("basic " + key.token(at: start), now: start, verifier: verifier) == .invalidProviderToken)
+        #expect(
+            auth.authorize("basic " + key.token(at: start), now: start, verifier: verifier) == .invalidProviderToken)
         #expect(!auth.hasValidToken)
         #expect(auth.authorize(nil, now: start, verifier: nil) == nil, "without a verifier anything passes")
     }

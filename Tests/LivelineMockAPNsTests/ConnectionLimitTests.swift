@@ -28,7 +28,8 @@ struct ConnectionLimitTests {
 
         // The open ones still work.
         try await first?.ackSettings()
-        try await first?.send(type: RawFrame.ping, flags: 0, streamID: 0, payload: ByteBuffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8]))
+        try await first?.send(
+            type: RawFrame.ping, flags: 0, streamID: 0, payload: ByteBuffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8]))
         #expect(try await first?.waitFor { $0.type == RawFrame.ping && $0.isAck } != nil)
 
         // A place freed is taken again (the close reaches the mock a moment later).

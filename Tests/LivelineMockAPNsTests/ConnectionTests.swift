@@ -23,7 +23,8 @@ struct ConnectionTests {
         try await client.ackSettings()
 
         let rejected = try await client.request(
-            path: "/3/device/\(Harness.token)", headers: Harness.headers(jwt: "bad.token.here"), body: Harness.payload(timestamp: 1))
+            path: "/3/device/\(Harness.token)", headers: Harness.headers(jwt: "bad.token.here"),
+            body: Harness.payload(timestamp: 1))
         #expect(rejected.reason == "InvalidProviderToken")
         #expect(client.seen.filter { $0.type == RawFrame.settings && !$0.isAck }.count == 1)
 
@@ -45,7 +46,8 @@ struct ConnectionTests {
         _ = try await client.waitFor { $0.type == RawFrame.settings && !$0.isAck }
         try await client.ackSettings()
         // Wait until the server has seen the ACK, so the limit of 1 is in force.
-        try await client.send(type: RawFrame.ping, flags: 0, streamID: 0, payload: ByteBuffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8]))
+        try await client.send(
+            type: RawFrame.ping, flags: 0, streamID: 0, payload: ByteBuffer(bytes: [1, 2, 3, 4, 5, 6, 7, 8]))
         _ = try await client.waitFor { $0.type == RawFrame.ping && $0.isAck }
         // Two requests whose bodies never end: both streams stay open.
         let headers = Harness.headers()

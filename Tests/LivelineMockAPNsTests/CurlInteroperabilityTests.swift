@@ -10,7 +10,9 @@ struct CurlInteroperabilityTests {
 
     func start(tls: Bool, clock: ManualClock) async throws -> MockAPNsServer {
         let providerKey = key.providerKey
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-mock-test-\(UUID().uuidString).pem").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-mock-test-\(UUID().uuidString).pem"
+        ).path
         return try await Harness.start(clock: clock) {
             $0.authentication = .keys([providerKey])
             $0.transport = tls ? .tls(.selfSigned(writeCertificateTo: path)) : .h2c
@@ -22,7 +24,8 @@ struct CurlInteroperabilityTests {
         server: MockAPNsServer, jwt: String, payload: String, token: String = Harness.token, priority: String = "10",
         topic: String = Harness.topic
     ) -> [String] {
-        var arguments = server.usesTLS
+        var arguments =
+            server.usesTLS
             ? ["--http2", "--cacert", server.certificatePath ?? ""]
             : ["--http2-prior-knowledge"]
         arguments += [
@@ -44,8 +47,9 @@ struct CurlInteroperabilityTests {
     func appleRequestSucceeds(tls: Bool) async throws {
         let clock = ManualClock(start: Harness.epoch)
         let server = try await start(tls: tls, clock: clock)
-        let result = try await Curl.run(appleRequest(
-            server: server, jwt: key.token(at: clock.now()), payload: Self.payload(clock.now() / 1000)))
+        let result = try await Curl.run(
+            appleRequest(
+                server: server, jwt: key.token(at: clock.now()), payload: Self.payload(clock.now() / 1000)))
         #expect(result.status == 200, "curl exit \(result.exitCode): \(result.body)")
         #expect(result.httpVersion == "HTTP/2")
         #expect(result.headers["apns-id"]?.count == 36)
@@ -67,10 +71,24 @@ struct CurlInteroperabilityTests {
         let cases: [([String], Int, String)] = [
             (appleRequest(server: server, jwt: jwt, payload: payload, token: "xyz"), 400, "BadDeviceToken"),
             (appleRequest(server: server, jwt: jwt, payload: payload, priority: "1"), 400, "BadPriority"),
-            (appleRequest(server: server, jwt: jwt, payload: payload, topic: "com.example.app"), 400, "DeviceTokenNotForTopic"),
-            (appleRequest(server: server, jwt: key.token(issuedAt: clock.now() / 1000 - 7200), payload: payload), 403, "ExpiredProviderToken"),
-            (appleRequest(server: server, jwt: key.token(issuedAt: clock.now() / 1000, kid: "WRONGKEY00"), payload: payload), 403, "InvalidProviderToken"),
-            (appleRequest(server: server, jwt: jwt, payload: "{\"aps\":" + String(repeating: " ", count: 4100) + "{}}"), 413, "PayloadTooLarge"),
+            (
+                appleRequest(server: server, jwt: jwt, payload: payload, topic: "com.example.app"), 400,
+                "DeviceTokenNotForTopic"
+            ),
+            (
+                appleRequest(server: server, jwt: key.token(issuedAt: clock.now() / 1000 - 7200), payload: payload),
+                403, "ExpiredProviderToken"
+            ),
+            (
+                appleRequest(
+                    server: server, jwt: key.token(issuedAt: clock.now() / 1000, kid: "WRONGKEY00"), payload: payload),
+                403, "InvalidProviderToken"
+            ),
+            (
+                appleRequest(
+                    server: server, jwt: jwt, payload: "{\"aps\":" + String(repeating: " ", count: 4100) + "{}}"), 413,
+                "PayloadTooLarge"
+            ),
         ]
         for (arguments, status, reason) in cases {
             let result = try await Curl.run(arguments)
@@ -114,7 +132,9 @@ struct CurlInteroperabilityTests {
         #expect((counted["statuses"] as? [String: Int])?["200"] == 1)
         #expect(counted["lifecycles"] == nil)
 
-        let faults = try await Curl.run(["--data-binary", "errors:\n  - { status: 500, reason: InternalServerError, rate: 1 }\n", "\(base)/faults"])
+        let faults = try await Curl.run([
+            "--data-binary", "errors:\n  - { status: 500, reason: InternalServerError, rate: 1 }\n", "\(base)/faults",
+        ])
         #expect(faults.status == 200)
         #expect(server.faults().errors.count == 1)
         let badFaults = try await Curl.run(["--data-binary", "latency: soon", "\(base)/faults"])

@@ -5,9 +5,13 @@ import Testing
 
 @Suite("Decode checks: what APNs accepts but the device would not render")
 struct DecodeCheckTests {
-    func expectWouldNotRender(_ delivery: DeviceDelivery?, mentioning text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    func expectWouldNotRender(
+        _ delivery: DeviceDelivery?, mentioning text: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
         #expect(delivery?.outcome == .wouldNotRender, sourceLocation: sourceLocation)
-        #expect(delivery?.reasons.contains { $0.contains(text) } == true, "\(delivery?.reasons ?? [])", sourceLocation: sourceLocation)
+        #expect(
+            delivery?.reasons.contains { $0.contains(text) } == true, "\(delivery?.reasons ?? [])",
+            sourceLocation: sourceLocation)
     }
 
     @Test("a field whose JSON type differs from the first state would not render")
@@ -26,15 +30,18 @@ struct DecodeCheckTests {
     @Test("a reason names a nested field by its whole path")
     func nestedPaths() async throws {
         let device = try await DeviceSession.start()
-        try await device.push(timestamp: 1, state: #"{"driver":{"rating":4.5,"name":"Ana"},"stops":[{"done":true},{"done":false}]}"#)
-        let changed = try #require(try await device.push(
-            timestamp: 2, state: #"{"driver":{"rating":"high","name":"Ana"},"stops":[{"done":true},{},[1]]}"#))
+        try await device.push(
+            timestamp: 1, state: #"{"driver":{"rating":4.5,"name":"Ana"},"stops":[{"done":true},{"done":false}]}"#)
+        let changed = try #require(
+            try await device.push(
+                timestamp: 2, state: #"{"driver":{"rating":"high","name":"Ana"},"stops":[{"done":true},{},[1]]}"#))
         #expect(changed.outcome == .wouldNotRender)
-        #expect(changed.reasons == [
-            "content-state.driver.rating was a decimal number, now a string: the app's decoder fails",
-            "content-state.stops[1].done is missing; the app's ContentState requires it",
-            "content-state.stops[2] was an object, now a list: the app's decoder fails",
-        ])
+        #expect(
+            changed.reasons == [
+                "content-state.driver.rating was a decimal number, now a string: the app's decoder fails",
+                "content-state.stops[1].done is missing; the app's ContentState requires it",
+                "content-state.stops[2] was an object, now a list: the app's decoder fails",
+            ])
         await device.stop()
     }
 
@@ -51,11 +58,16 @@ struct DecodeCheckTests {
     func missingAndNullFields() async throws {
         let device = try await DeviceSession.start()
         try await device.push(timestamp: 1, state: #"{"status":"a","courier":null}"#)
-        expectWouldNotRender(try await device.push(timestamp: 2, state: #"{"courier":null}"#), mentioning: "content-state.status is missing")
-        expectWouldNotRender(try await device.push(timestamp: 3, state: #"{"status":null}"#), mentioning: "content-state.status is null")
+        expectWouldNotRender(
+            try await device.push(timestamp: 2, state: #"{"courier":null}"#),
+            mentioning: "content-state.status is missing")
+        expectWouldNotRender(
+            try await device.push(timestamp: 3, state: #"{"status":null}"#), mentioning: "content-state.status is null")
         #expect(try await device.push(timestamp: 4, state: #"{"status":"b","courier":"Sam"}"#)?.outcome == .rendered)
         #expect(try await device.push(timestamp: 5, state: #"{"status":"c"}"#)?.outcome == .rendered)
-        expectWouldNotRender(try await device.push(timestamp: 6, state: #"{"status":"d","courier":7}"#), mentioning: "content-state.courier was a string, now an integer")
+        expectWouldNotRender(
+            try await device.push(timestamp: 6, state: #"{"status":"d","courier":7}"#),
+            mentioning: "content-state.courier was a string, now an integer")
         await device.stop()
     }
 
@@ -83,12 +95,15 @@ struct DecodeCheckTests {
         let shape = StateObject([("eta", .date(0)), ("window", .dateRange(0, 0)), ("stops", .int(0))])
         let device = try await DeviceSession.start { $0.contentStateShapes = ContentStateShapes(fallback: shape) }
         let ref = device.referenceDate(600)
-        #expect(try await device.push(timestamp: 1, state: #"{"eta":\#(ref),"window":[\#(ref),\#(ref + 60)],"stops":3}"#)?.outcome == .rendered)
+        #expect(
+            try await device.push(timestamp: 1, state: #"{"eta":\#(ref),"window":[\#(ref),\#(ref + 60)],"stops":3}"#)?
+                .outcome == .rendered)
         expectWouldNotRender(
             try await device.push(timestamp: 2, state: #"{"eta":1900000000,"window":[\#(ref),\#(ref)],"stops":3}"#),
             mentioning: "content-state.eta is 1900000000, which looks like UNIX seconds")
         expectWouldNotRender(
-            try await device.push(timestamp: 3, state: #"{"eta":"2027-01-15T08:10:00Z","window":[\#(ref),\#(ref)],"stops":3}"#),
+            try await device.push(
+                timestamp: 3, state: #"{"eta":"2027-01-15T08:10:00Z","window":[\#(ref),\#(ref)],"stops":3}"#),
             mentioning: "not ISO-8601 text")
         expectWouldNotRender(
             try await device.push(timestamp: 4, state: #"{"eta":\#(ref),"window":[\#(ref + 60),\#(ref)],"stops":3}"#),
@@ -136,8 +151,11 @@ struct DecodeCheckTests {
     func malformedAps() async throws {
         let device = try await DeviceSession.start()
         expectWouldNotRender(try await device.push(#"{"hello":1}"#), mentioning: "no aps dictionary")
-        expectWouldNotRender(try await device.push(#"{"aps":{"timestamp":1,"content-state":{}}}"#), mentioning: "aps.event is missing")
-        expectWouldNotRender(try await device.push(#"{"aps":{"event":"update","content-state":{}}}"#), mentioning: "aps.timestamp is missing")
+        expectWouldNotRender(
+            try await device.push(#"{"aps":{"timestamp":1,"content-state":{}}}"#), mentioning: "aps.event is missing")
+        expectWouldNotRender(
+            try await device.push(#"{"aps":{"event":"update","content-state":{}}}"#),
+            mentioning: "aps.timestamp is missing")
         await device.stop()
     }
 }

@@ -5,14 +5,16 @@ import Testing
 
 @Suite("The device behind each token")
 struct DeviceTests {
-    static let startExtra = #""attributes-type":"DeliveryAttributes","attributes":{"order":42},"alert":{"title":"Order 42","body":"On its way"}"#
+    static let startExtra =
+        #""attributes-type":"DeliveryAttributes","attributes":{"order":42},"alert":{"title":"Order 42","body":"On its way"}"#
     static let pushToStart = String(repeating: "5a", count: 32)
 
     @Test("an activity moves pending → active → stale → active → ended → dismissed in virtual time")
     func lifecycleInVirtualTime() async throws {
         let device = try await DeviceSession.start()
-        let start = try #require(try await device.push(
-            event: "start", extra: Self.startExtra + #","input-push-token":1"#, to: Self.pushToStart))
+        let start = try #require(
+            try await device.push(
+                event: "start", extra: Self.startExtra + #","input-push-token":1"#, to: Self.pushToStart))
         #expect(start.outcome == .rendered)
         #expect(start.started)
         #expect(start.lifecycle == .active)
@@ -60,7 +62,8 @@ struct DeviceTests {
 
         let other = String(repeating: "cd", count: 32)
         try await device.push(to: other)
-        try await device.push(event: "end", timestamp: device.now + 1, extra: #""dismissal-date":\#(device.now - 10)"#, to: other)
+        try await device.push(
+            event: "end", timestamp: device.now + 1, extra: #""dismissal-date":\#(device.now - 10)"#, to: other)
         #expect(device.activity(other)?.lifecycle == .dismissed)
         await device.stop()
     }
@@ -133,8 +136,12 @@ struct DeviceTests {
     @Test("a push-to-start token makes a new activity per start, with its own update token")
     func pushToStartMakesActivities() async throws {
         let device = try await DeviceSession.start()
-        let first = try #require(try await device.push(event: "start", extra: Self.startExtra + #","input-push-token":1"#, to: Self.pushToStart))
-        let second = try #require(try await device.push(event: "start", timestamp: device.now + 1, extra: Self.startExtra, to: Self.pushToStart))
+        let first = try #require(
+            try await device.push(
+                event: "start", extra: Self.startExtra + #","input-push-token":1"#, to: Self.pushToStart))
+        let second = try #require(
+            try await device.push(
+                event: "start", timestamp: device.now + 1, extra: Self.startExtra, to: Self.pushToStart))
         #expect(first.activityID != second.activityID)
         #expect(first.updateToken != nil)
         #expect(second.updateToken == nil)

@@ -29,12 +29,16 @@ struct ExtremeDatesTests {
     @Test("stale and dismissal dates of ±1e300")
     func hugeStaleAndDismissalDates() async throws {
         let device = try await DeviceSession.start()
-        let stale = try #require(try await device.push(Self.body(timestamp: String(device.now), extra: #""stale-date":-1e300"#)))
+        let stale = try #require(
+            try await device.push(Self.body(timestamp: String(device.now), extra: #""stale-date":-1e300"#)))
         #expect(stale.reasons.contains { $0.hasPrefix("stale-date is already past") })
-        let far = try #require(try await device.push(Self.body(timestamp: String(device.now + 1), extra: #""stale-date":1e300"#)))
+        let far = try #require(
+            try await device.push(Self.body(timestamp: String(device.now + 1), extra: #""stale-date":1e300"#)))
         #expect(far.outcome == .rendered)
         #expect(device.activity()?.lifecycle == .active)
-        let end = try #require(try await device.push(Self.body(timestamp: String(device.now + 2), extra: #""dismissal-date":1e999"#, event: "end")))
+        let end = try #require(
+            try await device.push(
+                Self.body(timestamp: String(device.now + 2), extra: #""dismissal-date":1e999"#, event: "end")))
         #expect(end.lifecycle == .ended)
         device.clock.advance(by: .milliseconds(4 * 3_600_000))
         #expect(device.activity()?.lifecycle == .dismissed, "the system's 4 hours still end it")

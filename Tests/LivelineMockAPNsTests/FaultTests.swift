@@ -6,7 +6,8 @@ import Testing
 @Suite("Fault injection")
 struct FaultTests {
     func push(_ client: RawH2Client, timestamp: Int64, token: String = Harness.token) async throws -> RawResponse {
-        try await client.request(path: "/3/device/\(token)", headers: Harness.headers(), body: Harness.payload(timestamp: timestamp))
+        try await client.request(
+            path: "/3/device/\(token)", headers: Harness.headers(), body: Harness.payload(timestamp: timestamp))
     }
 
     @Test("an error rate of 1 answers every push with that status and reason, and the device sees nothing")
@@ -154,27 +155,30 @@ struct FaultTests {
 
     @Test("a fault plan reads from YAML and from JSON")
     func faultPlanParses() throws {
-        let plan = try FaultPlan(yaml: """
-            seed: 7
-            errors:
-              - { status: 500, reason: InternalServerError, rate: 0.01 }
-              - { status: 410, reason: Unregistered, rate: 0.002 }
-            latency: 5ms-40ms
-            too-many-requests-after: 120
-            goaway-every: 10000
-            reset-every: 50000
-            shutdown-windows:
-              - { after: 1m, for: 30s, every: 10m }
-            """)
+        let plan = try FaultPlan(
+            yaml: """
+                seed: 7
+                errors:
+                  - { status: 500, reason: InternalServerError, rate: 0.01 }
+                  - { status: 410, reason: Unregistered, rate: 0.002 }
+                latency: 5ms-40ms
+                too-many-requests-after: 120
+                goaway-every: 10000
+                reset-every: 50000
+                shutdown-windows:
+                  - { after: 1m, for: 30s, every: 10m }
+                """)
         #expect(plan.errors.count == 2)
         #expect(plan.errors[1].error == .unregistered)
         #expect(plan.latency == .uniform(5, 40))
         #expect(plan.tooManyRequestsAfter == 120)
         #expect(plan.goAwayEvery == 10_000)
         #expect(plan.resetEvery == 50_000)
-        #expect(plan.shutdownWindows == [ShutdownWindow(after: .seconds(60), duration: .seconds(30), every: .seconds(600))])
+        #expect(
+            plan.shutdownWindows == [ShutdownWindow(after: .seconds(60), duration: .seconds(30), every: .seconds(600))])
         #expect(plan.seed == 7)
-        let json = try FaultPlan(yaml: #"{"latency":"exp:20ms","errors":[{"status":503,"reason":"ServiceUnavailable","rate":0.5}]}"#)
+        let json = try FaultPlan(
+            yaml: #"{"latency":"exp:20ms","errors":[{"status":503,"reason":"ServiceUnavailable","rate":0.5}]}"#)
         #expect(json.latency == .exponential(mean: 20))
         #expect(json.errors.first?.error == .serviceUnavailable)
         #expect(throws: FaultPlanError.self) { try FaultPlan(yaml: "latency: soon") }

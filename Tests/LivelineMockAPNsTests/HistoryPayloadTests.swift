@@ -56,7 +56,9 @@ import Testing
         for (offset, id) in ids.enumerated() {
             let response = try await device.client.request(
                 path: "/3/device/\(Harness.token)", headers: Harness.headers(priority: "5", extra: [("apns-id", id)]),
-                body: Harness.payload(event: "update", timestamp: 1_000 + Int64(offset), state: #"{"status":"a","minutes":1}"#, extra: ""))
+                body: Harness.payload(
+                    event: "update", timestamp: 1_000 + Int64(offset), state: #"{"status":"a","minutes":1}"#, extra: "")
+            )
             #expect(response.status == 200)
         }
         try await device.push(timestamp: 2_000, state: #"{"status":"b","minutes":1}"#)
@@ -66,7 +68,9 @@ import Testing
         for record in history {
             #expect(record.token == Harness.token && record.channelID == nil && record.kind == .device)
             #expect(record.deliveries.count == 1)
-            #expect(record.deliveries.first?.activityID == Harness.token && record.deliveries.first?.updateToken == Harness.token)
+            #expect(
+                record.deliveries.first?.activityID == Harness.token
+                    && record.deliveries.first?.updateToken == Harness.token)
             #expect(record.deliveries.first?.outcome == .rendered && record.deliveries.first?.lifecycle == .active)
         }
         #expect(history.allSatisfy { $0.deliveries.first?.started == false })
@@ -79,7 +83,9 @@ import Testing
         let history = device.server.pushes(token: Harness.token)
         #expect(history.map { $0.payload == nil } == [true, true, false, true])
         #expect(history.map(\.timestamp) == [1_000, 1_001, 999, 1_002], "order stays checkable without the bodies")
-        #expect(device.activity()?.contentState?.objectValue?["status"] == .string("c"), "the activity still shows the newest state")
+        #expect(
+            device.activity()?.contentState?.objectValue?["status"] == .string("c"),
+            "the activity still shows the newest state")
         await device.stop()
     }
 }

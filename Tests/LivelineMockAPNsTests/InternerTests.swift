@@ -17,8 +17,10 @@ import Testing
             Issue.record("not objects")
             return
         }
-        #expect(firstKeys.withUnsafeBufferPointer { $0.baseAddress } == secondKeys.withUnsafeBufferPointer { $0.baseAddress },
-                "the second shape is the first one's storage")
+        #expect(
+            firstKeys.withUnsafeBufferPointer { $0.baseAddress }
+                == secondKeys.withUnsafeBufferPointer { $0.baseAddress },
+            "the second shape is the first one's storage")
         _ = interner.intern(Self.shape(["minute"]))
         #expect(interner.count == 2)
     }
@@ -27,7 +29,8 @@ import Testing
         var interner = Interner<ContentShape>(capacity: 3)
         for n in 0..<10 { _ = interner.intern(Self.shape(["field\(n)"])) }
         #expect(interner.count == 3)
-        #expect(interner.intern(Self.shape(["field9"])) == Self.shape(["field9"]), "past the bound a shape is still itself")
+        #expect(
+            interner.intern(Self.shape(["field9"])) == Self.shape(["field9"]), "past the bound a shape is still itself")
     }
 
     @Test func equalStringsShareOneBuffer() {
@@ -39,4 +42,3 @@ import Testing
         #expect(same, "the second topic is the first one's storage")
     }
 }
-

@@ -15,10 +15,12 @@ struct JSONValueParsingTests {
         #expect(value.jsonText == #"{"b":1,"a":[true,null,-150.0],"b":2,"s":"xé😀"}"#)
     }
 
-    @Test("malformed or too deeply nested bodies throw Liveline's JSONSyntaxError with the offset", arguments: [
-        (#"{"a":1,}"#, 7), ("[1 2]", 3), (#"{"a" 1}"#, 5), ("", 0),
-        (String(repeating: "[", count: JSONValue.maxParsingDepth + 1), JSONValue.maxParsingDepth),
-    ])
+    @Test(
+        "malformed or too deeply nested bodies throw Liveline's JSONSyntaxError with the offset",
+        arguments: [
+            (#"{"a":1,}"#, 7), ("[1 2]", 3), (#"{"a" 1}"#, 5), ("", 0),
+            (String(repeating: "[", count: JSONValue.maxParsingDepth + 1), JSONValue.maxParsingDepth),
+        ])
     func malformedBodiesThrow(_ text: String, offset: Int) {
         #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: text) }
         do {

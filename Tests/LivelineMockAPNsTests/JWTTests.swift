@@ -14,7 +14,8 @@ struct JWTTests {
 
     func push(_ client: RawH2Client, jwt: String?, timestamp: Int64) async throws -> RawResponse {
         try await client.request(
-            path: "/3/device/\(Harness.token)", headers: Harness.headers(jwt: jwt), body: Harness.payload(timestamp: timestamp))
+            path: "/3/device/\(Harness.token)", headers: Harness.headers(jwt: jwt),
+            body: Harness.payload(timestamp: timestamp))
     }
 
     @Test("a token signed with an accepted key is valid")

@@ -15,21 +15,25 @@ struct NIOHTTP2ClientInteropTests {
     @Test("many concurrent requests with tiny windows get their answers, bodies and all")
     func concurrentRequestsWithTinyWindows() async throws {
         let server = try await Harness.start { $0.maxConcurrentStreams = 20 }
-        let client = try await NIOH2Client.connect(port: server.port, settings: [
-            HTTP2Setting(parameter: .initialWindowSize, value: 7),
-            HTTP2Setting(parameter: .headerTableSize, value: 64),
-            HTTP2Setting(parameter: .maxFrameSize, value: 16_384),
-        ])
+        let client = try await NIOH2Client.connect(
+            port: server.port,
+            settings: [
+                HTTP2Setting(parameter: .initialWindowSize, value: 7),
+                HTTP2Setting(parameter: .headerTableSize, value: 64),
+                HTTP2Setting(parameter: .maxFrameSize, value: 16_384),
+            ])
         let payload = Harness.payload(timestamp: Harness.seconds(Harness.epoch))
         // The first request raises the stream limit (a valid token); the rest go 60 at once.
-        let first = try await client.request(path: "/3/device/\(Harness.token)", headers: Harness.headers(), body: payload)
+        let first = try await client.request(
+            path: "/3/device/\(Harness.token)", headers: Harness.headers(), body: payload)
         #expect(first.status == 200)
         let answers = try await withThrowingTaskGroup(of: NIOH2Client.Answer.self) { group in
             for i in 0..<60 {
                 // Every third one is rejected, so its JSON body must squeeze through 7-byte windows.
                 let topic = i % 3 == 0 ? "com.example.other" : Harness.topic
                 group.addTask {
-                    try await client.request(path: "/3/device/\(Harness.token)", headers: Harness.headers(topic: topic), body: payload)
+                    try await client.request(
+                        path: "/3/device/\(Harness.token)", headers: Harness.headers(topic: topic), body: payload)
                 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
@@ -68,7 +72,9 @@ final class NIOH2Client: @unchecked Sendable {
         let box = MultiplexerBox()
         let channel = try await ClientBootstrap(group: Harness.clientGroup)
             .channelInitializer { channel in
-                channel.configureHTTP2Pipeline(mode: .client, initialLocalSettings: settings, inboundStreamInitializer: nil).map { multiplexer in
+                channel.configureHTTP2Pipeline(
+                    mode: .client, initialLocalSettings: settings, inboundStreamInitializer: nil
+                ).map { multiplexer in
                     box.value = multiplexer
                 }
             }
@@ -84,7 +90,9 @@ final class NIOH2Client: @unchecked Sendable {
     /// One request; an answer with status 0 when the stream or connection ended without one.
     func request(path: String, headers: [(String, String)], body: String) async throws -> Answer {
         let promise = channel.eventLoop.makePromise(of: Answer.self)
-        var fields = HPACKHeaders([(":method", "POST"), (":scheme", "http"), (":authority", "127.0.0.1"), (":path", path)])
+        var fields = HPACKHeaders([
+            (":method", "POST"), (":scheme", "http"), (":authority", "127.0.0.1"), (":path", path),
+        ])
         for (name, value) in headers { fields.add(name: name, value: value) }
         let request = fields
         let created = channel.eventLoop.makePromise(of: (any Channel).self)
@@ -98,7 +106,9 @@ final class NIOH2Client: @unchecked Sendable {
             switch result {
             case .success(let stream):
                 stream.write(HTTP2Frame.FramePayload.headers(.init(headers: request)), promise: nil)
-                stream.writeAndFlush(HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true)), promise: nil)
+                stream.writeAndFlush(
+                    HTTP2Frame.FramePayload.data(.init(data: .byteBuffer(ByteBuffer(string: body)), endStream: true)),
+                    promise: nil)
             case .failure(let error):
                 promise.fail(error)
             }

@@ -12,11 +12,15 @@ import Testing
     @Test func theDroppedAsOldReasonReadsAsJoinedText() {
         for timestamp in Self.values {
             for last in Self.values {
-                let expected = "timestamp " + PayloadSeconds.text(timestamp) + " is not newer than " + PayloadSeconds.text(last) + ", the content shown"
+                let expected =
+                    "timestamp " + PayloadSeconds.text(timestamp) + " is not newer than " + PayloadSeconds.text(last)
+                    + ", the content shown"
                 #expect(PayloadSeconds.notNewerReason(timestamp, last) == expected)
             }
         }
-        #expect(PayloadSeconds.notNewerReason(1_700_000_000, 1_700_000_001) == "timestamp 1700000000 is not newer than 1700000001, the content shown")
+        #expect(
+            PayloadSeconds.notNewerReason(1_700_000_000, 1_700_000_001)
+                == "timestamp 1700000000 is not newer than 1700000001, the content shown")
     }
 
     @Test func wholeSecondsAreShownAsIntegersAndTheRestAsDoubles() {

@@ -47,7 +47,10 @@ import Testing
     }
 
     @Test func theBenchmarkPayloadReadsItsFields() throws {
-        let payload = try #require(try Array(Self.bodies[0].utf8).withUnsafeBytes { bytes throws(JSONSyntaxError) in try PushBodyReader.read(bytes) })
+        let payload = try #require(
+            try Array(Self.bodies[0].utf8).withUnsafeBytes { bytes throws(JSONSyntaxError) in
+                try PushBodyReader.read(bytes)
+            })
         #expect(payload.event == .update)
         #expect(payload.timestamp == 1_700_000_000)
         #expect(payload.staleDate == 1_700_003_600)
@@ -81,8 +84,11 @@ import Testing
 
     @Test func mutatedBodiesReadAsTheTreeDoes() {
         var random = Generator(state: 7)
-        let pieces: [[UInt8]] = [#"""#, "{", "}", "[", "]", ":", ",", #"\"#, #"\u"#, "aps", #""aps":"#, "e", "0", "-", " ", "\u{1}", "é", "\u{FF}"]
-            .map { Array($0.utf8) }
+        let pieces: [[UInt8]] = [
+            #"""#, "{", "}", "[", "]", ":", ",", #"\"#, #"\u"#, "aps", #""aps":"#, "e", "0", "-", " ", "\u{1}", "é",
+            "\u{FF}",
+        ]
+        .map { Array($0.utf8) }
         var checked = 0
         for _ in 0..<20_000 {
             var bytes = Array(Self.bodies[random.below(Self.bodies.count)].utf8)

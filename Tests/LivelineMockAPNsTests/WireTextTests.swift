@@ -20,8 +20,10 @@ import Testing
     }
 
     @Test(arguments: [
-        "", "01234567-89ab-cdef-fedc-ba987654321", "01234567-89ab-cdef-fedc-ba98765432100", "01234567_89ab-cdef-fedc-ba9876543210",
-        "0123456789ab-cdef-fedc-ba9876543210-", "01234567-89ab-cdef-fedc-ba987654321g", "01234567-89AB-cdef-fedc-ba9876543210",
+        "", "01234567-89ab-cdef-fedc-ba987654321", "01234567-89ab-cdef-fedc-ba98765432100",
+        "01234567_89ab-cdef-fedc-ba9876543210",
+        "0123456789ab-cdef-fedc-ba9876543210-", "01234567-89ab-cdef-fedc-ba987654321g",
+        "01234567-89AB-cdef-fedc-ba9876543210",
         "01234567-89ab-cdef-fedc-ba98765432é",
     ])
     func otherTextIsNotAUUID(_ text: String) {
@@ -30,8 +32,11 @@ import Testing
 
     @Test func answersReadBackThroughSwiftNIOHTTP2() throws {
         let long = String(repeating: "x", count: 300)
-        for (status, fields) in [(200, [("apns-id", "abc"), ("apns-unique-id", "def")]), (410, [("apns-id", long), ("content-type", "application/json")]),
-                                 (429, []), (204, [(String(repeating: "n", count: 127), "")])] {
+        for (status, fields) in [
+            (200, [("apns-id", "abc"), ("apns-unique-id", "def")]),
+            (410, [("apns-id", long), ("content-type", "application/json")]),
+            (429, []), (204, [(String(repeating: "n", count: 127), "")]),
+        ] {
             var block = ByteBuffer()
             ResponseHeaderEncoder.encode(status: status, fields: fields, into: &block)
             var decoder = HPACKDecoder(allocator: ByteBufferAllocator())
@@ -46,7 +51,9 @@ import Testing
         #expect(RequestValidator.deviceTokenFastPath("/3/device/" + token) == .some(token))
         #expect(RequestValidator.deviceTokenFastPath("/3/device/" + token.uppercased()) == .some(token))
         #expect(RequestValidator.deviceTokenFastPath("/3/device/abcz") == .some(nil))
-        #expect(RequestValidator.deviceTokenFastPath("/3/device/zz/abc") == nil, "a slash after a non-hex byte: another path")
+        #expect(
+            RequestValidator.deviceTokenFastPath("/3/device/zz/abc") == nil,
+            "a slash after a non-hex byte: another path")
         #expect(RequestValidator.deviceTokenFastPath("/3/device/abc/") == nil)
         #expect(RequestValidator.deviceTokenFastPath("/3/device/") == nil)
         #expect(RequestValidator.deviceTokenFastPath("/3/devices/abc") == nil)
@@ -54,8 +61,10 @@ import Testing
     }
 
     @Test func topicsAreCheckedOnBytes() {
-        #expect(RequestValidator.hasSuffix("com.example.push-type.liveactivity", RequestValidator.liveActivityTopicSuffix))
-        #expect(!RequestValidator.hasSuffix("com.example.push-type.liveactivitY", RequestValidator.liveActivityTopicSuffix))
+        #expect(
+            RequestValidator.hasSuffix("com.example.push-type.liveactivity", RequestValidator.liveActivityTopicSuffix))
+        #expect(
+            !RequestValidator.hasSuffix("com.example.push-type.liveactivitY", RequestValidator.liveActivityTopicSuffix))
         #expect(RequestValidator.hasSuffix(".push-type.liveactivity", RequestValidator.liveActivityTopicSuffix))
         #expect(!RequestValidator.hasSuffix("liveactivity", RequestValidator.liveActivityTopicSuffix))
         #expect(RequestValidator.isVisibleASCII("com.example~!"))

@@ -13,21 +13,21 @@ private func load(_ yaml: String) throws -> LoadedScenario {
 
 @Suite struct PlanOutputTests {
     static let yaml = """
-    liveline: 1
-    name: Test
-    bundle-id: com.example.test
-    policy:
-      stale-after: 10m
-      heartbeat: 1m
-    activities:
-      - name: match
-        attributes-type: MatchAttributes
-        attributes: { home: A, away: B }
-        content-state: { score: 0, phase: pre }
-        beats:
-          - { id: goal, at: 1m, priority: high, set: { score: 1 }, alert: { title: "It's in!" } }
-          - { id: final, at: 2m, end: true }
-    """
+        liveline: 1
+        name: Test
+        bundle-id: com.example.test
+        policy:
+          stale-after: 10m
+          heartbeat: 1m
+        activities:
+          - name: match
+            attributes-type: MatchAttributes
+            attributes: { home: A, away: B }
+            content-state: { score: 0, phase: pre }
+            beats:
+              - { id: goal, at: 1m, priority: high, set: { score: 1 }, alert: { title: "It's in!" } }
+              - { id: final, at: 2m, end: true }
+        """
 
     func lines<Sink: PushSink>(_ make: (@escaping (String) -> Void) -> Sink) throws -> [String] {
         let scenario = try load(Self.yaml).scenario
@@ -49,14 +49,18 @@ private func load(_ yaml: String) throws -> LoadedScenario {
         #expect(first["priority"] as? Int == 10)
         #expect(first["reason"] as? String == "beat goal · budget 11/12")
         let headers = try #require(first["headers"] as? [String: String])
-        #expect(headers == [
-            "apns-topic": "com.example.test.push-type.liveactivity", "apns-push-type": "liveactivity",
-            "apns-priority": "10", "apns-expiration": String(testStart / 1000 + 60 + 3600),
-        ])
+        #expect(
+            headers == [
+                "apns-topic": "com.example.test.push-type.liveactivity", "apns-push-type": "liveactivity",
+                "apns-priority": "10", "apns-expiration": String(testStart / 1000 + 60 + 3600),
+            ])
         let payload = try #require(first["payload"] as? [String: Any])
         #expect((payload["aps"] as? [String: Any])?["event"] as? String == "update")
         // The payload is embedded byte for byte as it would be sent.
-        #expect(output[0].contains(#""payload":{"aps":{"timestamp":1795464060,"event":"update","content-state":{"score":1,"phase":"pre"}"#))
+        #expect(
+            output[0].contains(
+                #""payload":{"aps":{"timestamp":1795464060,"event":"update","content-state":{"score":1,"phase":"pre"}"#)
+        )
         #expect(output[0].hasPrefix(#"{"activity":"match","offset":60,"time":"#))
     }
 
@@ -64,9 +68,14 @@ private func load(_ yaml: String) throws -> LoadedScenario {
         let scenario = try load(Self.yaml).scenario
         let output = try lines { PlanCurl(scenario: scenario, start: testStart, emit: $0) }
         let command = output[0]
-        #expect(command.contains("curl -v \\\n  --header \"apns-topic: com.example.test.push-type.liveactivity\" \\\n  --header \"apns-push-type: liveactivity\" \\\n  --header \"apns-priority: 10\""))
+        #expect(
+            command.contains(
+                "curl -v \\\n  --header \"apns-topic: com.example.test.push-type.liveactivity\" \\\n  --header \"apns-push-type: liveactivity\" \\\n  --header \"apns-priority: 10\""
+            ))
         #expect(command.contains("--header \"authorization: bearer $AUTHENTICATION_TOKEN\""))
-        #expect(command.contains("--http2 \"https://${APNS_HOST_NAME:-api.sandbox.push.apple.com}/3/device/$ACTIVITY_PUSH_TOKEN\""))
+        #expect(
+            command.contains(
+                "--http2 \"https://${APNS_HOST_NAME:-api.sandbox.push.apple.com}/3/device/$ACTIVITY_PUSH_TOKEN\""))
         // A quote in the payload is escaped for the shell.
         #expect(command.contains(#""title":"It'\''s in!""#))
     }
@@ -78,7 +87,9 @@ private func load(_ yaml: String) throws -> LoadedScenario {
         script += try lines { PlanCurl(scenario: scenario, start: testStart, emit: $0) }.joined(separator: "\n")
         let shell = try await Subprocess.run(
             ["-c", script], executable: "/bin/sh",
-            environment: ["AUTHENTICATION_TOKEN": "jwt", "ACTIVITY_PUSH_TOKEN": "abc123", "APNS_HOST_NAME": "localhost:2197"])
+            environment: [
+                "AUTHENTICATION_TOKEN": "jwt", "ACTIVITY_PUSH_TOKEN": "abc123", "APNS_HOST_NAME": "localhost:2197",
+            ])
         let arguments = shell.stdout.split(separator: "\n").map(String.init)
         #expect(arguments.contains("authorization: bearer jwt"))
         #expect(arguments.contains("https://localhost:2197/3/device/abc123"))
@@ -103,18 +114,21 @@ private func load(_ yaml: String) throws -> LoadedScenario {
 
     @Test func diagnosticsShowTheLineAndACaret() {
         let formatter = DiagnosticFormatter(sources: ["f.yaml": "a: 1\n  bad: x\n"])
-        let text = formatter.format(Diagnostic(.error, Liveline.SourceLocation(file: "f.yaml", line: 2, column: 3), "nope"))
+        let text = formatter.format(
+            Diagnostic(.error, Liveline.SourceLocation(file: "f.yaml", line: 2, column: 3), "nope"))
         #expect(text == "f.yaml:2:3: error: nope\n  2 |   bad: x\n    |   ^")
     }
 
     @Test func aVeryLongLineShowsAWindowAroundTheColumn() {
         let line = String(repeating: "[", count: 5000) + "x" + String(repeating: "]", count: 5000)
         let formatter = DiagnosticFormatter(sources: ["f.yaml": "a: " + line])
-        let text = formatter.format(Diagnostic(.error, Liveline.SourceLocation(file: "f.yaml", line: 1, column: 5004), "here"))
+        let text = formatter.format(
+            Diagnostic(.error, Liveline.SourceLocation(file: "f.yaml", line: 1, column: 5004), "here"))
         let lines = text.split(separator: "\n").map(String.init)
         #expect(lines.count == 3)
         #expect(lines[1].count < 140 && lines[1].contains("…[[[") && lines[1].hasSuffix("]]]…"), "\(lines[1])")
-        let caret = lines[2].count - 1, x = lines[1].firstIndex(of: "x").map { lines[1].distance(from: lines[1].startIndex, to: $0) }
+        let caret = lines[2].count - 1,
+            x = lines[1].firstIndex(of: "x").map { lines[1].distance(from: lines[1].startIndex, to: $0) }
         #expect(caret == x, "the caret sits under the column")
     }
 }

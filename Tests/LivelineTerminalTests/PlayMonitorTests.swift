@@ -14,7 +14,9 @@ import Testing
 
         mutating func receive(_ push: Push, from activity: ActivityEngine) {
             monitor.submitted(push)
-            monitor.record(.delivered(activity: push.activity, push: push, response: APNsResponse(status: 200), attempts: 1, latency: 3))
+            monitor.record(
+                .delivered(
+                    activity: push.activity, push: push, response: APNsResponse(status: 200), attempts: 1, latency: 3))
         }
 
         mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {}
@@ -45,7 +47,10 @@ import Testing
         // min-interval in real time: the device is behind the story, and the card says so.
         #expect(engine.beatCount > engine.pushCount)
         let why = try #require(card.why)
-        #expect(why.hasPrefix("\(engine.beatCount) beats in \(engine.pushCount) pushes: at 60× min-interval (15s) and the budget (12 p10/h) keep real time"), "\(why)")
+        #expect(
+            why.hasPrefix(
+                "\(engine.beatCount) beats in \(engine.pushCount) pushes: at 60× min-interval (15s) and the budget (12 p10/h) keep real time"
+            ), "\(why)")
         let lines = card.render(width: 110, color: false)
         #expect(lines.contains { $0.hasPrefix("│ story  +23:06 at 60×") })
         #expect(lines.contains { $0.hasPrefix("│ why    ") })
@@ -55,7 +60,10 @@ import Testing
         let (card, engine) = try card(after: 23_100)
         let held = try #require(engine.heldPush, "at +23:06 the minute ticks wait for min-interval")
         let text = try #require(card.held)
-        #expect(text.contains("\(held.merged == 1 ? "1 change waits" : "\(held.merged) changes wait") for min-interval 15s after the last push: sent at +"), "\(text)")
+        #expect(
+            text.contains(
+                "\(held.merged == 1 ? "1 change waits" : "\(held.merged) changes wait") for min-interval 15s after the last push: sent at +"
+            ), "\(text)")
         // The next minute is under a second away in real time: said so, not rounded down to "in 0s".
         let next = try #require(card.next)
         #expect(next.hasPrefix("first-half-minute #14 at +24:"), "\(next)")

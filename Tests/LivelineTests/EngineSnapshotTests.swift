@@ -8,7 +8,9 @@ import Testing
     static func engines(_ name: String) throws -> [ActivityEngine] {
         let scenario = try ScenarioLoader().load(file: ExampleScenarioTests.path(name)).scenario
         return scenario.activities.enumerated().map {
-            ActivityEngine(program: ActivityProgram($0.element, index: $0.offset, scenarioSeed: scenario.seed), id: $0.offset, scenarioStart: testStart)
+            ActivityEngine(
+                program: ActivityProgram($0.element, index: $0.offset, scenarioSeed: scenario.seed), id: $0.offset,
+                scenarioStart: testStart)
         }
     }
 
@@ -34,7 +36,9 @@ import Testing
         }
     }
 
-    @Test("a story resumed from its snapshot after every push sends the same pushes", arguments: ["football.yaml", "delivery.yaml"])
+    @Test(
+        "a story resumed from its snapshot after every push sends the same pushes",
+        arguments: ["football.yaml", "delivery.yaml"])
     func resumeAfterEveryPush(name: String) throws {
         for original in try Self.engines(name) {
             var whole = original
@@ -61,7 +65,9 @@ import Testing
             }
             #expect(restores == reference.pushes.count)
             // Same instants, kinds, priorities and bytes, and the same reasons.
-            let summary = { (push: Push) in "\(push.time) \(push.event) \(push.priority) \(push.timestamp) \(push.reason) \(push.payload)" }
+            let summary = { (push: Push) in
+                "\(push.time) \(push.event) \(push.priority) \(push.timestamp) \(push.reason) \(push.payload)"
+            }
             #expect(resumed.pushes.map(summary) == reference.pushes.map(summary))
         }
     }
@@ -70,8 +76,10 @@ import Testing
     func valuesRoundTrip() throws {
         let object = StateObject([
             ("z", .null), ("flag", .bool(true)), ("n", .int(-42)), ("big", .int(.max)), ("small", .int(.min)),
-            ("x", .double(-0.5)), ("nan-free", .double(1e308)), ("text", .string("Goal! 1–0 ⚽︎")), ("when", .date(1_795_464_000_123)),
-            ("range", .dateRange(-5, 1_795_464_000_000)), ("list", .array([.int(1), .array([]), .object(StateObject())])),
+            ("x", .double(-0.5)), ("nan-free", .double(1e308)), ("text", .string("Goal! 1–0 ⚽︎")),
+            ("when", .date(1_795_464_000_123)),
+            ("range", .dateRange(-5, 1_795_464_000_000)),
+            ("list", .array([.int(1), .array([]), .object(StateObject())])),
             ("nested", .object(StateObject([("a", .string(""))]))),
         ])
         var writer = CompactWriter()

@@ -20,9 +20,11 @@ import Testing
         return (loaded.scenario, sink)
     }
 
-    @Test("every example loads without warnings and ends every activity", arguments: [
-        "football.yaml", "delivery.yaml", "evening.yaml", "push-to-start.yaml",
-    ])
+    @Test(
+        "every example loads without warnings and ends every activity",
+        arguments: [
+            "football.yaml", "delivery.yaml", "evening.yaml", "push-to-start.yaml",
+        ])
     func exampleLoadsAndEnds(name: String) throws {
         let (scenario, sink) = try Self.play(name)
         let ends = sink.pushes.filter { $0.event == .end }
@@ -34,7 +36,10 @@ import Testing
         let (_, sink) = try Self.play("football.yaml")
         let goals = sink.pushes.filter { $0.reason.beat.hasPrefix("goal-") }
         #expect(goals.count == 4)
-        #expect(goals.allSatisfy { $0.priority == .high && $0.aps["alert"] != nil && $0.aps["relevance-score"] == .int(100) })
+        #expect(
+            goals.allSatisfy {
+                $0.priority == .high && $0.aps["alert"] != nil && $0.aps["relevance-score"] == .int(100)
+            })
         let halfTime = try #require(sink.pushes.first { $0.reason.beat == "half-time" })
         let secondHalf = try #require(sink.pushes.first { $0.reason.beat == "second-half" })
         let quiet = sink.pushes.filter { $0.time > halfTime.time && $0.time < secondHalf.time }
@@ -77,11 +82,13 @@ import Testing
         #expect(sink.pushes.map(\.time) == sink.pushes.map(\.time).sorted())
     }
 
-    @Test("the deliberately broken examples fail with located errors", arguments: [
-        ("typo-key.yaml", 14, 5, "did you mean 'attributes-type'?"),
-        ("bad-duration.yaml", 19, 13, "found '5 minutes'"),
-        ("type-change.yaml", 26, 22, "'homeScore' is an integer"),
-    ])
+    @Test(
+        "the deliberately broken examples fail with located errors",
+        arguments: [
+            ("typo-key.yaml", 14, 5, "did you mean 'attributes-type'?"),
+            ("bad-duration.yaml", 19, 13, "found '5 minutes'"),
+            ("type-change.yaml", 26, 22, "'homeScore' is an integer"),
+        ])
     func brokenExample(name: String, line: Int, column: Int, fragment: String) {
         do {
             _ = try ScenarioLoader().load(file: Self.path("invalid/" + name))

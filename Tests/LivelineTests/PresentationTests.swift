@@ -19,33 +19,44 @@ import Testing
 
     func single(_ presentation: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) -> Diagnostic? {
         let found = errors(Self.yaml(presentation), file: "p.yaml")
-        #expect(found.count == 1, "expected one error, got:\n\(found.map(\.description).joined(separator: "\n"))", sourceLocation: sourceLocation)
+        #expect(
+            found.count == 1, "expected one error, got:\n\(found.map(\.description).joined(separator: "\n"))",
+            sourceLocation: sourceLocation)
         return found.first
     }
 
     @Test func readsEveryRegion() throws {
-        let loaded = try load(Self.yaml("""
-            tint: "#34c759"
-            icon: soccerball
-            lock-screen:
-              title: "{{ attributes.homeTeam }} v {{ attributes.awayTeam }}"
-              lines: ["{{ state.homeScore }} – {{ state.awayScore }}", "Kick-off {{ state.kickoff | countdown }}"]
-            compact-leading: "{{ state.homeScore }}–{{ state.awayScore }}"
-            compact-trailing: "{{ state.detail.minute }}'"
-            minimal: "{{ state.homeScore }}"
-            expanded: { leading: "{{ attributes.homeTeam | upper }}", trailing: "{{ state.kickoff | time }}", center: vs, bottom: "{{ state.awayScore }}" }
-            """))
+        let loaded = try load(
+            Self.yaml(
+                """
+                tint: "#34c759"
+                icon: soccerball
+                lock-screen:
+                  title: "{{ attributes.homeTeam }} v {{ attributes.awayTeam }}"
+                  lines: ["{{ state.homeScore }} – {{ state.awayScore }}", "Kick-off {{ state.kickoff | countdown }}"]
+                compact-leading: "{{ state.homeScore }}–{{ state.awayScore }}"
+                compact-trailing: "{{ state.detail.minute }}'"
+                minimal: "{{ state.homeScore }}"
+                expanded: { leading: "{{ attributes.homeTeam | upper }}", trailing: "{{ state.kickoff | time }}", center: vs, bottom: "{{ state.awayScore }}" }
+                """))
         let presentation = try #require(loaded.scenario.activities.first?.presentation)
         #expect(presentation.tint == "#34c759")
         #expect(presentation.icon == "soccerball")
-        #expect(presentation.lockScreenTitle?.parts == [
-            .field(scope: "attributes", path: ["homeTeam"], format: nil), .text(" v "),
-            .field(scope: "attributes", path: ["awayTeam"], format: nil),
-        ])
+        #expect(
+            presentation.lockScreenTitle?.parts == [
+                .field(scope: "attributes", path: ["homeTeam"], format: nil), .text(" v "),
+                .field(scope: "attributes", path: ["awayTeam"], format: nil),
+            ])
         #expect(presentation.lockScreenLines.count == 2)
-        #expect(presentation.lockScreenLines.last?.parts.last == .field(scope: "state", path: ["kickoff"], format: .countdown))
-        #expect(presentation.compactTrailing?.parts == [.field(scope: "state", path: ["detail", "minute"], format: nil), .text("'")])
-        #expect(presentation.expandedLeading?.parts == [.field(scope: "attributes", path: ["homeTeam"], format: .upper)])
+        #expect(
+            presentation.lockScreenLines.last?.parts.last
+                == .field(scope: "state", path: ["kickoff"], format: .countdown))
+        #expect(
+            presentation.compactTrailing?.parts == [
+                .field(scope: "state", path: ["detail", "minute"], format: nil), .text("'"),
+            ])
+        #expect(
+            presentation.expandedLeading?.parts == [.field(scope: "attributes", path: ["homeTeam"], format: .upper)])
         #expect(presentation.expandedCenter?.parts == [.text("vs")])
     }
 
@@ -64,7 +75,9 @@ import Testing
     @Test func otherMistakesAreLocated() throws {
         let format = try #require(single("minimal: \"{{ state.kickoff | countdwn }}\""))
         #expect(format.location.line == 8)
-        #expect(format.message.contains("unknown format 'countdwn'") && format.message.contains("did you mean 'countdown'?"))
+        #expect(
+            format.message.contains("unknown format 'countdwn'") && format.message.contains("did you mean 'countdown'?")
+        )
 
         let scope = try #require(single("minimal: \"{{ homeScore }}\""))
         #expect(scope.message.contains("expected a placeholder like {{ state.minute }}"))

@@ -19,41 +19,42 @@ import Testing
         var g = Generator(state: seed)
         let staleAfter = g.pick(["none", "2m", "5m", "10m"])
         var yaml = """
-        liveline: 1
-        name: Random \(seed)
-        seed: \(g.int(0...1000))
-        policy:
-          min-interval: \(g.pick(["0", "5s", "15s", "30s"]))
-          stale-after: \(staleAfter)
-          heartbeat: \(staleAfter == "2m" ? "30s" : g.pick(["30s", "1m"]))
-          budget: \(g.pick([0, 1, 2, 5, 12]))
-          over-budget: \(g.pick(["downgrade", "defer"]))
-          dismissal: \(g.pick(["default", "immediate", "5m"]))
-          expiration: \(g.pick(["0", "1h"]))
-        activities:
+            liveline: 1
+            name: Random \(seed)
+            seed: \(g.int(0...1000))
+            policy:
+              min-interval: \(g.pick(["0", "5s", "15s", "30s"]))
+              stale-after: \(staleAfter)
+              heartbeat: \(staleAfter == "2m" ? "30s" : g.pick(["30s", "1m"]))
+              budget: \(g.pick([0, 1, 2, 5, 12]))
+              over-budget: \(g.pick(["downgrade", "defer"]))
+              dismissal: \(g.pick(["default", "immediate", "5m"]))
+              expiration: \(g.pick(["0", "1h"]))
+            activities:
 
-        """
+            """
         for a in 0..<g.int(1...3) {
             let pushStarted = g.chance(0.3)
             yaml += """
-              - name: act-\(a)
-                at: \(g.int(0...30))m
-                attributes-type: RandomAttributes
-                attributes: { label: "activity \(a)", number: \(a) }
-                content-state:
-                  count: 0
-                  ratio: 0.5
-                  text: "start"
-                  flag: false
-                  maybe: null
-                  eta: !date +\(g.int(1...90))m
-                  nested: { a: 1, b: "x" }
-            \(g.chance(0.5) ? "    relevance: \(g.int(0...100))\n" : "")    beats:
+                  - name: act-\(a)
+                    at: \(g.int(0...30))m
+                    attributes-type: RandomAttributes
+                    attributes: { label: "activity \(a)", number: \(a) }
+                    content-state:
+                      count: 0
+                      ratio: 0.5
+                      text: "start"
+                      flag: false
+                      maybe: null
+                      eta: !date +\(g.int(1...90))m
+                      nested: { a: 1, b: "x" }
+                \(g.chance(0.5) ? "    relevance: \(g.int(0...100))\n" : "")    beats:
 
-            """
+                """
             var last = 0
             if pushStarted {
-                yaml += "      - { id: start, at: 0, start: \(g.pick(["true", "{ input-push-token: true }"])), alert: { title: \"Go {{ activity }}\" } }\n"
+                yaml +=
+                    "      - { id: start, at: 0, start: \(g.pick(["true", "{ input-push-token: true }"])), alert: { title: \"Go {{ activity }}\" } }\n"
             }
             for b in 0..<g.int(3...12) {
                 let at = g.int(1...120)
@@ -72,9 +73,16 @@ import Testing
                 if g.chance(0.4) { beat += "priority: \(g.pick(["high", "low"])), " }
                 if g.chance(0.3) { beat += "relevance: \(g.int(0...100)), " }
                 if g.chance(0.15) { beat += "stale-after: \(g.pick(["3m", "none"])), " }
-                if g.chance(0.2) { beat += "alert: { title: \"Alert \(b)\", body: { loc-key: BODY, loc-args: [\"{{ state.count }}\"] } }, " }
+                if g.chance(0.2) {
+                    beat +=
+                        "alert: { title: \"Alert \(b)\", body: { loc-key: BODY, loc-args: [\"{{ state.count }}\"] } }, "
+                }
                 var set: [String] = []
-                if g.chance(0.6) { set.append(repeating ? "count: \"{{ n + state.count }}\"" : "count: \"{{ state.count + \(g.int(1...3)) }}\"") }
+                if g.chance(0.6) {
+                    set.append(
+                        repeating
+                            ? "count: \"{{ n + state.count }}\"" : "count: \"{{ state.count + \(g.int(1...3)) }}\"")
+                }
                 if g.chance(0.3) { set.append("ratio: \(g.int(0...100)).\(g.int(0...99))") }
                 if g.chance(0.4) { set.append("text: \"step \(b) at {{ minute }}\"") }
                 if g.chance(0.2) { set.append("flag: \(g.chance(0.5))") }
@@ -87,7 +95,8 @@ import Testing
             }
             yaml += "      - { id: poke, set: { text: \"poked\" } }\n"
             if g.chance(0.7) {
-                yaml += "      - { id: final, at: \(last + 2)m, end: \(g.pick(["true", "{ dismissal: immediate }", "{ dismissal: 10m }"])) }\n"
+                yaml +=
+                    "      - { id: final, at: \(last + 2)m, end: \(g.pick(["true", "{ dismissal: immediate }", "{ dismissal: 10m }"])) }\n"
             }
         }
         return yaml
@@ -103,7 +112,8 @@ import Testing
         case .date(let unix): return seconds(unix)
         case .dateRange(let a, let b): return .array([seconds(a), seconds(b)])
         case .array(let items): return .array(items.map(expectedJSON))
-        case .object(let object): return .object(StateObject(zip(object.keys, object.values.map(expectedJSON)).map { ($0, $1) }))
+        case .object(let object):
+            return .object(StateObject(zip(object.keys, object.values.map(expectedJSON)).map { ($0, $1) }))
         default: return value
         }
     }
@@ -113,7 +123,8 @@ import Testing
         // Seconds of CPU: checked on a Dispatch thread, so the tests that run in real time
         // beside this one keep the cooperative pool.
         let (failures, seen) = await Subprocess.offPool { Self.check(batch: batch) }
-        #expect(failures.isEmpty, "\(failures.count) broken promise(s):\n\(failures.prefix(20).joined(separator: "\n"))")
+        #expect(
+            failures.isEmpty, "\(failures.count) broken promise(s):\n\(failures.prefix(20).joined(separator: "\n"))")
         // The generator must exercise every kind of push, or the checks prove little.
         for kind in ["start", "update", "end", "heartbeat", "coalesced", "p10", "downgraded"] {
             #expect(seen[kind, default: 0] > 0, "batch \(batch) produced no \(kind) push")
@@ -156,13 +167,21 @@ import Testing
                 if push.priority == .high { seen["p10", default: 0] += 1 }
                 if case .downgraded = push.reason.budget { seen["downgraded", default: 0] += 1 }
                 check(push.payload.count <= PayloadLimits.device, "size \(push.payload.count): \(context)")
-                check((try? JSONSerialization.jsonObject(with: Data(push.payload))) != nil, "Foundation cannot parse: \(context)")
+                check(
+                    (try? JSONSerialization.jsonObject(with: Data(push.payload))) != nil,
+                    "Foundation cannot parse: \(context)")
                 let aps = push.aps
                 check(aps["timestamp"] == .int(Int(push.timestamp)), "aps.timestamp: \(context)")
                 check(aps["event"] == .string(push.event.rawValue), "aps.event: \(context)")
-                if case .int(let stale)? = aps["stale-date"] { check(Int64(stale) > push.timestamp, "stale-date: \(context)") }
-                check(aps["content-state"] == Self.expectedJSON(.object(entry.state)), "content-state round trip: \(context)")
-                check(push.priority == .low || push.reason.budget != .notCharged, "a high-priority push not charged: \(context)")
+                if case .int(let stale)? = aps["stale-date"] {
+                    check(Int64(stale) > push.timestamp, "stale-date: \(context)")
+                }
+                check(
+                    aps["content-state"] == Self.expectedJSON(.object(entry.state)),
+                    "content-state round trip: \(context)")
+                check(
+                    push.priority == .low || push.reason.budget != .notCharged,
+                    "a high-priority push not charged: \(context)")
             }
         }
         return (failures, seen)

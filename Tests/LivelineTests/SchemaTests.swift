@@ -10,10 +10,14 @@ import Testing
 
     @Test(.enabled(if: checkerIsAvailable, "needs python3 with jsonschema and PyYAML (pip install jsonschema pyyaml)"))
     func everyExampleValidatesAgainstTheJSONSchema() async throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let check = try await Subprocess.run(["python3", root.appendingPathComponent("scripts/check/check-schema.py").path], mergingErrors: true)
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let check = try await Subprocess.run(
+            ["python3", root.appendingPathComponent("scripts/check/check-schema.py").path], mergingErrors: true)
         let output = check.stdout
-        #expect(check.status == 0, "scripts/check/check-schema.py failed (needs: pip install jsonschema pyyaml):\n\(output)")
+        #expect(
+            check.status == 0, "scripts/check/check-schema.py failed (needs: pip install jsonschema pyyaml):\n\(output)"
+        )
         #expect(output.contains("ok Scenarios/football.yaml"))
     }
 }

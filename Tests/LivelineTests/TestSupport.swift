@@ -16,7 +16,8 @@ struct Collector: PushSink {
     var pushes: [Push] { entries.map(\.push) }
 
     mutating func receive(_ push: Push, from activity: ActivityEngine) {
-        entries.append(Entry(push: push, state: activity.state, lifecycle: activity.lifecycle, name: activity.program.spec.name))
+        entries.append(
+            Entry(push: push, state: activity.state, lifecycle: activity.lifecycle, name: activity.program.spec.name))
     }
 
     mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {
@@ -28,7 +29,9 @@ struct Collector: PushSink {
 let testStart: Millis = 1_795_464_000_000
 
 /// Loads scenario YAML, failing the test with every diagnostic if it does not load.
-func load(_ yaml: String, file: String = "test.yaml", sourceLocation: Testing.SourceLocation = #_sourceLocation) throws -> LoadedScenario {
+func load(
+    _ yaml: String, file: String = "test.yaml", sourceLocation: Testing.SourceLocation = #_sourceLocation
+) throws -> LoadedScenario {
     do {
         return try ScenarioLoader().load(yaml: yaml, file: file)
     } catch {
@@ -58,25 +61,27 @@ func plan(_ yaml: String, start: Millis = testStart, seed: UInt64? = nil) throws
 }
 
 /// A one-activity scenario with the given policy lines, first state and beats, indented for YAML.
-func scenario(policy: String = "", state: String = "{ score: 0, phase: pre }", relevance: String? = nil, beats: String) -> String {
+func scenario(
+    policy: String = "", state: String = "{ score: 0, phase: pre }", relevance: String? = nil, beats: String
+) -> String {
     var lines = policy.split(separator: "\n").map(String.init)
     if !policy.contains("stale-after") { lines.append("stale-after: 10m") }
     if !policy.contains("heartbeat") { lines.append("heartbeat: 1m") }
     return """
-    liveline: 1
-    name: Test
-    bundle-id: com.example.test
-    policy:
-    \(lines.map { "  " + $0 }.joined(separator: "\n"))
-    activities:
-      - name: match
-        attributes-type: MatchAttributes
-        attributes: { home: A, away: B }
-        content-state: \(state)
-    \(relevance.map { "    relevance: \($0)" } ?? "")
-        beats:
-    \(beats.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
-    """
+        liveline: 1
+        name: Test
+        bundle-id: com.example.test
+        policy:
+        \(lines.map { "  " + $0 }.joined(separator: "\n"))
+        activities:
+          - name: match
+            attributes-type: MatchAttributes
+            attributes: { home: A, away: B }
+            content-state: \(state)
+        \(relevance.map { "    relevance: \($0)" } ?? "")
+            beats:
+        \(beats.split(separator: "\n").map { "      " + $0 }.joined(separator: "\n"))
+        """
 }
 
 extension Push {

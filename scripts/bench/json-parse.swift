@@ -33,5 +33,8 @@ for path in CommandLine.arguments.dropFirst() {
     let liveline = try median { _ = try JSONParser.parse(bytes) }
     let foundation = try median { _ = try JSONSerialization.jsonObject(with: data) }
     let name = URL(fileURLWithPath: path).lastPathComponent
-    print(String(format: "%@\t%d\t%.3f\t%.3f\t%.2f", name, bytes.count, liveline * 1000, foundation * 1000, liveline / foundation))
+    print(
+        String(
+            format: "%@\t%d\t%.3f\t%.3f\t%.2f", name, bytes.count, liveline * 1000, foundation * 1000,
+            liveline / foundation))
 }

@@ -60,7 +60,8 @@ let referencePayloads: [APSPayload] = {
         var payloads: [APSPayload] = []
         mutating func receive(_ push: Push, from activity: ActivityEngine) {
             guard case .object(let top)? = try? JSONParser.parse(push.payload), case .object(let aps)? = top["aps"],
-                  case .object(let state)? = aps["content-state"] else { return }
+                case .object(let state)? = aps["content-state"]
+            else { return }
             func int(_ object: StateObject, _ key: String) -> Int64? {
                 if case .int(let v)? = object[key] { return Int64(v) }
                 return nil
@@ -70,18 +71,22 @@ let referencePayloads: [APSPayload] = {
                 return nil
             }
             var alert: APSPayload.Alert?
-            if case .object(let a)? = aps["alert"] { alert = .init(title: string(a, "title"), body: string(a, "body"), sound: string(a, "sound")) }
-            payloads.append(APSPayload(aps: .init(
-                timestamp: int(aps, "timestamp") ?? 0, event: string(aps, "event") ?? "update",
-                contentState: .init(
-                    minute: Int(int(state, "minute") ?? 0), addedTime: Int(int(state, "addedTime") ?? 0),
-                    homeScore: Int(int(state, "homeScore") ?? 0), awayScore: Int(int(state, "awayScore") ?? 0),
-                    phase: string(state, "phase") ?? "", lastEvent: string(state, "lastEvent"),
-                    kickoff: Date(timeIntervalSinceReferenceDate: Double(int(state, "kickoff") ?? 0))
-                ),
-                staleDate: int(aps, "stale-date"), dismissalDate: int(aps, "dismissal-date"),
-                relevanceScore: int(aps, "relevance-score").map(Double.init), alert: alert
-            )))
+            if case .object(let a)? = aps["alert"] {
+                alert = .init(title: string(a, "title"), body: string(a, "body"), sound: string(a, "sound"))
+            }
+            payloads.append(
+                APSPayload(
+                    aps: .init(
+                        timestamp: int(aps, "timestamp") ?? 0, event: string(aps, "event") ?? "update",
+                        contentState: .init(
+                            minute: Int(int(state, "minute") ?? 0), addedTime: Int(int(state, "addedTime") ?? 0),
+                            homeScore: Int(int(state, "homeScore") ?? 0), awayScore: Int(int(state, "awayScore") ?? 0),
+                            phase: string(state, "phase") ?? "", lastEvent: string(state, "lastEvent"),
+                            kickoff: Date(timeIntervalSinceReferenceDate: Double(int(state, "kickoff") ?? 0))
+                        ),
+                        staleDate: int(aps, "stale-date"), dismissalDate: int(aps, "dismissal-date"),
+                        relevanceScore: int(aps, "relevance-score").map(Double.init), alert: alert
+                    )))
         }
         mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {}
     }
@@ -97,13 +102,15 @@ let benchmarks: @Sendable () -> Void = {
     let matches = 10_000
     Benchmark(
         "Plan 10,000 football matches through the scheduler",
-        configuration: .init(metrics: [.wallClock, .peakMemoryResident, pushesPerSecond], maxDuration: .seconds(30), maxIterations: 10)
+        configuration: .init(
+            metrics: [.wallClock, .peakMemoryResident, pushesPerSecond], maxDuration: .seconds(30), maxIterations: 10)
     ) { benchmark in
         let clock = ContinuousClock()
         let began = clock.now
-        var run = ScenarioRun(activities: (0..<matches).map {
-            ActivityEngine(program: football, id: $0, copy: $0, scenarioStart: start)
-        })
+        var run = ScenarioRun(
+            activities: (0..<matches).map {
+                ActivityEngine(program: football, id: $0, copy: $0, scenarioStart: start)
+            })
         var sink = DiscardSink()
         run.run(into: &sink)
         let elapsed = clock.now - began

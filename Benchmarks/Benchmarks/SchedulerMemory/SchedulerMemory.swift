@@ -19,12 +19,14 @@ let football: ActivityProgram = {
 let benchmarks: @Sendable () -> Void = {
     Benchmark(
         "Hold 100,000 concurrent activities in the scheduler (each played 45 minutes in)",
-        configuration: .init(metrics: [.peakMemoryResident, .wallClock, .mallocCountTotal], maxDuration: .seconds(60), maxIterations: 3)
+        configuration: .init(
+            metrics: [.peakMemoryResident, .wallClock, .mallocCountTotal], maxDuration: .seconds(60), maxIterations: 3)
     ) { _ in
         let start: Millis = 1_795_464_000_000
-        var run = ScenarioRun(activities: (0..<100_000).map {
-            ActivityEngine(program: football, id: $0, copy: $0, scenarioStart: start + Millis($0 % 600) * 1000)
-        })
+        var run = ScenarioRun(
+            activities: (0..<100_000).map {
+                ActivityEngine(program: football, id: $0, copy: $0, scenarioStart: start + Millis($0 % 600) * 1000)
+            })
         var sink = DiscardSink()
         // Mid-match: goals, alerts and relevance applied, every activity alive and scheduled.
         run.run(until: start + 45 * 60_000, into: &sink)

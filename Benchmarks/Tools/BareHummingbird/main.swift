@@ -15,7 +15,8 @@ router.post("/v1/webhooks/:source") { request, context -> Response in
     _ = try await request.body.collect(upTo: 256 * 1024)
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
-    return Response(status: .accepted, headers: headers, body: .init(byteBuffer: ByteBuffer(string: #"{"status":"stored"}"#)))
+    return Response(
+        status: .accepted, headers: headers, body: .init(byteBuffer: ByteBuffer(string: #"{"status":"stored"}"#)))
 }
 let app = Application(router: router, configuration: .init(address: .hostname(host, port: port), serverName: nil))
 try await app.runService()

@@ -35,16 +35,19 @@ enum ClientThroughput {
         let inFlight = Int(option("--in-flight")) ?? 800
         let connections = Int(option("--connections")) ?? 1
         let payload = Array(FileManager.default.contents(atPath: option("--payload")) ?? Data())
-        let tokens = (try? String(contentsOfFile: option("--tokens"), encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+        let tokens =
+            (try? String(contentsOfFile: option("--tokens"), encoding: .utf8))?.split(separator: "\n").map(String.init)
+            ?? []
         guard !tokens.isEmpty, !payload.isEmpty else {
             FileHandle.standardError.write(Data("no tokens or payload\n".utf8))
             exit(64)
         }
         let key = try SigningKey(file: option("--key"), keyID: option("--key-id"), teamID: option("--team-id"))
         let endpoint = try APNsEndpoint(url: option("--url"), trustedCertificates: options["--ca"])
-        let client = try APNsClient(configuration: .init(endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)))
+        let client = try APNsClient(
+            configuration: .init(
+                endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)))
         let topic = PushHeaders.topic(forBundleID: option("--topic"))
-
 
         let headers = PushHeaders(topic: topic, priority: .high, expiration: 0)
         let clock = ContinuousClock()
@@ -66,7 +69,10 @@ enum ClientThroughput {
             await pushes.run()
             statuses = pushes.statuses
         } else {
-            let driver = Driver(requests: (0..<requests).map { .push(token: tokens[$0 % tokens.count], headers: headers, payload: payload) }, client: client)
+            let driver = Driver(
+                requests: (0..<requests).map {
+                    .push(token: tokens[$0 % tokens.count], headers: headers, payload: payload)
+                }, client: client)
             began = clock.now
             await withCheckedContinuation { continuation in
                 driver.lock.lock()
@@ -78,12 +84,14 @@ enum ClientThroughput {
         }
         let elapsed = clock.now - began
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        print(String(format: "%.0f pushes/s (%d in %.2f s, %d connection(s), %@) statuses: %@",
-                     Double(requests) / seconds, requests, seconds, connections,
-                     flags.contains("--delivery") ? "PushDelivery, one in flight per activity" : "APNsClient, \(inFlight) in flight",
-                     statuses.map { "\($0.key)×\($0.value)" }.sorted().joined(separator: " ")))
+        print(
+            String(
+                format: "%.0f pushes/s (%d in %.2f s, %d connection(s), %@) statuses: %@",
+                Double(requests) / seconds, requests, seconds, connections,
+                flags.contains("--delivery")
+                    ? "PushDelivery, one in flight per activity" : "APNsClient, \(inFlight) in flight",
+                statuses.map { "\($0.key)×\($0.value)" }.sorted().joined(separator: " ")))
         await client.shutdown()
-
 
     }
 }
@@ -117,7 +125,8 @@ final class Driver: @unchecked Sendable {
             // A plain 200 is counted without making its description (the harness's own cost).
             var key: String?
             switch result {
-            case .success(let response): if response.status != 200 || response.reason != nil { key = response.description }
+            case .success(let response):
+                if response.status != 200 || response.reason != nil { key = response.description }
             case .failure(let error): key = "\(error)"
             }
             self.lock.lock()
@@ -157,9 +166,10 @@ final class TokenPushes: @unchecked Sendable {
         guard submitted < count else { return nil }
         submitted += 1
         sequence[activity] += 1
-        return Push(activity: activity, sequence: sequence[activity], time: 0, event: .update, priority: .high,
-                    timestamp: Int64(sequence[activity]), expiration: 0, payload: payload,
-                    reason: PushReason(kind: .beat, beat: "bench", merged: 1))
+        return Push(
+            activity: activity, sequence: sequence[activity], time: 0, event: .update, priority: .high,
+            timestamp: Int64(sequence[activity]), expiration: 0, payload: payload,
+            reason: PushReason(kind: .beat, beat: "bench", merged: 1))
     }
 
     func run() async {
@@ -177,7 +187,8 @@ final class TokenPushes: @unchecked Sendable {
         let activity: Int
         let key: String
         switch event {
-        case .delivered(let a, _, let response, _, _): activity = a; key = response.status == 200 && response.reason == nil ? "200" : response.description
+        case .delivered(let a, _, let response, _, _):
+            activity = a; key = response.status == 200 && response.reason == nil ? "200" : response.description
         case .rejected(let a, _, let response): activity = a; key = response.description
         case .gaveUp(let a, _, let failure): activity = a; key = failure
         case .stopped(let a, let reason): activity = a; key = reason

@@ -18,23 +18,24 @@ import LivelineMockAPNs
 let activities = CommandLine.arguments.dropFirst().first.flatMap(Int.init) ?? 1000
 let seconds = CommandLine.arguments.dropFirst(2).first.flatMap(Int.init) ?? 60
 let yaml = """
-liveline: 1
-bundle-id: com.example.bench
-policy: { min-interval: 0, stale-after: none }
-activities:
-  - name: ticker
-    attributes-type: BenchAttributes
-    content-state: { n: 0 }
-    beats:
-      - { id: tick, every: 5s, to: \(seconds - 3)s, jitter: 2s, set: { n: "{{ n }}" } }
-      - { id: final, at: \(seconds)s, end: true }
-"""
+    liveline: 1
+    bundle-id: com.example.bench
+    policy: { min-interval: 0, stale-after: none }
+    activities:
+      - name: ticker
+        attributes-type: BenchAttributes
+        content-state: { n: 0 }
+        beats:
+          - { id: tick, every: 5s, to: \(seconds - 3)s, jitter: 2s, set: { n: "{{ n }}" } }
+          - { id: final, at: \(seconds)s, end: true }
+    """
 
 func percentiles(_ name: String, _ values: [Millis]) -> String {
     let sorted = values.sorted()
     func at(_ q: Double) -> Millis { sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * q))] }
-    return String(format: "%-44@ n=%6d  p50 %4d ms  p90 %4d ms  p99 %4d ms  p99.9 %4d ms  max %4d ms",
-                  name as NSString, sorted.count, at(0.5), at(0.9), at(0.99), at(0.999), sorted.last ?? 0)
+    return String(
+        format: "%-44@ n=%6d  p50 %4d ms  p90 %4d ms  p99 %4d ms  p99.9 %4d ms  max %4d ms",
+        name as NSString, sorted.count, at(0.5), at(0.9), at(0.99), at(0.999), sorted.last ?? 0)
 }
 
 /// Lateness samples, from any thread.
@@ -77,21 +78,26 @@ configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
 // Signed tokens, as `liveline play` sends: APNs (and the mock) allow one stream per connection
 // until a request carries a valid token.
 let privateKey = P256.Signing.PrivateKey()
-configuration.authentication = .keys([ProviderKey(keyID: "ACCURACY01", teamID: "ACCURACYTM", publicKey: privateKey.publicKey)])
+configuration.authentication = .keys([
+    ProviderKey(keyID: "ACCURACY01", teamID: "ACCURACYTM", publicKey: privateKey.publicKey)
+])
 configuration.eventLoopThreads = 1
 configuration.logger.logLevel = .critical
 let mock = try await MockAPNsServer.start(configuration)
-let client = try APNsClient(configuration: .init(
-    endpoint: APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath), connections: 1,
-    signingKey: try SigningKey(pem: privateKey.pemRepresentation, keyID: "ACCURACY01", teamID: "ACCURACYTM")
-))
+let client = try APNsClient(
+    configuration: .init(
+        endpoint: APNsEndpoint(
+            host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath), connections: 1,
+        signingKey: try SigningKey(pem: privateKey.pemRepresentation, keyID: "ACCURACY01", teamID: "ACCURACYTM")
+    ))
 let handOff = Samples()
 let answered = Samples()
 func playAll(start: Millis) async {
     let session = LiveSession(
         run: ScenarioRun(activities: engines(start: start)), client: client,
         delivery: .init(bundleID: "com.example.bench"),
-        targets: Dictionary(uniqueKeysWithValues: (0..<activities).map { ($0, PushTarget.device(String(format: "%064x", $0 + 1))) }),
+        targets: Dictionary(
+            uniqueKeysWithValues: (0..<activities).map { ($0, PushTarget.device(String(format: "%064x", $0 + 1))) }),
         clock: clock,
         observer: { event in
             switch event {

@@ -20,13 +20,17 @@ public struct ScenarioRun: Sendable {
 
     /// One copy of each activity of `scenario`, starting at `start` (UNIX milliseconds).
     /// `seed` replaces the file's seed; `speed` compresses the story for real-time play.
-    public init(scenario: Scenario, start: Millis, seed: UInt64? = nil, speed: Double = 1, payloadLimit: Int = PayloadLimits.device) {
+    public init(
+        scenario: Scenario, start: Millis, seed: UInt64? = nil, speed: Double = 1,
+        payloadLimit: Int = PayloadLimits.device
+    ) {
         let programs = scenario.activities.enumerated().map {
             ActivityProgram($0.element, index: $0.offset, scenarioSeed: seed ?? scenario.seed, speed: speed)
         }
-        self.init(activities: programs.enumerated().map {
-            ActivityEngine(program: $0.element, id: $0.offset, scenarioStart: start, payloadLimit: payloadLimit)
-        })
+        self.init(
+            activities: programs.enumerated().map {
+                ActivityEngine(program: $0.element, id: $0.offset, scenarioStart: start, payloadLimit: payloadLimit)
+            })
     }
 
     /// Adds an activity to the running set, as the bridge does when a new order arrives. Its

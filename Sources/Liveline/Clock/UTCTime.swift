@@ -27,8 +27,8 @@ public enum UTCTime {
             return true
         }
         guard let year = digits(4), literal(UInt8(ascii: "-")), let month = digits(2), literal(UInt8(ascii: "-")),
-              let day = digits(2), literal(UInt8(ascii: "T")) || literal(UInt8(ascii: "t")) || literal(UInt8(ascii: " ")),
-              let hour = digits(2), literal(UInt8(ascii: ":")), let minute = digits(2)
+            let day = digits(2), literal(UInt8(ascii: "T")) || literal(UInt8(ascii: "t")) || literal(UInt8(ascii: " ")),
+            let hour = digits(2), literal(UInt8(ascii: ":")), let minute = digits(2)
         else { return nil }
         var second = 0, millis = 0
         if literal(UInt8(ascii: ":")) {
@@ -58,7 +58,7 @@ public enum UTCTime {
             return nil
         }
         guard i == b.count, (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 60
+            hour < 24, minute < 60, second < 60
         else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = Int64(days) * 86_400 + Int64(hour * 3600 + minute * 60 + second) - Int64(offsetMinutes * 60)
@@ -76,7 +76,8 @@ public enum UTCTime {
             let s = String(v)
             return String(repeating: "0", count: max(0, width - s.count)) + s
         }
-        var out = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
+        var out =
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay / 60 % 60, 2)):\(pad(secondOfDay % 60, 2))"
         if millis != 0 { out += "." + pad(millis, 3) }
         return out + "Z"
     }

@@ -103,7 +103,8 @@ public struct CompactReader: Sendable {
 
     /// Reads `count` bytes and checks they are `expected`.
     public mutating func expect(_ expected: [UInt8], _ what: String) throws(CompactDecodingError) {
-        guard bytes.count - offset >= expected.count, bytes[offset..<offset + expected.count].elementsEqual(expected) else {
+        guard bytes.count - offset >= expected.count, bytes[offset..<offset + expected.count].elementsEqual(expected)
+        else {
             throw error(what)
         }
         offset += expected.count
@@ -159,7 +160,9 @@ public struct CompactReader: Sendable {
     /// corrupt count cannot make a reader reserve gigabytes.
     public mutating func count() throws(CompactDecodingError) -> Int {
         let count = try unsigned()
-        guard count <= UInt64(bytes.count - offset) else { throw error("a count no larger than the \(bytes.count - offset) bytes left") }
+        guard count <= UInt64(bytes.count - offset) else {
+            throw error("a count no larger than the \(bytes.count - offset) bytes left")
+        }
         return Int(count)
     }
 
@@ -175,12 +178,16 @@ public struct CompactReader: Sendable {
     }
 
     /// Reads a presence flag, then the value with `read` when it is present.
-    public mutating func optional<T>(_ read: (inout CompactReader) throws(CompactDecodingError) -> T) throws(CompactDecodingError) -> T? {
+    public mutating func optional<T>(
+        _ read: (inout CompactReader) throws(CompactDecodingError) -> T
+    ) throws(CompactDecodingError) -> T? {
         try bool() ? try read(&self) : nil
     }
 
     /// Runs `read` one nesting level deeper, refusing past ``maxDepth``.
-    public mutating func nested<T>(_ read: (inout CompactReader) throws(CompactDecodingError) -> T) throws(CompactDecodingError) -> T {
+    public mutating func nested<T>(
+        _ read: (inout CompactReader) throws(CompactDecodingError) -> T
+    ) throws(CompactDecodingError) -> T {
         guard depth < Self.maxDepth else { throw error("values nested at most \(Self.maxDepth) deep") }
         depth += 1
         defer { depth -= 1 }

@@ -109,7 +109,8 @@ public struct ActivityEngine: Sendable {
 
     /// An engine for one copy of `program`, in a run that starts at `scenarioStart`.
     public init(
-        program: ActivityProgram, id: Int, copy: Int = 0, scenarioStart: Millis, payloadLimit: Int = PayloadLimits.device,
+        program: ActivityProgram, id: Int, copy: Int = 0, scenarioStart: Millis,
+        payloadLimit: Int = PayloadLimits.device,
         followsTimeline: Bool = true
     ) {
         self.program = program
@@ -146,12 +147,17 @@ public struct ActivityEngine: Sendable {
 
     private func evaluateStatic(_ template: ValueTemplate, salt: UInt64) -> StateObject {
         let context = EvaluationContext(
-            n: 0, elapsed: 0, activity: program.name, index: copy, seed: SeededRandom.hash(seed, salt), state: StateObject(), input: nil
+            n: 0, elapsed: 0, activity: program.name, index: copy, seed: SeededRandom.hash(seed, salt),
+            state: StateObject(), input: nil
         )
         guard case .object(let fields) = template else { return StateObject() }
-        return StateObject(keysAndValues: fields.map {
-            ($0.key, $0.value.evaluate(in: context, beatTime: startTime, startTime: startTime, speed: program.speed))
-        })
+        return StateObject(
+            keysAndValues: fields.map {
+                (
+                    $0.key,
+                    $0.value.evaluate(in: context, beatTime: startTime, startTime: startTime, speed: program.speed)
+                )
+            })
     }
 
     /// Whether an end is decided and waiting to go (for the next second): nothing more applies.
@@ -231,7 +237,8 @@ public struct ActivityEngine: Sendable {
     /// once, so they go in one push.
     @discardableResult
     public mutating func trigger<Sink: PushSink>(
-        _ beatID: String, input: StateValue?, at now: Millis, writer: inout JSONWriter, sink: inout Sink, advancing: Bool = true
+        _ beatID: String, input: StateValue?, at now: Millis, writer: inout JSONWriter, sink: inout Sink,
+        advancing: Bool = true
     ) -> TriggerOutcome {
         if advancing { advance(to: now, writer: &writer, sink: &sink) }
         guard let index = program.beatsByID[beatID] else { return .unknownBeat }
@@ -350,7 +357,8 @@ public struct ActivityEngine: Sendable {
             )
             if beat.patchReadsState { context.state = state }
             for patch in beat.patch {
-                let value = patch.constant
+                let value =
+                    patch.constant
                     ?? patch.value.evaluate(in: context, beatTime: t, startTime: startTime, speed: program.speed)
                 if state.set(value, field: patch.field, rest: patch.rest) { changed = true }
             }
@@ -367,20 +375,24 @@ public struct ActivityEngine: Sendable {
         if let spec = beat.alert {
             let context = EvaluationContext(
                 n: Int(n), elapsed: t - startTime, activity: program.name, index: copy,
-                seed: SeededRandom.hash(seed, UInt64(index), UInt64(n) | 0x616c_0000_0000_0000), state: state, input: input
+                seed: SeededRandom.hash(seed, UInt64(index), UInt64(n) | 0x616c_0000_0000_0000), state: state,
+                input: input
             )
             alert = spec.resolve(in: context)
             changed = true
         }
         if beat.start != nil || beat.end { changed = true }
         guard changed else { return false }
-        merge(at: t, beat: Int32(index), n: n, high: beat.priority == .high, alert: alert, start: beat.start, end: beat.end, dismissal: beat.dismissal)
+        merge(
+            at: t, beat: Int32(index), n: n, high: beat.priority == .high, alert: alert, start: beat.start,
+            end: beat.end, dismissal: beat.dismissal)
         return true
     }
 
     /// Merges one beat (or external change) into the pending push, in place, and sets when it goes.
     mutating func merge(
-        at t: Millis, beat: Int32, n: Int32, high: Bool, alert: Alert<String>?, start: StartSpec?, end: Bool, dismissal: Dismissal?
+        at t: Millis, beat: Int32, n: Int32, high: Bool, alert: Alert<String>?, start: StartSpec?, end: Bool,
+        dismissal: Dismissal?
     ) {
         if !pending.active { pending = Pending(active: true, firstAt: t, lastAt: t, flushAt: .max) }
         pending.kind = beat >= 0 ? .beat : .event
@@ -454,9 +466,12 @@ public struct ActivityEngine: Sendable {
             if bucket.spend(at: t) {
                 priority = .high
                 let left = bucket.available(at: t)
-                budget = p.deferredSince.map { .deferred(t - $0, left: left, of: policy.budget) } ?? .spent(left: left, of: policy.budget)
+                budget =
+                    p.deferredSince.map { .deferred(t - $0, left: left, of: policy.budget) }
+                    ?? .spent(left: left, of: policy.budget)
             } else if policy.overBudget == .defer, !force, p.start == nil, !p.end,
-                      let token = bucket.nextToken(after: t), token < min(heartbeatTime, capTime) {
+                let token = bucket.nextToken(after: t), token < min(heartbeatTime, capTime)
+            {
                 if p.deferredSince == nil { p.deferredSince = t }
                 p.flushAt = max(token, nextSecond)
                 pending = p
@@ -491,7 +506,8 @@ public struct ActivityEngine: Sendable {
         let label = p.beat >= 0 ? program.beats[Int(p.beat)].label : p.externalLabel ?? ""
         let reason = PushReason(
             kind: p.kind, beat: label, occurrence: Int(p.n), merged: p.merged, budget: budget,
-            held: (p.kind == .beat || p.kind == .event) && t > p.lastAt ? t - p.firstAt : 0, staleIn: p.kind == .heartbeat ? staleDeadline - t : 0
+            held: (p.kind == .beat || p.kind == .event) && t > p.lastAt ? t - p.firstAt : 0,
+            staleIn: p.kind == .heartbeat ? staleDeadline - t : 0
         )
         let push = Push(
             activity: id, sequence: pushCount, time: t, event: event, priority: priority, timestamp: timestamp,

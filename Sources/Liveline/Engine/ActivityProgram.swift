@@ -114,7 +114,8 @@ public final class ActivityProgram: Sendable {
         var byID: [String: Int] = [:]
         for (i, beat) in spec.beats.enumerated() {
             if let id = beat.id, byID[id] == nil { byID[id] = i }
-            let activityEnd = spec.beats.first { $0.end != nil && $0.firstOffset != nil }?.firstOffset ?? spec.policy.maxDuration
+            let activityEnd =
+                spec.beats.first { $0.end != nil && $0.firstOffset != nil }?.firstOffset ?? spec.policy.maxDuration
             let occurrences = Int32(min(BeatSpec.maxOccurrences, beat.occurrenceCount(end: activityEnd) ?? 0))
             let patch = beat.patch.map { entry -> Patch in
                 let field = keys.firstIndex(of: entry.path[0]) ?? 0
@@ -125,21 +126,27 @@ public final class ActivityProgram: Sendable {
                 } else if occurrences > 0, occurrences <= 10_000, entry.value.dependsOnlyOnOccurrence {
                     byOccurrence = (1...occurrences).map { n in
                         entry.value.evaluate(
-                            in: EvaluationContext(n: Int(n), elapsed: 0, activity: spec.name, index: 0, seed: 0, state: StateObject(), input: nil),
+                            in: EvaluationContext(
+                                n: Int(n), elapsed: 0, activity: spec.name, index: 0, seed: 0, state: StateObject(),
+                                input: nil),
                             beatTime: 0, startTime: 0, speed: speed
                         )
                     }
                 }
-                return Patch(field: field, rest: Array(entry.path.dropFirst()), value: entry.value, constant: constant, byOccurrence: byOccurrence)
+                return Patch(
+                    field: field, rest: Array(entry.path.dropFirst()), value: entry.value, constant: constant,
+                    byOccurrence: byOccurrence)
             }
-            beats.append(Beat(
-                label: beat.label, jitter: scaled(beat.jitter), chance: beat.chance, patch: patch,
-                patchReadsState: beat.patch.contains { $0.value.readsState },
-                patchIsPrecomputed: patch.allSatisfy { $0.constant != nil || $0.byOccurrence != nil },
-                priority: beat.priority ?? (beat.start != nil ? .high : spec.policy.priority), alert: beat.alert, relevance: beat.relevance,
-                staleAfter: beat.staleAfter, start: beat.start, end: beat.end != nil,
-                dismissal: beat.end?.dismissal, location: beat.location
-            ))
+            beats.append(
+                Beat(
+                    label: beat.label, jitter: scaled(beat.jitter), chance: beat.chance, patch: patch,
+                    patchReadsState: beat.patch.contains { $0.value.readsState },
+                    patchIsPrecomputed: patch.allSatisfy { $0.constant != nil || $0.byOccurrence != nil },
+                    priority: beat.priority ?? (beat.start != nil ? .high : spec.policy.priority), alert: beat.alert,
+                    relevance: beat.relevance,
+                    staleAfter: beat.staleAfter, start: beat.start, end: beat.end != nil,
+                    dismissal: beat.end?.dismissal, location: beat.location
+                ))
         }
         self.beats = beats
         self.beatsByID = byID
@@ -211,10 +218,11 @@ extension ValueTemplate {
         case .literal: true
         case .date, .dateRange: false
         case .expression(let expression): expression.dependsOnlyOnOccurrence
-        case .text(let text): text.parts.allSatisfy {
-            if case .expression(let expression) = $0 { return expression.dependsOnlyOnOccurrence }
-            return true
-        }
+        case .text(let text):
+            text.parts.allSatisfy {
+                if case .expression(let expression) = $0 { return expression.dependsOnlyOnOccurrence }
+                return true
+            }
         case .object(let fields): fields.allSatisfy { $0.value.dependsOnlyOnOccurrence }
         case .array(let items): items.allSatisfy(\.dependsOnlyOnOccurrence)
         }
@@ -259,6 +267,8 @@ extension ActivitySpec {
     /// The first content-state, evaluated as if the activity started at `start`: what fixes
     /// each field's type for the app's decoder (a device view checks later states against it).
     public func firstState(start: Millis = 0, seed: UInt64 = 1) -> StateObject {
-        ActivityEngine(program: ActivityProgram(self, index: 0, scenarioSeed: seed), id: 0, scenarioStart: start - offset).initialState()
+        ActivityEngine(
+            program: ActivityProgram(self, index: 0, scenarioSeed: seed), id: 0, scenarioStart: start - offset
+        ).initialState()
     }
 }

@@ -46,7 +46,8 @@ extension ActivityEngine.Snapshot {
                 cursor: try reader.int(), nextOccurrence: try reader.int64(), lastOccurrence: try reader.int64(),
                 lastTimestamp: try reader.int64(), lastPush: try reader.int64(), staleDeadline: try reader.int64(),
                 activeSince: try reader.int64(),
-                pending: try reader.optional { r throws(CompactDecodingError) in try ActivityEngine.Pending(reading: &r) }
+                pending: try reader.optional { r throws(CompactDecodingError) in try ActivityEngine.Pending(reading: &r)
+                }
             )
         } catch {
             throw .unreadable(error)
@@ -127,13 +128,14 @@ extension StateValue {
         case .date: self = .date(try reader.int64())
         case .dateRange: self = .dateRange(try reader.int64(), try reader.int64())
         case .array:
-            self = .array(try reader.nested { r throws(CompactDecodingError) in
-                let count = try r.count()
-                var values: [StateValue] = []
-                values.reserveCapacity(count)
-                for _ in 0..<count { values.append(try StateValue(reading: &r)) }
-                return values
-            })
+            self = .array(
+                try reader.nested { r throws(CompactDecodingError) in
+                    let count = try r.count()
+                    var values: [StateValue] = []
+                    values.reserveCapacity(count)
+                    for _ in 0..<count { values.append(try StateValue(reading: &r)) }
+                    return values
+                })
         case .object:
             self = .object(try reader.nested { r throws(CompactDecodingError) in try StateObject(reading: &r) })
         }
@@ -240,13 +242,14 @@ extension Alert<String>.Text {
 
 extension PushReason.Kind {
     func write(to writer: inout CompactWriter) {
-        let code: UInt8 = switch self {
-        case .beat: 0
-        case .event: 1
-        case .heartbeat: 2
-        case .reachedMaxDuration: 3
-        case .stopped: 4
-        }
+        let code: UInt8 =
+            switch self {
+            case .beat: 0
+            case .event: 1
+            case .heartbeat: 2
+            case .reachedMaxDuration: 3
+            case .stopped: 4
+            }
         writer.byte(code)
     }
 

@@ -64,8 +64,10 @@ extension ActivityEngine {
             version: Snapshot.currentVersion, activityName: program.name, id: id, copy: copy, startTime: startTime,
             payloadLimit: payloadLimit, followsTimeline: followsTimeline, lifecycle: lifecycle.rawValue, state: state,
             relevance: relevance, pushCount: pushCount, beatCount: beatCount, bucket: bucket, staleAfter: staleAfter,
-            cursor: cursor, nextOccurrence: nextOccurrence, lastOccurrence: lastOccurrence, lastTimestamp: lastTimestamp,
-            lastPush: lastPush, staleDeadline: staleDeadline, activeSince: activeSince, pending: pending.active ? pending : nil
+            cursor: cursor, nextOccurrence: nextOccurrence, lastOccurrence: lastOccurrence,
+            lastTimestamp: lastTimestamp,
+            lastPush: lastPush, staleDeadline: staleDeadline, activeSince: activeSince,
+            pending: pending.active ? pending : nil
         )
     }
 
@@ -75,7 +77,9 @@ extension ActivityEngine {
         guard snapshot.activityName == program.name else {
             throw .otherActivity(snapshot: snapshot.activityName, program: program.name)
         }
-        guard let lifecycle = Lifecycle(rawValue: snapshot.lifecycle) else { throw .unknownLifecycle(snapshot.lifecycle) }
+        guard let lifecycle = Lifecycle(rawValue: snapshot.lifecycle) else {
+            throw .unknownLifecycle(snapshot.lifecycle)
+        }
         self.init(
             program: program, id: snapshot.id, copy: snapshot.copy, scenarioStart: snapshot.startTime - program.offset,
             payloadLimit: snapshot.payloadLimit, followsTimeline: snapshot.followsTimeline

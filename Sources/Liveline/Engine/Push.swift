@@ -87,7 +87,10 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
     /// For heartbeats: how long until the activity would have gone stale.
     public var staleIn: Millis
 
-    public init(kind: Kind, beat: String = "", occurrence: Int = 0, merged: Int = 0, budget: Budget = .notCharged, held: Millis = 0, staleIn: Millis = 0) {
+    public init(
+        kind: Kind, beat: String = "", occurrence: Int = 0, merged: Int = 0, budget: Budget = .notCharged,
+        held: Millis = 0, staleIn: Millis = 0
+    ) {
         self.kind = kind
         self.beat = beat
         self.occurrence = occurrence
@@ -118,8 +121,10 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
         case .notCharged: break
         case .spent(let left, let of): parts.append("budget \(left)/\(of)")
         case .downgraded(let of): parts.append("downgraded: budget 0/\(of)")
-        case .deferred(let wait, let left, let of): parts.append("deferred \(DurationText.format(wait)): budget \(left)/\(of)")
-        case .deferredThenDowngraded(let wait, let of): parts.append("deferred \(DurationText.format(wait)), then downgraded: budget 0/\(of), would go stale")
+        case .deferred(let wait, let left, let of):
+            parts.append("deferred \(DurationText.format(wait)): budget \(left)/\(of)")
+        case .deferredThenDowngraded(let wait, let of):
+            parts.append("deferred \(DurationText.format(wait)), then downgraded: budget 0/\(of), would go stale")
         }
         if held >= 1000 { parts.append("held \(DurationText.format(held / 1000 * 1000))") }
         return parts.joined(separator: " · ")

@@ -17,11 +17,14 @@ extension ValueTemplate {
         case .text(let text):
             return .string(text.evaluate(in: context))
         case .object(let fields):
-            return .object(StateObject(keysAndValues: fields.map {
-                ($0.key, $0.value.evaluate(in: context, beatTime: beatTime, startTime: startTime, speed: speed))
-            }))
+            return .object(
+                StateObject(
+                    keysAndValues: fields.map {
+                        ($0.key, $0.value.evaluate(in: context, beatTime: beatTime, startTime: startTime, speed: speed))
+                    }))
         case .array(let items):
-            return .array(items.map { $0.evaluate(in: context, beatTime: beatTime, startTime: startTime, speed: speed) })
+            return .array(
+                items.map { $0.evaluate(in: context, beatTime: beatTime, startTime: startTime, speed: speed) })
         }
     }
 }

@@ -32,7 +32,8 @@ public struct ListenFailure: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var description: String {
         if addressInUse {
-            return "\(server) cannot listen on \(address): the address is in use; another Liveline bridge or mock, or another "
+            return
+                "\(server) cannot listen on \(address): the address is in use; another Liveline bridge or mock, or another "
                 + "program, is listening on \(address) (perhaps one started earlier still runs); stop it or set \(setting) "
                 + "to another port (0 takes any free one)"
         }

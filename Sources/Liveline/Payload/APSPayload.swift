@@ -2,7 +2,9 @@
 public enum APSPayload {
     /// The `aps` object of a payload, or nil when it is not `{"aps":{…}}`.
     public static func aps(in payload: [UInt8]) -> StateObject? {
-        guard case .object(let top)? = try? JSONParser.parse(payload), case .object(let aps)? = top["aps"] else { return nil }
+        guard case .object(let top)? = try? JSONParser.parse(payload), case .object(let aps)? = top["aps"] else {
+            return nil
+        }
         return aps
     }
 

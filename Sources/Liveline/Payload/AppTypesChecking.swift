@@ -14,7 +14,9 @@ public protocol AppTypesChecking: Sendable {
     /// What is wrong with setting the content-state field at `path` of the `ActivityAttributes`
     /// type `attributesType` to `value`, each naming the Swift declaration; empty when the app
     /// decodes it. `location` is where the value is written.
-    func problems(setting path: [String], to value: FieldValue, attributesType: String, location: SourceLocation) -> [Diagnostic]
+    func problems(
+        setting path: [String], to value: FieldValue, attributesType: String, location: SourceLocation
+    ) -> [Diagnostic]
 }
 
 /// A value a rule sets, as far as it is known before an event arrives.

@@ -264,7 +264,9 @@ public struct JSONParser {
             integral = false
             i += 1
             if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
-            guard i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 else { throw error("expected a digit in the exponent") }
+            guard i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 else {
+                throw error("expected a digit in the exponent")
+            }
             while i < bytes.count, bytes[i] >= 48, bytes[i] <= 57 { i += 1 }
         }
         let text = String(decoding: bytes[start..<i], as: UTF8.self)

@@ -19,7 +19,9 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         guard !keyID.isEmpty else { throw .missing("the Key ID (--key-id or LIVELINE_APNS_KEY_ID)") }
         guard !teamID.isEmpty else { throw .missing("the Team ID (--team-id or LIVELINE_APNS_TEAM_ID)") }
         guard pem.contains("-----BEGIN PRIVATE KEY-----") else {
-            throw .badKey("expected a PEM private key beginning with -----BEGIN PRIVATE KEY----- (the .p8 file from developer.apple.com)")
+            throw .badKey(
+                "expected a PEM private key beginning with -----BEGIN PRIVATE KEY----- (the .p8 file from developer.apple.com)"
+            )
         }
         do {
             rawKey = try P256.Signing.PrivateKey(pemRepresentation: pem).rawRepresentation
@@ -32,7 +34,8 @@ public struct SigningKey: Sendable, CustomStringConvertible {
 
     /// A key read from a `.p8` file.
     public init(file: String, keyID: String, teamID: String) throws(CredentialsError) {
-        guard let data = FileManager.default.contents(atPath: file), let pem = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: file), let pem = String(data: data, encoding: .utf8)
+        else {
             throw .unreadable(file)
         }
         try self.init(pem: pem, keyID: keyID, teamID: teamID)
@@ -42,10 +45,11 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// reads a `.p8` can push to every app of the team. Nil when only its owner can.
     public static func exposure(ofFile path: String) -> String? {
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-              let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0
+            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue, mode & 0o077 != 0
         else { return nil }
         let octal = String(mode & 0o777, radix: 8)
-        return "the APNs key \(path) can be read by \(mode & 0o007 != 0 ? "anyone on this machine" : "its group") (mode \(octal)); anyone who reads it can push to every app of the team: chmod 600 \(path)"
+        return
+            "the APNs key \(path) can be read by \(mode & 0o007 != 0 ? "anyone on this machine" : "its group") (mode \(octal)); anyone who reads it can push to every app of the team: chmod 600 \(path)"
     }
 
     /// Signs `data` with ES256, returning the raw `r‖s` signature.

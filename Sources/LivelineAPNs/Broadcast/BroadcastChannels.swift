@@ -36,17 +36,22 @@ public struct BroadcastChannels: Sendable {
     /// Creates a channel and returns its id (base64).
     public func create(storagePolicy: Int = 0) async throws -> String {
         guard storagePolicy == 0 || storagePolicy == 1 else {
-            throw ChannelError(description: "the message storage policy is 0 (none, higher budget) or 1 (keep the latest message)")
+            throw ChannelError(
+                description: "the message storage policy is 0 (none, higher budget) or 1 (keep the latest message)")
         }
         let body = ByteBuffer(string: #"{"message-storage-policy":\#(storagePolicy),"push-type":"LiveActivity"}"#)
         let response = try await client.send(APNsRequest(path: "/1/apps/\(bundleID)/channels", headers: [], body: body))
-        guard response.status == 201, let id = response.channelID else { throw Self.failure("create a channel", response) }
+        guard response.status == 201, let id = response.channelID else {
+            throw Self.failure("create a channel", response)
+        }
         return id
     }
 
     /// A channel's settings.
     public func read(_ id: String) async throws -> BroadcastChannelInfo {
-        let response = try await client.send(APNsRequest(method: .get, path: "/1/apps/\(bundleID)/channels", headers: [("apns-channel-id", id)], body: nil))
+        let response = try await client.send(
+            APNsRequest(
+                method: .get, path: "/1/apps/\(bundleID)/channels", headers: [("apns-channel-id", id)], body: nil))
         guard response.status == 200, case .object(let object)? = try? JSONParser.parse(response.body) else {
             throw Self.failure("read channel \(id)", response)
         }
@@ -59,15 +64,21 @@ public struct BroadcastChannels: Sendable {
 
     /// Deletes a channel.
     public func delete(_ id: String) async throws {
-        let response = try await client.send(APNsRequest(method: .delete, path: "/1/apps/\(bundleID)/channels", headers: [("apns-channel-id", id)], body: nil))
-        guard response.status == 204 || response.status == 200 else { throw Self.failure("delete channel \(id)", response) }
+        let response = try await client.send(
+            APNsRequest(
+                method: .delete, path: "/1/apps/\(bundleID)/channels", headers: [("apns-channel-id", id)], body: nil))
+        guard response.status == 204 || response.status == 200 else {
+            throw Self.failure("delete channel \(id)", response)
+        }
     }
 
     /// The ids of every channel of the app.
     public func list() async throws -> [String] {
-        let response = try await client.send(APNsRequest(method: .get, path: "/1/apps/\(bundleID)/all-channels", headers: [], body: nil))
+        let response = try await client.send(
+            APNsRequest(method: .get, path: "/1/apps/\(bundleID)/all-channels", headers: [], body: nil))
         guard response.status == 200, case .object(let object)? = try? JSONParser.parse(response.body),
-              case .array(let items)? = object["channels"] else { throw Self.failure("list channels", response) }
+            case .array(let items)? = object["channels"]
+        else { throw Self.failure("list channels", response) }
         return items.compactMap { if case .string(let id) = $0 { return id } else { return nil } }
     }
 

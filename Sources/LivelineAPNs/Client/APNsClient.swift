@@ -33,7 +33,10 @@ public final class APNsClient: Sendable {
         /// A PING goes out after this long without traffic.
         public var idlePing: Duration
 
-        public init(endpoint: APNsEndpoint, connections: Int = 1, signingKey: SigningKey? = nil, requestTimeout: Duration = .seconds(10), idlePing: Duration = .seconds(60)) {
+        public init(
+            endpoint: APNsEndpoint, connections: Int = 1, signingKey: SigningKey? = nil,
+            requestTimeout: Duration = .seconds(10), idlePing: Duration = .seconds(60)
+        ) {
             self.endpoint = endpoint
             self.connections = connections
             self.signingKey = signingKey
@@ -52,17 +55,23 @@ public final class APNsClient: Sendable {
 
     /// A client. Pass an event loop group to share one; otherwise the client makes its own.
     /// `now` gives UNIX seconds for token ages (tests pass a fake clock).
-    public init(configuration: Configuration, eventLoopGroup: (any EventLoopGroup)? = nil, now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }) throws {
+    public init(
+        configuration: Configuration, eventLoopGroup: (any EventLoopGroup)? = nil,
+        now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
+    ) throws {
         self.configuration = configuration
         requestTimeout = TimeAmount(configuration.requestTimeout)
         if let eventLoopGroup {
             group = eventLoopGroup
             ownsGroup = false
         } else {
-            group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, min(configuration.connections, System.coreCount)))
+            group = MultiThreadedEventLoopGroup(
+                numberOfThreads: max(1, min(configuration.connections, System.coreCount)))
             ownsGroup = true
         }
-        pool = try ConnectionPool(endpoint: configuration.endpoint, size: configuration.connections, group: group, idlePing: TimeAmount(configuration.idlePing))
+        pool = try ConnectionPool(
+            endpoint: configuration.endpoint, size: configuration.connections, group: group,
+            idlePing: TimeAmount(configuration.idlePing))
         tokens = configuration.signingKey.map { ProviderTokenCache(key: $0, now: now) }
     }
 
@@ -88,7 +97,10 @@ public final class APNsClient: Sendable {
     /// until the connection, part-way through reading many answers, sends what waits): a caller
     /// that sends a burst (every activity's push at a goal) wakes each connection once for the
     /// whole burst instead of once per push.
-    public func send(_ request: APNsRequest, flush: Bool = true, completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void) {
+    public func send(
+        _ request: APNsRequest, flush: Bool = true,
+        completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void
+    ) {
         attempt(request, renewed: false, flush: flush, completion: completion)
     }
 
@@ -102,7 +114,10 @@ public final class APNsClient: Sendable {
         try await send(request).get()
     }
 
-    private func attempt(_ request: APNsRequest, renewed: Bool, flush: Bool, completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void) {
+    private func attempt(
+        _ request: APNsRequest, renewed: Bool, flush: Bool,
+        completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void
+    ) {
         let token = tokens?.current()
         if let connection = pool.readyConnection() {
             send(request, token: token, renewed: renewed, on: connection, flush: flush, completion: completion)
@@ -123,7 +138,8 @@ public final class APNsClient: Sendable {
         completion: @escaping @Sendable (Result<APNsResponse, any Error>) -> Void
     ) {
         let pending = PendingRequest(
-            request: request, token: token, renewed: renewed, client: self, connection: connection, completion: completion,
+            request: request, token: token, renewed: renewed, client: self, connection: connection,
+            completion: completion,
             deadline: .now() + requestTimeout
         )
         connection.send(pending, flush: flush)
@@ -132,12 +148,15 @@ public final class APNsClient: Sendable {
     /// A request of this client's was answered, or failed, on `connection`: retires the
     /// connection after `503 Shutdown`, and sends the request once more with a new provider
     /// token after `ExpiredProviderToken`; otherwise (and after `Shutdown`) tells its caller.
-    func received(_ result: Result<APNsResponse, any Error>, for pending: PendingRequest, on connection: APNsConnection) {
+    func received(_ result: Result<APNsResponse, any Error>, for pending: PendingRequest, on connection: APNsConnection)
+    {
         if case .success(let response) = result {
             if response.status == 503, response.reason == .shutdown {
                 pool.retire(connection)
             }
-            if response.status == 403, response.reason == .expiredProviderToken, !pending.renewed, let token = pending.token, let tokens {
+            if response.status == 403, response.reason == .expiredProviderToken, !pending.renewed,
+                let token = pending.token, let tokens
+            {
                 tokens.renew(replacing: token)
                 attempt(pending.request, renewed: true, flush: true, completion: pending.completion)
                 return

@@ -36,10 +36,14 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
         var host = String(rest)
         var port = tls ? 443 : 80
         if host.hasPrefix("[") {
-            guard let close = host.firstIndex(of: "]") else { throw EndpointError(url: url, problem: "unclosed [ in an IPv6 address") }
+            guard let close = host.firstIndex(of: "]") else {
+                throw EndpointError(url: url, problem: "unclosed [ in an IPv6 address")
+            }
             let after = host[host.index(after: close)...]
             if after.hasPrefix(":") {
-                guard let value = Int(after.dropFirst()), (1...65535).contains(value) else { throw EndpointError(url: url, problem: "the port is not a number from 1 to 65535") }
+                guard let value = Int(after.dropFirst()), (1...65535).contains(value) else {
+                    throw EndpointError(url: url, problem: "the port is not a number from 1 to 65535")
+                }
                 port = value
             }
             host = String(host[host.index(after: host.startIndex)..<close])

@@ -100,15 +100,19 @@ public enum APNsDisposition: Sendable, Hashable {
     static func advice(for reason: APNsReason?) -> String {
         switch reason {
         case .badTopic?, .missingTopic?, .topicDisallowed?:
-            return "APNs refused the topic: --topic must be the app's bundle id (Liveline adds .push-type.liveactivity), and the key's team must own the app"
+            return
+                "APNs refused the topic: --topic must be the app's bundle id (Liveline adds .push-type.liveactivity), and the key's team must own the app"
         case .invalidPushType?:
             return "APNs refused apns-push-type liveactivity for this topic: check the bundle id"
         case .invalidProviderToken?, .unrelatedKeyIdInToken?:
-            return "APNs refused the provider token: check --key-id (the 10-character Key ID of the .p8) and --team-id, and that the key is enabled for APNs"
+            return
+                "APNs refused the provider token: check --key-id (the 10-character Key ID of the .p8) and --team-id, and that the key is enabled for APNs"
         case .badEnvironmentKeyIdInToken?:
-            return "the key is not enabled for this environment: try --env sandbox for development builds or --env production for TestFlight and App Store builds"
+            return
+                "the key is not enabled for this environment: try --env sandbox for development builds or --env production for TestFlight and App Store builds"
         case .missingProviderToken?, .badCertificate?, .badCertificateEnvironment?, .forbidden?:
-            return "APNs refused the credentials (\(reason?.rawValue ?? "403")): Live Activities need token authentication with a .p8 key (--key, --key-id, --team-id)"
+            return
+                "APNs refused the credentials (\(reason?.rawValue ?? "403")): Live Activities need token authentication with a .p8 key (--key, --key-id, --team-id)"
         case .badPath?, .methodNotAllowed?:
             return "APNs did not recognise the request path (\(reason?.rawValue ?? "")): check --apns-url"
         default:

@@ -81,12 +81,16 @@ public struct APNsRequest: Sendable {
     static let devicePathPrefix = "/3/device/"
 
     /// A Live Activity push to a device token (an update token or a push-to-start token).
-    public static func push(token: String, headers: PushHeaders, payload: [UInt8], apnsID: String? = nil) -> APNsRequest {
-        APNsRequest(method: .post, content: .devicePush(token: token, headers: headers, payload: payload, apnsID: apnsID))
+    public static func push(token: String, headers: PushHeaders, payload: [UInt8], apnsID: String? = nil) -> APNsRequest
+    {
+        APNsRequest(
+            method: .post, content: .devicePush(token: token, headers: headers, payload: payload, apnsID: apnsID))
     }
 
     /// A broadcast push to every subscriber of a channel (iOS 18). There is no `apns-topic`.
-    public static func broadcast(bundleID: String, channel: String, priority: Priority, expiration: Int64, payload: [UInt8]) -> APNsRequest {
+    public static func broadcast(
+        bundleID: String, channel: String, priority: Priority, expiration: Int64, payload: [UInt8]
+    ) -> APNsRequest {
         APNsRequest(
             path: "/4/broadcasts/apps/" + bundleID,
             headers: [

@@ -17,7 +17,10 @@ public struct APNsResponse: Sendable, Hashable, CustomStringConvertible {
     /// The body, for calls that return data (channel listings).
     public var body: [UInt8]
 
-    public init(status: Int, apnsID: String? = nil, uniqueID: String? = nil, channelID: String? = nil, requestID: String? = nil, reason: APNsReason? = nil, timestamp: Int64? = nil, body: [UInt8] = []) {
+    public init(
+        status: Int, apnsID: String? = nil, uniqueID: String? = nil, channelID: String? = nil, requestID: String? = nil,
+        reason: APNsReason? = nil, timestamp: Int64? = nil, body: [UInt8] = []
+    ) {
         self.status = status
         self.apnsID = apnsID
         self.uniqueID = uniqueID

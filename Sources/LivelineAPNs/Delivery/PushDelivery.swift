@@ -49,7 +49,8 @@ public final class PushDelivery: Sendable {
         public var targetResolver: (@Sendable (_ activity: Int) -> PushTarget?)?
 
         public init(
-            bundleID: String, retry: RetryPolicy = RetryPolicy(), updateTokenResolver: (@Sendable (Int, String) async -> String?)? = nil,
+            bundleID: String, retry: RetryPolicy = RetryPolicy(),
+            updateTokenResolver: (@Sendable (Int, String) async -> String?)? = nil,
             targetResolver: (@Sendable (Int) -> PushTarget?)? = nil
         ) {
             self.topic = PushHeaders.topic(forBundleID: bundleID)
@@ -120,7 +121,9 @@ public final class PushDelivery: Sendable {
         let held = state.withLockedValue { state -> Push? in
             let hadTarget = state.targets[activity] != nil
             state.targets[activity] = target
-            guard state.unfinished[activity]?.heldForToken == true, !hadTarget, resolver?(activity) == nil else { return nil }
+            guard state.unfinished[activity]?.heldForToken == true, !hadTarget, resolver?(activity) == nil else {
+                return nil
+            }
             return Self.release(activity, in: &state, event: &event)
         }
         if let event { onEvent(event) }
@@ -191,7 +194,9 @@ public final class PushDelivery: Sendable {
             for key in state.unfinished.keys.sorted() {
                 guard let entry = state.unfinished[key] else { continue }
                 events.append(.abandoned(activity: key, push: entry.inFlight, reason: reason))
-                if let waiting = entry.waiting { events.append(.abandoned(activity: key, push: waiting, reason: reason)) }
+                if let waiting = entry.waiting {
+                    events.append(.abandoned(activity: key, push: waiting, reason: reason))
+                }
             }
             state.unfinished = [:]
             state.outstanding = 0
@@ -266,7 +271,9 @@ public final class PushDelivery: Sendable {
     private func transmit(_ push: Push, flush: Bool = true) {
         let route = state.withLockedValue { state -> Route? in
             // Abandoned, or its activity stopped, since it was handed over: nothing to send.
-            guard let entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else { return nil }
+            guard let entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else {
+                return nil
+            }
             return Route(push.activity, attempt: entry.attempts, in: state)
         }
         guard let route else { return }
@@ -289,7 +296,8 @@ public final class PushDelivery: Sendable {
         let request: APNsRequest
         if push.event == .start {
             guard let startToken = kind.startToken else {
-                finish(push.activity, sequence: push.sequence, outcome: .stop("a start push needs a push-to-start token"))
+                finish(
+                    push.activity, sequence: push.sequence, outcome: .stop("a start push needs a push-to-start token"))
                 return
             }
             request = .push(token: startToken, headers: headers, payload: push.payload)
@@ -337,7 +345,11 @@ public final class PushDelivery: Sendable {
             if let token = await resolver(push.activity, startToken) {
                 self.setUpdateToken(token, for: push.activity)
             } else {
-                self.finish(push.activity, sequence: push.sequence, outcome: .stop("the activity started by push reported no update token (input-push-token), so its updates cannot be sent"))
+                self.finish(
+                    push.activity, sequence: push.sequence,
+                    outcome: .stop(
+                        "the activity started by push reported no update token (input-push-token), so its updates cannot be sent"
+                    ))
             }
         }
     }
@@ -356,9 +368,12 @@ public final class PushDelivery: Sendable {
         case .success(let response):
             switch APNsDisposition(response) {
             case .delivered: finish(activity, sequence: sequence, outcome: .delivered(response))
-            case .retry, .renewTokenAndRetry: finish(activity, sequence: sequence, outcome: .retry(response.description))
+            case .retry, .renewTokenAndRetry:
+                finish(activity, sequence: sequence, outcome: .retry(response.description))
             case .tokenGone:
-                finish(activity, sequence: sequence, outcome: .stop("APNs answered \(response): the activity ended or its token is no longer valid"))
+                finish(
+                    activity, sequence: sequence,
+                    outcome: .stop("APNs answered \(response): the activity ended or its token is no longer valid"))
             case .configurationError(let advice): finish(activity, sequence: sequence, outcome: .configuration(advice))
             case .rejected: finish(activity, sequence: sequence, outcome: .rejected(response))
             }
@@ -397,15 +412,20 @@ public final class PushDelivery: Sendable {
             }
             switch outcome {
             case .delivered(let response):
-                event = .delivered(activity: activity, push: entry.inFlight, response: response, attempts: entry.attempts, latency: now - entry.inFlight.time)
+                event = .delivered(
+                    activity: activity, push: entry.inFlight, response: response, attempts: entry.attempts,
+                    latency: now - entry.inFlight.time)
             case .rejected(let response):
                 event = .rejected(activity: activity, push: entry.inFlight, response: response)
             case .retry(let failure):
                 if entry.attempts < configuration.retry.maxAttempts {
                     entry.attempts += 1
                     state.random = SeededRandom.mix(state.random)
-                    let delay = configuration.retry.delay(beforeAttempt: entry.attempts, random: SeededRandom.unit(state.random))
-                    event = .retrying(activity: activity, push: entry.inFlight, failure: failure, attempt: entry.attempts, after: delay)
+                    let delay = configuration.retry.delay(
+                        beforeAttempt: entry.attempts, random: SeededRandom.unit(state.random))
+                    event = .retrying(
+                        activity: activity, push: entry.inFlight, failure: failure, attempt: entry.attempts,
+                        after: delay)
                     retry = (entry.inFlight, delay, state.epoch)
                     state.unfinished[activity] = entry
                     return
@@ -449,7 +469,8 @@ public final class PushDelivery: Sendable {
         var event: DeliveryEvent?
         let send: Push? = state.withLockedValue { state in
             guard state.configurationError == nil, state.epoch == epoch, state.stopped[push.activity] == nil,
-                  var entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else { return nil }
+                var entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence
+            else { return nil }
             guard let waiting = entry.waiting, push.event != .start else { return push }
             // Never resend stale content: the newer state goes, keeping what mattered in the old.
             let merged = waiting.superseding(push)
@@ -473,7 +494,8 @@ extension Push {
         if older.priority == .high { merged.priority = .high }
         merged.reason.merged += older.reason.merged
         guard let olderAlert = Self.alertBytes(in: older.payload), Self.alertBytes(in: payload) == nil,
-              payload.count >= 2 else { return merged }
+            payload.count >= 2
+        else { return merged }
         // The payload ends with the closing braces of aps and of the object: put the alert before them.
         var bytes = Array(payload.dropLast(2))
         bytes.append(contentsOf: Array(#","alert":"#.utf8))
@@ -486,7 +508,8 @@ extension Push {
     /// The `aps.alert` object of a payload, encoded, or nil.
     static func alertBytes(in payload: [UInt8]) -> [UInt8]? {
         guard case .object(let top)? = try? JSONParser.parse(payload), case .object(let aps)? = top["aps"],
-              let alert = aps["alert"] else { return nil }
+            let alert = aps["alert"]
+        else { return nil }
         var writer = JSONWriter(capacity: 256)
         writer.value(alert)
         return writer.bytes

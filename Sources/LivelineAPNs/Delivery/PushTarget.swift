@@ -25,7 +25,9 @@ public struct PushTarget: Sendable, Hashable, CustomStringConvertible {
     /// Updates to an activity the app started.
     public static func device(_ token: String) -> PushTarget { PushTarget(updates: .token(token)) }
     /// A start by push, then updates to the token the started activity reports.
-    public static func pushToStart(_ token: String) -> PushTarget { PushTarget(startToken: token, updates: .reportedToken) }
+    public static func pushToStart(_ token: String) -> PushTarget {
+        PushTarget(startToken: token, updates: .reportedToken)
+    }
     /// Updates to a broadcast channel.
     public static func channel(_ id: String, storesMessages: Bool = false) -> PushTarget {
         PushTarget(updates: .channel(id, storesMessages: storesMessages))

@@ -24,4 +24,3 @@ public struct RetryPolicy: Sendable {
         return Millis(Double(bound) * random)
     }
 }
-

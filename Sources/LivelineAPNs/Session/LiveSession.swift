@@ -45,7 +45,10 @@ public actor LiveSession {
         /// Send ``SessionEvent/woke(activities:now:)`` after each wake, for live views.
         public var reportsWakes: Bool
 
-        public init(drainTimeout: Duration = .seconds(15), endsActivitiesOnStop: Bool = true, finishesWhenIdle: Bool = true, reportsWakes: Bool = false) {
+        public init(
+            drainTimeout: Duration = .seconds(15), endsActivitiesOnStop: Bool = true, finishesWhenIdle: Bool = true,
+            reportsWakes: Bool = false
+        ) {
             self.drainTimeout = drainTimeout
             self.endsActivitiesOnStop = endsActivitiesOnStop
             self.finishesWhenIdle = finishesWhenIdle
@@ -194,7 +197,9 @@ public actor LiveSession {
     /// Applies beat `beat` (a beat with an `id`) to an activity now, with `input` for its
     /// `{{ input.… }}` templates, as a webhook does.
     @discardableResult
-    public func trigger(_ beat: String, activity: Activity, input: StateValue? = nil) throws(LiveSessionError) -> ActivityEngine.TriggerOutcome {
+    public func trigger(
+        _ beat: String, activity: Activity, input: StateValue? = nil
+    ) throws(LiveSessionError) -> ActivityEngine.TriggerOutcome {
         try checkAccepting(activity)
         let outcome = scenarioRun.trigger(beat, activity: activity.id, input: input, at: clock.now(), into: &sink)
         hub.emit(.triggered(activity: activity.id, beat: beat, outcome: outcome))
@@ -204,7 +209,9 @@ public actor LiveSession {
 
     /// Applies an external change to an activity now.
     @discardableResult
-    public func apply(_ change: ExternalChange, activity: Activity) throws(LiveSessionError) -> ActivityEngine.ChangeOutcome {
+    public func apply(
+        _ change: ExternalChange, activity: Activity
+    ) throws(LiveSessionError) -> ActivityEngine.ChangeOutcome {
         try checkAccepting(activity)
         let outcome = scenarioRun.apply(change, activity: activity.id, at: clock.now(), into: &sink) ?? .notStarted
         hub.emit(.changed(activity: activity.id, label: change.label, outcome: outcome))
@@ -214,7 +221,9 @@ public actor LiveSession {
 
     /// Ends an activity now with what it shows, and `dismissal` (nil: the policy's).
     @discardableResult
-    public func end(activity: Activity, dismissal: Dismissal? = nil) throws(LiveSessionError) -> ActivityEngine.ChangeOutcome {
+    public func end(
+        activity: Activity, dismissal: Dismissal? = nil
+    ) throws(LiveSessionError) -> ActivityEngine.ChangeOutcome {
         try apply(.endNow(dismissal: dismissal), activity: activity)
     }
 
@@ -234,12 +243,15 @@ public actor LiveSession {
     /// Adds an activity that starts at `start` (UNIX milliseconds), as the bridge does when a
     /// new order arrives. Returns its handle.
     @discardableResult
-    public func add(_ program: ActivityProgram, start: Millis, target: PushTarget? = nil) throws(LiveSessionError) -> Activity {
+    public func add(
+        _ program: ActivityProgram, start: Millis, target: PushTarget? = nil
+    ) throws(LiveSessionError) -> Activity {
         guard phase == .ready || phase == .running else { throw .stopped }
         let id = scenarioRun.activities.count
         var limit = PayloadLimits.device
         if case .channel? = target?.updates { limit = PayloadLimits.broadcast }
-        let engine = ActivityEngine(program: program, id: id, scenarioStart: start - program.offset, payloadLimit: limit)
+        let engine = ActivityEngine(
+            program: program, id: id, scenarioStart: start - program.offset, payloadLimit: limit)
         hub.addName(program.name)
         if let target { delivery.setTarget(target, for: id) }
         scenarioRun.add(engine)

@@ -67,7 +67,8 @@ final class SessionEventHub: Sendable {
 
     /// Sends the final report and closes every stream.
     func finish() -> SessionReport {
-        let (report, streams) = state.withLockedValue { state -> (SessionReport, [AsyncStream<SessionEvent>.Continuation]) in
+        let (report, streams) = state.withLockedValue {
+            state -> (SessionReport, [AsyncStream<SessionEvent>.Continuation]) in
             state.finished = true
             let streams = Array(state.streams.values)
             state.streams = [:]

@@ -52,7 +52,8 @@ public struct SessionReport: Sendable {
 
     /// `108 pushes, 108 delivered, 0 retries, 0 failed`, and what went wrong.
     public var summary: String {
-        var text = "\(decided) \(decided == 1 ? "push" : "pushes"), \(delivered) delivered, \(retries) \(retries == 1 ? "retry" : "retries"), \(failed) failed"
+        var text =
+            "\(decided) \(decided == 1 ? "push" : "pushes"), \(delivered) delivered, \(retries) \(retries == 1 ? "retry" : "retries"), \(failed) failed"
         var failures: [String] = []
         if rejected > 0 { failures.append("\(rejected) rejected") }
         if gaveUp > 0 { failures.append("\(gaveUp) gave up after retries") }

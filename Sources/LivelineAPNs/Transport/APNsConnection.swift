@@ -63,17 +63,20 @@ final class APNsConnection: Sendable {
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
                         try sync.addHandler(ALPNCheck(host: host))
                     }
-                    try sync.addHandler(HTTP2ClientHandler(
-                        host: host, authority: endpoint.authority, tls: endpoint.tls, idlePing: idlePing, onUnusable: onUnusable,
-                        onClosed: { reason in closeReason.withLockedValue { $0 = $0 ?? reason } }
-                    ))
+                    try sync.addHandler(
+                        HTTP2ClientHandler(
+                            host: host, authority: endpoint.authority, tls: endpoint.tls, idlePing: idlePing,
+                            onUnusable: onUnusable,
+                            onClosed: { reason in closeReason.withLockedValue { $0 = $0 ?? reason } }
+                        ))
                 }
             }
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
             .flatMapThrowing { channel in
                 let handler = try channel.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
                 let connection = APNsConnection(
-                    channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), number: number, host: host,
+                    channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), number: number,
+                    host: host,
                     closeReason: closeReason
                 )
                 handler.sendWaiting = { [weak connection] in connection?.sendWaitingNow() }
@@ -140,7 +143,8 @@ final class APNsConnection: Sendable {
         }
         // A closed channel would drop the writes without telling anyone; fail them instead.
         guard channel.isActive else {
-            let error = closeReason.withLockedValue { $0 } ?? APNsTransportError.connectionClosed(host: host, cause: nil)
+            let error =
+                closeReason.withLockedValue { $0 } ?? APNsTransportError.connectionClosed(host: host, cause: nil)
             for request in requests { request.complete(.failure(error)) }
             return
         }

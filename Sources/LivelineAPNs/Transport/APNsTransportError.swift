@@ -47,8 +47,9 @@ public enum APNsTransportError: Error, Sendable, Hashable, CustomStringConvertib
     /// The `host:port` the error is about.
     public var host: String {
         switch self {
-        case .connectFailed(let host, _), .tlsFailed(let host, _), .notHTTP2(let host, _), .connectionClosed(let host, _),
-             .goingAway(let host, _, _), .protocolError(let host, _), .streamReset(let host, _), .timedOut(let host):
+        case .connectFailed(let host, _), .tlsFailed(let host, _), .notHTTP2(let host, _),
+            .connectionClosed(let host, _),
+            .goingAway(let host, _, _), .protocolError(let host, _), .streamReset(let host, _), .timedOut(let host):
             host
         }
     }

@@ -31,7 +31,8 @@ public enum ConnectFailure {
         if let error = error as? NIOCore.ChannelError {
             switch error {
             case .connectTimeout(let timeout): return "no connection within \(timeout.nanoseconds / 1_000_000_000)s"
-            case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed: return "connection closed by the server"
+            case .eof, .ioOnClosedChannel, .alreadyClosed, .outputClosed, .inputClosed:
+                return "connection closed by the server"
             default: return "\(error)"
             }
         }

@@ -66,7 +66,8 @@ final class ConnectionPool: Sendable {
     func connection() -> EventLoopFuture<APNsConnection> {
         // An empty slot is claimed under the lock with a promise, so two requests racing for it
         // cannot both connect.
-        let (future, connect) = state.withLockedValue { state -> (EventLoopFuture<APNsConnection>, (Int, Int, EventLoopPromise<APNsConnection>)?) in
+        let (future, connect) = state.withLockedValue {
+            state -> (EventLoopFuture<APNsConnection>, (Int, Int, EventLoopPromise<APNsConnection>)?) in
             let index = state.next
             state.next = (state.next + 1) % state.slots.count
             switch state.slots[index] {
@@ -83,12 +84,15 @@ final class ConnectionPool: Sendable {
         }
         guard let (index, number, promise) = connect else { return future }
         let made = APNsConnection.connect(
-            to: endpoint, sslContext: sslContext, on: promise.futureResult.eventLoop, number: number, idlePing: idlePing,
+            to: endpoint, sslContext: sslContext, on: promise.futureResult.eventLoop, number: number,
+            idlePing: idlePing,
             onUnusable: { [weak self] in self?.vacate(index, number: number) }
         )
         made.whenComplete { [weak self] result in
             self?.state.withLockedValue { state in
-                guard case .connecting(let pending) = state.slots[index], pending === promise.futureResult else { return }
+                guard case .connecting(let pending) = state.slots[index], pending === promise.futureResult else {
+                    return
+                }
                 switch result {
                 case .success(let connection): state.slots[index] = .ready(connection)
                 case .failure: state.slots[index] = .empty

@@ -55,7 +55,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
                 // are; a name with capitals is lowercased and compared again.
                 let utf8 = name.utf8
                 let length = utf8.count
-                guard length == 7 || length == 14 || length == 15, let first = utf8.first, first | 0x20 == UInt8(ascii: "a") else { continue }
+                guard length == 7 || length == 14 || length == 15, let first = utf8.first,
+                    first | 0x20 == UInt8(ascii: "a")
+                else { continue }
                 if !Self.keep(name, value, in: &response), utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) {
                     Self.keep(name.lowercased(), value, in: &response)
                 }
@@ -111,13 +113,17 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             case .devicePush(_, _, let payload, _):
                 // The payload goes from its array straight into the frame.
                 core.writeHeaders(streamID: streamID, endStream: payload.isEmpty, into: &out) { block in
-                    encoder.encode(pending.request, scheme: scheme, authority: authority, authorization: authorization, into: &block)
+                    encoder.encode(
+                        pending.request, scheme: scheme, authority: authority, authorization: authorization,
+                        into: &block)
                 }
                 if !payload.isEmpty { core.writeData(streamID: streamID, bytes: payload, endStream: true, into: &out) }
             case .general(_, _, let body):
                 let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
                 core.writeHeaders(streamID: streamID, endStream: body == nil, into: &out) { block in
-                    encoder.encode(pending.request, scheme: scheme, authority: authority, authorization: authorization, into: &block)
+                    encoder.encode(
+                        pending.request, scheme: scheme, authority: authority, authorization: authorization,
+                        into: &block)
                 }
                 if let body { core.writeData(streamID: streamID, body, endStream: true, into: &out) }
             }
@@ -190,7 +196,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         settings.initialWindowSize = Self.receiveWindow
         // An answer's only unindexed literal is its fresh apns-id: nothing to cache.
         wire = Wire(
-            core: HTTP2ConnectionCore(role: .client, settings: settings, connectionWindow: Self.receiveWindow, cachesLiterals: false),
+            core: HTTP2ConnectionCore(
+                role: .client, settings: settings, connectionWindow: Self.receiveWindow, cachesLiterals: false),
             scheme: tls ? "https" : "http", authority: authority
         )
     }
@@ -202,7 +209,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         wire.out = context.channel.allocator.buffer(capacity: 16_384)
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
         let contextBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        sweep = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) { _ in
+        sweep = context.eventLoop.scheduleRepeatedTask(initialDelay: .milliseconds(250), delay: .milliseconds(250)) {
+            _ in
             loopBound.value.sweepTimeouts(context: contextBound.value)
         }
         if context.channel.isActive { begin(context: context) }
@@ -330,7 +338,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func start(_ pending: PendingRequest) {
         guard wire.start(pending) else {
             // Stream ids are 31-bit; when they run out, the connection retires.
-            pending.complete(.failure(APNsTransportError.goingAway(host: host, code: "NO_ERROR", reason: "stream ids exhausted")))
+            pending.complete(
+                .failure(APNsTransportError.goingAway(host: host, code: "NO_ERROR", reason: "stream ids exhausted")))
             markUnusable()
             return
         }
@@ -339,7 +348,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func startQueued() {
         guard !queued.isEmpty else { return }
         lastActivity = .now()
-        while active, !closing, goAwayError == nil, wire.core.streams.count < maxConcurrentStreams, let next = queued.popFirst() {
+        while active, !closing, goAwayError == nil, wire.core.streams.count < maxConcurrentStreams,
+            let next = queued.popFirst()
+        {
             start(next)
         }
     }
@@ -435,7 +446,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             }
         }
         if exchange.status == 0 {
-            exchange.pending.complete(.failure(APNsTransportError.protocolError(host: host, detail: "the stream ended without a status")))
+            exchange.pending.complete(
+                .failure(APNsTransportError.protocolError(host: host, detail: "the stream ended without a status")))
         } else {
             exchange.pending.complete(.success(response))
         }
@@ -444,7 +456,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     /// The `reason` of a JSON text such as APNs's GOAWAY debug data.
     static func reason(inJSON text: String) -> String? {
         guard case .object(let object)? = try? JSONParser.parse(Array(text.utf8)),
-              case .string(let reason)? = object["reason"] else { return nil }
+            case .string(let reason)? = object["reason"]
+        else { return nil }
         return reason
     }
 
@@ -471,7 +484,11 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         if queued.contains(where: { $0.deadline < now }) {
             var kept = CircularBuffer<PendingRequest>()
             while let next = queued.popFirst() {
-                if next.deadline < now { next.complete(.failure(APNsTransportError.timedOut(host: host))) } else { kept.append(next) }
+                if next.deadline < now {
+                    next.complete(.failure(APNsTransportError.timedOut(host: host)))
+                } else {
+                    kept.append(next)
+                }
             }
             queued = kept
         }

@@ -74,10 +74,15 @@ struct RequestHeaderEncoder {
     }
 
     /// Appends the header block of `request` to `out`.
-    mutating func encode(_ request: APNsRequest, scheme: String, authority: String, authorization: String?, into out: inout ByteBuffer) {
+    mutating func encode(
+        _ request: APNsRequest, scheme: String, authority: String, authorization: String?, into out: inout ByteBuffer
+    ) {
         if let authorization, bearer?.token != authorization { bearer = (authorization, "bearer " + authorization) }
         if case .devicePush(let token, let headers, _, let apnsID) = request.content, request.method == .post,
-           writeIndexedPush(token: token, headers: headers, scheme: scheme, authority: authority, withAuthorization: authorization != nil, into: &out) {
+            writeIndexedPush(
+                token: token, headers: headers, scheme: scheme, authority: authority,
+                withAuthorization: authorization != nil, into: &out)
+        {
             if let apnsID {
                 Self.writeLiteral(staticName: "apns-id", into: &out)
                 HTTP2Wire.writeHPACKString(apnsID, into: &out)
@@ -101,7 +106,8 @@ struct RequestHeaderEncoder {
         switch request.content {
         case .devicePush(let token, _, _, _):
             let prefix: StaticString = "/3/device/"
-            HTTP2Wire.writeHPACKInteger(prefix.utf8CodeUnitCount + token.utf8.count, prefixBits: 7, firstByte: 0, into: &out)
+            HTTP2Wire.writeHPACKInteger(
+                prefix.utf8CodeUnitCount + token.utf8.count, prefixBits: 7, firstByte: 0, into: &out)
             out.writeStaticString(prefix)
             out.writeString(token)
         case .general(let path, _, _):
@@ -113,9 +119,13 @@ struct RequestHeaderEncoder {
         switch request.content {
         case .devicePush(_, let headers, _, let apnsID):
             // The fields of PushHeaders.fields, in its order, then apns-id.
-            if let topic = headers.topic { writeIndexed(.topic, name: "apns-topic", staticName: nil, value: topic, into: &out) }
+            if let topic = headers.topic {
+                writeIndexed(.topic, name: "apns-topic", staticName: nil, value: topic, into: &out)
+            }
             writeIndexed(.pushType, name: "apns-push-type", staticName: nil, value: "liveactivity", into: &out)
-            writeIndexed(.priority, name: "apns-priority", staticName: nil, value: Self.priorityValue(headers.priority), into: &out)
+            writeIndexed(
+                .priority, name: "apns-priority", staticName: nil, value: Self.priorityValue(headers.priority),
+                into: &out)
             Self.writeLiteral(staticName: "apns-expiration", into: &out)
             Self.writeDecimal(headers.expiration, into: &out)
             if let apnsID {
@@ -134,16 +144,19 @@ struct RequestHeaderEncoder {
     /// The block of a POST to a device token (all but `apns-id`) when every repeating field of
     /// it is in the table already: written in one step. False, with nothing written, otherwise.
     private mutating func writeIndexedPush(
-        token: String, headers: PushHeaders, scheme: String, authority: String, withAuthorization: Bool, into out: inout ByteBuffer
+        token: String, headers: PushHeaders, scheme: String, authority: String, withAuthorization: Bool,
+        into out: inout ByteBuffer
     ) -> Bool {
         guard pendingSizeUpdate == nil, headers.expiration >= 0,
-              let authorityIndex = tableIndex(.authority, name: ":authority", value: authority),
-              let pushTypeIndex = tableIndex(.pushType, name: "apns-push-type", value: "liveactivity"),
-              let priorityIndex = tableIndex(.priority, name: "apns-priority", value: Self.priorityValue(headers.priority))
+            let authorityIndex = tableIndex(.authority, name: ":authority", value: authority),
+            let pushTypeIndex = tableIndex(.pushType, name: "apns-push-type", value: "liveactivity"),
+            let priorityIndex = tableIndex(
+                .priority, name: "apns-priority", value: Self.priorityValue(headers.priority))
         else { return false }
         var authorizationIndex = 0
         if withAuthorization {
-            guard let field = bearer?.field, let index = tableIndex(.authorization, name: "authorization", value: field) else { return false }
+            guard let field = bearer?.field, let index = tableIndex(.authorization, name: "authorization", value: field)
+            else { return false }
             authorizationIndex = index
         }
         var topicIndex = 0
@@ -173,9 +186,12 @@ struct RequestHeaderEncoder {
                 at += 1
                 Self.put(pathLength, prefixBits: 7, firstByte: 0, into: bytes, at: &at)
                 Self.put(prefix, into: bytes, at: &at)
-                UnsafeMutableRawBufferPointer(rebasing: bytes[at..<(at + tokenBytes.count)]).copyMemory(from: UnsafeRawBufferPointer(tokenBytes))
+                UnsafeMutableRawBufferPointer(rebasing: bytes[at..<(at + tokenBytes.count)]).copyMemory(
+                    from: UnsafeRawBufferPointer(tokenBytes))
                 at += tokenBytes.count
-                if withAuthorization { Self.put(authorizationIndex, prefixBits: 7, firstByte: 0x80, into: bytes, at: &at) }
+                if withAuthorization {
+                    Self.put(authorizationIndex, prefixBits: 7, firstByte: 0x80, into: bytes, at: &at)
+                }
                 if topicIndex > 0 { Self.put(topicIndex, prefixBits: 7, firstByte: 0x80, into: bytes, at: &at) }
                 Self.put(pushTypeIndex, prefixBits: 7, firstByte: 0x80, into: bytes, at: &at)
                 Self.put(priorityIndex, prefixBits: 7, firstByte: 0x80, into: bytes, at: &at)
@@ -202,7 +218,9 @@ struct RequestHeaderEncoder {
     }
 
     /// An HPACK integer written into `bytes` at `at`, which it advances.
-    private static func put(_ value: Int, prefixBits: Int, firstByte: UInt8, into bytes: UnsafeMutableRawBufferPointer, at: inout Int) {
+    private static func put(
+        _ value: Int, prefixBits: Int, firstByte: UInt8, into bytes: UnsafeMutableRawBufferPointer, at: inout Int
+    ) {
         let limit = (1 << prefixBits) - 1
         if value < limit {
             bytes[at] = firstByte | UInt8(value)
@@ -292,7 +310,9 @@ struct RequestHeaderEncoder {
     }
 
     /// A reference to the dynamic table if it holds the field; otherwise a literal that adds it.
-    private mutating func writeIndexed(_ field: Repeating, name: String, staticName: Int?, value: String, into out: inout ByteBuffer) {
+    private mutating func writeIndexed(
+        _ field: Repeating, name: String, staticName: Int?, value: String, into out: inout ByteBuffer
+    ) {
         if let index = tableIndex(field, name: name, value: value) {
             HTTP2Wire.writeHPACKInteger(index, prefixBits: 7, firstByte: 0x80, into: &out)
             return

@@ -19,7 +19,9 @@ public struct AppPayloadDecoding: ActivityPayloadDecoding {
     public func startProblems(attributesType: String, attributes: StateValue) -> [String] {
         guard let type = types.attributes(named: attributesType) else {
             let known = types.activityAttributes.map(\.name).joined(separator: ", ")
-            return ["attributes-type \"\(attributesType)\" is not an ActivityAttributes type of the app (it has \(known)); the device does not start it"]
+            return [
+                "attributes-type \"\(attributesType)\" is not an ActivityAttributes type of the app (it has \(known)); the device does not start it"
+            ]
         }
         return reasons(checker.checkAttributes(.known(attributes), of: type))
     }
@@ -37,12 +39,15 @@ public struct AppPayloadDecoding: ActivityPayloadDecoding {
             byType.append((type.name, found))
         }
         if byType.count == 1 { return byType[0].1 }
-        return ["content-state decodes as none of the app's ContentState types: "
-            + byType.map { "\($0.0): \($0.1.first ?? "")" }.joined(separator: "; ")]
+        return [
+            "content-state decodes as none of the app's ContentState types: "
+                + byType.map { "\($0.0): \($0.1.first ?? "")" }.joined(separator: "; ")
+        ]
     }
 
     public func contentStateMisreads(attributesType: String?, contentState: StateValue) -> [String] {
-        let candidates = attributesType.map { name in types.attributes(named: name).map { [$0] } ?? [] } ?? types.activityAttributes
+        let candidates =
+            attributesType.map { name in types.attributes(named: name).map { [$0] } ?? [] } ?? types.activityAttributes
         for type in candidates {
             let problems = checker.checkContentState(.known(contentState), of: type)
             if problems.contains(where: { $0.kind == .fails }) { continue }

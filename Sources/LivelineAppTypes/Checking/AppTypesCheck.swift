@@ -18,18 +18,29 @@ public struct AppTypesCheck: AppTypesChecking {
         check.diagnostics(for: scenario)
     }
 
-    public func problems(setting path: [String], to value: FieldValue, attributesType: String, location: SourceLocation) -> [Diagnostic] {
+    public func problems(
+        setting path: [String], to value: FieldValue, attributesType: String, location: SourceLocation
+    ) -> [Diagnostic] {
         guard let attributes = types.attributes(named: attributesType) else {
             let known = types.activityAttributes.map(\.name).joined(separator: ", ")
-            return [Diagnostic(.error, location, "attributes-type \(attributesType) is not an ActivityAttributes type in the app's sources (found \(known))")]
+            return [
+                Diagnostic(
+                    .error, location,
+                    "attributes-type \(attributesType) is not an ActivityAttributes type in the app's sources (found \(known))"
+                )
+            ]
         }
-        let checked: CheckedValue = switch value {
-        case .known(let known): .known(known)
-        case .typed(let type, let text): .typed(type, text)
-        case .runtime(let text): .runtime(text)
-        }
-        return check.checkField(path, checked, stateType: types.contentState(of: attributes), location: location).map { problem in
-            Diagnostic([.fails, .misread].contains(problem.kind) ? .error : .warning, problem.location ?? location, problem.description)
+        let checked: CheckedValue =
+            switch value {
+            case .known(let known): .known(known)
+            case .typed(let type, let text): .typed(type, text)
+            case .runtime(let text): .runtime(text)
+            }
+        return check.checkField(path, checked, stateType: types.contentState(of: attributes), location: location).map {
+            problem in
+            Diagnostic(
+                [.fails, .misread].contains(problem.kind) ? .error : .warning, problem.location ?? location,
+                problem.description)
         }
     }
 }

@@ -27,7 +27,8 @@ extension CheckedValue {
     var objectFields: [CheckedField]? {
         switch self {
         case .object(let fields): fields
-        case .known(.object(let object)): zip(object.keys, object.values).map { CheckedField(key: $0, value: .known($1), location: nil) }
+        case .known(.object(let object)):
+            zip(object.keys, object.values).map { CheckedField(key: $0, value: .known($1), location: nil) }
         default: nil
         }
     }

@@ -32,23 +32,32 @@ public struct DecodeChecker: Sendable {
     public init(types: AppTypes) { self.types = types }
 
     /// Checks `value` as the `ContentState` of `attributes`; `path` prefixes messages.
-    public func checkContentState(_ value: CheckedValue, of attributes: AppStruct, path: String = "content-state", location: SourceLocation? = nil) -> [DecodeProblem] {
+    public func checkContentState(
+        _ value: CheckedValue, of attributes: AppStruct, path: String = "content-state", location: SourceLocation? = nil
+    ) -> [DecodeProblem] {
         var problems: [DecodeProblem] = []
         guard let state = types.contentState(of: attributes) else {
-            return [DecodeProblem(
-                kind: .unchecked, path: path,
-                message: "\(attributes.name) has no ContentState type in the sources read; the content-state is not checked",
-                location: location, declaration: attributes.declaration
-            )]
+            return [
+                DecodeProblem(
+                    kind: .unchecked, path: path,
+                    message:
+                        "\(attributes.name) has no ContentState type in the sources read; the content-state is not checked",
+                    location: location, declaration: attributes.declaration
+                )
+            ]
         }
         check(value, against: state, path: path, declaration: state.declaration, location: location, into: &problems)
         return problems
     }
 
     /// Checks `value` as the static attributes of `attributes`.
-    public func checkAttributes(_ value: CheckedValue, of attributes: AppStruct, path: String = "attributes", location: SourceLocation? = nil) -> [DecodeProblem] {
+    public func checkAttributes(
+        _ value: CheckedValue, of attributes: AppStruct, path: String = "attributes", location: SourceLocation? = nil
+    ) -> [DecodeProblem] {
         var problems: [DecodeProblem] = []
-        check(value, against: .structure(attributes), path: path, declaration: attributes.declaration, location: location, into: &problems)
+        check(
+            value, against: .structure(attributes), path: path, declaration: attributes.declaration, location: location,
+            into: &problems)
         return problems
     }
 
@@ -78,7 +87,9 @@ public struct DecodeChecker: Sendable {
         switch declared {
         case .alias(let name, let target, _):
             let scope = name.split(separator: ".").dropLast().joined(separator: ".")
-            check(value, as: target, scope: scope, path: path, declaration: declaration, location: location, into: &problems)
+            check(
+                value, as: target, scope: scope, path: path, declaration: declaration, location: location,
+                into: &problems)
         case .structure(let type):
             checkStruct(value, type, site, &problems)
         case .enumeration(let type):
@@ -94,13 +105,16 @@ public struct DecodeChecker: Sendable {
         switch value {
         case .oneOf(let choices):
             for choice in choices {
-                check(choice, as: type, scope: scope, path: path, declaration: declaration, location: location, into: &problems)
+                check(
+                    choice, as: type, scope: scope, path: path, declaration: declaration, location: location,
+                    into: &problems)
             }
             return
         case .runtime(let text):
             // Text from a webhook fits a String field whatever it says; anything else may not.
             if case .string = type.unwrapped { return }
-            problems.append(unchecked(site, "\(path) is \(text), known only when the event arrives; the app decodes \(type) here"))
+            problems.append(
+                unchecked(site, "\(path) is \(text), known only when the event arrives; the app decodes \(type) here"))
             return
         case .known(.null):
             if case .optional = type { return }
@@ -111,7 +125,9 @@ public struct DecodeChecker: Sendable {
         }
         switch type {
         case .optional(let wrapped):
-            check(value, as: wrapped, scope: scope, path: path, declaration: declaration, location: location, into: &problems)
+            check(
+                value, as: wrapped, scope: scope, path: path, declaration: declaration, location: location,
+                into: &problems)
         case .bool:
             expect(value, .bool, type, site, &problems)
         case .string:
@@ -132,7 +148,8 @@ public struct DecodeChecker: Sendable {
         case .uuid:
             guard expect(value, .string, type, site, &problems) else { return }
             if case .known(.string(let text)) = value, UUID(uuidString: text) == nil {
-                problems.append(fails(site, "\(path) is \(describe(value)), not a UUID (8-4-4-4-12 hexadecimal digits)"))
+                problems.append(
+                    fails(site, "\(path) is \(describe(value)), not a UUID (8-4-4-4-12 hexadecimal digits)"))
             }
         case .data:
             guard expect(value, .string, type, site, &problems) else { return }
@@ -149,13 +166,18 @@ public struct DecodeChecker: Sendable {
             checkUnkeyed(value, name, parts, scope, site, &problems)
         case .named(let name):
             guard let found = types.resolve(name, from: scope) else {
-                problems.append(unchecked(site, "\(path): the type \(name) is not declared in the app's sources read; not checked"))
+                problems.append(
+                    unchecked(site, "\(path): the type \(name) is not declared in the app's sources read; not checked"))
                 return
             }
             check(value, against: found, path: path, declaration: declaration, location: location, into: &problems)
         case .generic(let name, let arguments):
             guard let found = types.specialized(name, arguments, from: scope) else {
-                problems.append(unchecked(site, "\(path): the type \(type) is not a generic struct declared in the app's sources read; not checked"))
+                problems.append(
+                    unchecked(
+                        site,
+                        "\(path): the type \(type) is not a generic struct declared in the app's sources read; not checked"
+                    ))
                 return
             }
             check(value, against: found, path: path, declaration: declaration, location: location, into: &problems)
@@ -164,14 +186,16 @@ public struct DecodeChecker: Sendable {
         }
     }
 
-    private func checkStruct(_ value: CheckedValue, _ type: AppStruct, _ site: Site, _ problems: inout [DecodeProblem]) {
+    private func checkStruct(_ value: CheckedValue, _ type: AppStruct, _ site: Site, _ problems: inout [DecodeProblem])
+    {
         if case .handWritten(let decoder) = type.decoding {
             checkHandWritten(value, type, decoder, site, &problems)
             return
         }
         if case .typed(.object, _) = value { return }
         guard let fields = value.objectFields else {
-            problems.append(fails(site, "\(site.path) is \(describe(value)), but the app decodes \(type.name), an object"))
+            problems.append(
+                fails(site, "\(site.path) is \(describe(value)), but the app decodes \(type.name), an object"))
             return
         }
         let decoded = type.decodedFields
@@ -181,16 +205,24 @@ public struct DecodeChecker: Sendable {
             guard let field else {
                 if property.type.isOptional { continue }
                 if let written = fields.first(where: { $0.key == property.name }), key != property.name {
-                    problems.append(DecodeProblem(
-                        kind: .fails, path: path,
-                        message: "\(site.path).\(property.name) is written, but CodingKeys renames it: the app decodes it from \"\(key)\"",
-                        location: written.location ?? site.location, declaration: type.codingKeys?.declaration ?? property.declaration
-                    ))
+                    problems.append(
+                        DecodeProblem(
+                            kind: .fails, path: path,
+                            message:
+                                "\(site.path).\(property.name) is written, but CodingKeys renames it: the app decodes it from \"\(key)\"",
+                            location: written.location ?? site.location,
+                            declaration: type.codingKeys?.declaration ?? property.declaration
+                        ))
                     continue
                 }
                 var message = "\(path) is missing, but the app's \(type.name) requires it"
-                if property.hasInitialValue { message += " (a var with a default value is still decoded; make it Optional to let it be absent)" }
-                problems.append(DecodeProblem(kind: .fails, path: path, message: message, location: site.location, declaration: property.declaration))
+                if property.hasInitialValue {
+                    message += " (a var with a default value is still decoded; make it Optional to let it be absent)"
+                }
+                problems.append(
+                    DecodeProblem(
+                        kind: .fails, path: path, message: message, location: site.location,
+                        declaration: property.declaration))
                 continue
             }
             check(
@@ -206,43 +238,58 @@ public struct DecodeChecker: Sendable {
                 let renamed = property.isDecoded(with: type.codingKeys) ? type.codingKeys?.key(for: property.name) : nil
                 // A required field written by its Swift name was reported above, with the key to use.
                 if let renamed, !property.type.isOptional, !fields.contains(where: { $0.key == renamed }) { continue }
-                let why = if let renamed {
-                    "CodingKeys renames it, so the app reads \"\(renamed)\""
-                        + (property.type.isOptional && !fields.contains { $0.key == renamed } ? " and, finding none, decodes nil" : "")
-                } else if property.isLet && property.hasInitialValue {
-                    "a let with an initial value is never decoded"
-                } else {
-                    "CodingKeys leaves it out"
-                }
-                problems.append(DecodeProblem(
-                    kind: .ignored, path: path, message: "\(path) is ignored by the app: \(why)",
-                    location: fieldSite.location, declaration: renamed == nil ? property.declaration : type.codingKeys?.declaration ?? property.declaration
-                ))
+                let why =
+                    if let renamed {
+                        "CodingKeys renames it, so the app reads \"\(renamed)\""
+                            + (property.type.isOptional && !fields.contains { $0.key == renamed }
+                                ? " and, finding none, decodes nil" : "")
+                    } else if property.isLet && property.hasInitialValue {
+                        "a let with an initial value is never decoded"
+                    } else {
+                        "CodingKeys leaves it out"
+                    }
+                problems.append(
+                    DecodeProblem(
+                        kind: .ignored, path: path, message: "\(path) is ignored by the app: \(why)",
+                        location: fieldSite.location,
+                        declaration: renamed == nil
+                            ? property.declaration : type.codingKeys?.declaration ?? property.declaration
+                    ))
             } else if renamedTarget(field.key, in: type) == nil {
                 let hint = DidYouMean.hint(for: field.key, among: decoded.map(\.key))
-                problems.append(ignored(fieldSite, "\(path) is ignored by the app: \(type.name) has no such key\(hint)"))
+                problems.append(
+                    ignored(fieldSite, "\(path) is ignored by the app: \(type.name) has no such key\(hint)"))
             }
         }
     }
 
     /// A hand-written `init(from:)`: what it accepts is known only by running it. The keys its
     /// `CodingKeys` lists are the only ones it can read by name, so a key outside them is said.
-    private func checkHandWritten(_ value: CheckedValue, _ type: AppStruct, _ decoder: SwiftDeclaration, _ site: Site, _ problems: inout [DecodeProblem]) {
+    private func checkHandWritten(
+        _ value: CheckedValue, _ type: AppStruct, _ decoder: SwiftDeclaration, _ site: Site,
+        _ problems: inout [DecodeProblem]
+    ) {
         let at = decoder.description.split(separator: ":").prefix(2).joined(separator: ":")
-        var message = "\(site.path): \(type.name) decodes itself (a hand-written init(from:) at \(at)); what it accepts is known only by running it, so it is not checked"
+        var message =
+            "\(site.path): \(type.name) decodes itself (a hand-written init(from:) at \(at)); what it accepts is known only by running it, so it is not checked"
         let keys = type.codingKeys.map { Set($0.keys.values) }
         if let keys, !keys.isEmpty {
             message += "; its CodingKeys name \(keys.sorted().map { "\"\($0)\"" }.joined(separator: ", "))"
         }
-        problems.append(DecodeProblem(kind: .unchecked, path: site.path, message: message, location: site.location, declaration: decoder))
+        problems.append(
+            DecodeProblem(
+                kind: .unchecked, path: site.path, message: message, location: site.location, declaration: decoder))
         guard let keys, !keys.isEmpty, let fields = value.objectFields else { return }
         for field in fields where !keys.contains(field.key) {
             let path = site.path + "." + field.key
             let hint = DidYouMean.hint(for: field.key, among: keys.sorted())
-            problems.append(DecodeProblem(
-                kind: .ignored, path: path, message: "\(path) is not a key of \(type.name)'s CodingKeys, so its init(from:) cannot read it by name\(hint)",
-                location: field.location ?? site.location, declaration: type.codingKeys?.declaration
-            ))
+            problems.append(
+                DecodeProblem(
+                    kind: .ignored, path: path,
+                    message:
+                        "\(path) is not a key of \(type.name)'s CodingKeys, so its init(from:) cannot read it by name\(hint)",
+                    location: field.location ?? site.location, declaration: type.codingKeys?.declaration
+                ))
         }
     }
 
@@ -252,15 +299,18 @@ public struct DecodeChecker: Sendable {
 
     private func checkEnum(_ value: CheckedValue, _ type: AppEnum, _ site: Site, _ problems: inout [DecodeProblem]) {
         if case .handWritten(let decoder) = type.decoding {
-            problems.append(DecodeProblem(
-                kind: .unchecked, path: site.path,
-                message: "\(site.path): \(type.name) decodes itself (a hand-written init(from:)); not checked",
-                location: site.location, declaration: decoder
-            ))
+            problems.append(
+                DecodeProblem(
+                    kind: .unchecked, path: site.path,
+                    message: "\(site.path): \(type.name) decodes itself (a hand-written init(from:)); not checked",
+                    location: site.location, declaration: decoder
+                ))
             return
         }
         let raws = type.cases.map(\.rawValue)
-        let list = raws.prefix(8).map { type.rawType == .string ? "\"\($0)\"" : $0 }.joined(separator: ", ") + (raws.count > 8 ? ", …" : "")
+        let list =
+            raws.prefix(8).map { type.rawType == .string ? "\"\($0)\"" : $0 }.joined(separator: ", ")
+            + (raws.count > 8 ? ", …" : "")
         switch type.rawType {
         case .none:
             checkCaseObject(value, type, site, &problems)
@@ -269,81 +319,128 @@ public struct DecodeChecker: Sendable {
             case .known(.string(let text)):
                 if !raws.contains(text) {
                     let hint = DidYouMean.hint(for: text, among: raws)
-                    problems.append(fails(site, "\(site.path) is \(describe(value)), which is not a raw value of \(type.name) (one of \(list))\(hint)"))
+                    problems.append(
+                        fails(
+                            site,
+                            "\(site.path) is \(describe(value)), which is not a raw value of \(type.name) (one of \(list))\(hint)"
+                        ))
                 }
             case .typed(.string, let text):
-                problems.append(unchecked(site, "\(site.path) is \(text), known only when played; \(type.name) decodes only \(list)"))
+                problems.append(
+                    unchecked(
+                        site, "\(site.path) is \(text), known only when played; \(type.name) decodes only \(list)"))
             default:
-                problems.append(fails(site, "\(site.path) is \(describe(value)), but the app decodes \(type.name), a string (one of \(list))"))
+                problems.append(
+                    fails(
+                        site,
+                        "\(site.path) is \(describe(value)), but the app decodes \(type.name), a string (one of \(list))"
+                    ))
             }
         case .integer, .floatingPoint:
             switch value {
             case .known(.int(let number)):
                 if type.rawType == .integer, !raws.contains(String(number)) {
-                    problems.append(fails(site, "\(site.path) is \(number), which is not a raw value of \(type.name) (one of \(list))"))
+                    problems.append(
+                        fails(
+                            site, "\(site.path) is \(number), which is not a raw value of \(type.name) (one of \(list))"
+                        ))
                 }
             case .known(.double), .typed(.int, _), .typed(.double, _):
                 break
             default:
-                problems.append(fails(site, "\(site.path) is \(describe(value)), but the app decodes \(type.name), a number (one of \(list))"))
+                problems.append(
+                    fails(
+                        site,
+                        "\(site.path) is \(describe(value)), but the app decodes \(type.name), a number (one of \(list))"
+                    ))
             }
         }
     }
 
     /// An enum without raw values: `{"case": {associated values by label}}`. The decoder reads
     /// the keys naming a case and ignores the rest; exactly one must name a case.
-    private func checkCaseObject(_ value: CheckedValue, _ type: AppEnum, _ site: Site, _ problems: inout [DecodeProblem]) {
+    private func checkCaseObject(
+        _ value: CheckedValue, _ type: AppEnum, _ site: Site, _ problems: inout [DecodeProblem]
+    ) {
         let names = type.cases.map { type.key(for: $0) }
         let list = names.prefix(8).joined(separator: ", ") + (names.count > 8 ? ", …" : "")
-        let form = type.cases.first.map { "{\"\(type.key(for: $0))\": {" + $0.associatedValues.map { "\"\($0.name)\": …" }.joined(separator: ", ") + "}}" } ?? "{\"case\": {}}"
+        let form =
+            type.cases.first.map {
+                "{\"\(type.key(for: $0))\": {" + $0.associatedValues.map { "\"\($0.name)\": …" }.joined(separator: ", ")
+                    + "}}"
+            } ?? "{\"case\": {}}"
         if case .typed(.object, _) = value { return }
         guard let fields = value.objectFields else {
-            var message = "\(site.path) is \(describe(value)), but \(type.name) has no raw values: its synthesized Codable decodes an object naming one case, like \(form) (one of \(list))"
-            if case .known(.string(let text)) = value, let match = type.cases.first(where: { type.key(for: $0) == text }) {
-                message += "; write \(site.path.split(separator: ".").last.map(String.init) ?? site.path): { \(type.key(for: match)): {} }"
+            var message =
+                "\(site.path) is \(describe(value)), but \(type.name) has no raw values: its synthesized Codable decodes an object naming one case, like \(form) (one of \(list))"
+            if case .known(.string(let text)) = value,
+                let match = type.cases.first(where: { type.key(for: $0) == text })
+            {
+                message +=
+                    "; write \(site.path.split(separator: ".").last.map(String.init) ?? site.path): { \(type.key(for: match)): {} }"
             }
             problems.append(fails(site, message))
             return
         }
         let named = fields.filter { names.contains($0.key) }
-        guard named.count == 1, let field = named.first, let enumCase = type.cases.first(where: { type.key(for: $0) == field.key }) else {
+        guard named.count == 1, let field = named.first,
+            let enumCase = type.cases.first(where: { type.key(for: $0) == field.key })
+        else {
             if named.isEmpty {
                 let hint = fields.first.map { DidYouMean.hint(for: $0.key, among: names) } ?? ""
-                problems.append(fails(site, "\(site.path) has no key naming a case of \(type.name) (one of \(list)), so it does not decode\(hint)"))
+                problems.append(
+                    fails(
+                        site,
+                        "\(site.path) has no key naming a case of \(type.name) (one of \(list)), so it does not decode\(hint)"
+                    ))
             } else {
-                problems.append(fails(site, "\(site.path) names \(named.count) cases of \(type.name) (\(named.map(\.key).joined(separator: ", "))); it decodes from exactly one"))
+                problems.append(
+                    fails(
+                        site,
+                        "\(site.path) names \(named.count) cases of \(type.name) (\(named.map(\.key).joined(separator: ", "))); it decodes from exactly one"
+                    ))
             }
             return
         }
         let payload = AppStruct(
-            name: type.name + "." + enumCase.name, declaration: enumCase.associatedValues.first?.declaration ?? type.declaration,
+            name: type.name + "." + enumCase.name,
+            declaration: enumCase.associatedValues.first?.declaration ?? type.declaration,
             properties: enumCase.associatedValues, decoding: .synthesized, codingKeys: nil, isActivityAttributes: false
         )
         let scope = type.name
         if case .typed(.object, _) = field.value { return }
         guard let inner = field.value.objectFields else {
             let shape = enumCase.associatedValues.isEmpty ? "{}" : "an object of its associated values"
-            problems.append(fails(
-                Site(path: site.path + "." + field.key, declaration: site.declaration, location: field.location ?? site.location),
-                "\(site.path).\(field.key) is \(describe(field.value)), but the case \(type.name).\(enumCase.name) decodes from \(shape)"
-            ))
+            problems.append(
+                fails(
+                    Site(
+                        path: site.path + "." + field.key, declaration: site.declaration,
+                        location: field.location ?? site.location),
+                    "\(site.path).\(field.key) is \(describe(field.value)), but the case \(type.name).\(enumCase.name) decodes from \(shape)"
+                ))
             return
         }
         for property in enumCase.associatedValues {
             let path = site.path + "." + field.key + "." + property.name
             guard let found = inner.first(where: { $0.key == property.name }) else {
                 if property.type.isOptional { continue }
-                problems.append(DecodeProblem(
-                    kind: .fails, path: path, message: "\(path) is missing, but the app's \(payload.name) requires it",
-                    location: field.location ?? site.location, declaration: property.declaration
-                ))
+                problems.append(
+                    DecodeProblem(
+                        kind: .fails, path: path,
+                        message: "\(path) is missing, but the app's \(payload.name) requires it",
+                        location: field.location ?? site.location, declaration: property.declaration
+                    ))
                 continue
             }
-            check(found.value, as: property.type, scope: scope, path: path, declaration: property.declaration, location: found.location ?? field.location ?? site.location, into: &problems)
+            check(
+                found.value, as: property.type, scope: scope, path: path, declaration: property.declaration,
+                location: found.location ?? field.location ?? site.location, into: &problems)
         }
     }
 
-    private func checkInteger(_ value: CheckedValue, _ kind: SwiftTypeReference.IntegerKind, _ site: Site, _ problems: inout [DecodeProblem]) {
+    private func checkInteger(
+        _ value: CheckedValue, _ kind: SwiftTypeReference.IntegerKind, _ site: Site, _ problems: inout [DecodeProblem]
+    ) {
         switch value {
         case .known(.int(let number)):
             if !kind.bounds.contains(Double(number)) {
@@ -351,31 +448,48 @@ public struct DecodeChecker: Sendable {
             }
         case .known(.double(let number)):
             if number != number.rounded(.towardZero) {
-                problems.append(fails(site, "\(site.path) is \(number), a decimal, but the app decodes \(kind.rawValue), a whole number"))
+                problems.append(
+                    fails(
+                        site,
+                        "\(site.path) is \(number), a decimal, but the app decodes \(kind.rawValue), a whole number"))
             } else if !kind.bounds.contains(number) {
                 problems.append(fails(site, "\(site.path) is \(number), outside the range of \(kind.rawValue)"))
             }
         case .known(.date):
-            problems.append(unchecked(site, "\(site.path) is a !date, sent as reference-date seconds, but the app decodes \(kind.rawValue); declare it Date"))
+            problems.append(
+                unchecked(
+                    site,
+                    "\(site.path) is a !date, sent as reference-date seconds, but the app decodes \(kind.rawValue); declare it Date"
+                ))
         case .typed(.int, _):
             break
         case .typed(.double, let text):
-            problems.append(unchecked(site, "\(site.path) is \(text), which may not be whole; the app decodes \(kind.rawValue), which rejects a decimal"))
+            problems.append(
+                unchecked(
+                    site,
+                    "\(site.path) is \(text), which may not be whole; the app decodes \(kind.rawValue), which rejects a decimal"
+                ))
         default:
             problems.append(mismatch(value, .integer(kind), site))
         }
     }
 
-    private func checkFloatingPoint(_ value: CheckedValue, _ name: String, _ site: Site, _ problems: inout [DecodeProblem]) {
-        if let limit = SwiftTypeReference.floatingPointLimit(name), case .known(let known) = value, let number = Self.number(known),
-           abs(number) > limit {
+    private func checkFloatingPoint(
+        _ value: CheckedValue, _ name: String, _ site: Site, _ problems: inout [DecodeProblem]
+    ) {
+        if let limit = SwiftTypeReference.floatingPointLimit(name), case .known(let known) = value,
+            let number = Self.number(known),
+            abs(number) > limit
+        {
             problems.append(fails(site, "\(site.path) is \(Self.formatted(number)), beyond the range of \(name)"))
             return
         }
         checkNumber(value, .floatingPoint(name), site, &problems)
     }
 
-    private func checkNumber(_ value: CheckedValue, _ type: SwiftTypeReference, _ site: Site, _ problems: inout [DecodeProblem]) {
+    private func checkNumber(
+        _ value: CheckedValue, _ type: SwiftTypeReference, _ site: Site, _ problems: inout [DecodeProblem]
+    ) {
         switch value {
         case .known(.int), .known(.double), .known(.date), .typed(.int, _), .typed(.double, _), .typed(.date, _): break
         default: problems.append(mismatch(value, type, site))
@@ -387,20 +501,29 @@ public struct DecodeChecker: Sendable {
         case .known(.date), .typed(.date, _), .typed(.int, _), .typed(.double, _): break
         case .known(.int), .known(.double):
             if case .known(let known) = value, let seconds = Self.number(known), seconds > Self.unixSecondsThreshold {
-                problems.append(DecodeProblem(
-                    kind: .misread, path: site.path,
-                    message: "\(site.path) is \(Self.formatted(seconds)), which looks like UNIX seconds: a Date decodes it as seconds since 2001, a date about 31 years ahead that the app would show (send UNIX seconds - 978307200)",
-                    location: site.location, declaration: site.declaration
-                ))
+                problems.append(
+                    DecodeProblem(
+                        kind: .misread, path: site.path,
+                        message:
+                            "\(site.path) is \(Self.formatted(seconds)), which looks like UNIX seconds: a Date decodes it as seconds since 2001, a date about 31 years ahead that the app would show (send UNIX seconds - 978307200)",
+                        location: site.location, declaration: site.declaration
+                    ))
             }
         case .known(.string), .typed(.string, _):
-            problems.append(fails(site, "\(site.path) is \(describe(value)), but a Date decodes only from a number of seconds since 2001, not text; write it as !date"))
+            problems.append(
+                fails(
+                    site,
+                    "\(site.path) is \(describe(value)), but a Date decodes only from a number of seconds since 2001, not text; write it as !date"
+                ))
         default:
             problems.append(mismatch(value, .date, site))
         }
     }
 
-    private func checkArray(_ value: CheckedValue, _ element: SwiftTypeReference, _ scope: String, _ site: Site, _ problems: inout [DecodeProblem]) {
+    private func checkArray(
+        _ value: CheckedValue, _ element: SwiftTypeReference, _ scope: String, _ site: Site,
+        _ problems: inout [DecodeProblem]
+    ) {
         let items: [CheckedValue]
         switch ListItems(value) {
         case .items(let listed): items = listed
@@ -410,12 +533,15 @@ public struct DecodeChecker: Sendable {
             return
         }
         for (index, item) in items.enumerated() {
-            check(item, as: element, scope: scope, path: "\(site.path)[\(index)]", declaration: site.declaration, location: site.location, into: &problems)
+            check(
+                item, as: element, scope: scope, path: "\(site.path)[\(index)]", declaration: site.declaration,
+                location: site.location, into: &problems)
         }
     }
 
     private func checkDictionary(
-        _ value: CheckedValue, key: SwiftTypeReference, value element: SwiftTypeReference, _ scope: String, _ site: Site,
+        _ value: CheckedValue, key: SwiftTypeReference, value element: SwiftTypeReference, _ scope: String,
+        _ site: Site,
         _ problems: inout [DecodeProblem]
     ) {
         let type = SwiftTypeReference.dictionary(key: key, value: element)
@@ -424,7 +550,11 @@ public struct DecodeChecker: Sendable {
         case .string: isIntegerKey = false
         case .integer: isIntegerKey = true
         default:
-            problems.append(unchecked(site, "\(site.path): a dictionary keyed by \(key) encodes as a flat [key, value, …] list unless the key is CodingKeyRepresentable; not checked"))
+            problems.append(
+                unchecked(
+                    site,
+                    "\(site.path): a dictionary keyed by \(key) encodes as a flat [key, value, …] list unless the key is CodingKeyRepresentable; not checked"
+                ))
             return
         }
         if case .typed(.object, _) = value { return }
@@ -435,34 +565,57 @@ public struct DecodeChecker: Sendable {
         for field in fields {
             let path = site.path + "." + field.key
             if isIntegerKey, Int(field.key) == nil {
-                problems.append(DecodeProblem(kind: .fails, path: path, message: "\(path): the key \"\(field.key)\" is not an integer, which \(type) needs", location: field.location ?? site.location, declaration: site.declaration))
+                problems.append(
+                    DecodeProblem(
+                        kind: .fails, path: path,
+                        message: "\(path): the key \"\(field.key)\" is not an integer, which \(type) needs",
+                        location: field.location ?? site.location, declaration: site.declaration))
                 continue
             }
-            check(field.value, as: element, scope: scope, path: path, declaration: site.declaration, location: field.location ?? site.location, into: &problems)
+            check(
+                field.value, as: element, scope: scope, path: path, declaration: site.declaration,
+                location: field.location ?? site.location, into: &problems)
         }
     }
 
-    private func checkRange(_ value: CheckedValue, _ bound: SwiftTypeReference, _ closed: Bool, _ scope: String, _ site: Site, _ problems: inout [DecodeProblem]) {
+    private func checkRange(
+        _ value: CheckedValue, _ bound: SwiftTypeReference, _ closed: Bool, _ scope: String, _ site: Site,
+        _ problems: inout [DecodeProblem]
+    ) {
         let type = SwiftTypeReference.range(bound, closed: closed)
         switch value {
         case .known(.dateRange(let lower, let upper)):
             if case .date = bound {
-                if lower > upper { problems.append(fails(site, "\(site.path) has its lower date after its upper one: \(type) fails to decode")) }
+                if lower > upper {
+                    problems.append(
+                        fails(site, "\(site.path) has its lower date after its upper one: \(type) fails to decode"))
+                }
             } else {
                 problems.append(fails(site, "\(site.path) is a date range, but the app decodes \(type)"))
             }
         case .typed(.dateRange, _):
-            if case .date = bound {} else { problems.append(fails(site, "\(site.path) is a date range, but the app decodes \(type)")) }
+            if case .date = bound {
+            } else {
+                problems.append(fails(site, "\(site.path) is a date range, but the app decodes \(type)"))
+            }
         case .array(let items) where items.count >= 2:
             for (index, item) in items.prefix(2).enumerated() {
-                check(item, as: bound, scope: scope, path: "\(site.path)[\(index)]", declaration: site.declaration, location: site.location, into: &problems)
+                check(
+                    item, as: bound, scope: scope, path: "\(site.path)[\(index)]", declaration: site.declaration,
+                    location: site.location, into: &problems)
             }
         case .known(.array(let items)) where items.count >= 2:
             for (index, item) in items.prefix(2).enumerated() {
-                check(.known(item), as: bound, scope: scope, path: "\(site.path)[\(index)]", declaration: site.declaration, location: site.location, into: &problems)
+                check(
+                    .known(item), as: bound, scope: scope, path: "\(site.path)[\(index)]",
+                    declaration: site.declaration, location: site.location, into: &problems)
             }
             if let lower = Self.number(items[0]), let upper = Self.number(items[1]), lower > upper {
-                problems.append(fails(site, "\(site.path) is [\(Self.formatted(lower)), \(Self.formatted(upper))], lower above upper: \(type) fails to decode"))
+                problems.append(
+                    fails(
+                        site,
+                        "\(site.path) is [\(Self.formatted(lower)), \(Self.formatted(upper))], lower above upper: \(type) fails to decode"
+                    ))
             }
         default:
             problems.append(fails(site, "\(site.path) is \(describe(value)), but \(type) decodes from [lower, upper]"))
@@ -470,21 +623,34 @@ public struct DecodeChecker: Sendable {
     }
 
     /// `CGPoint` and its kin: a list of at least as many parts as the type reads, in order.
-    private func checkUnkeyed(_ value: CheckedValue, _ name: String, _ parts: [SwiftTypeReference], _ scope: String, _ site: Site, _ problems: inout [DecodeProblem]) {
+    private func checkUnkeyed(
+        _ value: CheckedValue, _ name: String, _ parts: [SwiftTypeReference], _ scope: String, _ site: Site,
+        _ problems: inout [DecodeProblem]
+    ) {
         let items: [CheckedValue]
         switch ListItems(value) {
         case .items(let listed): items = listed
         case .unknown: return
         case .notAList:
-            problems.append(fails(site, "\(site.path) is \(describe(value)), but \(name) decodes from a list of \(parts.count) (\(parts.map(\.description).joined(separator: ", ")))"))
+            problems.append(
+                fails(
+                    site,
+                    "\(site.path) is \(describe(value)), but \(name) decodes from a list of \(parts.count) (\(parts.map(\.description).joined(separator: ", ")))"
+                ))
             return
         }
         guard items.count >= parts.count else {
-            problems.append(fails(site, "\(site.path) has \(items.count) of the \(parts.count) parts \(name) decodes (\(parts.map(\.description).joined(separator: ", ")))"))
+            problems.append(
+                fails(
+                    site,
+                    "\(site.path) has \(items.count) of the \(parts.count) parts \(name) decodes (\(parts.map(\.description).joined(separator: ", ")))"
+                ))
             return
         }
         for (index, part) in parts.enumerated() {
-            check(items[index], as: part, scope: scope, path: "\(site.path)[\(index)]", declaration: site.declaration, location: site.location, into: &problems)
+            check(
+                items[index], as: part, scope: scope, path: "\(site.path)[\(index)]", declaration: site.declaration,
+                location: site.location, into: &problems)
         }
     }
 
@@ -507,7 +673,10 @@ public struct DecodeChecker: Sendable {
     // MARK: - Messages
 
     @discardableResult
-    private func expect(_ value: CheckedValue, _ expected: ValueType, _ type: SwiftTypeReference, _ site: Site, _ problems: inout [DecodeProblem]) -> Bool {
+    private func expect(
+        _ value: CheckedValue, _ expected: ValueType, _ type: SwiftTypeReference, _ site: Site,
+        _ problems: inout [DecodeProblem]
+    ) -> Bool {
         let actual: ValueType?
         switch value {
         case .known(let known): actual = known.type
@@ -526,15 +695,18 @@ public struct DecodeChecker: Sendable {
     }
 
     private func fails(_ site: Site, _ message: String) -> DecodeProblem {
-        DecodeProblem(kind: .fails, path: site.path, message: message, location: site.location, declaration: site.declaration)
+        DecodeProblem(
+            kind: .fails, path: site.path, message: message, location: site.location, declaration: site.declaration)
     }
 
     private func ignored(_ site: Site, _ message: String) -> DecodeProblem {
-        DecodeProblem(kind: .ignored, path: site.path, message: message, location: site.location, declaration: site.declaration)
+        DecodeProblem(
+            kind: .ignored, path: site.path, message: message, location: site.location, declaration: site.declaration)
     }
 
     private func unchecked(_ site: Site, _ message: String) -> DecodeProblem {
-        DecodeProblem(kind: .unchecked, path: site.path, message: message, location: site.location, declaration: site.declaration)
+        DecodeProblem(
+            kind: .unchecked, path: site.path, message: message, location: site.location, declaration: site.declaration)
     }
 
     static func article(_ type: SwiftTypeReference) -> String {

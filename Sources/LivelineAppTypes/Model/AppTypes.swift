@@ -25,7 +25,8 @@ public struct AppTypes: Sendable {
     public private(set) var chosenFiles: Set<String>
 
     public init(
-        declarations: [AppTypeDeclaration], files: [String], modules: [String: String] = [:], syntaxErrors: [SwiftSyntaxError] = [],
+        declarations: [AppTypeDeclaration], files: [String], modules: [String: String] = [:],
+        syntaxErrors: [SwiftSyntaxError] = [],
         chosenFiles: Set<String> = []
     ) {
         all = declarations
@@ -37,7 +38,9 @@ public struct AppTypes: Sendable {
         for declaration in declarations {
             if let kept = byName[declaration.name] {
                 let keptChosen = chosenFiles.contains(kept.declaration.location.file)
-                if !keptChosen, chosenFiles.contains(declaration.declaration.location.file) { byName[declaration.name] = declaration }
+                if !keptChosen, chosenFiles.contains(declaration.declaration.location.file) {
+                    byName[declaration.name] = declaration
+                }
             } else {
                 byName[declaration.name] = declaration
             }
@@ -53,16 +56,20 @@ public struct AppTypes: Sendable {
         for choice in choices {
             let files = self.files(matching: choice)
             guard !files.isEmpty else {
-                throw .unknownChoice(choice, candidates: ambiguities.flatMap { $0.declarations.map { choiceName(for: $0) } })
+                throw .unknownChoice(
+                    choice, candidates: ambiguities.flatMap { $0.declarations.map { choiceName(for: $0) } })
             }
             chosen.formUnion(files)
         }
-        return AppTypes(declarations: all, files: self.files, modules: modules, syntaxErrors: syntaxErrors, chosenFiles: chosen)
+        return AppTypes(
+            declarations: all, files: self.files, modules: modules, syntaxErrors: syntaxErrors, chosenFiles: chosen)
     }
 
     /// The sources with the file of `declaration` preferred: what `scaffold` writes each duplicate with.
     public func choosing(fileOf declaration: SwiftDeclaration) -> AppTypes {
-        AppTypes(declarations: all, files: files, modules: modules, syntaxErrors: syntaxErrors, chosenFiles: chosenFiles.union([declaration.location.file]))
+        AppTypes(
+            declarations: all, files: files, modules: modules, syntaxErrors: syntaxErrors,
+            chosenFiles: chosenFiles.union([declaration.location.file]))
     }
 
     private func files(matching choice: String) -> Set<String> {
@@ -72,8 +79,10 @@ public struct AppTypes: Sendable {
             let file = declaration.declaration.location.file
             let simple = declaration.name.split(separator: ".").last.map(String.init) ?? declaration.name
             let module = modules[file]
-            if choice == declaration.name || (parts.count >= 2 && module == parts[0]
-                && [simple, declaration.name].contains(parts.dropFirst().joined(separator: "."))) {
+            if choice == declaration.name
+                || (parts.count >= 2 && module == parts[0]
+                    && [simple, declaration.name].contains(parts.dropFirst().joined(separator: ".")))
+            {
                 found.insert(file)
             }
         }
@@ -83,7 +92,10 @@ public struct AppTypes: Sendable {
             return found
         }
         let path = choice.hasSuffix("/") ? String(choice.dropLast()) : choice
-        for file in files where file == path || file.hasSuffix("/" + path) || file.hasPrefix(path + "/") || file.contains("/" + path + "/") {
+        for file in files
+        where file == path || file.hasSuffix("/" + path) || file.hasPrefix(path + "/")
+            || file.contains("/" + path + "/")
+        {
             found.insert(file)
         }
         return found
@@ -95,7 +107,8 @@ public struct AppTypes: Sendable {
         let file = declaration.declaration.location.file
         guard let module = modules[file] else { return file }
         let shared = all.contains { other in
-            other.name == declaration.name && other.declaration.location.file != file && modules[other.declaration.location.file] == module
+            other.name == declaration.name && other.declaration.location.file != file
+                && modules[other.declaration.location.file] == module
         }
         return shared ? file : "\(module).\(declaration.name)"
     }
@@ -126,7 +139,12 @@ public struct AppTypes: Sendable {
             guard files.count > 1 else { continue }
             if !files.isDisjoint(with: chosenFiles), files.intersection(chosenFiles).count == 1 { continue }
             let outer = name.split(separator: ".").dropLast()
-            if !outer.isEmpty, (1...outer.count).contains(where: { Set((byName[outer.prefix($0).joined(separator: ".")] ?? []).map(\.declaration.location.file)).count > 1 }) {
+            if !outer.isEmpty,
+                (1...outer.count).contains(where: {
+                    Set((byName[outer.prefix($0).joined(separator: ".")] ?? []).map(\.declaration.location.file)).count
+                        > 1
+                })
+            {
                 continue
             }
             let inUse = declarations.first { $0.declaration == self.declarations[name]?.declaration }
@@ -171,7 +189,9 @@ public struct AppTypes: Sendable {
             switch next {
             case .structure(let type):
                 for property in type.properties { reach(property.type, from: scope) }
-                if type.isActivityAttributes, let state = contentState(of: type) { queue += all.filter { $0.name == state.name } }
+                if type.isActivityAttributes, let state = contentState(of: type) {
+                    queue += all.filter { $0.name == state.name }
+                }
             case .enumeration(let type):
                 for enumCase in type.cases { for value in enumCase.associatedValues { reach(value.type, from: scope) } }
             case .alias(_, let target, _):
@@ -192,7 +212,11 @@ public struct AppTypes: Sendable {
             if case .structure(let type) = declaration, type.isActivityAttributes { return type }
             return nil
         }
-        .sorted { ($0.declaration.location.file, $0.declaration.location.line) < ($1.declaration.location.file, $1.declaration.location.line) }
+        .sorted {
+            ($0.declaration.location.file, $0.declaration.location.line) < (
+                $1.declaration.location.file, $1.declaration.location.line
+            )
+        }
     }
 
     /// The `ActivityAttributes` type a push's `attributes-type` names: its unqualified name, as
@@ -215,8 +239,11 @@ public struct AppTypes: Sendable {
     /// The generic struct `name` with its parameters replaced by `arguments`, each resolved from
     /// `scope` (where the use is written); nil when `name` is not a generic struct of as many
     /// parameters.
-    public func specialized(_ name: String, _ arguments: [SwiftTypeReference], from scope: String) -> AppTypeDeclaration? {
-        guard case .structure(var type)? = resolve(name, from: scope), type.genericParameters.count == arguments.count else { return nil }
+    public func specialized(
+        _ name: String, _ arguments: [SwiftTypeReference], from scope: String
+    ) -> AppTypeDeclaration? {
+        guard case .structure(var type)? = resolve(name, from: scope), type.genericParameters.count == arguments.count
+        else { return nil }
         // An argument naming a type of the use's scope keeps that meaning inside the struct.
         let qualified = arguments.map { argument -> SwiftTypeReference in
             if case .named(let inner) = argument, let found = resolve(inner, from: scope) { return .named(found.name) }

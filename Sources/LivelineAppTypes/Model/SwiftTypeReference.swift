@@ -101,7 +101,8 @@ public indirect enum SwiftTypeReference: Sendable, Hashable, CustomStringConvert
         case .named(let name): substitutions[name] ?? self
         case .optional(let wrapped): .optional(wrapped.substituting(substitutions))
         case .array(let element): .array(element.substituting(substitutions))
-        case .dictionary(let key, let value): .dictionary(key: key.substituting(substitutions), value: value.substituting(substitutions))
+        case .dictionary(let key, let value):
+            .dictionary(key: key.substituting(substitutions), value: value.substituting(substitutions))
         case .range(let bound, let closed): .range(bound.substituting(substitutions), closed: closed)
         case .generic(let name, let arguments): .generic(name, arguments.map { $0.substituting(substitutions) })
         default: self

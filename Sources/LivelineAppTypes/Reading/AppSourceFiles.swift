@@ -22,7 +22,9 @@ public enum AppSourceFiles {
         }
         guard any else { throw .noSwiftFiles(paths) }
         let types = try reader.types(modules: modules).choosing(choices)
-        guard !types.activityAttributes.isEmpty else { throw .noActivityAttributes(types.files, syntaxErrors: types.syntaxErrors) }
+        guard !types.activityAttributes.isEmpty else {
+            throw .noActivityAttributes(types.files, syntaxErrors: types.syntaxErrors)
+        }
         return types
     }
 
@@ -30,7 +32,9 @@ public enum AppSourceFiles {
     /// in its path, else the first folder below `root`, else `root`'s own name.
     static func module(of file: String, root: String) -> String? {
         let components = file.split(separator: "/").map(String.init)
-        if let index = components.lastIndex(of: "Sources"), index + 2 < components.count { return components[index + 1] }
+        if let index = components.lastIndex(of: "Sources"), index + 2 < components.count {
+            return components[index + 1]
+        }
         let rootComponents = root.split(separator: "/").map(String.init)
         let relative = components.starts(with: rootComponents) ? Array(components.dropFirst(rootComponents.count)) : []
         if relative.count >= 2 { return relative[0] }
@@ -50,7 +54,9 @@ public enum AppSourceFiles {
         while let relative = enumerator.nextObject() as? String {
             let components = relative.split(separator: "/")
             if components.contains(where: { $0.hasPrefix(".") || $0 == "Pods" || $0 == "DerivedData" }) { continue }
-            if relative.hasSuffix(".swift") { files.append(path.hasSuffix("/") ? path + relative : path + "/" + relative) }
+            if relative.hasSuffix(".swift") {
+                files.append(path.hasSuffix("/") ? path + relative : path + "/" + relative)
+            }
         }
         return files.sorted()
     }
@@ -73,11 +79,14 @@ public enum AppSourceError: Error, Sendable, Hashable, CustomStringConvertible {
         case .noActivityAttributes(let files, let syntaxErrors):
             "--app: no type conforming to ActivityAttributes in \(files.count == 1 ? files[0] : "\(files.count) Swift files"); "
                 + "expected a declaration like `struct MatchAttributes: ActivityAttributes { struct ContentState: Codable, Hashable { … } }`"
-                + (syntaxErrors.isEmpty ? "" : "; the sources have syntax errors, which may hide it: "
-                    + syntaxErrors.prefix(3).map(\.description).joined(separator: "; "))
+                + (syntaxErrors.isEmpty
+                    ? ""
+                    : "; the sources have syntax errors, which may hide it: "
+                        + syntaxErrors.prefix(3).map(\.description).joined(separator: "; "))
         case .unknownChoice(let choice, let candidates):
             "--app-type \(choice): no type or file of that name in the sources read"
-                + (candidates.isEmpty ? "" : "; the names declared twice are chosen with one of: " + candidates.joined(separator: ", "))
+                + (candidates.isEmpty
+                    ? "" : "; the names declared twice are chosen with one of: " + candidates.joined(separator: ", "))
         }
     }
 }

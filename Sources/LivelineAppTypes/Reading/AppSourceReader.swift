@@ -28,11 +28,14 @@ public struct AppSourceReader {
         let converter = SourceLocationConverter(fileName: file, tree: tree)
         files.append(file)
         if tree.hasError {
-            for diagnostic in ParseDiagnosticsGenerator.diagnostics(for: tree) where diagnostic.diagMessage.severity == .error {
+            for diagnostic in ParseDiagnosticsGenerator.diagnostics(for: tree)
+            where diagnostic.diagMessage.severity == .error {
                 let at = diagnostic.location(converter: converter)
-                syntaxErrors.append(SwiftSyntaxError(
-                    location: Liveline.SourceLocation(file: file, line: at.line, column: at.column), message: diagnostic.message
-                ))
+                syntaxErrors.append(
+                    SwiftSyntaxError(
+                        location: Liveline.SourceLocation(file: file, line: at.line, column: at.column),
+                        message: diagnostic.message
+                    ))
             }
         }
         var walker = Walker(converter: converter, file: file)
@@ -49,7 +52,9 @@ public struct AppSourceReader {
         var declarations: [AppTypeDeclaration] = []
         var codingKeys: [String: CodingKeys] = [:]
         for item in collected {
-            guard case .enumeration(let type, let inherited) = item, inherited.contains("CodingKey"), type.name.hasSuffix(".CodingKeys") else { continue }
+            guard case .enumeration(let type, let inherited) = item, inherited.contains("CodingKey"),
+                type.name.hasSuffix(".CodingKeys")
+            else { continue }
             let owner = String(type.name.dropLast(".CodingKeys".count))
             if codingKeys[owner] != nil { continue }
             let keys = Dictionary(type.cases.map { ($0.name, $0.rawValue) }, uniquingKeysWith: { first, _ in first })
@@ -63,10 +68,14 @@ public struct AppSourceReader {
                 type.protocols = protocolChain(all)
                 type.isActivityAttributes = !all.isDisjoint(with: refines)
                 type.codingKeys = codingKeys[type.name]
-                if case .synthesized = type.decoding, let decoder = handWritten[type.name] { type.decoding = .handWritten(decoder) }
+                if case .synthesized = type.decoding, let decoder = handWritten[type.name] {
+                    type.decoding = .handWritten(decoder)
+                }
                 declarations.append(.structure(type))
             case .enumeration(var type, _):
-                if case .synthesized = type.decoding, let decoder = handWritten[type.name] { type.decoding = .handWritten(decoder) }
+                if case .synthesized = type.decoding, let decoder = handWritten[type.name] {
+                    type.decoding = .handWritten(decoder)
+                }
                 if type.rawType == .none { type.codingKeys = codingKeys[type.name] }
                 declarations.append(.enumeration(type))
             case .alias(let name, let target, let declaration):
@@ -86,7 +95,9 @@ public struct AppSourceReader {
         for item in collected {
             switch item {
             case .alias(let name, let target, _):
-                aliases[name] = Set(target.description.split(separator: "&").map { AppSourceReader.simpleName(String($0).trimmed(" ")) })
+                aliases[name] = Set(
+                    target.description.split(separator: "&").map { AppSourceReader.simpleName(String($0).trimmed(" ")) }
+                )
             case .structure(let type, let inherited) where type.declaration.text.hasPrefix("class "):
                 classes[type.name] = inherited.union(conformances[type.name] ?? [])
             default:
@@ -147,12 +158,14 @@ private struct Walker {
     private mutating func declaration(_ decl: DeclSyntax, scope: [String]) {
         if let node = decl.as(StructDeclSyntax.self) {
             typeWithMembers(
-                node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "struct", scope: scope,
+                node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "struct",
+                scope: scope,
                 generics: node.genericParameterClause?.parameters.map(\.name.text) ?? []
             )
         } else if let node = decl.as(ClassDeclSyntax.self) {
             typeWithMembers(
-                node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "class", scope: scope,
+                node.name.text, node.inheritanceClause, node.memberBlock, node: Syntax(node), keyword: "class",
+                scope: scope,
                 generics: node.genericParameterClause?.parameters.map(\.name.text) ?? []
             )
         } else if let node = decl.as(EnumDeclSyntax.self) {
@@ -163,15 +176,21 @@ private struct Walker {
             let inherited = Self.inherited(node.inheritanceClause)
             if !inherited.isEmpty { conformances[qualified, default: []].formUnion(inherited) }
             let members = Self.members(node.memberBlock)
-            if let decoder = members.lazy.compactMap({ $0.as(InitializerDeclSyntax.self) }).first(where: Self.isDecoderInit) {
+            if let decoder = members.lazy.compactMap({ $0.as(InitializerDeclSyntax.self) }).first(
+                where: Self.isDecoderInit)
+            {
                 handWritten[qualified] = declaration(of: Syntax(decoder), text: "init(from decoder: Decoder)")
             }
             for member in members { declaration(member, scope: scope + [extended]) }
         } else if let node = decl.as(ProtocolDeclSyntax.self) {
-            protocols[(scope + [node.name.text]).joined(separator: "."), default: []].formUnion(Self.inherited(node.inheritanceClause))
+            protocols[(scope + [node.name.text]).joined(separator: "."), default: []].formUnion(
+                Self.inherited(node.inheritanceClause))
         } else if let node = decl.as(TypeAliasDeclSyntax.self) {
             let name = (scope + [node.name.text]).joined(separator: ".")
-            collected.append(.alias(name, TypeReader.reference(node.initializer.value), declaration(of: Syntax(node), text: node.trimmedDescription)))
+            collected.append(
+                .alias(
+                    name, TypeReader.reference(node.initializer.value),
+                    declaration(of: Syntax(node), text: node.trimmedDescription)))
         } else if let node = decl.as(IfConfigDeclSyntax.self) {
             // `#if os(iOS)` around declarations: read every branch, as each may be the one built.
             for clause in node.clauses {
@@ -185,7 +204,8 @@ private struct Walker {
     }
 
     private mutating func typeWithMembers(
-        _ name: String, _ inheritance: InheritanceClauseSyntax?, _ members: MemberBlockSyntax, node: Syntax, keyword: String,
+        _ name: String, _ inheritance: InheritanceClauseSyntax?, _ members: MemberBlockSyntax, node: Syntax,
+        keyword: String,
         scope: [String], generics: [String]
     ) {
         let qualified = (scope + [name]).joined(separator: ".")
@@ -205,7 +225,8 @@ private struct Walker {
         }
         let header = "\(keyword) \(name)" + (inheritance.map { $0.trimmedDescription } ?? "")
         var type = AppStruct(
-            name: qualified, declaration: declaration(of: node, text: header), properties: properties, decoding: decoding,
+            name: qualified, declaration: declaration(of: node, text: header), properties: properties,
+            decoding: decoding,
             codingKeys: nil, isActivityAttributes: false
         )
         type.genericParameters = generics
@@ -231,14 +252,17 @@ private struct Walker {
         var nextInteger = 0
         for member in Self.members(node.memberBlock) {
             if let caseDecl = member.as(EnumCaseDeclSyntax.self) {
-                for element in caseDecl.elements where !cases.contains(where: { $0.name == element.name.text.trimmingBackticks }) {
+                for element in caseDecl.elements
+                where !cases.contains(where: { $0.name == element.name.text.trimmingBackticks }) {
                     let caseName = element.name.text.trimmingBackticks
                     var raw = caseName
                     switch rawType {
                     case .string:
                         if let value = element.rawValue?.value, let text = Self.stringLiteral(value) { raw = text }
                     case .integer:
-                        if let value = element.rawValue?.value, let number = Self.integerLiteral(value) { nextInteger = number }
+                        if let value = element.rawValue?.value, let number = Self.integerLiteral(value) {
+                            nextInteger = number
+                        }
                         raw = String(nextInteger)
                         nextInteger += 1
                     case .floatingPoint:
@@ -256,7 +280,9 @@ private struct Walker {
             }
         }
         let header = "enum \(name)" + (node.inheritanceClause.map { $0.trimmedDescription } ?? "")
-        let type = AppEnum(name: qualified, declaration: declaration(of: Syntax(node), text: header), rawType: rawType, cases: cases, decoding: decoding)
+        let type = AppEnum(
+            name: qualified, declaration: declaration(of: Syntax(node), text: header), rawType: rawType, cases: cases,
+            decoding: decoding)
         collected.append(.enumeration(type, inherited: inherited))
     }
 
@@ -279,10 +305,12 @@ private struct Walker {
     private func associatedValues(_ element: EnumCaseElementSyntax) -> [AppProperty] {
         guard let parameters = element.parameterClause?.parameters else { return [] }
         return parameters.enumerated().map { index, parameter in
-            let label = parameter.firstName.map { $0.text.trimmingBackticks }.flatMap { $0 == "_" ? nil : $0 } ?? "_\(index)"
+            let label =
+                parameter.firstName.map { $0.text.trimmingBackticks }.flatMap { $0 == "_" ? nil : $0 } ?? "_\(index)"
             return AppProperty(
                 name: label, type: TypeReader.reference(parameter.type), isLet: true, hasInitialValue: false,
-                declaration: declaration(of: Syntax(parameter), text: "case " + Self.short(element.trimmedDescription, limit: 60))
+                declaration: declaration(
+                    of: Syntax(parameter), text: "case " + Self.short(element.trimmedDescription, limit: 60))
             )
         }
     }
@@ -314,17 +342,19 @@ private struct Walker {
             let typeText = annotated?.trimmedDescription ?? laterType?.trimmedDescription
             var text = (isLet ? "let " : "var ") + name + (typeText.map { ": \($0)" } ?? "")
             if let value = binding.initializer?.value { text += " = " + Self.short(value.trimmedDescription) }
-            properties.append(AppProperty(
-                name: name, type: type, isLet: isLet, hasInitialValue: binding.initializer != nil,
-                declaration: declaration(of: Syntax(binding), text: text)
-            ))
+            properties.append(
+                AppProperty(
+                    name: name, type: type, isLet: isLet, hasInitialValue: binding.initializer != nil,
+                    declaration: declaration(of: Syntax(binding), text: text)
+                ))
         }
         return properties.reversed()
     }
 
     private func declaration(of node: Syntax, text: String) -> SwiftDeclaration {
         let start = node.startLocation(converter: converter, afterLeadingTrivia: true)
-        return SwiftDeclaration(location: Liveline.SourceLocation(file: file, line: start.line, column: start.column), text: text)
+        return SwiftDeclaration(
+            location: Liveline.SourceLocation(file: file, line: start.line, column: start.column), text: text)
     }
 
     private static func isObserversOnly(_ block: AccessorBlockSyntax) -> Bool {
@@ -352,7 +382,8 @@ private struct Walker {
     }
 
     static func simpleName(_ text: String) -> String {
-        let unprefixed = text.hasPrefix("ActivityKit.") || text.hasPrefix("Swift.") || text.hasPrefix("Foundation.")
+        let unprefixed =
+            text.hasPrefix("ActivityKit.") || text.hasPrefix("Swift.") || text.hasPrefix("Foundation.")
             ? String(text.drop(while: { $0 != "." }).dropFirst()) : text
         return unprefixed
     }
@@ -372,7 +403,8 @@ private struct Walker {
             return Int(literal.literal.text.replacingUnderscores)
         }
         if let prefix = expression.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-",
-           let inner = integerLiteral(prefix.expression) {
+            let inner = integerLiteral(prefix.expression)
+        {
             return -inner
         }
         return nil

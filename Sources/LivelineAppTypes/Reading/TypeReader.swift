@@ -5,7 +5,9 @@ import SwiftSyntax
 enum TypeReader {
     static func reference(_ type: TypeSyntax) -> SwiftTypeReference {
         if let optional = type.as(OptionalTypeSyntax.self) { return .optional(reference(optional.wrappedType)) }
-        if let unwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) { return .optional(reference(unwrapped.wrappedType)) }
+        if let unwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+            return .optional(reference(unwrapped.wrappedType))
+        }
         if let array = type.as(ArrayTypeSyntax.self) { return .array(reference(array.element)) }
         if let dictionary = type.as(DictionaryTypeSyntax.self) {
             return .dictionary(key: reference(dictionary.key), value: reference(dictionary.value))
@@ -15,12 +17,15 @@ enum TypeReader {
             return reference(only.type)
         }
         if let identifier = type.as(IdentifierTypeSyntax.self) {
-            return named(identifier.name.text, arguments: arguments(identifier.genericArgumentClause), text: type.trimmedDescription)
+            return named(
+                identifier.name.text, arguments: arguments(identifier.genericArgumentClause),
+                text: type.trimmedDescription)
         }
         if let member = type.as(MemberTypeSyntax.self) {
             let base = member.baseType.trimmedDescription
             if ["Swift", "Foundation", "CoreGraphics", "CoreFoundation"].contains(base) {
-                return named(member.name.text, arguments: arguments(member.genericArgumentClause), text: type.trimmedDescription)
+                return named(
+                    member.name.text, arguments: arguments(member.genericArgumentClause), text: type.trimmedDescription)
             }
             if member.genericArgumentClause != nil { return .unsupported(type.trimmedDescription) }
             return .named(type.trimmedDescription)
@@ -50,7 +55,8 @@ enum TypeReader {
         if let kind = SwiftTypeReference.IntegerKind(rawValue: name) { return .integer(kind) }
         switch name {
         case "Bool": return .bool
-        case "Double", "Float", "CGFloat", "Float16", "Float32", "Float64", "Float80", "TimeInterval", "CFTimeInterval", "CGFloat.NativeType":
+        case "Double", "Float", "CGFloat", "Float16", "Float32", "Float64", "Float80", "TimeInterval", "CFTimeInterval",
+            "CGFloat.NativeType":
             return .floatingPoint(name)
         case "NSInteger": return .integer(.int)
         case "NSUInteger": return .integer(.uint)
@@ -77,13 +83,18 @@ enum TypeReader {
         if value.is(FloatLiteralExprSyntax.self) { return .floatingPoint("Double") }
         if value.is(StringLiteralExprSyntax.self) { return .string }
         if value.is(BooleanLiteralExprSyntax.self) { return .bool }
-        if let prefix = value.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" { return inferred(from: prefix.expression) }
+        if let prefix = value.as(PrefixOperatorExprSyntax.self), prefix.operator.text == "-" {
+            return inferred(from: prefix.expression)
+        }
         // `= Phase.live`, `= TimerColor.running`: a case or static member of the type named.
         if let member = value.as(MemberAccessExprSyntax.self), let base = member.base?.as(DeclReferenceExprSyntax.self),
-           let first = base.baseName.text.first, first.isUppercase {
+            let first = base.baseName.text.first, first.isUppercase
+        {
             return TypeReader.named(base.baseName.text, arguments: nil, text: base.baseName.text)
         }
-        if let call = value.as(FunctionCallExprSyntax.self), let callee = call.calledExpression.as(DeclReferenceExprSyntax.self) {
+        if let call = value.as(FunctionCallExprSyntax.self),
+            let callee = call.calledExpression.as(DeclReferenceExprSyntax.self)
+        {
             let name = callee.baseName.text
             if let first = name.first, first.isUppercase { return TypeReader.named(name, arguments: nil, text: name) }
         }

@@ -29,7 +29,9 @@ public struct ScenarioScaffold: Sendable {
             if character.isUppercase, !out.isEmpty, !out.hasSuffix("-"), index > 0 {
                 let previous = simple[index - 1]
                 let next = index + 1 < simple.count ? simple[index + 1] : nil
-                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) { out.append("-") }
+                if previous.isLowercase || previous.isNumber || (previous.isUppercase && next?.isLowercase == true) {
+                    out.append("-")
+                }
             }
             out += character.lowercased()
         }
@@ -48,7 +50,8 @@ public struct ScenarioScaffold: Sendable {
             "# A starter scenario for \(simple) (\(attributes.declaration.description.split(separator: ":").prefix(2).joined(separator: ":"))),",
             "# written by `liveline scaffold`. Every field the app decodes is here with a value of its",
             "# type; replace the values, add beats, and check it with:",
-            "#   liveline validate --app <your app's sources>" + (choice.map { " --app-type \($0)" } ?? "") + " \(stem).yaml",
+            "#   liveline validate --app <your app's sources>" + (choice.map { " --app-type \($0)" } ?? "")
+                + " \(stem).yaml",
             "",
             "liveline: 1",
             "name: \(simple) starter",
@@ -94,7 +97,8 @@ public struct ScenarioScaffold: Sendable {
                 var inner: [String] = []
                 fields(of: nested, indent: indent + 2, into: &inner, depth: depth + 1)
                 if Self.onlyComments(inner) {
-                    lines[lines.count - 1] = pad + name + ": {}" + comment(property, pad.count + name.count + 4, scope: type.name)
+                    lines[lines.count - 1] =
+                        pad + name + ": {}" + comment(property, pad.count + name.count + 4, scope: type.name)
                 }
                 lines += inner
                 continue
@@ -107,9 +111,14 @@ public struct ScenarioScaffold: Sendable {
 
     /// A hand-written `init(from:)`: the keys its `CodingKeys` declares, each with a value of the
     /// property of the same name when there is one, and a comment saying none of it is checked.
-    private func handWrittenFields(of type: AppStruct, decoder: SwiftDeclaration, pad: String, into lines: inout [String]) {
+    private func handWrittenFields(
+        of type: AppStruct, decoder: SwiftDeclaration, pad: String, into lines: inout [String]
+    ) {
         let at = decoder.description.split(separator: ":").prefix(2).joined(separator: ":")
-        lines.append(pad + "# \(Self.simpleName(type.name)) decodes itself (init(from:) at \(at)): not checked; these are its CodingKeys")
+        lines.append(
+            pad
+                + "# \(Self.simpleName(type.name)) decodes itself (init(from:) at \(at)): not checked; these are its CodingKeys"
+        )
         guard let codingKeys = type.codingKeys else { return }
         let ordered = codingKeys.keys.sorted { a, b in
             let ia = type.properties.firstIndex { $0.name == a.key } ?? Int.max
@@ -185,25 +194,31 @@ public struct ScenarioScaffold: Sendable {
                 case .string: return Self.quoted(first.rawValue)
                 case .integer, .floatingPoint: return first.rawValue
                 case .none:
-                    return "{ " + Self.yamlKey(type.key(for: first)) + ": " + flow(first.associatedValues, scope: type.name, depth: depth + 1) + " }"
+                    return "{ " + Self.yamlKey(type.key(for: first)) + ": "
+                        + flow(first.associatedValues, scope: type.name, depth: depth + 1) + " }"
                 }
             case .alias(let aliasName, let target, _):
-                return sample(target, scope: aliasName.split(separator: ".").dropLast().joined(separator: "."), depth: depth)
+                return sample(
+                    target, scope: aliasName.split(separator: ".").dropLast().joined(separator: "."), depth: depth)
             case .structure(let type):
                 guard case .synthesized = type.decoding else { return "{}" }
-                return flow(type.decodedFields.map { field in
+                return flow(
+                    type.decodedFields.map { field in
+                        var property = field.property
+                        property.name = field.key
+                        return property
+                    }, scope: type.name, depth: depth + 1)
+            }
+        case .generic(let name, let arguments):
+            guard case .structure(let type)? = types.specialized(name, arguments, from: scope),
+                case .synthesized = type.decoding
+            else { return "{}" }
+            return flow(
+                type.decodedFields.map { field in
                     var property = field.property
                     property.name = field.key
                     return property
                 }, scope: type.name, depth: depth + 1)
-            }
-        case .generic(let name, let arguments):
-            guard case .structure(let type)? = types.specialized(name, arguments, from: scope), case .synthesized = type.decoding else { return "{}" }
-            return flow(type.decodedFields.map { field in
-                var property = field.property
-                property.name = field.key
-                return property
-            }, scope: type.name, depth: depth + 1)
         case .unsupported: return "{}"
         }
     }
@@ -212,7 +227,9 @@ public struct ScenarioScaffold: Sendable {
     private func flow(_ properties: [AppProperty], scope: String, depth: Int) -> String {
         let required = properties.filter { !$0.type.isOptional }
         guard !required.isEmpty, depth < 8 else { return "{}" }
-        return "{ " + required.map { Self.yamlKey($0.name) + ": " + sample($0.type, scope: scope, depth: depth) }.joined(separator: ", ") + " }"
+        return "{ "
+            + required.map { Self.yamlKey($0.name) + ": " + sample($0.type, scope: scope, depth: depth) }.joined(
+                separator: ", ") + " }"
     }
 
     /// `key:` and its lines, or `key: {}` when they are only comments (an empty mapping, not null).

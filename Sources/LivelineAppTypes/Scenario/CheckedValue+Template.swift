@@ -27,7 +27,10 @@ extension CheckedValue {
             }
         case .expression(let expression): self = CheckedValue(expression, state: state)
         case .object(let fields):
-            self = .object(fields.map { CheckedField(key: $0.key, value: CheckedValue($0.value, state: state), location: $0.location) })
+            self = .object(
+                fields.map {
+                    CheckedField(key: $0.key, value: CheckedValue($0.value, state: state), location: $0.location)
+                })
         case .array(let items): self = .array(items.map { CheckedValue($0, state: state) })
         }
     }
@@ -44,7 +47,11 @@ extension CheckedValue {
         case .random: self = .typed(.int, text)
         case .pick(let choices, _): self = .oneOf(choices.map { CheckedValue($0, state: state) })
         case .negate, .binary:
-            if let type = Self.numericType(expression, state: state) { self = .typed(type, text) } else { self = .runtime(text) }
+            if let type = Self.numericType(expression, state: state) {
+                self = .typed(type, text)
+            } else {
+                self = .runtime(text)
+            }
         }
     }
 

@@ -49,33 +49,49 @@ public struct ScenarioAppCheck: Sendable {
     private func check(_ activity: ActivitySpec) -> [(DecodeProblem, SourceLocation)] {
         guard let attributes = types.attributes(named: activity.attributesType) else {
             let known = types.activityAttributes.map(\.name)
-            let hint = DidYouMean.hint(for: activity.attributesType, among: known.map { $0.split(separator: ".").last.map(String.init) ?? $0 })
-            let message = "attributes-type \(activity.attributesType) is not an ActivityAttributes type in the app's sources "
+            let hint = DidYouMean.hint(
+                for: activity.attributesType, among: known.map { $0.split(separator: ".").last.map(String.init) ?? $0 })
+            let message =
+                "attributes-type \(activity.attributesType) is not an ActivityAttributes type in the app's sources "
                 + "(found \(known.joined(separator: ", "))): a start with it would be dropped on the device\(hint)"
-            return [(DecodeProblem(kind: .fails, path: "attributes-type", message: message, location: nil, declaration: nil), activity.attributesTypeLocation ?? activity.location)]
+            return [
+                (
+                    DecodeProblem(
+                        kind: .fails, path: "attributes-type", message: message, location: nil, declaration: nil),
+                    activity.attributesTypeLocation ?? activity.location
+                )
+            ]
         }
         var problems: [DecodeProblem] = []
         if let ambiguity = types.ambiguity(of: attributes) {
-            let places = ambiguity.declarations.map { "\($0.declaration.location.file):\($0.declaration.location.line)" }
+            let places = ambiguity.declarations.map {
+                "\($0.declaration.location.file):\($0.declaration.location.line)"
+            }
             let choices = ambiguity.declarations.map { "--app-type \(types.choiceName(for: $0))" }
-            problems.append(DecodeProblem(
-                kind: .unchecked, path: "attributes-type",
-                message: "\(ambiguity.name) is declared \(ambiguity.declarations.count) times, in \(places.joined(separator: " and ")); "
-                    + "checked against the first only; choose with \(choices.joined(separator: " or "))",
-                location: activity.attributesTypeLocation ?? activity.location, declaration: nil
-            ))
+            problems.append(
+                DecodeProblem(
+                    kind: .unchecked, path: "attributes-type",
+                    message:
+                        "\(ambiguity.name) is declared \(ambiguity.declarations.count) times, in \(places.joined(separator: " and ")); "
+                        + "checked against the first only; choose with \(choices.joined(separator: " or "))",
+                    location: activity.attributesTypeLocation ?? activity.location, declaration: nil
+                ))
         }
         let initial = activity.contentState.fields ?? []
         problems += checker.checkAttributes(
-            CheckedValue(activity.attributes, state: []), of: attributes, location: activity.attributesLocation ?? activity.location
+            CheckedValue(activity.attributes, state: []), of: attributes,
+            location: activity.attributesLocation ?? activity.location
         )
         problems += checker.checkContentState(
-            CheckedValue(activity.contentState, state: initial), of: attributes, location: activity.contentStateLocation ?? activity.location
+            CheckedValue(activity.contentState, state: initial), of: attributes,
+            location: activity.contentStateLocation ?? activity.location
         )
         let stateType = types.contentState(of: attributes)
         for beat in activity.beats {
             for entry in beat.patch {
-                problems += checkField(entry.path, CheckedValue(entry.value, state: initial), stateType: stateType, location: entry.location)
+                problems += checkField(
+                    entry.path, CheckedValue(entry.value, state: initial), stateType: stateType,
+                    location: entry.location)
             }
         }
         return problems.map { ($0, activity.location) }
@@ -83,7 +99,9 @@ public struct ScenarioAppCheck: Sendable {
 
     /// Checks one value set at `keys` of the content-state (a beat's `set:` entry, a bridge
     /// rule) against the field the keys name.
-    func checkField(_ keys: [String], _ value: CheckedValue, stateType: AppTypeDeclaration?, location: SourceLocation?) -> [DecodeProblem] {
+    func checkField(
+        _ keys: [String], _ value: CheckedValue, stateType: AppTypeDeclaration?, location: SourceLocation?
+    ) -> [DecodeProblem] {
         guard var current = stateType else { return [] }
         let path = "content-state." + keys.joined(separator: ".")
         var field: (type: SwiftTypeReference, owner: String, declaration: SwiftDeclaration)?
@@ -92,46 +110,69 @@ public struct ScenarioAppCheck: Sendable {
             let key = keys[depth]
             if depth > 0 {
                 guard let next = field.flatMap({ resolveStruct($0.type, from: $0.owner) }) else {
-                    return [unchecked(path, "\(path): the type at \(keys.prefix(depth).joined(separator: ".")) is not one whose fields Liveline knows; not checked", location, field?.declaration)]
+                    return [
+                        unchecked(
+                            path,
+                            "\(path): the type at \(keys.prefix(depth).joined(separator: ".")) is not one whose fields Liveline knows; not checked",
+                            location, field?.declaration)
+                    ]
                 }
                 current = next
             }
             switch current {
             case .structure(let type):
                 if case .handWritten(let decoder) = type.decoding {
-                    return [unchecked(path, "\(path): \(type.name) decodes itself (a hand-written init(from:)); what it accepts is known only by running it, so it is not checked", location, decoder)]
+                    return [
+                        unchecked(
+                            path,
+                            "\(path): \(type.name) decodes itself (a hand-written init(from:)); what it accepts is known only by running it, so it is not checked",
+                            location, decoder)
+                    ]
                 }
                 guard let found = type.decodedFields.first(where: { $0.key == key }) else {
                     let hint = DidYouMean.hint(for: key, among: type.decodedFields.map(\.key))
-                    return [DecodeProblem(
-                        kind: .ignored, path: path, message: "\(path) is ignored by the app: \(type.name) has no such key\(hint)",
-                        location: location, declaration: type.declaration
-                    )]
+                    return [
+                        DecodeProblem(
+                            kind: .ignored, path: path,
+                            message: "\(path) is ignored by the app: \(type.name) has no such key\(hint)",
+                            location: location, declaration: type.declaration
+                        )
+                    ]
                 }
                 field = (found.property.type, type.name, found.property.declaration)
             case .enumeration(let type) where type.rawType == .none:
                 // `{case: {label: value}}`: a patch inside keeps the case and sets one associated value.
                 guard let enumCase = type.cases.first(where: { type.key(for: $0) == key }), depth + 1 < keys.count,
-                      let property = enumCase.associatedValues.first(where: { $0.name == keys[depth + 1] })
+                    let property = enumCase.associatedValues.first(where: { $0.name == keys[depth + 1] })
                 else {
-                    return [DecodeProblem(
-                        kind: .fails, path: path,
-                        message: "\(path) is not an associated value of \(type.name) (its cases are written { case: { label: value } })",
-                        location: location, declaration: type.declaration
-                    )]
+                    return [
+                        DecodeProblem(
+                            kind: .fails, path: path,
+                            message:
+                                "\(path) is not an associated value of \(type.name) (its cases are written { case: { label: value } })",
+                            location: location, declaration: type.declaration
+                        )
+                    ]
                 }
                 field = (property.type, type.name, property.declaration)
                 depth += 1
             default:
-                return [unchecked(path, "\(path): \(current.name) has no fields to patch; not checked", location, current.declaration)]
+                return [
+                    unchecked(
+                        path, "\(path): \(current.name) has no fields to patch; not checked", location,
+                        current.declaration)
+                ]
             }
             depth += 1
         }
         guard let field else { return [] }
-        return checker.check(value, as: field.type, scope: field.owner, path: path, declaration: field.declaration, location: location)
+        return checker.check(
+            value, as: field.type, scope: field.owner, path: path, declaration: field.declaration, location: location)
     }
 
-    private func unchecked(_ path: String, _ message: String, _ location: SourceLocation?, _ declaration: SwiftDeclaration?) -> DecodeProblem {
+    private func unchecked(
+        _ path: String, _ message: String, _ location: SourceLocation?, _ declaration: SwiftDeclaration?
+    ) -> DecodeProblem {
         DecodeProblem(kind: .unchecked, path: path, message: message, location: location, declaration: declaration)
     }
 
@@ -161,8 +202,17 @@ public struct ScenarioAppReport: Sendable {
     public var verdict: String {
         if errors > 0 { return "\(errors) \(errors == 1 ? "error" : "errors") against the app's types" }
         var gaps: [String] = []
-        if unchecked > 0 { gaps.append("\(unchecked) \(unchecked == 1 ? "value" : "values") only running the app can tell about (warnings above)") }
-        if syntaxErrors > 0 { gaps.append("the app's sources have \(syntaxErrors) syntax \(syntaxErrors == 1 ? "error" : "errors"), which may hide fields") }
-        return gaps.isEmpty ? "decodes in the app" : "not fully checked against the app: " + gaps.joined(separator: "; ")
+        if unchecked > 0 {
+            gaps.append(
+                "\(unchecked) \(unchecked == 1 ? "value" : "values") only running the app can tell about (warnings above)"
+            )
+        }
+        if syntaxErrors > 0 {
+            gaps.append(
+                "the app's sources have \(syntaxErrors) syntax \(syntaxErrors == 1 ? "error" : "errors"), which may hide fields"
+            )
+        }
+        return gaps.isEmpty
+            ? "decodes in the app" : "not fully checked against the app: " + gaps.joined(separator: "; ")
     }
 }

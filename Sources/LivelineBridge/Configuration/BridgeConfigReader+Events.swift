@@ -7,7 +7,9 @@ extension BridgeConfigReader {
     /// `events:` event type → rule, each checked against the activity it drives.
     mutating func events(_ node: Node, activity: ActivitySpec, scenario: Scenario) -> [String: EventRule] {
         guard case .mapping(let mapping) = node, !mapping.isEmpty else {
-            error(node, "expected events as a mapping of event types to what they do, found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected events as a mapping of event types to what they do, found \(ScenarioReader.describe(node))")
             return [:]
         }
         var rules: [String: EventRule] = [:]
@@ -28,7 +30,10 @@ extension BridgeConfigReader {
         if let node = fields["start"], let value = base.bool(node, "start") {
             // A push-to-start sends what the activity's start beat describes (attributes, alert).
             if value, activity.startBeat == nil {
-                error(node, "start needs a beat with 'start:' in activity '\(activity.name)', which push-to-start sends; it has none")
+                error(
+                    node,
+                    "start needs a beat with 'start:' in activity '\(activity.name)', which push-to-start sends; it has none"
+                )
             } else {
                 rule.start = value
             }
@@ -39,10 +44,15 @@ extension BridgeConfigReader {
             if ids.contains(beat) {
                 rule.trigger = BeatTrigger(beat: beat, input: fields["input"].flatMap { self.input($0) })
             } else {
-                error(node, "activity '\(activity.name)' of \(scenario.file) has no beat with id '\(beat)'\(Self.hint(beat, ids))")
+                error(
+                    node,
+                    "activity '\(activity.name)' of \(scenario.file) has no beat with id '\(beat)'\(Self.hint(beat, ids))"
+                )
             }
         } else if let node = fields["input"] {
-            error(fields.keyNode("input") ?? node, "input only applies with trigger: it is the input of the triggered beat")
+            error(
+                fields.keyNode("input") ?? node,
+                "input only applies with trigger: it is the input of the triggered beat")
         }
 
         var change = ChangeRule()
@@ -55,7 +65,9 @@ extension BridgeConfigReader {
             change.relevance = value
             changes = true
         }
-        if let node = fields["priority"], let value = base.choice(node, "priority", [("high", Priority.high), ("low", .low)]) {
+        if let node = fields["priority"],
+            let value = base.choice(node, "priority", [("high", Priority.high), ("low", .low)])
+        {
             change.priority = value
             changes = true
         }
@@ -71,12 +83,16 @@ extension BridgeConfigReader {
     /// `input: { name: POINTER }`.
     private mutating func input(_ node: Node) -> [BeatTrigger.InputField]? {
         guard case .mapping(let mapping) = node else {
-            error(node, "expected input as a mapping of input names to JSON Pointers, like { note: /note }, found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected input as a mapping of input names to JSON Pointers, like { note: /note }, found \(ScenarioReader.describe(node))"
+            )
             return nil
         }
         var fields: [BeatTrigger.InputField] = []
         for (key, value) in mapping {
-            guard let name = base.string(key, "an input name"), let location = valueLocation(value, "input \(name)") else { continue }
+            guard let name = base.string(key, "an input name"), let location = valueLocation(value, "input \(name)")
+            else { continue }
             fields.append(BeatTrigger.InputField(name: name, location: location))
         }
         return fields
@@ -85,7 +101,10 @@ extension BridgeConfigReader {
     /// `set: { field: POINTER | literal | { from: POINTER, as: date } }`; dotted keys reach nested fields.
     private mutating func fieldRules(_ node: Node, activity: ActivitySpec) -> [FieldRule] {
         guard case .mapping(let mapping) = node else {
-            error(node, "expected set as a mapping of content-state fields to values or JSON Pointers, found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected set as a mapping of content-state fields to values or JSON Pointers, found \(ScenarioReader.describe(node))"
+            )
             return []
         }
         var rules: [FieldRule] = []
@@ -111,9 +130,12 @@ extension BridgeConfigReader {
         var conversion: FieldRule.Conversion?
         switch node {
         case .mapping:
-            guard let fields = base.fields(
-                of: node, in: "set \(name)", allowed: ["from", "as", "map", "default"], required: ["from": "a JSON Pointer, like /eta"]
-            ) else { return nil }
+            guard
+                let fields = base.fields(
+                    of: node, in: "set \(name)", allowed: ["from", "as", "map", "default"],
+                    required: ["from": "a JSON Pointer, like /eta"]
+                )
+            else { return nil }
             locationNode = fields["from"]
             if let mapNode = fields["map"] {
                 if let asNode = fields.keyNode("as") {
@@ -121,7 +143,7 @@ extension BridgeConfigReader {
                     return nil
                 }
                 guard let locationNode, let location = valueLocation(locationNode, "set \(name)"),
-                      let map = valueMap(mapNode, fallback: fields["default"], field: name, type: type)
+                    let map = valueMap(mapNode, fallback: fields["default"], field: name, type: type)
                 else { return nil }
                 return FieldRule(path: path, value: .mapped(location, map))
             } else if let defaultNode = fields.keyNode("default") {
@@ -129,14 +151,17 @@ extension BridgeConfigReader {
                 return nil
             }
             if let asNode = fields["as"] {
-                conversion = base.choice(asNode, "as", [("date", FieldRule.Conversion.date), ("string", .string), ("json", .json)])
+                conversion = base.choice(
+                    asNode, "as", [("date", FieldRule.Conversion.date), ("string", .string), ("json", .json)])
                 if conversion == nil { return nil }
                 if conversion == .date, let type, type != .date, type != .null {
                     error(asNode, "'\(name)' is \(type) in the content-state, not a date")
                     return nil
                 }
             }
-        case .scalar(let scalar) where !scalar.resolvedTagIs(.null) && (scalar.string.hasPrefix("/") || scalar.string.lowercased().hasPrefix("header:")):
+        case .scalar(let scalar)
+        where !scalar.resolvedTagIs(.null)
+            && (scalar.string.hasPrefix("/") || scalar.string.lowercased().hasPrefix("header:")):
             locationNode = node
         case .scalar(let scalar) where scalar.string.contains("{{"):
             if let type, type != .null, type != .string {
@@ -152,12 +177,17 @@ extension BridgeConfigReader {
         case .scalar:
             let value = Self.literal(node)
             if let type, type != .null, !type.accepts(value.type) {
-                error(node, "'\(name)' is \(type) in the content-state, not \(value.type): the app would fail to decode it")
+                error(
+                    node,
+                    "'\(name)' is \(type) in the content-state, not \(value.type): the app would fail to decode it")
                 return nil
             }
             return FieldRule(path: path, value: .literal(value))
         default:
-            error(node, "expected set \(name) as a value, a JSON Pointer like /eta, or { from: POINTER, as: date }, found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected set \(name) as a value, a JSON Pointer like /eta, or { from: POINTER, as: date }, found \(ScenarioReader.describe(node))"
+            )
             return nil
         }
         guard let locationNode, let location = valueLocation(locationNode, "set \(name)") else { return nil }
@@ -168,9 +198,14 @@ extension BridgeConfigReader {
 
     /// `map: { sent: value, … }` with an optional `default:`, each value checked against the
     /// field's type.
-    private mutating func valueMap(_ node: Node, fallback: Node?, field name: String, type: ValueType?) -> FieldRule.ValueMap? {
+    private mutating func valueMap(
+        _ node: Node, fallback: Node?, field name: String, type: ValueType?
+    ) -> FieldRule.ValueMap? {
         guard case .mapping(let mapping) = node, !mapping.isEmpty else {
-            error(node, "expected map as a mapping from what the sender sends to the content-state value, like { pickup_complete: on-the-way }, found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected map as a mapping from what the sender sends to the content-state value, like { pickup_complete: on-the-way }, found \(ScenarioReader.describe(node))"
+            )
             return nil
         }
         var failed = false
@@ -181,7 +216,9 @@ extension BridgeConfigReader {
             }
             let value = Self.literal(node)
             if let type, type != .null, !type.accepts(value.type) {
-                reader.error(node, "'\(name)' is \(type) in the content-state, not \(value.type): the app would fail to decode it")
+                reader.error(
+                    node,
+                    "'\(name)' is \(type) in the content-state, not \(value.type): the app would fail to decode it")
                 return nil
             }
             return value
@@ -209,7 +246,8 @@ extension BridgeConfigReader {
     /// The type of the content-state field at `path` (nil inside: decided by a template), or
     /// nil when there is no such field.
     static func fieldType(_ path: ArraySlice<String>, in template: ValueTemplate) -> ValueType?? {
-        guard let key = path.first, let fields = template.fields, let field = fields.first(where: { $0.key == key }) else {
+        guard let key = path.first, let fields = template.fields, let field = fields.first(where: { $0.key == key })
+        else {
             return nil
         }
         let rest = path.dropFirst()
@@ -272,7 +310,9 @@ extension BridgeConfigReader {
         case "immediate": return .some(.immediate)
         default:
             guard let millis = DurationText.parse(text) else {
-                error(dismissalNode, "expected dismissal as default, immediate or \(DurationText.expected), found '\(text)'")
+                error(
+                    dismissalNode,
+                    "expected dismissal as default, immediate or \(DurationText.expected), found '\(text)'")
                 return nil
             }
             return .some(.after(millis))

@@ -6,22 +6,30 @@ extension BridgeConfigReader {
     /// Keys only a webhook source (the default kind) takes.
     static let webhookKeys = ["verify", "secrets", "tolerance", "rate-limit"]
     /// Keys only a stream source (`kind: stream`) takes.
-    static let streamKeys = ["url", "headers", "format", "heartbeat-timeout", "keep-alive", "reconnect", "recover", "ca-file"]
-    static let sourceKeys = [
-        "kind", "event-id", "event-type", "activity-key", "order-key", "order",
-        "statuses", "scenario", "activity", "events", "unknown-events",
-    ] + webhookKeys + streamKeys
+    static let streamKeys = [
+        "url", "headers", "format", "heartbeat-timeout", "keep-alive", "reconnect", "recover", "ca-file",
+    ]
+    static let sourceKeys =
+        [
+            "kind", "event-id", "event-type", "activity-key", "order-key", "order",
+            "statuses", "scenario", "activity", "events", "unknown-events",
+        ] + webhookKeys + streamKeys
 
     mutating func sources(_ node: Node) -> [SourceConfiguration] {
         guard case .mapping(let mapping) = node, !mapping.isEmpty else {
-            error(node, "expected sources as a mapping of source names to sources, found \(ScenarioReader.describe(node))")
+            error(
+                node, "expected sources as a mapping of source names to sources, found \(ScenarioReader.describe(node))"
+            )
             return []
         }
         var sources: [SourceConfiguration] = []
         for (key, value) in mapping {
             guard let name = base.string(key, "a source name") else { continue }
             guard !name.isEmpty, name.utf8.allSatisfy({ Self.isNameByte($0) }) else {
-                error(key, "a source name goes into the URL /v1/webhooks/{name}; use letters, digits, '-' and '_' only, found '\(name)'")
+                error(
+                    key,
+                    "a source name goes into the URL /v1/webhooks/{name}; use letters, digits, '-' and '_' only, found '\(name)'"
+                )
                 continue
             }
             if let source = source(value, name: name, keyNode: key) { sources.append(source) }
@@ -30,7 +38,8 @@ extension BridgeConfigReader {
     }
 
     private static func isNameByte(_ byte: UInt8) -> Bool {
-        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 45 || byte == 95
+        (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 45
+            || byte == 95
     }
 
     mutating func source(_ node: Node, name: String, keyNode: Node) -> SourceConfiguration? {
@@ -47,13 +56,19 @@ extension BridgeConfigReader {
         } else {
             required["verify"] = "how its webhooks are authenticated, like standard-webhooks or hmac"
         }
-        guard let fields = base.fields(of: node, in: what, allowed: Self.sourceKeys, required: required) else { return nil }
+        guard let fields = base.fields(of: node, in: what, allowed: Self.sourceKeys, required: required) else {
+            return nil
+        }
         for key in fields.order where (isStream ? Self.webhookKeys : Self.streamKeys).contains(key) {
             let node = fields.keyNode(key) ?? node
             if isStream {
-                error(node, "'\(key)' applies to webhook sources; source '\(name)' reads a stream (kind: stream), which it opens itself")
+                error(
+                    node,
+                    "'\(key)' applies to webhook sources; source '\(name)' reads a stream (kind: stream), which it opens itself"
+                )
             } else {
-                error(node, "'\(key)' applies to stream sources; add 'kind: stream' to source '\(name)' to read a stream")
+                error(
+                    node, "'\(key)' applies to stream sources; add 'kind: stream' to source '\(name)' to read a stream")
             }
         }
 
@@ -73,7 +88,9 @@ extension BridgeConfigReader {
                 tolerance = TimestampTolerance(seconds: millis / 1000)
             }
             verification = fields["verify"].flatMap {
-                self.verification($0, source: name, secrets: secrets, secretsNode: fields["secrets"], tolerance: tolerance, sourceNode: node)
+                self.verification(
+                    $0, source: name, secrets: secrets, secretsNode: fields["secrets"], tolerance: tolerance,
+                    sourceNode: node)
             }
         }
 
@@ -84,14 +101,19 @@ extension BridgeConfigReader {
 
         var unknownEvents = UnknownEventPolicy.ignore
         if let node = fields["unknown-events"],
-           let value = base.choice(node, "unknown-events", [("ignore", UnknownEventPolicy.ignore), ("reject", .reject)]) {
+            let value = base.choice(
+                node, "unknown-events", [("ignore", UnknownEventPolicy.ignore), ("reject", .reject)])
+        {
             unknownEvents = value
         }
 
         var rateLimit = isStream ? nil : defaultRateLimit
         if !isStream, let node = fields["rate-limit"] { rateLimit = self.rateLimit(node) ?? nil }
         if isStream, fields.has("recover"), !fields.has("event-id"), let node = fields.keyNode("recover") {
-            error(node, "recover needs 'event-id': recovered events are told from those the stream already delivered by their id")
+            error(
+                node,
+                "recover needs 'event-id': recovered events are told from those the stream already delivered by their id"
+            )
         }
 
         guard let scenarioNode = fields["scenario"], let scenario = self.scenario(scenarioNode) else { return nil }
@@ -105,12 +127,14 @@ extension BridgeConfigReader {
                 return nil
             }
         }
-        let events = fields["events"].map { self.events($0, activity: scenario.activities[activity], scenario: scenario) } ?? [:]
+        let events =
+            fields["events"].map { self.events($0, activity: scenario.activities[activity], scenario: scenario) } ?? [:]
         guard let verification, let eventType, let activityKey, !isStream || stream != nil else { return nil }
         return SourceConfiguration(
             name: name, scheme: verification.scheme, verifier: verification.verifier, eventID: eventID,
             eventType: eventType, activityKey: activityKey, order: order, scenario: scenario, activity: activity,
-            events: events, unknownEvents: unknownEvents, rateLimit: rateLimit, stream: stream, missingEventID: missingEventID,
+            events: events, unknownEvents: unknownEvents, rateLimit: rateLimit, stream: stream,
+            missingEventID: missingEventID,
             location: base.location(keyNode))
     }
 
@@ -118,13 +142,18 @@ extension BridgeConfigReader {
     /// an event whose id is missing, empty or only whitespace gets.
     mutating func eventID(_ node: Node) -> (ValueLocation?, MissingEventIDPolicy) {
         guard case .mapping = node else { return (valueLocation(node, "event-id"), .refuse) }
-        guard let fields = base.fields(
-            of: node, in: "event-id", allowed: ["from", "when-missing"], required: ["from": "where the event id is, like /id"]
-        ) else { return (nil, .refuse) }
+        guard
+            let fields = base.fields(
+                of: node, in: "event-id", allowed: ["from", "when-missing"],
+                required: ["from": "where the event id is, like /id"]
+            )
+        else { return (nil, .refuse) }
         let location = fields["from"].flatMap { valueLocation($0, "event-id's from") }
         var policy = MissingEventIDPolicy.refuse
         if let node = fields["when-missing"],
-           let value = base.choice(node, "when-missing", [("refuse", MissingEventIDPolicy.refuse), ("body-hash", .bodyHash)]) {
+            let value = base.choice(
+                node, "when-missing", [("refuse", MissingEventIDPolicy.refuse), ("body-hash", .bodyHash)])
+        {
             policy = value
         }
         return (location, policy)
@@ -134,7 +163,7 @@ extension BridgeConfigReader {
     /// kind is reported and read as a webhook source.
     private mutating func kind(of node: Node, source: String) -> Bool {
         guard case .mapping(let mapping) = node,
-              let kindNode = mapping.first(where: { $0.key.scalar?.string == "kind" })?.value
+            let kindNode = mapping.first(where: { $0.key.scalar?.string == "kind" })?.value
         else { return false }
         return base.choice(kindNode, "kind", [("webhook", false), ("stream", true)]) ?? false
     }
@@ -147,7 +176,9 @@ extension BridgeConfigReader {
 
     /// "; did you mean 'x'?" or "; expected one of: a, b".
     static func hint(_ word: String, _ candidates: [String]) -> String {
-        if let suggestion = DidYouMean.suggestion(for: word, among: candidates) { return "; did you mean '\(suggestion)'?" }
+        if let suggestion = DidYouMean.suggestion(for: word, among: candidates) {
+            return "; did you mean '\(suggestion)'?"
+        }
         return candidates.isEmpty ? "" : "; expected one of: \(candidates.joined(separator: ", "))"
     }
 
@@ -157,7 +188,8 @@ extension BridgeConfigReader {
         do throws(JSONPointerError) {
             return try ValueLocation(parsing: text)
         } catch {
-            self.error(node, "expected \(what) as a JSON Pointer into the body (like /data/id) or header:Name; \(error)")
+            self.error(
+                node, "expected \(what) as a JSON Pointer into the body (like /data/id) or header:Name; \(error)")
             return nil
         }
     }
@@ -198,23 +230,31 @@ extension BridgeConfigReader {
         let location = fields["order-key"].flatMap { valueLocation($0, "order-key") }
         var kind: OrderRule.Kind?
         if let node = fields["order"] {
-            kind = base.choice(node, "order", [
-                ("sequence", OrderRule.Kind.sequence), ("timestamp", .timestamp), ("status-rank", .statusRank([])),
-            ])
+            kind = base.choice(
+                node, "order",
+                [
+                    ("sequence", OrderRule.Kind.sequence), ("timestamp", .timestamp), ("status-rank", .statusRank([])),
+                ])
         }
         if case .statusRank = kind {
             guard let node = fields["statuses"] else {
-                error(fields["order"] ?? sourceNode, "order: status-rank needs 'statuses', the statuses from first to last")
+                error(
+                    fields["order"] ?? sourceNode,
+                    "order: status-rank needs 'statuses', the statuses from first to last")
                 return nil
             }
             guard case .sequence(let items) = node, !items.isEmpty else {
-                error(node, "expected statuses as a list of statuses, first to last, found \(ScenarioReader.describe(node))")
+                error(
+                    node,
+                    "expected statuses as a list of statuses, first to last, found \(ScenarioReader.describe(node))")
                 return nil
             }
             var statuses: [String] = []
             for item in items {
                 guard let status = base.string(item, "a status") else { continue }
-                if statuses.contains(status) { error(item, "status '\(status)' is listed twice; each status has one rank") }
+                if statuses.contains(status) {
+                    error(item, "status '\(status)' is listed twice; each status has one rank")
+                }
                 statuses.append(status)
             }
             kind = .statusRank(statuses)
@@ -243,7 +283,8 @@ extension BridgeConfigReader {
         do throws(ScenarioError) {
             return try ScenarioLoader().load(file: resolved).scenario
         } catch {
-            self.error(node, "the scenario '\(path)' does not load (\(CountText.of(error.errors.count, "error")), below)")
+            self.error(
+                node, "the scenario '\(path)' does not load (\(CountText.of(error.errors.count, "error")), below)")
             for diagnostic in error.errors { base.log.error(diagnostic.location, diagnostic.message) }
             return nil
         }

@@ -34,7 +34,10 @@ extension BridgeConfigReader {
             do throws(JSONPointerError) {
                 settings.keepAlive = try JSONPointer(parsing: text)
             } catch {
-                self.error(node, "expected keep-alive as a JSON Pointer that only heartbeat messages have, like /heartbeat; \(error)")
+                self.error(
+                    node,
+                    "expected keep-alive as a JSON Pointer that only heartbeat messages have, like /heartbeat; \(error)"
+                )
                 failed = true
             }
         }
@@ -89,7 +92,10 @@ extension BridgeConfigReader {
     /// `headers: { Name: value | env:NAME }`.
     private mutating func headers(_ node: Node, source: String) -> [FeedHeader]? {
         guard case .mapping(let mapping) = node else {
-            error(node, "expected headers as a mapping of header names to values (env:NAME reads one from the environment), found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected headers as a mapping of header names to values (env:NAME reads one from the environment), found \(ScenarioReader.describe(node))"
+            )
             return nil
         }
         var headers: [FeedHeader] = []
@@ -124,7 +130,9 @@ extension BridgeConfigReader {
         var backoff = ReconnectBackoff()
         var failed = false
         if let node = fields["initial"] {
-            if let millis = base.duration(node, "initial"), millis > 0 { backoff.initial = .milliseconds(millis) } else {
+            if let millis = base.duration(node, "initial"), millis > 0 {
+                backoff.initial = .milliseconds(millis)
+            } else {
                 if DurationText.parse(node.scalar?.string ?? "") == 0 { error(node, "initial must be more than 0") }
                 failed = true
             }
@@ -132,7 +140,10 @@ extension BridgeConfigReader {
         if let node = fields["max"] {
             if let millis = base.duration(node, "max") {
                 if millis < backoff.initial.millis {
-                    error(node, "max (\(DurationText.format(millis))) is less than initial (\(DurationText.format(backoff.initial.millis)))")
+                    error(
+                        node,
+                        "max (\(DurationText.format(millis))) is less than initial (\(DurationText.format(backoff.initial.millis)))"
+                    )
                     failed = true
                 } else {
                     backoff.maximum = .milliseconds(millis)
@@ -152,9 +163,12 @@ extension BridgeConfigReader {
         var events: JSONPointer?
         var startWindow: Duration? = RecoverSettings.standardStartWindow
         if case .mapping = node {
-            guard let fields = base.fields(
-                of: node, in: "recover", allowed: ["url", "events", "on-start"], required: ["url": "the timeline URL the missed events come from"]
-            ), let value = fields["url"] else { return nil }
+            guard
+                let fields = base.fields(
+                    of: node, in: "recover", allowed: ["url", "events", "on-start"],
+                    required: ["url": "the timeline URL the missed events come from"]
+                ), let value = fields["url"]
+            else { return nil }
             urlNode = value
             if let windowNode = fields["on-start"], let text = base.string(windowNode, "on-start") {
                 if text == "off" {
@@ -162,7 +176,10 @@ extension BridgeConfigReader {
                 } else if let millis = DurationText.parse(text), millis > 0 {
                     startWindow = .milliseconds(millis)
                 } else {
-                    self.error(windowNode, "expected on-start as how far back the first start recovers, like 2h, or off; found \(ScenarioReader.describe(windowNode))")
+                    self.error(
+                        windowNode,
+                        "expected on-start as how far back the first start recovers, like 2h, or off; found \(ScenarioReader.describe(windowNode))"
+                    )
                     return nil
                 }
             }
@@ -170,12 +187,17 @@ extension BridgeConfigReader {
                 do throws(JSONPointerError) {
                     events = try JSONPointer(parsing: text)
                 } catch {
-                    self.error(eventsNode, "expected events as a JSON Pointer to the list of events in the answer, like /timeline; \(error)")
+                    self.error(
+                        eventsNode,
+                        "expected events as a JSON Pointer to the list of events in the answer, like /timeline; \(error)"
+                    )
                     return nil
                 }
             }
         }
-        guard let template = environmentValue(urlNode, "recover", source: source, placeholder: Self.unloadedURL) else { return nil }
+        guard let template = environmentValue(urlNode, "recover", source: source, placeholder: Self.unloadedURL) else {
+            return nil
+        }
         let settings = RecoverSettings(template: template, events: events, startWindow: startWindow)
         do throws(FeedURLError) {
             try settings.check()

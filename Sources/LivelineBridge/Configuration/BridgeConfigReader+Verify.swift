@@ -25,7 +25,8 @@ extension BridgeConfigReader {
 
     /// `verify: NAME` or `verify: { scheme: NAME, options… }`, with the source's secrets.
     mutating func verification(
-        _ node: Node, source: String, secrets: [String]?, secretsNode: Node?, tolerance: TimestampTolerance, sourceNode: Node
+        _ node: Node, source: String, secrets: [String]?, secretsNode: Node?, tolerance: TimestampTolerance,
+        sourceNode: Node
     ) -> Verification? {
         var schemeNode = node
         if case .mapping(let mapping) = node {
@@ -42,25 +43,37 @@ extension BridgeConfigReader {
         }
         var options = Fields()
         if case .mapping = node {
-            guard let fields = base.fields(of: node, in: "verify (\(name))", allowed: ["scheme"] + Self.options(for: name)) else { return nil }
+            guard
+                let fields = base.fields(
+                    of: node, in: "verify (\(name))", allowed: ["scheme"] + Self.options(for: name))
+            else { return nil }
             options = fields
         }
 
         if name == "none" {
             if let secretsNode { error(secretsNode, "verify: none takes no secrets") }
             guard NoVerification.isAllowed(onListenHost: listen.host) else {
-                error(schemeNode, "verify: none accepts any request, so it is allowed only when listen is a loopback address (127.0.0.1, ::1, localhost), not \(listen.host)")
+                error(
+                    schemeNode,
+                    "verify: none accepts any request, so it is allowed only when listen is a loopback address (127.0.0.1, ::1, localhost), not \(listen.host)"
+                )
                 return nil
             }
             return Verification(scheme: .none, verifier: NoVerification())
         }
         guard let secrets else {
-            error(sourceNode, "source '\(source)' is missing 'secrets' (the shared secrets of \(name), newest first; env:NAME reads one from the environment)")
+            error(
+                sourceNode,
+                "source '\(source)' is missing 'secrets' (the shared secrets of \(name), newest first; env:NAME reads one from the environment)"
+            )
             return nil
         }
-        guard !secrets.isEmpty else { return nil }  // each missing one is reported already
+        guard !secrets.isEmpty else { return nil } // each missing one is reported already
 
-        guard let scheme = self.scheme(name, source: source, options: options, secrets: secrets, tolerance: tolerance, node: node) else {
+        guard
+            let scheme = self.scheme(
+                name, source: source, options: options, secrets: secrets, tolerance: tolerance, node: node)
+        else {
             return nil
         }
         if sourcesWithoutSecrets.contains(source) { return Verification(scheme: scheme, verifier: SecretsNotLoaded()) }
@@ -85,7 +98,8 @@ extension BridgeConfigReader {
         case "square":
             guard let url = options["notification-url"].flatMap({ base.string($0, "notification-url") }) else {
                 if !options.has("notification-url") {
-                    error(node, "verify (square) is missing 'notification-url', the URL Square posts to, which it signs")
+                    error(
+                        node, "verify (square) is missing 'notification-url', the URL Square posts to, which it signs")
                 }
                 return nil
             }
@@ -103,7 +117,9 @@ extension BridgeConfigReader {
                     error(node, "verify (basic): each secret is user:password")
                     return nil
                 }
-                credentials.append(BasicCredential(user: String(secret[..<colon]), password: String(secret[secret.index(after: colon)...])))
+                credentials.append(
+                    BasicCredential(
+                        user: String(secret[..<colon]), password: String(secret[secret.index(after: colon)...])))
             }
             return .basic(credentials: credentials)
         case "hmac":
@@ -113,18 +129,24 @@ extension BridgeConfigReader {
         }
     }
 
-    private mutating func hmac(_ options: Fields, secrets: [String], tolerance: TimestampTolerance, node: Node) -> GenericHMACConfiguration? {
+    private mutating func hmac(
+        _ options: Fields, secrets: [String], tolerance: TimestampTolerance, node: Node
+    ) -> GenericHMACConfiguration? {
         guard let header = options["header"].flatMap({ base.string($0, "header") }) else {
-            if !options.has("header") { error(node, "verify (hmac) is missing 'header', the header that carries the signature") }
+            if !options.has("header") {
+                error(node, "verify (hmac) is missing 'header', the header that carries the signature")
+            }
             return nil
         }
         var configuration = GenericHMACConfiguration(header: header, secrets: secrets)
         if let node = options["hash"],
-           let value = base.choice(node, "hash", HMACAlgorithm.allCases.map { ($0.rawValue, $0) }) {
+            let value = base.choice(node, "hash", HMACAlgorithm.allCases.map { ($0.rawValue, $0) })
+        {
             configuration.algorithm = value
         }
         if let node = options["encoding"],
-           let value = base.choice(node, "encoding", SignatureEncoding.allCases.map { ($0.rawValue, $0) }) {
+            let value = base.choice(node, "encoding", SignatureEncoding.allCases.map { ($0.rawValue, $0) })
+        {
             configuration.encoding = value
         }
         if let node = options["prefix"], let value = base.string(node, "prefix") { configuration.prefix = value }
@@ -162,7 +184,9 @@ extension BridgeConfigReader {
         // notification-url.
         if let node = options["public-url"], let url = base.string(node, "public-url") {
             if !configuration.signed.contains(.url) {
-                error(node, "public-url stands for the url part of what is signed; add url to signed, or remove public-url")
+                error(
+                    node,
+                    "public-url stands for the url part of what is signed; add url to signed, or remove public-url")
             } else if !(url.hasPrefix("https://") || url.hasPrefix("http://")) {
                 error(node, "expected public-url as the http:// or https:// URL the sender posts to, found '\(url)'")
             } else {

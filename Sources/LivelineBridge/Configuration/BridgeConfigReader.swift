@@ -29,24 +29,35 @@ struct BridgeConfigReader {
     /// ``SecretsNotLoaded``), shaped as `user:password` so that every scheme reads it.
     static let unloadedSecret = "secret-not-loaded:secret-not-loaded"
 
-    static let fileKeys = ["liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "body-keys", "body-depth", "max-connections", "idle-timeout", "drain-timeout", "retention", "rate-limit", "app", "sources"]
+    static let fileKeys = [
+        "liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "body-keys", "body-depth",
+        "max-connections", "idle-timeout", "drain-timeout", "retention", "rate-limit", "app", "sources",
+    ]
 
     mutating func error(_ node: Node, _ message: String) { base.log.error(base.location(node), message) }
 
     /// The whole file; nil when it is too broken to go on.
     mutating func configuration(_ root: Node) -> BridgeConfiguration? {
-        guard let fields = base.fields(
-            of: root, in: "the bridge configuration", allowed: Self.fileKeys,
-            required: ["liveline-bridge": "the format version, 1", "sources": "the webhook senders, by name"]
-        ) else { return nil }
+        guard
+            let fields = base.fields(
+                of: root, in: "the bridge configuration", allowed: Self.fileKeys,
+                required: ["liveline-bridge": "the format version, 1", "sources": "the webhook senders, by name"]
+            )
+        else { return nil }
         if let node = fields["liveline-bridge"], base.string(node, "liveline-bridge") != "1" {
-            error(node, "expected liveline-bridge: 1 (this Liveline reads format version 1), found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected liveline-bridge: 1 (this Liveline reads format version 1), found \(ScenarioReader.describe(node))"
+            )
         }
         if let node = fields["listen"], let text = base.string(node, "listen") {
             if let address = ListenAddress(parsing: text) {
                 listen = address
             } else {
-                error(node, "expected listen as host:port, like 127.0.0.1:8080 or [::1]:8080, found \(ScenarioReader.describe(node))")
+                error(
+                    node,
+                    "expected listen as host:port, like 127.0.0.1:8080 or [::1]:8080, found \(ScenarioReader.describe(node))"
+                )
             }
         }
         // Without `store:`, a file of this configuration's own under the state directory.
@@ -64,8 +75,12 @@ struct BridgeConfigReader {
         var bodyLimit = BridgeConfiguration.standardBodyLimit
         if let node = fields["body-limit"], let value = self.bodyLimit(node) { bodyLimit = value }
         var jsonLimits = BridgeConfiguration.standardJSONLimits
-        if let node = fields["body-keys"], let value = wholeNumber(node, "body-keys", 1...10_000_000) { jsonLimits.keys = value }
-        if let node = fields["body-depth"], let value = wholeNumber(node, "body-depth", 1...512) { jsonLimits.depth = value }
+        if let node = fields["body-keys"], let value = wholeNumber(node, "body-keys", 1...10_000_000) {
+            jsonLimits.keys = value
+        }
+        if let node = fields["body-depth"], let value = wholeNumber(node, "body-depth", 1...512) {
+            jsonLimits.depth = value
+        }
         var maxConnections = BridgeConfiguration.standardMaxConnections
         if let node = fields["max-connections"], let value = wholeNumber(node, "max-connections", 1...1_000_000) {
             maxConnections = value
@@ -83,7 +98,10 @@ struct BridgeConfigReader {
             if (1000...120_000).contains(millis) {
                 drainTimeout = .milliseconds(millis)
             } else {
-                error(node, "expected drain-timeout from 1s to 2m (under the orchestrator's grace period, 30 s in Kubernetes), found \(ScenarioReader.describe(node))")
+                error(
+                    node,
+                    "expected drain-timeout from 1s to 2m (under the orchestrator's grace period, 30 s in Kubernetes), found \(ScenarioReader.describe(node))"
+                )
             }
         }
         let retention = fields["retention"].map { self.retention($0) } ?? .standard
@@ -104,7 +122,10 @@ struct BridgeConfigReader {
     /// A whole number in `range`, or nil with the error reported.
     mutating func wholeNumber(_ node: Node, _ what: String, _ range: ClosedRange<Int>) -> Int? {
         guard let value = node.scalar.flatMap({ Int($0.string) }), range.contains(value) else {
-            error(node, "expected \(what) as a whole number from \(range.lowerBound) to \(range.upperBound), found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected \(what) as a whole number from \(range.lowerBound) to \(range.upperBound), found \(ScenarioReader.describe(node))"
+            )
             return nil
         }
         return value
@@ -118,7 +139,10 @@ struct BridgeConfigReader {
         case .sequence(let sequence) where !sequence.isEmpty: items = Array(sequence)
         case .scalar: items = [node]
         default:
-            error(node, "expected app as the path of the app's Swift source (a file or folder) or a list of them, found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected app as the path of the app's Swift source (a file or folder) or a list of them, found \(ScenarioReader.describe(node))"
+            )
             return []
         }
         var paths: [String] = []
@@ -146,7 +170,10 @@ struct BridgeConfigReader {
         if text.hasPrefix("env:") {
             let name = String(text.dropFirst(4))
             guard let value = environment[name], !value.isEmpty else {
-                error(node, "store reads the environment variable \(name), which is not set (set it to sqlite:PATH or a postgres:// URL)")
+                error(
+                    node,
+                    "store reads the environment variable \(name), which is not set (set it to sqlite:PATH or a postgres:// URL)"
+                )
                 return nil
             }
             text = value
@@ -154,7 +181,10 @@ struct BridgeConfigReader {
         do {
             return try StoreLocation(parsing: text)
         } catch {
-            self.error(node, "expected store as sqlite:PATH (like sqlite:/var/lib/liveline/bridge.sqlite) or a postgres://user:password@host:port/database URL: \(error.cause)")
+            self.error(
+                node,
+                "expected store as sqlite:PATH (like sqlite:/var/lib/liveline/bridge.sqlite) or a postgres://user:password@host:port/database URL: \(error.cause)"
+            )
         }
         return nil
     }
@@ -162,10 +192,12 @@ struct BridgeConfigReader {
     static let apnsKeys = ["key", "key-env", "key-id", "team-id", "topic", "environment"]
 
     mutating func apns(_ node: Node) -> APNsSettings? {
-        guard let fields = base.fields(
-            of: node, in: "apns", allowed: Self.apnsKeys,
-            required: ["key-id": "the key's 10-character Key ID", "team-id": "the Apple developer Team ID"]
-        ) else { return nil }
+        guard
+            let fields = base.fields(
+                of: node, in: "apns", allowed: Self.apnsKeys,
+                required: ["key-id": "the key's 10-character Key ID", "team-id": "the Apple developer Team ID"]
+            )
+        else { return nil }
         var key: APNsSettings.Key?
         switch (fields["key"], fields["key-env"]) {
         case (let file?, nil):
@@ -181,20 +213,24 @@ struct BridgeConfigReader {
                 if environment[name] != nil || !readsSecrets {
                     key = .environment(name)
                 } else {
-                    error(variable, "the environment variable \(name) is not set; it should hold the APNs key's PEM text")
+                    error(
+                        variable, "the environment variable \(name) is not set; it should hold the APNs key's PEM text")
                 }
             }
         case (.some, .some):
             error(node, "apns has both 'key' and 'key-env'; give the key one way")
         case (nil, nil):
-            error(node, "apns is missing 'key' (a .p8 file) or 'key-env' (an environment variable holding its PEM text)")
+            error(
+                node, "apns is missing 'key' (a .p8 file) or 'key-env' (an environment variable holding its PEM text)")
         }
         let keyID = fields["key-id"].flatMap { base.string($0, "key-id") }
         let teamID = fields["team-id"].flatMap { base.string($0, "team-id") }
         let topic = fields["topic"].flatMap { base.string($0, "topic") }
         var environment = APNsSettings.Environment.sandbox
         if let node = fields["environment"],
-           let value = base.choice(node, "environment", [("sandbox", APNsSettings.Environment.sandbox), ("production", .production)]) {
+            let value = base.choice(
+                node, "environment", [("sandbox", APNsSettings.Environment.sandbox), ("production", .production)])
+        {
             environment = value
         }
         guard let key, let keyID, let teamID else { return nil }
@@ -213,7 +249,10 @@ struct BridgeConfigReader {
                 keys.append(key)
             } else {
                 // Never echo the entry: it may be a key written in by mistake.
-                error(item, "expected an API key as sha256:<64 hex digits>, the SHA-256 of the key (make one with: printf %s \"$KEY\" | sha256sum); keys themselves never go in this file")
+                error(
+                    item,
+                    "expected an API key as sha256:<64 hex digits>, the SHA-256 of the key (make one with: printf %s \"$KEY\" | sha256sum); keys themselves never go in this file"
+                )
             }
         }
         return keys
@@ -224,21 +263,32 @@ struct BridgeConfigReader {
     /// deletes, and the time a batch aims at. A key left out keeps its default.
     mutating func retention(_ node: Node) -> RetentionPolicy {
         var policy = RetentionPolicy.standard
-        guard let fields = base.fields(of: node, in: "retention", allowed: ["events", "dead-letters", "batch", "batch-time"], required: [:]) else { return policy }
+        guard
+            let fields = base.fields(
+                of: node, in: "retention", allowed: ["events", "dead-letters", "batch", "batch-time"], required: [:])
+        else { return policy }
         if let node = fields["events"], let value = retentionPeriod(node, "retention.events") { policy.events = value }
-        if let node = fields["dead-letters"], let value = retentionPeriod(node, "retention.dead-letters") { policy.deadLetters = value }
+        if let node = fields["dead-letters"], let value = retentionPeriod(node, "retention.dead-letters") {
+            policy.deadLetters = value
+        }
         if let node = fields["batch"] {
             if let rows = node.scalar.flatMap({ Int($0.string) }), (1...100_000).contains(rows) {
                 policy.batch = rows
             } else {
-                error(node, "expected retention.batch as a number of rows from 1 to 100000, found \(ScenarioReader.describe(node))")
+                error(
+                    node,
+                    "expected retention.batch as a number of rows from 1 to 100000, found \(ScenarioReader.describe(node))"
+                )
             }
         }
         if let node = fields["batch-time"] {
             if let time = batchTime(node.scalar?.string ?? ""), time >= .microseconds(100), time <= .seconds(1) {
                 policy.batchTime = time
             } else {
-                error(node, "expected retention.batch-time as a duration from 100us to 1s, like 500us or 2ms, found \(ScenarioReader.describe(node))")
+                error(
+                    node,
+                    "expected retention.batch-time as a duration from 100us to 1s, like 500us or 2ms, found \(ScenarioReader.describe(node))"
+                )
             }
         }
         return policy
@@ -263,7 +313,10 @@ struct BridgeConfigReader {
             millis = DurationText.parse(text)
         }
         guard let millis, millis >= 60_000 else {
-            error(node, "expected \(what) as a period of at least 1m, like 7d, 36h or 30m, or forever, found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected \(what) as a period of at least 1m, like 7d, 36h or 30m, or forever, found \(ScenarioReader.describe(node))"
+            )
             return nil
         }
         return .milliseconds(millis)
@@ -278,7 +331,10 @@ struct BridgeConfigReader {
             break
         }
         guard let value, value > 0, value <= 64 * 1024 * 1024 else {
-            error(node, "expected body-limit as bytes or a size like 256KiB or 1MiB (at most 64MiB), found \(ScenarioReader.describe(node))")
+            error(
+                node,
+                "expected body-limit as bytes or a size like 256KiB or 1MiB (at most 64MiB), found \(ScenarioReader.describe(node))"
+            )
             return nil
         }
         return value
@@ -297,16 +353,24 @@ struct BridgeConfigReader {
             }
             return limit
         case .mapping:
-            guard let fields = base.fields(
-                of: node, in: "rate-limit", allowed: ["rate", "burst"], required: ["rate": "the steady rate, like 50/s"]
-            ), let rateNode = fields["rate"] else { return nil }
+            guard
+                let fields = base.fields(
+                    of: node, in: "rate-limit", allowed: ["rate", "burst"],
+                    required: ["rate": "the steady rate, like 50/s"]
+                ), let rateNode = fields["rate"]
+            else { return nil }
             guard let text = rateNode.scalar?.string, var limit = RateLimit(parsing: text) else {
-                error(rateNode, "expected rate as a rate like 50/s, 3000/min or 10/h, found \(ScenarioReader.describe(rateNode))")
+                error(
+                    rateNode,
+                    "expected rate as a rate like 50/s, 3000/min or 10/h, found \(ScenarioReader.describe(rateNode))")
                 return nil
             }
             if let burstNode = fields["burst"] {
                 guard let burst = burstNode.scalar.flatMap({ Int($0.string) }), burst >= 1, burst <= 1_000_000 else {
-                    error(burstNode, "expected burst as a whole number of requests from 1 to 1000000, found \(ScenarioReader.describe(burstNode))")
+                    error(
+                        burstNode,
+                        "expected burst as a whole number of requests from 1 to 1000000, found \(ScenarioReader.describe(burstNode))"
+                    )
                     return nil
                 }
                 limit.burst = burst

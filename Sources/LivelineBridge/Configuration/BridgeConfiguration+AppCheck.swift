@@ -21,13 +21,20 @@ extension BridgeConfiguration {
                 guard let rules = source.events[event]?.change?.set else { continue }
                 for rule in rules {
                     for (value, location) in Self.values(of: rule) {
-                        ruleProblems += checker.problems(setting: rule.path, to: value, attributesType: attributesType, location: location ?? source.location)
-                            .map { Diagnostic($0.severity, $0.location, "sources.\(source.name).events.\(event): " + $0.message) }
+                        ruleProblems += checker.problems(
+                            setting: rule.path, to: value, attributesType: attributesType,
+                            location: location ?? source.location
+                        )
+                        .map {
+                            Diagnostic(
+                                $0.severity, $0.location, "sources.\(source.name).events.\(event): " + $0.message)
+                        }
                     }
                 }
             }
         }
-        return diagnostics + ruleProblems.sorted { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
+        return diagnostics
+            + ruleProblems.sorted { ($0.location.line, $0.location.column) < ($1.location.line, $1.location.column) }
     }
 
     /// What a rule may set the field to, each with where it is written.

@@ -114,7 +114,9 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
         let host: Substring
         let port: Substring
         if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return nil
+            }
             host = text[text.index(after: text.startIndex)..<close]
             port = text[text.index(close, offsetBy: 2)...]
         } else {
@@ -123,7 +125,9 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
             port = text[text.index(after: colon)...]
             if host.contains(":") { return nil }
         }
-        guard !host.isEmpty, !host.contains(" "), let number = Int(port), (1...65535).contains(number) else { return nil }
+        guard !host.isEmpty, !host.contains(" "), let number = Int(port), (1...65535).contains(number) else {
+            return nil
+        }
         self.init(host: String(host), port: number)
     }
 
@@ -161,10 +165,11 @@ public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
 
     /// Where the key is and whose it is, never the key.
     public var description: String {
-        let place = switch key {
-        case .file(let path): path
-        case .environment(let name): "$\(name)"
-        }
+        let place =
+            switch key {
+            case .file(let path): path
+            case .environment(let name): "$\(name)"
+            }
         return "APNs \(environment.rawValue) (key \(keyID) from \(place), team \(teamID))"
     }
 }

@@ -45,7 +45,8 @@ public struct BridgeConfigurationLoader: Sendable {
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: yaml, ScenarioLoader.resolver) else {
-                throw BridgeConfigurationError(file, "the file is empty; expected a configuration starting with 'liveline-bridge: 1'")
+                throw BridgeConfigurationError(
+                    file, "the file is empty; expected a configuration starting with 'liveline-bridge: 1'")
             }
             root = node
         } catch let error as BridgeConfigurationError {
@@ -56,7 +57,8 @@ public struct BridgeConfigurationLoader: Sendable {
             throw BridgeConfigurationError(file, "YAML syntax: \(error)")
         }
         let directory = (file as NSString).deletingLastPathComponent
-        var reader = BridgeConfigReader(file: file, directory: directory, environment: environment, readsSecrets: readsSecrets)
+        var reader = BridgeConfigReader(
+            file: file, directory: directory, environment: environment, readsSecrets: readsSecrets)
         let configuration = reader.configuration(root)
         guard let configuration, !reader.base.log.hasErrors else {
             throw BridgeConfigurationError(diagnostics: reader.base.log.diagnostics)

@@ -18,7 +18,9 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     /// `50/s`, `3000/min` or `10/h`; nil for anything else, or a rate of 0 or less.
     public init?(parsing text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let count = Double(parts[0].trimmingCharacters(in: .whitespaces)), count > 0, count.isFinite else {
+        guard parts.count == 2, let count = Double(parts[0].trimmingCharacters(in: .whitespaces)), count > 0,
+            count.isFinite
+        else {
             return nil
         }
         let seconds: Double
@@ -33,7 +35,8 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
 
     /// `50/s, burst 50`.
     public var description: String {
-        let rate = perSecond >= 1 || perSecond * 60 != (perSecond * 60).rounded()
+        let rate =
+            perSecond >= 1 || perSecond * 60 != (perSecond * 60).rounded()
             ? "\(Self.number(perSecond))/s" : "\(Self.number(perSecond * 60))/min"
         return "\(rate), burst \(burst)"
     }

@@ -31,8 +31,10 @@ public struct RetentionPolicy: Sendable, Hashable {
     public var interval: Duration
 
     public init(
-        events: Duration? = RetentionPolicy.standard.events, deadLetters: Duration? = RetentionPolicy.standard.deadLetters,
-        batch: Int = 500, batchTime: Duration = .microseconds(500), pause: Duration = .milliseconds(20), share: Double = 0.25,
+        events: Duration? = RetentionPolicy.standard.events,
+        deadLetters: Duration? = RetentionPolicy.standard.deadLetters,
+        batch: Int = 500, batchTime: Duration = .microseconds(500), pause: Duration = .milliseconds(20),
+        share: Double = 0.25,
         interval: Duration = .seconds(60)
     ) {
         self.events = events

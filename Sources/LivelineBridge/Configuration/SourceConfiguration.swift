@@ -165,7 +165,9 @@ public struct FieldRule: Sendable, Hashable {
         /// messages; not part of what the map means, so not of its equality.
         public var locations: [String: SourceLocation]
 
-        public init(entries: [String: StateValue], fallback: StateValue? = nil, locations: [String: SourceLocation] = [:]) {
+        public init(
+            entries: [String: StateValue], fallback: StateValue? = nil, locations: [String: SourceLocation] = [:]
+        ) {
             self.entries = entries
             self.fallback = fallback
             self.locations = locations

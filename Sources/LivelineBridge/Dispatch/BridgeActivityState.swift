@@ -81,7 +81,10 @@ struct BridgeActivityState: Sendable, Hashable {
             throw BridgeStateError(message: "activity state was written by another Liveline version (\(error))")
         }
         guard layout == 1 || layout == header[3] else {
-            throw BridgeStateError(message: "activity state was written by another Liveline version (layout \(layout); this one reads 1 and \(header[3]))")
+            throw BridgeStateError(
+                message:
+                    "activity state was written by another Liveline version (layout \(layout); this one reads 1 and \(header[3]))"
+            )
         }
         do {
             let source = try reader.string()

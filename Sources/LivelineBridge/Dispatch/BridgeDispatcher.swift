@@ -42,7 +42,10 @@ public final class BridgeDispatcher: Sendable {
         /// How often to look for work nobody rang about (deadlines, other instances' webhooks).
         public var pollInterval: Duration
 
-        public init(instance: String, lease: Duration = .seconds(30), batch: Int = 256, pollInterval: Duration = .milliseconds(100)) {
+        public init(
+            instance: String, lease: Duration = .seconds(30), batch: Int = 256,
+            pollInterval: Duration = .milliseconds(100)
+        ) {
             self.instance = instance
             self.lease = lease
             self.batch = max(1, batch)
@@ -79,8 +82,10 @@ public final class BridgeDispatcher: Sendable {
     private let stopping = Mutex(false)
 
     public init(
-        store: any DispatchStore, catalog: StoryCatalog, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
-        logger: Logger = Logger(label: "liveline.bridge.dispatch"), outboxSignal: WakeSignal? = nil, fanOutSignal: WakeSignal? = nil
+        store: any DispatchStore, catalog: StoryCatalog, configuration: Configuration,
+        observer: any DispatchObserver = SilentDispatchObserver(),
+        logger: Logger = Logger(label: "liveline.bridge.dispatch"), outboxSignal: WakeSignal? = nil,
+        fanOutSignal: WakeSignal? = nil
     ) {
         self.fanOutSignal = fanOutSignal
         self.store = store
@@ -151,21 +156,26 @@ public final class BridgeDispatcher: Sendable {
     /// timestamp (or its end again, if it has ended), never the stored payload, and removes
     /// the dead letter in the same transaction.
     public func replay(_ deadLetter: DeadLetter, now: Date) async throws -> ReplayOutcome {
-        guard let work = try await store.claimActivity(
-            deadLetter.push.activityKey, instance: configuration.instance, lease: configuration.lease, now: now
-        ) else {
+        guard
+            let work = try await store.claimActivity(
+                deadLetter.push.activityKey, instance: configuration.instance, lease: configuration.lease, now: now
+            )
+        else {
             return .activityUnavailable
         }
         var commit = step(ActivityWork(record: work.record, events: []), now: now, resend: true)
         guard !commit.pushes.isEmpty || commit.error == nil else {
-            _ = try await store.commitDispatch(DispatchCommit(
-                activityKey: commit.activityKey, lifecycle: commit.lifecycle, engineState: commit.engineState,
-                nextDeadline: commit.nextDeadline, now: now
-            ), instance: configuration.instance)
+            _ = try await store.commitDispatch(
+                DispatchCommit(
+                    activityKey: commit.activityKey, lifecycle: commit.lifecycle, engineState: commit.engineState,
+                    nextDeadline: commit.nextDeadline, now: now
+                ), instance: configuration.instance)
             return .nothingToSend(commit.error ?? "")
         }
         commit.replacedDeadLetters = [deadLetter.id]
-        guard try await store.commitDispatch(commit, instance: configuration.instance) else { return .activityUnavailable }
+        guard try await store.commitDispatch(commit, instance: configuration.instance) else {
+            return .activityUnavailable
+        }
         outboxSignal?.ring()
         return .queued(pushes: commit.pushes.count)
     }
@@ -199,17 +209,20 @@ public final class BridgeDispatcher: Sendable {
             do {
                 restored = try BridgeActivityState.decode(bytes)
             } catch {
-                errors.append("the stored engine state could not be read (\(error)); the story starts again from its first state")
+                errors.append(
+                    "the stored engine state could not be read (\(error)); the story starts again from its first state")
             }
         }
-        let sourceName = restored?.source
+        let sourceName =
+            restored?.source
             ?? (catalog[record.scenario] != nil ? record.scenario : nil)
             ?? work.events.first(where: { catalog[$0.event.source] != nil })?.event.source
             ?? catalog.sourceNames.first
         guard let sourceName, let story = catalog[sourceName] else {
             let reason = "no configured source has a story for this activity (registered with '\(record.scenario)')"
             return DispatchCommit(
-                activityKey: record.key, superseded: work.events.map { ($0.sequence, reason) }, lifecycle: record.lifecycle,
+                activityKey: record.key, superseded: work.events.map { ($0.sequence, reason) },
+                lifecycle: record.lifecycle,
                 engineState: record.engineState ?? [], nextDeadline: nil, error: reason, now: now
             )
         }
@@ -219,10 +232,15 @@ public final class BridgeDispatcher: Sendable {
             engine = resumed
             state = restored
         } else {
-            if restored != nil { errors.append("the stored engine state does not fit '\(story.program.name)' any more; the story starts again") }
-            let payloadLimit = record.updateToken == nil && record.channelID != nil ? PayloadLimits.broadcast : PayloadLimits.device
+            if restored != nil {
+                errors.append(
+                    "the stored engine state does not fit '\(story.program.name)' any more; the story starts again")
+            }
+            let payloadLimit =
+                record.updateToken == nil && record.channelID != nil ? PayloadLimits.broadcast : PayloadLimits.device
             engine = ActivityEngine(
-                program: story.program, id: 0, scenarioStart: nowMillis - story.program.offset, payloadLimit: payloadLimit,
+                program: story.program, id: 0, scenarioStart: nowMillis - story.program.offset,
+                payloadLimit: payloadLimit,
                 followsTimeline: false
             )
             state = BridgeActivityState(source: sourceName, engine: engine.snapshot)
@@ -272,7 +290,8 @@ public final class BridgeDispatcher: Sendable {
             // target the key will never have.
             commit.fanOuts = sink.pushes
             let own = zip(sink.pushes, sink.reasons).filter { push, _ in
-                push.kind == .start ? record.pushToStartToken != nil : (record.updateToken != nil || record.channelID != nil)
+                push.kind == .start
+                    ? record.pushToStartToken != nil : (record.updateToken != nil || record.channelID != nil)
             }
             commit.pushes = own.map(\.0)
             commit.pushReasons = own.map(\.1)
@@ -286,8 +305,8 @@ public final class BridgeDispatcher: Sendable {
     /// first step.
     public func contentState(of record: RegisteredActivity) -> [UInt8]? {
         guard let bytes = record.engineState, let state = try? BridgeActivityState.decode(bytes),
-              let story = catalog[state.source],
-              let engine = try? ActivityEngine(program: story.program, snapshot: state.engine)
+            let story = catalog[state.source],
+            let engine = try? ActivityEngine(program: story.program, snapshot: state.engine)
         else { return nil }
         var writer = JSONWriter()
         writer.object(engine.state)

@@ -83,15 +83,22 @@ public actor DispatchJournal {
             }
             let ignored = Set(commit.ignored)
             for sequence in commit.applied {
-                remember(sequence, Step(
-                    outcome: ignored.contains(sequence) ? .ignored : .applied, at: commit.now, pushes: pushes,
-                    nextDeadline: commit.nextDeadline))
+                remember(
+                    sequence,
+                    Step(
+                        outcome: ignored.contains(sequence) ? .ignored : .applied, at: commit.now, pushes: pushes,
+                        nextDeadline: commit.nextDeadline))
             }
             for (sequence, reason) in commit.superseded {
-                remember(sequence, Step(outcome: .superseded(reason), at: commit.now, pushes: pushes, nextDeadline: commit.nextDeadline))
+                remember(
+                    sequence,
+                    Step(
+                        outcome: .superseded(reason), at: commit.now, pushes: pushes, nextDeadline: commit.nextDeadline)
+                )
             }
             if !pushes.isEmpty, latestPushes.updateValue((commit.now, pushes), forKey: commit.activityKey) == nil,
-               let evicted = activityOrder.admit(commit.activityKey) {
+                let evicted = activityOrder.admit(commit.activityKey)
+            {
                 latestPushes.removeValue(forKey: evicted)
             }
         }

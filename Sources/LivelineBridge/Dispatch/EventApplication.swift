@@ -41,14 +41,16 @@ struct EventApplication: Sendable {
         }
         if mapped.isIgnored { return .ignored(mapped) }
         if let last = state.lastOrderKeys[event.source], event.orderKey < last {
-            return applyLate(mapped, of: event, newest: last, to: &engine, state: &state, at: t, writer: &writer, sink: &sink)
+            return applyLate(
+                mapped, of: event, newest: last, to: &engine, state: &state, at: t, writer: &writer, sink: &sink)
         }
         let before = engine.state
         if let reason = apply(mapped, of: event, to: &engine, at: t, writer: &writer, sink: &sink) {
             return .superseded(reason)
         }
         state.recordFields(
-            Self.changedFields(from: before, to: engine.state) + Self.fieldsSet(by: mapped.actions), source: event.source,
+            Self.changedFields(from: before, to: engine.state) + Self.fieldsSet(by: mapped.actions),
+            source: event.source,
             orderKey: event.orderKey
         )
         state.lastOrderKeys[event.source] = max(state.lastOrderKeys[event.source] ?? .min, event.orderKey)
@@ -60,7 +62,8 @@ struct EventApplication: Sendable {
     /// (by its rules and by the beat it triggers) is found by applying it whole to a copy of the
     /// engine; the fields it changed there that no newer event set are then applied alone.
     private func applyLate<Sink: PushSink>(
-        _ mapped: MappedEvent, of event: InboxEvent, newest: Int64, to engine: inout ActivityEngine, state: inout BridgeActivityState,
+        _ mapped: MappedEvent, of event: InboxEvent, newest: Int64, to engine: inout ActivityEngine,
+        state: inout BridgeActivityState,
         at t: Millis, writer: inout JSONWriter, sink: inout Sink
     ) -> Outcome {
         let newer = state.lastEventIDs[event.source].map { " (\($0))" } ?? ""
@@ -73,14 +76,18 @@ struct EventApplication: Sendable {
         if let reason = apply(mapped, of: event, to: &trial, at: t, writer: &trialWriter, sink: &discarded) {
             return .superseded("\(older); \(reason)")
         }
-        let fresh = Self.changedFields(from: engine.state, to: trial.state).compactMap { field -> ExternalChange.FieldChange? in
-            guard state.newerSetter(of: field, source: event.source, than: event.orderKey) == nil, let value = trial.state[field] else { return nil }
+        let fresh = Self.changedFields(from: engine.state, to: trial.state).compactMap {
+            field -> ExternalChange.FieldChange? in
+            guard state.newerSetter(of: field, source: event.source, than: event.orderKey) == nil,
+                let value = trial.state[field]
+            else { return nil }
             return ExternalChange.FieldChange([field], value)
         }
         guard !fresh.isEmpty else { return .superseded(older + "; every field it sets was set by a newer event") }
         let part = MappedEvent(
             eventID: mapped.eventID, eventIDIsBodyHash: mapped.eventIDIsBodyHash, eventType: mapped.eventType,
-            activityKey: mapped.activityKey, orderKey: mapped.orderKey, actions: [.change(ExternalChange(label: event.eventType, set: fresh))]
+            activityKey: mapped.activityKey, orderKey: mapped.orderKey,
+            actions: [.change(ExternalChange(label: event.eventType, set: fresh))]
         )
         if let reason = apply(part, of: event, to: &engine, at: t, writer: &writer, sink: &sink) {
             return .superseded("\(older); its fields no newer event set could not be applied: \(reason)")
@@ -144,7 +151,8 @@ struct EventApplication: Sendable {
             switch action {
             case .start:
                 guard let index = engine.program.startBeat, let beat = engine.program.beatID(at: index) else {
-                    return "'\(event.eventType)' starts the activity, but '\(engine.program.name)' has no start beat with an id"
+                    return
+                        "'\(event.eventType)' starts the activity, but '\(engine.program.name)' has no start beat with an id"
                 }
                 switch engine.trigger(beat, input: nil, at: t, writer: &writer, sink: &sink, advancing: false) {
                 case .applied, .unchanged: didSomething = true
@@ -166,7 +174,10 @@ struct EventApplication: Sendable {
                 case .invalid(let problem): return problem.description
                 }
             case .end(let dismissal):
-                switch engine.apply(.endNow(label: event.eventType, dismissal: dismissal), at: t, writer: &writer, sink: &sink, advancing: false) {
+                switch engine.apply(
+                    .endNow(label: event.eventType, dismissal: dismissal), at: t, writer: &writer, sink: &sink,
+                    advancing: false)
+                {
                 case .applied, .unchanged: didSomething = true
                 case .notStarted: return "the activity has not started (no start push yet)"
                 case .ended: return "the activity has ended"

@@ -26,11 +26,12 @@ struct OutboxCollector: PushSink {
         var headers: [String: String] = [:]
         for field in PushHeaders(push, topic: topic).fields { headers[field.name] = field.value }
         let fromWebhook = (push.reason.kind == .event || push.reason.kind == .beat) && push.reason.held == 0
-        pushes.append(OutboxPush(
-            activityKey: activityKey, payload: push.payload, headers: headers, priority: push.priority.apnsValue,
-            dueAt: Date(timeIntervalSince1970: Double(push.time) / 1000), kind: push.event,
-            receivedAt: fromWebhook ? receivedAt : nil
-        ))
+        pushes.append(
+            OutboxPush(
+                activityKey: activityKey, payload: push.payload, headers: headers, priority: push.priority.apnsValue,
+                dueAt: Date(timeIntervalSince1970: Double(push.time) / 1000), kind: push.event,
+                receivedAt: fromWebhook ? receivedAt : nil
+            ))
         reasons.append(push.reason.description)
         if fromWebhook { receivedAt = nil }
     }

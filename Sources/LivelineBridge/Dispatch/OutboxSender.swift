@@ -69,7 +69,8 @@ public final class OutboxSender: Sendable {
     private let stopping = Mutex(false)
 
     public init(
-        store: any OutboxStore, client: APNsClient, configuration: Configuration, observer: any DispatchObserver = SilentDispatchObserver(),
+        store: any OutboxStore, client: APNsClient, configuration: Configuration,
+        observer: any DispatchObserver = SilentDispatchObserver(),
         logger: Logger = Logger(label: "liveline.bridge.outbox")
     ) {
         self.store = store
@@ -118,12 +119,16 @@ public final class OutboxSender: Sendable {
         do {
             let released = try await store.releaseClaims(instance: configuration.instance)
             if released.pushes + released.activities > 0 {
-                logger.notice("gave back unanswered work for the next instance", metadata: [
-                    "pushes": "\(released.pushes)", "activities": "\(released.activities)",
-                ])
+                logger.notice(
+                    "gave back unanswered work for the next instance",
+                    metadata: [
+                        "pushes": "\(released.pushes)", "activities": "\(released.activities)",
+                    ])
             }
         } catch {
-            logger.error("could not give back this instance's claims; they return when their lease ends", metadata: ["error": "\(error)"])
+            logger.error(
+                "could not give back this instance's claims; they return when their lease ends",
+                metadata: ["error": "\(error)"])
         }
     }
 
@@ -180,7 +185,8 @@ public final class OutboxSender: Sendable {
             // The target vanished between the claim and now: give the claim back for later
             // (the attempt is counted, but never sends it to the dead letters).
             return Decision(
-                outcome: .failed(claimed.id, answer: nil, error: "no token to send to", retryAt: now, maxAttempts: .max),
+                outcome: .failed(
+                    claimed.id, answer: nil, error: "no token to send to", retryAt: now, maxAttempts: .max),
                 error: nil, retryReason: "no token"
             )
         }
@@ -188,9 +194,11 @@ public final class OutboxSender: Sendable {
         let answeredAt = Date()
         switch result {
         case .success(let response):
-            let answer = PushAnswer(at: answeredAt, status: response.status, reason: response.reason?.rawValue, apnsID: response.apnsID)
+            let answer = PushAnswer(
+                at: answeredAt, status: response.status, reason: response.reason?.rawValue, apnsID: response.apnsID)
             observer.pushAnswered(status: response.status, reason: response.reason?.rawValue)
-            let described = "APNs answered \(response.status)\(response.reason.map { " \($0.rawValue)" } ?? "") from \(host)"
+            let described =
+                "APNs answered \(response.status)\(response.reason.map { " \($0.rawValue)" } ?? "") from \(host)"
             switch APNsDisposition(response) {
             case .delivered:
                 if let receivedAt = claimed.push.receivedAt {
@@ -205,12 +213,14 @@ public final class OutboxSender: Sendable {
             case .tokenGone:
                 let error = "\(described): the token is no longer valid; register a new one"
                 return Decision(
-                    outcome: .undeliverable(claimed.id, answer: answer, error: error, forgetToken: true, now: answeredAt),
+                    outcome: .undeliverable(
+                        claimed.id, answer: answer, error: error, forgetToken: true, now: answeredAt),
                     error: error, retryReason: ""
                 )
             case .rejected:
                 return Decision(
-                    outcome: .undeliverable(claimed.id, answer: answer, error: described, forgetToken: false, now: answeredAt),
+                    outcome: .undeliverable(
+                        claimed.id, answer: answer, error: described, forgetToken: false, now: answeredAt),
                     error: described, retryReason: ""
                 )
             }
@@ -251,7 +261,9 @@ public final class OutboxSender: Sendable {
             return APNsRequest(path: "/3/device/" + token, headers: fields, body: body)
         }
         if let channel = claimed.target.channelID, let topic = push.headers["apns-topic"] {
-            let bundleID = topic.hasSuffix(".push-type.liveactivity") ? String(topic.dropLast(".push-type.liveactivity".count)) : topic
+            let bundleID =
+                topic.hasSuffix(".push-type.liveactivity")
+                ? String(topic.dropLast(".push-type.liveactivity".count)) : topic
             return APNsRequest.broadcast(
                 bundleID: bundleID, channel: channel, priority: push.priority == 10 ? .high : .low,
                 expiration: Int64(push.headers["apns-expiration"] ?? "0") ?? 0, payload: push.payload

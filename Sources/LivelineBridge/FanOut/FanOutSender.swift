@@ -36,7 +36,8 @@ public final class FanOutSender: Sendable {
         public var pollInterval: Duration
 
         public init(
-            instance: String, lease: Duration = .seconds(60), page: Int = 1000, ranges: Int = 4, rangesPerPass: Int? = nil,
+            instance: String, lease: Duration = .seconds(60), page: Int = 1000, ranges: Int = 4,
+            rangesPerPass: Int? = nil,
             catchUps: Int = 512, retry: RetryPolicy = RetryPolicy(), pollInterval: Duration = .milliseconds(100)
         ) {
             self.instance = instance
@@ -73,7 +74,8 @@ public final class FanOutSender: Sendable {
     private let stopping = Mutex(false)
 
     public init(
-        store: any FanOutStore, client: APNsClient, configuration: Configuration, observer: any FanOutObserver = SilentFanOutObserver(),
+        store: any FanOutStore, client: APNsClient, configuration: Configuration,
+        observer: any FanOutObserver = SilentFanOutObserver(),
         logger: Logger = Logger(label: "liveline.bridge.fanout")
     ) {
         self.store = store
@@ -98,9 +100,14 @@ public final class FanOutSender: Sendable {
         guard isStopping, !Task.isCancelled else { return }
         do {
             let released = try await store.releaseFanOutClaims(instance: configuration.instance)
-            if released > 0 { logger.notice("gave back unanswered fan-out work for the next instance", metadata: ["claims": "\(released)"]) }
+            if released > 0 {
+                logger.notice(
+                    "gave back unanswered fan-out work for the next instance", metadata: ["claims": "\(released)"])
+            }
         } catch {
-            logger.error("could not give back this instance's fan-out claims; they return when their lease ends", metadata: ["error": "\(error)"])
+            logger.error(
+                "could not give back this instance's fan-out claims; they return when their lease ends",
+                metadata: ["error": "\(error)"])
         }
     }
 
@@ -125,7 +132,8 @@ public final class FanOutSender: Sendable {
         try await withThrowingTaskGroup(of: (FanOutRange, [FollowerAnswer]?).self) { group in
             var inFlight = 0
             while inFlight < configuration.ranges, report.ranges < configuration.rangesPerPass,
-                  let range = try await claimRange(now: now, excluding: claimedFanOuts) {
+                let range = try await claimRange(now: now, excluding: claimedFanOuts)
+            {
                 claimedFanOuts.append(range.fanOutID)
                 report.ranges += 1
                 inFlight += 1
@@ -138,11 +146,13 @@ public final class FanOutSender: Sendable {
                     // The pass's `now`, moved on by the time its answers took: a fan-out's
                     // finish (and so its lag on the dashboard) is when its last range was answered.
                     let elapsed = (ContinuousClock.now - started).components
-                    let answeredAt = now.addingTimeInterval(Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                    let answeredAt = now.addingTimeInterval(
+                        Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
                     try await record(range, answers: answers, now: answeredAt, into: &report)
                 }
                 if answers != nil, !isStopping, report.ranges < configuration.rangesPerPass,
-                   let next = try await claimRange(now: now, excluding: claimedFanOuts) {
+                    let next = try await claimRange(now: now, excluding: claimedFanOuts)
+                {
                     claimedFanOuts.append(next.fanOutID)
                     report.ranges += 1
                     inFlight += 1
@@ -155,8 +165,11 @@ public final class FanOutSender: Sendable {
         )
         report.catchUps = catchUps.count
         if !catchUps.isEmpty {
-            let answers = await deliver(catchUps.map { Send(push: $0.push, target: $0.target, attempts: $0.attempts) }, now: now)
-            let outcomes: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)] = zip(catchUps, answers ?? []).map { ($0, $1.outcome) }
+            let answers = await deliver(
+                catchUps.map { Send(push: $0.push, target: $0.target, attempts: $0.attempts) }, now: now)
+            let outcomes: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)] = zip(catchUps, answers ?? []).map {
+                ($0, $1.outcome)
+            }
             let progress = try await store.recordCatchUps(outcomes, now: now)
             for (key, count) in Dictionary(grouping: outcomes, by: \.catchUp.activityKey).mapValues(\.count) {
                 observer.fanOutPushes(activityKey: key, count: count)
@@ -173,14 +186,17 @@ public final class FanOutSender: Sendable {
     /// The next range of followers to send, preferring fan-outs this pass has not served yet.
     private func claimRange(now: Date, excluding claimed: [Int64]) async throws -> FanOutRange? {
         let range = try await store.claimFanOutRange(
-            limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now, excluding: claimed
+            limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now,
+            excluding: claimed
         )
         if let range, range.resumed { observer.fanOutResumed(duplicates: range.targets.count) }
         return range
     }
 
     /// Records a wholly answered range and counts it in `report` and the observer.
-    private func record(_ range: FanOutRange, answers: [FollowerAnswer], now: Date, into report: inout PassReport) async throws {
+    private func record(
+        _ range: FanOutRange, answers: [FollowerAnswer], now: Date, into report: inout PassReport
+    ) async throws {
         let progress = try await store.recordFanOut(range, answers: answers, instance: configuration.instance, now: now)
         let sent = answers.filter { $0.outcome == .sent }.count
         report.sent += sent
@@ -190,7 +206,9 @@ public final class FanOutSender: Sendable {
         if progress.pruned > 0 { observer.followersPruned(progress.pruned) }
         if progress.finished {
             report.finished += 1
-            if let receivedAt = progress.receivedAt { observer.fanOutFinished(lagSeconds: max(0, Date().timeIntervalSince(receivedAt))) }
+            if let receivedAt = progress.receivedAt {
+                observer.fanOutFinished(lagSeconds: max(0, Date().timeIntervalSince(receivedAt)))
+            }
         }
     }
 
@@ -202,7 +220,9 @@ public final class FanOutSender: Sendable {
     }
 
     /// Sends `push` to each target at once; nil when a stop's cutoff came before every answer.
-    private func deliver(_ push: OutboxPush, to targets: [FanOutTarget], attempts: Int, now: Date) async -> [FollowerAnswer]? {
+    private func deliver(
+        _ push: OutboxPush, to targets: [FanOutTarget], attempts: Int, now: Date
+    ) async -> [FollowerAnswer]? {
         await deliver(targets.map { Send(push: push, target: $0, attempts: attempts) }, now: now)
     }
 
@@ -221,7 +241,8 @@ public final class FanOutSender: Sendable {
                 previous = (send.push, ByteBuffer(bytes: send.push.payload), headers)
             }
             if let previous {
-                requests.append(APNsRequest(path: "/3/device/" + send.target.token, headers: previous.headers, body: previous.body))
+                requests.append(
+                    APNsRequest(path: "/3/device/" + send.target.token, headers: previous.headers, body: previous.body))
             }
         }
         // A child task per request measured faster here than one burst with a single flush
@@ -252,14 +273,17 @@ public final class FanOutSender: Sendable {
             case .delivered:
                 return .sent
             case .retry, .renewTokenAndRetry, .configurationError:
-                return .retry(reason: reason, error: "APNs answered \(response.status) \(reason)", retryAt: retryAt, maxAttempts: configuration.retry.maxAttempts)
+                return .retry(
+                    reason: reason, error: "APNs answered \(response.status) \(reason)", retryAt: retryAt,
+                    maxAttempts: configuration.retry.maxAttempts)
             case .tokenGone:
                 return .tokenGone(reason: reason)
             case .rejected:
                 return .rejected(reason: reason)
             }
         case .failure(let error):
-            return .retry(reason: "transport", error: "\(error)", retryAt: retryAt, maxAttempts: configuration.retry.maxAttempts)
+            return .retry(
+                reason: "transport", error: "\(error)", retryAt: retryAt, maxAttempts: configuration.retry.maxAttempts)
         }
     }
 }

@@ -48,7 +48,9 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
     /// it only lifts the rule that an activity needs one).
     var audience: Bool?
 
-    static let fields = ["update-token", "push-to-start-token", "channel", "source", "scenario", "frequent-updates", "audience"]
+    static let fields = [
+        "update-token", "push-to-start-token", "channel", "source", "scenario", "frequent-updates", "audience",
+    ]
 
     /// Reads a request body. An empty body is an empty object.
     init(parsing body: [UInt8]) throws(BridgeHTTPError) {
@@ -66,7 +68,9 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         if !unknown.isEmpty {
             throw BridgeHTTPError(
                 .badRequest, code: "unknown-field",
-                reason: "unknown field(s) \(unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", ")); known: \(Self.fields.joined(separator: ", "))")
+                reason:
+                    "unknown field(s) \(unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", ")); known: \(Self.fields.joined(separator: ", "))"
+            )
         }
         updateToken = try Self.token(object["update-token"], field: "update-token")
         pushToStartToken = try Self.token(object["push-to-start-token"], field: "push-to-start-token")
@@ -93,11 +97,18 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
             updateToken: updateToken.applied(to: existing?.updateToken),
             pushToStartToken: pushToStartToken.applied(to: existing?.pushToStartToken),
             channelID: channel.applied(to: existing?.channelID))
-        let audienceOnly = audience ?? (existing.map { ActivityTargets(updateToken: $0.updateToken, pushToStartToken: $0.pushToStartToken, channelID: $0.channelID).isEmpty } ?? false)
+        let audienceOnly =
+            audience
+            ?? (existing.map {
+                ActivityTargets(
+                    updateToken: $0.updateToken, pushToStartToken: $0.pushToStartToken, channelID: $0.channelID
+                ).isEmpty
+            } ?? false)
         guard !targets.isEmpty || audienceOnly else {
             throw Self.unprocessable(
                 "no-target",
-                "an activity needs an update-token, a push-to-start-token or a channel to receive pushes, or \"audience\": true when only its followers do")
+                "an activity needs an update-token, a push-to-start-token or a channel to receive pushes, or \"audience\": true when only its followers do"
+            )
         }
         let chosen = try self.source(existing: existing, sources: sources)
         return ActivityRegistration(
@@ -106,12 +117,14 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
     }
 
     /// The name of the source whose scenario the activity plays.
-    private func source(existing: RegisteredActivity?, sources: [SourceConfiguration]) throws(BridgeHTTPError) -> String {
+    private func source(existing: RegisteredActivity?, sources: [SourceConfiguration]) throws(BridgeHTTPError) -> String
+    {
         let names = sources.map(\.name)
         if let source {
             guard let configured = sources.first(where: { $0.name == source }) else {
                 throw Self.unprocessable(
-                    "unknown-source", "no source is named '\(source.prefix(64))'; this bridge has \(names.joined(separator: ", "))")
+                    "unknown-source",
+                    "no source is named '\(source.prefix(64))'; this bridge has \(names.joined(separator: ", "))")
             }
             if let scenario, !Self.scenario(configured.scenario, isNamed: scenario) {
                 throw Self.unprocessable(
@@ -122,7 +135,8 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         }
         if let scenario {
             if let existing, let current = sources.first(where: { $0.name == existing.scenario }),
-               Self.scenario(current.scenario, isNamed: scenario) {
+                Self.scenario(current.scenario, isNamed: scenario)
+            {
                 return current.name
             }
             let playing = sources.filter { Self.scenario($0.scenario, isNamed: scenario) }
@@ -131,13 +145,16 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
                     playing.isEmpty ? "unknown-scenario" : "source-required",
                     playing.isEmpty
                         ? "no source plays a scenario named '\(scenario.prefix(64))'; the sources play \(Set(sources.map { Self.fileName($0.scenario) }).sorted().joined(separator: ", "))"
-                        : "sources \(playing.map(\.name).joined(separator: ", ")) all play '\(scenario)'; name one with \"source\"")
+                        : "sources \(playing.map(\.name).joined(separator: ", ")) all play '\(scenario)'; name one with \"source\""
+                )
             }
             return only.name
         }
         if let existing { return existing.scenario }
         guard sources.count == 1, let only = sources.first else {
-            throw Self.unprocessable("source-required", "several sources are configured; name one with \"source\" (\(names.joined(separator: ", ")))")
+            throw Self.unprocessable(
+                "source-required",
+                "several sources are configured; name one with \"source\" (\(names.joined(separator: ", ")))")
         }
         return only.name
     }
@@ -158,7 +175,9 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         case .string(let text)?:
             let digits = text.utf8
             guard (16...400).contains(digits.count), digits.count % 2 == 0,
-                  digits.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0) })
+                digits.allSatisfy({
+                    (0x30...0x39).contains($0) || (0x41...0x46).contains($0) || (0x61...0x66).contains($0)
+                })
             else { throw bad("\(field) must be the token's hex digits (an even number, 16 to 400)") }
             return .set(text.lowercased())
         default:

@@ -37,11 +37,14 @@ struct ActivityRegistryAPI: Sendable {
             let registration = try change.registration(key: key, existing: existing, sources: sources)
             let created = try await storeCall(logger) { try await store.registerActivity(registration, now: clock()) }
             wake()
-            logger.info(created ? "activity registered" : "activity registration changed", metadata: [
-                "source": .string(registration.scenario),
-                "update-token": .string(registration.targets.updateToken.map(ActivityStatusView.masked) ?? "none"),
-                "push-to-start-token": .string(registration.targets.pushToStartToken.map(ActivityStatusView.masked) ?? "none"),
-            ])
+            logger.info(
+                created ? "activity registered" : "activity registration changed",
+                metadata: [
+                    "source": .string(registration.scenario),
+                    "update-token": .string(registration.targets.updateToken.map(ActivityStatusView.masked) ?? "none"),
+                    "push-to-start-token": .string(
+                        registration.targets.pushToStartToken.map(ActivityStatusView.masked) ?? "none"),
+                ])
             return try await status(of: key, answering: created ? .created : .ok, logger: logger)
         }
     }
@@ -54,7 +57,9 @@ struct ActivityRegistryAPI: Sendable {
 
     func delete(_ request: Request, context: some RequestContext) async -> Response {
         await answer(request, context) { key, logger async throws(BridgeHTTPError) in
-            guard try await storeCall(logger, { try await store.deleteActivity(key) }) else { throw Self.notRegistered(key) }
+            guard try await storeCall(logger, { try await store.deleteActivity(key) }) else {
+                throw Self.notRegistered(key)
+            }
             wake()
             logger.info("activity deleted")
             return Response(status: .noContent)
@@ -74,9 +79,12 @@ struct ActivityRegistryAPI: Sendable {
             logger[metadataKey: "activity"] = .string(key)
             return try await body(key, logger)
         } catch {
-            logger.info("registry request refused", metadata: [
-                "status": .stringConvertible(error.status.code), "error": .string(error.code), "reason": .string(error.reason),
-            ])
+            logger.info(
+                "registry request refused",
+                metadata: [
+                    "status": .stringConvertible(error.status.code), "error": .string(error.code),
+                    "reason": .string(error.reason),
+                ])
             return error.response
         }
     }
@@ -96,7 +104,8 @@ struct ActivityRegistryAPI: Sendable {
         let queued = try await storeCall(logger) { try await store.queuedPushes(for: key) }
         var view = ActivityStatusView(
             record: record, pendingEvents: pending, queuedPushes: queued, contentState: contentState(record),
-            source: sources.first { $0.name == record.scenario }).json
+            source: sources.first { $0.name == record.scenario }
+        ).json
         if let device, let shown = device(record) { view["device"] = .object(shown) }
         let followers = try await storeCall(logger) { try await store.followerCounts(activityKey: key) }
         if followers.total > 0 {
@@ -113,7 +122,8 @@ struct ActivityRegistryAPI: Sendable {
         } catch {
             logger.error("registry store call failed", metadata: ["error": .string("\(error)")])
             throw BridgeHTTPError(
-                .serviceUnavailable, code: "store-unavailable", reason: "the registry's store cannot be reached now; try again later")
+                .serviceUnavailable, code: "store-unavailable",
+                reason: "the registry's store cannot be reached now; try again later")
         }
     }
 

@@ -39,10 +39,12 @@ struct ActivityStatusView {
         object["pending-events"] = .int(pendingEvents)
         object["queued-pushes"] = .int(queuedPushes)
         if let push = record.lastPush {
-            object["last-push"] = .object(StateObject([
-                ("at", JSONAnswer.time(push.at)), ("status", .int(push.status)), ("reason", JSONAnswer.text(push.reason)),
-                ("apns-id", JSONAnswer.text(push.apnsID)),
-            ]))
+            object["last-push"] = .object(
+                StateObject([
+                    ("at", JSONAnswer.time(push.at)), ("status", .int(push.status)),
+                    ("reason", JSONAnswer.text(push.reason)),
+                    ("apns-id", JSONAnswer.text(push.apnsID)),
+                ]))
         } else {
             object["last-push"] = .null
         }

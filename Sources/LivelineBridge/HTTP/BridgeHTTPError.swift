@@ -45,14 +45,15 @@ public struct BridgeHTTPError: Error, Sendable, Hashable, CustomStringConvertibl
 extension BridgeHTTPError {
     /// A verifier's refusal, with its own status (400 or 401) and reason.
     init(_ error: WebhookVerificationError) {
-        let code = switch error {
-        case .missingHeader: "missing-header"
-        case .malformedHeader: "malformed-header"
-        case .signatureMismatch: "bad-signature"
-        case .timestampTooOld, .timestampTooNew: "stale-timestamp"
-        case .wrongCredentials: "bad-credentials"
-        case .missingCredentials: "missing-credentials"
-        }
+        let code =
+            switch error {
+            case .missingHeader: "missing-header"
+            case .malformedHeader: "malformed-header"
+            case .signatureMismatch: "bad-signature"
+            case .timestampTooOld, .timestampTooNew: "stale-timestamp"
+            case .wrongCredentials: "bad-credentials"
+            case .missingCredentials: "missing-credentials"
+            }
         self.init(error.status, code: code, reason: error.reason)
     }
 
@@ -69,7 +70,9 @@ extension BridgeHTTPError {
     }
 
     static func tooLarge(limit: Int) -> BridgeHTTPError {
-        BridgeHTTPError(.contentTooLarge, code: "too-large", reason: "the body is larger than this bridge's limit of \(limit) bytes")
+        BridgeHTTPError(
+            .contentTooLarge, code: "too-large", reason: "the body is larger than this bridge's limit of \(limit) bytes"
+        )
     }
 
     /// Over the source's rate limit: `429` with `Retry-After` in whole seconds.

@@ -72,9 +72,11 @@ public final class BridgeHTTPServer: Service, Sendable {
     ///   - drain: once it begins, webhooks get 503 with `Retry-After` and `/readyz` says not
     ///     ready, while the server keeps listening until its own graceful shutdown.
     public init(
-        configuration: BridgeConfiguration, store: any Store, inbox: InboxWriter, metrics: BridgeMetrics, logger: Logger,
+        configuration: BridgeConfiguration, store: any Store, inbox: InboxWriter, metrics: BridgeMetrics,
+        logger: Logger,
         listen: ListenAddress? = nil, clock: @escaping @Sendable () -> Date = { Date() },
-        wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer, journal: DispatchJournal? = nil,
+        wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer,
+        journal: DispatchJournal? = nil,
         device: DeviceView? = nil, drain: BridgeDrain = BridgeDrain()
     ) {
         address = listen ?? configuration.listen
@@ -85,14 +87,16 @@ public final class BridgeHTTPServer: Service, Sendable {
         ingest = WebhookIngest(configuration: configuration, inbox: inbox, metrics: metrics, wake: wake, clock: clock)
         registry = ActivityRegistryAPI(
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
-            sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, device: device, wake: wake, clock: clock)
+            sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, device: device,
+            wake: wake, clock: clock)
         // An import moves thousands of followers in one request: it may be larger than a webhook.
         followers = FollowersAPI(
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
             bodyLimit: RequestBodyLimit(limit: max(configuration.bodyLimit, 4 << 20)), wake: wake, clock: clock)
         events = EventStatusAPI(store: store, registry: registry, journal: journal)
         operations = OperationsAPI(store: store, metrics: metrics, drain: drain)
-        connectionLimiter = ConnectionLimiter(limit: configuration.maxConnections, logger: logger, onRefused: { metrics.connectionRefused() })
+        connectionLimiter = ConnectionLimiter(
+            limit: configuration.maxConnections, logger: logger, onRefused: { metrics.connectionRefused() })
     }
 
     /// The routes, with JSON errors for paths no route matches.
@@ -105,9 +109,15 @@ public final class BridgeHTTPServer: Service, Sendable {
         router.put("/v1/activities/:key") { request, context in await registry.put(request, context: context) }
         router.get("/v1/activities/:key") { request, context in await registry.get(request, context: context) }
         router.delete("/v1/activities/:key") { request, context in await registry.delete(request, context: context) }
-        router.put("/v1/activities/:key/followers/:device") { request, context in await followers.put(request, context: context) }
-        router.delete("/v1/activities/:key/followers/:device") { request, context in await followers.delete(request, context: context) }
-        router.post("/v1/activities/:key/followers") { request, context in await followers.importFollowers(request, context: context) }
+        router.put("/v1/activities/:key/followers/:device") { request, context in
+            await followers.put(request, context: context)
+        }
+        router.delete("/v1/activities/:key/followers/:device") { request, context in
+            await followers.delete(request, context: context)
+        }
+        router.post("/v1/activities/:key/followers") { request, context in
+            await followers.importFollowers(request, context: context)
+        }
         router.get("/v1/events/:source/:event") { request, context in await events.get(request, context: context) }
         router.get("/healthz") { request, context in operations.healthz(request, context: context) }
         router.get("/readyz") { request, context in await operations.readyz(request, context: context) }
@@ -125,12 +135,14 @@ public final class BridgeHTTPServer: Service, Sendable {
             // Idle keep-alive connections, those that stop half-way through a request, and
             // requests that take longer than `idle-timeout` to arrive are closed, so slow or
             // vanished senders do not hold sockets.
-            server: .http1(configuration: .init(
-                additionalChannelHandlers: [
-                    limiter.makeHandler(), HTTPFramingErrorAnswer(), RequestReadDeadline(timeout: timeout),
-                ],
-                idleTimeout: timeout)),
-            configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port), serverName: nil),
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: [
+                        limiter.makeHandler(), HTTPFramingErrorAnswer(), RequestReadDeadline(timeout: timeout),
+                    ],
+                    idleTimeout: timeout)),
+            configuration: ApplicationConfiguration(
+                address: .hostname(address.host, port: address.port), serverName: nil),
             onServerRunning: { [weak self] channel in self?.didStart(port: channel.localAddress?.port) },
             logger: logger)
     }
@@ -181,9 +193,16 @@ public final class BridgeHTTPServer: Service, Sendable {
             return waiters
         }
         for waiter in waiters {
-            if let port { waiter.resume(returning: port) } else { waiter.resume(throwing: NotListening(reason: "the listening socket has no port")) }
+            if let port {
+                waiter.resume(returning: port)
+            } else {
+                waiter.resume(throwing: NotListening(reason: "the listening socket has no port"))
+            }
         }
-        if let port { logger.notice("bridge listening", metadata: ["host": .string(address.host), "port": .stringConvertible(port)]) }
+        if let port {
+            logger.notice(
+                "bridge listening", metadata: ["host": .string(address.host), "port": .stringConvertible(port)])
+        }
     }
 
     private func didStop(_ reason: String) {

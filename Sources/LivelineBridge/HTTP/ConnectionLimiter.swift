@@ -49,7 +49,9 @@ public final class ConnectionLimiter: Sendable {
         let second = Int64(Date().timeIntervalSince1970)
         let last = lastWarning.load(ordering: .relaxed)
         if second > last, lastWarning.compareExchange(expected: last, desired: second, ordering: .relaxed).exchanged {
-            logger.warning("refused a connection: \(limit) are open, the configured max-connections", metadata: ["refused-so-far": "\(refused)"])
+            logger.warning(
+                "refused a connection: \(limit) are open, the configured max-connections",
+                metadata: ["refused-so-far": "\(refused)"])
         }
         return false
     }

@@ -8,7 +8,9 @@ import HTTPTypes
 struct DrainMiddleware<Context: RequestContext>: RouterMiddleware {
     let drain: BridgeDrain
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard drain.isDraining, request.method == .post, request.uri.path.hasPrefix("/v1/webhooks/") else {
             return try await next(request, context)
         }
@@ -23,7 +25,8 @@ extension BridgeHTTPError {
         headers[.retryAfter] = "\(retryAfter)"
         return BridgeHTTPError(
             .serviceUnavailable, code: "draining",
-            reason: "this bridge instance is shutting down and takes no new webhooks; send again after \(retryAfter) s (another instance may take it sooner)",
+            reason:
+                "this bridge instance is shutting down and takes no new webhooks; send again after \(retryAfter) s (another instance may take it sooner)",
             headers: headers
         )
     }

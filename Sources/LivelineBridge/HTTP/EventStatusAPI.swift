@@ -33,15 +33,22 @@ struct EventStatusAPI: Sendable {
             logger[metadataKey: "api-key"] = .string(try await registry.authenticator.authenticate(request.headers))
             let source = try Self.part(context.parameters.get("source"), "source")
             let eventID = try Self.part(context.parameters.get("event"), "event id")
-            guard let status = try await registry.storeCall(logger, { try await store.eventStatus(source: source, eventID: eventID) }) else {
+            guard
+                let status = try await registry.storeCall(
+                    logger, { try await store.eventStatus(source: source, eventID: eventID) })
+            else {
                 throw BridgeHTTPError(
-                    .notFound, code: "unknown-event", reason: "no event '\(eventID.prefix(64))' of source '\(source.prefix(64))' is stored")
+                    .notFound, code: "unknown-event",
+                    reason: "no event '\(eventID.prefix(64))' of source '\(source.prefix(64))' is stored")
             }
             return JSONAnswer.make(.ok, try await answer(status, logger: logger))
         } catch {
-            logger.info("event status request refused", metadata: [
-                "status": .stringConvertible(error.status.code), "error": .string(error.code), "reason": .string(error.reason),
-            ])
+            logger.info(
+                "event status request refused",
+                metadata: [
+                    "status": .stringConvertible(error.status.code), "error": .string(error.code),
+                    "reason": .string(error.reason),
+                ])
             return error.response
         }
     }
@@ -60,10 +67,12 @@ struct EventStatusAPI: Sendable {
         object["step"] = step.map { .object(Self.json($0)) } ?? .null
         var later: StateValue = .null
         if let step, let journal, let newer = await journal.pushes(of: status.activityKey, after: step.at) {
-            later = .object(StateObject([("at", JSONAnswer.time(newer.at)), ("pushes", .array(newer.pushes.map(Self.json)))]))
+            later = .object(
+                StateObject([("at", JSONAnswer.time(newer.at)), ("pushes", .array(newer.pushes.map(Self.json)))]))
         }
         object["later-push"] = later
-        object["activity-status"] = try await registry.view(of: status.activityKey, logger: logger).map(StateValue.object) ?? .null
+        object["activity-status"] =
+            try await registry.view(of: status.activityKey, logger: logger).map(StateValue.object) ?? .null
         return object
     }
 
@@ -85,17 +94,26 @@ struct EventStatusAPI: Sendable {
     private static func json(_ push: DispatchJournal.DecidedPush) -> StateValue {
         // The payload as the device receives it; bytes that do not parse show as null.
         let aps: StateValue
-        if case .object(let root)? = try? JSONParser.parse(push.payload), let value = root["aps"] { aps = value } else { aps = .null }
-        return .object(StateObject([
-            ("event", .string(push.event.rawValue)), ("priority", .int(push.priority)), ("reason", .string(push.reason)),
-            ("bytes", .int(push.payload.count)), ("aps", aps),
-        ]))
+        if case .object(let root)? = try? JSONParser.parse(push.payload), let value = root["aps"] {
+            aps = value
+        } else {
+            aps = .null
+        }
+        return .object(
+            StateObject([
+                ("event", .string(push.event.rawValue)), ("priority", .int(push.priority)),
+                ("reason", .string(push.reason)),
+                ("bytes", .int(push.payload.count)), ("aps", aps),
+            ]))
     }
 
     private static func part(_ raw: String?, _ what: String) throws(BridgeHTTPError) -> String {
         let text = raw.flatMap { $0.removingPercentEncoding } ?? ""
-        guard (1...256).contains(text.utf8.count), !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw BridgeHTTPError(.badRequest, code: "bad-event", reason: "the \(what) must be 1 to 256 bytes without control characters")
+        guard (1...256).contains(text.utf8.count),
+            !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw BridgeHTTPError(
+                .badRequest, code: "bad-event", reason: "the \(what) must be 1 to 256 bytes without control characters")
         }
         return text
     }

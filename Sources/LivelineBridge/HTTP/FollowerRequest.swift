@@ -44,14 +44,18 @@ struct FollowerRequest: Sendable, Hashable {
         if !unknown.isEmpty {
             throw BridgeHTTPError(
                 .badRequest, code: "unknown-field",
-                reason: "unknown field(s) \(unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", ")); known: \(allowed.joined(separator: ", "))")
+                reason:
+                    "unknown field(s) \(unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", ")); known: \(allowed.joined(separator: ", "))"
+            )
         }
         updateToken = try ActivityRegistrationRequest.token(object["update-token"], field: "update-token")
         startToken = try ActivityRegistrationRequest.token(object["push-to-start-token"], field: "push-to-start-token")
         switch object["channel"] {
         case nil, .null?: onChannel = nil
         case .bool(let flag)?: onChannel = flag
-        default: throw ActivityRegistrationRequest.bad("channel must be true (the device listens to the key's channel) or false")
+        default:
+            throw ActivityRegistrationRequest.bad(
+                "channel must be true (the device listens to the key's channel) or false")
         }
         if allowed.contains("device") {
             guard case .string(let device)? = object["device"] else {
@@ -66,11 +70,13 @@ struct FollowerRequest: Sendable, Hashable {
     func follower(device: String, existing: Follower?) throws(BridgeHTTPError) -> Follower {
         let follower = Follower(
             device: device, updateToken: updateToken.applied(to: existing?.updateToken),
-            startToken: startToken.applied(to: existing?.startToken), onChannel: onChannel ?? existing?.onChannel ?? false
+            startToken: startToken.applied(to: existing?.startToken),
+            onChannel: onChannel ?? existing?.onChannel ?? false
         )
         guard follower.updateToken != nil || follower.startToken != nil else {
             throw BridgeHTTPError(
-                .unprocessableContent, code: "no-token", reason: "a follower needs an update-token or a push-to-start-token")
+                .unprocessableContent, code: "no-token",
+                reason: "a follower needs an update-token or a push-to-start-token")
         }
         return follower
     }
@@ -85,7 +91,8 @@ struct FollowerRequest: Sendable, Hashable {
             guard !text.allSatisfy({ $0 == 0x20 || $0 == 0x0D || $0 == 0x09 }) else { continue }
             guard followers.count < limit else {
                 throw BridgeHTTPError(
-                    .contentTooLarge, code: "too-many-followers", reason: "an import takes at most \(limit) followers; send the rest in another")
+                    .contentTooLarge, code: "too-many-followers",
+                    reason: "an import takes at most \(limit) followers; send the rest in another")
             }
             followers.append(try Self.line(Array(text), number: number))
         }
@@ -111,7 +118,9 @@ struct FollowerRequest: Sendable, Hashable {
     /// A device id: 1 to 256 bytes of UTF-8 without control characters, as activity keys.
     static func checkDevice(_ device: String) throws(BridgeHTTPError) {
         if let problem = ActivityKeyRule.problem(with: device) {
-            throw BridgeHTTPError(.badRequest, code: "bad-device", reason: problem.replacingOccurrences(of: "activity key", with: "device id"))
+            throw BridgeHTTPError(
+                .badRequest, code: "bad-device",
+                reason: problem.replacingOccurrences(of: "activity key", with: "device id"))
         }
     }
 }

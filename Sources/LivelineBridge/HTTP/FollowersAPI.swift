@@ -30,7 +30,9 @@ struct FollowersAPI: Sendable {
             let change = try FollowerRequest(parsing: try await bodyLimit.collect(request))
             let existing = try await storeCall(logger) { try await store.follower(device: device, activityKey: key) }
             let follower = try change.follower(device: device, existing: existing)
-            let result = try await storeCall(logger) { try await store.putFollowers([follower], activityKey: key, now: clock()) }
+            let result = try await storeCall(logger) {
+                try await store.putFollowers([follower], activityKey: key, now: clock())
+            }
             wake()
             let created = result.first == .created
             logger.info(created ? "follower added" : "follower changed")
@@ -41,8 +43,11 @@ struct FollowersAPI: Sendable {
     func delete(_ request: Request, context: some RequestContext) async -> Response {
         await answer(request, context) { key, logger async throws(BridgeHTTPError) in
             let device = try Self.device(context.parameters.get("device"))
-            guard try await storeCall(logger, { try await store.deleteFollower(device: device, activityKey: key) }) else {
-                throw BridgeHTTPError(.notFound, code: "unknown-follower", reason: "device '\(device.prefix(64))' does not follow '\(key.prefix(64))'")
+            guard try await storeCall(logger, { try await store.deleteFollower(device: device, activityKey: key) })
+            else {
+                throw BridgeHTTPError(
+                    .notFound, code: "unknown-follower",
+                    reason: "device '\(device.prefix(64))' does not follow '\(key.prefix(64))'")
             }
             return Response(status: .noContent)
         }
@@ -50,21 +55,26 @@ struct FollowersAPI: Sendable {
 
     func importFollowers(_ request: Request, context: some RequestContext) async -> Response {
         await answer(request, context) { key, logger async throws(BridgeHTTPError) in
-            let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+            let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+                .lowercased()
             guard type == "application/x-ndjson" || type == "application/ndjson" || type == "application/jsonl" else {
                 throw BridgeHTTPError(
                     .unsupportedMediaType, code: "unsupported-media-type",
                     reason: "an import is NDJSON: send Content-Type: application/x-ndjson, one follower a line")
             }
             let followers = try FollowerRequest.lines(try await bodyLimit.collect(request), limit: Self.importLimit)
-            let changes = try await storeCall(logger) { try await store.putFollowers(followers, activityKey: key, now: clock()) }
+            let changes = try await storeCall(logger) {
+                try await store.putFollowers(followers, activityKey: key, now: clock())
+            }
             wake()
             logger.info("followers imported", metadata: ["followers": .stringConvertible(followers.count)])
-            return JSONAnswer.make(.ok, [
-                "created": .int(changes.filter { $0 == .created }.count),
-                "updated": .int(changes.filter { $0 == .updated }.count),
-                "unchanged": .int(changes.filter { $0 == .unchanged }.count),
-            ])
+            return JSONAnswer.make(
+                .ok,
+                [
+                    "created": .int(changes.filter { $0 == .created }.count),
+                    "updated": .int(changes.filter { $0 == .updated }.count),
+                    "unchanged": .int(changes.filter { $0 == .unchanged }.count),
+                ])
         }
     }
 
@@ -81,13 +91,18 @@ struct FollowersAPI: Sendable {
             let key = try ActivityRegistryAPI.key(context.parameters.get("key"))
             logger[metadataKey: "activity"] = .string(key)
             guard try await storeCall(logger, { try await store.activity(key) }) != nil else {
-                throw BridgeHTTPError(.notFound, code: "unknown-activity", reason: "no activity '\(key.prefix(64))' is registered; register it first")
+                throw BridgeHTTPError(
+                    .notFound, code: "unknown-activity",
+                    reason: "no activity '\(key.prefix(64))' is registered; register it first")
             }
             return try await body(key, logger)
         } catch {
-            logger.info("follower request refused", metadata: [
-                "status": .stringConvertible(error.status.code), "error": .string(error.code), "reason": .string(error.reason),
-            ])
+            logger.info(
+                "follower request refused",
+                metadata: [
+                    "status": .stringConvertible(error.status.code), "error": .string(error.code),
+                    "reason": .string(error.reason),
+                ])
             return error.response
         }
     }
@@ -98,7 +113,8 @@ struct FollowersAPI: Sendable {
         } catch {
             logger.error("follower store call failed", metadata: ["error": .string("\(error)")])
             throw BridgeHTTPError(
-                .serviceUnavailable, code: "store-unavailable", reason: "the registry's store cannot be reached now; try again later")
+                .serviceUnavailable, code: "store-unavailable",
+                reason: "the registry's store cannot be reached now; try again later")
         }
     }
 
@@ -121,15 +137,21 @@ struct FollowersAPI: Sendable {
     /// The key's followers by state, as `GET /v1/activities/{key}` shows them.
     static func view(_ counts: FollowerCounts, failures: [FanOutFailureSummary]) -> StateObject {
         var object = StateObject([
-            ("total", .int(counts.total)), ("updating", .int(counts.updating)), ("awaiting-start", .int(counts.awaitingStart)),
-            ("on-channel", .int(counts.onChannel)), ("retrying", .int(counts.retrying)), ("catching-up", .int(counts.catchingUp)),
+            ("total", .int(counts.total)), ("updating", .int(counts.updating)),
+            ("awaiting-start", .int(counts.awaitingStart)),
+            ("on-channel", .int(counts.onChannel)), ("retrying", .int(counts.retrying)),
+            ("catching-up", .int(counts.catchingUp)),
         ])
-        object["failures"] = .array(failures.map { failure in
-            .object(StateObject([
-                ("fan-out", .int(Int(failure.fanOutID))), ("reason", .string(failure.reason)), ("count", .int(failure.count)),
-                ("sample", .array(failure.sample.map(StateValue.string))), ("failed-at", JSONAnswer.time(failure.failedAt)),
-            ]))
-        })
+        object["failures"] = .array(
+            failures.map { failure in
+                .object(
+                    StateObject([
+                        ("fan-out", .int(Int(failure.fanOutID))), ("reason", .string(failure.reason)),
+                        ("count", .int(failure.count)),
+                        ("sample", .array(failure.sample.map(StateValue.string))),
+                        ("failed-at", JSONAnswer.time(failure.failedAt)),
+                    ]))
+            })
         return object
     }
 }

@@ -21,7 +21,9 @@ enum ForwardedURL {
                 if name == "host", !value.isEmpty { host = value }
             }
         }
-        if scheme == nil, let proto = firstValue(forwardedProtoName.flatMap { headers[$0] }) { scheme = proto.lowercased() }
+        if scheme == nil, let proto = firstValue(forwardedProtoName.flatMap { headers[$0] }) {
+            scheme = proto.lowercased()
+        }
         if host == nil { host = firstValue(forwardedHostName.flatMap { headers[$0] }) }
         return "\(scheme ?? "http")://\(host ?? authority ?? "")\(path ?? "/")"
     }

@@ -41,9 +41,11 @@ final class HTTPFramingErrorAnswer: ChannelDuplexHandler, RemovableChannelHandle
         let json = refusal.jsonBytes
         var buffer = context.channel.allocator.buffer(capacity: json.count)
         buffer.writeBytes(json)
-        let head = HTTPResponse(status: refusal.status, headerFields: [
-            .contentType: "application/json", .contentLength: String(json.count), .connection: "close",
-        ])
+        let head = HTTPResponse(
+            status: refusal.status,
+            headerFields: [
+                .contentType: "application/json", .contentLength: String(json.count), .connection: "close",
+            ])
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(buffer)), promise: nil)
         let channel = context.channel
@@ -58,6 +60,7 @@ final class HTTPFramingErrorAnswer: ChannelDuplexHandler, RemovableChannelHandle
                 .requestHeaderFieldsTooLarge, code: "headers-too-large",
                 reason: "the request's header section is larger than this bridge reads (80 KiB of names and values)")
         }
-        return BridgeHTTPError(.badRequest, code: "bad-http", reason: "the request is not HTTP/1.1 this bridge can read: \(error)")
+        return BridgeHTTPError(
+            .badRequest, code: "bad-http", reason: "the request is not HTTP/1.1 this bridge can read: \(error)")
     }
 }

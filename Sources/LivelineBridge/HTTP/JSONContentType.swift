@@ -14,7 +14,9 @@ enum JSONContentType {
         guard let value = headers[.contentType] else { return true }
         // On every webhook: bytes, not Foundation's locale-aware string functions.
         var type = value.utf8.prefix { $0 != UInt8(ascii: ";") }[...]
-        while let first = type.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { type = type.dropFirst() }
+        while let first = type.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") {
+            type = type.dropFirst()
+        }
         while let last = type.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { type = type.dropLast() }
         if type.isEmpty { return true }
         let lower = type.map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }

@@ -4,7 +4,9 @@ import HTTPTypes
 /// Gives the answers Hummingbird makes itself the bridge's JSON error shape: a path no route
 /// matches (404) and any error a handler did not turn into an answer (500, logged).
 struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as BridgeHTTPError {
@@ -18,7 +20,9 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return BridgeHTTPError(error.status, code: "http-error", reason: error.status.reasonPhrase).response
         } catch {
             context.logger.error("unhandled error", metadata: ["error": .string("\(error)")])
-            return BridgeHTTPError(.internalServerError, code: "internal-error", reason: "the bridge failed to answer; see its log").response
+            return BridgeHTTPError(
+                .internalServerError, code: "internal-error", reason: "the bridge failed to answer; see its log"
+            ).response
         }
     }
 }

@@ -23,19 +23,25 @@ struct OperationsAPI: Sendable {
     func readyz(_ request: Request, context: some RequestContext) async -> Response {
         if drain.isDraining {
             return BridgeHTTPError(
-                .serviceUnavailable, code: "draining", reason: "this instance is shutting down: it finishes its pushes in flight and takes no new webhooks"
+                .serviceUnavailable, code: "draining",
+                reason: "this instance is shutting down: it finishes its pushes in flight and takes no new webhooks"
             ).response
         }
         do {
             let counts = try await store.counts()
             metrics.setDepths(counts)
-            return JSONAnswer.make(.ok, [
-                "status": .string("ready"), "pending-events": .int(counts.pendingEvents), "outbox": .int(counts.outbox),
-                "dead-letters": .int(counts.deadLetters), "activities": .int(counts.activities),
-            ])
+            return JSONAnswer.make(
+                .ok,
+                [
+                    "status": .string("ready"), "pending-events": .int(counts.pendingEvents),
+                    "outbox": .int(counts.outbox),
+                    "dead-letters": .int(counts.deadLetters), "activities": .int(counts.activities),
+                ])
         } catch {
             context.logger.warning("not ready: the store does not answer", metadata: ["error": .string("\(error)")])
-            return BridgeHTTPError(.serviceUnavailable, code: "store-unavailable", reason: "the store does not answer: \(error)").response
+            return BridgeHTTPError(
+                .serviceUnavailable, code: "store-unavailable", reason: "the store does not answer: \(error)"
+            ).response
         }
     }
 
@@ -43,7 +49,8 @@ struct OperationsAPI: Sendable {
         do {
             metrics.setDepths(try await store.counts())
         } catch {
-            context.logger.warning("metrics: depths not refreshed, the store does not answer", metadata: ["error": .string("\(error)")])
+            context.logger.warning(
+                "metrics: depths not refreshed, the store does not answer", metadata: ["error": .string("\(error)")])
         }
         return JSONAnswer.make(.ok, bytes: metrics.exposition(), contentType: BridgeMetrics.contentType)
     }

@@ -33,7 +33,8 @@ struct RegistryAuthenticator: Sendable {
             stored = try await store.verifyAPIKey(key)
         } catch {
             throw BridgeHTTPError(
-                .serviceUnavailable, code: "store-unavailable", reason: "API keys cannot be checked now; try again later")
+                .serviceUnavailable, code: "store-unavailable",
+                reason: "API keys cannot be checked now; try again later")
         }
         guard let stored else {
             throw Self.unauthorized("bad-api-key", "the API key is not one this bridge knows")

@@ -18,7 +18,8 @@ struct RequestBodyLimit: Sendable {
     func checkDeclaredLength(_ headers: HTTPFields) throws(BridgeHTTPError) -> Int? {
         guard let declared = headers[.contentLength] else { return nil }
         guard let length = Self.decimal(declared.utf8) else {
-            throw BridgeHTTPError(.badRequest, code: "bad-content-length", reason: "Content-Length is not a number of bytes")
+            throw BridgeHTTPError(
+                .badRequest, code: "bad-content-length", reason: "Content-Length is not a number of bytes")
         }
         if length > limit { throw .tooLarge(limit: limit) }
         return length
@@ -61,7 +62,8 @@ struct RequestBodyLimit: Sendable {
         } catch let error as BridgeHTTPError {
             throw error
         } catch {
-            throw BridgeHTTPError(.badRequest, code: "body-unreadable", reason: "the request body could not be read to its end")
+            throw BridgeHTTPError(
+                .badRequest, code: "body-unreadable", reason: "the request body could not be read to its end")
         }
         return bytes
     }

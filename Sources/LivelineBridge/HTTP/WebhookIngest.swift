@@ -87,7 +87,8 @@ struct WebhookIngest: Sendable {
             logger.info("webhook for an unknown source refused", metadata: ["source": .string(String(name.prefix(64)))])
             return BridgeHTTPError(
                 .notFound, code: "unknown-source",
-                reason: "no source is named '\(name.prefix(64))' here; this bridge has \(known.isEmpty ? "no sources" : known)"
+                reason:
+                    "no source is named '\(name.prefix(64))' here; this bridge has \(known.isEmpty ? "no sources" : known)"
             ).response
         }
         // Per-request metadata costs a dictionary copy per key: set it only when the logs
@@ -100,7 +101,12 @@ struct WebhookIngest: Sendable {
         } catch {
             let result = Self.result(of: error)
             metrics.webhook(source: name, result: result)
-            logger.info("webhook refused", metadata: ["status": .stringConvertible(error.status.code), "error": .string(error.code), "reason": .string(error.reason)])
+            logger.info(
+                "webhook refused",
+                metadata: [
+                    "status": .stringConvertible(error.status.code), "error": .string(error.code),
+                    "reason": .string(error.reason),
+                ])
             return error.response
         }
     }
@@ -121,7 +127,9 @@ struct WebhookIngest: Sendable {
                 now: Int64(receivedAt.timeIntervalSince1970.rounded(.down)))
         } catch {
             var refusal = BridgeHTTPError(error)
-            if refusal.status == .unauthorized, let challenge = source.configuration.scheme.challenge(realm: source.configuration.name) {
+            if refusal.status == .unauthorized,
+                let challenge = source.configuration.scheme.challenge(realm: source.configuration.name)
+            {
                 refusal.headers[.wwwAuthenticate] = challenge
             }
             throw refusal
@@ -136,7 +144,8 @@ struct WebhookIngest: Sendable {
             // A delivery id the scheme does not sign is not the event's key (the body hash is),
             // but it is what the sender's dashboard shows: log it beside.
             if case .header(let name)? = source.configuration.eventID, !source.configuration.scheme.signsEventIDHeaders,
-               let field = HTTPField.Name(name), let delivery = request.headers[field] {
+                let field = HTTPField.Name(name), let delivery = request.headers[field]
+            {
                 logger[metadataKey: "delivery"] = .string(String(delivery.prefix(128)))
             }
             logger[metadataKey: "event"] = .string(mapped.eventID)
@@ -145,14 +154,18 @@ struct WebhookIngest: Sendable {
         }
 
         let event = mapped.inboxEvent(
-            source: source.configuration, body: body, headers: source.keptHeaders.select(from: request.headers), receivedAt: receivedAt)
+            source: source.configuration, body: body, headers: source.keptHeaders.select(from: request.headers),
+            receivedAt: receivedAt)
         let stored: InsertResult
         do {
             stored = try await inbox.insert(event)
         } catch {
-            logger.error("webhook not stored", metadata: [
-                "error": .string("\(error)"), "source": .string(source.configuration.name), "event": .string(mapped.eventID),
-            ])
+            logger.error(
+                "webhook not stored",
+                metadata: [
+                    "error": .string("\(error)"), "source": .string(source.configuration.name),
+                    "event": .string(mapped.eventID),
+                ])
             throw BridgeHTTPError(
                 .serviceUnavailable, code: "store-unavailable",
                 reason: "the event could not be stored and is not acknowledged; send it again later")
@@ -161,17 +174,25 @@ struct WebhookIngest: Sendable {
         switch stored {
         case .stored(let sequence):
             wake()
-            logger.info("webhook stored", metadata: ["sequence": .stringConvertible(sequence), "ignored": .stringConvertible(mapped.isIgnored)])
+            logger.info(
+                "webhook stored",
+                metadata: ["sequence": .stringConvertible(sequence), "ignored": .stringConvertible(mapped.isIgnored)])
             var answer = StateObject([
-                ("status", .string("stored")), ("event", .string(mapped.eventID)), ("activity", .string(mapped.activityKey)),
+                ("status", .string("stored")), ("event", .string(mapped.eventID)),
+                ("activity", .string(mapped.activityKey)),
             ])
             if mapped.isIgnored { answer["ignored"] = .bool(true) }
             return (JSONAnswer.make(.accepted, answer), mapped.isIgnored ? .ignored : .stored)
         case .duplicate:
             logger.info("webhook was a duplicate")
-            return (JSONAnswer.make(.ok, [
-                "status": .string("duplicate"), "event": .string(mapped.eventID), "activity": .string(mapped.activityKey),
-            ]), .duplicate)
+            return (
+                JSONAnswer.make(
+                    .ok,
+                    [
+                        "status": .string("duplicate"), "event": .string(mapped.eventID),
+                        "activity": .string(mapped.activityKey),
+                    ]), .duplicate
+            )
         }
     }
 

@@ -15,7 +15,8 @@ public enum ActivityKeyRule {
         if bytes > maxBytes { return "the activity key is \(bytes) bytes long; \(summary)" }
         if let control = key.unicodeScalars.first(where: { $0.properties.generalCategory == .control }) {
             let code = String(control.value, radix: 16, uppercase: true)
-            return "the activity key holds the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code); \(summary)"
+            return
+                "the activity key holds the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code); \(summary)"
         }
         return nil
     }

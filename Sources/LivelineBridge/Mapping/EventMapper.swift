@@ -99,7 +99,9 @@ public struct EventMapper: Sendable {
     }
 
     /// The rule's actions: start, trigger, change (which carries the end when both are given), end.
-    private func actions(for rule: EventRule, eventType: String, reader: Reader) throws(EventMappingError) -> [MappedAction] {
+    private func actions(
+        for rule: EventRule, eventType: String, reader: Reader
+    ) throws(EventMappingError) -> [MappedAction] {
         var actions: [MappedAction] = []
         if rule.start { actions.append(.start) }
         if let trigger = rule.trigger {
@@ -116,14 +118,19 @@ public struct EventMapper: Sendable {
             actions.append(.trigger(beat: trigger.beat, input: input))
         }
         if let changeRule = rule.change {
-            var change = ExternalChange(label: eventType, relevance: changeRule.relevance, priority: changeRule.priority)
+            var change = ExternalChange(
+                label: eventType, relevance: changeRule.relevance, priority: changeRule.priority)
             for field in changeRule.set {
                 change.set.append(ExternalChange.FieldChange(field.path, try reader.value(for: field)))
             }
             if let alert = changeRule.alert {
                 change.alert = Alert<String>(
-                    title: try alert.title.map { template throws(EventMappingError) in Alert<String>.Text.plain(try reader.render(template)) },
-                    body: try alert.body.map { template throws(EventMappingError) in Alert<String>.Text.plain(try reader.render(template)) },
+                    title: try alert.title.map { template throws(EventMappingError) in
+                        Alert<String>.Text.plain(try reader.render(template))
+                    },
+                    body: try alert.body.map { template throws(EventMappingError) in
+                        Alert<String>.Text.plain(try reader.render(template))
+                    },
                     sound: alert.sound)
             }
             if let end = rule.end {
@@ -180,7 +187,9 @@ private struct Reader {
         case .read(let location, .date):
             let value = try value(at: location, role: role)
             guard let millis = DateConversion.millis(from: value) else {
-                throw .unexpected(location, role: role, expected: "an ISO-8601 date or UNIX seconds or milliseconds", found: value.summary)
+                throw .unexpected(
+                    location, role: role, expected: "an ISO-8601 date or UNIX seconds or milliseconds",
+                    found: value.summary)
             }
             return .date(millis)
         case .template(let template):
@@ -189,7 +198,9 @@ private struct Reader {
             let value = try value(at: location, role: role)
             if let text = value.plainText, let mapped = map.entries[text] { return mapped }
             if let fallback = map.fallback { return fallback }
-            throw .unexpected(location, role: role, expected: "one of \(map.entries.keys.sorted().joined(separator: ", "))", found: value.summary)
+            throw .unexpected(
+                location, role: role, expected: "one of \(map.entries.keys.sorted().joined(separator: ", "))",
+                found: value.summary)
         }
     }
 

@@ -54,7 +54,8 @@ public enum EventMappingError: Error, Sendable, Hashable, CustomStringConvertibl
         case .unexpected(let location, let role, let expected, let found):
             return "\(location) (\(role)) is \(found); expected \(expected)"
         case .unknownStatus(let status, let location, let known):
-            return "\(location) is '\(status)', which is not in the source's status order (\(known.joined(separator: ", ")))"
+            return
+                "\(location) is '\(status)', which is not in the source's status order (\(known.joined(separator: ", ")))"
         case .unknownEventType(let type, let known):
             return "event type '\(type)' has no rule; this source maps \(known.sorted().joined(separator: ", "))"
         }

@@ -31,7 +31,8 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
                     switch character {
                     case "0": token.append("~")
                     case "1": token.append("/")
-                    default: throw JSONPointerError(text: text, message: "'~' must be followed by 0 (for ~) or 1 (for /)")
+                    default:
+                        throw JSONPointerError(text: text, message: "'~' must be followed by 0 (for ~) or 1 (for /)")
                     }
                     escaped = false
                 } else if character == "~" {

@@ -67,7 +67,9 @@ public struct OrderRule: Sendable, Hashable {
             return .success(.timestamp(millis))
         case .statusRank(let statuses):
             guard case .string(let status) = value else { return .failure(.expected("a status string")) }
-            guard let rank = statuses.firstIndex(of: status) else { return .failure(.unknownStatus(status, known: statuses)) }
+            guard let rank = statuses.firstIndex(of: status) else {
+                return .failure(.unknownStatus(status, known: statuses))
+            }
             return .success(.statusRank(rank, status: status))
         }
     }

@@ -13,7 +13,8 @@ public enum ValueLocation: Sendable, Hashable, CustomStringConvertible {
         if text.lowercased().hasPrefix("header:") {
             let name = String(text.dropFirst("header:".count).trimmingSpaces)
             guard !name.isEmpty, HTTPField.Name(name) != nil else {
-                throw JSONPointerError(text: text, message: "expected a header name after 'header:', like header:X-Shopify-Event-Id")
+                throw JSONPointerError(
+                    text: text, message: "expected a header name after 'header:', like header:X-Shopify-Event-Id")
             }
             self = .header(name)
         } else {

@@ -49,7 +49,8 @@ public final class AudienceWatch: Sendable {
 
     /// APNs reasons for which the sender forgets a token (and a follower left with none).
     static let goneReasons: Set<String> = [
-        APNsReason.unregistered.rawValue, APNsReason.badDeviceToken.rawValue, APNsReason.deviceTokenNotForTopic.rawValue,
+        APNsReason.unregistered.rawValue, APNsReason.badDeviceToken.rawValue,
+        APNsReason.deviceTokenNotForTopic.rawValue,
     ]
 
     public let configuration: Configuration
@@ -57,7 +58,10 @@ public final class AudienceWatch: Sendable {
     private let logger: Logger
     private let state = Mutex(State())
 
-    public init(store: any FollowerStore, configuration: Configuration = Configuration(), logger: Logger = Logger(label: "liveline.bridge.audiences")) {
+    public init(
+        store: any FollowerStore, configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "liveline.bridge.audiences")
+    ) {
         self.store = store
         self.configuration = configuration
         self.logger = logger
@@ -83,7 +87,8 @@ public final class AudienceWatch: Sendable {
                         state.reading = false
                         state.readAt = Date()
                     }
-                    self.logger.warning("could not read the audiences for the dashboard", metadata: ["error": "\(error)"])
+                    self.logger.warning(
+                        "could not read the audiences for the dashboard", metadata: ["error": "\(error)"])
                 }
             }
         }
@@ -100,9 +105,12 @@ public final class AudienceWatch: Sendable {
         var newAnswered: [String: Answered] = [:]
         for key in keys {
             var count = counted[key]
-            if count.map({ now.timeIntervalSince($0.at) >= Self.seconds(configuration.countsInterval) || now < $0.at }) ?? true {
+            if count.map({ now.timeIntervalSince($0.at) >= Self.seconds(configuration.countsInterval) || now < $0.at })
+                ?? true
+            {
                 count = Counted(
-                    counts: try await store.followerCounts(activityKey: key), sample: try await store.sampleFollower(activityKey: key), at: now)
+                    counts: try await store.followerCounts(activityKey: key),
+                    sample: try await store.sampleFollower(activityKey: key), at: now)
             }
             guard let count else { continue }
             newCounted[key] = count
@@ -110,8 +118,10 @@ public final class AudienceWatch: Sendable {
             let summaries = try await store.fanOutFailures(activityKey: key, limit: 20)
             let byFanOut = Dictionary(fanOuts.map { ($0.id, $0.answered) }, uniquingKeysWith: max)
             newAnswered[key] = Answered(at: now, byFanOut: byFanOut)
-            statuses.append(Self.status(
-                key: key, counted: count, fanOuts: fanOuts, summaries: summaries, previous: answered[key], now: now))
+            statuses.append(
+                Self.status(
+                    key: key, counted: count, fanOuts: fanOuts, summaries: summaries, previous: answered[key], now: now)
+            )
         }
         // Fan-outs under way first, then the newest.
         statuses.sort { a, b in
@@ -130,17 +140,21 @@ public final class AudienceWatch: Sendable {
     }
 
     private static func status(
-        key: String, counted: Counted, fanOuts: [FanOutStatus], summaries: [FanOutFailureSummary], previous: Answered?, now: Date
+        key: String, counted: Counted, fanOuts: [FanOutStatus], summaries: [FanOutFailureSummary], previous: Answered?,
+        now: Date
     ) -> AudienceStatus {
         let newest = fanOuts.first
         var status = AudienceStatus(
             activityKey: key, followers: counted.counts,
-            removed: summaries.filter { goneReasons.contains($0.reason) }.reduce(0) { $0 + $1.count }, sample: counted.sample,
+            removed: summaries.filter { goneReasons.contains($0.reason) }.reduce(0) { $0 + $1.count },
+            sample: counted.sample,
             fanOut: newest, contentState: newest.flatMap { contentState(of: $0.payload) }, audience: 0, failures: [:])
         guard let newest else { return status }
         let audience = newest.kind == .start ? counted.counts.awaitingStart : counted.counts.updating
         status.audience = max(audience, newest.answered)
-        for summary in summaries where summary.fanOutID == newest.id { status.failures[summary.reason, default: 0] += summary.count }
+        for summary in summaries where summary.fanOutID == newest.id {
+            status.failures[summary.reason, default: 0] += summary.count
+        }
         let end = newest.state == .running ? now : newest.finishedAt ?? now
         status.lagSeconds = newest.receivedAt.map { max(0, end.timeIntervalSince($0)) }
         if newest.state == .running {
@@ -148,7 +162,12 @@ public final class AudienceWatch: Sendable {
                 // Answers since the last read, over every fan-out of the key still in the store
                 // (an older one finishing its ranges counts too); one decided since counts whole.
                 let delta = fanOuts.reduce(0) { sum, fanOut in
-                    sum + max(0, fanOut.answered - (previous.byFanOut[fanOut.id] ?? (fanOut.createdAt >= previous.at ? 0 : fanOut.answered)))
+                    sum
+                        + max(
+                            0,
+                            fanOut.answered
+                                - (previous.byFanOut[fanOut.id]
+                                    ?? (fanOut.createdAt >= previous.at ? 0 : fanOut.answered)))
                 }
                 status.pushesPerSecond = Double(delta) / now.timeIntervalSince(previous.at)
             }
@@ -161,8 +180,9 @@ public final class AudienceWatch: Sendable {
     /// The payload's `aps.content-state`, compact, at most 160 characters.
     static func contentState(of payload: [UInt8]) -> String? {
         guard let root = try? JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any],
-              let aps = root["aps"] as? [String: Any], let state = aps["content-state"],
-              let data = try? JSONSerialization.data(withJSONObject: state, options: [.sortedKeys, .withoutEscapingSlashes])
+            let aps = root["aps"] as? [String: Any], let state = aps["content-state"],
+            let data = try? JSONSerialization.data(
+                withJSONObject: state, options: [.sortedKeys, .withoutEscapingSlashes])
         else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         return text.count > 160 ? String(text.prefix(159)) + "…" : text

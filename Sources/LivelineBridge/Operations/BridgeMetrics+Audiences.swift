@@ -24,14 +24,17 @@ extension BridgeMetrics: FanOutObserver {
 
     public func fanOutPushes(activityKey: String, count: Int) {
         registry.makeCounter(
-            descriptor: Self.descriptor("liveline_fanout_pushes_total", "Pushes sent to followers (any answer), by activity key."),
+            descriptor: Self.descriptor(
+                "liveline_fanout_pushes_total", "Pushes sent to followers (any answer), by activity key."),
             labels: [("key", activityKey)]
         ).increment(by: Int64(count))
     }
 
     public func fanOutFinished(lagSeconds: Double) {
         registry.makeValueHistogram(
-            descriptor: Self.descriptor("liveline_fanout_lag_seconds", "Seconds from a webhook's receipt to its fan-out's last follower answered."),
+            descriptor: Self.descriptor(
+                "liveline_fanout_lag_seconds",
+                "Seconds from a webhook's receipt to its fan-out's last follower answered."),
             buckets: Self.fanOutLagBuckets
         ).record(max(lagSeconds, 0))
     }
@@ -47,7 +50,8 @@ extension BridgeMetrics: FanOutObserver {
 
     public func followersPruned(_ count: Int) {
         registry.makeCounter(
-            descriptor: Self.descriptor("liveline_followers_pruned_total", "Followers removed because APNs said their token is gone.")
+            descriptor: Self.descriptor(
+                "liveline_followers_pruned_total", "Followers removed because APNs said their token is gone.")
         ).increment(by: Int64(count))
     }
 }

@@ -31,7 +31,8 @@ extension BridgeMetrics {
     /// `tls`, `http_4xx`, `heartbeat_timeout`, `closed`, `ended`, `store`).
     public func streamReconnect(source: String, reason: String) {
         registry.makeCounter(
-            descriptor: Self.descriptor("liveline_stream_reconnects_total", "Stream connections lost or refused and tried again, by reason."),
+            descriptor: Self.descriptor(
+                "liveline_stream_reconnects_total", "Stream connections lost or refused and tried again, by reason."),
             labels: [("source", source), ("reason", reason)]
         ).increment()
     }
@@ -39,7 +40,8 @@ extension BridgeMetrics {
     /// Counts one gap recovery from the recover URL: `recovered` or `failed`.
     public func streamGapRecovery(source: String, result: String) {
         registry.makeCounter(
-            descriptor: Self.descriptor("liveline_stream_gap_recoveries_total", "Gaps in a stream recovered from its recover URL, by result."),
+            descriptor: Self.descriptor(
+                "liveline_stream_gap_recoveries_total", "Gaps in a stream recovered from its recover URL, by result."),
             labels: [("source", source), ("result", result)]
         ).increment()
     }
@@ -48,7 +50,9 @@ extension BridgeMetrics {
     /// what became of it.
     public func streamEvent(source: String, type: String, result: StreamEventResult) {
         registry.makeCounter(
-            descriptor: Self.descriptor("liveline_stream_events_total", "Events read from streams (live or recovered), by source, type and result."),
+            descriptor: Self.descriptor(
+                "liveline_stream_events_total",
+                "Events read from streams (live or recovered), by source, type and result."),
             labels: [("source", source), ("type", type), ("result", result.rawValue)]
         ).increment()
     }

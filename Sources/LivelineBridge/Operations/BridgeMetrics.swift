@@ -62,26 +62,49 @@ public final class BridgeMetrics: Sendable {
 
     /// The metrics' names and help texts (made on use: the descriptor type is not `Sendable`).
     private enum Name {
-        static var webhooks: MetricNameDescriptor { descriptor("liveline_webhooks_total", "Webhooks received, by source and result.") }
-        static var pushes: MetricNameDescriptor { descriptor("liveline_pushes_total", "APNs answers, by HTTP status and APNs reason (empty when none).") }
-        static var receiptToAnswer: MetricNameDescriptor {
-            descriptor("liveline_receipt_to_apns_seconds", "Seconds from a webhook's receipt to APNs' answer for the push it caused.")
+        static var webhooks: MetricNameDescriptor {
+            descriptor("liveline_webhooks_total", "Webhooks received, by source and result.")
         }
-        static var inboxPending: MetricNameDescriptor { descriptor("liveline_inbox_pending", "Stored events not yet applied or superseded.") }
-        static var outboxDepth: MetricNameDescriptor { descriptor("liveline_outbox_depth", "Pushes waiting to be sent or retried.") }
-        static var deadLetters: MetricNameDescriptor { descriptor("liveline_dead_letters", "Pushes given up on, kept for inspection.") }
+        static var pushes: MetricNameDescriptor {
+            descriptor("liveline_pushes_total", "APNs answers, by HTTP status and APNs reason (empty when none).")
+        }
+        static var receiptToAnswer: MetricNameDescriptor {
+            descriptor(
+                "liveline_receipt_to_apns_seconds",
+                "Seconds from a webhook's receipt to APNs' answer for the push it caused.")
+        }
+        static var inboxPending: MetricNameDescriptor {
+            descriptor("liveline_inbox_pending", "Stored events not yet applied or superseded.")
+        }
+        static var outboxDepth: MetricNameDescriptor {
+            descriptor("liveline_outbox_depth", "Pushes waiting to be sent or retried.")
+        }
+        static var deadLetters: MetricNameDescriptor {
+            descriptor("liveline_dead_letters", "Pushes given up on, kept for inspection.")
+        }
         static var activities: MetricNameDescriptor { descriptor("liveline_activities", "Registered activities.") }
-        static var deadLettered: MetricNameDescriptor { descriptor("liveline_dead_lettered_total", "Pushes moved to the dead letters.") }
+        static var deadLettered: MetricNameDescriptor {
+            descriptor("liveline_dead_lettered_total", "Pushes moved to the dead letters.")
+        }
         static var connectionsRefused: MetricNameDescriptor {
-            descriptor("liveline_connections_refused_total", "HTTP connections closed on arrival because max-connections were open.")
+            descriptor(
+                "liveline_connections_refused_total",
+                "HTTP connections closed on arrival because max-connections were open.")
         }
         static var pruned: MetricNameDescriptor {
-            descriptor("liveline_store_pruned_rows_total", "Rows the retention policy deleted, by table (inbox_events, dead_letters).")
+            descriptor(
+                "liveline_store_pruned_rows_total",
+                "Rows the retention policy deleted, by table (inbox_events, dead_letters).")
         }
         static var pruneBatch: MetricNameDescriptor {
-            descriptor("liveline_store_prune_batch_seconds", "Seconds each retention batch's statements held the store (its wait for the connection and its commit left out).")
+            descriptor(
+                "liveline_store_prune_batch_seconds",
+                "Seconds each retention batch's statements held the store (its wait for the connection and its commit left out)."
+            )
         }
-        static var retries: MetricNameDescriptor { descriptor("liveline_push_retries_total", "Push attempts that failed and were scheduled again, by reason.") }
+        static var retries: MetricNameDescriptor {
+            descriptor("liveline_push_retries_total", "Push attempts that failed and were scheduled again, by reason.")
+        }
 
         static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
@@ -91,7 +114,8 @@ public final class BridgeMetrics: Sendable {
     /// - Parameter registry: where the metrics live; a fresh one by default.
     public init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
-        receiptToAnswerHistogram = registry.makeValueHistogram(descriptor: Name.receiptToAnswer, buckets: Self.latencyBuckets)
+        receiptToAnswerHistogram = registry.makeValueHistogram(
+            descriptor: Name.receiptToAnswer, buckets: Self.latencyBuckets)
         inboxPending = registry.makeGauge(descriptor: Name.inboxPending)
         outboxDepth = registry.makeGauge(descriptor: Name.outboxDepth)
         deadLetterDepth = registry.makeGauge(descriptor: Name.deadLetters)
@@ -103,12 +127,14 @@ public final class BridgeMetrics: Sendable {
 
     /// Counts one webhook of `source` (a configured name; empty when the name was unknown).
     public func webhook(source: String, result: WebhookResult) {
-        registry.makeCounter(descriptor: Name.webhooks, labels: [("source", source), ("result", result.rawValue)]).increment()
+        registry.makeCounter(descriptor: Name.webhooks, labels: [("source", source), ("result", result.rawValue)])
+            .increment()
     }
 
     /// Counts one answer from APNs: its HTTP status (0 when none came) and its `reason`.
     public func pushAnswered(status: Int, reason: String?) {
-        registry.makeCounter(descriptor: Name.pushes, labels: [("status", String(status)), ("reason", reason ?? "")]).increment()
+        registry.makeCounter(descriptor: Name.pushes, labels: [("status", String(status)), ("reason", reason ?? "")])
+            .increment()
     }
 
     /// Counts one connection closed on arrival over `max-connections`.

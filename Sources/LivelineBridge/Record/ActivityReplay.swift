@@ -22,7 +22,8 @@ struct ActivityReplay: Sendable {
     func replay(_ record: RegisteredActivity, events: [DispatchedEvent]) throws(RecordingError) -> RecordedActivity {
         var storedState: BridgeActivityState?
         if let bytes = record.engineState { storedState = try? BridgeActivityState.decode(bytes) }
-        let sourceName = storedState?.source
+        let sourceName =
+            storedState?.source
             ?? (catalog[record.scenario] != nil ? record.scenario : nil)
             ?? events.first(where: { catalog[$0.event.source] != nil })?.event.source
             ?? catalog.sourceNames.first
@@ -58,18 +59,23 @@ struct ActivityReplay: Sendable {
             engine.advance(to: t, writer: &writer, sink: &sink)
             for event in step {
                 let before = (state: engine.state, relevance: engine.relevance)
-                let outcome = application.apply(event.event, to: &engine, state: &state, at: t, writer: &writer, sink: &sink)
+                let outcome = application.apply(
+                    event.event, to: &engine, state: &state, at: t, writer: &writer, sink: &sink)
                 switch outcome {
                 case .ignored:
                     entries.append(.note(event, "no rule for it: recorded only"))
                 case .superseded(let reason):
                     entries.append(.note(event, "superseded: \(reason)"))
                     if event.supersededReason == nil {
-                        warnings.append("event \(event.event.eventID) was applied by the bridge but is superseded now (\(reason)); has the configuration changed?")
+                        warnings.append(
+                            "event \(event.event.eventID) was applied by the bridge but is superseded now (\(reason)); has the configuration changed?"
+                        )
                     }
                 case .applied(let mapped):
                     if let reason = event.supersededReason {
-                        warnings.append("event \(event.event.eventID) was superseded by the bridge (\(reason)) but applies now; has the configuration changed?")
+                        warnings.append(
+                            "event \(event.event.eventID) was superseded by the bridge (\(reason)) but applies now; has the configuration changed?"
+                        )
                     }
                     if let beat = Self.beat(of: mapped, event: event, offset: offset, before: before, engine: engine) {
                         entries.append(.beat(beat))
@@ -88,12 +94,14 @@ struct ActivityReplay: Sendable {
             if let last = storedEngine.lastPushTime { engine.advance(to: last, writer: &writer, sink: &sink) }
             if engine.state != storedEngine.state || engine.pushCount != storedEngine.pushCount {
                 warnings.append(
-                    "played again, '\(record.key)' ends with \(CountText.of(engine.pushCount, "push", "pushes")) and not the state the bridge stored (\(CountText.of(storedEngine.pushCount, "push", "pushes"))); the configuration may have changed since, or a dead letter was sent again")
+                    "played again, '\(record.key)' ends with \(CountText.of(engine.pushCount, "push", "pushes")) and not the state the bridge stored (\(CountText.of(storedEngine.pushCount, "push", "pushes"))); the configuration may have changed since, or a dead letter was sent again"
+                )
             }
         }
         warnings += sink.problems
         return RecordedActivity(
-            key: record.key, source: sourceName, spec: story.program.spec, scenario: story.source.scenario, start: start,
+            key: record.key, source: sourceName, spec: story.program.spec, scenario: story.source.scenario,
+            start: start,
             attributes: engine.attributes(), initialState: initialState, relevance: relevance, entries: entries,
             pushes: sink.pushes, warnings: warnings, ended: engine.lifecycle == .ended)
     }
@@ -118,7 +126,8 @@ struct ActivityReplay: Sendable {
 
     /// What an applied event did, or nil when it changed nothing.
     private static func beat(
-        of mapped: MappedEvent, event: DispatchedEvent, offset: Millis, before: (state: StateObject, relevance: Double?),
+        of mapped: MappedEvent, event: DispatchedEvent, offset: Millis,
+        before: (state: StateObject, relevance: Double?),
         engine: ActivityEngine
     ) -> RecordedBeat? {
         var set = StateObject()
@@ -154,7 +163,8 @@ struct ActivityReplay: Sendable {
         }
         let relevance = engine.relevance != before.relevance ? engine.relevance : nil
         let alert = alerts ? engine.pendingAlert : nil
-        guard set.count > 0 || relevance != nil || alert != nil || start != nil || end != nil || staleAfter != nil else { return nil }
+        guard set.count > 0 || relevance != nil || alert != nil || start != nil || end != nil || staleAfter != nil
+        else { return nil }
         return RecordedBeat(
             event: event, offset: offset, set: set, relevance: relevance, priority: high ? .high : .low, alert: alert,
             start: start, end: end, staleAfter: staleAfter)

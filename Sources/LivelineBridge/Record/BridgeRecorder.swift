@@ -56,7 +56,9 @@ public struct BridgeRecorder: Sendable {
     }
 
     /// Records `selection`; `file` names the recording in diagnostics, `now` goes in its header.
-    public func record(_ selection: Selection, file: String, now: Date = Date()) async throws(RecordingError) -> Recording {
+    public func record(
+        _ selection: Selection, file: String, now: Date = Date()
+    ) async throws(RecordingError) -> Recording {
         let keys = try await self.keys(selection)
         var activities: [RecordedActivity] = []
         var warnings: [String] = []
@@ -72,7 +74,9 @@ public struct BridgeRecorder: Sendable {
             }
             guard let record, !events.isEmpty else {
                 if !selection.keys.isEmpty { throw .nothingDispatched(key: key) }
-                warnings.append("'\(key)' is left out: the bridge has applied none of its events (it is not registered, or waits for a token)")
+                warnings.append(
+                    "'\(key)' is left out: the bridge has applied none of its events (it is not registered, or waits for a token)"
+                )
                 continue
             }
             activities.append(try replay.replay(record, events: events))
@@ -84,18 +88,23 @@ public struct BridgeRecorder: Sendable {
         let bundleIDs = Set(activities.map { configuration.apns?.topic ?? $0.scenario.bundleID })
         let bundleID = configuration.apns?.topic ?? first.scenario.bundleID
         if bundleIDs.count > 1 {
-            warnings.append("the activities' scenarios name different apps (\(bundleIDs.sorted().joined(separator: ", "))); the recording names \(bundleID)")
+            warnings.append(
+                "the activities' scenarios name different apps (\(bundleIDs.sorted().joined(separator: ", "))); the recording names \(bundleID)"
+            )
         }
         for activity in activities { warnings += activity.warnings.map { "'\(activity.key)': \($0)" } }
 
         let storeName = (store as? SQLStore)?.name ?? "the store"
         let yaml = RecordingYAML(
             activities: activities,
-            header: .init(store: storeName, recordedAt: Millis((now.timeIntervalSince1970 * 1000).rounded(.down)), selection: Self.describe(selection, count: activities.count)),
+            header: .init(
+                store: storeName, recordedAt: Millis((now.timeIntervalSince1970 * 1000).rounded(.down)),
+                selection: Self.describe(selection, count: activities.count)),
             bundleID: bundleID, start: first.start
         ).text()
         let (differences, notes) = try Self.check(yaml, file: file, against: activities, start: first.start)
-        return Recording(yaml: yaml, activities: activities, start: first.start, warnings: warnings + differences, notes: notes)
+        return Recording(
+            yaml: yaml, activities: activities, start: first.start, warnings: warnings + differences, notes: notes)
     }
 
     /// The keys asked for, or those with events in the time range.
@@ -104,7 +113,9 @@ public struct BridgeRecorder: Sendable {
         let sources: [String]
         if let source = selection.source {
             guard configuration.source(named: source) != nil else {
-                throw .nothingSelected("no source is named '\(source)'; the configuration has \(configuration.sources.map(\.name).joined(separator: ", "))")
+                throw .nothingSelected(
+                    "no source is named '\(source)'; the configuration has \(configuration.sources.map(\.name).joined(separator: ", "))"
+                )
             }
             sources = [source]
         } else {
@@ -114,7 +125,8 @@ public struct BridgeRecorder: Sendable {
         var seen: Set<String> = []
         for source in sources {
             do {
-                for key in try await store.activityKeys(source: source, receivedFrom: selection.from, to: selection.to) where seen.insert(key).inserted {
+                for key in try await store.activityKeys(source: source, receivedFrom: selection.from, to: selection.to)
+                where seen.insert(key).inserted {
                     keys.append(key)
                 }
             } catch {
@@ -128,7 +140,9 @@ public struct BridgeRecorder: Sendable {
     /// Loads the written file and plays it under the virtual clock up to the bridge's last push:
     /// each activity must send what the replay decided, byte for byte. Returns the differences
     /// and the loader's warnings.
-    static func check(_ yaml: String, file: String, against activities: [RecordedActivity], start: Millis) throws(RecordingError) -> ([String], [String]) {
+    static func check(
+        _ yaml: String, file: String, against activities: [RecordedActivity], start: Millis
+    ) throws(RecordingError) -> ([String], [String]) {
         let loaded: LoadedScenario
         do {
             loaded = try ScenarioLoader().load(yaml: yaml, file: file)
@@ -143,10 +157,14 @@ public struct BridgeRecorder: Sendable {
         for (index, activity) in activities.enumerated() {
             let played = sink.pushes.filter { $0.activity == index }.prefix(activity.pushes.count)
             guard played.count == activity.pushes.count else {
-                differences.append("'\(activity.key)': the recording plays \(CountText.of(played.count, "push", "pushes")) where the bridge sent \(activity.pushes.count)")
+                differences.append(
+                    "'\(activity.key)': the recording plays \(CountText.of(played.count, "push", "pushes")) where the bridge sent \(activity.pushes.count)"
+                )
                 continue
             }
-            if let mismatch = Array(zip(played, activity.pushes)).firstIndex(where: { $0.payload != $1.payload || $0.priority != $1.priority }) {
+            if let mismatch = Array(zip(played, activity.pushes)).firstIndex(where: {
+                $0.payload != $1.payload || $0.priority != $1.priority
+            }) {
                 differences.append("'\(activity.key)': push \(mismatch + 1) of the recording differs from the bridge's")
             }
         }
@@ -155,7 +173,9 @@ public struct BridgeRecorder: Sendable {
 
     /// `activities D-1, D-2`, `source sportradar from … to …`, `every source`.
     static func describe(_ selection: Selection, count: Int? = nil) -> String {
-        if !selection.keys.isEmpty { return "activit\(selection.keys.count == 1 ? "y" : "ies") \(selection.keys.joined(separator: ", "))" }
+        if !selection.keys.isEmpty {
+            return "activit\(selection.keys.count == 1 ? "y" : "ies") \(selection.keys.joined(separator: ", "))"
+        }
         var text = selection.source.map { "source \($0)" } ?? "every source"
         let format: (Date) -> String = { UTCTime.format(Millis(($0.timeIntervalSince1970 * 1000).rounded(.down))) }
         if let from = selection.from { text += ", received from \(format(from))" }

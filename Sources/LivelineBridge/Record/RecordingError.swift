@@ -15,10 +15,12 @@ public enum RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .nothingSelected(let what): "nothing to record: \(what)"
-        case .nothingDispatched(let key): "'\(key)' has no event the bridge applied yet (is it registered, with a token?)"
+        case .nothingDispatched(let key):
+            "'\(key)' has no event the bridge applied yet (is it registered, with a token?)"
         case .noStory(let key, let source): "'\(key)' follows '\(source)', which no configured source is"
         case .store(let cause): "the store could not be read: \(cause)"
-        case .invalidScenario(let errors): "the recording does not load (a fault of Liveline; please report it):\n\(errors.joined(separator: "\n"))"
+        case .invalidScenario(let errors):
+            "the recording does not load (a fault of Liveline; please report it):\n\(errors.joined(separator: "\n"))"
         }
     }
 }

@@ -77,7 +77,8 @@ struct RecordingYAML {
                 lines.append("      # \(Self.origin(event)): \(Self.comment(text))")
             case .beat(let beat):
                 lines.append("      # \(Self.origin(beat.event))")
-                lines += self.beat(beat, id: Self.uniqueID(for: beat.event.event.eventType, taken: &ids), start: activity.start)
+                lines += self.beat(
+                    beat, id: Self.uniqueID(for: beat.event.event.eventType, taken: &ids), start: activity.start)
             }
         }
         return lines
@@ -92,7 +93,9 @@ struct RecordingYAML {
         ]
         if let start = beat.start { lines.append("        start: \(Self.start(start))") }
         if let relevance = beat.relevance { lines.append("        relevance: \(Self.number(relevance))") }
-        if let staleAfter = beat.staleAfter { lines.append("        stale-after: \(staleAfter.map(Self.duration) ?? "none")") }
+        if let staleAfter = beat.staleAfter {
+            lines.append("        stale-after: \(staleAfter.map(Self.duration) ?? "none")")
+        }
         if beat.set.count > 0 { lines.append("        set:\(Self.block(beat.set, indent: indent, start: start))") }
         if let alert = beat.alert {
             lines.append("        alert:")
@@ -111,7 +114,8 @@ struct RecordingYAML {
     /// `# 2026-11-21T18:06:12.184Z doordash DASHER_CONFIRMED, event 1181468017`.
     static func origin(_ event: DispatchedEvent) -> String {
         let received = Millis((event.event.receivedAt.timeIntervalSince1970 * 1000).rounded(.down))
-        return "received \(UTCTime.format(received)): \(event.event.source) \(comment(event.event.eventType)), event \(comment(event.event.eventID))"
+        return
+            "received \(UTCTime.format(received)): \(event.event.source) \(comment(event.event.eventType)), event \(comment(event.event.eventID))"
     }
 
     /// Text safe inside a comment: one line.
@@ -173,7 +177,8 @@ struct RecordingYAML {
         case .double(let number): self.number(number, decimal: true)
         case .string(let text): string(text)
         case .date(let millis): "!date \(relative(millis, to: start))"
-        case .dateRange(let lower, let upper): "!daterange [\(relative(lower, to: start)), \(relative(upper, to: start))]"
+        case .dateRange(let lower, let upper):
+            "!daterange [\(relative(lower, to: start)), \(relative(upper, to: start))]"
         case .array(let items): "[\(items.map { self.value($0, start: start) }.joined(separator: ", "))]"
         case .object(let object):
             "{\(zip(object.keys, object.values).map { " \(key($0)): \(self.value($1, start: start))" }.joined(separator: ","))\(object.count > 0 ? " " : "")}"
@@ -212,8 +217,13 @@ struct RecordingYAML {
 
     /// A content-state or attributes key: bare when it is a plain word, else quoted.
     static func key(_ key: String) -> String {
-        let plain = !key.isEmpty && key.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_" }
-            && !(key.first?.isNumber ?? true) && !["true", "false", "null", "yes", "no", "on", "off", "y", "n"].contains(key.lowercased())
+        let plain =
+            !key.isEmpty
+            && key.unicodeScalars.allSatisfy {
+                ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "_"
+            }
+            && !(key.first?.isNumber ?? true)
+            && !["true", "false", "null", "yes", "no", "on", "off", "y", "n"].contains(key.lowercased())
         return plain ? key : string(key)
     }
 
@@ -232,8 +242,10 @@ struct RecordingYAML {
             case "{" where braces: out += "{{ \\\"{\\\" }}"
             case "}" where braces: out += "{{ \\\"}\\\" }}"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value) || scalar.value == 0xFEFF
-                    || scalar.value == 0x2028 || scalar.value == 0x2029 {
+                if scalar.value < 0x20 || scalar.value == 0x7F || (0x80...0x9F).contains(scalar.value)
+                    || scalar.value == 0xFEFF
+                    || scalar.value == 0x2028 || scalar.value == 0x2029
+                {
                     out += String(format: "\\u%04X", scalar.value)
                 } else {
                     out.unicodeScalars.append(scalar)
@@ -245,10 +257,13 @@ struct RecordingYAML {
 
     /// An activity name from a key: lower-case letters, digits, `-`, `_` and `.`; unique.
     static func uniqueName(for key: String, taken: inout Set<String>) -> String {
-        var base = String(key.lowercased().unicodeScalars.map { scalar -> Character in
-            let allowed = ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar) || "-_.".unicodeScalars.contains(scalar)
-            return allowed ? Character(scalar) : "-"
-        })
+        var base = String(
+            key.lowercased().unicodeScalars.map { scalar -> Character in
+                let allowed =
+                    ("a"..."z").contains(scalar) || ("0"..."9").contains(scalar)
+                    || "-_.".unicodeScalars.contains(scalar)
+                return allowed ? Character(scalar) : "-"
+            })
         base = base.trimmingCharacters(in: CharacterSet(charactersIn: "-"))
         if base.isEmpty { base = "activity" }
         var name = base

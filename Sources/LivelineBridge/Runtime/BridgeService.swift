@@ -34,7 +34,8 @@ public final class BridgeService: Sendable {
 
         public init(
             instance: String = BridgeService.defaultInstanceName(), lease: Duration = .seconds(30),
-            retry: RetryPolicy = RetryPolicy(base: .milliseconds(500), cap: .seconds(60), maxAttempts: 10), listen: ListenAddress? = nil
+            retry: RetryPolicy = RetryPolicy(base: .milliseconds(500), cap: .seconds(60), maxAttempts: 10),
+            listen: ListenAddress? = nil
         ) {
             self.instance = instance
             self.lease = lease
@@ -61,7 +62,10 @@ public final class BridgeService: Sendable {
     private let group = Mutex<ServiceGroup?>(nil)
 
     /// - Parameter client: where pushes go (APNs, or a mock); the caller shuts it down.
-    public init(configuration: BridgeConfiguration, store: any Store, client: APNsClient, options: Options = Options(), logger: Logger) {
+    public init(
+        configuration: BridgeConfiguration, store: any Store, client: APNsClient, options: Options = Options(),
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.store = store
         self.logger = logger
@@ -76,7 +80,8 @@ public final class BridgeService: Sendable {
         )
         let fanOut = FanOutSender(
             store: store, client: client,
-            configuration: .init(instance: options.instance, lease: options.lease * 2, rangesPerPass: 16, retry: options.retry),
+            configuration: .init(
+                instance: options.instance, lease: options.lease * 2, rangesPerPass: 16, retry: options.retry),
             observer: metrics, logger: logger
         )
         self.fanOut = fanOut
@@ -88,16 +93,21 @@ public final class BridgeService: Sendable {
         let drain = BridgeDrain(timeout: configuration.drainTimeout)
         self.drain = drain
         http = BridgeHTTPServer(
-            configuration: configuration, store: store, inbox: inbox, metrics: metrics, logger: logger, listen: options.listen,
-            wake: { dispatcher.wakeSignal.ring(); fanOut.wakeSignal.ring() }, contentState: { dispatcher.contentState(of: $0) },
+            configuration: configuration, store: store, inbox: inbox, metrics: metrics, logger: logger,
+            listen: options.listen,
+            wake: {
+                dispatcher.wakeSignal.ring(); fanOut.wakeSignal.ring()
+            }, contentState: { dispatcher.contentState(of: $0) },
             journal: dispatcher.journal, device: options.device, drain: drain
         )
         pruner = StorePruner(
-            store: store, policy: configuration.retention, sources: configuration.sources.map(\.name), metrics: metrics, logger: logger
+            store: store, policy: configuration.retention, sources: configuration.sources.map(\.name), metrics: metrics,
+            logger: logger
         )
         streams = configuration.sources.compactMap { [inbox] source in
             StreamClient(
-                source: source, inbox: inbox, store: store, metrics: metrics, logger: logger, bodyLimit: configuration.bodyLimit,
+                source: source, inbox: inbox, store: store, metrics: metrics, logger: logger,
+                bodyLimit: configuration.bodyLimit,
                 wake: { dispatcher.wakeSignal.ring() })
         }
     }
@@ -117,22 +127,29 @@ public final class BridgeService: Sendable {
             // flight, and the HTTP server last, so that it answers until the drain is over.
             services: [
                 .init(service: http),
-                .init(service: Worker(name: "sender", stop: { sender.stop(cutoff: drain.sendCutoff) }) {
-                    await withTaskExecutorPreference(store.taskExecutor) { await sender.run() }
-                }),
-                .init(service: Worker(name: "fan-out", stop: { fanOut.stop(cutoff: drain.sendCutoff) }) {
-                    await withTaskExecutorPreference(store.taskExecutor) { await fanOut.run() }
-                }),
-                .init(service: Worker(name: "dispatcher", stop: { dispatcher.stop() }) {
-                    await withTaskExecutorPreference(store.taskExecutor) { await dispatcher.run() }
-                }),
-                .init(service: Worker(name: "depths") { [metrics] in
-                    await Self.reportDepths(store: store, metrics: metrics, logger: logger)
-                }),
+                .init(
+                    service: Worker(name: "sender", stop: { sender.stop(cutoff: drain.sendCutoff) }) {
+                        await withTaskExecutorPreference(store.taskExecutor) { await sender.run() }
+                    }),
+                .init(
+                    service: Worker(name: "fan-out", stop: { fanOut.stop(cutoff: drain.sendCutoff) }) {
+                        await withTaskExecutorPreference(store.taskExecutor) { await fanOut.run() }
+                    }),
+                .init(
+                    service: Worker(name: "dispatcher", stop: { dispatcher.stop() }) {
+                        await withTaskExecutorPreference(store.taskExecutor) { await dispatcher.run() }
+                    }),
+                .init(
+                    service: Worker(name: "depths") { [metrics] in
+                        await Self.reportDepths(store: store, metrics: metrics, logger: logger)
+                    }),
                 .init(service: Worker(name: "pruner") { [pruner] in await pruner.run() }),
-            ] + streams.map { stream in .init(service: Worker(name: "stream \(stream.source.name)") { await stream.run() }) } + [
-                .init(service: DrainStart(drain: drain, logger: logger)),
-            ],
+            ]
+                + streams.map { stream in
+                    .init(service: Worker(name: "stream \(stream.source.name)") { await stream.run() })
+                } + [
+                    .init(service: DrainStart(drain: drain, logger: logger))
+                ],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger
         )
@@ -181,7 +198,11 @@ private struct Worker: Service {
 
     func run() async throws {
         if let stop {
-            await withGracefulShutdownHandler { await body() } onGracefulShutdown: { stop() }
+            await withGracefulShutdownHandler {
+                await body()
+            } onGracefulShutdown: {
+                stop()
+            }
         } else {
             await cancelWhenGracefulShutdown { await body() }
         }
@@ -196,7 +217,9 @@ private struct DrainStart: Service {
     func run() async throws {
         guard (try? await gracefulShutdown()) != nil else { return }
         drain.begin()
-        logger.notice("draining: webhooks get 503 until the pushes in flight are answered", metadata: ["drain-timeout": "\(drain.timeout)"])
+        logger.notice(
+            "draining: webhooks get 503 until the pushes in flight are answered",
+            metadata: ["drain-timeout": "\(drain.timeout)"])
     }
 }
 

@@ -26,7 +26,10 @@ public final class StorePruner: Sendable {
     private let logger: Logger
 
     /// - Parameter sources: whose events to prune (the configured sources).
-    public init(store: any RetentionStore, policy: RetentionPolicy, sources: [String], metrics: BridgeMetrics? = nil, logger: Logger) {
+    public init(
+        store: any RetentionStore, policy: RetentionPolicy, sources: [String], metrics: BridgeMetrics? = nil,
+        logger: Logger
+    ) {
         self.store = store
         self.policy = policy
         self.sources = sources
@@ -42,10 +45,13 @@ public final class StorePruner: Sendable {
             do {
                 let report = try await prune(now: Date())
                 if report.events + report.deadLetters + report.fanOuts > 0 {
-                    logger.info("pruned the store", metadata: [
-                        "events": "\(report.events)", "dead-letters": "\(report.deadLetters)", "fan-outs": "\(report.fanOuts)",
-                        "batches": "\(report.batches)",
-                    ])
+                    logger.info(
+                        "pruned the store",
+                        metadata: [
+                            "events": "\(report.events)", "dead-letters": "\(report.deadLetters)",
+                            "fan-outs": "\(report.fanOuts)",
+                            "batches": "\(report.batches)",
+                        ])
                 }
             } catch {
                 if Task.isCancelled { return }
@@ -91,7 +97,9 @@ public final class StorePruner: Sendable {
     /// pausing between; the rows deleted and the batches run. Each batch is counted in the
     /// metrics as it commits, with the time it held the store, so a scrape during a round sees
     /// the round under way.
-    private func batches(table: String, _ batch: @Sendable (Int) async throws -> PruneBatch) async throws -> (rows: Int, batches: Int) {
+    private func batches(
+        table: String, _ batch: @Sendable (Int) async throws -> PruneBatch
+    ) async throws -> (rows: Int, batches: Int) {
         var rows = 0, batches = 0
         var sizer = PruneBatchSizer(policy: policy)
         while !Task.isCancelled {

@@ -17,7 +17,8 @@ public struct WebhookFollower: Sendable {
     public var interval: Duration
 
     public init(
-        sender: WebhookSender = WebhookSender(timeout: .seconds(10)), base: String, apiKey: String, timeout: Duration = .seconds(15),
+        sender: WebhookSender = WebhookSender(timeout: .seconds(10)), base: String, apiKey: String,
+        timeout: Duration = .seconds(15),
         interval: Duration = .milliseconds(100)
     ) {
         self.sender = sender
@@ -30,13 +31,16 @@ public struct WebhookFollower: Sendable {
     /// The event id, activity and status (`stored`, `duplicate`) of a webhook's answer
     /// (`{"status": "stored", "event": …, "activity": …}`).
     public static func event(inAnswer body: [UInt8]) -> (event: String, activity: String?, status: String)? {
-        guard case .object(let object)? = try? JSONParser.parse(body), let event = WebhookTrace.text(object["event"]) else { return nil }
+        guard case .object(let object)? = try? JSONParser.parse(body), let event = WebhookTrace.text(object["event"])
+        else { return nil }
         return (event, WebhookTrace.text(object["activity"]), WebhookTrace.text(object["status"]) ?? "stored")
     }
 
     /// Follows `eventID` of `source` until it is done or `timeout` passes; `received` is what
     /// the webhook's answer said (`stored` or `duplicate`).
-    public func follow(source: String, eventID: String, received: String = "stored") async throws(WebhookSendError) -> WebhookTrace {
+    public func follow(
+        source: String, eventID: String, received: String = "stored"
+    ) async throws(WebhookSendError) -> WebhookTrace {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         let url = "\(base)/v1/events/\(Self.escaped(source))/\(Self.escaped(eventID))"
@@ -47,21 +51,33 @@ public struct WebhookFollower: Sendable {
             let answer = try await sender.send(to: url, method: .get, headers: headers, body: [])
             switch answer.status {
             case 200: break
-            case 401: throw WebhookSendError("the bridge refused the registry API key (\(answer.text.trimmingCharacters(in: .whitespacesAndNewlines))); pass the key with --api-key or LIVELINE_API_KEY")
+            case 401:
+                throw WebhookSendError(
+                    "the bridge refused the registry API key (\(answer.text.trimmingCharacters(in: .whitespacesAndNewlines))); pass the key with --api-key or LIVELINE_API_KEY"
+                )
             case 404 where answer.text.contains("unknown-event"):
-                throw WebhookSendError("the bridge at \(base) holds no event '\(eventID)' of '\(source)' (was the webhook sent to another bridge?)")
+                throw WebhookSendError(
+                    "the bridge at \(base) holds no event '\(eventID)' of '\(source)' (was the webhook sent to another bridge?)"
+                )
             default:
-                throw WebhookSendError("GET \(url) answered \(answer.status): \(answer.text.trimmingCharacters(in: .whitespacesAndNewlines))")
+                throw WebhookSendError(
+                    "GET \(url) answered \(answer.status): \(answer.text.trimmingCharacters(in: .whitespacesAndNewlines))"
+                )
             }
             guard case .object(let object)? = try? JSONParser.parse(answer.body) else {
-                throw WebhookSendError("GET \(url) answered something that is not a JSON object: \(answer.text.prefix(200))")
+                throw WebhookSendError(
+                    "GET \(url) answered something that is not a JSON object: \(answer.text.prefix(200))")
             }
             let now = clock.now
-            if let conclusion = Self.conclusion(object, timedOut: now >= deadline, waitEnds: Date().addingTimeInterval(Self.seconds(deadline - now))) {
+            if let conclusion = Self.conclusion(
+                object, timedOut: now >= deadline, waitEnds: Date().addingTimeInterval(Self.seconds(deadline - now)))
+            {
                 return WebhookTrace(answer: object, conclusion: conclusion, received: received)
             }
             try? await Task.sleep(for: min(interval, max(.zero, deadline - clock.now)))
-            if Task.isCancelled { return WebhookTrace(answer: object, conclusion: .timedOut("interrupted"), received: received) }
+            if Task.isCancelled {
+                return WebhookTrace(answer: object, conclusion: .timedOut("interrupted"), received: received)
+            }
         }
     }
 
@@ -73,7 +89,10 @@ public struct WebhookFollower: Sendable {
         case "superseded":
             return .superseded(WebhookTrace.text(answer["reason"]) ?? "no reason recorded")
         case "pending":
-            return timedOut ? .timedOut("the event is still pending: is a dispatcher running (the bridge, or another instance on its store)?") : nil
+            return timedOut
+                ? .timedOut(
+                    "the event is still pending: is a dispatcher running (the bridge, or another instance on its store)?"
+                ) : nil
         default:
             break
         }
@@ -92,7 +111,9 @@ public struct WebhookFollower: Sendable {
         if queued == 0, pending == 0, trace.lastPush != nil { return .answered }
         if timedOut {
             let error = WebhookTrace.text(activity["last-error"]).map { " (last error: \($0))" } ?? ""
-            return .timedOut("the push was not answered within the wait\(error); it may be retrying: see GET /v1/activities/\(trace.activityKey)")
+            return .timedOut(
+                "the push was not answered within the wait\(error); it may be retrying: see GET /v1/activities/\(trace.activityKey)"
+            )
         }
         return nil
     }

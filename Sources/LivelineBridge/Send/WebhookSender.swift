@@ -60,11 +60,12 @@ public struct WebhookSender: Sendable {
         to url: String, method: HTTPRequest.Method = .post, headers: HTTPFields, body: [UInt8]
     ) async throws(WebhookSendError) -> Answer {
         guard let components = URLComponents(string: url), let scheme = components.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
+            scheme == "http" || scheme == "https", let host = components.host, !host.isEmpty
         else { throw WebhookSendError("\(url) is not an http:// or https:// URL") }
         let tls = scheme == "https"
         let port = components.port ?? (tls ? 443 : 80)
-        let path = (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
+        let path =
+            (components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath)
             + (components.percentEncodedQuery.map { "?" + $0 } ?? "")
         let bareHost = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         let isIPAddress = bareHost.contains(":") || bareHost.allSatisfy { $0.isNumber || $0 == "." }
@@ -98,10 +99,13 @@ public struct WebhookSender: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let sslContext {
-                        try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: isIPAddress ? nil : bareHost))
+                        try sync.addHandler(
+                            NIOSSLClientHandler(context: sslContext, serverHostname: isIPAddress ? nil : bareHost))
                     }
                     try sync.addHTTPClientHandlers()
-                    try sync.addHandler(ExchangeHandler(request: request, promise: promise, timeout: timeout, maximumBody: maximumAnswer))
+                    try sync.addHandler(
+                        ExchangeHandler(
+                            request: request, promise: promise, timeout: timeout, maximumBody: maximumAnswer))
                 }
             }
         do {
@@ -152,7 +156,8 @@ private final class ExchangeHandler: ChannelInboundHandler {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         timer = context.eventLoop.scheduleTask(in: timeout) {
             let (handler, context) = loopBound.value
-            handler.finish(context, .failure(WebhookSendError("no answer within \(handler.timeout.nanoseconds / 1_000_000) ms")))
+            handler.finish(
+                context, .failure(WebhookSendError("no answer within \(handler.timeout.nanoseconds / 1_000_000) ms")))
         }
         context.write(wrapOutboundOut(.head(request.head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: request.body)))), promise: nil)
@@ -175,7 +180,11 @@ private final class ExchangeHandler: ChannelInboundHandler {
             for (name, value) in head.headers {
                 if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
             }
-            finish(context, .success(WebhookSender.Answer(status: Int(head.status.code), headers: fields, body: body, truncated: truncated)))
+            finish(
+                context,
+                .success(
+                    WebhookSender.Answer(
+                        status: Int(head.status.code), headers: fields, body: body, truncated: truncated)))
         }
     }
 

@@ -57,11 +57,19 @@ public struct WebhookTrace: Sendable, Hashable {
         let type = Self.text(answer["type"]).map { " (\($0))" } ?? ""
         let first = received == "duplicate" ? "duplicate" : "stored"
         let earlier = received == "duplicate" ? " (already held: what follows is the first one's story)" : ""
-        lines.append(row(first, "event \(Self.text(answer["event"]) ?? "?")\(type) of \(Self.text(answer["source"]) ?? "?") → activity \(activityKey)\(earlier)"))
+        lines.append(
+            row(
+                first,
+                "event \(Self.text(answer["event"]) ?? "?")\(type) of \(Self.text(answer["source"]) ?? "?") → activity \(activityKey)\(earlier)"
+            ))
         switch conclusion {
         case .notRegistered:
-            lines.append(row("waiting", "no activity '\(activityKey)' is registered, so the event waits in the inbox; "
-                + "it applies once the app registers one (PUT /v1/activities/\(activityKey) with an update-token or push-to-start-token)"))
+            lines.append(
+                row(
+                    "waiting",
+                    "no activity '\(activityKey)' is registered, so the event waits in the inbox; "
+                        + "it applies once the app registers one (PUT /v1/activities/\(activityKey) with an update-token or push-to-start-token)"
+                ))
             return lines
         case .superseded(let reason):
             lines.append(row("superseded", "kept, not applied: \(reason)"))
@@ -74,22 +82,35 @@ public struct WebhookTrace: Sendable, Hashable {
             break
         }
         if state == "pending" {
-            lines.append(row("pending", "not applied yet (pending events of the activity: \(activity.flatMap { Self.int($0["pending-events"]) } ?? 0))"))
+            lines.append(
+                row(
+                    "pending",
+                    "not applied yet (pending events of the activity: \(activity.flatMap { Self.int($0["pending-events"]) } ?? 0))"
+                ))
         } else if let at = Self.text(answer["applied-at"]) {
             lines.append(row("applied", "at \(at)"))
         }
         if step == nil, state != "pending" {
-            lines.append(row("push", "decided by another bridge instance (or before a restart): its reason is not known here"))
+            lines.append(
+                row("push", "decided by another bridge instance (or before a restart): its reason is not known here"))
         }
         for push in pushes { lines.append(row("push", Self.describe(push))) }
         if let step, pushes.isEmpty {
             let deadline = Self.text(step["next-deadline"]).map { "; the engine runs again at \($0)" } ?? ""
-            lines.append(row("push", "none yet: the change is held (min-interval, one push a second, or the budget) or changed nothing a device shows\(deadline)"))
+            lines.append(
+                row(
+                    "push",
+                    "none yet: the change is held (min-interval, one push a second, or the budget) or changed nothing a device shows\(deadline)"
+                ))
         }
         if let last = lastPush, case .answered = conclusion {
             let reason = Self.text(last["reason"]).map { " \($0)" } ?? ""
             let id = Self.text(last["apns-id"]).map { " · apns-id \($0)" } ?? ""
-            lines.append(row("APNs", "\(Self.int(last["status"]).map(String.init) ?? "?")\(reason) at \(Self.text(last["at"]) ?? "?")\(id)"))
+            lines.append(
+                row(
+                    "APNs",
+                    "\(Self.int(last["status"]).map(String.init) ?? "?")\(reason) at \(Self.text(last["at"]) ?? "?")\(id)"
+                ))
         }
         if let error = activity.flatMap({ Self.text($0["last-error"]) }) { lines.append(row("error", error)) }
         appendDevice(to: &lines)
@@ -106,7 +127,11 @@ public struct WebhookTrace: Sendable, Hashable {
             if let state = device["content-state"], state != .null { parts.append(Self.compact(state, limit: 160)) }
             lines.append(row("device", parts.joined(separator: " · ")))
         } else if let state = activity["content-state"], state != .null {
-            lines.append(row("shows", "\(Self.text(activity["lifecycle"]) ?? "") · \(Self.compact(state, limit: 160)) (the bridge's state of the story)"))
+            lines.append(
+                row(
+                    "shows",
+                    "\(Self.text(activity["lifecycle"]) ?? "") · \(Self.compact(state, limit: 160)) (the bridge's state of the story)"
+                ))
         }
     }
 
@@ -122,7 +147,9 @@ public struct WebhookTrace: Sendable, Hashable {
         if let aps = object(push["aps"]) {
             if let state = aps["content-state"] { parts.append("content-state \(compact(state, limit: 120))") }
             if let alert = object(aps["alert"]), let title = text(alert["title"]) { parts.append("alert \"\(title)\"") }
-            if let score = aps["relevance-score"], score != .null { parts.append("relevance \(compact(score, limit: 12))") }
+            if let score = aps["relevance-score"], score != .null {
+                parts.append("relevance \(compact(score, limit: 12))")
+            }
         }
         return parts.joined(separator: " · ")
     }

@@ -73,9 +73,10 @@ public struct GenericHMAC: WebhookVerifier {
         timestamp: Timestamp? = nil,
         secrets: [String]
     ) throws(WebhookConfigurationError) {
-        try self.init(GenericHMACConfiguration(
-            header: header, algorithm: algorithm, encoding: encoding, prefix: prefix, separator: separator,
-            signed: signed, timestamp: timestamp, secrets: secrets))
+        try self.init(
+            GenericHMACConfiguration(
+                header: header, algorithm: algorithm, encoding: encoding, prefix: prefix, separator: separator,
+                signed: signed, timestamp: timestamp, secrets: secrets))
     }
 
     /// A verifier for the scheme `configuration` describes.
@@ -100,13 +101,15 @@ public struct GenericHMAC: WebhookVerifier {
             let name = try HTTPField.Name.configured(timestamp.header, setting: setting)
             // An unsigned timestamp can be rewritten by whoever replays the request: no protection.
             guard parts.contains(where: { if case .header(name) = $0 { true } else { false } }) else {
-                throw WebhookConfigurationError("\(setting): the timestamp header \(timestamp.header) must be among the signed parts")
+                throw WebhookConfigurationError(
+                    "\(setting): the timestamp header \(timestamp.header) must be among the signed parts")
             }
             self.timestamp = (name, timestamp.tolerance)
         } else {
             self.timestamp = nil
         }
-        keyring = try HMACKeyring(algorithm: configuration.algorithm, utf8Secrets: configuration.secrets, setting: setting)
+        keyring = try HMACKeyring(
+            algorithm: configuration.algorithm, utf8Secrets: configuration.secrets, setting: setting)
     }
 
     public func verify(

@@ -45,11 +45,12 @@ struct HMACKeyring: Sendable, CustomStringConvertible, CustomDebugStringConverti
         }
         self.algorithm = algorithm
         let keys = secrets.map { SymmetricKey(data: $0) }
-        keyed = switch algorithm {
-        case .sha1: .sha1(keys.map { CryptoKey(HMAC(key: $0)) })
-        case .sha256: .sha256(keys.map { CryptoKey(HMAC(key: $0)) })
-        case .sha512: .sha512(keys.map { CryptoKey(HMAC(key: $0)) })
-        }
+        keyed =
+            switch algorithm {
+            case .sha1: .sha1(keys.map { CryptoKey(HMAC(key: $0)) })
+            case .sha256: .sha256(keys.map { CryptoKey(HMAC(key: $0)) })
+            case .sha512: .sha512(keys.map { CryptoKey(HMAC(key: $0)) })
+            }
     }
 
     /// Keys from text secrets used as their UTF-8 bytes (GitHub, Stripe, Shopify, Square…).

@@ -32,7 +32,7 @@ public struct NoVerification: WebhookVerifier {
         var values: [Int] = []
         for octet in octets {
             guard (1...3).contains(octet.count), octet.allSatisfy(\.isASCII), octet.allSatisfy(\.isNumber),
-                  let value = Int(octet), value <= 255, octet.count == 1 || octet.first != "0"
+                let value = Int(octet), value <= 255, octet.count == 1 || octet.first != "0"
             else { return false }
             values.append(value)
         }

@@ -34,17 +34,22 @@ public struct SharedSecretAuth: WebhookVerifier, CustomStringConvertible, Custom
     }
 
     /// `Authorization: Bearer <token>` (or the same in another header), any of `tokens`.
-    public static func bearer(tokens: [String], header: String = "Authorization") throws(WebhookConfigurationError) -> Self {
+    public static func bearer(
+        tokens: [String], header: String = "Authorization"
+    ) throws(WebhookConfigurationError) -> Self {
         try Self(header: header, form: .scheme("Bearer"), secrets: tokens.map { Array($0.utf8) }, setting: "bearer")
     }
 
     /// A header whose whole value must equal one of `values` (DoorDash Drive's `Authorization`).
-    public static func headerValue(_ header: String = "Authorization", values: [String]) throws(WebhookConfigurationError) -> Self {
+    public static func headerValue(
+        _ header: String = "Authorization", values: [String]
+    ) throws(WebhookConfigurationError) -> Self {
         try Self(header: header, form: .value, secrets: values.map { Array($0.utf8) }, setting: "header \(header)")
     }
 
     /// HTTP Basic: `Authorization: Basic <base64 of user:password>`, any of `credentials`.
-    public static func basic(credentials: [(user: String, password: String)]) throws(WebhookConfigurationError) -> Self {
+    public static func basic(credentials: [(user: String, password: String)]) throws(WebhookConfigurationError) -> Self
+    {
         if credentials.contains(where: { $0.user.contains(":") }) {
             throw WebhookConfigurationError("basic: a user name cannot contain ':'")
         }

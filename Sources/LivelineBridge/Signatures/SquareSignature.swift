@@ -13,7 +13,9 @@ public struct SquareSignature: WebhookVerifier {
     ///   - signatureKeys: subscription signature keys, newest first.
     ///   - notificationURL: the subscription's notification URL, exactly as registered.
     public init(signatureKeys: [String], notificationURL: String) throws(WebhookConfigurationError) {
-        guard !notificationURL.isEmpty else { throw WebhookConfigurationError("square: the notification URL is needed") }
+        guard !notificationURL.isEmpty else {
+            throw WebhookConfigurationError("square: the notification URL is needed")
+        }
         hmac = try GenericHMAC(
             header: "x-square-hmacsha256-signature", encoding: .base64,
             signed: [.literal(notificationURL), .body], secrets: signatureKeys)

@@ -28,7 +28,8 @@ public struct StandardWebhooks: WebhookVerifier {
     ) throws(WebhookConfigurationError) {
         var rawSecrets: [[UInt8]] = []
         for (index, secret) in secrets.enumerated() {
-            rawSecrets.append(try Self.decodeKey(secret, prefix: "whsec_", setting: "standard-webhooks secret \(index + 1)"))
+            rawSecrets.append(
+                try Self.decodeKey(secret, prefix: "whsec_", setting: "standard-webhooks secret \(index + 1)"))
         }
         var keys: [CryptoKey<Curve25519.Signing.PublicKey>] = []
         for (index, text) in publicKeys.enumerated() {
@@ -45,7 +46,8 @@ public struct StandardWebhooks: WebhookVerifier {
         self.idHeader = try .configured("webhook-id", setting: "standard-webhooks")
         self.timestampHeader = try .configured("webhook-timestamp", setting: "standard-webhooks")
         self.signatureHeader = try .configured("webhook-signature", setting: "standard-webhooks")
-        self.keyring = rawSecrets.isEmpty
+        self.keyring =
+            rawSecrets.isEmpty
             ? nil : try HMACKeyring(algorithm: .sha256, secrets: rawSecrets, setting: "standard-webhooks")
         self.publicKeys = keys
         self.tolerance = tolerance
@@ -62,7 +64,9 @@ public struct StandardWebhooks: WebhookVerifier {
         var sawKnownVersion = false
         signatures[...].forEachItem(separatedBy: " ") { entry in
             if entry.utf8.hasCaseInsensitivePrefix("v1,") && SignatureEncoding.base64.isValid(entry.utf8.dropFirst(3))
-                || entry.utf8.hasCaseInsensitivePrefix("v1a,") && SignatureEncoding.base64.isValid(entry.utf8.dropFirst(4)) {
+                || entry.utf8.hasCaseInsensitivePrefix("v1a,")
+                    && SignatureEncoding.base64.isValid(entry.utf8.dropFirst(4))
+            {
                 sawKnownVersion = true
             }
         }
@@ -77,14 +81,21 @@ public struct StandardWebhooks: WebhookVerifier {
             SignedBytes.dot.withUnsafeBytes(update)
             SignedBytes.feed(body, to: update)
         }
-        if let keyring, let index = keyring.firstMatchingKey(content: content, accepts: { mac in
-            var matched = false
-            signatures[...].forEachItem(separatedBy: " ") { entry in
-                if entry.utf8.hasCaseInsensitivePrefix("v1,"),
-                   SignatureEncoding.base64.matches(entry.utf8.dropFirst(3), mac: mac) { matched = true }
-            }
-            return matched
-        }) {
+        if let keyring,
+            let index = keyring.firstMatchingKey(
+                content: content,
+                accepts: { mac in
+                    var matched = false
+                    signatures[...].forEachItem(separatedBy: " ") { entry in
+                        if entry.utf8.hasCaseInsensitivePrefix("v1,"),
+                            SignatureEncoding.base64.matches(entry.utf8.dropFirst(3), mac: mac)
+                        {
+                            matched = true
+                        }
+                    }
+                    return matched
+                })
+        {
             return VerifiedWebhook(id: id, timestamp: timestamp, keyIndex: index)
         }
         if let index = asymmetricMatch(signatures: signatures, content: content) {
@@ -101,7 +112,8 @@ public struct StandardWebhooks: WebhookVerifier {
         var entries: [[UInt8]] = []
         signatures[...].forEachItem(separatedBy: " ") { entry in
             if entry.utf8.hasCaseInsensitivePrefix("v1a,"),
-               let signature = SignatureEncoding.base64.decode(entry.utf8.dropFirst(4)), signature.count == 64 {
+                let signature = SignatureEncoding.base64.decode(entry.utf8.dropFirst(4)), signature.count == 64
+            {
                 entries.append(signature)
             }
         }
@@ -116,7 +128,8 @@ public struct StandardWebhooks: WebhookVerifier {
     }
 
     /// The bytes of a `whsec_`/`whpk_` value: base64, padding optional, prefix optional.
-    static func decodeKey(_ text: String, prefix: String, setting: String) throws(WebhookConfigurationError) -> [UInt8] {
+    static func decodeKey(_ text: String, prefix: String, setting: String) throws(WebhookConfigurationError) -> [UInt8]
+    {
         let body = text.hasPrefix(prefix) ? text.dropFirst(prefix.count) : text[...]
         guard let bytes = SignatureEncoding.base64.decode(body.utf8), !bytes.isEmpty else {
             throw WebhookConfigurationError("\(setting): expected \(prefix) followed by base64")

@@ -19,7 +19,8 @@ public enum VerificationScheme: Sendable, Hashable, CustomStringConvertible, Cus
         switch self {
         case .standardWebhooks(let secrets, let keys, let tolerance):
             "standard-webhooks (\(secrets.count) secret(s), \(keys.count) public key(s), tolerance \(tolerance.seconds) s)"
-        case .stripe(let secrets, let tolerance): "stripe (\(secrets.count) secret(s), tolerance \(tolerance.seconds) s)"
+        case .stripe(let secrets, let tolerance):
+            "stripe (\(secrets.count) secret(s), tolerance \(tolerance.seconds) s)"
         case .github(let secrets): "github (\(secrets.count) secret(s))"
         case .shopify(let secrets): "shopify (\(secrets.count) secret(s))"
         case .square(let keys, let url): "square (\(keys.count) key(s), \(url))"

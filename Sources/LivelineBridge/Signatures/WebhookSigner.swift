@@ -43,7 +43,9 @@ public struct WebhookSigner: Sendable {
         var fields = headers
         if fields[.contentType] == nil { fields[.contentType] = "application/json" }
         func set(_ name: String, _ value: String) throws(WebhookSigningError) {
-            guard let field = HTTPField.Name(name) else { throw WebhookSigningError("\(name) is not a valid header name") }
+            guard let field = HTTPField.Name(name) else {
+                throw WebhookSigningError("\(name) is not a valid header name")
+            }
             fields[field] = value
         }
         switch scheme {
@@ -68,10 +70,14 @@ public struct WebhookSigner: Sendable {
             try set("Stripe-Signature", "t=\(now),v1=" + SignatureEncoding.hex.encode(signature))
         case .github(let secrets):
             let secret = try Self.first(secrets, "github")
-            try set("X-Hub-Signature-256", "sha256=" + SignatureEncoding.hex.encode(Self.mac(.sha256, key: Array(secret.utf8), body)))
+            try set(
+                "X-Hub-Signature-256",
+                "sha256=" + SignatureEncoding.hex.encode(Self.mac(.sha256, key: Array(secret.utf8), body)))
         case .shopify(let secrets):
             let secret = try Self.first(secrets, "shopify")
-            try set("X-Shopify-Hmac-Sha256", SignatureEncoding.base64.encode(Self.mac(.sha256, key: Array(secret.utf8), body)))
+            try set(
+                "X-Shopify-Hmac-Sha256",
+                SignatureEncoding.base64.encode(Self.mac(.sha256, key: Array(secret.utf8), body)))
             // Shopify names every delivery (the same across its retries); rules dedupe on it.
             if let name = HTTPField.Name("X-Shopify-Webhook-Id"), fields[name] == nil {
                 try set("X-Shopify-Webhook-Id", id ?? Self.randomWebhookUUID())
@@ -82,7 +88,8 @@ public struct WebhookSigner: Sendable {
             try set("x-square-hmacsha256-signature", SignatureEncoding.base64.encode(signature))
         case .hmac(let configuration):
             let secret = try Self.first(configuration.secrets, "hmac \(configuration.header)")
-            if let timestamp = configuration.timestamp, let name = HTTPField.Name(timestamp.header), fields[name] == nil {
+            if let timestamp = configuration.timestamp, let name = HTTPField.Name(timestamp.header), fields[name] == nil
+            {
                 fields[name] = String(now)
             }
             var content: [UInt8] = []
@@ -93,7 +100,8 @@ public struct WebhookSigner: Sendable {
                 case .url: content += Array(url.utf8)
                 case .header(let name):
                     guard let field = HTTPField.Name(name), let value = fields[field] else {
-                        throw WebhookSigningError("hmac \(configuration.header): the signed header \(name) was not given")
+                        throw WebhookSigningError(
+                            "hmac \(configuration.header): the signed header \(name) was not given")
                     }
                     content += Array(value.utf8)
                 }
@@ -105,8 +113,12 @@ public struct WebhookSigner: Sendable {
         case .headerValue(let header, let values):
             try set(header, try Self.first(values, "header \(header)"))
         case .basic(let credentials):
-            guard let credential = credentials.first else { throw WebhookSigningError("basic: no credentials are configured") }
-            try set("Authorization", "Basic " + SignatureEncoding.base64.encode(Array("\(credential.user):\(credential.password)".utf8)))
+            guard let credential = credentials.first else {
+                throw WebhookSigningError("basic: no credentials are configured")
+            }
+            try set(
+                "Authorization",
+                "Basic " + SignatureEncoding.base64.encode(Array("\(credential.user):\(credential.password)".utf8)))
         case .none:
             break
         }
@@ -114,7 +126,9 @@ public struct WebhookSigner: Sendable {
     }
 
     private static func first(_ secrets: [String], _ setting: String) throws(WebhookSigningError) -> String {
-        guard let secret = secrets.first, !secret.isEmpty else { throw WebhookSigningError("\(setting): no secret is configured") }
+        guard let secret = secrets.first, !secret.isEmpty else {
+            throw WebhookSigningError("\(setting): no secret is configured")
+        }
         return secret
     }
 

@@ -26,7 +26,8 @@ public enum WebhookVerificationError: Error, Sendable, Hashable {
     public var status: HTTPResponse.Status {
         switch self {
         case .missingHeader, .malformedHeader: .badRequest
-        case .signatureMismatch, .timestampTooOld, .timestampTooNew, .wrongCredentials, .missingCredentials: .unauthorized
+        case .signatureMismatch, .timestampTooOld, .timestampTooNew, .wrongCredentials, .missingCredentials:
+            .unauthorized
         }
     }
 

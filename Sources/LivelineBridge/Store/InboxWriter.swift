@@ -47,7 +47,8 @@ public actor InboxWriter {
             events += batch.count
             for (item, result) in zip(batch, results) { item.reply.resume(returning: result) }
             if results.count < batch.count {
-                let error = StoreError(.query, store: "inbox", cause: "\(results.count) results for \(batch.count) events")
+                let error = StoreError(
+                    .query, store: "inbox", cause: "\(results.count) results for \(batch.count) events")
                 for item in batch.dropFirst(results.count) { item.reply.resume(throwing: error) }
             }
         } catch {

@@ -9,7 +9,9 @@ extension SQLStore {
     public func verifyAPIKey(_ presented: String) async throws -> String? {
         let hash = Array(SHA256.hash(data: Array(presented.utf8)))
         let stored = try await transaction { tx in
-            try await tx.run("SELECT name, sha256 FROM api_keys ORDER BY name").map { (try $0.text(0), try $0.bytes(1)) }
+            try await tx.run("SELECT name, sha256 FROM api_keys ORDER BY name").map {
+                (try $0.text(0), try $0.bytes(1))
+            }
         }
         // Every stored hash is compared, in constant time, whether or not one matched already.
         var match: String?

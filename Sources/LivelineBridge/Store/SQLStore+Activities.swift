@@ -20,7 +20,8 @@ extension SQLStore {
         ]
         return try await transaction { tx in
             try await Self.markRegistered(registration.key, tx)
-            let existed = !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.key)]).isEmpty)
+            let existed =
+                !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.key)]).isEmpty)
             try await tx.run(
                 """
                 INSERT INTO activities (key, update_token, push_to_start_token, channel_id, scenario, frequent_updates, lifecycle, updated_at)
@@ -46,7 +47,11 @@ extension SQLStore {
 
     public func activity(_ key: String) async throws -> RegisteredActivity? {
         try await transaction { tx in
-            guard let row = try await tx.run("SELECT \(Self.activityColumns) FROM activities WHERE key = $1", [.text(key)]).first else {
+            guard
+                let row = try await tx.run(
+                    "SELECT \(Self.activityColumns) FROM activities WHERE key = $1", [.text(key)]
+                ).first
+            else {
                 return nil
             }
             return try Self.record(row)
@@ -57,11 +62,13 @@ extension SQLStore {
     /// inbox (a key registered again picks up the pending ones).
     public func deleteActivity(_ key: String) async throws -> Bool {
         try await transaction { tx in
-            let existed = !(try await tx.run("DELETE FROM activities WHERE key = $1 RETURNING key", [.text(key)]).isEmpty)
+            let existed =
+                !(try await tx.run("DELETE FROM activities WHERE key = $1 RETURNING key", [.text(key)]).isEmpty)
             try await tx.run("DELETE FROM outbox WHERE activity_key = $1", [.text(key)])
             // Its audience goes with it.
             try await tx.run(
-                "DELETE FROM fanout_claims WHERE fanout_id IN (SELECT id FROM fanouts WHERE activity_key = $1)", [.text(key)])
+                "DELETE FROM fanout_claims WHERE fanout_id IN (SELECT id FROM fanouts WHERE activity_key = $1)",
+                [.text(key)])
             for table in ["fanouts", "follower_exceptions", "followers", "follower_counts"] {
                 try await tx.run("DELETE FROM \(table) WHERE activity_key = $1", [.text(key)])
             }

@@ -50,10 +50,13 @@ extension SQLStore {
             ).map { row in
                 let kind = try row.text(2), state = try row.text(3)
                 guard let event = PushEvent(rawValue: kind), let shown = FanOutStatus.State(rawValue: state) else {
-                    throw StoreError(.corruptRow, store: name, cause: "fan-out \(try row.int(0)) of '\(activityKey)' has kind '\(kind)' and state '\(state)'")
+                    throw StoreError(
+                        .corruptRow, store: name,
+                        cause: "fan-out \(try row.int(0)) of '\(activityKey)' has kind '\(kind)' and state '\(state)'")
                 }
                 return FanOutStatus(
-                    id: try row.int(0), activityKey: try row.text(1), kind: event, state: shown, payload: try row.bytes(4),
+                    id: try row.int(0), activityKey: try row.text(1), kind: event, state: shown,
+                    payload: try row.bytes(4),
                     sent: Int(try row.int(5)), failed: Int(try row.int(6)), receivedAt: try row.optionalDate(7),
                     createdAt: try row.date(8), finishedAt: try row.optionalDate(9))
             }

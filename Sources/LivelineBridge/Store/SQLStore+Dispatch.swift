@@ -35,7 +35,8 @@ extension SQLStore {
                 keys.map(SQLValue.text)
             )
             let commits = try await Self.work(for: keys, tx).map(step)
-            try await Self.write(commits.sorted { $0.activityKey < $1.activityKey }, releasingLeases: false, dialect: driver.dialect, tx)
+            try await Self.write(
+                commits.sorted { $0.activityKey < $1.activityKey }, releasingLeases: false, dialect: driver.dialect, tx)
             return commits
         }
     }
@@ -58,11 +59,14 @@ extension SQLStore {
         ).map { try $0.text(0) }
     }
 
-    public func claimActivity(_ key: String, instance: String, lease: Duration, now: Date) async throws -> ActivityWork? {
+    public func claimActivity(_ key: String, instance: String, lease: Duration, now: Date) async throws -> ActivityWork?
+    {
         let nowMillis = StoreTime.millis(now)
         let lock = driver.dialect.lockRowsSkipLocked.replacingOccurrences(of: " SKIP LOCKED", with: "")
         return try await transaction { tx in
-            try await tx.run("INSERT INTO activity_leases (activity_key) VALUES ($1) ON CONFLICT (activity_key) DO NOTHING", [.text(key)])
+            try await tx.run(
+                "INSERT INTO activity_leases (activity_key) VALUES ($1) ON CONFLICT (activity_key) DO NOTHING",
+                [.text(key)])
             let free = try await tx.run(
                 "SELECT activity_key FROM activity_leases WHERE activity_key = $1 AND (instance = '' OR instance = $2 OR expires_at <= $3) \(lock)",
                 [.text(key), .text(instance), .int(nowMillis)]
@@ -78,7 +82,9 @@ extension SQLStore {
     static func work(for keys: [String], _ tx: any SQLTransaction) async throws -> [ActivityWork] {
         let list = SQLDialect.placeholders(from: 1, count: keys.count)
         var records: [String: RegisteredActivity] = [:]
-        for row in try await tx.run("SELECT \(activityColumns) FROM activities WHERE key IN (\(list))", keys.map(SQLValue.text)) {
+        for row in try await tx.run(
+            "SELECT \(activityColumns) FROM activities WHERE key IN (\(list))", keys.map(SQLValue.text))
+        {
             let record = try record(row)
             records[record.key] = record
         }
@@ -101,7 +107,9 @@ extension SQLStore {
         }
         let following = try await keysWithFollowers(keys, tx)
         return keys.compactMap { key in
-            records[key].map { ActivityWork(record: $0, events: events[key] ?? [], hasFollowers: following.contains(key)) }
+            records[key].map {
+                ActivityWork(record: $0, events: events[key] ?? [], hasFollowers: following.contains(key))
+            }
         }
     }
 
@@ -134,7 +142,9 @@ extension SQLStore {
     }
 
     /// Writes steps whose activities this transaction holds, in key order, set-wise.
-    private static func write(_ held: [DispatchCommit], releasingLeases: Bool, dialect: SQLDialect, _ tx: any SQLTransaction) async throws {
+    private static func write(
+        _ held: [DispatchCommit], releasingLeases: Bool, dialect: SQLDialect, _ tx: any SQLTransaction
+    ) async throws {
         // Applied events, grouped by the step's instant (one group in a pass).
         var applied: [Date: [Int64]] = [:]
         for commit in held where !commit.applied.isEmpty { applied[commit.now, default: []] += commit.applied }
@@ -152,7 +162,9 @@ extension SQLStore {
         for commit in held { try await Self.write(commit, releasingLease: releasingLeases && commit.releasesLease, tx) }
         try await Self.writeStates(held, bytesType: dialect.bytes, tx)
         try await Self.insertPushes(held.flatMap(\.pushes), tx)
-        for commit in held where !commit.fanOuts.isEmpty { try await Self.insertFanOuts(commit.fanOuts, now: commit.now, tx) }
+        for commit in held where !commit.fanOuts.isEmpty {
+            try await Self.insertFanOuts(commit.fanOuts, now: commit.now, tx)
+        }
         // Activities left with no pending event are no longer looked at for events. Their
         // lease rows are locked since the first statement, so an insert racing this commit
         // waits for it and sets the mark again after.
@@ -172,7 +184,8 @@ extension SQLStore {
     /// Each step's engine state, lifecycle, next deadline and error, with one statement per
     /// 256 activities: on PostgreSQL one round trip instead of one per activity, while the
     /// pass's rows are locked.
-    private static func writeStates(_ held: [DispatchCommit], bytesType: String, _ tx: any SQLTransaction) async throws {
+    private static func writeStates(_ held: [DispatchCommit], bytesType: String, _ tx: any SQLTransaction) async throws
+    {
         for chunk in chunks(held.count) {
             // Typed placeholders, so that PostgreSQL knows a column whose first value is NULL.
             let rows = (0..<chunk.count).map { row in
@@ -219,7 +232,9 @@ extension SQLStore {
             )
         }
         if releasingLease {
-            try await tx.run("UPDATE activity_leases SET instance = '', expires_at = 0 WHERE activity_key = $1", [.text(commit.activityKey)])
+            try await tx.run(
+                "UPDATE activity_leases SET instance = '', expires_at = 0 WHERE activity_key = $1",
+                [.text(commit.activityKey)])
         }
     }
 }

@@ -23,11 +23,14 @@ extension SQLStore {
             guard let row = rows.first else { return nil }
             let stateText = try row.text(3)
             guard let state = InboxEventStatus.State(rawValue: stateText) else {
-                throw StoreError(.corruptRow, store: name, cause: "event \(eventID) of \(source) has an unknown state '\(stateText)'")
+                throw StoreError(
+                    .corruptRow, store: name, cause: "event \(eventID) of \(source) has an unknown state '\(stateText)'"
+                )
             }
             return InboxEventStatus(
                 sequence: try row.int(0), source: source, eventID: eventID, eventType: try row.text(1),
-                activityKey: try row.text(2), state: state, reason: try row.optionalText(4), receivedAt: try row.date(5),
+                activityKey: try row.text(2), state: state, reason: try row.optionalText(4),
+                receivedAt: try row.date(5),
                 appliedAt: try row.optionalDate(6))
         }
     }

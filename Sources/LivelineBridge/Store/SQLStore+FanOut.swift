@@ -83,7 +83,8 @@ extension SQLStore {
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1))
                 """,
                 [
-                    .text(push.activityKey), .text(push.kind.rawValue), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
+                    .text(push.activityKey), .text(push.kind.rawValue), .bytes(push.payload),
+                    .bytes(StoredHeaders.encode(push.headers)),
                     .int(Int64(push.priority)), .millis(push.dueAt), .millis(push.receivedAt), .millis(now),
                 ]
             )
@@ -139,7 +140,9 @@ extension SQLStore {
                     [.int(id), .int(from), .text(instance), .int(expires)]
                 )
                 try await tx.run("UPDATE fanouts SET resumed = resumed + 1 WHERE id = $1", [.int(id)])
-                guard let fanOut = try await tx.run("SELECT \(Self.fanOutColumns) FROM fanouts WHERE id = $1", [.int(id)]).first
+                guard
+                    let fanOut = try await tx.run("SELECT \(Self.fanOutColumns) FROM fanouts WHERE id = $1", [.int(id)])
+                        .first
                 else { return nil }
                 let (_, push) = try Self.fanOut(fanOut)
                 let targets = try await Self.targets(push, after: from, through: to, limit: nil, tx)
@@ -147,17 +150,19 @@ extension SQLStore {
             }
             // The oldest running fan-out with followers left, once no older fan-out of its key
             // and kind has a range in flight.
-            guard let row = try await tx.run(
-                """
-                SELECT \(Self.fanOutColumns), reached, upto FROM fanouts
-                WHERE state = 'running' AND reached < upto
-                  AND NOT EXISTS (SELECT 1 FROM fanout_claims c JOIN fanouts o ON o.id = c.fanout_id
-                                  WHERE o.activity_key = fanouts.activity_key AND o.id < fanouts.id
-                                    AND (o.kind = 'start') = (fanouts.kind = 'start'))
-                ORDER BY \(excluding.isEmpty ? "" : "CASE WHEN id IN (\(excluding.map(String.init).joined(separator: ", "))) THEN 1 ELSE 0 END, ")id
-                LIMIT 1 \(postgres ? "FOR UPDATE" : "")
-                """
-            ).first else { return nil }
+            guard
+                let row = try await tx.run(
+                    """
+                    SELECT \(Self.fanOutColumns), reached, upto FROM fanouts
+                    WHERE state = 'running' AND reached < upto
+                      AND NOT EXISTS (SELECT 1 FROM fanout_claims c JOIN fanouts o ON o.id = c.fanout_id
+                                      WHERE o.activity_key = fanouts.activity_key AND o.id < fanouts.id
+                                        AND (o.kind = 'start') = (fanouts.kind = 'start'))
+                    ORDER BY \(excluding.isEmpty ? "" : "CASE WHEN id IN (\(excluding.map(String.init).joined(separator: ", "))) THEN 1 ELSE 0 END, ")id
+                    LIMIT 1 \(postgres ? "FOR UPDATE" : "")
+                    """
+                ).first
+            else { return nil }
             let (id, push) = try Self.fanOut(row)
             let reached = try row.int(8), upto = try row.int(9)
             let targets = try await Self.targets(push, after: reached, through: upto, limit: limit, tx)
@@ -186,14 +191,18 @@ extension SQLStore {
             """,
             [.text(push.activityKey), .int(after), .int(through)]
         ).map { row in
-            FanOutTarget(followerID: try row.int(0), token: HexToken.hex(try row.bytes(1)), isStartToken: push.kind == .start)
+            FanOutTarget(
+                followerID: try row.int(0), token: HexToken.hex(try row.bytes(1)), isStartToken: push.kind == .start)
         }
     }
 
-    public func recordFanOut(_ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Date) async throws -> FanOutProgress {
+    public func recordFanOut(
+        _ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Date
+    ) async throws -> FanOutProgress {
         try await transaction { tx in
             try await tx.run(
-                "DELETE FROM fanout_claims WHERE fanout_id = $1 AND from_id = $2", [.int(range.fanOutID), .int(range.fromID)]
+                "DELETE FROM fanout_claims WHERE fanout_id = $1 AND from_id = $2",
+                [.int(range.fanOutID), .int(range.fromID)]
             )
             var progress = FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0)
             let sent = answers.filter { $0.outcome == .sent }.count
@@ -202,17 +211,22 @@ extension SQLStore {
                 [.int(range.fanOutID), .int(Int64(sent)), .int(Int64(answers.count - sent))]
             )
             try await Self.recordFailures(
-                answers.map { ($0.target, $0.outcome, range.fanOutID, range.push.activityKey, 0) }, now: now, progress: &progress, tx
+                answers.map { ($0.target, $0.outcome, range.fanOutID, range.push.activityKey, 0) }, now: now,
+                progress: &progress, tx
             )
-            guard let row = try await tx.run(
-                """
-                SELECT reached, upto, state, received_at,
-                       (SELECT COUNT(*) FROM fanout_claims c WHERE c.fanout_id = fanouts.id) FROM fanouts WHERE id = $1
-                """,
-                [.int(range.fanOutID)]
-            ).first else { return progress }
+            guard
+                let row = try await tx.run(
+                    """
+                    SELECT reached, upto, state, received_at,
+                           (SELECT COUNT(*) FROM fanout_claims c WHERE c.fanout_id = fanouts.id) FROM fanouts WHERE id = $1
+                    """,
+                    [.int(range.fanOutID)]
+                ).first
+            else { return progress }
             if try row.text(2) == "running", try row.int(0) >= row.int(1), try row.int(4) == 0 {
-                try await tx.run("UPDATE fanouts SET state = 'done', finished_at = $2 WHERE id = $1", [.int(range.fanOutID), .millis(now)])
+                try await tx.run(
+                    "UPDATE fanouts SET state = 'done', finished_at = $2 WHERE id = $1",
+                    [.int(range.fanOutID), .millis(now)])
                 progress.finished = true
                 progress.receivedAt = try row.optionalDate(3)
             }
@@ -244,7 +258,8 @@ extension SQLStore {
                 let column = answer.target.isStartToken ? "start_token" : "update_token"
                 // By key and id: the key leads PostgreSQL's primary key.
                 let key = SQLValue.text(answer.key)
-                try await tx.run("UPDATE followers SET \(column) = NULL WHERE activity_key = $2 AND id = $1", [id, key])
+                try await tx.run(
+                    "UPDATE followers SET \(column) = NULL WHERE activity_key = $2 AND id = $1", [id, key])
                 let removed = try await tx.run(
                     "DELETE FROM followers WHERE activity_key = $2 AND id = $1 AND update_token IS NULL AND start_token IS NULL RETURNING id",
                     [id, key]
@@ -279,7 +294,8 @@ extension SQLStore {
         for (fanOut, reasons) in failures.sorted(by: { $0.key < $1.key }) {
             for (reason, entry) in reasons.sorted(by: { $0.key < $1.key }) {
                 let existing = try await tx.run(
-                    "SELECT count, sample FROM fanout_failures WHERE fanout_id = $1 AND reason = $2", [.int(fanOut), .text(reason)]
+                    "SELECT count, sample FROM fanout_failures WHERE fanout_id = $1 AND reason = $2",
+                    [.int(fanOut), .text(reason)]
                 ).first
                 let count = Int64(entry.count) + (try existing?.int(0) ?? 0)
                 var sample = try existing.map { try $0.text(1).split(separator: " ").map(String.init) } ?? []
@@ -289,13 +305,18 @@ extension SQLStore {
                     INSERT INTO fanout_failures (fanout_id, activity_key, reason, count, sample, failed_at) VALUES ($1, $2, $3, $4, $5, $6)
                     ON CONFLICT (fanout_id, reason) DO UPDATE SET count = excluded.count, sample = excluded.sample, failed_at = excluded.failed_at
                     """,
-                    [.int(fanOut), .text(entry.key), .text(reason), .int(count), .text(sample.joined(separator: " ")), .millis(now)]
+                    [
+                        .int(fanOut), .text(entry.key), .text(reason), .int(count),
+                        .text(sample.joined(separator: " ")), .millis(now),
+                    ]
                 )
             }
         }
     }
 
-    public func claimCatchUps(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [FollowerCatchUp] {
+    public func claimCatchUps(
+        limit: Int, instance: String, lease: Duration, now: Date
+    ) async throws -> [FollowerCatchUp] {
         let nowMillis = StoreTime.millis(now)
         let lock = driver.dialect.lockRowsSkipLocked.isEmpty ? "" : "FOR UPDATE OF e SKIP LOCKED"
         return try await transaction { tx in
@@ -354,7 +375,9 @@ extension SQLStore {
                     continue
                 }
                 let sent = try row.text(5) == "late" ? try lateCatchUp(fanOut, push) : push
-                catchUps.append(FollowerCatchUp(target: target, activityKey: key, fanOutID: fanOut, push: sent, attempts: Int(try row.int(2))))
+                catchUps.append(
+                    FollowerCatchUp(
+                        target: target, activityKey: key, fanOutID: fanOut, push: sent, attempts: Int(try row.int(2))))
             }
             if !nothing.isEmpty {
                 try await tx.run(
@@ -368,14 +391,17 @@ extension SQLStore {
                     UPDATE follower_exceptions SET claimed_by = $1, due_at = $2
                     WHERE follower_id IN (\(SQLDialect.placeholders(from: 3, count: chunk.count)))
                     """,
-                    [.text(instance), .int(nowMillis + StoreTime.millis(lease))] + chunk.map { .int(catchUps[$0].target.followerID) }
+                    [.text(instance), .int(nowMillis + StoreTime.millis(lease))]
+                        + chunk.map { .int(catchUps[$0].target.followerID) }
                 )
             }
             return catchUps
         }
     }
 
-    public func recordCatchUps(_ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Date) async throws -> FanOutProgress {
+    public func recordCatchUps(
+        _ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Date
+    ) async throws -> FanOutProgress {
         guard !answers.isEmpty else { return FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0) }
         return try await transaction { tx in
             var progress = FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0)
@@ -411,7 +437,8 @@ extension SQLStore {
                 "UPDATE fanout_claims SET expires_at = 0 WHERE instance = $1 RETURNING fanout_id", [.text(instance)]
             )
             let catchUps = try await tx.run(
-                "UPDATE follower_exceptions SET due_at = 0, claimed_by = '' WHERE claimed_by = $1 RETURNING follower_id", [.text(instance)]
+                "UPDATE follower_exceptions SET due_at = 0, claimed_by = '' WHERE claimed_by = $1 RETURNING follower_id",
+                [.text(instance)]
             )
             return ranges.count + catchUps.count
         }

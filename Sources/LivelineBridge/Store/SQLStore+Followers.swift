@@ -36,7 +36,8 @@ extension SQLStore {
                 var last: [String: Int] = [:]
                 for index in chunk { last[followers[index].device] = index }
                 let written = chunk.filter { last[followers[$0].device] == $0 }
-                let values = written.indices.map { "(\(SQLDialect.placeholders(from: $0 * 5 + 1, count: 5)))" }.joined(separator: ", ")
+                let values = written.indices.map { "(\(SQLDialect.placeholders(from: $0 * 5 + 1, count: 5)))" }.joined(
+                    separator: ", ")
                 var parameters: [SQLValue] = []
                 for index in written {
                     let follower = followers[index]
@@ -61,7 +62,9 @@ extension SQLStore {
                     let follower = followers[index]
                     let before = existing[follower.device]
                     changes.append(before == nil ? .created : before == follower ? .unchanged : .updated)
-                    guard last[follower.device] == index, let id = idOf[follower.device], before != follower else { continue }
+                    guard last[follower.device] == index, let id = idOf[follower.device], before != follower else {
+                        continue
+                    }
                     // Catch up only with a token that is new to this follower and that the
                     // story has already pushed to (its start, or an update).
                     let catchesUp: Bool
@@ -106,7 +109,8 @@ extension SQLStore {
     public func deleteFollower(device: String, activityKey: String) async throws -> Bool {
         try await transaction { tx in
             let rows = try await tx.run(
-                "DELETE FROM followers WHERE activity_key = $1 AND device = $2 RETURNING id", [.text(activityKey), .text(device)]
+                "DELETE FROM followers WHERE activity_key = $1 AND device = $2 RETURNING id",
+                [.text(activityKey), .text(device)]
             )
             guard let id = try rows.first?.int(0) else { return false }
             try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [.int(id)])
@@ -137,7 +141,9 @@ extension SQLStore {
         }
     }
 
-    private static func followerCounts(_ query: String, _ parameters: [SQLValue], _ tx: any SQLTransaction) async throws -> FollowerCounts {
+    private static func followerCounts(
+        _ query: String, _ parameters: [SQLValue], _ tx: any SQLTransaction
+    ) async throws -> FollowerCounts {
         var counts = FollowerCounts()
         if let row = try await tx.run(query, parameters).first {
             counts.updating = Int(try row.int(0))
@@ -159,7 +165,8 @@ extension SQLStore {
                 [.text(activityKey)]
             ).map { row in
                 FanOutFailureSummary(
-                    fanOutID: try row.int(0), activityKey: try row.text(1), reason: try row.text(2), count: Int(try row.int(3)),
+                    fanOutID: try row.int(0), activityKey: try row.text(1), reason: try row.text(2),
+                    count: Int(try row.int(3)),
                     sample: try row.text(4).split(separator: " ").map(String.init), failedAt: try row.date(5)
                 )
             }

@@ -36,7 +36,8 @@ extension SQLStore {
             var results: [InsertResult] = []
             results.reserveCapacity(rows.count)
             for chunk in Self.chunks(rows.count) {
-                let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 8 + 1, count: 8)))" }.joined(separator: ", ")
+                let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 8 + 1, count: 8)))" }
+                    .joined(separator: ", ")
                 let returned = try await tx.run(
                     """
                     INSERT INTO inbox_events (source, event_id, event_type, activity_key, order_key, received_at, body, headers)
@@ -49,16 +50,18 @@ extension SQLStore {
                     stored[EventKey(source: try row.text(1), eventID: try row.text(2))] = try row.int(0)
                 }
                 for index in chunk {
-                    results.append(stored.removeValue(forKey: eventKeys[index]).map { .stored(sequence: $0) } ?? .duplicate)
+                    results.append(
+                        stored.removeValue(forKey: eventKeys[index]).map { .stored(sequence: $0) } ?? .duplicate)
                 }
             }
             return results
         }
     }
 
-
     /// Leases `keys` to `instance` until `expires` (milliseconds) in `tx`.
-    static func lease(_ keys: [String], to instance: String, until expires: Int64, _ tx: any SQLTransaction) async throws {
+    static func lease(
+        _ keys: [String], to instance: String, until expires: Int64, _ tx: any SQLTransaction
+    ) async throws {
         try await tx.run(
             "UPDATE activity_leases SET instance = $1, expires_at = $2 WHERE activity_key IN (\(SQLDialect.placeholders(from: 3, count: keys.count)))",
             [.text(instance), .int(expires)] + keys.map(SQLValue.text)
@@ -74,7 +77,6 @@ extension SQLStore {
             return Int(try row.int(0))
         }
     }
-
 
 }
 

@@ -25,14 +25,16 @@ extension SQLStore {
     /// activity's pushes get increasing ids, which is the order they are sent in).
     static func insertPushes(_ pushes: [OutboxPush], _ tx: any SQLTransaction) async throws {
         for chunk in chunks(pushes.count) {
-            let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 7 + 1, count: 7)))" }.joined(separator: ", ")
+            let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 7 + 1, count: 7)))" }.joined(
+                separator: ", ")
             var parameters: [SQLValue] = []
             parameters.reserveCapacity(chunk.count * 7)
             for index in chunk {
                 let push = pushes[index]
                 parameters += [
                     .text(push.activityKey), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
-                    .int(Int64(push.priority)), .millis(push.dueAt), .text(push.kind.rawValue), .millis(push.receivedAt),
+                    .int(Int64(push.priority)), .millis(push.dueAt), .text(push.kind.rawValue),
+                    .millis(push.receivedAt),
                 ]
             }
             try await tx.run(
@@ -110,9 +112,12 @@ extension SQLStore {
                 case .sent:
                     results.append(nil)
                 case .failed(let id, let answer, let error, let retryAt, let maxAttempts):
-                    results.append(try await Self.failed(id, answer: answer, error: error, retryAt: retryAt, maxAttempts: maxAttempts, tx))
+                    results.append(
+                        try await Self.failed(
+                            id, answer: answer, error: error, retryAt: retryAt, maxAttempts: maxAttempts, tx))
                 case .undeliverable(let id, let answer, let error, let forgetToken, let now):
-                    let letter = try await Self.undeliverable(id, answer: answer, error: error, forgetToken: forgetToken, now: now, tx)
+                    let letter = try await Self.undeliverable(
+                        id, answer: answer, error: error, forgetToken: forgetToken, now: now, tx)
                     results.append(letter.map { .deadLettered(id: $0) } ?? .notFound)
                 }
             }
@@ -123,13 +128,15 @@ extension SQLStore {
     private static func failed(
         _ id: Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int, _ tx: any SQLTransaction
     ) async throws -> PushFailureOutcome {
-        guard let row = try await tx.run(
-            """
-            UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_by = '', claim_expires_at = 0
-            WHERE id = $1 RETURNING attempts, activity_key
-            """,
-            [.int(id), .text(error)]
-        ).first else { return .notFound }
+        guard
+            let row = try await tx.run(
+                """
+                UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_by = '', claim_expires_at = 0
+                WHERE id = $1 RETURNING attempts, activity_key
+                """,
+                [.int(id), .text(error)]
+            ).first
+        else { return .notFound }
         let attempts = Int(try row.int(0))
         try await recordOnActivity(tx, key: try row.text(1), answer: answer, error: error)
         guard attempts >= maxAttempts else {
@@ -142,13 +149,15 @@ extension SQLStore {
     private static func undeliverable(
         _ id: Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date, _ tx: any SQLTransaction
     ) async throws -> Int64? {
-        guard let row = try await tx.run(
-            """
-            UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_by = '', claim_expires_at = 0
-            WHERE id = $1 RETURNING activity_key, kind
-            """,
-            [.int(id), .text(error)]
-        ).first else { return nil }
+        guard
+            let row = try await tx.run(
+                """
+                UPDATE outbox SET attempts = attempts + 1, last_error = $2, claimed_by = '', claim_expires_at = 0
+                WHERE id = $1 RETURNING activity_key, kind
+                """,
+                [.int(id), .text(error)]
+            ).first
+        else { return nil }
         let key = try row.text(0)
         try await recordOnActivity(tx, key: key, answer: answer, error: error)
         if forgetToken {
@@ -176,10 +185,12 @@ extension SQLStore {
     public func releaseClaims(instance: String) async throws -> ReleasedClaims {
         try await transaction { tx in
             let pushes = try await tx.run(
-                "UPDATE outbox SET claimed_by = '', claim_expires_at = 0 WHERE claimed_by = $1 RETURNING id", [.text(instance)]
+                "UPDATE outbox SET claimed_by = '', claim_expires_at = 0 WHERE claimed_by = $1 RETURNING id",
+                [.text(instance)]
             )
             let activities = try await tx.run(
-                "UPDATE activity_leases SET instance = '', expires_at = 0 WHERE instance = $1 RETURNING activity_key", [.text(instance)]
+                "UPDATE activity_leases SET instance = '', expires_at = 0 WHERE instance = $1 RETURNING activity_key",
+                [.text(instance)]
             )
             return ReleasedClaims(pushes: pushes.count, activities: activities.count)
         }
@@ -215,12 +226,17 @@ extension SQLStore {
 
     /// The activity's last push (when APNs or the transport answered) and last error, in one
     /// statement: an error is kept, a 2xx clears the previous one.
-    static func recordOnActivity(_ tx: any SQLTransaction, key: String, answer: PushAnswer?, error: String?) async throws {
+    static func recordOnActivity(
+        _ tx: any SQLTransaction, key: String, answer: PushAnswer?, error: String?
+    ) async throws {
         var assignments: [String] = []
         var parameters: [SQLValue] = [.text(key)]
         if let answer {
-            assignments.append("last_push_at = $2, last_push_status = $3, last_push_reason = $4, last_push_apns_id = $5")
-            parameters += [.millis(answer.at), .int(Int64(answer.status)), .optional(answer.reason), .optional(answer.apnsID)]
+            assignments.append(
+                "last_push_at = $2, last_push_status = $3, last_push_reason = $4, last_push_apns_id = $5")
+            parameters += [
+                .millis(answer.at), .int(Int64(answer.status)), .optional(answer.reason), .optional(answer.apnsID),
+            ]
         }
         if let error {
             assignments.append("last_error = $\(parameters.count + 1)")

@@ -69,7 +69,9 @@ extension SQLStore {
 
     /// One batch: `body`'s deletions in a transaction that waits for no disk, timed from its
     /// first statement to its last.
-    private func pruneBatch(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> Int) async throws -> PruneBatch {
+    private func pruneBatch(
+        _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> Int
+    ) async throws -> PruneBatch {
         try await transaction(durability: .processCrash) { tx in
             let clock = ContinuousClock()
             let started = clock.now

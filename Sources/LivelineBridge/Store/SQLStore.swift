@@ -25,10 +25,11 @@ public final class SQLStore: Store {
     /// Opens the store with the migrations up to `last` only: an older bridge's store, for
     /// tests of an upgrade.
     static func open(_ location: StoreLocation, now: Date, migratingThrough last: Int) async throws -> SQLStore {
-        let driver: any SQLDriver = switch location {
-        case .sqlite(let path): try await SQLiteDriver.open(path: path)
-        case .postgres(let postgres): try await PostgresDriver.open(postgres)
-        }
+        let driver: any SQLDriver =
+            switch location {
+            case .sqlite(let path): try await SQLiteDriver.open(path: path)
+            case .postgres(let postgres): try await PostgresDriver.open(postgres)
+            }
         do {
             let applied = try await Migrations.apply(on: driver, now: StoreTime.millis(now), through: last)
             return SQLStore(driver: driver, migrationsAppliedAtOpen: applied)
@@ -52,7 +53,8 @@ public final class SQLStore: Store {
     /// Its commit survives power loss unless `durability` says less.
     @discardableResult
     func transaction<T: Sendable>(
-        durability: CommitDurability = .powerLoss, _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
+        durability: CommitDurability = .powerLoss,
+        _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
     ) async throws -> T {
         do {
             return try await driver.transaction(durability: durability, body)

@@ -18,7 +18,9 @@ import Foundation
 /// replay's activity, due pushes while they are sent) are leased to an `instance` name, so that
 /// no two instances work on the same activity or push at once, and a lease that expires (its
 /// instance died) is taken over.
-public protocol Store: InboxStore, DispatchStore, OutboxStore, RegistryStore, RecordingStore, RetentionStore, FollowerStore, FanOutStore {
+public protocol Store: InboxStore, DispatchStore, OutboxStore, RegistryStore, RecordingStore, RetentionStore,
+    FollowerStore, FanOutStore
+{
     /// Depths for metrics and `/readyz`.
     func counts() async throws -> StoreCounts
     /// Closes connections; the store is unusable afterwards. Call it before the last reference

@@ -24,7 +24,9 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
         } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             self = .postgres(try PostgresLocation(parsing: text))
         } else {
-            throw StoreError(.badLocation, store: Self.redacted(text), cause: "expected sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
+            throw StoreError(
+                .badLocation, store: Self.redacted(text),
+                cause: "expected sqlite:PATH or postgres://USER:PASSWORD@HOST:PORT/DATABASE")
         }
     }
 
@@ -38,7 +40,8 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
 
     /// Drops anything between `://` and `@`, where a password would be.
     static func redacted(_ text: String) -> String {
-        guard let scheme = text.range(of: "://"), let at = text.range(of: "@", range: scheme.upperBound..<text.endIndex) else { return text }
+        guard let scheme = text.range(of: "://"), let at = text.range(of: "@", range: scheme.upperBound..<text.endIndex)
+        else { return text }
         return text.replacingCharacters(in: scheme.upperBound..<at.lowerBound, with: "…")
     }
 }
@@ -84,11 +87,13 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
             switch item.name {
             case "schema":
                 guard let value = item.value, !value.isEmpty,
-                      value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
+                    value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
                 else { throw bad("schema must be letters, digits and _") }
                 schema = value
             case "max-connections":
-                guard let value = item.value.flatMap(Int.init), value > 0 else { throw bad("max-connections must be a positive number") }
+                guard let value = item.value.flatMap(Int.init), value > 0 else {
+                    throw bad("max-connections must be a positive number")
+                }
                 maximumConnections = value
             default:
                 throw bad("unknown option \(item.name) (known: schema, max-connections)")

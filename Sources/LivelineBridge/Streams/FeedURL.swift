@@ -43,7 +43,8 @@ public struct FeedURL: Sendable, Hashable, CustomStringConvertible {
 
     /// `https://host/path`, the query left out (it may hold a key).
     public var description: String {
-        let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
+        let path =
+            target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? "/"
         return "\(tls ? "https" : "http")://\(authority)\(path)"
     }
 }

@@ -22,7 +22,8 @@ struct GapRecovery: Sendable {
         do {
             url = try settings.url(lastEventID: lastEventID, since: sinceText, activityKey: activityKey)
         } catch {
-            throw .recoverFailed(url: settings.template.split(separator: "?").first.map(String.init) ?? "", cause: error.message)
+            throw .recoverFailed(
+                url: settings.template.split(separator: "?").first.map(String.init) ?? "", cause: error.message)
         }
         var fields = HTTPFields()
         fields[.accept] = "application/json, application/x-ndjson"
@@ -37,11 +38,15 @@ struct GapRecovery: Sendable {
             throw .recoverFailed(url: url.description, cause: error.description)
         }
         guard answer.status == 200 else {
-            let text = String(decoding: answer.body.prefix(200), as: UTF8.self).split(whereSeparator: \.isNewline).joined(separator: " ")
+            let text = String(decoding: answer.body.prefix(200), as: UTF8.self).split(whereSeparator: \.isNewline)
+                .joined(separator: " ")
             throw .recoverFailed(url: url.description, cause: "HTTP \(answer.status)\(text.isEmpty ? "" : ": \(text)")")
         }
         guard !answer.truncated else {
-            throw .recoverFailed(url: url.description, cause: "the answer is over \(maximumAnswer) bytes; narrow it with {since} or {last-event-id} in the URL")
+            throw .recoverFailed(
+                url: url.description,
+                cause: "the answer is over \(maximumAnswer) bytes; narrow it with {since} or {last-event-id} in the URL"
+            )
         }
         return try events(in: answer.body, url: url)
     }
@@ -52,13 +57,15 @@ struct GapRecovery: Sendable {
             var list = document
             if let pointer = settings.events {
                 guard let found = pointer.resolve(in: document) else {
-                    throw .recoverFailed(url: url.description, cause: "the answer has nothing at \(pointer) (recover.events)")
+                    throw .recoverFailed(
+                        url: url.description, cause: "the answer has nothing at \(pointer) (recover.events)")
                 }
                 list = found
             }
             guard case .array(let items) = list else {
                 let hint = settings.events == nil ? " (set recover.events to where the list is, like /timeline)" : ""
-                throw .recoverFailed(url: url.description, cause: "expected a JSON list of events, found \(list.type)\(hint)")
+                throw .recoverFailed(
+                    url: url.description, cause: "expected a JSON list of events, found \(list.type)\(hint)")
             }
             return items.map { item in
                 var writer = JSONWriter()
@@ -73,7 +80,8 @@ struct GapRecovery: Sendable {
             do {
                 _ = try JSONParser.parse(line)
             } catch {
-                throw .recoverFailed(url: url.description, cause: "the answer is neither JSON nor newline-delimited JSON (\(error))")
+                throw .recoverFailed(
+                    url: url.description, cause: "the answer is neither JSON nor newline-delimited JSON (\(error))")
             }
             events.append(line)
         }

@@ -20,7 +20,9 @@ package struct NDJSONFraming: StreamFraming {
                     skipped = 0
                 } else {
                     if line.last == UInt8(ascii: "\r") { line.removeLast() }
-                    let blank = line.allSatisfy { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }
+                    let blank = line.allSatisfy {
+                        $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r")
+                    }
                     messages.append(blank ? .keepAlive : .event(body: line, fields: [:]))
                 }
                 line.removeAll(keepingCapacity: true)

@@ -16,7 +16,8 @@ public struct ReconnectBackoff: Sendable, Hashable, CustomStringConvertible {
     /// in 0..<1.
     public func delay(attempt: Int, unit: Double) -> Millis {
         let doublings = min(max(attempt, 0), 40)
-        let ceiling = min(Double(maximum.millis), Double(initial.millis) * Double(sign: .plus, exponent: doublings, significand: 1))
+        let ceiling = min(
+            Double(maximum.millis), Double(initial.millis) * Double(sign: .plus, exponent: doublings, significand: 1))
         let draw = min(max(unit, 0), 1)
         return Millis((ceiling * (0.5 + 0.5 * draw)).rounded(.down))
     }

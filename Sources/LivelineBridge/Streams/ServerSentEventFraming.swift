@@ -87,7 +87,8 @@ package struct ServerSentEventFraming: StreamFraming {
             if !value.contains(0) { lastEventID = String(decoding: value, as: UTF8.self) }
         case "retry":
             if !value.isEmpty, value.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-               let millis = Millis(String(decoding: value, as: UTF8.self)) {
+                let millis = Millis(String(decoding: value, as: UTF8.self))
+            {
                 messages.append(.retry(millis))
             }
         default:

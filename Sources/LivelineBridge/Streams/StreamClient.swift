@@ -58,7 +58,8 @@ public final class StreamClient: Sendable {
     public init?(
         source: SourceConfiguration, inbox: InboxWriter, store: any InboxStore, metrics: BridgeMetrics, logger: Logger,
         bodyLimit: Int = BridgeConfiguration.standardBodyLimit, wake: @escaping @Sendable () -> Void,
-        clock: @escaping @Sendable () -> Date = { Date() }, group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
+        clock: @escaping @Sendable () -> Date = { Date() },
+        group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
         guard let settings = source.stream else { return nil }
@@ -118,13 +119,17 @@ public final class StreamClient: Sendable {
                     gap = true
                 }
             } catch {
-                logger.warning("could not read where the stream stopped; events missed while the bridge was down are not recovered", metadata: ["error": "\(error)"])
+                logger.warning(
+                    "could not read where the stream stopped; events missed while the bridge was down are not recovered",
+                    metadata: ["error": "\(error)"])
             }
         }
-        logger.info("stream starting", metadata: [
-            "url": "\(settings.url)", "format": "\(settings.format.rawValue)",
-            "heartbeat-timeout": "\(DurationText.format(settings.heartbeatTimeout.millis))",
-        ])
+        logger.info(
+            "stream starting",
+            metadata: [
+                "url": "\(settings.url)", "format": "\(settings.format.rawValue)",
+                "heartbeat-timeout": "\(DurationText.format(settings.heartbeatTimeout.millis))",
+            ])
         var attempt = 0
         var serverRetry: Millis?
         while !Task.isCancelled {
@@ -148,7 +153,9 @@ public final class StreamClient: Sendable {
 
     /// One connection: connect, recover a gap, read until it ends. Returns why it ended (nil
     /// when cancelled) and whether it carried anything.
-    private func connectAndRead(_ position: inout Position, recovering: Bool, serverRetry: inout Millis?) async -> (StreamError?, Bool) {
+    private func connectAndRead(
+        _ position: inout Position, recovering: Bool, serverRetry: inout Millis?
+    ) async -> (StreamError?, Bool) {
         let request = StreamConnection.Request(
             url: settings.url, headers: settings.headers, format: settings.format, lastEventID: position.sseLastEventID,
             heartbeatTimeout: settings.heartbeatTimeout.millis, maximumMessage: maximumMessage, caFile: settings.caFile)
@@ -177,7 +184,9 @@ public final class StreamClient: Sendable {
                 case .retry(let millis):
                     serverRetry = millis
                 case .tooLarge(let bytes):
-                    logger.error("stream message skipped: over the body-limit", metadata: ["bytes": "\(bytes)", "limit": "\(maximumMessage)"])
+                    logger.error(
+                        "stream message skipped: over the body-limit",
+                        metadata: ["bytes": "\(bytes)", "limit": "\(maximumMessage)"])
                     metrics.streamEvent(source: source.name, type: "other", result: .unmappable)
                 case .event(let body, let fields):
                     if let id = fields["sse-id"] { position.sseLastEventID = id }
@@ -195,7 +204,9 @@ public final class StreamClient: Sendable {
 
     /// Maps and stores one event; a store failure ends the connection (the event is recovered
     /// after the reconnect).
-    private func handle(_ body: [UInt8], fields: [String: String], _ position: inout Position, recovered: Bool) async throws(StreamError) {
+    private func handle(
+        _ body: [UInt8], fields: [String: String], _ position: inout Position, recovered: Bool
+    ) async throws(StreamError) {
         let outcome: StreamIngest.Outcome
         do {
             outcome = try await ingest.ingest(body: body, fields: fields)
@@ -206,18 +217,23 @@ public final class StreamClient: Sendable {
         switch outcome {
         case .stored(let mapped, let receivedAt, let ignored):
             note(mapped, receivedAt: receivedAt, &position)
-            metrics.streamEvent(source: source.name, type: typeLabel(mapped.eventType), result: ignored ? .ignored : .stored)
+            metrics.streamEvent(
+                source: source.name, type: typeLabel(mapped.eventType), result: ignored ? .ignored : .stored)
             if logger.logLevel <= .info {
-                logger.info(recovered ? "stream event recovered" : "stream event stored", metadata: [
-                    "event": .string(mapped.eventID), "type": .string(mapped.eventType), "activity": .string(mapped.activityKey),
-                ])
+                logger.info(
+                    recovered ? "stream event recovered" : "stream event stored",
+                    metadata: [
+                        "event": .string(mapped.eventID), "type": .string(mapped.eventType),
+                        "activity": .string(mapped.activityKey),
+                    ])
             }
         case .duplicate(let mapped, let receivedAt):
             if !recovered { note(mapped, receivedAt: receivedAt, &position) }
             metrics.streamEvent(source: source.name, type: typeLabel(mapped.eventType), result: .duplicate)
         case .unmappable(let error):
             metrics.streamEvent(source: source.name, type: "other", result: .unmappable)
-            logger.warning("stream event does not fit the source's rules; skipped", metadata: ["reason": .string(error.reason)])
+            logger.warning(
+                "stream event does not fit the source's rules; skipped", metadata: ["reason": .string(error.reason)])
         }
     }
 
@@ -233,7 +249,9 @@ public final class StreamClient: Sendable {
         guard let recover = settings.recover else { return }
         let since = position.lastEventAt ?? position.connectedAt ?? position.startFrom
         guard position.lastEventID != nil || since != nil else { return }
-        let recovery = GapRecovery(settings: recover, headers: settings.headers, caFile: settings.caFile, maximumAnswer: Self.maximumRecoveryAnswer)
+        let recovery = GapRecovery(
+            settings: recover, headers: settings.headers, caFile: settings.caFile,
+            maximumAnswer: Self.maximumRecoveryAnswer)
         let keys: [String?] = recover.isPerActivity ? position.activities.reversed() : [nil]
         // A per-activity timeline with no activity followed yet has nothing to give.
         guard !keys.isEmpty else { return }
@@ -251,7 +269,8 @@ public final class StreamClient: Sendable {
                         failures.append(error.description)
                     } else {
                         logger.warning("gap recovery failed; trying again", metadata: ["error": "\(error)"])
-                        try? await Task.sleep(for: .milliseconds(settings.reconnect.delay(attempt: attempt, unit: random())))
+                        try? await Task.sleep(
+                            for: .milliseconds(settings.reconnect.delay(attempt: attempt, unit: random())))
                     }
                 }
                 if Task.isCancelled { return }
@@ -267,9 +286,11 @@ public final class StreamClient: Sendable {
             logger.info("gap recovered", metadata: ["since": .string(sinceText), "events": "\(recovered)"])
         } else {
             metrics.streamGapRecovery(source: source.name, result: "failed")
-            logger.error("gap not recovered: events since then may be missing", metadata: [
-                "since": .string(sinceText), "error": .string(failures.joined(separator: "; ")),
-            ])
+            logger.error(
+                "gap not recovered: events since then may be missing",
+                metadata: [
+                    "since": .string(sinceText), "error": .string(failures.joined(separator: "; ")),
+                ])
         }
     }
 

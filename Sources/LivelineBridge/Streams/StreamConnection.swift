@@ -52,13 +52,17 @@ struct StreamConnection: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     let sync = channel.pipeline.syncOperations
                     if let sslContext {
-                        try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: url.hostIsAddress ? nil : url.host))
+                        try sync.addHandler(
+                            NIOSSLClientHandler(context: sslContext, serverHostname: url.hostIsAddress ? nil : url.host)
+                        )
                     }
                     try sync.addHTTPClientHandlers()
                     try sync.addHandler(IdleStateHandler(readTimeout: .milliseconds(request.heartbeatTimeout)))
-                    try sync.addHandler(StreamReadHandler(
-                        url: url, head: head, framing: Self.framing(for: request), heartbeatTimeout: request.heartbeatTimeout,
-                        answered: answered, continuation: continuation))
+                    try sync.addHandler(
+                        StreamReadHandler(
+                            url: url, head: head, framing: Self.framing(for: request),
+                            heartbeatTimeout: request.heartbeatTimeout,
+                            answered: answered, continuation: continuation))
                 }
             }
         let channel: any Channel
@@ -112,7 +116,9 @@ struct StreamConnection: Sendable {
         ]
         if request.format == .sse, let id = request.lastEventID { defaults.append(("Last-Event-ID", id)) }
         head.headers.add(name: "Host", value: request.url.authority)
-        for (name, value) in defaults where !configured.contains(name.lowercased()) { head.headers.add(name: name, value: value) }
+        for (name, value) in defaults where !configured.contains(name.lowercased()) {
+            head.headers.add(name: name, value: value)
+        }
         for header in request.headers { head.headers.add(name: header.name, value: header.value) }
         return head
     }
@@ -143,7 +149,8 @@ private final class StreamReadHandler: ChannelInboundHandler {
     private var state = State.waiting
 
     init(
-        url: FeedURL, head: HTTPRequestHead, framing: any StreamFraming, heartbeatTimeout: Millis, answered: EventLoopPromise<Void>,
+        url: FeedURL, head: HTTPRequestHead, framing: any StreamFraming, heartbeatTimeout: Millis,
+        answered: EventLoopPromise<Void>,
         continuation: AsyncThrowingStream<StreamMessage, any Error>.Continuation
     ) {
         self.url = url

@@ -34,10 +34,13 @@ public enum StreamError: Error, Sendable, Hashable, CustomStringConvertible {
         case .tlsFailed(let url, let cause): "stream \(url): TLS: \(cause)"
         case .httpStatus(let url, let status, let body):
             "HTTP \(status) from stream \(url)\(body.isEmpty ? "" : ": \(body)")\(Self.advice(status))"
-        case .heartbeatTimeout(let url, let after): "stream \(url): no data for \(DurationText.format(after)) (heartbeat timeout)"
-        case .closed(let url, let cause): "stream \(url): connection closed\(cause.map { ": \($0)" } ?? " by the server")"
+        case .heartbeatTimeout(let url, let after):
+            "stream \(url): no data for \(DurationText.format(after)) (heartbeat timeout)"
+        case .closed(let url, let cause):
+            "stream \(url): connection closed\(cause.map { ": \($0)" } ?? " by the server")"
         case .ended(let url): "stream \(url): the server ended the stream"
-        case .storeFailed(let url, let cause): "stream \(url): an event could not be stored (\(cause)); reconnecting to recover it"
+        case .storeFailed(let url, let cause):
+            "stream \(url): an event could not be stored (\(cause)); reconnecting to recover it"
         case .recoverFailed(let url, let cause): "recovery from \(url) failed: \(cause)"
         }
     }
@@ -83,7 +86,8 @@ public enum StreamError: Error, Sendable, Hashable, CustomStringConvertible {
         }
         if let words = ConnectFailure.cause(of: error) { return words }
         if let error = error as? HTTPParserError {
-            return error == .invalidEOFState ? "cut by the server in the middle of the stream" : "the server broke HTTP/1.1 (\(error))"
+            return error == .invalidEOFState
+                ? "cut by the server in the middle of the stream" : "the server broke HTTP/1.1 (\(error))"
         }
         if error is NIOSSLError || error is BoringSSLError { return tlsCause(error) }
         return "\(error)"
@@ -100,7 +104,9 @@ public enum StreamError: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// Whether `error` is a TLS failure.
     static func isTLS(_ error: any Error) -> Bool {
-        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first { return isTLS(first.error) }
+        if let error = error as? NIOConnectionError, let first = error.connectionErrors.first {
+            return isTLS(first.error)
+        }
         return error is NIOSSLError || error is BoringSSLError
     }
 }

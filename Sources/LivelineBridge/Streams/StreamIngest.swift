@@ -26,7 +26,10 @@ struct StreamIngest: Sendable {
     let wake: @Sendable () -> Void
     let clock: @Sendable () -> Date
 
-    init(source: SourceConfiguration, inbox: InboxWriter, wake: @escaping @Sendable () -> Void, clock: @escaping @Sendable () -> Date) {
+    init(
+        source: SourceConfiguration, inbox: InboxWriter, wake: @escaping @Sendable () -> Void,
+        clock: @escaping @Sendable () -> Date
+    ) {
         self.source = source
         mapper = EventMapper(source: source)
         keptHeaders = KeptHeaders(source: source)
@@ -50,7 +53,8 @@ struct StreamIngest: Sendable {
             return .unmappable(error)
         }
         let receivedAt = clock()
-        let event = mapped.inboxEvent(source: source, body: body, headers: keptHeaders.select(from: headers), receivedAt: receivedAt)
+        let event = mapped.inboxEvent(
+            source: source, body: body, headers: keptHeaders.select(from: headers), receivedAt: receivedAt)
         switch try await inbox.insert(event) {
         case .stored:
             wake()

@@ -38,7 +38,8 @@ public struct StreamSettings: Sendable, Hashable {
 
     public init(
         url: FeedURL, headers: [FeedHeader] = [], format: Format = .ndjson, heartbeatTimeout: Duration = .seconds(30),
-        keepAlive: JSONPointer? = nil, reconnect: ReconnectBackoff = ReconnectBackoff(), recover: RecoverSettings? = nil,
+        keepAlive: JSONPointer? = nil, reconnect: ReconnectBackoff = ReconnectBackoff(),
+        recover: RecoverSettings? = nil,
         caFile: String? = nil
     ) {
         self.url = url
@@ -91,7 +92,9 @@ public struct RecoverSettings: Sendable, Hashable {
     /// How far back the first start recovers (`on-start`); nil: it does not (`on-start: off`).
     public var startWindow: Duration?
 
-    public init(template: String, events: JSONPointer? = nil, startWindow: Duration? = RecoverSettings.standardStartWindow) {
+    public init(
+        template: String, events: JSONPointer? = nil, startWindow: Duration? = RecoverSettings.standardStartWindow
+    ) {
         self.template = template
         self.events = events
         self.startWindow = startWindow
@@ -108,7 +111,9 @@ public struct RecoverSettings: Sendable, Hashable {
     /// The URL with its placeholders filled.
     func url(lastEventID: String?, since: String?, activityKey: String?) throws(FeedURLError) -> FeedURL {
         var text = template
-        for (placeholder, value) in [("{last-event-id}", lastEventID), ("{since}", since), ("{activity-key}", activityKey)] {
+        for (placeholder, value) in [
+            ("{last-event-id}", lastEventID), ("{since}", since), ("{activity-key}", activityKey),
+        ] {
             text = text.replacingOccurrences(of: placeholder, with: Self.percentEncoded(value ?? ""))
         }
         return try FeedURL(parsing: text)
@@ -119,7 +124,9 @@ public struct RecoverSettings: Sendable, Hashable {
         var rest = template
         for placeholder in Self.placeholders { rest = rest.replacingOccurrences(of: placeholder, with: "") }
         if let open = rest.firstIndex(of: "{"), let close = rest[open...].firstIndex(of: "}") {
-            throw FeedURLError("unknown placeholder '\(rest[open...close])'; recover URLs may use \(Self.placeholders.joined(separator: ", "))")
+            throw FeedURLError(
+                "unknown placeholder '\(rest[open...close])'; recover URLs may use \(Self.placeholders.joined(separator: ", "))"
+            )
         }
         _ = try url(lastEventID: "x", since: "2026-01-01T00:00:00Z", activityKey: "x")
     }

@@ -44,7 +44,10 @@ public final class DeliveryMeasurements: Sendable {
     ///   - countAcceptedPerActivity: keep per-activity counts of accepted pushes (broadcast mode).
     ///   - onSettled: called after each event that may have lowered the number in flight, with
     ///     the activity whose in-flight push settled (or that was stopped), nil for others.
-    public init(startMicros: Int64, intervalMillis: Int64 = 1000, countAcceptedPerActivity: Bool = false, onSettled: @escaping @Sendable (Int?) -> Void = { _ in }) {
+    public init(
+        startMicros: Int64, intervalMillis: Int64 = 1000, countAcceptedPerActivity: Bool = false,
+        onSettled: @escaping @Sendable (Int?) -> Void = { _ in }
+    ) {
         self.startMicros = startMicros
         self.intervalMicros = intervalMillis * 1000
         self.countAccepted = countAcceptedPerActivity
@@ -114,8 +117,9 @@ public final class DeliveryMeasurements: Sendable {
         }
         switch event {
         case .retrying, .sent: break
-        case .delivered(let activity, _, _, _, _), .rejected(let activity, _, _), .gaveUp(let activity, _, _), .stopped(let activity, _),
-             .abandoned(let activity, _, _):
+        case .delivered(let activity, _, _, _, _), .rejected(let activity, _, _), .gaveUp(let activity, _, _),
+            .stopped(let activity, _),
+            .abandoned(let activity, _, _):
             onSettled(activity)
         case .superseded, .configurationError:
             onSettled(nil)
@@ -128,7 +132,10 @@ public final class DeliveryMeasurements: Sendable {
     }
 
     /// The final accounting: pushes still open are dropped (their activity was stopped) or lost.
-    public func finish() -> (counts: LoadResult.DeliveryCounts, latency: LatencySamples, sent: [Int], completed: [Int], errors: [Int], stopped: [Int: String], acceptedByActivity: [Int: Int]) {
+    public func finish() -> (
+        counts: LoadResult.DeliveryCounts, latency: LatencySamples, sent: [Int], completed: [Int], errors: [Int],
+        stopped: [Int: String], acceptedByActivity: [Int: Int]
+    ) {
         box.withLockedValue { state in
             for key in state.open.keys {
                 if state.stoppedActivities[key >> 24] != nil {
@@ -144,14 +151,20 @@ public final class DeliveryMeasurements: Sendable {
             sent.pad(to: length)
             completed.pad(to: length)
             errors.pad(to: length)
-            return (state.counts, state.latency, sent.values, completed.values, errors.values, state.stoppedActivities, state.acceptedByActivity)
+            return (
+                state.counts, state.latency, sent.values, completed.values, errors.values, state.stoppedActivities,
+                state.acceptedByActivity
+            )
         }
     }
 
     /// Live numbers for the progress line.
     public func snapshot() -> (submitted: Int, completed: Int, errors: Int, open: Int) {
         box.withLockedValue { state in
-            (state.counts.submitted, state.counts.delivered + state.counts.rejected, state.counts.errors + state.stoppedActivities.count, state.open.count)
+            (
+                state.counts.submitted, state.counts.delivered + state.counts.rejected,
+                state.counts.errors + state.stoppedActivities.count, state.open.count
+            )
         }
     }
 }

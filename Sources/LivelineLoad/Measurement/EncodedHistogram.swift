@@ -34,16 +34,22 @@ public struct EncodedHistogram: Sendable, Codable, Equatable {
     public func decoded() throws(LoadError) -> Histogram<UInt64> {
         guard unit == "us" else { throw .invalidSetting(.histogram, value: "unit '\(unit)'", problem: "expected 'us'") }
         guard let digits = SignificantDigits(rawValue: Int8(clamping: significantDigits)) else {
-            throw .invalidSetting(.histogram, value: "significant-digits \(significantDigits)", problem: "expected 0 to 5")
+            throw .invalidSetting(
+                .histogram, value: "significant-digits \(significantDigits)", problem: "expected 0 to 5")
         }
-        guard lowestDiscernible >= 1, lowestDiscernible <= UInt64.max / 4, highestTrackable >= 2 * lowestDiscernible else {
-            throw .invalidSetting(.histogram, value: "bounds \(lowestDiscernible)…\(highestTrackable)", problem: "not a valid layout")
+        guard lowestDiscernible >= 1, lowestDiscernible <= UInt64.max / 4, highestTrackable >= 2 * lowestDiscernible
+        else {
+            throw .invalidSetting(
+                .histogram, value: "bounds \(lowestDiscernible)…\(highestTrackable)", problem: "not a valid layout")
         }
         var histogram = Histogram<UInt64>(
-            lowestDiscernibleValue: lowestDiscernible, highestTrackableValue: highestTrackable, numberOfSignificantValueDigits: digits)
+            lowestDiscernibleValue: lowestDiscernible, highestTrackableValue: highestTrackable,
+            numberOfSignificantValueDigits: digits)
         histogram.autoResize = true
         for bucket in buckets {
-            guard bucket.count == 2, bucket[0] <= UInt64.max / 4 else { throw .invalidSetting(.histogram, value: "bucket \(bucket)", problem: "expected [value, count]") }
+            guard bucket.count == 2, bucket[0] <= UInt64.max / 4 else {
+                throw .invalidSetting(.histogram, value: "bucket \(bucket)", problem: "expected [value, count]")
+            }
             histogram.record(bucket[0], count: bucket[1])
         }
         return histogram
@@ -52,7 +58,8 @@ public struct EncodedHistogram: Sendable, Codable, Equatable {
     /// A new, empty histogram with the layout every Liveline load result uses: microseconds,
     /// three significant digits, sized for an hour and growing beyond.
     public static func emptyLatencyHistogram() -> Histogram<UInt64> {
-        var histogram = Histogram<UInt64>(lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+        var histogram = Histogram<UInt64>(
+            lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
         histogram.autoResize = true
         return histogram
     }

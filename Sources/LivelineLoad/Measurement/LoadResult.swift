@@ -36,7 +36,8 @@ public struct LoadResult: Sendable, Codable, Equatable {
     public var mergedRuns: Int = 1
 
     enum CodingKeys: String, CodingKey {
-        case format, version, config, pushes, activities, delivery, broadcast, device, latency, series, resources, thresholds
+        case format, version, config, pushes, activities, delivery, broadcast, device, latency, series, resources,
+            thresholds
         case startedAt = "started-at"
         case durationMillis = "duration-ms"
         case mergedRuns = "merged-runs"
@@ -87,7 +88,8 @@ public struct LoadResult: Sendable, Codable, Equatable {
         public var timeLimitMillis: Millis?
 
         enum CodingKeys: String, CodingKey {
-            case scenarios, activities, shard, arrivals, seed, clock, speed, target, transport, channels, connections, threads
+            case scenarios, activities, shard, arrivals, seed, clock, speed, target, transport, channels, connections,
+                threads
             case shardActivities = "shard-activities"
             case rampMillis = "ramp-ms"
             case ratePerSecond = "rate-per-second"

@@ -79,17 +79,21 @@ struct LoadResultBuilder {
             // Subscribers of this run's channels, by the scenario their channel plays.
             let perChannel = broadcast.subscriberCounts(copies: 0..<configuration.activities)
             var byEntry = Array(repeating: 0, count: configuration.mix.entries.count)
-            for channel in copies { byEntry[configuration.mix.assignment(ofCopy: channel).entry] += perChannel[channel] }
+            for channel in copies {
+                byEntry[configuration.mix.assignment(ofCopy: channel).entry] += perChannel[channel]
+            }
             counted = byEntry
         } else {
             counted = configuration.mix.counts(copies: copies)
         }
         let scenarios = configuration.mix.entries.enumerated().map { index, entry in
-            LoadResult.Config.ScenarioEntry(file: entry.scenario.file, name: entry.scenario.name, weight: entry.weight, activities: counted[index])
+            LoadResult.Config.ScenarioEntry(
+                file: entry.scenario.file, name: entry.scenario.name, weight: entry.weight, activities: counted[index])
         }
         var config = LoadResult.Config(
             scenarios: scenarios, activities: configuration.activities, shard: configuration.shard.description,
-            shardActivities: counted.reduce(0, +), arrivals: "all-at-once", seed: configuration.seed, clock: "virtual", speed: 1,
+            shardActivities: counted.reduce(0, +), arrivals: "all-at-once", seed: configuration.seed, clock: "virtual",
+            speed: 1,
             target: configuration.target.name, threads: threads, latencyFrom: latencyFrom.rawValue)
         switch configuration.arrivals {
         case .allAtOnce: break

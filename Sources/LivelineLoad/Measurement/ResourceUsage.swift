@@ -1,16 +1,16 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The process's memory and CPU time, for the report.
 public enum ResourceUsage {
     #if canImport(Glibc)
-    private static let selfWho = __rusage_who_t(RUSAGE_SELF.rawValue)
+        private static let selfWho = __rusage_who_t(RUSAGE_SELF.rawValue)
     #else
-    private static let selfWho = RUSAGE_SELF
+        private static let selfWho = RUSAGE_SELF
     #endif
 
     /// Peak resident memory in bytes: `VmHWM` from /proc/self/status on Linux, `ru_maxrss`
@@ -20,9 +20,9 @@ public enum ResourceUsage {
         var usage = rusage()
         guard getrusage(selfWho, &usage) == 0 else { return 0 }
         #if canImport(Darwin)
-        return Int(usage.ru_maxrss)
+            return Int(usage.ru_maxrss)
         #else
-        return Int(usage.ru_maxrss) * 1024
+            return Int(usage.ru_maxrss) * 1024
         #endif
     }
 

@@ -20,6 +20,8 @@ public struct TimeSeries: Sendable, Equatable {
 
     /// Element-wise sum, for merging shards or partitions.
     public static func sum(_ a: [Int], _ b: [Int]) -> [Int] {
-        (0..<Swift.max(a.count, b.count)).map { (a.indices.contains($0) ? a[$0] : 0) + (b.indices.contains($0) ? b[$0] : 0) }
+        (0..<Swift.max(a.count, b.count)).map {
+            (a.indices.contains($0) ? a[$0] : 0) + (b.indices.contains($0) ? b[$0] : 0)
+        }
     }
 }

@@ -19,20 +19,30 @@ public enum JSONReport {
             var version: Int?
         }
         guard let header = try? JSONDecoder().decode(Header.self, from: data) else {
-            throw .invalidFile(location: name, problem: "not JSON, or not an object; expected a file written by liveline load --json")
+            throw .invalidFile(
+                location: name, problem: "not JSON, or not an object; expected a file written by liveline load --json")
         }
         guard header.format == LoadResult.formatName else {
-            throw .invalidFile(location: name, problem: "\"format\" is \(header.format.map { "'\($0)'" } ?? "missing"); expected '\(LoadResult.formatName)' (a file written by liveline load --json)")
+            throw .invalidFile(
+                location: name,
+                problem:
+                    "\"format\" is \(header.format.map { "'\($0)'" } ?? "missing"); expected '\(LoadResult.formatName)' (a file written by liveline load --json)"
+            )
         }
         guard let version = header.version, version <= LoadResult.currentVersion else {
-            throw .invalidFile(location: name, problem: "version \(header.version.map(String.init) ?? "missing") is newer than this liveline reads (\(LoadResult.currentVersion)); update liveline")
+            throw .invalidFile(
+                location: name,
+                problem:
+                    "version \(header.version.map(String.init) ?? "missing") is newer than this liveline reads (\(LoadResult.currentVersion)); update liveline"
+            )
         }
         do {
             return try JSONDecoder().decode(LoadResult.self, from: data)
         } catch let DecodingError.keyNotFound(key, context) {
             throw .invalidFile(location: name, problem: "missing \"\(key.stringValue)\" at \(path(context.codingPath))")
         } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-            throw .invalidFile(location: name, problem: "unexpected value at \(path(context.codingPath)): \(context.debugDescription)")
+            throw .invalidFile(
+                location: name, problem: "unexpected value at \(path(context.codingPath)): \(context.debugDescription)")
         } catch {
             throw .invalidFile(location: name, problem: "\(error)")
         }
@@ -41,7 +51,10 @@ public enum JSONReport {
     /// Reads a result file.
     public static func read(file path: String) throws(LoadError) -> LoadResult {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw .invalidFile(location: path, problem: "the file \(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist")")
+            throw .invalidFile(
+                location: path,
+                problem:
+                    "the file \(FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist")")
         }
         return try decode(data, name: path)
     }
@@ -57,6 +70,7 @@ public enum JSONReport {
     }
 
     private static func path(_ keys: [any CodingKey]) -> String {
-        keys.isEmpty ? "the top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        keys.isEmpty
+            ? "the top level" : keys.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
     }
 }

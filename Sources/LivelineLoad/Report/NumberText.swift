@@ -14,7 +14,9 @@ public enum NumberText {
     /// Short form for charts: `950`, `12.5k`, `1.2M`.
     public static func short(_ value: Double) -> String {
         let magnitude = abs(value)
-        if magnitude >= 1_000_000 { return LatencyText.trimmed(value / 1_000_000, digits: magnitude >= 10_000_000 ? 0 : 1) + "M" }
+        if magnitude >= 1_000_000 {
+            return LatencyText.trimmed(value / 1_000_000, digits: magnitude >= 10_000_000 ? 0 : 1) + "M"
+        }
         if magnitude >= 1000 { return LatencyText.trimmed(value / 1000, digits: magnitude >= 10_000 ? 0 : 1) + "k" }
         return LatencyText.trimmed(value, digits: magnitude >= 10 ? 0 : 1)
     }
@@ -28,7 +30,8 @@ public enum NumberText {
             size /= 1024
             unit += 1
         }
-        return (unit == 0 || size >= 10 ? String(Int(size.rounded())) : LatencyText.trimmed(size, digits: 1)) + " " + units[unit]
+        return (unit == 0 || size >= 10 ? String(Int(size.rounded())) : LatencyText.trimmed(size, digits: 1)) + " "
+            + units[unit]
     }
 
     /// Milliseconds as a duration: `850ms`, `8.4s`, `6m 12s`, `1h 04m`.

@@ -10,14 +10,18 @@ import Liveline
 /// (shards run side by side), so the merged throughput is the combined rate.
 public enum ResultMerge {
     public static func merge(_ results: [LoadResult]) throws(LoadError) -> LoadResult {
-        guard var merged = results.first else { throw .incompatibleResults("nothing to merge: give one or more result files") }
+        guard var merged = results.first else {
+            throw .incompatibleResults("nothing to merge: give one or more result files")
+        }
         guard results.count > 1 else { return merged }
         var histogram = try merged.latency.histogram.decoded()
         for other in results.dropFirst() {
             let otherHistogram = try other.latency.histogram.decoded()
             guard otherHistogram.numberOfSignificantValueDigits == histogram.numberOfSignificantValueDigits,
-                  otherHistogram.lowestDiscernibleValue == histogram.lowestDiscernibleValue else {
-                throw .incompatibleResults("the histograms have different layouts (significant digits or lowest value) and cannot be added")
+                otherHistogram.lowestDiscernibleValue == histogram.lowestDiscernibleValue
+            else {
+                throw .incompatibleResults(
+                    "the histograms have different layouts (significant digits or lowest value) and cannot be added")
             }
             histogram.add(otherHistogram)
             merged.startedAt = min(merged.startedAt, other.startedAt)
@@ -73,7 +77,9 @@ public enum ResultMerge {
         return config
     }
 
-    private static func mergeActivities(_ a: LoadResult.ActivityCounts, _ b: LoadResult.ActivityCounts) -> LoadResult.ActivityCounts {
+    private static func mergeActivities(
+        _ a: LoadResult.ActivityCounts, _ b: LoadResult.ActivityCounts
+    ) -> LoadResult.ActivityCounts {
         var c = a
         c.played += b.played
         c.exhaustedBudget += b.exhaustedBudget
@@ -83,7 +89,9 @@ public enum ResultMerge {
         return c
     }
 
-    private static func mergeDelivery(_ a: LoadResult.DeliveryCounts, _ b: LoadResult.DeliveryCounts) -> LoadResult.DeliveryCounts {
+    private static func mergeDelivery(
+        _ a: LoadResult.DeliveryCounts, _ b: LoadResult.DeliveryCounts
+    ) -> LoadResult.DeliveryCounts {
         var c = a
         c.submitted += b.submitted
         c.delivered += b.delivered

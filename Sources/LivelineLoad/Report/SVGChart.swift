@@ -52,7 +52,8 @@ public enum SVGChart {
         var svg = header(width: width, height: height, title: title)
         let present = lines.flatMap { $0.values.compactMap { $0 } }.filter { !logarithmic || $0 > 0 }
         guard count > 0, let maxValue = present.max() else {
-            svg += "<text x=\"\(width / 2)\" y=\"\(height / 2)\" class=\"empty\" text-anchor=\"middle\">no data</text></svg>"
+            svg +=
+                "<text x=\"\(width / 2)\" y=\"\(height / 2)\" class=\"empty\" text-anchor=\"middle\">no data</text></svg>"
             return svg
         }
         // The y scale.
@@ -90,7 +91,8 @@ public enum SVGChart {
         for tick in yTicks where tick <= yHigh * 1.0001 {
             let ty = y(tick)
             svg += "<line x1=\"\(f(left))\" y1=\"\(f(ty))\" x2=\"\(f(left + plotW))\" y2=\"\(f(ty))\" class=\"grid\"/>"
-            svg += "<text x=\"\(f(left - 6))\" y=\"\(f(ty + 4))\" class=\"tick\" text-anchor=\"end\">\(escape(format(tick)))</text>"
+            svg +=
+                "<text x=\"\(f(left - 6))\" y=\"\(f(ty + 4))\" class=\"tick\" text-anchor=\"end\">\(escape(format(tick)))</text>"
         }
         // The x axis: elapsed time.
         let totalSeconds = Double(count - 1) * step
@@ -98,11 +100,14 @@ public enum SVGChart {
         var t = 0.0
         while t <= totalSeconds + 1e-9 {
             let tx = left + (totalSeconds == 0 ? 0 : t / totalSeconds * plotW)
-            svg += "<line x1=\"\(f(tx))\" y1=\"\(f(top + plotH))\" x2=\"\(f(tx))\" y2=\"\(f(top + plotH + 4))\" class=\"axis\"/>"
-            svg += "<text x=\"\(f(tx))\" y=\"\(f(top + plotH + 18))\" class=\"tick\" text-anchor=\"middle\">\(escape(seconds(t)))</text>"
+            svg +=
+                "<line x1=\"\(f(tx))\" y1=\"\(f(top + plotH))\" x2=\"\(f(tx))\" y2=\"\(f(top + plotH + 4))\" class=\"axis\"/>"
+            svg +=
+                "<text x=\"\(f(tx))\" y=\"\(f(top + plotH + 18))\" class=\"tick\" text-anchor=\"middle\">\(escape(seconds(t)))</text>"
             t += xStep
         }
-        svg += "<line x1=\"\(f(left))\" y1=\"\(f(top + plotH))\" x2=\"\(f(left + plotW))\" y2=\"\(f(top + plotH))\" class=\"axis\"/>"
+        svg +=
+            "<line x1=\"\(f(left))\" y1=\"\(f(top + plotH))\" x2=\"\(f(left + plotW))\" y2=\"\(f(top + plotH))\" class=\"axis\"/>"
 
         for line in lines {
             var segments: [[(Double, Double)]] = [[]]
@@ -117,12 +122,15 @@ public enum SVGChart {
                 let points = segment.map { "\(f($0.0)),\(f($0.1))" }.joined(separator: " ")
                 if line.area, segment.count > 1 {
                     let base = f(top + plotH)
-                    svg += "<polygon points=\"\(f(segment[0].0)),\(base) \(points) \(f(segment[segment.count - 1].0)),\(base)\" fill=\"\(line.color)\" fill-opacity=\"0.12\" stroke=\"none\"/>"
+                    svg +=
+                        "<polygon points=\"\(f(segment[0].0)),\(base) \(points) \(f(segment[segment.count - 1].0)),\(base)\" fill=\"\(line.color)\" fill-opacity=\"0.12\" stroke=\"none\"/>"
                 }
                 if segment.count == 1 {
-                    svg += "<circle cx=\"\(f(segment[0].0))\" cy=\"\(f(segment[0].1))\" r=\"2.5\" fill=\"\(line.color)\"/>"
+                    svg +=
+                        "<circle cx=\"\(f(segment[0].0))\" cy=\"\(f(segment[0].1))\" r=\"2.5\" fill=\"\(line.color)\"/>"
                 } else {
-                    svg += "<polyline points=\"\(points)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2\" stroke-linejoin=\"round\"\(line.dashed ? " stroke-dasharray=\"5 4\"" : "")/>"
+                    svg +=
+                        "<polyline points=\"\(points)\" fill=\"none\" stroke=\"\(line.color)\" stroke-width=\"2\" stroke-linejoin=\"round\"\(line.dashed ? " stroke-dasharray=\"5 4\"" : "")/>"
                 }
             }
         }
@@ -132,7 +140,8 @@ public enum SVGChart {
             let textWidth = Double(line.name.count) * 6.6 + 8
             lx -= textWidth
             svg += "<text x=\"\(f(lx + 16))\" y=\"18\" class=\"legend\">\(escape(line.name))</text>"
-            svg += "<line x1=\"\(f(lx))\" y1=\"14\" x2=\"\(f(lx + 12))\" y2=\"14\" stroke=\"\(line.color)\" stroke-width=\"3\"\(line.dashed ? " stroke-dasharray=\"4 3\"" : "")/>"
+            svg +=
+                "<line x1=\"\(f(lx))\" y1=\"14\" x2=\"\(f(lx + 12))\" y2=\"14\" stroke=\"\(line.color)\" stroke-width=\"3\"\(line.dashed ? " stroke-dasharray=\"4 3\"" : "")/>"
             lx -= 20
         }
         return svg + "</svg>"
@@ -144,7 +153,8 @@ public enum SVGChart {
         let height = Int(top + max(1, Double(bars.count)) * rowHeight + 10)
         var svg = header(width: width, height: height, title: title)
         guard let maxValue = bars.map(\.value).max(), maxValue > 0 else {
-            svg += "<text x=\"\(width / 2)\" y=\"\(Int(top) + 18)\" class=\"empty ok\" text-anchor=\"middle\">\(escape(empty))</text></svg>"
+            svg +=
+                "<text x=\"\(width / 2)\" y=\"\(Int(top) + 18)\" class=\"empty ok\" text-anchor=\"middle\">\(escape(empty))</text></svg>"
             return svg
         }
         let labelWidth = min(230.0, Double(bars.map(\.label.count).max() ?? 10) * 6.8 + 12)
@@ -153,9 +163,12 @@ public enum SVGChart {
         for (i, bar) in bars.enumerated() {
             let rowY = top + Double(i) * rowHeight
             let w = max(bar.value > 0 ? 2 : 0, bar.value / maxValue * plotW)
-            svg += "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(rowY + 17))\" class=\"label\" text-anchor=\"end\">\(escape(truncate(bar.label, 34)))</text>"
-            svg += "<rect x=\"\(f(labelWidth))\" y=\"\(f(rowY + 5))\" width=\"\(f(w))\" height=\"\(f(rowHeight - 10))\" rx=\"3\" fill=\"\(bar.color)\"/>"
-            svg += "<text x=\"\(f(labelWidth + w + 6))\" y=\"\(f(rowY + 17))\" class=\"value\">\(escape(bar.note ?? NumberText.grouped(Int(bar.value))))</text>"
+            svg +=
+                "<text x=\"\(f(labelWidth - 8))\" y=\"\(f(rowY + 17))\" class=\"label\" text-anchor=\"end\">\(escape(truncate(bar.label, 34)))</text>"
+            svg +=
+                "<rect x=\"\(f(labelWidth))\" y=\"\(f(rowY + 5))\" width=\"\(f(w))\" height=\"\(f(rowHeight - 10))\" rx=\"3\" fill=\"\(bar.color)\"/>"
+            svg +=
+                "<text x=\"\(f(labelWidth + w + 6))\" y=\"\(f(rowY + 17))\" class=\"value\">\(escape(bar.note ?? NumberText.grouped(Int(bar.value))))</text>"
         }
         return svg + "</svg>"
     }
@@ -181,8 +194,12 @@ public enum SVGChart {
     }
 
     static func seconds(_ value: Double) -> String {
-        if value < 60 || value.truncatingRemainder(dividingBy: 60) != 0 { return LatencyText.trimmed(value, digits: 1) + "s" }
-        if value < 3600 || value.truncatingRemainder(dividingBy: 3600) != 0 { return LatencyText.trimmed(value / 60, digits: 1) + "m" }
+        if value < 60 || value.truncatingRemainder(dividingBy: 60) != 0 {
+            return LatencyText.trimmed(value, digits: 1) + "s"
+        }
+        if value < 3600 || value.truncatingRemainder(dividingBy: 3600) != 0 {
+            return LatencyText.trimmed(value / 60, digits: 1) + "m"
+        }
         return LatencyText.trimmed(value / 3600, digits: 1) + "h"
     }
 
@@ -211,7 +228,9 @@ public enum SVGChart {
 
     /// Shrinks a series to at most `limit` points: each point summarizes a run of values by
     /// `combine` (the mean for rates, the maximum for latencies); nil when a run has none.
-    public static func downsample(_ values: [Double?], limit: Int, combine: ([Double]) -> Double) -> (values: [Double?], factor: Int) {
+    public static func downsample(
+        _ values: [Double?], limit: Int, combine: ([Double]) -> Double
+    ) -> (values: [Double?], factor: Int) {
         guard values.count > limit, limit > 0 else { return (values, 1) }
         let factor = Int((Double(values.count) / Double(limit)).rounded(.up))
         var out: [Double?] = []

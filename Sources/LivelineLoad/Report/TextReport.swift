@@ -10,61 +10,110 @@ public struct TextReport: Sendable {
     public func render(_ result: LoadResult) -> String {
         var lines: [String] = []
         let config = result.config
-        let files = config.scenarios.map { "\($0.file)\(config.scenarios.count > 1 ? " ×\(NumberText.grouped($0.activities))" : "")" }.joined(separator: ", ")
-        var head = "liveline load · \(CountText.of(config.shardActivities, "activity", "activities", shown: NumberText.grouped(config.shardActivities)))"
+        let files = config.scenarios.map {
+            "\($0.file)\(config.scenarios.count > 1 ? " ×\(NumberText.grouped($0.activities))" : "")"
+        }.joined(separator: ", ")
+        var head =
+            "liveline load · \(CountText.of(config.shardActivities, "activity", "activities", shown: NumberText.grouped(config.shardActivities)))"
         if config.shard != "1/1" { head += " (shard \(config.shard) of \(NumberText.grouped(config.activities)))" }
         if result.mergedRuns > 1 { head += " · \(result.mergedRuns) runs merged" }
-        head += " · \(files) · \(config.clock == "real" ? "real clock ×\(RateText.format(config.speed))" : "virtual clock") · target \(config.target)"
+        head +=
+            " · \(files) · \(config.clock == "real" ? "real clock ×\(RateText.format(config.speed))" : "virtual clock") · target \(config.target)"
         lines.append(bold(head))
 
         let counted = result.delivery == nil ? "pushes" : "pushes delivered"
         let count = result.delivery?.delivered ?? result.pushes.produced
-        lines.append("  \(NumberText.grouped(count)) \(counted) in \(NumberText.duration(millis: result.durationMillis)): \(bold(NumberText.grouped(Int(result.throughput.rounded())) + " pushes/s"))"
-            + " · peak memory \(NumberText.bytes(result.resources.peakRSSBytes))"
-            + (config.threads > 1 ? " · \(config.threads) engine threads" : ""))
+        lines.append(
+            "  \(NumberText.grouped(count)) \(counted) in \(NumberText.duration(millis: result.durationMillis)): \(bold(NumberText.grouped(Int(result.throughput.rounded())) + " pushes/s"))"
+                + " · peak memory \(NumberText.bytes(result.resources.peakRSSBytes))"
+                + (config.threads > 1 ? " · \(config.threads) engine threads" : ""))
         lines.append("")
 
         let p = result.pushes
-        lines.append(row("Pushes", "\(NumberText.grouped(p.produced)) produced · \(NumberText.grouped(p.highPriority)) at priority 10 · \(NumberText.grouped(p.lowPriority)) at 5 · \(NumberText.bytes(p.bytes)) of payload, largest \(p.largestPayload) B"))
-        lines.append(row("", "\(NumberText.grouped(p.coalesced)) coalesced · \(NumberText.grouped(p.heartbeats)) heartbeats · \(NumberText.grouped(p.downgraded)) downgraded · \(NumberText.grouped(p.deferred)) deferred"
-            + (p.rejectedTooLarge > 0 ? " · " + red("\(NumberText.grouped(p.rejectedTooLarge)) over the size limit") : "")))
+        lines.append(
+            row(
+                "Pushes",
+                "\(NumberText.grouped(p.produced)) produced · \(NumberText.grouped(p.highPriority)) at priority 10 · \(NumberText.grouped(p.lowPriority)) at 5 · \(NumberText.bytes(p.bytes)) of payload, largest \(p.largestPayload) B"
+            ))
+        lines.append(
+            row(
+                "",
+                "\(NumberText.grouped(p.coalesced)) coalesced · \(NumberText.grouped(p.heartbeats)) heartbeats · \(NumberText.grouped(p.downgraded)) downgraded · \(NumberText.grouped(p.deferred)) deferred"
+                    + (p.rejectedTooLarge > 0
+                        ? " · " + red("\(NumberText.grouped(p.rejectedTooLarge)) over the size limit") : "")))
         let a = result.activities
-        var activityLine = "\(NumberText.grouped(a.played)) played · \(NumberText.grouped(a.exhaustedBudget)) ran out of budget"
+        var activityLine =
+            "\(NumberText.grouped(a.played)) played · \(NumberText.grouped(a.exhaustedBudget)) ran out of budget"
         if a.stopped > 0 { activityLine += " · " + red("\(NumberText.grouped(a.stopped)) stopped by the target") }
         if a.unfinished > 0 { activityLine += " · \(NumberText.grouped(a.unfinished)) unfinished (time limit)" }
         lines.append(row(config.channels == nil ? "Activities" : "Channels", activityLine))
         if let b = result.broadcast {
-            lines.append(row("Broadcast", "\(NumberText.grouped(b.pushesSent)) broadcast pushes updated \(NumberText.grouped(b.subscribers)) subscribers \(NumberText.grouped(b.activityUpdates)) times; per-token fan-out would send \(NumberText.grouped(b.fanOutPushes)) pushes (\(b.pushesSent > 0 ? LatencyText.trimmed(Double(b.fanOutPushes) / Double(b.pushesSent), digits: 1) : "0")× as many)"))
+            lines.append(
+                row(
+                    "Broadcast",
+                    "\(NumberText.grouped(b.pushesSent)) broadcast pushes updated \(NumberText.grouped(b.subscribers)) subscribers \(NumberText.grouped(b.activityUpdates)) times; per-token fan-out would send \(NumberText.grouped(b.fanOutPushes)) pushes (\(b.pushesSent > 0 ? LatencyText.trimmed(Double(b.fanOutPushes) / Double(b.pushesSent), digits: 1) : "0")× as many)"
+                ))
         }
         if let d = result.delivery {
             let settled = d.accounted == d.submitted
-            var line = "\(NumberText.grouped(d.submitted)) submitted: \(NumberText.grouped(d.delivered)) delivered · \(NumberText.grouped(d.superseded)) superseded · \(NumberText.grouped(d.rejected)) rejected"
+            var line =
+                "\(NumberText.grouped(d.submitted)) submitted: \(NumberText.grouped(d.delivered)) delivered · \(NumberText.grouped(d.superseded)) superseded · \(NumberText.grouped(d.rejected)) rejected"
             if d.gaveUp > 0 { line += " · \(NumberText.grouped(d.gaveUp)) gave up" }
-            if d.droppedAfterStop > 0 { line += " · \(NumberText.grouped(d.droppedAfterStop)) dropped (activity stopped)" }
+            if d.droppedAfterStop > 0 {
+                line += " · \(NumberText.grouped(d.droppedAfterStop)) dropped (activity stopped)"
+            }
             line += " · " + (d.lost == 0 ? green("0 lost") : red("\(NumberText.grouped(d.lost)) lost"))
             lines.append(row("Delivery", line + (settled ? "" : red(" (accounting does not add up)"))))
-            let statuses = d.statuses.sorted { $0.key < $1.key }.map { "\($0.key) ×\(NumberText.grouped($0.value))" }.joined(separator: " · ")
-            if !statuses.isEmpty { lines.append(row("", "statuses " + statuses + (d.retries > 0 ? " · \(NumberText.grouped(d.retries)) retries" : ""))) }
-            for (reason, n) in d.reasons.sorted(by: { $0.value > $1.value }).prefix(6) { lines.append(row("", red("\(reason) ×\(NumberText.grouped(n))"))) }
-            for (reason, n) in a.stopReasons.sorted(by: { $0.value > $1.value }).prefix(3) { lines.append(row("", red("stopped: \(reason) ×\(NumberText.grouped(n))"))) }
+            let statuses = d.statuses.sorted { $0.key < $1.key }.map { "\($0.key) ×\(NumberText.grouped($0.value))" }
+                .joined(separator: " · ")
+            if !statuses.isEmpty {
+                lines.append(
+                    row(
+                        "",
+                        "statuses " + statuses + (d.retries > 0 ? " · \(NumberText.grouped(d.retries)) retries" : "")))
+            }
+            for (reason, n) in d.reasons.sorted(by: { $0.value > $1.value }).prefix(6) {
+                lines.append(row("", red("\(reason) ×\(NumberText.grouped(n))")))
+            }
+            for (reason, n) in a.stopReasons.sorted(by: { $0.value > $1.value }).prefix(3) {
+                lines.append(row("", red("stopped: \(reason) ×\(NumberText.grouped(n))")))
+            }
             if let error = d.configurationError { lines.append(row("", red("configuration error: \(error)"))) }
         }
         if let device = result.device {
-            lines.append(row("Device", "\(NumberText.grouped(device.rendered)) rendered · " + (device.wouldNotRender == 0 ? "0 would not render" : red("\(NumberText.grouped(device.wouldNotRender)) would not render"))
-                + " · \(NumberText.grouped(device.throttled)) throttled · \(NumberText.grouped(device.droppedOld)) dropped as old (the mock's simulated devices)"))
+            lines.append(
+                row(
+                    "Device",
+                    "\(NumberText.grouped(device.rendered)) rendered · "
+                        + (device.wouldNotRender == 0
+                            ? "0 would not render"
+                            : red("\(NumberText.grouped(device.wouldNotRender)) would not render"))
+                        + " · \(NumberText.grouped(device.throttled)) throttled · \(NumberText.grouped(device.droppedOld)) dropped as old (the mock's simulated devices)"
+                ))
         }
         let l = result.latency
         if l.count > 0 {
             let from: String
             switch config.latencyFrom {
             case "release-time": from = "from release (virtual clock: from when the runner let each push go)"
-            case "due-time": from = config.target == "discard" ? "engine lateness against each push's due time" : "from each push's intended send time"
+            case "due-time":
+                from =
+                    config.target == "discard"
+                    ? "engine lateness against each push's due time" : "from each push's intended send time"
             default: from = "from \(config.latencyFrom)"
             }
-            lines.append(row("Latency", "p50 \(bold(LatencyText.format(micros: l.p50Micros)))  p90 \(LatencyText.format(micros: l.p90Micros))  p99 \(bold(LatencyText.format(micros: l.p99Micros)))  p99.9 \(LatencyText.format(micros: l.p999Micros))  max \(LatencyText.format(micros: l.maxMicros))"))
+            lines.append(
+                row(
+                    "Latency",
+                    "p50 \(bold(LatencyText.format(micros: l.p50Micros)))  p90 \(LatencyText.format(micros: l.p90Micros))  p99 \(bold(LatencyText.format(micros: l.p99Micros)))  p99.9 \(LatencyText.format(micros: l.p999Micros))  max \(LatencyText.format(micros: l.maxMicros))"
+                ))
             lines.append(row("", "\(NumberText.grouped(l.count)) samples, \(from)"))
         } else {
-            lines.append(row("Latency", "not measured (\(config.target == "discard" ? "discard target, virtual clock: nothing is sent" : "no answers")) "))
+            lines.append(
+                row(
+                    "Latency",
+                    "not measured (\(config.target == "discard" ? "discard target, virtual clock: nothing is sent" : "no answers")) "
+                ))
         }
         if !result.thresholds.isEmpty {
             let parts = result.thresholds.map { t in

@@ -59,7 +59,9 @@ struct DiscardVirtualRun {
 
     /// One partition: builds its engines, waits at the start line, then plays a second of story
     /// time at a time, posting progress after each.
-    private static func play(_ copies: [Int], partition: Int, context: LoadRunContext, ready: StartLine) -> PartitionOutcome {
+    private static func play(
+        _ copies: [Int], partition: Int, context: LoadRunContext, ready: StartLine
+    ) -> PartitionOutcome {
         var run = ScenarioRun(activities: context.makeEngines(copies: copies))
         let began = ready.arriveAndWait()
         context.runStart.setIfUnset(began)

@@ -69,33 +69,64 @@ public struct LoadConfiguration: Sendable {
 
     /// Checks the combination of options.
     public func validate() throws(LoadError) {
-        guard activities >= 1 else { throw .invalidSetting(.activities, value: "\(activities)", problem: "must be 1 or more") }
-        guard activities <= 10_000_000 else { throw .invalidSetting(.activities, value: "\(activities)", problem: "at most 10,000,000 in one process; use {shard} to split a bigger test across machines") }
-        guard maxInFlight >= 1 else { throw .invalidSetting(.maxInFlight, value: "\(maxInFlight)", problem: "must be 1 or more") }
-        guard (1...64).contains(connections) else { throw .invalidSetting(.connections, value: "\(connections)", problem: "must be from 1 to 64") }
-        guard (1...256).contains(threads) else { throw .invalidSetting(.threads, value: "\(threads)", problem: "must be from 1 to 256") }
+        guard activities >= 1 else {
+            throw .invalidSetting(.activities, value: "\(activities)", problem: "must be 1 or more")
+        }
+        guard activities <= 10_000_000 else {
+            throw .invalidSetting(
+                .activities, value: "\(activities)",
+                problem: "at most 10,000,000 in one process; use {shard} to split a bigger test across machines")
+        }
+        guard maxInFlight >= 1 else {
+            throw .invalidSetting(.maxInFlight, value: "\(maxInFlight)", problem: "must be 1 or more")
+        }
+        guard (1...64).contains(connections) else {
+            throw .invalidSetting(.connections, value: "\(connections)", problem: "must be from 1 to 64")
+        }
+        guard (1...256).contains(threads) else {
+            throw .invalidSetting(.threads, value: "\(threads)", problem: "must be from 1 to 256")
+        }
         switch clock {
         case .real(let speed):
-            guard speed > 0, speed.isFinite else { throw .invalidSetting(.speed, value: "\(speed)", problem: "must be a positive number") }
+            guard speed > 0, speed.isFinite else {
+                throw .invalidSetting(.speed, value: "\(speed)", problem: "must be a positive number")
+            }
             guard mix.speed == speed else {
-                throw .invalidSetting(.speed, value: "\(speed)", problem: "the scenarios were compiled for speed \(mix.speed): build the ScenarioMix with speed: \(speed)")
+                throw .invalidSetting(
+                    .speed, value: "\(speed)",
+                    problem:
+                        "the scenarios were compiled for speed \(mix.speed): build the ScenarioMix with speed: \(speed)"
+                )
             }
         case .virtual:
-            guard mix.speed == 1 else { throw .invalidSetting(.clock, value: "virtual", problem: "plays stories at speed 1; build the ScenarioMix without a speed") }
+            guard mix.speed == 1 else {
+                throw .invalidSetting(
+                    .clock, value: "virtual", problem: "plays stories at speed 1; build the ScenarioMix without a speed"
+                )
+            }
         }
         if let broadcast {
             guard broadcast.channels <= activities else {
-                throw .invalidSetting(.channels, value: "\(broadcast.channels)", problem: "more than {activities} \(activities): every channel needs a subscriber")
+                throw .invalidSetting(
+                    .channels, value: "\(broadcast.channels)",
+                    problem: "more than {activities} \(activities): every channel needs a subscriber")
             }
-            if case .discard = target {} else {
+            if case .discard = target {
+            } else {
                 let starters = mix.startsByPush
                 if !starters.isEmpty {
-                    throw .invalidSetting(.broadcast, value: nil, problem: "\(starters.joined(separator: ", ")) starts activities by push, and a broadcast cannot start an activity; use a scenario the app starts, or drop {broadcast}")
+                    throw .invalidSetting(
+                        .broadcast, value: nil,
+                        problem:
+                            "\(starters.joined(separator: ", ")) starts activities by push, and a broadcast cannot start an activity; use a scenario the app starts, or drop {broadcast}"
+                    )
                 }
             }
         }
         if shard.count > (broadcast?.channels ?? activities) {
-            throw .invalidSetting(.shard, value: "\(shard)", problem: "more shards than \(broadcast == nil ? "activities" : "channels") to split")
+            throw .invalidSetting(
+                .shard, value: "\(shard)",
+                problem: "more shards than \(broadcast == nil ? "activities" : "channels") to split")
         }
     }
 

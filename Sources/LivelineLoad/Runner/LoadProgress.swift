@@ -42,7 +42,10 @@ final class ProgressBoard: Sendable {
     let endClock: Millis
 
     init(partitions: Int, startClock: Millis, endClock: Millis) {
-        box = NIOLockedValueBox(State(produced: Array(repeating: 0, count: partitions), clock: Array(repeating: startClock, count: partitions)))
+        box = NIOLockedValueBox(
+            State(
+                produced: Array(repeating: 0, count: partitions), clock: Array(repeating: startClock, count: partitions)
+            ))
         self.startClock = startClock
         self.endClock = endClock
     }

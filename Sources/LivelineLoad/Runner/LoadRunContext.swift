@@ -23,7 +23,8 @@ struct LoadRunContext: Sendable {
         for (id, copy) in copies.enumerated() {
             let program = configuration.mix.assignment(ofCopy: copy).program
             let arrival = start + configuration.arrivals.offset(ofCopy: copy, total: total)
-            engines.append(ActivityEngine(program: program, id: id, copy: copy, scenarioStart: arrival, payloadLimit: limit))
+            engines.append(
+                ActivityEngine(program: program, id: id, copy: copy, scenarioStart: arrival, payloadLimit: limit))
         }
         return engines
     }
@@ -40,7 +41,10 @@ struct LoadRunContext: Sendable {
     }
 
     /// A builder for this run's result, its timing started at `setupStart`.
-    func resultBuilder(setupStart: Int64, threads: Int, latencyFrom: LoadResultBuilder.LatencyOrigin) -> LoadResultBuilder {
-        LoadResultBuilder(configuration: configuration, setupStart: setupStart, threads: threads, latencyFrom: latencyFrom)
+    func resultBuilder(
+        setupStart: Int64, threads: Int, latencyFrom: LoadResultBuilder.LatencyOrigin
+    ) -> LoadResultBuilder {
+        LoadResultBuilder(
+            configuration: configuration, setupStart: setupStart, threads: threads, latencyFrom: latencyFrom)
     }
 }

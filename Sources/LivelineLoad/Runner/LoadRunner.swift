@@ -23,7 +23,8 @@ public final class LoadRunner: Sendable {
         let start = configuration.start ?? WallClock().now()
         let partitions = Self.usesPartitions(configuration) ? configuration.threads : 1
         let longest = configuration.mix.entries.flatMap(\.programs).map { $0.offset + ($0.storyLength ?? 0) }.max() ?? 0
-        let lastArrival = configuration.arrivals.lastOffset(total: configuration.broadcast?.channels ?? configuration.activities)
+        let lastArrival = configuration.arrivals.lastOffset(
+            total: configuration.broadcast?.channels ?? configuration.activities)
         context = LoadRunContext(
             configuration: configuration, start: start,
             board: ProgressBoard(partitions: partitions, startClock: start, endClock: start + lastArrival + longest))

@@ -21,11 +21,14 @@ struct NetworkRun {
         let setupStart = MicroClock.now()
         let copies = Array(configuration.playedCopies)
         let virtual = configuration.clock == .virtual
-        var result = context.resultBuilder(setupStart: setupStart, threads: 1, latencyFrom: virtual ? .releaseTime : .dueTime)
+        var result = context.resultBuilder(
+            setupStart: setupStart, threads: 1, latencyFrom: virtual ? .releaseTime : .dueTime)
         let client: APNsClient
         do {
-            client = try APNsClient(configuration: .init(
-                endpoint: endpoint, connections: configuration.connections, signingKey: signingKey, requestTimeout: .seconds(10)))
+            client = try APNsClient(
+                configuration: .init(
+                    endpoint: endpoint, connections: configuration.connections, signingKey: signingKey,
+                    requestTimeout: .seconds(10)))
         } catch {
             throw .targetUnavailable(target: "the connection to \(endpoint)", cause: "\(error)")
         }
@@ -41,14 +44,18 @@ struct NetworkRun {
             })
         let delivery = PushDelivery(
             client: client,
-            configuration: .init(bundleID: configuration.effectiveBundleID, retry: configuration.retry, targetResolver: targetResolver(copies)),
+            configuration: .init(
+                bundleID: configuration.effectiveBundleID, retry: configuration.retry,
+                targetResolver: targetResolver(copies)),
             clock: WallClock(), onEvent: { recorder.record($0) })
         let began = MicroClock.now()
         context.runStart.setIfUnset(began)
         context.recorder.set(recorder)
         result.began(at: began)
         var sink = CollectingSink()
-        let link = NetworkLink(delivery: delivery, recorder: recorder, gate: gate, freed: freed, nowOrNever: configuration.broadcast != nil)
+        let link = NetworkLink(
+            delivery: delivery, recorder: recorder, gate: gate, freed: freed, nowOrNever: configuration.broadcast != nil
+        )
         let cutShort: Bool
         if virtual {
             var release = VirtualRelease(context: context, link: link, activities: copies.count)
@@ -66,7 +73,9 @@ struct NetworkRun {
         result.activities.exhaustedBudget = sink.tally.exhaustedActivities.count
         result.activities.unfinished = cutShort ? run.activities.reduce(0) { $0 + ($1.nextWake == .max ? 0 : 1) } : 0
         result.activities.stopped = finished.stopped.count
-        for reason in finished.stopped.values { result.activities.stopReasons[String(reason.prefix(100)), default: 0] += 1 }
+        for reason in finished.stopped.values {
+            result.activities.stopReasons[String(reason.prefix(100)), default: 0] += 1
+        }
         result.series.sent = finished.sent
         result.series.completed = finished.completed
         result.series.errors = finished.errors
@@ -100,7 +109,9 @@ struct NetworkRun {
             if delivery.outstanding == 0 { break }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await gate.wait(since: seen) }
-                group.addTask { try? await Task.sleep(for: .milliseconds(100)); gate.signal() }
+                group.addTask {
+                    try? await Task.sleep(for: .milliseconds(100)); gate.signal()
+                }
                 await group.waitForAll()
             }
         }
@@ -125,7 +136,9 @@ struct NetworkRun {
     /// once. A target slower than the story builds a queue; the delivery then supersedes waiting
     /// pushes with newer ones (newest state wins), as a careful backend would, and latency from
     /// each push's due time shows the lag. Returns whether the time limit cut the run short.
-    private func releaseInRealTime(_ run: inout ScenarioRun, sink: inout CollectingSink, link: NetworkLink, began: Int64) async -> Bool {
+    private func releaseInRealTime(
+        _ run: inout ScenarioRun, sink: inout CollectingSink, link: NetworkLink, began: Int64
+    ) async -> Bool {
         let clock = WallClock()
         var batch: [Push] = []
         while let deadline = run.nextDeadline() {

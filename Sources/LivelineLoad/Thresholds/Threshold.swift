@@ -57,7 +57,9 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         self.text = text
         let operators = ["<=", ">=", "==", "<", ">", "="]
         guard let (name, op, value) = Self.split(text, operators: operators) else {
-            throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected METRIC OP VALUE, such as p99<250ms, errors<0.1%, rate>1000/s or would-not-render=0")
+            throw .invalidSetting(
+                .threshold, value: "'\(raw)'",
+                problem: "expected METRIC OP VALUE, such as p99<250ms, errors<0.1%, rate>1000/s or would-not-render=0")
         }
         comparison = Comparison(rawValue: op == "==" ? "=" : op) ?? .equal
         let lower = name.lowercased()
@@ -74,7 +76,11 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case "rate", "throughput": metric = .rate
         default:
             guard lower.hasPrefix("p"), let p = Double(lower.dropFirst()), p > 0, p <= 100 else {
-                throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "unknown metric '\(name)'; use p50, p90, p99, p99.9, min, mean, max, errors, lost, rejected, superseded, would-not-render, exhausted or rate")
+                throw .invalidSetting(
+                    .threshold, value: "'\(raw)'",
+                    problem:
+                        "unknown metric '\(name)'; use p50, p90, p99, p99.9, min, mean, max, errors, lost, rejected, superseded, would-not-render, exhausted or rate"
+                )
             }
             metric = .percentile(p)
         }
@@ -87,19 +93,24 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             var number = Substring(value)
             if number.hasSuffix("/s") { number = number.dropLast(2) }
             guard let rate = Double(number), rate >= 0, rate.isFinite else {
-                throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected pushes per second, such as rate>1000/s")
+                throw .invalidSetting(
+                    .threshold, value: "'\(raw)'", problem: "expected pushes per second, such as rate>1000/s")
             }
             limit = rate
         default:
             if value.hasSuffix("%") {
                 guard let percent = Double(value.dropLast()), percent >= 0, percent <= 100 else {
-                    throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected a percentage from 0 to 100, such as \(name)<0.1%")
+                    throw .invalidSetting(
+                        .threshold, value: "'\(raw)'",
+                        problem: "expected a percentage from 0 to 100, such as \(name)<0.1%")
                 }
                 unit = .percent
                 limit = percent / 100
             } else {
                 guard let count = Double(value), count >= 0, count == count.rounded() else {
-                    throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected a count (\(name)=0) or a percentage (\(name)<0.1%)")
+                    throw .invalidSetting(
+                        .threshold, value: "'\(raw)'",
+                        problem: "expected a count (\(name)=0) or a percentage (\(name)<0.1%)")
                 }
                 unit = .count
                 limit = count
@@ -126,7 +137,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             break
         }
         if let number = Double(value), number >= 0, number.isFinite { return number * 1000 }
-        throw .invalidSetting(.threshold, value: "'\(raw)'", problem: "expected a duration such as 250ms, 1.5s or 800us")
+        throw .invalidSetting(
+            .threshold, value: "'\(raw)'", problem: "expected a duration such as 250ms, 1.5s or 800us")
     }
 
     // MARK: Checking
@@ -136,7 +148,9 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         guard let actual = measure(result) else {
             return ThresholdOutcome(expression: text, passed: false, actual: nil, shown: "not measured in this run")
         }
-        return ThresholdOutcome(expression: text, passed: comparison.holds(actual, limit), actual: actual, shown: Self.show(actual, unit: unit))
+        return ThresholdOutcome(
+            expression: text, passed: comparison.holds(actual, limit), actual: actual,
+            shown: Self.show(actual, unit: unit))
     }
 
     /// The metric's value in the threshold's unit, or nil when the run did not measure it.
@@ -145,7 +159,9 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         switch metric {
         case .percentile(let p):
             guard latency.count > 0 else { return nil }
-            let named: [Double: UInt64] = [50: latency.p50Micros, 90: latency.p90Micros, 99: latency.p99Micros, 99.9: latency.p999Micros]
+            let named: [Double: UInt64] = [
+                50: latency.p50Micros, 90: latency.p90Micros, 99: latency.p99Micros, 99.9: latency.p999Micros,
+            ]
             if let value = named[p] { return Double(value) }
             return latency.percentile(p).map(Double.init)
         case .min: return latency.count > 0 ? Double(latency.minMicros) : nil
@@ -153,7 +169,9 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         case .max: return latency.count > 0 ? Double(latency.maxMicros) : nil
         case .rate: return result.throughput
         case .errors:
-            return scaled(result.errorCount, of: (result.delivery?.submitted ?? result.pushes.produced) + result.pushes.rejectedTooLarge)
+            return scaled(
+                result.errorCount,
+                of: (result.delivery?.submitted ?? result.pushes.produced) + result.pushes.rejectedTooLarge)
         case .lost:
             guard let delivery = result.delivery else { return unit == .percent ? 0 : 0 }
             return scaled(delivery.lost, of: delivery.submitted)

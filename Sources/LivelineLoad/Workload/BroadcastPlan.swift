@@ -11,7 +11,9 @@ public struct BroadcastPlan: Sendable, Hashable {
     public var channels: Int
 
     public init(channels: Int) throws(LoadError) {
-        guard channels >= 1 else { throw .invalidSetting(.channels, value: "\(channels)", problem: "at least one channel is needed") }
+        guard channels >= 1 else {
+            throw .invalidSetting(.channels, value: "\(channels)", problem: "at least one channel is needed")
+        }
         self.channels = channels
     }
 
@@ -23,7 +25,9 @@ public struct BroadcastPlan: Sendable, Hashable {
         var bytes: [UInt8] = []
         var word = SeededRandom.hash(seed ^ 0x6368_616e_6e65_6c73, UInt64(truncatingIfNeeded: channel))
         for _ in 0..<2 {
-            for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+            }
             word = SeededRandom.mix(word)
         }
         return base64(bytes)

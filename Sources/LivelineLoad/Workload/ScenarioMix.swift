@@ -30,11 +30,15 @@ public struct ScenarioMix: Sendable {
                 let suffix = text[text.index(after: colon)...]
                 if !suffix.isEmpty, suffix.allSatisfy(\.isNumber) {
                     guard let weight = Int(suffix), weight >= 1, weight <= 1_000_000 else {
-                        throw .invalidSetting(.scenarios, value: text, problem: "the weight after ':' must be a whole number from 1 to 1000000")
+                        throw .invalidSetting(
+                            .scenarios, value: text,
+                            problem: "the weight after ':' must be a whole number from 1 to 1000000")
                     }
                     path = String(text[..<colon])
                     self.weight = weight
-                    guard !path.isEmpty else { throw .invalidSetting(.scenarios, value: text, problem: "no file before the weight") }
+                    guard !path.isEmpty else {
+                        throw .invalidSetting(.scenarios, value: text, problem: "no file before the weight")
+                    }
                     return
                 }
             }
@@ -58,12 +62,20 @@ public struct ScenarioMix: Sendable {
 
     /// A mix of `scenarios` with their weights. `seed` replaces each file's seed; `speed`
     /// compresses stories for real-time play (see ``ActivityProgram``).
-    public init(_ scenarios: [(scenario: Scenario, weight: Int)], seed: UInt64? = nil, speed: Double = 1) throws(LoadError) {
-        guard !scenarios.isEmpty else { throw .invalidSetting(.scenarios, value: nil, problem: "no scenario file given") }
+    public init(
+        _ scenarios: [(scenario: Scenario, weight: Int)], seed: UInt64? = nil, speed: Double = 1
+    ) throws(LoadError) {
+        guard !scenarios.isEmpty else {
+            throw .invalidSetting(.scenarios, value: nil, problem: "no scenario file given")
+        }
         var entries: [Entry] = []
         for (scenario, weight) in scenarios {
-            guard weight >= 1 else { throw .invalidFile(location: scenario.file, problem: "weight \(weight) must be 1 or more") }
-            guard !scenario.activities.isEmpty else { throw .invalidFile(location: scenario.file, problem: "the scenario has no activities") }
+            guard weight >= 1 else {
+                throw .invalidFile(location: scenario.file, problem: "weight \(weight) must be 1 or more")
+            }
+            guard !scenario.activities.isEmpty else {
+                throw .invalidFile(location: scenario.file, problem: "the scenario has no activities")
+            }
             let programs = scenario.activities.enumerated().map {
                 ActivityProgram($0.element, index: $0.offset, scenarioSeed: seed ?? scenario.seed, speed: speed)
             }

@@ -19,7 +19,9 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     }
 
     public init(index: Int, count: Int) throws(LoadError) {
-        guard count >= 1 else { throw .invalidSetting(.shard, value: "\(index)/\(count)", problem: "the number of shards must be 1 or more") }
+        guard count >= 1 else {
+            throw .invalidSetting(.shard, value: "\(index)/\(count)", problem: "the number of shards must be 1 or more")
+        }
         guard (1...count).contains(index) else {
             throw .invalidSetting(.shard, value: "\(index)/\(count)", problem: "the shard must be from 1 to \(count)")
         }
@@ -31,7 +33,8 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(LoadError) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]) else {
-            throw .invalidSetting(.shard, value: text, problem: "expected I/N, such as 1/4 (this machine plays the first of four parts)")
+            throw .invalidSetting(
+                .shard, value: text, problem: "expected I/N, such as 1/4 (this machine plays the first of four parts)")
         }
         try self.init(index: index, count: count)
     }

@@ -26,7 +26,11 @@ public enum TokenSource: Sendable {
     /// Checks that a list has a token for every copy.
     public func validate(copies: Int, file: String) throws(LoadError) {
         if case .list(let tokens) = self, tokens.count < copies {
-            throw .invalidSetting(.tokens, value: file, problem: "has \(tokens.count) token\(tokens.count == 1 ? "" : "s"); the test needs one per activity (\(copies)). Add tokens or lower {activities}")
+            throw .invalidSetting(
+                .tokens, value: file,
+                problem:
+                    "has \(tokens.count) token\(tokens.count == 1 ? "" : "s"); the test needs one per activity (\(copies)). Add tokens or lower {activities}"
+            )
         }
     }
 
@@ -39,23 +43,37 @@ public enum TokenSource: Sendable {
             if let hash = line.firstIndex(of: "#") { line = line[..<hash] }
             let token = String(line).trimmingWhitespace.lowercased()
             if token.isEmpty { continue }
-            guard token.count % 2 == 0, token.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }) else {
-                throw .invalidFile(location: "\(file):\(number + 1)", problem: "'\(token.prefix(80))' is not a device token; expected hex digits (an even number of them), one token per line")
+            guard token.count % 2 == 0, token.utf8.allSatisfy({ ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) })
+            else {
+                throw .invalidFile(
+                    location: "\(file):\(number + 1)",
+                    problem:
+                        "'\(token.prefix(80))' is not a device token; expected hex digits (an even number of them), one token per line"
+                )
             }
             if let first = seen[token] {
-                throw .invalidFile(location: "\(file):\(number + 1)", problem: "the token repeats line \(first); each activity needs its own token")
+                throw .invalidFile(
+                    location: "\(file):\(number + 1)",
+                    problem: "the token repeats line \(first); each activity needs its own token")
             }
             seen[token] = number + 1
             tokens.append(token)
         }
-        guard !tokens.isEmpty else { throw .invalidFile(location: file, problem: "no tokens; expected one hex token per line") }
+        guard !tokens.isEmpty else {
+            throw .invalidFile(location: file, problem: "no tokens; expected one hex token per line")
+        }
         return tokens
     }
 
     /// Reads and parses a token file.
     public static func read(file path: String) throws(LoadError) -> TokenSource {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw .invalidSetting(.tokens, value: path, problem: "the file \(FileManager.default.fileExists(atPath: path) ? "cannot be read as UTF-8 text" : "does not exist")")
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
+        else {
+            throw .invalidSetting(
+                .tokens, value: path,
+                problem:
+                    "the file \(FileManager.default.fileExists(atPath: path) ? "cannot be read as UTF-8 text" : "does not exist")"
+            )
         }
         return .list(try parse(text, file: path))
     }
@@ -68,9 +86,10 @@ public enum TokenSource: Sendable {
     /// `words` 64-bit words from a starting hash, as lowercase hex.
     static func hex(_ start: UInt64, words: Int) -> String {
         var word = start
-        return HexText.encode(words: (0..<words).map { _ in
-            defer { word = SeededRandom.mix(word) }
-            return word
-        })
+        return HexText.encode(
+            words: (0..<words).map { _ in
+                defer { word = SeededRandom.mix(word) }
+                return word
+            })
     }
 }

@@ -40,9 +40,10 @@ enum Base64 {
 
     /// Encodes `bytes` as standard base64 with padding.
     static func encode(_ bytes: [UInt8], urlSafe: Bool = false) -> String {
-        let alphabet = Array((urlSafe
-            ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-            : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/").utf8)
+        let alphabet = Array(
+            (urlSafe
+                ? "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+                : "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/").utf8)
         var out: [UInt8] = []
         var index = 0
         while index + 3 <= bytes.count {
@@ -60,7 +61,9 @@ enum Base64 {
             out.append(alphabet[Int(value >> 18 & 63)])
             out.append(alphabet[Int(value >> 12 & 63)])
             if rest == 2 { out.append(alphabet[Int(value >> 6 & 63)]) }
-            if !urlSafe { out.append(contentsOf: rest == 2 ? [UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")]) }
+            if !urlSafe {
+                out.append(contentsOf: rest == 2 ? [UInt8(ascii: "=")] : [UInt8(ascii: "="), UInt8(ascii: "=")])
+            }
         }
         return String(decoding: out, as: UTF8.self)
     }

@@ -74,7 +74,10 @@ struct ConnectionAuthState {
                 let a = UnsafeRawBufferPointer(a), b = UnsafeRawBufferPointer(b)
                 var offset = 0
                 while offset + 8 <= a.count {
-                    guard a.loadUnaligned(fromByteOffset: offset, as: UInt64.self) == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self) else {
+                    guard
+                        a.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                            == b.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    else {
                         return false
                     }
                     offset += 8

@@ -37,28 +37,29 @@ struct JWTVerifier: Sendable {
     func verify(_ token: Substring) -> Result<VerifiedToken, APNsError> {
         let parts = token.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let headerBytes = Base64.decode(parts[0]),
-              let claimsBytes = Base64.decode(parts[1]),
-              let signatureBytes = Base64.decode(parts[2]),
-              case .object(let header)? = try? JSONValue(parsing: headerBytes),
-              case .object(let claims)? = try? JSONValue(parsing: claimsBytes)
+            let headerBytes = Base64.decode(parts[0]),
+            let claimsBytes = Base64.decode(parts[1]),
+            let signatureBytes = Base64.decode(parts[2]),
+            case .object(let header)? = try? JSONValue(parsing: headerBytes),
+            case .object(let claims)? = try? JSONValue(parsing: claimsBytes)
         else { return .failure(.invalidProviderToken) }
         guard header["alg"]?.stringValue == "ES256",
-              let keyID = header["kid"]?.stringValue,
-              let key = keys[keyID],
-              claims["iss"]?.stringValue == key.teamID,
-              let publicKey = key.publicKey
+            let keyID = header["kid"]?.stringValue,
+            let key = keys[keyID],
+            claims["iss"]?.stringValue == key.teamID,
+            let publicKey = key.publicKey
         else { return .failure(.invalidProviderToken) }
         var warnings: [String] = []
         guard let issuedAt = TokenShape.issuedAt(claims["iat"], warnings: &warnings),
-              let signature = TokenShape.signature(signatureBytes, warnings: &warnings)
+            let signature = TokenShape.signature(signatureBytes, warnings: &warnings)
         else { return .failure(.invalidProviderToken) }
         // The signing input is the two segments exactly as received: whitespace and key order
         // in the JSON are signed as they are, never normalized.
         let signingInput = Data(token.utf8[parts[0].startIndex..<parts[1].endIndex])
         guard publicKey.isValidSignature(signature, for: signingInput) else { return .failure(.invalidProviderToken) }
-        TokenShape.fieldWarnings(header: header, headerBytes: headerBytes, claims: claims, claimsBytes: claimsBytes,
-                                 into: &warnings)
+        TokenShape.fieldWarnings(
+            header: header, headerBytes: headerBytes, claims: claims, claimsBytes: claimsBytes,
+            into: &warnings)
         return .success(VerifiedToken(keyID: keyID, teamID: key.teamID, issuedAt: issuedAt, warnings: warnings))
     }
 }

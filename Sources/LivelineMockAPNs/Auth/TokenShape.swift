@@ -32,7 +32,7 @@ enum TokenShape {
             return whole
         case .string(let text)?:
             guard (1...18).contains(text.utf8.count), text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  let seconds = Int64(text)
+                let seconds = Int64(text)
             else { return nil }
             warnings.append("provider token: iat is a string (\"\(text)\"); RFC 7519 wants a number")
             return seconds
@@ -45,14 +45,18 @@ enum TokenShape {
     /// `SHA256withECDSA` writes it. Nil when it is neither.
     static func signature(_ bytes: [UInt8], warnings: inout [String]) -> P256.Signing.ECDSASignature? {
         if bytes.count == 64 { return try? P256.Signing.ECDSASignature(rawRepresentation: bytes) }
-        guard bytes.first == 0x30, let der = try? P256.Signing.ECDSASignature(derRepresentation: bytes) else { return nil }
-        warnings.append("provider token: signature is DER-encoded (\(bytes.count) bytes); RFC 7518 §3.4 wants raw r‖s (64 bytes)")
+        guard bytes.first == 0x30, let der = try? P256.Signing.ECDSASignature(derRepresentation: bytes) else {
+            return nil
+        }
+        warnings.append(
+            "provider token: signature is DER-encoded (\(bytes.count) bytes); RFC 7518 §3.4 wants raw r‖s (64 bytes)")
         return der
     }
 
     /// Warnings for fields beyond Apple's token, a `typ` other than `JWT`, and whitespace.
     static func fieldWarnings(
-        header: JSONObject, headerBytes: [UInt8], claims: JSONObject, claimsBytes: [UInt8], into warnings: inout [String]
+        header: JSONObject, headerBytes: [UInt8], claims: JSONObject, claimsBytes: [UInt8],
+        into warnings: inout [String]
     ) {
         if let type = header["typ"], type.stringValue?.uppercased() != "JWT" {
             warnings.append("provider token: typ is \(type.jsonText); RFC 7519 suggests \"JWT\" or none")
@@ -63,14 +67,16 @@ enum TokenShape {
         for key in claims.keys where !claimFields.contains(key) {
             warnings.append("provider token: the claims have \"\(key)\"; Apple's have only iss and iat")
         }
-        let subject: String? = switch (hasWhitespace(headerBytes), hasWhitespace(claimsBytes)) {
-        case (true, true): "the header and claims are"
-        case (true, false): "the header is"
-        case (false, true): "the claims are"
-        case (false, false): nil
-        }
+        let subject: String? =
+            switch (hasWhitespace(headerBytes), hasWhitespace(claimsBytes)) {
+            case (true, true): "the header and claims are"
+            case (true, false): "the header is"
+            case (false, true): "the claims are"
+            case (false, false): nil
+            }
         if let subject {
-            warnings.append("provider token: \(subject) pretty-printed JSON; APNs verifies it as sent, but compact JSON is usual")
+            warnings.append(
+                "provider token: \(subject) pretty-printed JSON; APNs verifies it as sent, but compact JSON is usual")
         }
     }
 

@@ -11,7 +11,8 @@ public struct ContentStateShapes: Sendable {
     public var fallback: StateObject?
 
     public init(
-        byToken: [String: StateObject] = [:], byAttributesType: [String: StateObject] = [:], fallback: StateObject? = nil
+        byToken: [String: StateObject] = [:], byAttributesType: [String: StateObject] = [:],
+        fallback: StateObject? = nil
     ) {
         self.byToken = byToken.reduce(into: [:]) { $0[$1.key.lowercased()] = $1.value }
         self.byAttributesType = byAttributesType

@@ -137,7 +137,8 @@ final class DashboardBroadcaster: Sendable {
         let now = state.clock.now()
         let due = all.filter { client in
             guard client.channel.isActive, client.channel.isWritable else { return false }
-            return client.sentSequence != sequence || client.sentRevision != revision || client.sentAudiences != audiencesHash
+            return client.sentSequence != sequence || client.sentRevision != revision
+                || client.sentAudiences != audiencesHash
                 || now - client.sentAt >= Self.idleFrameInterval
         }
         return (due, audiences)
@@ -170,9 +171,14 @@ final class DashboardBroadcaster: Sendable {
                 push.planReason = timeline.planReasons[push.id]
                 timeline.notable.append(push)
             }
-            if timeline.recent.count > Self.timelineLength { timeline.recent.removeFirst(timeline.recent.count - Self.timelineLength) }
-            if timeline.notable.count > Self.timelineLength { timeline.notable.removeFirst(timeline.notable.count - Self.timelineLength) }
-            timeline.seenSequence = max(timeline.seenSequence, newRecent.last?.sequence ?? 0, newNotable.last?.sequence ?? 0)
+            if timeline.recent.count > Self.timelineLength {
+                timeline.recent.removeFirst(timeline.recent.count - Self.timelineLength)
+            }
+            if timeline.notable.count > Self.timelineLength {
+                timeline.notable.removeFirst(timeline.notable.count - Self.timelineLength)
+            }
+            timeline.seenSequence = max(
+                timeline.seenSequence, newRecent.last?.sequence ?? 0, newNotable.last?.sequence ?? 0)
             return (timeline.recent, timeline.notable, timeline.revision)
         }
     }

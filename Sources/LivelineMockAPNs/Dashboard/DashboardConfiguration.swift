@@ -45,7 +45,9 @@ public struct DashboardConfiguration: Sendable {
                 if let presentation = activity.presentation { presentationsByToken[token] = presentation }
                 if let attributes = Self.json(activity.attributes) { attributesByToken[token] = attributes }
             }
-            if attributesByAttributesType[activity.attributesType] == nil, let attributes = Self.json(activity.attributes) {
+            if attributesByAttributesType[activity.attributesType] == nil,
+                let attributes = Self.json(activity.attributes)
+            {
                 attributesByAttributesType[activity.attributesType] = attributes
             }
             if let presentation = activity.presentation, presentationsByAttributesType[activity.attributesType] == nil {
@@ -56,7 +58,9 @@ public struct DashboardConfiguration: Sendable {
         if types.count == 1, let presentation = scenario.activities.lazy.compactMap(\.presentation).first {
             fallbackPresentation = fallbackPresentation ?? presentation
         }
-        if scenario.activities.count == 1, tokens.isEmpty { fallbackName = fallbackName ?? scenario.activities.first?.name }
+        if scenario.activities.count == 1, tokens.isEmpty {
+            fallbackName = fallbackName ?? scenario.activities.first?.name
+        }
     }
 
     func attributes(tokens: [String], attributesType: String?) -> JSONValue? {

@@ -28,7 +28,8 @@ struct DashboardFrame: Encodable {
     var audiences: [DashboardAudienceView] = []
 
     enum CodingKeys: String, CodingKey {
-        case now, query, total, matched, lifecycles, outcomes, requests, statuses, reasons, activities, timeline, notable, audiences
+        case now, query, total, matched, lifecycles, outcomes, requests, statuses, reasons, activities, timeline,
+            notable, audiences
         case budgetPerHour = "budget-per-hour"
     }
 

@@ -46,7 +46,8 @@ struct DashboardPush: Sendable, Encodable {
             outcomeReasons.insert("\(rendered) of \(record.deliveries.count) subscribed activities rendered it", at: 0)
         }
         if let payload = record.payload, let body = try? JSONValue(parsing: payload), case .object(let root) = body,
-           case .object(let aps)? = root["aps"] {
+            case .object(let aps)? = root["aps"]
+        {
             event = aps["event"]?.stringValue
             switch aps["alert"] {
             case .string(let text)?:

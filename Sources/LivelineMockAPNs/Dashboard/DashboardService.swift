@@ -15,7 +15,8 @@ struct DashboardService: Sendable {
         let broadcaster = DashboardBroadcaster(state: state, configuration: configuration, budgetPerHour: budgetPerHour)
         let channel = try await DashboardServer.bind(
             host: configuration.host, port: configuration.port, group: group, broadcaster: broadcaster)
-        let ticker = DashboardServer.startTicking(broadcaster, every: configuration.frameInterval.millis, on: group.next())
+        let ticker = DashboardServer.startTicking(
+            broadcaster, every: configuration.frameInterval.millis, on: group.next())
         return DashboardService(
             channel: channel, broadcaster: broadcaster, ticker: ticker, host: configuration.host,
             port: channel.localAddress?.port ?? configuration.port)

@@ -99,11 +99,12 @@ enum DashboardOrder {
     }
 
     static func key(_ record: DeviceActivity, lifecycle: ActivityLifecycle) -> Key {
-        let rank = switch lifecycle {
-        case .active, .stale, .ended: 0
-        case .pending: 1
-        case .dismissed: 2
-        }
+        let rank =
+            switch lifecycle {
+            case .active, .stale, .ended: 0
+            case .pending: 1
+            case .dismissed: 2
+            }
         return Key(rank: rank, relevance: record.relevanceScore ?? 0, createdAt: record.createdAt)
     }
 

@@ -34,7 +34,8 @@ enum DateUnits {
         var warnings: [String] = []
         func check(_ value: Double?, _ key: String, _ effect: String) {
             guard let value, let unit = unit(of: value, now: now), unit != .seconds else { return }
-            warnings.append("aps.\(key) \(PayloadSeconds.text(value)) looks like \(unit.rawValue), not UNIX seconds: \(effect)")
+            warnings.append(
+                "aps.\(key) \(PayloadSeconds.text(value)) looks like \(unit.rawValue), not UNIX seconds: \(effect)")
         }
         check(payload.timestamp, "timestamp", unitEffect(timestamp: payload.timestamp, now: now))
         check(payload.staleDate, "stale-date", "the activity will never show as stale")

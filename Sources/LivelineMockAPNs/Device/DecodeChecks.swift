@@ -110,7 +110,9 @@ enum DecodeChecks {
             let elementShape = element ?? values.first.map(ContentShape.init)
             if let elementShape {
                 for (index, item) in values.enumerated() {
-                    path.appending(.index(index)) { check(item, against: elementShape, path: $0, now: now, reasons: &reasons) }
+                    path.appending(.index(index)) {
+                        check(item, against: elementShape, path: $0, now: now, reasons: &reasons)
+                    }
                 }
             }
         case .object(let keys, let fields):
@@ -133,8 +135,12 @@ enum DecodeChecks {
         for (index, (key, field)) in zip(keys, fields).enumerated() {
             // Senders usually keep the key order of the first state: try the same position first.
             let value = index < object.keys.count && object.keys[index] == key ? object.values[index] : object[key]
-            if value == nil, let snake = object.keys.first(where: { $0.utf8.contains(UInt8(ascii: "_")) && camelCase($0) == key }) {
-                reasons.append("\(path).\(snake) is snake_case; the app expects \(key) (keys are the Swift property names, no conversion)")
+            if value == nil,
+                let snake = object.keys.first(where: { $0.utf8.contains(UInt8(ascii: "_")) && camelCase($0) == key })
+            {
+                reasons.append(
+                    "\(path).\(snake) is snake_case; the app expects \(key) (keys are the Swift property names, no conversion)"
+                )
                 continue
             }
             path.appending(.key(key)) { check(value, against: field, path: $0, now: now, reasons: &reasons) }
@@ -152,7 +158,9 @@ enum DecodeChecks {
                     reasons.append(unixDateReason(path, seconds))
                 }
             case .string:
-                reasons.append("\(path) is a string; a Date decodes only from a number of reference-date seconds, not ISO-8601 text")
+                reasons.append(
+                    "\(path) is a string; a Date decodes only from a number of reference-date seconds, not ISO-8601 text"
+                )
             case .null:
                 reasons.append("\(path) is null; it is a Date (not optional)")
             default:
@@ -160,7 +168,7 @@ enum DecodeChecks {
             }
         case .dateRange:
             guard case .array(let bounds) = value, bounds.count == 2,
-                  let lower = bounds[0].numberValue, let upper = bounds[1].numberValue
+                let lower = bounds[0].numberValue, let upper = bounds[1].numberValue
             else {
                 reasons.append("\(path) must be [lower, upper] in reference-date seconds for a ClosedRange<Date>")
                 return

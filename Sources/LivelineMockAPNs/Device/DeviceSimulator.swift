@@ -68,7 +68,8 @@ struct DeviceSimulator: Sendable {
         if let appDecoding {
             decodeReasons += appReasons(payload, appDecoding, record: record, route: route)
             if let state = payload.contentState {
-                misreads = appDecoding.contentStateMisreads(attributesType: payload.attributesType ?? record.attributesType, contentState: state.stateValue)
+                misreads = appDecoding.contentStateMisreads(
+                    attributesType: payload.attributesType ?? record.attributesType, contentState: state.stateValue)
             }
         } else if let state = payload.contentState {
             decodeReasons += DecodeChecks.contentState(state, shape: record.shape ?? ContentShape(state), now: now)
@@ -76,13 +77,18 @@ struct DeviceSimulator: Sendable {
         if let timestamp = payload.timestamp, let last = record.lastTimestamp, timestamp <= last {
             var reasons = [PayloadSeconds.notNewerReason(timestamp, last)]
             if let unit = DateUnits.unit(of: last, now: now), unit != .seconds {
-                reasons[0] += " (sent in \(unit.rawValue): read as seconds it is far in the future, so every push in seconds now looks old; the activity is stuck until it ends)"
+                reasons[0] +=
+                    " (sent in \(unit.rawValue): read as seconds it is far in the future, so every push in seconds now looks old; the activity is stuck until it ends)"
             }
             reasons.append(contentsOf: decodeReasons)
             return (.droppedOld, reasons)
         }
         if priority == 10, !record.budget.spend(at: now) {
-            return (.throttled, ["priority-10 budget spent (\(record.budget.perHour) an hour); send routine updates at priority 5"] + decodeReasons)
+            return (
+                .throttled,
+                ["priority-10 budget spent (\(record.budget.perHour) an hour); send routine updates at priority 5"]
+                    + decodeReasons
+            )
         }
         return decodeReasons.isEmpty ? (.rendered, misreads) : (.wouldNotRender, decodeReasons)
     }
@@ -110,15 +116,25 @@ struct DeviceSimulator: Sendable {
             if event != .start {
                 reasons.append("a push-to-start token only takes event \"start\"")
             } else {
-                if payload.alert == nil { reasons.append("a start without alert is accepted by APNs and dropped by the device") }
-                if payload.attributesType == nil { reasons.append("a start needs attributes-type (the ActivityAttributes type name)") }
+                if payload.alert == nil {
+                    reasons.append("a start without alert is accepted by APNs and dropped by the device")
+                }
+                if payload.attributesType == nil {
+                    reasons.append("a start needs attributes-type (the ActivityAttributes type name)")
+                }
                 if payload.attributes == nil { reasons.append("a start needs attributes") }
-                if appDecoding == nil, let known = knownAttributesTypes, let type = payload.attributesType, !known.contains(type) {
-                    reasons.append("attributes-type '\(type)' is not one the app declares (its scenarios have \(known.sorted().joined(separator: ", "))); iOS cannot decode the start and drops it")
+                if appDecoding == nil, let known = knownAttributesTypes, let type = payload.attributesType,
+                    !known.contains(type)
+                {
+                    reasons.append(
+                        "attributes-type '\(type)' is not one the app declares (its scenarios have \(known.sorted().joined(separator: ", "))); iOS cannot decode the start and drops it"
+                    )
                 }
             }
         case .update:
-            if event == .start { reasons.append("event \"start\" was sent to an update token; use the push-to-start token") }
+            if event == .start {
+                reasons.append("event \"start\" was sent to an update token; use the push-to-start token")
+            }
         case .broadcast:
             if event == .start { reasons.append("broadcasts update and end activities; they cannot start one") }
         }

@@ -67,23 +67,39 @@ struct LiveActivityPayload: Equatable {
             if Self.equal(key, "stale-date") {
                 staleDate = number(value, "stale-date")
             } else if Self.equal(key, "attributes") {
-                if case .object = value { attributes = value } else { problems.append("aps.attributes must be an object") }
+                if case .object = value {
+                    attributes = value
+                } else {
+                    problems.append("aps.attributes must be an object")
+                }
             }
         case 13:
             if Self.equal(key, "content-state") {
-                if case .object = value { contentState = value } else { problems.append("aps.content-state must be an object") }
+                if case .object = value {
+                    contentState = value
+                } else {
+                    problems.append("aps.content-state must be an object")
+                }
             }
         case 14: if Self.equal(key, "dismissal-date") { dismissalDate = number(value, "dismissal-date") }
         case 15:
             if Self.equal(key, "relevance-score") {
                 relevanceScore = number(value, "relevance-score")
             } else if Self.equal(key, "attributes-type") {
-                if let text = value.stringValue { attributesType = text } else { problems.append("aps.attributes-type must be a string") }
+                if let text = value.stringValue {
+                    attributesType = text
+                } else {
+                    problems.append("aps.attributes-type must be a string")
+                }
             }
         case 16: if Self.equal(key, "input-push-token") { inputPushToken = value == .int(1) || value == .bool(true) }
         case 18:
             if Self.equal(key, "input-push-channel") {
-                if let text = value.stringValue { inputPushChannel = text } else { problems.append("aps.input-push-channel must be a base64 string") }
+                if let text = value.stringValue {
+                    inputPushChannel = text
+                } else {
+                    problems.append("aps.input-push-channel must be a base64 string")
+                }
             }
         default: break
         }
@@ -103,7 +119,9 @@ struct LiveActivityPayload: Equatable {
             }
         }
         if let loneSurrogate {
-            problems.insert("a \\u escape at byte \(loneSurrogate) is half a UTF-16 surrogate pair: the device's JSONDecoder refuses the whole payload (encode the character as UTF-8 or as a full pair)", at: 0)
+            problems.insert(
+                "a \\u escape at byte \(loneSurrogate) is half a UTF-16 surrogate pair: the device's JSONDecoder refuses the whole payload (encode the character as UTF-8 or as a full pair)",
+                at: 0)
         }
     }
 

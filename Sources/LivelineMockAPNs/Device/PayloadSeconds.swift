@@ -35,7 +35,9 @@ enum PayloadSeconds {
         guard let timestamp = whole(timestamp), let last = whole(last) else {
             return "timestamp " + text(timestamp) + " is not newer than " + text(last) + ", the content shown"
         }
-        let pieces: (StaticString, StaticString, StaticString) = ("timestamp ", " is not newer than ", ", the content shown")
+        let pieces: (StaticString, StaticString, StaticString) = (
+            "timestamp ", " is not newer than ", ", the content shown"
+        )
         let capacity = pieces.0.utf8CodeUnitCount + pieces.1.utf8CodeUnitCount + pieces.2.utf8CodeUnitCount + 2 * 20
         return String(unsafeUninitializedCapacity: capacity) { out in
             var count = Self.write(pieces.0, into: out, at: 0)
@@ -47,7 +49,9 @@ enum PayloadSeconds {
     }
 
     /// Copies `text` into `out` at `position`; returns the position after it.
-    private static func write(_ text: StaticString, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int) -> Int {
+    private static func write(
+        _ text: StaticString, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int
+    ) -> Int {
         text.withUTF8Buffer { bytes in
             UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: bytes)
             return position + bytes.count

@@ -55,7 +55,8 @@ extension FaultPlan: Codable {
             guard let window = ShutdownWindow(text) else {
                 throw DecodingError.dataCorruptedError(
                     forKey: .shutdownWindows, in: container,
-                    debugDescription: "a shutdown window is {after: 1m, for: 30s, every: 10m} (every optional, longer than for)")
+                    debugDescription:
+                        "a shutdown window is {after: 1m, for: 30s, every: 10m} (every optional, longer than for)")
             }
             windows.append(window)
         }
@@ -80,8 +81,9 @@ extension FaultPlan: Codable {
         try container.encodeIfPresent(resetEvery, forKey: .resetEvery)
         try container.encode(
             shutdownWindows.map {
-                WindowEntry(after: DurationText.format($0.after.millis), for: DurationText.format($0.duration.millis),
-                            every: $0.every.map { DurationText.format($0.millis) })
+                WindowEntry(
+                    after: DurationText.format($0.after.millis), for: DurationText.format($0.duration.millis),
+                    every: $0.every.map { DurationText.format($0.millis) })
             },
             forKey: .shutdownWindows)
         if !unregisteredTokens.isEmpty { try container.encode(unregisteredTokens.sorted(), forKey: .unregistered) }
@@ -119,7 +121,7 @@ extension FaultPlan: Codable {
     private static func describe(_ error: DecodingError) -> String {
         switch error {
         case .dataCorrupted(let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
-             .keyNotFound(_, let context):
+            .keyNotFound(_, let context):
             let path = context.codingPath.map(\.stringValue).joined(separator: ".")
             return path.isEmpty ? context.debugDescription : "\(path): \(context.debugDescription)"
         @unknown default:

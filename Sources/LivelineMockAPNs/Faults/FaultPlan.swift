@@ -21,7 +21,7 @@ public struct FaultPlan: Sendable, Hashable {
         public init?(_ text: String) {
             let parts = text.split(separator: ":").map(String.init)
             guard parts.count == 3, let status = Int(parts[0]), (400...599).contains(status), !parts[1].isEmpty,
-                  let rate = Double(parts[2]), (0...1).contains(rate)
+                let rate = Double(parts[2]), (0...1).contains(rate)
             else { return nil }
             self.init(error: APNsError(status: status, reason: parts[1]), rate: rate)
         }

@@ -17,8 +17,8 @@ public enum Latency: Sendable, Hashable, CustomStringConvertible {
             self = .exponential(mean: mean)
         } else if let dash = text.firstIndex(of: "-") {
             guard let low = DurationText.parse(String(text[..<dash])),
-                  let high = DurationText.parse(String(text[text.index(after: dash)...])),
-                  low <= high
+                let high = DurationText.parse(String(text[text.index(after: dash)...])),
+                low <= high
             else { return nil }
             self = .uniform(low, high)
         } else if let fixed = DurationText.parse(text) {

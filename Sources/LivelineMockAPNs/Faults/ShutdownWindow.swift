@@ -21,7 +21,8 @@ public struct ShutdownWindow: Sendable, Hashable, CustomStringConvertible {
     public init?(_ text: String) {
         let periodic = text.split(separator: "/", maxSplits: 1).map(String.init)
         let parts = periodic[0].split(separator: "+", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let after = DurationText.parse(parts[0]), let duration = DurationText.parse(parts[1]) else {
+        guard parts.count == 2, let after = DurationText.parse(parts[0]), let duration = DurationText.parse(parts[1])
+        else {
             return nil
         }
         var every: Duration?

@@ -51,16 +51,24 @@ struct ActivityPage: Encodable {
                 switch name {
                 case "limit":
                     guard let limit = Int(value), (1...ActivityPage.maximumLimit).contains(limit) else {
-                        return .failure(Problem(message: "limit must be a whole number from 1 to \(ActivityPage.maximumLimit), not '\(value.prefix(20))'"))
+                        return .failure(
+                            Problem(
+                                message:
+                                    "limit must be a whole number from 1 to \(ActivityPage.maximumLimit), not '\(value.prefix(20))'"
+                            ))
                     }
                     request.limit = limit
                 case "after":
                     guard let start = Int(value), start >= 0 else {
-                        return .failure(Problem(message: "after must be a cursor from a page's next, not '\(value.prefix(20))'"))
+                        return .failure(
+                            Problem(message: "after must be a cursor from a page's next, not '\(value.prefix(20))'"))
                     }
                     request.start = start
                 default:
-                    return .failure(Problem(message: "unknown query parameter '\(name.prefix(20))'; GET /activities takes limit and after"))
+                    return .failure(
+                        Problem(
+                            message:
+                                "unknown query parameter '\(name.prefix(20))'; GET /activities takes limit and after"))
                 }
             }
             return .success(request)

@@ -55,10 +55,13 @@ struct InspectionRouter: Sendable {
         case ("POST", 1, "reset"):
             state.reset()
             return encode(["reset": true])
-        case (_, _, "activities"), (_, _, "channels"), (_, _, "stats"), (_, _, "counters"), (_, _, "faults"), (_, _, "reset"):
+        case (_, _, "activities"), (_, _, "channels"), (_, _, "stats"), (_, _, "counters"), (_, _, "faults"),
+            (_, _, "reset"):
             return failure(405, "\(method) is not allowed on \(trimmed)")
         default:
-            return notFound("try GET /activities, /activities/{token}/pushes, /channels, /stats, /counters, /faults; POST /faults, /reset")
+            return notFound(
+                "try GET /activities, /activities/{token}/pushes, /channels, /stats, /counters, /faults; POST /faults, /reset"
+            )
         }
     }
 

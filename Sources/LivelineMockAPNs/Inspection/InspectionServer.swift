@@ -7,7 +7,9 @@ import NIOHTTP1
 /// Each connection gets an ``InspectionHTTPHandler``; requests are small and answered at once
 /// from ``MockAPNsState`` under its lock.
 enum InspectionServer {
-    static func bind(host: String, port: Int, group: any EventLoopGroup, router: InspectionRouter) async throws -> any Channel {
+    static func bind(
+        host: String, port: Int, group: any EventLoopGroup, router: InspectionRouter
+    ) async throws -> any Channel {
         try await HTTP1Server.bind(host: host, port: port, group: group) { InspectionHTTPHandler(router: router) }
     }
 }
@@ -29,7 +31,9 @@ final class InspectionHTTPHandler: ChannelInboundHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard let request = requests.take(unwrapInboundIn(data)) else { return }
-        let answer = router.respond(method: request.head.method.rawValue, path: request.head.uri, body: Data(request.body))
-        HTTP1Response.send(answer.status, type: "application/json", body: Array(answer.body), to: request.head, context: context)
+        let answer = router.respond(
+            method: request.head.method.rawValue, path: request.head.uri, body: Data(request.body))
+        HTTP1Response.send(
+            answer.status, type: "application/json", body: Array(answer.body), to: request.head, context: context)
     }
 }

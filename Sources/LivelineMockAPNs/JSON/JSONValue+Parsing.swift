@@ -21,7 +21,9 @@ extension JSONValue {
     /// Parses a JSON value from an array of bytes.
     public init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
         let result: Result<JSONValue, JSONSyntaxError> = bytes.withUnsafeBytes { buffer in
-            do throws(JSONSyntaxError) { return .success(try JSONValueReader.parse(buffer)) } catch { return .failure(error) }
+            do throws(JSONSyntaxError) { return .success(try JSONValueReader.parse(buffer)) } catch {
+                return .failure(error)
+            }
         }
         self = try result.get()
     }
@@ -35,7 +37,9 @@ extension JSONValue {
 extension JSONValue {
     /// Parses like `init(parsing:)` and says where the first lone surrogate escape is (read as
     /// U+FFFD), which the device's decoder would refuse. For comparing readers (the fuzzers).
-    package static func parsingNotingSurrogates(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> (value: JSONValue, loneSurrogate: Int?) {
+    package static func parsingNotingSurrogates(
+        _ bytes: UnsafeRawBufferPointer
+    ) throws(JSONSyntaxError) -> (value: JSONValue, loneSurrogate: Int?) {
         try JSONValueReader.parseNotingSurrogates(bytes)
     }
 }
@@ -63,7 +67,9 @@ struct JSONValueReader {
     /// Parses like ``parse(_:)`` and also says where the first lone surrogate escape was: JSON's
     /// grammar allows one, but Foundation's `JSONDecoder` (which ActivityKit decodes with)
     /// refuses the whole document, so the device drops such a push.
-    static func parseNotingSurrogates(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> (value: JSONValue, loneSurrogate: Int?) {
+    static func parseNotingSurrogates(
+        _ bytes: UnsafeRawBufferPointer
+    ) throws(JSONSyntaxError) -> (value: JSONValue, loneSurrogate: Int?) {
         var reader = JSONValueReader(bytes)
         reader.skipWhitespace()
         let value = try reader.parseValue()
@@ -114,7 +120,9 @@ struct JSONValueReader {
 
     mutating func enter() throws(JSONSyntaxError) {
         depth += 1
-        guard depth <= JSONValue.maxParsingDepth else { throw error("nesting deeper than \(JSONValue.maxParsingDepth)") }
+        guard depth <= JSONValue.maxParsingDepth else {
+            throw error("nesting deeper than \(JSONValue.maxParsingDepth)")
+        }
     }
 
     private mutating func parseObject() throws(JSONSyntaxError) -> JSONValue {
@@ -242,7 +250,8 @@ struct JSONValueReader {
             let quote = word ^ (ones &* 0x22)
             let backslash = word ^ (ones &* 0x5C)
             // A byte is flagged when it is 0 (quote, backslash) or below 0x20 (control).
-            let flagged = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+            let flagged =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
             if flagged & highs != 0 { break }
             position += 8
         }
@@ -303,7 +312,8 @@ struct JSONValueReader {
         let escape = index - 2
         let first = try parseHex4()
         if (0xD800..<0xDC00).contains(first) {
-            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+            else {
                 return lone(at: escape)
             }
             index += 2

@@ -11,7 +11,8 @@ extension JSONValue {
         case .double(let value): .double(value)
         case .string(let value): .string(value)
         case .array(let values): .array(values.map(\.stateValue))
-        case .object(let object): .object(StateObject(zip(object.keys, object.values.map(\.stateValue)).map { ($0, $1) }))
+        case .object(let object):
+            .object(StateObject(zip(object.keys, object.values.map(\.stateValue)).map { ($0, $1) }))
         }
     }
 }

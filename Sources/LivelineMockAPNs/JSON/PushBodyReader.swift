@@ -58,19 +58,25 @@ package enum PushBodyReader {
     package static func disagreement(on bytes: UnsafeRawBufferPointer) -> String? {
         var treeError: JSONSyntaxError?
         var tree: (value: JSONValue, loneSurrogate: Int?)?
-        do throws(JSONSyntaxError) { tree = try JSONValueReader.parseNotingSurrogates(bytes) } catch { treeError = error }
+        do throws(JSONSyntaxError) { tree = try JSONValueReader.parseNotingSurrogates(bytes) } catch {
+            treeError = error
+        }
         var readerError: JSONSyntaxError?
         var payload: LiveActivityPayload?
         do throws(JSONSyntaxError) { payload = try read(bytes) } catch { readerError = error }
         switch (tree, payload) {
         case (nil, _):
-            return readerError == nil ? "the tree parser refuses the body (\(treeError.map(String.init(describing:)) ?? "")), the push reader does not" : nil
+            return readerError == nil
+                ? "the tree parser refuses the body (\(treeError.map(String.init(describing:)) ?? "")), the push reader does not"
+                : nil
         case (let tree?, nil):
             if let readerError { return "the push reader refuses the body (\(readerError)), the tree parser does not" }
             guard case .object = tree.value else { return nil }
             return "the push reader finds no object where the tree parser does"
         case (let tree?, let payload?):
-            guard case .object = tree.value else { return "the push reader reads an object where the tree parser finds none" }
+            guard case .object = tree.value else {
+                return "the push reader reads an object where the tree parser finds none"
+            }
             let expected = LiveActivityPayload(body: tree.value, loneSurrogate: tree.loneSurrogate)
             guard payload == expected else { return "the payloads differ: \(payload) against \(expected)" }
             // Read twice more through one string cache, as a connection reads: the second
@@ -78,7 +84,9 @@ package enum PushBodyReader {
             var strings = JSONStringCache()
             for _ in 0..<2 {
                 let cached = withUnsafeMutablePointer(to: &strings) { strings in try? read(bytes, strings: strings) }
-                guard cached == expected else { return "the payloads differ with a string cache: \(String(describing: cached)) against \(expected)" }
+                guard cached == expected else {
+                    return "the payloads differ with a string cache: \(String(describing: cached)) against \(expected)"
+                }
             }
             return nil
         }

@@ -82,7 +82,8 @@ struct DeviceTable {
         // The activity is only ever reached in place: reading `values[index].shape` copied the
         // whole value, twice a push.
         let shapeBefore = activities.values[index].shape
-        let delivery = simulator.apply(payload, to: &activities.values[index], route: route, priority: priority, now: now)
+        let delivery = simulator.apply(
+            payload, to: &activities.values[index], route: route, priority: priority, now: now)
         if let shape = activities.values[index].shape, shape != shapeBefore {
             activities.values[index].shape = shapeInterner.intern(shape)
         }
@@ -100,7 +101,8 @@ struct DeviceTable {
                 token.history?.append(push, key: key)
             } else if canStart {
                 var history = PushHistory(
-                    capacity: policy.perToken, keepsEveryPayload: policy.keepsEveryPayload, keepsLastPayload: policy.keepsLastPayload)
+                    capacity: policy.perToken, keepsEveryPayload: policy.keepsEveryPayload,
+                    keepsLastPayload: policy.keepsLastPayload)
                 history.append(push, key: key)
                 token.history = history
                 started = true
@@ -116,7 +118,8 @@ struct DeviceTable {
             id: activity.id, updateToken: activity.updateToken, pushToStartToken: activity.pushToStartToken,
             channels: activity.channels, attributesType: activity.attributesType, attributes: activity.attributes,
             contentState: activity.contentState, lifecycle: activity.lifecycle(at: now),
-            relevanceScore: activity.relevanceScore, staleDate: activity.staleDate, dismissalDate: activity.dismissalDate,
+            relevanceScore: activity.relevanceScore, staleDate: activity.staleDate,
+            dismissalDate: activity.dismissalDate,
             startedAt: activity.startedAt, endedAt: activity.endInstant(at: now), lastTimestamp: activity.lastTimestamp,
             budgetRemaining: budget.available(at: now), counters: activity.counters, lastReasons: activity.lastReasons,
             lastAlert: activity.lastAlert)

@@ -25,7 +25,8 @@ struct FaultState {
     }
 
     var connectionFaults: ConnectionFaults {
-        ConnectionFaults(latency: plan.latency, goAwayEvery: plan.goAwayEvery, resetEvery: plan.resetEvery, seed: plan.seed)
+        ConnectionFaults(
+            latency: plan.latency, goAwayEvery: plan.goAwayEvery, resetEvery: plan.resetEvery, seed: plan.seed)
     }
 
     /// The fault for a push to `key` at `now`, drawn with `roll` (in `0..<1`), if any: an
@@ -42,7 +43,8 @@ struct FaultState {
             return InjectedFault(error: error, directive: .none)
         }
         if let limit = plan.tooManyRequestsAfter,
-           !rateWindows[key, default: RecentPushes()].admit(now: now, limit: limit, window: 60_000) {
+            !rateWindows[key, default: RecentPushes()].admit(now: now, limit: limit, window: 60_000)
+        {
             return InjectedFault(error: .tooManyRequests, directive: .none)
         }
         return nil

@@ -48,7 +48,8 @@ struct HistoryEntry {
         if record.deliveries.isEmpty {
             deliveries = .none
         } else if record.deliveries.count == 1, let only = record.deliveries.first, only.reasons.isEmpty,
-                  only.activityID == key, only.updateToken == key {
+            only.activityID == key, only.updateToken == key
+        {
             deliveries = .toKey(outcome: only.outcome, lifecycle: only.lifecycle, started: only.started)
         } else {
             deliveries = .recorded(record.deliveries)
@@ -60,21 +61,28 @@ struct HistoryEntry {
 
     /// The answered push again, with the token or channel taken from `key`.
     func record(key: String) -> AnsweredPush {
-        let text: String = switch id {
-        case .uuid(let high, let low, let uppercase): UUIDText.format(high: high, low: low, uppercase: uppercase)
-        case .text(let text): text
-        }
-        let list: [DeviceDelivery] = switch deliveries {
-        case .none: []
-        case .toKey(let outcome, let lifecycle, let started):
-            [DeviceDelivery(activityID: key, updateToken: key, outcome: outcome, reasons: [], lifecycle: lifecycle, started: started)]
-        case .recorded(let list): list
-        }
+        let text: String =
+            switch id {
+            case .uuid(let high, let low, let uppercase): UUIDText.format(high: high, low: low, uppercase: uppercase)
+            case .text(let text): text
+            }
+        let list: [DeviceDelivery] =
+            switch deliveries {
+            case .none: []
+            case .toKey(let outcome, let lifecycle, let started):
+                [
+                    DeviceDelivery(
+                        activityID: key, updateToken: key, outcome: outcome, reasons: [], lifecycle: lifecycle,
+                        started: started)
+                ]
+            case .recorded(let list): list
+            }
         let isBroadcast = kind == .broadcast
         return AnsweredPush(
             time: time, kind: kind, token: isBroadcast ? nil : key,
             channelID: isBroadcast ? String(key.dropFirst(Self.channelPrefix.count)) : nil, id: text,
-            priority: Int(priority), status: Int(status), reason: reason, deliveries: list, payload: payload, warnings: warnings, timestamp: timestamp)
+            priority: Int(priority), status: Int(status), reason: reason, deliveries: list, payload: payload,
+            warnings: warnings, timestamp: timestamp)
     }
 
     /// Broadcast histories are kept under `channel:` and the channel id.

@@ -23,9 +23,13 @@ final class MockAPNsState: Sendable {
     // MARK: Requests
 
     /// Answers a validated device push: faults first, then the device.
-    func handleDevice(_ push: DevicePushRequest, idHeaders: [(String, String)], id: String, roll: Double) -> StreamAnswer {
+    func handleDevice(
+        _ push: DevicePushRequest, idHeaders: [(String, String)], id: String, roll: Double
+    ) -> StreamAnswer {
         let now = clock.now()
-        let answer = box.withLockedValue { $0.answerDevicePush(push, idHeaders: idHeaders, id: id, roll: roll, now: now) }
+        let answer = box.withLockedValue {
+            $0.answerDevicePush(push, idHeaders: idHeaders, id: id, roll: roll, now: now)
+        }
         answer.publish()
         return answer
     }
@@ -47,8 +51,10 @@ final class MockAPNsState: Sendable {
     /// Counts a request rejected by validation; keeps it in the token's history when there is one.
     func recordRejected(_ error: APNsError, token: String?, id: String, priority: Int, payload: String) {
         let now = clock.now()
-        box.withLockedValue { $0.recordRejected(error, token: token, id: id, priority: priority, payload: payload, now: now) }
-            .publish()
+        box.withLockedValue {
+            $0.recordRejected(error, token: token, id: id, priority: priority, payload: payload, now: now)
+        }
+        .publish()
     }
 
     // MARK: Connection events
@@ -144,7 +150,8 @@ final class MockAPNsState: Sendable {
     // MARK: Event streams
 
     func events(bufferingNewest limit: Int) -> AsyncStream<AnsweredPush> {
-        let (stream, continuation) = AsyncStream<AnsweredPush>.makeStream(bufferingPolicy: .bufferingNewest(max(1, limit)))
+        let (stream, continuation) = AsyncStream<AnsweredPush>.makeStream(
+            bufferingPolicy: .bufferingNewest(max(1, limit)))
         let id = box.withLockedValue { $0.subscribers.add(continuation) }
         continuation.onTermination = { [weak self] _ in
             self?.box.withLockedValue { $0.subscribers.remove(id) }

@@ -22,7 +22,8 @@ extension MockStorage {
             timestamp = push.payload.timestamp
             deliveries = deliver(push, now: now)
         }
-        let response = error.map { StreamResponse.error($0, headers: idHeaders, now: now) }
+        let response =
+            error.map { StreamResponse.error($0, headers: idHeaders, now: now) }
             ?? StreamResponse(status: 200, headers: idHeaders)
         let answered = AnsweredPush(
             time: now, kind: .device, token: push.token, channelID: nil, id: id, priority: push.priority,
@@ -32,7 +33,9 @@ extension MockStorage {
     }
 
     /// Answers a validated broadcast: the channel must exist, then faults, then every subscriber.
-    mutating func answerBroadcast(_ push: BroadcastPushRequest, requestID: String, roll: Double, now: Millis) -> StreamAnswer {
+    mutating func answerBroadcast(
+        _ push: BroadcastPushRequest, requestID: String, roll: Double, now: Millis
+    ) -> StreamAnswer {
         stats.broadcasts += 1
         let headers = [("apns-request-id", requestID)]
         var deliveries: [DeviceDelivery] = []
@@ -48,7 +51,9 @@ extension MockStorage {
             } else {
                 let payload = LiveActivityPayload(body: push.body, loneSurrogate: push.loneSurrogate)
                 for activityID in channels.subscribers[push.channelID] ?? [] {
-                    if let delivery = devices.apply(payload, to: activityID, route: .broadcast, priority: push.priority, now: now) {
+                    if let delivery = devices.apply(
+                        payload, to: activityID, route: .broadcast, priority: push.priority, now: now)
+                    {
                         deliveries.append(delivery)
                     }
                 }
@@ -57,7 +62,8 @@ extension MockStorage {
         } else {
             error = .channelNotRegistered
         }
-        let response = error.map { StreamResponse.error($0, headers: headers, now: now) }
+        let response =
+            error.map { StreamResponse.error($0, headers: headers, now: now) }
             ?? StreamResponse(status: 200, headers: headers)
         let answered = AnsweredPush(
             time: now, kind: .broadcast, token: nil, channelID: push.channelID, id: requestID,
@@ -80,15 +86,19 @@ extension MockStorage {
             }
         case .readChannel(let bundleID, let channelID, _):
             if let channel = channels.channel(channelID, bundleID: bundleID) {
-                response = .json(200, .object(JSONObject([
-                    ("message-storage-policy", .int(Int64(channel.messageStoragePolicy))),
-                    ("push-type", .string(channel.pushType)),
-                ])), headers: headers + [("apns-channel-id", channel.id)])
+                response = .json(
+                    200,
+                    .object(
+                        JSONObject([
+                            ("message-storage-policy", .int(Int64(channel.messageStoragePolicy))),
+                            ("push-type", .string(channel.pushType)),
+                        ])), headers: headers + [("apns-channel-id", channel.id)])
             } else {
                 response = .error(.channelNotRegistered, headers: headers, now: now)
             }
         case .deleteChannel(let bundleID, let channelID, _):
-            response = channels.delete(channelID, bundleID: bundleID)
+            response =
+                channels.delete(channelID, bundleID: bundleID)
                 ? StreamResponse(status: 204, headers: headers)
                 : .error(.channelNotRegistered, headers: headers, now: now)
         case .listChannels(let bundleID, _):
@@ -102,7 +112,9 @@ extension MockStorage {
     }
 
     /// Counts a request refused by validation; keeps it in the token's history when there is one.
-    mutating func recordRejected(_ error: APNsError, token: String?, id: String, priority: Int, payload: String, now: Millis) -> PushPublication {
+    mutating func recordRejected(
+        _ error: APNsError, token: String?, id: String, priority: Int, payload: String, now: Millis
+    ) -> PushPublication {
         let answered = AnsweredPush(
             time: now, kind: .device, token: token, channelID: nil, id: id, priority: priority, status: error.status,
             reason: error.reason, deliveries: [], payload: payload)
@@ -121,7 +133,9 @@ extension MockStorage {
 
     /// Records the push, and returns it for the event streams only when somebody listens (else
     /// the history consumes it, uncopied).
-    private mutating func publish(_ answered: consuming AnsweredPush, key: String?, error: APNsError?) -> PushPublication {
+    private mutating func publish(
+        _ answered: consuming AnsweredPush, key: String?, error: APNsError?
+    ) -> PushPublication {
         if subscribers.isEmpty {
             record(answered, key: key, error: error)
             return PushPublication()
@@ -143,7 +157,9 @@ extension MockStorage {
         let token = push.token
         let known = devices.tokens[token]
         if let activityID = known?.activityID {
-            return devices.apply(push.payload, to: activityID, route: .update, priority: push.priority, now: now).map { [$0] } ?? []
+            return devices.apply(push.payload, to: activityID, route: .update, priority: push.priority, now: now).map {
+                [$0]
+            } ?? []
         }
         if known?.topic == nil {
             let topic = devices.topics.intern(push.topic)
@@ -156,12 +172,15 @@ extension MockStorage {
         activity.updateToken = token
         devices.insert(activity)
         devices.modifyToken(token) { $0.activityID = token }
-        return devices.apply(push.payload, to: token, route: .update, priority: push.priority, now: now).map { [$0] } ?? []
+        return devices.apply(push.payload, to: token, route: .update, priority: push.priority, now: now).map { [$0] }
+            ?? []
     }
 
     /// A push to a push-to-start token: each start makes a new activity, which may get an
     /// update token of its own and join a channel (and receive its stored message).
-    private mutating func start(_ payload: LiveActivityPayload, token: String, priority: Int, now: Millis) -> DeviceDelivery {
+    private mutating func start(
+        _ payload: LiveActivityPayload, token: String, priority: Int, now: Millis
+    ) -> DeviceDelivery {
         var count = 0
         devices.modifyToken(token) { state in
             count = (state.starts ?? 0) + 1
@@ -189,8 +208,9 @@ extension MockStorage {
         }
         devices.insert(activity)
         if let message = storedMessage {
-            _ = devices.apply(LiveActivityPayload(body: message.payload), to: activity.id, route: .broadcast,
-                              priority: message.priority, now: now)
+            _ = devices.apply(
+                LiveActivityPayload(body: message.payload), to: activity.id, route: .broadcast,
+                priority: message.priority, now: now)
         }
         return delivery
     }

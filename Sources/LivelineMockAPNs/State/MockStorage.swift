@@ -86,7 +86,8 @@ struct MockStorage {
                 }
                 channels.subscribe(activityID: activityID, to: channelID)
                 if let index = devices.activities.index(forKey: activityID),
-                   !devices.activities.values[index].channels.contains(channelID) {
+                    !devices.activities.values[index].channels.contains(channelID)
+                {
                     devices.activities.values[index].channels.append(channelID)
                 }
             }

@@ -31,7 +31,7 @@ enum UUIDText {
 
     private static func parse(_ bytes: UnsafeBufferPointer<UInt8>) -> (high: UInt64, low: UInt64, uppercase: Bool)? {
         guard bytes.count == 36, bytes[8] == UInt8(ascii: "-"), bytes[13] == UInt8(ascii: "-"),
-              bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
+            bytes[18] == UInt8(ascii: "-"), bytes[23] == UInt8(ascii: "-")
         else { return nil }
         return digitValues.withUnsafeBufferPointer { values in
             digitOffsets.withUnsafeBufferPointer { offsets -> (high: UInt64, low: UInt64, uppercase: Bool)? in

@@ -3,9 +3,9 @@ import LivelineHTTP2
 import NIOCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Asks a connection to send GOAWAY `{"reason":"Shutdown"}` and close once its streams are answered.
@@ -85,7 +85,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         var settings = ConnectionSettings()
         settings.maxConcurrentStreams = 1
         settings.maxHeaderListSize = Self.maxHeaderListSize
-        core = HTTP2ConnectionCore(role: .server, settings: settings, connectionWindow: Self.connectionWindow, maxHeaderListSize: Self.maxHeaderListSize)
+        core = HTTP2ConnectionCore(
+            role: .server, settings: settings, connectionWindow: Self.connectionWindow,
+            maxHeaderListSize: Self.maxHeaderListSize)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -165,7 +167,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func handle(_ event: HTTP2Event, context: ChannelHandlerContext) -> Bool {
         switch event {
         case .headers(let streamID, let headers, let endStream, let opened):
-            return receiveHeaders(streamID: streamID, headers: headers, endStream: endStream, opened: opened, context: context)
+            return receiveHeaders(
+                streamID: streamID, headers: headers, endStream: endStream, opened: opened, context: context)
         case .data(let streamID, let bytes, let endStream):
             receiveData(streamID: streamID, bytes: bytes, endStream: endStream, context: context)
             return true
@@ -178,11 +181,17 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    private func receiveHeaders(streamID: UInt32, headers: HeaderFields, endStream: Bool, opened: Bool, context: ChannelHandlerContext) -> Bool {
+    private func receiveHeaders(
+        streamID: UInt32, headers: HeaderFields, endStream: Bool, opened: Bool, context: ChannelHandlerContext
+    ) -> Bool {
         guard opened else {
             // Trailers end the request.
-            guard endStream else { return connectionError(.protocolError, reason: "TrailersWithoutEndStream", context: context) }
-            if let stream = streams.removeValue(forKey: streamID) { finish(stream, streamID: streamID, context: context) }
+            guard endStream else {
+                return connectionError(.protocolError, reason: "TrailersWithoutEndStream", context: context)
+            }
+            if let stream = streams.removeValue(forKey: streamID) {
+                finish(stream, streamID: streamID, context: context)
+            }
             return true
         }
         // The limit the client has acknowledged; until then RFC 9113 leaves it unlimited.
@@ -191,7 +200,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             return connectionError(.protocolError, reason: "TooManyConcurrentStreams", context: context)
         }
         let head = RequestHead(headers)
-        let limit = head.path?.utf8.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "4"), UInt8(ascii: "/")]) == true
+        let limit =
+            head.path?.utf8.starts(with: [UInt8(ascii: "/"), UInt8(ascii: "4"), UInt8(ascii: "/")]) == true
             ? PayloadLimits.broadcast : PayloadLimits.device
         let stream = PendingStream(head: head, limit: limit)
         if endStream {
@@ -241,8 +251,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             let id = isDevicePath ? (validID(stream.head.apnsID) ?? ids.next()) : (stream.head.requestID ?? ids.next())
             let headers = isDevicePath ? [("apns-id", id)] : [("apns-request-id", id)]
             response = .error(error, headers: headers, now: now)
-            state.recordRejected(error, token: deviceToken(stream.head.path), id: id,
-                                 priority: stream.head.priority == "5" ? 5 : 10, payload: body.text)
+            state.recordRejected(
+                error, token: deviceToken(stream.head.path), id: id,
+                priority: stream.head.priority == "5" ? 5 : 10, payload: body.text)
         case .success(.device(let push)):
             let id = push.apnsID ?? ids.next()
             let answer = state.handleDevice(
@@ -292,9 +303,11 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let now = state.clock.now()
         let isDevicePath = Self.isDevicePath(head.path)
         let id = isDevicePath ? (validID(head.apnsID) ?? ids.next()) : (head.requestID ?? ids.next())
-        let response = StreamResponse.error(.payloadTooLarge, headers: [(isDevicePath ? "apns-id" : "apns-request-id", id)], now: now)
-        state.recordRejected(.payloadTooLarge, token: deviceToken(head.path), id: id,
-                             priority: head.priority == "5" ? 5 : 10, payload: "")
+        let response = StreamResponse.error(
+            .payloadTooLarge, headers: [(isDevicePath ? "apns-id" : "apns-request-id", id)], now: now)
+        state.recordRejected(
+            .payloadTooLarge, token: deviceToken(head.path), id: id,
+            priority: head.priority == "5" ? 5 : 10, payload: "")
         write(response, streamID: streamID)
         // The response is complete; ask the client to stop sending the body (RFC 9113 §8.1).
         core.reset(streamID: streamID, code: .noError, into: &out)
@@ -390,7 +403,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
 
     /// The hex token in a `/3/device/<token>` path, lowercased, if there is one.
     private func deviceToken(_ path: String?) -> String? {
-        guard let path, let token = RequestValidator.deviceToken(in: path), token.utf8.allSatisfy(\.isHexDigit) else { return nil }
+        guard let path, let token = RequestValidator.deviceToken(in: path), token.utf8.allSatisfy(\.isHexDigit) else {
+            return nil
+        }
         return RequestValidator.lowercasedHex(token)
     }
 }

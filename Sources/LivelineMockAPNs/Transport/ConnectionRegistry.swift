@@ -42,7 +42,9 @@ final class ConnectionRegistry: Sendable {
             return (state.next, nil)
         }
         if let warn {
-            logger.warning("refused a connection: \(limit) are open, the mock's --max-connections", metadata: ["refused-so-far": "\(warn)"])
+            logger.warning(
+                "refused a connection: \(limit) are open, the mock's --max-connections",
+                metadata: ["refused-so-far": "\(warn)"])
         }
         guard let number else { return nil }
         channel.closeFuture.whenComplete { [self] _ in

@@ -5,10 +5,11 @@ extension MockAPNsServer {
     /// bytes written into its channel as a connection accepted by a server with `configuration`
     /// would (TLS aside). For feeding a connection arbitrary bytes, as the fuzzers do.
     package static func detachedConnectionHandler(_ configuration: MockAPNsConfiguration) -> any ChannelHandler {
-        let verifier: JWTVerifier? = switch configuration.authentication {
-        case .acceptAnyToken: nil
-        case .keys(let keys): JWTVerifier(keys: keys)
-        }
+        let verifier: JWTVerifier? =
+            switch configuration.authentication {
+            case .acceptAnyToken: nil
+            case .keys(let keys): JWTVerifier(keys: keys)
+            }
         return APNsConnectionHandler(
             state: MockAPNsState(configuration: configuration), validator: RequestValidator(verifier: verifier),
             maxConcurrentStreams: max(1, configuration.maxConcurrentStreams), connectionNumber: 1)

@@ -58,7 +58,8 @@ enum ResponseHeaderEncoder {
                     }
                     byte(UInt8(length))
                 }
-                UnsafeMutableRawBufferPointer(rebasing: buffer[count...]).copyMemory(from: UnsafeRawBufferPointer(bytes))
+                UnsafeMutableRawBufferPointer(rebasing: buffer[count...]).copyMemory(
+                    from: UnsafeRawBufferPointer(bytes))
                 count += bytes.count
             }
         }

@@ -20,8 +20,10 @@ struct SelfSignedCertificate {
             CommonName("Liveline mock APNs")
             OrganizationName("Liveline")
         }
-        var names: [GeneralName] = [.dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
-                                    .ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1]))]
+        var names: [GeneralName] = [
+            .dnsName("localhost"), .ipAddress(ASN1OctetString(contentBytes: [127, 0, 0, 1])),
+            .ipAddress(ASN1OctetString(contentBytes: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1])),
+        ]
         if let address = Self.ipBytes(host) {
             if !names.contains(.ipAddress(ASN1OctetString(contentBytes: address[...]))) {
                 names.append(.ipAddress(ASN1OctetString(contentBytes: address[...])))

@@ -20,8 +20,10 @@ struct ServerPipeline: Sendable {
             if let sslContext {
                 try pipeline.addHandler(NIOSSLServerHandler(context: sslContext))
             }
-            try pipeline.addHandler(APNsConnectionHandler(
-                state: state, validator: validator, maxConcurrentStreams: maxConcurrentStreams, connectionNumber: number))
+            try pipeline.addHandler(
+                APNsConnectionHandler(
+                    state: state, validator: validator, maxConcurrentStreams: maxConcurrentStreams,
+                    connectionNumber: number))
         }
     }
 }

@@ -21,7 +21,8 @@ struct StreamResponse {
             body.append(contentsOf: String(now).utf8)
         }
         body.append(UInt8(ascii: "}"))
-        return StreamResponse(status: error.status, headers: headers + [("content-type", "application/json")], body: body)
+        return StreamResponse(
+            status: error.status, headers: headers + [("content-type", "application/json")], body: body)
     }
 
     /// A JSON body with status `status`.

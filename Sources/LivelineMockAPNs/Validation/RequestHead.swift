@@ -43,7 +43,10 @@ struct RequestHead {
                     } else if Self.equal(name, "apns-priority") {
                         Self.set(&priority, value, "apns-priority", &duplicateHeader)
                     }
-                case 14: if Self.equal(name, "apns-push-type") { Self.set(&pushType, value, "apns-push-type", &duplicateHeader) }
+                case 14:
+                    if Self.equal(name, "apns-push-type") {
+                        Self.set(&pushType, value, "apns-push-type", &duplicateHeader)
+                    }
                 case 15:
                     if Self.equal(name, "apns-expiration") {
                         Self.set(&expiration, value, "apns-expiration", &duplicateHeader)
@@ -52,7 +55,10 @@ struct RequestHead {
                     } else if Self.equal(name, "apns-request-id") {
                         Self.set(&requestID, value, "apns-request-id", &duplicateHeader)
                     }
-                case 16: if Self.equal(name, "apns-collapse-id") { Self.set(&collapseID, value, "apns-collapse-id", &duplicateHeader) }
+                case 16:
+                    if Self.equal(name, "apns-collapse-id") {
+                        Self.set(&collapseID, value, "apns-collapse-id", &duplicateHeader)
+                    }
                 default: break
                 }
             }

@@ -16,7 +16,7 @@ struct RequestValidator: Sendable {
     static func isKnownPushType(_ type: String) -> Bool {
         switch type {
         case "liveactivity", "alert", "background", "location", "voip", "complication", "fileprovider", "mdm",
-             "pushtotalk", "widgets", "controls":
+            "pushtotalk", "widgets", "controls":
             true
         default:
             false
@@ -46,7 +46,9 @@ struct RequestValidator: Sendable {
             guard let buffer else { return nil }
             return withUnsafeMutablePointer(to: &strings) { strings in
                 buffer.withUnsafeReadableBytes { bytes -> LiveActivityPayload? in
-                    do throws(JSONSyntaxError) { return try PushBodyReader.read(bytes, strings: strings) } catch { return nil }
+                    do throws(JSONSyntaxError) { return try PushBodyReader.read(bytes, strings: strings) } catch {
+                        return nil
+                    }
                 }
             }
         }
@@ -95,12 +97,15 @@ struct RequestValidator: Sendable {
                 return common(head, auth: &auth, now: now).flatMap { _ in
                     guard let channelID = head.channelID, !channelID.isEmpty else { return .failure(.missingChannelId) }
                     guard Base64.decode(channelID.utf8) != nil else { return .failure(.badChannelId) }
-                    return .success(method == "GET"
-                        ? .readChannel(bundleID: bundleID, channelID: channelID, requestID: head.requestID)
-                        : .deleteChannel(bundleID: bundleID, channelID: channelID, requestID: head.requestID))
+                    return .success(
+                        method == "GET"
+                            ? .readChannel(bundleID: bundleID, channelID: channelID, requestID: head.requestID)
+                            : .deleteChannel(bundleID: bundleID, channelID: channelID, requestID: head.requestID))
                 }
             case ("all-channels", "GET"):
-                return common(head, auth: &auth, now: now).map { _ in .listChannels(bundleID: bundleID, requestID: head.requestID) }
+                return common(head, auth: &auth, now: now).map { _ in
+                    .listChannels(bundleID: bundleID, requestID: head.requestID)
+                }
             case ("channels", _), ("all-channels", _):
                 return .failure(.methodNotAllowed)
             default:
@@ -113,7 +118,9 @@ struct RequestValidator: Sendable {
 
     /// Duplicate headers and the provider token: checked for every endpoint. Returns the token's
     /// warnings, for the pushes to report.
-    private func common(_ head: RequestHead, auth: inout ConnectionAuthState, now: Millis) -> Result<[String], APNsError> {
+    private func common(
+        _ head: RequestHead, auth: inout ConnectionAuthState, now: Millis
+    ) -> Result<[String], APNsError> {
         if head.duplicateHeader != nil { return .failure(.duplicateHeaders) }
         if let error = auth.authorize(head.authorization, now: now, verifier: verifier) {
             return .failure(error)
@@ -144,9 +151,12 @@ struct RequestValidator: Sendable {
         guard body.size > 0 else { return .failure(.payloadEmpty) }
         guard body.size <= PayloadLimits.device else { return .failure(.payloadTooLarge) }
         guard let payload = body.devicePayload(strings: &strings) else { return .failure(.payloadEmpty) }
-        return .success(.device(DevicePushRequest(
-            token: token, topic: topic, priority: priority, apnsID: head.apnsID, payload: payload, bodyText: body.text,
-            warnings: warnings)))
+        return .success(
+            .device(
+                DevicePushRequest(
+                    token: token, topic: topic, priority: priority, apnsID: head.apnsID, payload: payload,
+                    bodyText: body.text,
+                    warnings: warnings)))
     }
 
     private func broadcastPush(
@@ -162,9 +172,11 @@ struct RequestValidator: Sendable {
         }
         let expiration = head.expiration.flatMap { Int64($0) }
         return parseBody(body, limit: PayloadLimits.broadcast).map { json, text, loneSurrogate in
-            .broadcast(BroadcastPushRequest(
-                bundleID: bundleID, channelID: channelID, priority: priority, expiration: expiration,
-                requestID: head.requestID, body: json, bodyText: text, loneSurrogate: loneSurrogate, warnings: warnings))
+            .broadcast(
+                BroadcastPushRequest(
+                    bundleID: bundleID, channelID: channelID, priority: priority, expiration: expiration,
+                    requestID: head.requestID, body: json, bodyText: text, loneSurrogate: loneSurrogate,
+                    warnings: warnings))
         }
     }
 
@@ -184,10 +196,12 @@ struct RequestValidator: Sendable {
         return .success(priority)
     }
 
-    private func createChannel(_ bundleID: String, _ head: RequestHead, body: Body) -> Result<ValidatedRequest, APNsError> {
+    private func createChannel(
+        _ bundleID: String, _ head: RequestHead, body: Body
+    ) -> Result<ValidatedRequest, APNsError> {
         guard body.size > 0, body.size <= 4096, case .object(let object)? = body.json(),
-              case .int(let policy)? = object["message-storage-policy"], policy == 0 || policy == 1,
-              object["push-type"]?.stringValue == "LiveActivity"
+            case .int(let policy)? = object["message-storage-policy"], policy == 0 || policy == 1,
+            object["push-type"]?.stringValue == "LiveActivity"
         else { return .failure(.cannotCreateChannelConfig) }
         return .success(.createChannel(bundleID: bundleID, policy: Int(policy), requestID: head.requestID))
     }

@@ -26,12 +26,12 @@ public struct PlanCurl: PushSink {
             return names
         }
         return """
-        #!/bin/sh
-        # \(scenario.name): pushes planned from \(scenario.file), starting \(UTCTime.format(start)).
-        # Set AUTHENTICATION_TOKEN (a JWT: liveline token --key … --key-id … --team-id …) and
-        # \(variables.joined(separator: ", ")).
-        # APNS_HOST_NAME defaults to api.sandbox.push.apple.com (production: api.push.apple.com).
-        """
+            #!/bin/sh
+            # \(scenario.name): pushes planned from \(scenario.file), starting \(UTCTime.format(start)).
+            # Set AUTHENTICATION_TOKEN (a JWT: liveline token --key … --key-id … --team-id …) and
+            # \(variables.joined(separator: ", ")).
+            # APNS_HOST_NAME defaults to api.sandbox.push.apple.com (production: api.push.apple.com).
+            """
     }
 
     private func variable(_ base: String, _ activity: String) -> String {
@@ -44,7 +44,9 @@ public struct PlanCurl: PushSink {
         let name = activity.program.spec.name
         let token = variable(push.event == .start ? "PUSH_TO_START_TOKEN" : "ACTIVITY_PUSH_TOKEN", name)
         let body = String(decoding: push.payload, as: UTF8.self).replacing("'", with: #"'\''"#)
-        var lines = ["", "# \(DurationText.clock(push.time - start)) \(name) · \(push.event.rawValue) · \(push.reason)"]
+        var lines = [
+            "", "# \(DurationText.clock(push.time - start)) \(name) · \(push.event.rawValue) · \(push.reason)",
+        ]
         lines.append("curl -v \\")
         for field in PushHeaders(push, topic: scenario.topic).fields {
             lines.append("  --header \"\(field.name): \(field.value)\" \\")

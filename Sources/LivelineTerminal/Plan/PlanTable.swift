@@ -58,7 +58,8 @@ public struct PlanTable: PushSink {
         if push.event == .end {
             if case .int(let dismissal)? = aps?["dismissal-date"] {
                 let wait = Millis(dismissal) * 1000 - push.timestamp * 1000
-                changes.append(wait < 0 ? "end, dismissed at once" : "end, dismissed after \(DurationText.format(wait))")
+                changes.append(
+                    wait < 0 ? "end, dismissed at once" : "end, dismissed after \(DurationText.format(wait))")
             } else {
                 changes.append("end, iOS keeps it up to 4h")
             }
@@ -76,7 +77,8 @@ public struct PlanTable: PushSink {
         switch value {
         case .string(let s): return "\"\(s)\""
         case .date(let unix): return "\(DurationText.clock(unix - start)) (date)"
-        case .dateRange(let a, let b): return "\(DurationText.clock(a - start))…\(DurationText.clock(b - start)) (dates)"
+        case .dateRange(let a, let b):
+            return "\(DurationText.clock(a - start))…\(DurationText.clock(b - start)) (dates)"
         default: return value.templateText.isEmpty ? "null" : value.templateText
         }
     }
@@ -87,7 +89,9 @@ public struct PlanTable: PushSink {
         var lines: [String] = []
         let activityCount = scenario.activities.count
         lines.append("\(scenario.name) · \(scenario.file)")
-        lines.append("\(activityCount) \(activityCount == 1 ? "activity" : "activities") · starts \(UTCTime.format(start)) · topic \(scenario.topic)")
+        lines.append(
+            "\(activityCount) \(activityCount == 1 ? "activity" : "activities") · starts \(UTCTime.format(start)) · topic \(scenario.topic)"
+        )
         lines.append("")
         let header = ["TIME", multi ? "ACTIVITY" : nil, "EVENT", "PRI", "BYTES", "REASON", "CHANGES"].compactMap { $0 }
         var table: [[String]] = [header]
@@ -127,7 +131,9 @@ public struct PlanTable: PushSink {
         let coalesced = sent.filter { $0.reason.hasPrefix("coalesced") }.count
         let rejected = rows.count - sent.count
         let largest = sent.map(\.bytes).max() ?? 0
-        var parts = ["\(CountText.of(sent.count, "push", "pushes")): \(high) at priority 10, \(sent.count - high) at priority 5"]
+        var parts = [
+            "\(CountText.of(sent.count, "push", "pushes")): \(high) at priority 10, \(sent.count - high) at priority 5"
+        ]
         parts.append("\(coalesced) coalesced")
         parts.append(CountText.of(heartbeats, "heartbeat"))
         parts.append("\(downgraded) downgraded")

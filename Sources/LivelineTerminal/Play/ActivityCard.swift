@@ -6,7 +6,8 @@ import Liveline
 /// the mock's device decoded and shows). ``render(width:color:)`` draws it as a box of lines.
 public struct ActivityCard: Sendable {
     public enum Status: String, Sendable {
-        case pending = "PENDING", active = "ACTIVE", stale = "STALE", ended = "ENDED", dismissed = "DISMISSED", stopped = "STOPPED"
+        case pending = "PENDING", active = "ACTIVE", stale = "STALE", ended = "ENDED", dismissed = "DISMISSED",
+            stopped = "STOPPED"
     }
 
     public var name: String
@@ -37,7 +38,8 @@ public struct ActivityCard: Sendable {
 
     public init(
         name: String, status: Status, attributes: String, fields: [(key: String, value: String)], alert: String? = nil,
-        facts: [String] = [], lastPush: String? = nil, next: String? = nil, progress: Double = 0, progressText: String = "",
+        facts: [String] = [], lastPush: String? = nil, next: String? = nil, progress: Double = 0,
+        progressText: String = "",
         warnings: [String] = [], clock: String? = nil, held: String? = nil, why: String? = nil
     ) {
         self.name = name
@@ -83,7 +85,10 @@ public struct ActivityCard: Sendable {
         let keyWidth = min(18, fields.map { $0.key.unicodeScalars.count }.max() ?? 0)
         for field in fields {
             let key = Self.clip(field.key, to: keyWidth)
-            lines.append(line("  " + key + String(repeating: " ", count: keyWidth - key.unicodeScalars.count) + "  " + field.value))
+            lines.append(
+                line(
+                    "  " + key + String(repeating: " ", count: keyWidth - key.unicodeScalars.count) + "  " + field.value
+                ))
         }
         if let alert { lines.append(line("alert  " + alert, "1;35")) }
         if !facts.isEmpty { lines.append(line(facts.joined(separator: " · "))) }
@@ -94,7 +99,10 @@ public struct ActivityCard: Sendable {
         for warning in warnings { lines.append(line("!  " + warning, "1;31")) }
         let barWidth = max(10, min(40, inner - progressText.unicodeScalars.count - 2))
         let filled = Int((progress * Double(barWidth)).rounded())
-        lines.append(line(String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "  " + progressText))
+        lines.append(
+            line(
+                String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "  "
+                    + progressText))
         lines.append("╰" + String(repeating: "─", count: width - 2) + "╯")
         return lines
     }
@@ -124,7 +132,11 @@ extension StateValue {
     public static func clockText(_ unix: Millis, now: Millis) -> String {
         let time = String(UTCTime.format(unix / 1000 * 1000).dropFirst(11).prefix(8))
         let delta = unix - now
-        let relative = abs(delta) < 1000 ? "now" : delta > 0 ? "in \(DurationText.format(delta / 1000 * 1000))" : "\(DurationText.format(-delta / 1000 * 1000)) ago"
+        let relative =
+            abs(delta) < 1000
+            ? "now"
+            : delta > 0
+                ? "in \(DurationText.format(delta / 1000 * 1000))" : "\(DurationText.format(-delta / 1000 * 1000)) ago"
         return "\(time)Z (\(relative))"
     }
 }

@@ -60,7 +60,10 @@ public final class PlayMonitor: Sendable {
         self.speed = speed
         let views = activities.map { engine -> ActivityView in
             let attributes = engine.attributes()
-            let text = ([engine.program.spec.attributesType] + zip(attributes.keys, attributes.values).map { "\($0) \($1.cardText(now: start))" }).joined(separator: " · ")
+            let text =
+                ([engine.program.spec.attributesType]
+                + zip(attributes.keys, attributes.values).map { "\($0) \($1.cardText(now: start))" }).joined(
+                    separator: " · ")
             return ActivityView(name: engine.program.name, attributes: text, engine: Self.view(of: engine, now: start))
         }
         state = NIOLockedValueBox(State(activities: views))
@@ -70,7 +73,8 @@ public final class PlayMonitor: Sendable {
         var bucket = engine.bucket
         return EngineView(
             state: engine.state, relevance: engine.relevance, lifecycle: engine.lifecycle, next: engine.nextBeat,
-            progress: engine.progress(at: now), budget: bucket.available(at: now), budgetOf: engine.program.policy.budget,
+            progress: engine.progress(at: now), budget: bucket.available(at: now),
+            budgetOf: engine.program.policy.budget,
             staleTime: engine.staleTime, pushCount: engine.pushCount, beatCount: engine.beatCount,
             lastPushTime: engine.lastPushTime, held: engine.heldPush, minInterval: engine.program.policy.minInterval
         )
@@ -119,8 +123,10 @@ public final class PlayMonitor: Sendable {
             case .delivered(let activity, let push, let response, let attempts, let latency):
                 guard state.activities.indices.contains(activity) else { return }
                 state.activities[activity].delivered += 1
-                state.activities[activity].deliveredPushTime = max(state.activities[activity].deliveredPushTime ?? .min, push.time)
-                state.activities[activity].lastResult = "\(response.status)" + (attempts > 1 ? " after \(attempts) tries" : "") + " in \(latency)ms"
+                state.activities[activity].deliveredPushTime = max(
+                    state.activities[activity].deliveredPushTime ?? .min, push.time)
+                state.activities[activity].lastResult =
+                    "\(response.status)" + (attempts > 1 ? " after \(attempts) tries" : "") + " in \(latency)ms"
             case .retrying(let activity, _, let failure, let attempt, let after):
                 guard state.activities.indices.contains(activity) else { return }
                 state.retrying += 1
@@ -155,13 +161,15 @@ public final class PlayMonitor: Sendable {
         func name(_ i: Int) -> String { names.indices.contains(i) ? names[i] : "activity \(i)" }
         switch event {
         case .delivered(let activity, let push, let response, let attempts, let latency):
-            var text = "\(storyClock(push.time)) \(name(activity)) \(push.event.rawValue) p\(push.priority.apnsValue) → \(response.status)"
+            var text =
+                "\(storyClock(push.time)) \(name(activity)) \(push.event.rawValue) p\(push.priority.apnsValue) → \(response.status)"
             if let deviceOutcome { text += " \(deviceOutcome)" }
             text += " · \(push.reason) · \(latency)ms"
             if attempts > 1 { text += " · \(attempts) tries" }
             return text
         case .rejected(let activity, let push, let response):
-            return "\(storyClock(push.time)) \(name(activity)) \(push.event.rawValue) p\(push.priority.apnsValue) → \(response) (not retried) · \(push.reason)"
+            return
+                "\(storyClock(push.time)) \(name(activity)) \(push.event.rawValue) p\(push.priority.apnsValue) → \(response) (not retried) · \(push.reason)"
         case .retrying(let activity, let push, let failure, let attempt, let after):
             return "\(storyClock(push.time)) \(name(activity)) \(failure): retry \(attempt) in \(after)ms"
         case .superseded(let activity, let dropped, _):
@@ -175,7 +183,8 @@ public final class PlayMonitor: Sendable {
         case .sent:
             return nil
         case .abandoned(let activity, let push, let reason):
-            return "\(storyClock(push.time)) \(name(activity)) \(push.event.rawValue) p\(push.priority.apnsValue) abandoned: \(reason)"
+            return
+                "\(storyClock(push.time)) \(name(activity)) \(push.event.rawValue) p\(push.priority.apnsValue) abandoned: \(reason)"
         }
     }
 
@@ -205,7 +214,9 @@ public final class PlayMonitor: Sendable {
             return (key, Self.deviceText(value, like: sent, now: now))
         }
         var facts: [String] = []
-        if let relevance = device?.relevance ?? engine.relevance { facts.append("relevance \(StateValue.double(relevance).templateText)") }
+        if let relevance = device?.relevance ?? engine.relevance {
+            facts.append("relevance \(StateValue.double(relevance).templateText)")
+        }
         facts.append("budget \(device?.budgetRemaining ?? engine.budget)/\(engine.budgetOf)")
         if let stale = engine.staleTime { facts.append("stale \(StateValue.clockText(stale, now: now))") }
         facts.append("\(engine.pushCount) \(engine.pushCount == 1 ? "push" : "pushes"), \(view.delivered) delivered")
@@ -251,7 +262,9 @@ public final class PlayMonitor: Sendable {
             let cause: String
             if waiting.deferred {
                 cause = "a priority-10 token (budget \(engine.budget)/\(engine.budgetOf))"
-            } else if let last = engine.lastPushTime, engine.minInterval > 1000, waiting.until - last >= engine.minInterval {
+            } else if let last = engine.lastPushTime, engine.minInterval > 1000,
+                waiting.until - last >= engine.minInterval
+            {
                 cause = "min-interval \(DurationText.format(engine.minInterval)) after the last push"
             } else {
                 cause = "the next second (one push a second)"
@@ -261,7 +274,8 @@ public final class PlayMonitor: Sendable {
         }
         var why: String?
         if speed > 1, engine.beatCount > engine.pushCount {
-            why = "\(CountText.of(engine.beatCount, "beat")) in \(CountText.of(engine.pushCount, "push", "pushes")): at \(StateValue.double(speed).templateText)× min-interval "
+            why =
+                "\(CountText.of(engine.beatCount, "beat")) in \(CountText.of(engine.pushCount, "push", "pushes")): at \(StateValue.double(speed).templateText)× min-interval "
                 + "(\(DurationText.format(engine.minInterval))) and the budget (\(engine.budgetOf) p10/h) keep real time"
         }
         return (clock, held, why)
@@ -281,7 +295,8 @@ public final class PlayMonitor: Sendable {
         case (.date, .int(let seconds)):
             return StateValue.date((Millis(seconds) + ReferenceDate.unixOffsetSeconds) * 1000).cardText(now: now)
         case (.date, .double(let seconds)):
-            return StateValue.date(Millis((seconds + Double(ReferenceDate.unixOffsetSeconds)) * 1000)).cardText(now: now)
+            return StateValue.date(Millis((seconds + Double(ReferenceDate.unixOffsetSeconds)) * 1000)).cardText(
+                now: now)
         default:
             return value.cardText(now: now)
         }
@@ -294,7 +309,8 @@ public final class PlayMonitor: Sendable {
             let delivered = state.activities.map(\.delivered).reduce(0, +)
             let failed = state.activities.map(\.failed).reduce(0, +)
             let stopped = state.activities.filter { $0.stopped != nil }.count
-            var text = "\(pushes) \(pushes == 1 ? "push" : "pushes"), \(delivered) delivered, \(state.retrying) \(state.retrying == 1 ? "retry" : "retries"), \(failed) failed"
+            var text =
+                "\(pushes) \(pushes == 1 ? "push" : "pushes"), \(delivered) delivered, \(state.retrying) \(state.retrying == 1 ? "retry" : "retries"), \(failed) failed"
             if stopped > 0 { text += ", \(stopped) \(stopped == 1 ? "activity" : "activities") stopped by APNs" }
             return text
         }

@@ -23,23 +23,34 @@ struct MockSession {
     ) async throws -> MockSession {
         let privateKey = P256.Signing.PrivateKey()
         let pem = privateKey.pemRepresentation
-        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-mock-\(UUID().uuidString).pem").path
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-mock-\(UUID().uuidString).pem"
+        ).path
         var configuration = MockAPNsConfiguration()
         configuration.host = "127.0.0.1"
         configuration.port = 0
         configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
-        configuration.authentication = .keys([ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)])
+        configuration.authentication = .keys([
+            ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)
+        ])
         configuration.eventLoopThreads = 1
         configuration.logger.logLevel = .critical
         configure(&configuration)
         let server = try await MockAPNsServer.start(configuration)
         let key = try SigningKey(pem: pem, keyID: keyID, teamID: teamID)
-        let endpoint = APNsEndpoint(host: "127.0.0.1", port: server.port, tls: true, trustedCertificates: server.certificatePath)
+        let endpoint = APNsEndpoint(
+            host: "127.0.0.1", port: server.port, tls: true, trustedCertificates: server.certificatePath)
         let client: APNsClient
         if let clientNow {
-            client = try APNsClient(configuration: .init(endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)), eventLoopGroup: MultiThreadedEventLoopGroup.singleton, now: clientNow)
+            client = try APNsClient(
+                configuration: .init(
+                    endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)),
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, now: clientNow)
         } else {
-            client = try APNsClient(configuration: .init(endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+            client = try APNsClient(
+                configuration: .init(
+                    endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)),
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         }
         return MockSession(server: server, client: client, key: key)
     }
@@ -63,7 +74,10 @@ struct MockSession {
     /// A push to `token` with a minimal valid payload.
     static func updateRequest(token: String, timestamp: Int64, priority: Priority = .low) -> APNsRequest {
         let payload = #"{"aps":{"timestamp":\#(timestamp),"event":"update","content-state":{"score":1}}}"#
-        return .push(token: token, headers: PushHeaders(topic: PushHeaders.topic(forBundleID: bundleID), priority: priority, expiration: 0), payload: Array(payload.utf8))
+        return .push(
+            token: token,
+            headers: PushHeaders(topic: PushHeaders.topic(forBundleID: bundleID), priority: priority, expiration: 0),
+            payload: Array(payload.utf8))
     }
 }
 

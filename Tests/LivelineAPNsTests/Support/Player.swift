@@ -17,7 +17,10 @@ final class Player: Sendable {
 
     var delivery: PushDelivery { session.delivery }
 
-    init(_ yaml: String, speed: Double, session mock: MockSession, targets: [PushTarget], retry: RetryPolicy = RetryPolicy(base: .milliseconds(10), cap: .milliseconds(100), maxAttempts: 40)) throws {
+    init(
+        _ yaml: String, speed: Double, session mock: MockSession, targets: [PushTarget],
+        retry: RetryPolicy = RetryPolicy(base: .milliseconds(10), cap: .milliseconds(100), maxAttempts: 40)
+    ) throws {
         scenario = try ScenarioLoader().load(yaml: yaml, file: "e2e.yaml").scenario
         start = WallClock().now() + 300
         self.speed = speed
@@ -26,13 +29,19 @@ final class Player: Sendable {
         session = LiveSession(
             run: ScenarioRun(scenario: scenario, start: start, speed: speed),
             client: mock.client,
-            delivery: .init(bundleID: MockSession.bundleID, retry: retry, updateTokenResolver: { _, startToken in
-                for _ in 0..<100 {
-                    if let token = server.activities().first(where: { $0.pushToStartToken == startToken })?.updateToken { return token }
-                    try? await Task.sleep(for: .milliseconds(10))
-                }
-                return nil
-            }),
+            delivery: .init(
+                bundleID: MockSession.bundleID, retry: retry,
+                updateTokenResolver: { _, startToken in
+                    for _ in 0..<100 {
+                        if let token = server.activities().first(where: { $0.pushToStartToken == startToken })?
+                            .updateToken
+                        {
+                            return token
+                        }
+                        try? await Task.sleep(for: .milliseconds(10))
+                    }
+                    return nil
+                }),
             targets: Dictionary(uniqueKeysWithValues: targets.enumerated().map { ($0.offset, $0.element) }),
             observer: { event in
                 switch event {

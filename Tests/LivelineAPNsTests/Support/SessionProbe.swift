@@ -34,7 +34,9 @@ final class SessionProbe: @unchecked Sendable {
 
     var decided: [Push] { all.compactMap { if case .decided(let push, _) = $0 { push } else { nil } } }
     var deliveries: [DeliveryEvent] { all.compactMap { if case .delivery(let event) = $0 { event } else { nil } } }
-    var delivered: [Push] { deliveries.compactMap { if case .delivered(_, let push, _, _, _) = $0 { push } else { nil } } }
+    var delivered: [Push] {
+        deliveries.compactMap { if case .delivered(_, let push, _, _, _) = $0 { push } else { nil } }
+    }
     var sent: [Push] { deliveries.compactMap { if case .sent(_, let push, _) = $0 { push } else { nil } } }
     var finished: Bool { all.contains { if case .finished = $0 { true } else { false } } }
     var retries: Int { deliveries.filter { if case .retrying = $0 { true } else { false } }.count }

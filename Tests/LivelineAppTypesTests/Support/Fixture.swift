@@ -15,14 +15,14 @@ enum Fixture {
     /// `content-state:` and `beats:`, indented as an activity's keys.
     static func scenario(_ type: String, _ body: String) throws -> Scenario {
         let yaml = """
-        liveline: 1
-        name: Fixture
-        bundle-id: com.example.app
-        activities:
-          - name: one
-            attributes-type: \(type)
-        \(body.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n"))
-        """
+            liveline: 1
+            name: Fixture
+            bundle-id: com.example.app
+            activities:
+              - name: one
+                attributes-type: \(type)
+            \(body.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n"))
+            """
         return try ScenarioLoader().load(yaml: yaml, file: "story.yaml").scenario
     }
 
@@ -38,7 +38,8 @@ enum Fixture {
 
 /// Expects exactly one error, at `line:column` of story.yaml, whose text contains each of `parts`.
 func expectOneError(
-    _ diagnostics: [Diagnostic], line: Int, column: Int, _ parts: String..., sourceLocation: Testing.SourceLocation = #_sourceLocation
+    _ diagnostics: [Diagnostic], line: Int, column: Int, _ parts: String...,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) {
     let errors = diagnostics.filter { $0.severity == .error }
     #expect(errors.count == 1, "\(diagnostics)", sourceLocation: sourceLocation)
@@ -46,6 +47,7 @@ func expectOneError(
     #expect(error.location.file == "story.yaml", sourceLocation: sourceLocation)
     #expect((error.location.line, error.location.column) == (line, column), "\(error)", sourceLocation: sourceLocation)
     for part in parts {
-        #expect(error.message.contains(part), "\(error.message) does not contain \(part)", sourceLocation: sourceLocation)
+        #expect(
+            error.message.contains(part), "\(error.message) does not contain \(part)", sourceLocation: sourceLocation)
     }
 }

@@ -12,7 +12,10 @@ import Testing
         try await withBridge(kind, fanOut: FanOutTests.stepwise) { bridge in
             try await FanOutTests.registerAudience(bridge, "D-1")
             try await FanOutTests.registerAudience(bridge, "D-2")
-            let followers = (1...5).map(FanOutTests.follower) + [Follower(device: "device-6", updateToken: nil, startToken: BridgeHarness.token(106))]
+            let followers =
+                (1...5).map(FanOutTests.follower) + [
+                    Follower(device: "device-6", updateToken: nil, startToken: BridgeHarness.token(106))
+                ]
             _ = try await bridge.store.putFollowers(followers, activityKey: "D-1", now: bridge.now)
             _ = try await bridge.store.putFollowers([FanOutTests.follower(7)], activityKey: "D-2", now: bridge.now)
             let gone = try #require(followers[4].updateToken)
@@ -39,7 +42,9 @@ import Testing
             #expect(running.audience == 5)
             #expect(running.lagSeconds.map { abs($0 - 2) < 0.01 } == true, "\(String(describing: running.lagSeconds))")
             #expect(running.contentState?.contains("Priya") == true, "\(running.contentState ?? "nil")")
-            #expect(running.pushesPerSecond == 1, "two answers in the two seconds since the last read (the fan-out began after it)")
+            #expect(
+                running.pushesPerSecond == 1,
+                "two answers in the two seconds since the last read (the fan-out began after it)")
 
             // Half a second later, two more answered: four pushes a second.
             bridge.advance(seconds: 0.5)
@@ -51,12 +56,17 @@ import Testing
             // The last range: one token is gone, its follower removed and counted by reason.
             bridge.advance(seconds: 0.5)
             try await bridge.settle()
-            let done = try #require(try await watch.refresh(now: bridge.now.addingTimeInterval(10)).first { $0.activityKey == "D-1" })
+            let done = try #require(
+                try await watch.refresh(now: bridge.now.addingTimeInterval(10)).first { $0.activityKey == "D-1" })
             #expect(done.fanOut?.state == .done && done.fanOut?.answered == 5 && done.fanOut?.failed == 1)
             #expect(done.failures == ["Unregistered": 1] && done.removed == 1)
             // The finish is the last pass's time plus what its answers took (real milliseconds).
-            #expect(done.lagSeconds.map { $0 >= 3 && $0 < 3.5 } == true, "to the last answer, not to now: \(String(describing: done.lagSeconds))")
-            #expect(done.pushesPerSecond.map { $0 > 3.3 && $0 <= 5 } == true, "five answers in about one second: \(String(describing: done.pushesPerSecond))")
+            #expect(
+                done.lagSeconds.map { $0 >= 3 && $0 < 3.5 } == true,
+                "to the last answer, not to now: \(String(describing: done.lagSeconds))")
+            #expect(
+                done.pushesPerSecond.map { $0 > 3.3 && $0 <= 5 } == true,
+                "five answers in about one second: \(String(describing: done.pushesPerSecond))")
             // Counted again after the counts' interval: the removed follower is gone.
             #expect(done.followers.updating == 4)
 
@@ -65,7 +75,8 @@ import Testing
             _ = try await bridge.dispatcher.dispatch(now: bridge.now)
             #expect(try await bridge.store.audienceKeys(limit: 1) == ["D-2"])
             #expect(try await bridge.store.audienceKeys(limit: 5) == ["D-2", "D-1"])
-            #expect(try await watch.refresh(now: bridge.now.addingTimeInterval(11)).map(\.activityKey) == ["D-2", "D-1"])
+            #expect(
+                try await watch.refresh(now: bridge.now.addingTimeInterval(11)).map(\.activityKey) == ["D-2", "D-1"])
         }
     }
 
@@ -73,7 +84,8 @@ import Testing
     func aPageAsksFromMemoryAndTheReadHappensBehindIt(_ kind: StoreKind) async throws {
         try await withBridge(kind) { bridge in
             try await FanOutTests.registerAudience(bridge, "D-1")
-            _ = try await bridge.store.putFollowers((1...3).map(FanOutTests.follower), activityKey: "D-1", now: bridge.now)
+            _ = try await bridge.store.putFollowers(
+                (1...3).map(FanOutTests.follower), activityKey: "D-1", now: bridge.now)
             let watch = AudienceWatch(store: bridge.store)
             #expect(watch.current().isEmpty, "nothing read yet: the first ask starts the read and does not wait for it")
             let deadline = ContinuousClock.now + .seconds(10)
@@ -87,7 +99,8 @@ import Testing
     }
 
     @Test func theContentStateIsCompactAndShort() {
-        let payload = Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{"score":"1 – 0","minute":12}}}"#.utf8)
+        let payload = Array(
+            #"{"aps":{"timestamp":1,"event":"update","content-state":{"score":"1 – 0","minute":12}}}"#.utf8)
         #expect(AudienceWatch.contentState(of: payload) == #"{"minute":12,"score":"1 – 0"}"#)
         let long = Array(#"{"aps":{"content-state":{"text":"\#(String(repeating: "x", count: 300))"}}}"#.utf8)
         #expect(AudienceWatch.contentState(of: long)?.count == 160)

@@ -44,7 +44,9 @@ import Testing
             let expected = try #require(reached.mutableCopy() as? NSMutableDictionary)
             expected.removeObject(forKey: "alert")
             #expect(caughtUp[0] == expected as NSDictionary, "\(caughtUp[0]) against \(expected)")
-            #expect(caughtUp[0]["content-state"] != nil && caughtUp[0]["stale-date"] != nil && caughtUp[0]["relevance-score"] != nil)
+            #expect(
+                caughtUp[0]["content-state"] != nil && caughtUp[0]["stale-date"] != nil
+                    && caughtUp[0]["relevance-score"] != nil)
             #expect(bridge.shown(lateToken)["status"]?.stringValue == "arriving")
 
             // The next event is news to every follower, the late one too: its alert goes to all.
@@ -54,16 +56,21 @@ import Testing
             for follower in early + [late] {
                 let token = try #require(follower.updateToken)
                 let last = try #require(try Self.aps(bridge, token).last)
-                #expect((last["alert"] as? [String: Any])?["title"] as? String == "Order cancelled", "\(follower.device)")
+                #expect(
+                    (last["alert"] as? [String: Any])?["title"] as? String == "Order cancelled", "\(follower.device)")
             }
         }
     }
 
     @Test func theAlertIsLeftOutAndEverythingElseKept() throws {
-        let payload = Array(#"{"aps":{"timestamp":1800000000,"event":"update","content-state":{"score":"1-0","progress":0.5,"when":[1.25,2.0]},"stale-date":1800000900,"relevance-score":100,"alert":{"title":"GOAL!","body":"1-0","sound":"default"}}}"#.utf8)
+        let payload = Array(
+            #"{"aps":{"timestamp":1800000000,"event":"update","content-state":{"score":"1-0","progress":0.5,"when":[1.25,2.0]},"stale-date":1800000900,"relevance-score":100,"alert":{"title":"GOAL!","body":"1-0","sound":"default"}}}"#
+                .utf8)
         let quiet = try CatchUpPayload.withoutAlert(payload)
-        #expect(String(decoding: quiet, as: UTF8.self)
-            == #"{"aps":{"timestamp":1800000000,"event":"update","content-state":{"score":"1-0","progress":0.5,"when":[1.25,2.0]},"stale-date":1800000900,"relevance-score":100}}"#)
+        #expect(
+            String(decoding: quiet, as: UTF8.self)
+                == #"{"aps":{"timestamp":1800000000,"event":"update","content-state":{"score":"1-0","progress":0.5,"when":[1.25,2.0]},"stale-date":1800000900,"relevance-score":100}}"#
+        )
         let silent = Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{}}}"#.utf8)
         #expect(try CatchUpPayload.withoutAlert(silent) == silent)
         #expect(throws: SQLRowError.self) { try CatchUpPayload.withoutAlert(Array("not json".utf8)) }

@@ -39,12 +39,15 @@ import Testing
             bridge.advance(seconds: 20)
             try await bridge.receive("doordash", doordash("DASHER_PICKED_UP", eta: "2027-01-15T18:40:00Z"))
             _ = try await bridge.dispatcher.dispatch(now: bridge.now)
-            _ = try #require(try await store.claimFanOutRange(limit: 2, instance: "dead", lease: .seconds(60), now: bridge.now))
+            _ = try #require(
+                try await store.claimFanOutRange(limit: 2, instance: "dead", lease: .seconds(60), now: bridge.now))
             bridge.advance(seconds: 20)
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED_DROPOFF_ARRIVAL"))
             try await bridge.run(for: 70, step: 5)
             #expect(try await Self.fanOuts(store, "D-1") == ["update superseded", "update done"])
-            #expect(try await store.pruneFanOuts(finishedBefore: bridge.now.addingTimeInterval(-Self.hour), limit: 10).rows == 0)
+            #expect(
+                try await store.pruneFanOuts(finishedBefore: bridge.now.addingTimeInterval(-Self.hour), limit: 10).rows
+                    == 0)
 
             // Past the retention (an hour here): the superseded one goes; the newest of the live
             // story stays, and a device that joins now still catches up with it.
@@ -68,7 +71,9 @@ import Testing
             #expect(try await pruner.prune(now: bridge.now).fanOuts == 0)
             bridge.advance(seconds: 2 * Self.hour)
             // D-2's story is live but nobody follows it any more: its last push goes as well.
-            for device in ["device-5", "device-6"] { #expect(try await store.deleteFollower(device: device, activityKey: "D-2")) }
+            for device in ["device-5", "device-6"] {
+                #expect(try await store.deleteFollower(device: device, activityKey: "D-2"))
+            }
             #expect(try await pruner.prune(now: bridge.now).fanOuts == 2)
             #expect(try await Self.fanOuts(store, "D-1").isEmpty)
             #expect(try await Self.fanOuts(store, "D-2").isEmpty)
@@ -90,12 +95,15 @@ import Testing
         try await withBridge(kind) { bridge in
             let store = try #require(bridge.store as? SQLStore)
             _ = try await store.registerActivity(
-                ActivityRegistration(key: "D-1", targets: ActivityTargets(updateToken: BridgeHarness.token(50)), scenario: "doordash"),
+                ActivityRegistration(
+                    key: "D-1", targets: ActivityTargets(updateToken: BridgeHarness.token(50)), scenario: "doordash"),
                 now: bridge.now)
             _ = try await store.putFollowers((1...2).map(FanOutTests.follower), activityKey: "D-1", now: bridge.now)
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
             try await bridge.settle()
-            for device in ["device-1", "device-2"] { #expect(try await store.deleteFollower(device: device, activityKey: "D-1")) }
+            for device in ["device-1", "device-2"] {
+                #expect(try await store.deleteFollower(device: device, activityKey: "D-1"))
+            }
 
             bridge.advance(seconds: 20)
             try await bridge.receive("doordash", doordash("DASHER_PICKED_UP", eta: "2027-01-15T18:40:00Z"))

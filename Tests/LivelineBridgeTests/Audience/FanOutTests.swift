@@ -23,10 +23,14 @@ import Testing
     }
 
     /// Each token's accepted timestamps never go back, and none repeats.
-    static func expectOrdered(_ bridge: BridgeHarness, _ tokens: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation) {
+    static func expectOrdered(
+        _ bridge: BridgeHarness, _ tokens: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) {
         for token in tokens {
             let timestamps = bridge.timestamps(token)
-            #expect(timestamps == timestamps.sorted() && Set(timestamps).count == timestamps.count, "\(token): \(timestamps)", sourceLocation: sourceLocation)
+            #expect(
+                timestamps == timestamps.sorted() && Set(timestamps).count == timestamps.count,
+                "\(token): \(timestamps)", sourceLocation: sourceLocation)
         }
     }
 
@@ -35,7 +39,9 @@ import Testing
         try await withBridge(kind, fanOut: Self.stepwise) { bridge in
             try await Self.registerAudience(bridge)
             let before = (1...5).map(Self.follower)
-            #expect(try await bridge.store.putFollowers(before, activityKey: "D-1", now: bridge.now) == Array(repeating: .created, count: 5))
+            #expect(
+                try await bridge.store.putFollowers(before, activityKey: "D-1", now: bridge.now)
+                    == Array(repeating: .created, count: 5))
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
             _ = try await bridge.dispatcher.dispatch(now: bridge.now)
             // One range of two is answered; a device joins while the fan-out is under way.
@@ -46,7 +52,8 @@ import Testing
             for follower in before + [during] {
                 let token = try #require(follower.updateToken)
                 #expect(bridge.shown(token)["courierName"]?.stringValue == "Priya", "\(follower.device)")
-                #expect(bridge.timestamps(token).count == 1, "\(follower.device): one push, not the fan-out and a catch-up")
+                #expect(
+                    bridge.timestamps(token).count == 1, "\(follower.device): one push, not the fan-out and a catch-up")
             }
 
             // After the start: one catch-up push at once, then it follows.
@@ -121,7 +128,8 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func oneTokenAnswering429BacksOffAloneWhileTheOthersProceed(_ kind: StoreKind) async throws {
         // Patient enough to outlast the mock's minute.
-        let patient = FanOutSender.Configuration(instance: "test", retry: RetryPolicy(base: .seconds(1), cap: .seconds(4), maxAttempts: 100))
+        let patient = FanOutSender.Configuration(
+            instance: "test", retry: RetryPolicy(base: .seconds(1), cap: .seconds(4), maxAttempts: 100))
         try await withBridge(kind, fanOut: patient) { bridge in
             try await Self.registerAudience(bridge)
             bridge.mock.setFaults(FaultPlan(tooManyRequestsAfter: 1))
@@ -163,7 +171,9 @@ import Testing
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
             _ = try await bridge.dispatcher.dispatch(now: bridge.now)
             // Another instance claims the first range and dies (kill -9) without answering.
-            let lost = try #require(try await bridge.store.claimFanOutRange(limit: 2, instance: "dead", lease: .seconds(60), now: bridge.now))
+            let lost = try #require(
+                try await bridge.store.claimFanOutRange(
+                    limit: 2, instance: "dead", lease: .seconds(60), now: bridge.now))
             #expect(lost.targets.count == 2 && !lost.resumed)
             try await bridge.settle()
             #expect(bridge.timestamps(try #require(followers[0].updateToken)).isEmpty)
@@ -171,11 +181,15 @@ import Testing
 
             // Its lease ends: the range is resumed with the fan-out's own payload.
             bridge.advance(seconds: 61)
-            let resumed = try #require(try await bridge.store.claimFanOutRange(limit: 2, instance: "test", lease: .seconds(60), now: bridge.now))
+            let resumed = try #require(
+                try await bridge.store.claimFanOutRange(
+                    limit: 2, instance: "test", lease: .seconds(60), now: bridge.now))
             #expect(resumed.resumed && resumed.fromID == lost.fromID && resumed.toID == lost.toID)
             #expect(resumed.push.payload == lost.push.payload)
             _ = try await bridge.store.recordFanOut(resumed, answers: [], instance: "test", now: bridge.now)
-            #expect(try await bridge.store.claimFanOutRange(limit: 2, instance: "test", lease: .seconds(60), now: bridge.now) == nil)
+            #expect(
+                try await bridge.store.claimFanOutRange(
+                    limit: 2, instance: "test", lease: .seconds(60), now: bridge.now) == nil)
         }
     }
 
@@ -196,7 +210,9 @@ import Testing
             // A late, older status and a repeat arrive while the fan-out is under way.
             bridge.advance(seconds: 5)
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED", eta: "2027-01-15T18:45:00Z"))
-            #expect(try await bridge.receive("doordash", doordash("DASHER_PICKED_UP", eta: "2027-01-15T18:40:00Z")) == .duplicate)
+            #expect(
+                try await bridge.receive("doordash", doordash("DASHER_PICKED_UP", eta: "2027-01-15T18:40:00Z"))
+                    == .duplicate)
             try await bridge.run(for: 10)
             let tokens = followers.compactMap(\.updateToken)
             for token in tokens {
@@ -229,14 +245,17 @@ import Testing
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
             _ = try await bridge.dispatcher.dispatch(now: bridge.now)
             let store = bridge.store
-            let a = try #require(try await store.claimFanOutRange(limit: 2, instance: "a", lease: .seconds(60), now: bridge.now))
+            let a = try #require(
+                try await store.claimFanOutRange(limit: 2, instance: "a", lease: .seconds(60), now: bridge.now))
             // While a's range is in flight, b takes the next one of the same fan-out.
-            let b = try #require(try await store.claimFanOutRange(limit: 2, instance: "b", lease: .seconds(60), now: bridge.now))
+            let b = try #require(
+                try await store.claimFanOutRange(limit: 2, instance: "b", lease: .seconds(60), now: bridge.now))
             #expect(b.fanOutID == a.fanOutID && b.fromID == a.toID && b.targets.count == 2)
             #expect(Set(a.targets.map(\.followerID)).isDisjoint(with: b.targets.map(\.followerID)))
             // a stops without its answers: its range goes to the next claim at once, not after its lease.
             #expect(try await store.releaseFanOutClaims(instance: "a") == 1)
-            let again = try #require(try await store.claimFanOutRange(limit: 2, instance: "b", lease: .seconds(60), now: bridge.now))
+            let again = try #require(
+                try await store.claimFanOutRange(limit: 2, instance: "b", lease: .seconds(60), now: bridge.now))
             #expect(again.resumed && again.fromID == a.fromID && again.targets == a.targets)
         }
     }
@@ -245,7 +264,9 @@ import Testing
     func theMetricsCountPushesByKeyAndTheFanOutLag(_ kind: StoreKind) async throws {
         try await withBridge(kind) { bridge in
             let metrics = BridgeMetrics()
-            let sender = FanOutSender(store: bridge.store, client: bridge.client, configuration: .init(instance: "metered"), observer: metrics)
+            let sender = FanOutSender(
+                store: bridge.store, client: bridge.client, configuration: .init(instance: "metered"), observer: metrics
+            )
             try await Self.registerAudience(bridge)
             let followers = (1...3).map(Self.follower)
             _ = try await bridge.store.putFollowers(followers, activityKey: "D-1", now: bridge.now)

@@ -14,7 +14,8 @@ import Testing
     @Test(.enabled(if: count != nil))
     func oneFanOutTimed() async throws {
         let count = try #require(Self.count)
-        let kind: StoreKind = ProcessInfo.processInfo.environment["LIVELINE_FANOUT_TIMING_STORE"] == "postgres" ? .postgres : .sqlite
+        let kind: StoreKind =
+            ProcessInfo.processInfo.environment["LIVELINE_FANOUT_TIMING_STORE"] == "postgres" ? .postgres : .sqlite
         let environment = ProcessInfo.processInfo.environment
         let page = environment["LIVELINE_FANOUT_TIMING_PAGE"].flatMap(Int.init) ?? 1000
         let ranges = environment["LIVELINE_FANOUT_TIMING_RANGES"].flatMap(Int.init) ?? 4
@@ -49,8 +50,10 @@ import Testing
             }
             let fanned = Date().timeIntervalSince(began)
             #expect(sent == count)
-            print("fan-out timing (\(kind)): \(count) followers imported in \(String(format: "%.2f", imported)) s, "
-                + "fanned out in \(String(format: "%.2f", fanned)) s (\(Int(Double(count) / fanned)) pushes/s)\(perFollower)")
+            print(
+                "fan-out timing (\(kind)): \(count) followers imported in \(String(format: "%.2f", imported)) s, "
+                    + "fanned out in \(String(format: "%.2f", fanned)) s (\(Int(Double(count) / fanned)) pushes/s)\(perFollower)"
+            )
         }
     }
 }

@@ -35,15 +35,17 @@ import Testing
     static func events(_ bridge: BridgeHarness, _ token: String) -> [String] {
         bridge.mock.pushes(token: token).filter { $0.status == 200 }.compactMap { record in
             guard let data = record.payload?.data(using: .utf8),
-                  let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let aps = json["aps"] as? [String: Any] else { return nil }
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let aps = json["aps"] as? [String: Any]
+            else { return nil }
             return aps["event"] as? String
         }
     }
 
     @Test(arguments: StoreKind.allCases)
     func aStartTokenIsStartedWithTheStoryAndItsUpdateTokenCatchesUp(_ kind: StoreKind) async throws {
-        let configuration = try BridgeConfigurationLoader(environment: [:]).load(yaml: Self.yaml, file: testConfigurationFile)
+        let configuration = try BridgeConfigurationLoader(environment: [:]).load(
+            yaml: Self.yaml, file: testConfigurationFile)
         try await StoreFixture.withStore(kind) { store in
             let bridge = try await BridgeHarness(store: store, configuration: configuration)
             do {
@@ -69,7 +71,9 @@ import Testing
                 try await bridge.settle()
                 #expect(Self.events(bridge, try #require(late.startToken)) == ["start"])
                 // A start keeps its alert, even late: the device drops a start without one.
-                #expect(bridge.mock.pushes(token: try #require(late.startToken)).first?.payload?.contains("\"alert\"") == true)
+                #expect(
+                    bridge.mock.pushes(token: try #require(late.startToken)).first?.payload?.contains("\"alert\"")
+                        == true)
 
                 bridge.advance(seconds: 20)
                 try await bridge.receive("match", Self.event("match.kick-off", seq: 2))

@@ -17,7 +17,8 @@ let exampleEnvironment = [
 
 /// Loads Scenarios/bridge.example.yaml.
 func loadExample() throws -> BridgeConfiguration {
-    try BridgeConfigurationLoader(environment: exampleEnvironment).load(file: scenariosDirectory + "/bridge.example.yaml")
+    try BridgeConfigurationLoader(environment: exampleEnvironment).load(
+        file: scenariosDirectory + "/bridge.example.yaml")
 }
 
 /// A configuration as if written at Scenarios/test-bridge.yaml, so `scenario: delivery.yaml` resolves.
@@ -45,6 +46,9 @@ func expectConfigurationError(
     sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) {
     let found = configurationErrors(yaml, environment: environment)
-    let expected = Diagnostic(.error, Liveline.SourceLocation(file: testConfigurationFile, line: line, column: column), message)
-    #expect(found.contains(expected), "expected \(expected)\nfound:\n\(found.map(\.description).joined(separator: "\n"))", sourceLocation: sourceLocation)
+    let expected = Diagnostic(
+        .error, Liveline.SourceLocation(file: testConfigurationFile, line: line, column: column), message)
+    #expect(
+        found.contains(expected), "expected \(expected)\nfound:\n\(found.map(\.description).joined(separator: "\n"))",
+        sourceLocation: sourceLocation)
 }

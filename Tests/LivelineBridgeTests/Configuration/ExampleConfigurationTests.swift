@@ -24,7 +24,9 @@ import Testing
     /// whose secret is missing refuses every webhook; `serve` and `send` still require them.
     @Test func withoutItsSecretsTheConfigurationLoadsForTheStoreCommandsOnly() throws {
         let file = scenariosDirectory + "/bridge.example.yaml"
-        let strict = #expect(throws: BridgeConfigurationError.self) { try BridgeConfigurationLoader(environment: [:]).load(file: file) }
+        let strict = #expect(throws: BridgeConfigurationError.self) {
+            try BridgeConfigurationLoader(environment: [:]).load(file: file)
+        }
         #expect(strict?.errors.count == 3, "one error per secret: \(strict?.errors.map(\.message) ?? [])")
 
         let loaded = try BridgeConfigurationLoader(environment: [:], readsSecrets: false).load(file: file)
@@ -36,7 +38,8 @@ import Testing
         }
         #expect(orders.events == (try loadExample()).source(named: "orders")?.events)
 
-        let partly = try BridgeConfigurationLoader(environment: ["UBER_SIGNING_KEY": "uber-demo"], readsSecrets: false).load(file: file)
+        let partly = try BridgeConfigurationLoader(environment: ["UBER_SIGNING_KEY": "uber-demo"], readsSecrets: false)
+            .load(file: file)
         #expect(partly.source(named: "uber")?.verifier is GenericHMAC, "a secret that is set is used")
     }
 
@@ -72,6 +75,9 @@ import Testing
     @Test func aDateFieldReadsDatesWithoutAs() throws {
         let source = try #require(try loadExample().source(named: "doordash"))
         let set = try #require(source.events["DASHER_CONFIRMED"]?.change?.set.first)
-        #expect(set == FieldRule(path: ["eta"], value: .read(.body(JSONPointer(tokens: ["dropoff_time_estimated"])), as: .date)))
+        #expect(
+            set
+                == FieldRule(
+                    path: ["eta"], value: .read(.body(JSONPointer(tokens: ["dropoff_time_estimated"])), as: .date)))
     }
 }

@@ -27,7 +27,8 @@ final class BridgeHarness: Sendable {
 
     /// - Parameter configuration: the sources; Scenarios/bridge.example.yaml's by default.
     init(
-        store: any Store, instance: String = "test", retry: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(4), maxAttempts: 3),
+        store: any Store, instance: String = "test",
+        retry: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(4), maxAttempts: 3),
         configuration: BridgeConfiguration? = nil, fanOut: FanOutSender.Configuration? = nil
     ) async throws {
         let clock = ManualClock(start: 1_800_000_000_000)
@@ -35,9 +36,13 @@ final class BridgeHarness: Sendable {
         var mockConfiguration = MockAPNsConfiguration()
         mockConfiguration.host = "127.0.0.1"
         mockConfiguration.port = 0
-        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-bridge-\(UUID().uuidString).pem").path
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-bridge-\(UUID().uuidString).pem"
+        ).path
         mockConfiguration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
-        mockConfiguration.authentication = .keys([ProviderKey(keyID: Self.keyID, teamID: Self.teamID, publicKey: privateKey.publicKey)])
+        mockConfiguration.authentication = .keys([
+            ProviderKey(keyID: Self.keyID, teamID: Self.teamID, publicKey: privateKey.publicKey)
+        ])
         mockConfiguration.eventLoopThreads = 1
         mockConfiguration.logger.logLevel = .critical
         mockConfiguration.clock = clock
@@ -45,7 +50,8 @@ final class BridgeHarness: Sendable {
         mockConfiguration.keepsEveryPayload = true
         let mock = try await MockAPNsServer.start(mockConfiguration)
         let key = try SigningKey(pem: privateKey.pemRepresentation, keyID: Self.keyID, teamID: Self.teamID)
-        let endpoint = APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath)
+        let endpoint = APNsEndpoint(
+            host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath)
         client = try APNsClient(
             configuration: .init(endpoint: endpoint, signingKey: key, requestTimeout: .seconds(30)),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton, now: { clock.now() / 1000 }
@@ -57,7 +63,8 @@ final class BridgeHarness: Sendable {
         catalog = StoryCatalog(sources: self.configuration.sources)
         dispatcher = BridgeDispatcher(store: store, catalog: catalog, configuration: .init(instance: instance))
         sender = OutboxSender(store: store, client: client, configuration: .init(instance: instance, retry: retry))
-        self.fanOut = FanOutSender(store: store, client: client, configuration: fanOut ?? .init(instance: instance, retry: retry))
+        self.fanOut = FanOutSender(
+            store: store, client: client, configuration: fanOut ?? .init(instance: instance, retry: retry))
     }
 
     func stop() async {
@@ -74,15 +81,21 @@ final class BridgeHarness: Sendable {
     func receive(_ source: String, _ body: String, headers: [String: String] = [:]) async throws -> InsertResult {
         let configuration = try #require(configuration.source(named: source))
         var fields = HTTPFields()
-        for (name, value) in headers { fields.append(HTTPField(name: try #require(HTTPField.Name(name)), value: value)) }
+        for (name, value) in headers {
+            fields.append(HTTPField(name: try #require(HTTPField.Name(name)), value: value))
+        }
         let mapped = try EventMapper(source: configuration).map(body: Array(body.utf8), headers: fields)
         let event = mapped.inboxEvent(source: configuration, body: Array(body.utf8), headers: headers, receivedAt: now)
         return try #require(try await store.insertEvents([event]).first)
     }
 
-    func register(_ key: String, updateToken: String? = nil, pushToStartToken: String? = nil, source: String = "doordash") async throws {
+    func register(
+        _ key: String, updateToken: String? = nil, pushToStartToken: String? = nil, source: String = "doordash"
+    ) async throws {
         _ = try await store.registerActivity(
-            ActivityRegistration(key: key, targets: ActivityTargets(updateToken: updateToken, pushToStartToken: pushToStartToken), scenario: source),
+            ActivityRegistration(
+                key: key, targets: ActivityTargets(updateToken: updateToken, pushToStartToken: pushToStartToken),
+                scenario: source),
             now: now
         )
     }
@@ -117,8 +130,8 @@ final class BridgeHarness: Sendable {
     func timestamps(_ token: String) -> [Int64] {
         mock.pushes(token: token).filter { $0.status == 200 }.compactMap { record in
             guard let data = record.payload?.data(using: .utf8),
-                  let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let aps = json["aps"] as? [String: Any], let timestamp = aps["timestamp"] as? NSNumber
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let aps = json["aps"] as? [String: Any], let timestamp = aps["timestamp"] as? NSNumber
             else { return nil }
             return timestamp.int64Value
         }
@@ -146,7 +159,10 @@ func withBridge(
 }
 
 /// A DoorDash Drive webhook body.
-func doordash(_ event: String, delivery: String = "D-1", eta: String = "2027-01-15T18:30:00Z", created: String = "2027-01-15T18:00:00Z") -> String {
+func doordash(
+    _ event: String, delivery: String = "D-1", eta: String = "2027-01-15T18:30:00Z",
+    created: String = "2027-01-15T18:00:00Z"
+) -> String {
     #"{"event_name":"\#(event)","external_delivery_id":"\#(delivery)","created_at":"\#(created)","dropoff_time_estimated":"\#(eta)"}"#
 }
 

@@ -12,7 +12,9 @@ struct DeadlineQueueTests {
         for offset in [5.0, 0.25, 12, 0.75, 3] { queue.insert(now.addingTimeInterval(offset), now: now) }
         #expect(queue.count == 5)
         #expect(queue.wait(now: now, poll: .milliseconds(100)) == .milliseconds(100), "the poll comes first")
-        #expect(queue.wait(now: now, poll: .seconds(1)) == .milliseconds(251), "a millisecond after the deadline, so it is due")
+        #expect(
+            queue.wait(now: now, poll: .seconds(1)) == .milliseconds(251),
+            "a millisecond after the deadline, so it is due")
         queue.removeAll(through: now.addingTimeInterval(1))
         #expect(queue.count == 3)
         #expect(queue.earliest == now.addingTimeInterval(3))

@@ -6,12 +6,17 @@ import Testing
 /// The dispatcher's journal of recent steps: what each event's step did and decided, bounded
 /// to the newest events and activities.
 @Suite struct DispatchJournalTests {
-    static func commit(_ key: String, applied: [Int64], superseded: [(Int64, String)] = [], pushes: Int, at seconds: Double) -> DispatchCommit {
+    static func commit(
+        _ key: String, applied: [Int64], superseded: [(Int64, String)] = [], pushes: Int, at seconds: Double
+    ) -> DispatchCommit {
         var commit = DispatchCommit(
-            activityKey: key, applied: applied, superseded: superseded.map { (sequence: $0.0, reason: $0.1) }, lifecycle: .active,
+            activityKey: key, applied: applied, superseded: superseded.map { (sequence: $0.0, reason: $0.1) },
+            lifecycle: .active,
             engineState: [], nextDeadline: nil,
             pushes: (0..<pushes).map { _ in
-                OutboxPush(activityKey: key, payload: Array(#"{"aps":{}}"#.utf8), headers: [:], priority: 5, dueAt: Date(timeIntervalSince1970: seconds))
+                OutboxPush(
+                    activityKey: key, payload: Array(#"{"aps":{}}"#.utf8), headers: [:], priority: 5,
+                    dueAt: Date(timeIntervalSince1970: seconds))
             },
             now: Date(timeIntervalSince1970: seconds))
         commit.pushReasons = (0..<pushes).map { "beat b\($0)" }
@@ -30,10 +35,14 @@ import Testing
 
         // A later step of A that pushed: found after the first step's time, not before.
         await journal.record([Self.commit("A", applied: [4], pushes: 1, at: 20)])
-        #expect(await journal.pushes(of: "A", after: Date(timeIntervalSince1970: 10))?.at == Date(timeIntervalSince1970: 20))
+        #expect(
+            await journal.pushes(of: "A", after: Date(timeIntervalSince1970: 10))?.at == Date(timeIntervalSince1970: 20)
+        )
         #expect(await journal.pushes(of: "A", after: Date(timeIntervalSince1970: 20)) == nil)
         // Activities are bounded too.
-        await journal.record([Self.commit("B", applied: [5], pushes: 1, at: 30), Self.commit("C", applied: [6], pushes: 1, at: 40)])
+        await journal.record([
+            Self.commit("B", applied: [5], pushes: 1, at: 30), Self.commit("C", applied: [6], pushes: 1, at: 40),
+        ])
         #expect(await journal.pushes(of: "A", after: .distantPast) == nil)
         #expect(await journal.pushes(of: "C", after: .distantPast) != nil)
     }

@@ -76,8 +76,10 @@ import Testing
             #expect(deadline.timeIntervalSince(bridge.now) > 60 && deadline.timeIntervalSince(bridge.now) < 600)
 
             // A new dispatcher and sender (a restarted process) on the same store.
-            let restarted = BridgeDispatcher(store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "after-restart"))
-            let sender = OutboxSender(store: bridge.store, client: bridge.client, configuration: .init(instance: "after-restart"))
+            let restarted = BridgeDispatcher(
+                store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "after-restart"))
+            let sender = OutboxSender(
+                store: bridge.store, client: bridge.client, configuration: .init(instance: "after-restart"))
             bridge.clock.set(Millis(deadline.timeIntervalSince1970 * 1000) + 1)
             try await restarted.dispatch(now: bridge.now)
             try await sender.send(now: bridge.now)
@@ -91,7 +93,9 @@ import Testing
             try await bridge.receive("doordash", doordash("DASHER_PICKED_UP", delivery: "D-3"))
             try await restarted.dispatch(now: bridge.now)
             try await sender.send(now: bridge.now)
-            #expect(bridge.shown(token)["status"]?.stringValue == "on-the-way", "\(bridge.mock.pushes(token: token).map(\.payload))")
+            #expect(
+                bridge.shown(token)["status"]?.stringValue == "on-the-way",
+                "\(bridge.mock.pushes(token: token).map(\.payload))")
             #expect(bridge.shown(token)["courierName"]?.stringValue == "Priya")
         }
     }
@@ -101,7 +105,8 @@ import Testing
         try await withBridge(kind) { bridge in
             let token = BridgeHarness.token(4)
             try await bridge.register("D-4", updateToken: token)
-            bridge.mock.setFaults(FaultPlan(errors: [.init(error: APNsError(status: 503, reason: "ServiceUnavailable"), rate: 1)]))
+            bridge.mock.setFaults(
+                FaultPlan(errors: [.init(error: APNsError(status: 503, reason: "ServiceUnavailable"), rate: 1)]))
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED", delivery: "D-4"))
             try await bridge.run(for: 20)
             // Three attempts (the harness's policy), then the dead letters.
@@ -158,7 +163,8 @@ import Testing
             let start = Int(bridge.clock.now() / 1000)
             // Sixty ETA updates over thirty seconds, two a second.
             for index in 0..<60 {
-                let body = uberETA(id: "evt-\(index)", delivery: "U-1", created: start + index / 2, etaMinute: 10 + index % 40)
+                let body = uberETA(
+                    id: "evt-\(index)", delivery: "U-1", created: start + index / 2, etaMinute: 10 + index % 40)
                 try await bridge.receive("uber", body)
                 if index % 2 == 1 {
                     bridge.advance(seconds: 1)
@@ -189,7 +195,8 @@ import Testing
             try await bridge.receive("uber", eta(0))
             let received = bridge.now
             try await bridge.dispatcher.dispatch(now: bridge.now)
-            let first = try await bridge.store.claimDuePushes(limit: 10, instance: "test", lease: .seconds(30), now: bridge.now)
+            let first = try await bridge.store.claimDuePushes(
+                limit: 10, instance: "test", lease: .seconds(30), now: bridge.now)
             #expect(first.count == 1)
             #expect(first.first?.push.receivedAt == received)
 
@@ -201,9 +208,11 @@ import Testing
             #expect(deadline > bridge.now && deadline <= bridge.now.addingTimeInterval(15))
 
             bridge.advance(seconds: 30)
-            try await bridge.store.recordPushOutcomes(first.map { .sent($0.id, answer: PushAnswer(at: bridge.now, status: 200, reason: nil, apnsID: nil)) })
+            try await bridge.store.recordPushOutcomes(
+                first.map { .sent($0.id, answer: PushAnswer(at: bridge.now, status: 200, reason: nil, apnsID: nil)) })
             #expect(try await bridge.dispatcher.dispatch(now: bridge.now).pushes == 1)
-            let later = try await bridge.store.claimDuePushes(limit: 10, instance: "test", lease: .seconds(30), now: bridge.now)
+            let later = try await bridge.store.claimDuePushes(
+                limit: 10, instance: "test", lease: .seconds(30), now: bridge.now)
             #expect(later.count == 1)
             #expect(later.first?.push.receivedAt == nil)
         }
@@ -216,9 +225,12 @@ import Testing
             try await bridge.register("D-8", updateToken: token)
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED", delivery: "D-8"))
             // Instance "a" leases the activity (as a dead letter's replay does) and dies before committing.
-            let a = BridgeDispatcher(store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "a", lease: .seconds(5)))
-            let b = BridgeDispatcher(store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "b", lease: .seconds(5)))
-            let claimed = try await bridge.store.claimActivity("D-8", instance: "a", lease: .seconds(5), now: bridge.now)
+            let a = BridgeDispatcher(
+                store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "a", lease: .seconds(5)))
+            let b = BridgeDispatcher(
+                store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "b", lease: .seconds(5)))
+            let claimed = try await bridge.store.claimActivity(
+                "D-8", instance: "a", lease: .seconds(5), now: bridge.now)
             #expect(claimed?.record.key == "D-8")
             // While a's lease lives, b finds nothing to do.
             #expect(try await b.dispatch(now: bridge.now).activities == 0)

@@ -37,7 +37,10 @@ import Testing
             for index in orders.indices.dropFirst() {
                 let shown = bridge.shown(BridgeHarness.token(40 + index))
                 for field in Self.fields {
-                    #expect(shown[field] == expected[field], "events in the order \(orders[index]): \(field) shows \(String(describing: shown[field])), in order \(String(describing: expected[field]))")
+                    #expect(
+                        shown[field] == expected[field],
+                        "events in the order \(orders[index]): \(field) shows \(String(describing: shown[field])), in order \(String(describing: expected[field]))"
+                    )
                 }
             }
         }
@@ -48,13 +51,15 @@ import Testing
         try await withBridge(kind) { bridge in
             let token = BridgeHarness.token(60)
             try await bridge.register("D-60", updateToken: token)
-            try await bridge.receive("doordash", doordash("DASHER_PICKED_UP", delivery: "D-60", eta: "2027-01-15T18:42:00Z"))
+            try await bridge.receive(
+                "doordash", doordash("DASHER_PICKED_UP", delivery: "D-60", eta: "2027-01-15T18:42:00Z"))
             try await bridge.run(for: 20, step: 5)
             let picked = bridge.shown(token)
             #expect(picked["courierName"] == .null)
 
             // Late: its name is new, its ETA and message are older than what is shown.
-            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED", delivery: "D-60", eta: "2027-01-15T18:30:00Z"))
+            try await bridge.receive(
+                "doordash", doordash("DASHER_CONFIRMED", delivery: "D-60", eta: "2027-01-15T18:30:00Z"))
             try await bridge.run(for: 20, step: 5)
             let shown = bridge.shown(token)
             #expect(shown["courierName"]?.stringValue == "Priya")
@@ -64,11 +69,15 @@ import Testing
 
             // Late again, with nothing left that no newer event set: superseded, nothing sent.
             let pushes = bridge.timestamps(token).count
-            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED_PICKUP_ARRIVAL", delivery: "D-60", eta: "2027-01-15T18:20:00Z"))
+            try await bridge.receive(
+                "doordash", doordash("DASHER_CONFIRMED_PICKUP_ARRIVAL", delivery: "D-60", eta: "2027-01-15T18:20:00Z"))
             try await bridge.run(for: 20, step: 5)
             #expect(bridge.timestamps(token).count == pushes)
             let events = try await bridge.store.dispatchedEvents(activityKey: "D-60")
-            #expect(events.map(\.event.eventType) == ["DASHER_PICKED_UP", "DASHER_CONFIRMED", "DASHER_CONFIRMED_PICKUP_ARRIVAL"])
+            #expect(
+                events.map(\.event.eventType) == [
+                    "DASHER_PICKED_UP", "DASHER_CONFIRMED", "DASHER_CONFIRMED_PICKUP_ARRIVAL",
+                ])
             #expect(events.map { $0.supersededReason == nil } == [true, true, false])
         }
     }
@@ -77,7 +86,8 @@ import Testing
     /// superseded whole, as they were.
     @Test func aStateFromBeforeFieldOrderKeysIsReadWithoutThem() throws {
         let story = try #require(StoryCatalog(sources: try loadExample().sources)["doordash"])
-        let engine = ActivityEngine(program: story.program, id: 0, scenarioStart: 0, payloadLimit: 4096, followsTimeline: false)
+        let engine = ActivityEngine(
+            program: story.program, id: 0, scenarioStart: 0, payloadLimit: 4096, followsTimeline: false)
         var state = BridgeActivityState(source: "doordash", engine: engine.snapshot)
         state.lastOrderKeys = ["doordash": 3]
         state.lastEventIDs = ["doordash": "e-3"]

@@ -15,7 +15,8 @@ import Testing
             #expect(none.headers["www-authenticate"] == #"Bearer realm="liveline""#)
             #expect(try jsonObject(none.body)["error"] as? String == "missing-api-key")
 
-            let wrong = try await Curl.run("\(bridge.base)/v1/activities/D-1", ["-X", "DELETE", "-H", "Authorization: Bearer demo-kex"])
+            let wrong = try await Curl.run(
+                "\(bridge.base)/v1/activities/D-1", ["-X", "DELETE", "-H", "Authorization: Bearer demo-kex"])
             #expect(wrong.status == 401)
             #expect(try jsonObject(wrong.body)["reason"] as? String == "the API key is not one this bridge knows")
 
@@ -34,7 +35,8 @@ import Testing
             let created = try await Curl.run(
                 "\(bridge.base)/v1/activities/D-1",
                 ["-X", "PUT", "-H", "Authorization: Bearer demo-key", "-H", "Content-Type: application/json"],
-                body: bytes(#"{"push-to-start-token": "\#(Self.startToken)", "source": "doordash", "frequent-updates": true}"#))
+                body: bytes(
+                    #"{"push-to-start-token": "\#(Self.startToken)", "source": "doordash", "frequent-updates": true}"#))
             #expect(created.status == 201, "\(created.body)")
             let shown = try jsonObject(created.body)
             #expect(shown["key"] as? String == "D-1")
@@ -62,7 +64,8 @@ import Testing
             var record = try #require(try await bridge.store.activity("D-1"))
             record.lifecycle = .active
             record.engineState = [1, 2, 3]
-            record.lastPush = PushAnswer(at: Date(timeIntervalSince1970: 1_795_437_000.25), status: 200, apnsID: "5D9B8F8E-0000")
+            record.lastPush = PushAnswer(
+                at: Date(timeIntervalSince1970: 1_795_437_000.25), status: 200, apnsID: "5D9B8F8E-0000")
             try await bridge.store.upsertActivity(record)
             let changed = try await bridge.registry(.put, "D-1", body: #"{"update-token": "\#(Self.updateToken)"}"#)
             #expect(changed.status == 200, "\(changed.text)")
@@ -86,7 +89,8 @@ import Testing
             let removed = try await bridge.registry(.put, "D-1", body: #"{"push-to-start-token": null}"#)
             #expect(try jsonObject(removed.text)["push-to-start-token"] is NSNull)
 
-            let deleted = try await Curl.run("\(bridge.base)/v1/activities/D-1", ["-X", "DELETE", "-H", "Authorization: Bearer demo-key"])
+            let deleted = try await Curl.run(
+                "\(bridge.base)/v1/activities/D-1", ["-X", "DELETE", "-H", "Authorization: Bearer demo-key"])
             #expect(deleted.status == 204 && deleted.body.isEmpty)
             let gone = try await bridge.registry(.get, "D-1")
             let goneError = try jsonObject(gone.text)["error"] as? String
@@ -106,11 +110,13 @@ import Testing
             // Three sources are configured: which story is the activity's?
             let (noSource, noSourceCode, _) = try await put(#"{"update-token": "\#(token)"}"#)
             #expect(noSource == 422 && noSourceCode == "source-required")
-            let (bySharedScenario, sharedCode, _) = try await put(#"{"update-token": "\#(token)", "scenario": "delivery"}"#)
+            let (bySharedScenario, sharedCode, _) = try await put(
+                #"{"update-token": "\#(token)", "scenario": "delivery"}"#)
             #expect(bySharedScenario == 422 && sharedCode == "source-required")
             let (unknownSource, unknownCode, _) = try await put(#"{"update-token": "\#(token)", "source": "lyft"}"#)
             #expect(unknownSource == 422 && unknownCode == "unknown-source")
-            let (mismatch, mismatchCode, _) = try await put(#"{"update-token": "\#(token)", "source": "uber", "scenario": "football.yaml"}"#)
+            let (mismatch, mismatchCode, _) = try await put(
+                #"{"update-token": "\#(token)", "source": "uber", "scenario": "football.yaml"}"#)
             #expect(mismatch == 422 && mismatchCode == "scenario-mismatch")
             let (noTarget, noTargetCode, _) = try await put(#"{"source": "uber"}"#)
             #expect(noTarget == 422 && noTargetCode == "no-target")
@@ -118,10 +124,13 @@ import Testing
             #expect(badHex == 400 && badHexCode == "bad-field")
             #expect(badHexReason == "update-token must be the token's hex digits (an even number, 16 to 400)")
             let (typo, typoCode, typoReason) = try await put(#"{"update_token": "\#(token)", "source": "uber"}"#)
-            #expect(typo == 400 && typoCode == "unknown-field" && typoReason?.hasPrefix("unknown field(s) 'update_token'") == true)
+            #expect(
+                typo == 400 && typoCode == "unknown-field"
+                    && typoReason?.hasPrefix("unknown field(s) 'update_token'") == true)
             let (notJSON, notJSONCode, _) = try await put("update-token=1")
             #expect(notJSON == 400 && notJSONCode == "bad-json")
-            let (channel, _, _) = try await put(#"{"channel": "dHN0LXNyY2gtY2hubA==", "source": "uber", "scenario": "delivery.yaml"}"#)
+            let (channel, _, _) = try await put(
+                #"{"channel": "dHN0LXNyY2gtY2hubA==", "source": "uber", "scenario": "delivery.yaml"}"#)
             #expect(channel == 201)
             #expect(try await bridge.store.activity("D-2")?.channelID == "dHN0LXNyY2gtY2hubA==")
 

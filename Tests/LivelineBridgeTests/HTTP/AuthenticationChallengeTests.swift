@@ -16,14 +16,23 @@ import Testing
     }
 
     @Test(arguments: [
-        (VerificationScheme.headerValue(values: ["Bearer dd-demo"]), #"Header realm="doordash", header="Authorization""#, "Bearer nope"),
+        (
+            VerificationScheme.headerValue(values: ["Bearer dd-demo"]),
+            #"Header realm="doordash", header="Authorization""#, "Bearer nope"
+        ),
         (.bearer(tokens: ["dd-demo"]), #"Bearer realm="doordash""#, "Bearer nope"),
-        (.basic(credentials: [BasicCredential(user: "dd", password: "demo")]), #"Basic realm="doordash", charset="UTF-8""#, "Basic eHg6eXk="),
+        (
+            .basic(credentials: [BasicCredential(user: "dd", password: "demo")]),
+            #"Basic realm="doordash", charset="UTF-8""#, "Basic eHg6eXk="
+        ),
     ])
-    func missingOrWrongCredentialsAreA401WithAChallenge(scheme: VerificationScheme, challenge: String, wrongCredentials: String) async throws {
+    func missingOrWrongCredentialsAreA401WithAChallenge(
+        scheme: VerificationScheme, challenge: String, wrongCredentials: String
+    ) async throws {
         try await RunningBridge.with(configure: Self.doordash(scheme)) { bridge in
             let missing = try await Curl.run(
-                "\(bridge.base)/v1/webhooks/doordash", ["-H", "Content-Type: application/json"], body: bytes(WebhookIngestTests.doorDash))
+                "\(bridge.base)/v1/webhooks/doordash", ["-H", "Content-Type: application/json"],
+                body: bytes(WebhookIngestTests.doorDash))
             #expect(missing.status == 401)
             #expect(missing.headers["www-authenticate"] == challenge)
             let json = try jsonObject(missing.body)
@@ -32,7 +41,8 @@ import Testing
 
             // Wrong ones are a 401 with the same challenge; nothing is stored either way.
             let wrong = try await Curl.run(
-                "\(bridge.base)/v1/webhooks/doordash", ["-H", "Content-Type: application/json", "-H", "Authorization: \(wrongCredentials)"],
+                "\(bridge.base)/v1/webhooks/doordash",
+                ["-H", "Content-Type: application/json", "-H", "Authorization: \(wrongCredentials)"],
                 body: bytes(WebhookIngestTests.doorDash))
             #expect(wrong.status == 401)
             #expect(wrong.headers["www-authenticate"] == challenge)
@@ -44,7 +54,8 @@ import Testing
     @Test func signatureSchemesAnswerAMissingSignatureWithA400AndNoChallenge() async throws {
         try await RunningBridge.with { bridge in
             let answer = try await Curl.run(
-                "\(bridge.base)/v1/webhooks/uber", ["-H", "Content-Type: application/json"], body: bytes(WebhookIngestTests.uber))
+                "\(bridge.base)/v1/webhooks/uber", ["-H", "Content-Type: application/json"],
+                body: bytes(WebhookIngestTests.uber))
             #expect(answer.status == 400)
             #expect(answer.headers["www-authenticate"] == nil)
         }

@@ -30,7 +30,9 @@ struct RunningBridge: Sendable {
     }
 
     /// Signs `body` as `source`'s sender would, now.
-    func signed(_ source: String, _ body: String, headers: HTTPFields = HTTPFields(), id: String? = nil) throws -> HTTPFields {
+    func signed(
+        _ source: String, _ body: String, headers: HTTPFields = HTTPFields(), id: String? = nil
+    ) throws -> HTTPFields {
         let url = "\(base)/v1/webhooks/\(source)"
         return try WebhookSigner(scheme: try self.source(source).scheme).sign(
             body: Array(body.utf8), url: url, now: Int64(Date().timeIntervalSince1970), headers: headers, id: id)
@@ -42,11 +44,14 @@ struct RunningBridge: Sendable {
     }
 
     /// A request to the registry API with this repository's own client.
-    func registry(_ method: HTTPRequest.Method, _ key: String, body: String = "", apiKey: String? = RunningBridge.apiKey) async throws -> WebhookSender.Answer {
+    func registry(
+        _ method: HTTPRequest.Method, _ key: String, body: String = "", apiKey: String? = RunningBridge.apiKey
+    ) async throws -> WebhookSender.Answer {
         var headers = HTTPFields()
         if let apiKey { headers[.authorization] = "Bearer \(apiKey)" }
         if !body.isEmpty { headers[.contentType] = "application/json" }
-        return try await WebhookSender().send(to: "\(base)/v1/activities/\(key)", method: method, headers: headers, body: Array(body.utf8))
+        return try await WebhookSender().send(
+            to: "\(base)/v1/activities/\(key)", method: method, headers: headers, body: Array(body.utf8))
     }
 
     /// `configure` may change the example configuration before the server starts.
@@ -71,8 +76,10 @@ struct RunningBridge: Sendable {
                 group.addTask { try await server.run() }
                 do {
                     let port = try await server.listeningPort()
-                    try await body(RunningBridge(
-                        server: server, port: port, store: store, metrics: metrics, configuration: configuration, wakes: wakes, logs: logs))
+                    try await body(
+                        RunningBridge(
+                            server: server, port: port, store: store, metrics: metrics, configuration: configuration,
+                            wakes: wakes, logs: logs))
                 } catch {
                     group.cancelAll()
                     throw error
@@ -113,7 +120,9 @@ final class LogCapture: Sendable {
 
         func log(event: LogEvent) {
             let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            capture.append("\(event.level) \(event.message) \(all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))")
+            capture.append(
+                "\(event.level) \(event.message) \(all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+            )
         }
     }
 }
@@ -130,7 +139,8 @@ struct Curl {
 
     /// Runs curl with `arguments` (after the URL), the body (if any) from a temporary file.
     static func run(_ url: String, _ arguments: [String] = [], body: [UInt8]? = nil) async throws -> Answer {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-curl-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-curl-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let headerFile = directory.appendingPathComponent("headers").path
@@ -150,7 +160,8 @@ struct Curl {
         var headers: [String: String] = [:]
         for line in ((try? String(contentsOfFile: headerFile, encoding: .utf8)) ?? "").split(separator: "\r\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body = lines.dropLast().joined(separator: "\n")
         if body.hasSuffix("\n") { body.removeLast() }

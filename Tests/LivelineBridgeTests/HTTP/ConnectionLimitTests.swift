@@ -21,7 +21,9 @@ struct ConnectionLimitTests {
             let second = try await Self.openIdle(bridge.port)
             try await eventually("the bridge to count two connections") { limiter.openConnections == 2 }
             let third = try await Self.openIdle(bridge.port)
-            try await eventually("the third connection to be closed on arrival") { limiter.refused == 1 && !third.isActive }
+            try await eventually("the third connection to be closed on arrival") {
+                limiter.refused == 1 && !third.isActive
+            }
             #expect(first.isActive && second.isActive)
             #expect(limiter.openConnections == 2)
             #expect(bridge.logs.all.contains { $0.contains("refused a connection: 2 are open") })
@@ -39,20 +41,23 @@ struct ConnectionLimitTests {
 
     @Test func maxConnectionsMustBeAPositiveNumber() throws {
         let yaml = """
-        liveline-bridge: 1
-        max-connections: 0
-        sources:
-          orders:
-            verify: none
-            event-type: /type
-            activity-key: /id
-            scenario: delivery.yaml
-            events: {}
-        """
+            liveline-bridge: 1
+            max-connections: 0
+            sources:
+              orders:
+                verify: none
+                event-type: /type
+                activity-key: /id
+                scenario: delivery.yaml
+                events: {}
+            """
         let error = #expect(throws: BridgeConfigurationError.self) {
             try BridgeConfigurationLoader().load(yaml: yaml, file: "bridge.yaml")
         }
         let text = error?.description ?? ""
-        #expect(text.contains("bridge.yaml:2:18: error: expected max-connections as a whole number from 1 to 1000000, found '0'"), "\(text)")
+        #expect(
+            text.contains(
+                "bridge.yaml:2:18: error: expected max-connections as a whole number from 1 to 1000000, found '0'"),
+            "\(text)")
     }
 }

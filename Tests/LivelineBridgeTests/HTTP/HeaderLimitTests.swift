@@ -10,17 +10,22 @@ import Testing
 /// builds the requests nobody here wrote, and as raw bytes where curl would not send them.
 @Suite struct HeaderLimitTests {
     func withHeaderFile(_ lines: [String], _ body: (String) async throws -> Void) async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-headers-\(UUID().uuidString)").path
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-headers-\(UUID().uuidString)"
+        ).path
         try Data(lines.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: file))
         defer { try? FileManager.default.removeItem(atPath: file) }
         try await body(file)
     }
 
     /// The JSON body of a refusal, with its code.
-    static func expectJSONRefusal(_ answer: Curl.Answer, _ code: String, sourceLocation: Testing.SourceLocation = #_sourceLocation) throws {
+    static func expectJSONRefusal(
+        _ answer: Curl.Answer, _ code: String, sourceLocation: Testing.SourceLocation = #_sourceLocation
+    ) throws {
         #expect(answer.headers["content-type"] == "application/json", sourceLocation: sourceLocation)
         #expect(answer.headers["connection"] == "close", sourceLocation: sourceLocation)
-        #expect(try jsonObject(answer.body)["error"] as? String == code, "\(answer.body)", sourceLocation: sourceLocation)
+        #expect(
+            try jsonObject(answer.body)["error"] as? String == code, "\(answer.body)", sourceLocation: sourceLocation)
     }
 
     /// Sends `bytes` on a new connection and reads what comes back until the bridge closes it.
@@ -43,7 +48,8 @@ import Testing
         try await RunningBridge.with { bridge in
             let many = (0..<5_000).map { "X-Filler-\($0): \(String(repeating: "a", count: 16))" }
             try await withHeaderFile(many) { file in
-                let answer = try await Curl.run("\(bridge.base)/v1/webhooks/doordash", ["-H", "@\(file)"], body: bytes(WebhookIngestTests.doorDash))
+                let answer = try await Curl.run(
+                    "\(bridge.base)/v1/webhooks/doordash", ["-H", "@\(file)"], body: bytes(WebhookIngestTests.doorDash))
                 #expect(answer.status == 431)
                 try Self.expectJSONRefusal(answer, "headers-too-large")
             }

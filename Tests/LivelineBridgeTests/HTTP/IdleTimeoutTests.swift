@@ -19,8 +19,12 @@ import Testing
         // bytes go out; the close is measured all the same.
         if !bytes.isEmpty { try? await channel.writeAndFlush(ByteBuffer(string: bytes)) }
         let closed = try await withThrowingTaskGroup(of: Bool.self) { group in
-            group.addTask { try await channel.closeFuture.get(); return true }
-            group.addTask { try await Task.sleep(for: .seconds(40)); return false }
+            group.addTask {
+                try await channel.closeFuture.get(); return true
+            }
+            group.addTask {
+                try await Task.sleep(for: .seconds(40)); return false
+            }
             let first = try await group.next() ?? false
             group.cancelAll()
             return first
@@ -34,12 +38,19 @@ import Testing
     @Test func idleAndHalfSentConnectionsCloseAfterTheTimeout() async throws {
         try await RunningBridge.with(configure: { $0.idleTimeout = .seconds(3) }) { bridge in
             let silent = try await Self.secondsUntilClosed(port: bridge.port, sending: "")
-            let halfHead = try await Self.secondsUntilClosed(port: bridge.port, sending: "POST /v1/webhooks/uber HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+            let halfHead = try await Self.secondsUntilClosed(
+                port: bridge.port, sending: "POST /v1/webhooks/uber HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             let halfBody = try await Self.secondsUntilClosed(
                 port: bridge.port,
-                sending: "POST /v1/webhooks/uber HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\":")
-            let afterAnswer = try await Self.secondsUntilClosed(port: bridge.port, sending: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
-            for (what, seconds) in [("silent", silent), ("half a head", halfHead), ("half a body", halfBody), ("after an answer", afterAnswer)] {
+                sending:
+                    "POST /v1/webhooks/uber HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"id\":"
+            )
+            let afterAnswer = try await Self.secondsUntilClosed(
+                port: bridge.port, sending: "GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            for (what, seconds) in [
+                ("silent", silent), ("half a head", halfHead), ("half a body", halfBody),
+                ("after an answer", afterAnswer),
+            ] {
                 #expect(seconds >= 2.9 && seconds < 30, "\(what): closed after \(seconds) s with a 3 s timeout")
             }
             #expect(try await bridge.store.counts().pendingEvents == 0)
@@ -52,7 +63,8 @@ import Testing
             let start = ContinuousClock.now
             let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connect(host: "127.0.0.1", port: bridge.port).get()
-            let head = "POST /v1/webhooks/uber HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n"
+            let head =
+                "POST /v1/webhooks/uber HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n"
             try? await channel.writeAndFlush(ByteBuffer(string: head))
             // A byte every 250 ms: never idle for the timeout, but never done either.
             var sent = 0
@@ -70,9 +82,15 @@ import Testing
     }
 
     @Test func theTimeoutIsConfigured() throws {
-        let yaml = replacing("listen: 127.0.0.1:8080", with: "listen: 127.0.0.1:8080\nidle-timeout: 20s", in: ConfigurationErrorTests.valid)
-        #expect(try BridgeConfigurationLoader().load(yaml: yaml, file: testConfigurationFile).idleTimeout == .seconds(20))
+        let yaml = replacing(
+            "listen: 127.0.0.1:8080", with: "listen: 127.0.0.1:8080\nidle-timeout: 20s",
+            in: ConfigurationErrorTests.valid)
+        #expect(
+            try BridgeConfigurationLoader().load(yaml: yaml, file: testConfigurationFile).idleTimeout == .seconds(20))
         #expect(try loadExample().idleTimeout == .seconds(75))
-        #expect(configurationErrors(replacing("20s", with: "0s", in: yaml)).map(\.message) == ["expected idle-timeout from 1s to 1h, found '0s'"])
+        #expect(
+            configurationErrors(replacing("20s", with: "0s", in: yaml)).map(\.message) == [
+                "expected idle-timeout from 1s to 1h, found '0s'"
+            ])
     }
 }

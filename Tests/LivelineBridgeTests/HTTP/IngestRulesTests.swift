@@ -5,11 +5,13 @@ import Testing
 
 /// The small rules of ingest, without a server: content types, kept headers, order keys.
 @Suite struct IngestRulesTests {
-    @Test(arguments: [
-        (nil, true), ("application/json", true), ("application/json; charset=utf-8", true), ("Application/JSON", true),
-        ("application/vnd.api+json", true), ("application/cloudevents+json; charset=UTF-8", true),
-        ("text/plain", false), ("application/x-www-form-urlencoded", false), ("text/json+xml", false),
-    ] as [(String?, Bool)])
+    @Test(
+        arguments: [
+            (nil, true), ("application/json", true), ("application/json; charset=utf-8", true),
+            ("Application/JSON", true),
+            ("application/vnd.api+json", true), ("application/cloudevents+json; charset=UTF-8", true),
+            ("text/plain", false), ("application/x-www-form-urlencoded", false), ("text/json+xml", false),
+        ] as [(String?, Bool)])
     func jsonContentTypes(_ type: String?, _ acceptable: Bool) {
         var headers = HTTPFields()
         if let type { headers[.contentType] = type }
@@ -29,7 +31,11 @@ import Testing
         source.activityKey = .header("X-Delivery")
         let kept = KeptHeaders(source: source)
         #expect(kept.names == ["content-type", "x-delivery"])
-        let selected = kept.select(from: fields(["X-Delivery": "del_1", "x-uber-signature": "ab", "Authorization": "x", "Content-Type": "application/json"]))
+        let selected = kept.select(
+            from: fields([
+                "X-Delivery": "del_1", "x-uber-signature": "ab", "Authorization": "x",
+                "Content-Type": "application/json",
+            ]))
         #expect(selected == ["x-delivery": "del_1", "content-type": "application/json"])
     }
 
@@ -44,7 +50,8 @@ import Testing
     @Test func orderKeys() {
         let at = Date(timeIntervalSince1970: 1_795_437_000.123_9)
         #expect(InboxOrder.key(.sequence(7), sourceIsOrdered: true, receivedAt: at) == 7)
-        #expect(InboxOrder.key(.timestamp(1_795_437_000_000), sourceIsOrdered: true, receivedAt: at) == 1_795_437_000_000)
+        #expect(
+            InboxOrder.key(.timestamp(1_795_437_000_000), sourceIsOrdered: true, receivedAt: at) == 1_795_437_000_000)
         #expect(InboxOrder.key(.statusRank(2, status: "PICKED_UP"), sourceIsOrdered: true, receivedAt: at) == 2)
         #expect(InboxOrder.key(nil, sourceIsOrdered: false, receivedAt: at) == 1_795_437_000_123)
         #expect(InboxOrder.key(nil, sourceIsOrdered: true, receivedAt: at) == 0)

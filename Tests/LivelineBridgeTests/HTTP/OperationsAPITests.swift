@@ -12,7 +12,8 @@ import Testing
             #expect(health.status == 200 && health.body == #"{"status":"alive"}"#)
 
             let registered = try await bridge.registry(
-                .put, "D-9", body: #"{"update-token": "\#(ActivityRegistryAPITests.updateToken)", "source": "doordash"}"#)
+                .put, "D-9",
+                body: #"{"update-token": "\#(ActivityRegistryAPITests.updateToken)", "source": "doordash"}"#)
             #expect(registered.status == 201)
             let ready = try await Curl.run("\(bridge.base)/readyz")
             #expect(ready.status == 200)
@@ -51,7 +52,8 @@ import Testing
         try await StoreFixture.withLocation(.sqlite) { location in
             let store = try await SQLStore.open(location)
             let server = BridgeHTTPServer(
-                configuration: try loadExample(), store: store, inbox: InboxWriter(store: store), metrics: BridgeMetrics(),
+                configuration: try loadExample(), store: store, inbox: InboxWriter(store: store),
+                metrics: BridgeMetrics(),
                 logger: Logger(label: "liveline.tests.bridge", factory: { _ in SwiftLogNoOpLogHandler() }),
                 listen: ListenAddress(host: "127.0.0.1", port: 0), wake: {}, contentState: { _ in nil })
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -73,16 +75,22 @@ import Testing
         try await RunningBridge.with { bridge in
             let second = BridgeHTTPServer(
                 configuration: bridge.configuration, store: bridge.store, inbox: InboxWriter(store: bridge.store),
-                metrics: BridgeMetrics(), logger: Logger(label: "liveline.tests.bridge", factory: { _ in SwiftLogNoOpLogHandler() }),
+                metrics: BridgeMetrics(),
+                logger: Logger(label: "liveline.tests.bridge", factory: { _ in SwiftLogNoOpLogHandler() }),
                 listen: ListenAddress(host: "127.0.0.1", port: bridge.port), wake: {}, contentState: { _ in nil })
             let running = Task { try await second.run() }
-            let waiting = await #expect(throws: BridgeHTTPServer.NotListening.self) { _ = try await second.listeningPort() }
+            let waiting = await #expect(throws: BridgeHTTPServer.NotListening.self) {
+                _ = try await second.listeningPort()
+            }
             #expect(waiting?.reason.contains("127.0.0.1:\(bridge.port)") == true)
             // The error names the address and the likely cause, not only the socket's errno.
             let failure = await #expect(throws: ListenFailure.self) { try await running.value }
             #expect(failure?.addressInUse == true)
             #expect(failure?.port == bridge.port)
-            #expect(failure?.description.contains("another Liveline bridge or mock, or another program, is listening on 127.0.0.1:\(bridge.port)") == true)
+            #expect(
+                failure?.description.contains(
+                    "another Liveline bridge or mock, or another program, is listening on 127.0.0.1:\(bridge.port)")
+                    == true)
             #expect(failure?.description.contains("--listen") == true)
         }
     }

@@ -8,7 +8,8 @@ import Testing
 /// duplicate, and a reused delivery id cannot get a different event dropped.
 @Suite struct UnsignedDeliveryIDTests {
     /// The example's orders source as a GitHub or Shopify sender, its event id in the delivery header.
-    static func configure(_ scheme: VerificationScheme, idHeader: String) -> (inout BridgeConfiguration) throws -> Void {
+    static func configure(_ scheme: VerificationScheme, idHeader: String) -> (inout BridgeConfiguration) throws -> Void
+    {
         { configuration in
             let index = try #require(configuration.sources.firstIndex { $0.name == "orders" })
             configuration.sources[index].scheme = scheme
@@ -28,8 +29,10 @@ import Testing
         try await RunningBridge.with(store: kind, configure: Self.configure(scheme, idHeader: idHeader)) { bridge in
             func post(_ body: String, id: String) async throws -> (Int, [String: Any]) {
                 let signed = try WebhookSigner(scheme: scheme).sign(
-                    body: bytes(body), url: "", now: Int64(Date().timeIntervalSince1970), headers: fields([idHeader: id]))
-                let answer = try await Curl.run("\(bridge.base)/v1/webhooks/orders", Curl.headers(signed), body: bytes(body))
+                    body: bytes(body), url: "", now: Int64(Date().timeIntervalSince1970),
+                    headers: fields([idHeader: id]))
+                let answer = try await Curl.run(
+                    "\(bridge.base)/v1/webhooks/orders", Curl.headers(signed), body: bytes(body))
                 return (answer.status, try jsonObject(answer.body))
             }
             let (first, firstJSON) = try await post(WebhookIngestTests.note, id: "delivery-1")

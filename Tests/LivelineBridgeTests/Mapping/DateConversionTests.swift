@@ -24,7 +24,10 @@ import Testing
         #expect(DateConversion.millis(from: .string("1795440600")) == 1_795_440_600_000)
     }
 
-    @Test(arguments: ["2026-13-01T00:00:00Z", "2026-11-23T13:30:00", "2026-11-23", "soon", "2026-11-23T25:00:00Z", "2026-11-23T13:30:00Zjunk"])
+    @Test(arguments: [
+        "2026-13-01T00:00:00Z", "2026-11-23T13:30:00", "2026-11-23", "soon", "2026-11-23T25:00:00Z",
+        "2026-11-23T13:30:00Zjunk",
+    ])
     func notDates(text: String) {
         #expect(DateConversion.millis(from: .string(text)) == nil)
     }

@@ -4,7 +4,8 @@ import Testing
 
 /// RFC 6901, with the document and the examples of its section 5.
 @Suite struct JSONPointerTests {
-    static let document = try? JSONParser.parse("""
+    static let document = try? JSONParser.parse(
+        """
         {"foo": ["bar", "baz"], "": 0, "a/b": 1, "c%d": 2, "e^f": 3, "g|h": 4, "i\\\\j": 5,
          "k\\"l": 6, " ": 7, "m~n": 8}
         """)

@@ -26,9 +26,12 @@ struct ReadyMadeBridge {
     static let directory = scenariosDirectory + "/sources"
 
     /// Serves `Scenarios/<file>` on a store of `kind` for `body`.
-    static func with(_ file: String, store kind: StoreKind = .sqlite, _ body: (ReadyMadeBridge) async throws -> Void) async throws {
+    static func with(
+        _ file: String, store kind: StoreKind = .sqlite, _ body: (ReadyMadeBridge) async throws -> Void
+    ) async throws {
         let path = "\(scenariosDirectory)/\(file)"
-        let configuration = try BridgeConfigurationLoader(environment: environment.merging(exampleEnvironment) { $1 }).load(file: path)
+        let configuration = try BridgeConfigurationLoader(environment: environment.merging(exampleEnvironment) { $1 })
+            .load(file: path)
         try await StoreFixture.withStore(kind) { store in
             let harness = try await BridgeHarness(store: store, configuration: configuration)
             let server = BridgeHTTPServer(
@@ -89,7 +92,8 @@ struct ReadyMadeBridge {
     }
 
     /// Posts `body` to `source` with `headers`, signed as the sender signs.
-    func send(_ source: String, body: [UInt8], headers: HTTPFields = HTTPFields()) async throws -> WebhookSender.Answer {
+    func send(_ source: String, body: [UInt8], headers: HTTPFields = HTTPFields()) async throws -> WebhookSender.Answer
+    {
         let configuration = try #require(harness.configuration.source(named: source))
         let url = "http://127.0.0.1:\(port)/v1/webhooks/\(source)"
         let signed = try WebhookSigner(scheme: configuration.scheme).sign(

@@ -41,7 +41,9 @@ import Testing
         try await ReadyMadeBridge.with("sources/shopify.yaml") { bridge in
             let token = BridgeHarness.token(62)
             try await bridge.register("5913571409946", token: token, source: "shopify-orders")
-            let statuses = try await bridge.play("shopify") { $0.contains("fulfillment-events") ? "shopify-fulfillments" : "shopify-orders" }
+            let statuses = try await bridge.play("shopify") {
+                $0.contains("fulfillment-events") ? "shopify-fulfillments" : "shopify-orders"
+            }
             #expect(statuses == [202, 202, 202, 202, 202])
             let shown = bridge.harness.shown(token)
             #expect(shown["status"] == .string("delivered"))
@@ -78,10 +80,17 @@ import Testing
 
     /// Every ready-made configuration loads and names a scenario the samples fit.
     @Test func everyReadyMadeSourceLoads() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: ReadyMadeBridge.directory).filter { $0.hasSuffix(".yaml") }.sorted()
-        #expect(files == ["doordash.yaml", "shopify.yaml", "sportradar-audience.yaml", "sportradar.yaml", "square.yaml", "stripe.yaml", "uber-direct.yaml"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: ReadyMadeBridge.directory).filter {
+            $0.hasSuffix(".yaml")
+        }.sorted()
+        #expect(
+            files == [
+                "doordash.yaml", "shopify.yaml", "sportradar-audience.yaml", "sportradar.yaml", "square.yaml",
+                "stripe.yaml", "uber-direct.yaml",
+            ])
         for file in files {
-            let configuration = try BridgeConfigurationLoader(environment: ReadyMadeBridge.environment).load(file: "\(ReadyMadeBridge.directory)/\(file)")
+            let configuration = try BridgeConfigurationLoader(environment: ReadyMadeBridge.environment).load(
+                file: "\(ReadyMadeBridge.directory)/\(file)")
             #expect(!configuration.sources.isEmpty, "\(file)")
         }
     }

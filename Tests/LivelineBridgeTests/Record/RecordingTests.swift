@@ -35,16 +35,21 @@ import Testing
         harness.advance(seconds: 20)
         let start = Int(harness.clock.now() / 1000)
         for index in 0..<12 {
-            let body = #"{"kind":"event.delivery_status","id":"evt-\#(index)","status":"on-the-way","created":\#(start + index),"delivery_id":"U-1","data":{"dropoff_eta":"2027-01-15T19:\#(10 + index):00Z"}}"#
+            let body =
+                #"{"kind":"event.delivery_status","id":"evt-\#(index)","status":"on-the-way","created":\#(start + index),"delivery_id":"U-1","data":{"dropoff_eta":"2027-01-15T19:\#(10 + index):00Z"}}"#
             try await bridge.send("uber", body)
             harness.advance(seconds: 1)
         }
 
         harness.advance(seconds: 30)
-        let note = #"{"type":"order.note","data":{"order_id":"O-1","sequence":1,"note":"Leaving it with the concierge {{ not a template }}"}}"#
+        let note =
+            #"{"type":"order.note","data":{"order_id":"O-1","sequence":1,"note":"Leaving it with the concierge {{ not a template }}"}}"#
         try await bridge.send("orders", note)
         harness.advance(seconds: 40)
-        try await bridge.send("orders", #"{"type":"order.eta","data":{"order_id":"O-1","sequence":2,"eta":"2027-01-15T19:30:00Z","minutes_left":9}}"#)
+        try await bridge.send(
+            "orders",
+            #"{"type":"order.eta","data":{"order_id":"O-1","sequence":2,"eta":"2027-01-15T19:30:00Z","minutes_left":9}}"#
+        )
 
         // A quiet stretch: heartbeats keep the activities fresh.
         try await harness.run(for: 720, step: 30)
@@ -72,11 +77,17 @@ import Testing
             var run = ScenarioRun(scenario: loaded.scenario, start: recording.start)
             var sink = PushCollector()
             run.run(into: &sink)
-            for (index, (key, token)) in [("D-1", Self.delivery), ("U-1", Self.uber), ("O-1", Self.orders)].enumerated() {
+            for (index, (key, token)) in [("D-1", Self.delivery), ("U-1", Self.uber), ("O-1", Self.orders)].enumerated()
+            {
                 let sent = harness.mock.pushes(token: token).filter { $0.status == 200 }.compactMap(\.payload)
-                let planned = sink.pushes.filter { $0.activity == index }.map { String(decoding: $0.payload, as: UTF8.self) }
+                let planned = sink.pushes.filter { $0.activity == index }.map {
+                    String(decoding: $0.payload, as: UTF8.self)
+                }
                 #expect(sent.count >= 2, "\(key) sent \(sent.count)")
-                #expect(Array(planned.prefix(sent.count)) == sent, "\(key):\nsent    \(sent.joined(separator: "\n        "))\nplanned \(planned.prefix(sent.count + 1).joined(separator: "\n        "))")
+                #expect(
+                    Array(planned.prefix(sent.count)) == sent,
+                    "\(key):\nsent    \(sent.joined(separator: "\n        "))\nplanned \(planned.prefix(sent.count + 1).joined(separator: "\n        "))"
+                )
             }
             // The delivered orders end in the recording as they did: nothing after.
             #expect(sink.pushes.filter { $0.activity == 0 }.count == harness.mock.pushes(token: Self.delivery).count)
@@ -87,7 +98,10 @@ import Testing
             #expect(recording.yaml.contains("doordash DASHER_CONFIRMED, event sha256:"))
             #expect(recording.yaml.contains("superseded: older than an event already applied"))
             #expect(recording.yaml.contains("no rule for it: recorded only"))
-            #expect(recording.yaml.contains(#"message: "Priya: Leaving it with the concierge {{ \"{\" }}{{ \"{\" }} not a template {{ \"}\" }}{{ \"}\" }}""#))
+            #expect(
+                recording.yaml.contains(
+                    #"message: "Priya: Leaving it with the concierge {{ \"{\" }}{{ \"{\" }} not a template {{ \"}\" }}{{ \"}\" }}""#
+                ))
             #expect(recording.yaml.contains("eta: !date start"))
         }
     }
@@ -99,13 +113,19 @@ import Testing
             let recorder = BridgeRecorder(configuration: bridge.harness.configuration, store: bridge.harness.store)
             #expect(try await recorder.record(.init(keys: ["U-1"]), file: "u.yaml").activities.map(\.key) == ["U-1"])
             #expect(try await recorder.record(.init(source: "orders"), file: "o.yaml").activities.map(\.key) == ["O-1"])
-            await #expect(throws: RecordingError.nothingSelected("the store has no events of source uber, received until 2001-01-01T00:00:00Z")) {
-                _ = try await recorder.record(.init(source: "uber", to: Date(timeIntervalSince1970: 978_307_200)), file: "x.yaml")
+            await #expect(
+                throws: RecordingError.nothingSelected(
+                    "the store has no events of source uber, received until 2001-01-01T00:00:00Z")
+            ) {
+                _ = try await recorder.record(
+                    .init(source: "uber", to: Date(timeIntervalSince1970: 978_307_200)), file: "x.yaml")
             }
             await #expect(throws: RecordingError.nothingDispatched(key: "nobody")) {
                 _ = try await recorder.record(.init(keys: ["nobody"]), file: "x.yaml")
             }
-            await #expect(throws: RecordingError.self) { _ = try await recorder.record(.init(source: "lyft"), file: "x.yaml") }
+            await #expect(throws: RecordingError.self) {
+                _ = try await recorder.record(.init(source: "lyft"), file: "x.yaml")
+            }
         }
     }
 
@@ -119,7 +139,9 @@ import Testing
             configuration.sources[index].events["DASHER_PICKED_UP"] = nil
             let recording = try await BridgeRecorder(configuration: configuration, store: bridge.harness.store)
                 .record(.init(keys: ["D-1"]), file: "d.yaml")
-            #expect(recording.warnings.contains { $0.contains("the configuration may have changed") }, "\(recording.warnings)")
+            #expect(
+                recording.warnings.contains { $0.contains("the configuration may have changed") },
+                "\(recording.warnings)")
         }
     }
 }

@@ -27,12 +27,17 @@ import Testing
             ("text", .string("She said \"hi\"\\ and left\n\ttabbed · ünïcödé 🍜 \u{2028}")),
             ("braces", .string("{{ not a template }} and {single} }} {{")),
             ("looksLikeANumber", .string("0042")), ("looksLikeABool", .string("yes")), ("empty", .string("")),
-            ("integer", .int(-12)), ("whole", .double(3)), ("tiny", .double(1e-7)), ("huge", .double(1.5e300)), ("half", .double(0.5)),
+            ("integer", .int(-12)), ("whole", .double(3)), ("tiny", .double(1e-7)), ("huge", .double(1.5e300)),
+            ("half", .double(0.5)),
             ("flag", .bool(false)), ("nothing", .null),
-            ("eta", .date(Self.start + 38 * 60_000 + 250)), ("before", .date(Self.start - 86 * 3_600_000)), ("now", .date(Self.start)),
+            ("eta", .date(Self.start + 38 * 60_000 + 250)), ("before", .date(Self.start - 86 * 3_600_000)),
+            ("now", .date(Self.start)),
             ("window", .dateRange(Self.start + 1000, Self.start + 3_600_000)),
             ("list", .array([.int(1), .string("two"), .double(3.25)])),
-            ("nested", .object(StateObject([("name", .string("Okafor")), ("number", .int(9)), ("weird key", .bool(true))]))),
+            (
+                "nested",
+                .object(StateObject([("name", .string("Okafor")), ("number", .int(9)), ("weird key", .bool(true))]))
+            ),
             ("true", .string("a key YAML would read as a boolean")),
         ])
         #expect(try roundTrip(state) == state)

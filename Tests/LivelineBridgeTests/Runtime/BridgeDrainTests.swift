@@ -32,7 +32,8 @@ struct BridgeDrainTests {
             #expect(refused.status == 503)
             #expect(Int(refused.headers[.retryAfter] ?? "") ?? 0 >= 1)
             #expect(String(decoding: refused.body, as: UTF8.self).contains(#""error":"draining""#))
-            let readiness = try await WebhookSender().send(to: "http://127.0.0.1:\(port)/readyz", method: .get, headers: [:], body: [])
+            let readiness = try await WebhookSender().send(
+                to: "http://127.0.0.1:\(port)/readyz", method: .get, headers: [:], body: [])
             #expect(readiness.status == 503)
             try await running.value
 
@@ -47,7 +48,8 @@ struct BridgeDrainTests {
             #expect(try await second.dispatcher.dispatch(now: Date()).activities == 0)
             #expect(try await second.sender.send(now: Date()).claimed == 0)
             for activity in 0..<40 {
-                let payloads = rig.mock.pushes(token: DrainRig.token(activity)).filter { $0.status == 200 }.compactMap(\.payload)
+                let payloads = rig.mock.pushes(token: DrainRig.token(activity)).filter { $0.status == 200 }.compactMap(
+                    \.payload)
                 #expect(payloads.count == 1, "order-\(activity) got \(payloads.count) pushes for one event")
             }
         }
@@ -78,7 +80,9 @@ struct BridgeDrainTests {
                 try await rig.store.counts().outbox == 0
             }
             for activity in 0..<20 {
-                #expect(rig.mock.activity(token: DrainRig.token(activity))?.contentState?.objectValue?["minutesLeft"]?.numberValue == 999)
+                #expect(
+                    rig.mock.activity(token: DrainRig.token(activity))?.contentState?.objectValue?["minutesLeft"]?
+                        .numberValue == 999)
             }
             await second.shutdown()
             try await next.value
@@ -101,31 +105,37 @@ struct DrainRig: Sendable {
         try await StoreFixture.withStore(kind) { store in
             var mockConfiguration = MockAPNsConfiguration()
             mockConfiguration.port = 0
-            let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-drain-\(UUID().uuidString).pem").path
+            let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "liveline-drain-\(UUID().uuidString).pem"
+            ).path
             mockConfiguration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
             mockConfiguration.eventLoopThreads = 1
             mockConfiguration.logger.logLevel = .critical
             mockConfiguration.keepsEveryPayload = true
             mockConfiguration.faults = FaultPlan(latency: latency)
             let mock = try await MockAPNsServer.start(mockConfiguration)
-            let endpoint = APNsEndpoint(host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath)
-            let client = try APNsClient(configuration: .init(endpoint: endpoint, requestTimeout: .seconds(60)), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-            var configuration = try BridgeConfigurationLoader(environment: [:]).load(yaml: """
-                liveline-bridge: 1
-                sources:
-                  orders:
-                    verify: standard-webhooks
-                    secrets: [\(secret)]
-                    event-id: header:webhook-id
-                    event-type: /type
-                    activity-key: /data/order_id
-                    order-key: /data/sequence
-                    order: sequence
-                    scenario: delivery.yaml
-                    events:
-                      order.eta:
-                        set: { minutesLeft: /data/minutes_left }
-                """, file: testConfigurationFile)
+            let endpoint = APNsEndpoint(
+                host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath)
+            let client = try APNsClient(
+                configuration: .init(endpoint: endpoint, requestTimeout: .seconds(60)),
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+            var configuration = try BridgeConfigurationLoader(environment: [:]).load(
+                yaml: """
+                    liveline-bridge: 1
+                    sources:
+                      orders:
+                        verify: standard-webhooks
+                        secrets: [\(secret)]
+                        event-id: header:webhook-id
+                        event-type: /type
+                        activity-key: /data/order_id
+                        order-key: /data/sequence
+                        order: sequence
+                        scenario: delivery.yaml
+                        events:
+                          order.eta:
+                            set: { minutesLeft: /data/minutes_left }
+                    """, file: testConfigurationFile)
             configuration.drainTimeout = drainTimeout
             let rig = DrainRig(store: store, mock: mock, client: client, configuration: configuration)
             do {
@@ -145,11 +155,14 @@ struct DrainRig: Sendable {
         logger.logLevel = .error
         return BridgeService(
             configuration: configuration, store: store, client: client,
-            options: .init(instance: instance, lease: .seconds(30), listen: ListenAddress(host: "127.0.0.1", port: 0)), logger: logger
+            options: .init(instance: instance, lease: .seconds(30), listen: ListenAddress(host: "127.0.0.1", port: 0)),
+            logger: logger
         )
     }
 
-    static func token(_ activity: Int) -> String { String(repeating: String(format: "%02x", activity % 256), count: 32) }
+    static func token(_ activity: Int) -> String {
+        String(repeating: String(format: "%02x", activity % 256), count: 32)
+    }
 
     /// Registers `activities` activities (again: no change) and stores one event for each.
     func receive(activities: Int, sequence: Int) async throws {
@@ -157,7 +170,9 @@ struct DrainRig: Sendable {
         var events: [InboxEvent] = []
         for activity in 0..<activities {
             _ = try await store.registerActivity(
-                ActivityRegistration(key: "order-\(activity)", targets: ActivityTargets(updateToken: Self.token(activity)), scenario: "orders"),
+                ActivityRegistration(
+                    key: "order-\(activity)", targets: ActivityTargets(updateToken: Self.token(activity)),
+                    scenario: "orders"),
                 now: Date()
             )
             let body = Array(Self.body(activity: activity, sequence: sequence).utf8)
@@ -179,7 +194,8 @@ struct DrainRig: Sendable {
         let url = "http://127.0.0.1:\(port)/v1/webhooks/orders"
         let body = Array(Self.body(activity: 0, sequence: sequence).utf8)
         let source = try #require(configuration.source(named: "orders"))
-        var headers = try WebhookSigner(scheme: source.scheme).sign(body: body, url: url, now: Int64(Date().timeIntervalSince1970), headers: [:], id: "msg-late-\(sequence)")
+        var headers = try WebhookSigner(scheme: source.scheme).sign(
+            body: body, url: url, now: Int64(Date().timeIntervalSince1970), headers: [:], id: "msg-late-\(sequence)")
         headers[.contentType] = "application/json"
         return try await WebhookSender().send(to: url, headers: headers, body: body)
     }

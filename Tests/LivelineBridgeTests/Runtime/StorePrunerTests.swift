@@ -14,39 +14,61 @@ import Testing
     func eventsAndDeadLettersOlderThanTheirRetentionGoAndNothingElse(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             // 1,100 dispatched events 9 days old, 30 from an hour ago, on 100 activities.
-            let old = (0..<1100).map { F.event("old-\($0)", activity: "act-\($0 % 100)", order: Int64($0), at: -9 * Self.day + Double($0)) }
-            let recent = (0..<30).map { F.event("new-\($0)", activity: "act-\($0)", order: Int64(5000 + $0), at: -3600) }
+            let old = (0..<1100).map {
+                F.event("old-\($0)", activity: "act-\($0 % 100)", order: Int64($0), at: -9 * Self.day + Double($0))
+            }
+            let recent = (0..<30).map {
+                F.event("new-\($0)", activity: "act-\($0)", order: Int64(5000 + $0), at: -3600)
+            }
             _ = try await store.insertEvents(old + recent)
             let claimed = try await store.claimNextEvents(limit: 1000, instance: "i", lease: .seconds(30), now: F.epoch)
             let sequences = claimed.flatMap { $0.events.map(\.sequence) }
             let superseded = Array(sequences.prefix(100))
-            #expect(try await store.markSuperseded(superseded, reason: "older than an event already applied", instance: "i") == 100)
+            #expect(
+                try await store.markSuperseded(superseded, reason: "older than an event already applied", instance: "i")
+                    == 100)
             #expect(try await store.markApplied(Array(sequences.dropFirst(100)), instance: "i") == 1030)
             try await store.releaseActivities(claimed.map(\.activityKey), instance: "i")
             // 50 as old but never dispatched (their activity is not registered): they wait.
-            _ = try await store.insertEvents((0..<50).map { F.event("waiting-\($0)", activity: "unregistered", order: Int64($0), at: -9 * Self.day) })
+            _ = try await store.insertEvents(
+                (0..<50).map { F.event("waiting-\($0)", activity: "unregistered", order: Int64($0), at: -9 * Self.day) }
+            )
             // A stream source whose events are all old keeps its newest (it resumes from there).
-            _ = try await store.insertEvents((0..<3).map { F.event("feed-\($0)", activity: "match", order: Int64($0), source: "feed", at: -20 * Self.day + Double($0)) })
+            _ = try await store.insertEvents(
+                (0..<3).map {
+                    F.event(
+                        "feed-\($0)", activity: "match", order: Int64($0), source: "feed",
+                        at: -20 * Self.day + Double($0))
+                })
             let feed = try await store.claimNextEvents(limit: 10, instance: "i", lease: .seconds(30), now: F.epoch)
             let match = feed.filter { $0.activityKey == "match" }.flatMap { $0.events.map(\.sequence) }
             #expect(try await store.markApplied(match, instance: "i") == 3)
 
             // Dead letters: one failed 40 days ago, one yesterday.
             _ = try await store.registerActivity(
-                ActivityRegistration(key: "dead", targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"), now: F.epoch
+                ActivityRegistration(key: "dead", targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"),
+                now: F.epoch
             )
             for age in [40.0, 1.0] {
-                let id = try await store.enqueuePush(OutboxPush(
-                    activityKey: "dead", payload: Array("{}".utf8), headers: [:], priority: 10, dueAt: F.epoch, kind: .update, receivedAt: nil
-                ))
-                _ = try await store.recordPushOutcomes([.undeliverable(id, answer: nil, error: "BadDeviceToken", forgetToken: false, now: F.epoch.addingTimeInterval(-age * Self.day))])
+                let id = try await store.enqueuePush(
+                    OutboxPush(
+                        activityKey: "dead", payload: Array("{}".utf8), headers: [:], priority: 10, dueAt: F.epoch,
+                        kind: .update, receivedAt: nil
+                    ))
+                _ = try await store.recordPushOutcomes([
+                    .undeliverable(
+                        id, answer: nil, error: "BadDeviceToken", forgetToken: false,
+                        now: F.epoch.addingTimeInterval(-age * Self.day))
+                ])
             }
 
             let metrics = BridgeMetrics()
             let pruner = StorePruner(
                 // Batches far under their time: each twice the last, from 32 rows up to 500.
-                store: store, policy: RetentionPolicy(
-                    events: .seconds(7 * 86_400), deadLetters: .seconds(30 * 86_400), batch: 500, batchTime: .seconds(3600), pause: .zero
+                store: store,
+                policy: RetentionPolicy(
+                    events: .seconds(7 * 86_400), deadLetters: .seconds(30 * 86_400), batch: 500,
+                    batchTime: .seconds(3600), pause: .zero
                 ),
                 sources: ["doordash", "feed"], metrics: metrics, logger: Logger(label: "liveline.tests.pruner")
             )
@@ -81,7 +103,9 @@ import Testing
             _ = try await store.insertEvents((0..<10).map { F.event("e\($0)", order: Int64($0), at: -400 * Self.day) })
             let claimed = try await store.claimNextEvents(limit: 10, instance: "i", lease: .seconds(30), now: F.epoch)
             _ = try await store.markApplied(claimed.flatMap { $0.events.map(\.sequence) }, instance: "i")
-            let pruner = StorePruner(store: store, policy: .keepEverything, sources: ["doordash"], logger: Logger(label: "liveline.tests.pruner"))
+            let pruner = StorePruner(
+                store: store, policy: .keepEverything, sources: ["doordash"],
+                logger: Logger(label: "liveline.tests.pruner"))
             #expect(try await pruner.prune(now: F.epoch) == StorePruner.Report())
             #expect(try await Self.eventIDs(store, activity: "order-1").count == 10)
         }
@@ -90,7 +114,9 @@ import Testing
     /// The ids of the events the store holds for `activity`, in arrival order.
     static func eventIDs(_ store: SQLStore, activity: String) async throws -> [String] {
         try await store.transaction { tx in
-            try await tx.run("SELECT event_id FROM inbox_events WHERE activity_key = $1 ORDER BY sequence", [.text(activity)]).map { try $0.text(0) }
+            try await tx.run(
+                "SELECT event_id FROM inbox_events WHERE activity_key = $1 ORDER BY sequence", [.text(activity)]
+            ).map { try $0.text(0) }
         }
     }
 }

@@ -74,9 +74,10 @@ import Testing
         let signature = hmacText("100.{}", key: "whsec_x", encoding: .hex)
         let headers = fields(["Stripe-Signature": "t=100,v1=\(signature)"])
         #expect(try verifier.verify(body: bytes("{}"), headers: headers, now: 110).timestamp == 100)
-        #expect(verificationError { () throws(WebhookVerificationError) in
-            try verifier.verify(body: bytes("{}"), headers: headers, now: 111)
-        } == .timestampTooOld)
+        #expect(
+            verificationError { () throws(WebhookVerificationError) in
+                try verifier.verify(body: bytes("{}"), headers: headers, now: 111)
+            } == .timestampTooOld)
     }
 }
 
@@ -99,7 +100,9 @@ import Testing
 
     @Test func theGitHubExampleThroughTheDescription() throws {
         let verifier = try VerificationScheme.github(secrets: ["It's a Secret to Everybody"]).makeVerifier()
-        let headers = fields(["X-Hub-Signature-256": "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"])
+        let headers = fields([
+            "X-Hub-Signature-256": "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
+        ])
         #expect(try verifier.verify(body: bytes("Hello, World!"), headers: headers, now: 0).keyIndex == 0)
     }
 
@@ -150,7 +153,8 @@ import Testing
     func neitherTheSchemeNorItsVerifierPrintsASecret(_ scheme: VerificationScheme) throws {
         let verifier = try scheme.makeVerifier()
         for text in [
-            String(describing: scheme), String(reflecting: scheme), String(describing: verifier), String(reflecting: verifier),
+            String(describing: scheme), String(reflecting: scheme), String(describing: verifier),
+            String(reflecting: verifier),
         ] {
             #expect(!text.contains(Self.secret), "\(text)")
             #expect(!text.contains(Self.whsec.dropFirst(6)), "\(text)")

@@ -8,9 +8,16 @@ import Testing
 /// and Python's `hmac`), accepted here byte for byte.
 @Suite struct PeerVectorTests {
     struct Vectors: Decodable {
-        struct Standard: Decodable { var bodyBase64: String; var secrets: [String]; var id: String; var timestamp: Int64; var signatures: [String] }
-        struct Ed25519: Decodable { var bodyBase64: String; var publicKey: String; var id: String; var timestamp: Int64; var signature: String }
-        struct Stripe: Decodable { var bodyBase64: String; var secrets: [String]; var timestamp: Int64; var header: String }
+        struct Standard: Decodable {
+            var bodyBase64: String; var secrets: [String]; var id: String; var timestamp: Int64;
+            var signatures: [String]
+        }
+        struct Ed25519: Decodable {
+            var bodyBase64: String; var publicKey: String; var id: String; var timestamp: Int64; var signature: String
+        }
+        struct Stripe: Decodable {
+            var bodyBase64: String; var secrets: [String]; var timestamp: Int64; var header: String
+        }
         struct Plain: Decodable { var bodyBase64: String; var secret: String; var header: String }
         struct Square: Decodable { var bodyBase64: String; var key: String; var url: String; var header: String }
         struct Generic: Decodable {
@@ -44,7 +51,11 @@ import Testing
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let flag = try? container.decode(Bool.self) { self = .flag(flag) } else { self = .text(try container.decode(String.self)) }
+            if let flag = try? container.decode(Bool.self) {
+                self = .flag(flag)
+            } else {
+                self = .text(try container.decode(String.self))
+            }
         }
 
         var text: String? { if case .text(let text) = self { text } else { nil } }
@@ -61,7 +72,8 @@ import Testing
 
     @Test func theFixtureIsThere() throws {
         let vectors = try #require(Self.vectors)
-        #expect(!vectors.standardWebhooks.isEmpty && !vectors.standardWebhooksEd25519.isEmpty && !vectors.stripe.isEmpty)
+        #expect(
+            !vectors.standardWebhooks.isEmpty && !vectors.standardWebhooksEd25519.isEmpty && !vectors.stripe.isEmpty)
         #expect(vectors.generic.contains { $0.name == "uber-direct" })
     }
 
@@ -73,7 +85,8 @@ import Testing
                 "webhook-id": vector.id, "webhook-timestamp": String(vector.timestamp),
                 "webhook-signature": vector.signatures.joined(separator: " "),
             ])
-            let verified = try StandardWebhooks(secrets: vector.secrets).verify(body: body, headers: both, now: vector.timestamp)
+            let verified = try StandardWebhooks(secrets: vector.secrets).verify(
+                body: body, headers: both, now: vector.timestamp)
             #expect(verified == VerifiedWebhook(id: vector.id, timestamp: vector.timestamp, keyIndex: 0))
             // Each secret alone accepts the header; each signature alone matches its own secret.
             for (index, secret) in vector.secrets.enumerated() {
@@ -89,10 +102,12 @@ import Testing
     @Test func standardWebhooksEd25519FromCryptography() throws {
         for vector in try #require(Self.vectors).standardWebhooksEd25519 {
             let headers = fields([
-                "webhook-id": vector.id, "webhook-timestamp": String(vector.timestamp), "webhook-signature": vector.signature,
+                "webhook-id": vector.id, "webhook-timestamp": String(vector.timestamp),
+                "webhook-signature": vector.signature,
             ])
             let verifier = try StandardWebhooks(secrets: [], publicKeys: [vector.publicKey])
-            let verified = try verifier.verify(body: Self.body(vector.bodyBase64), headers: headers, now: vector.timestamp)
+            let verified = try verifier.verify(
+                body: Self.body(vector.bodyBase64), headers: headers, now: vector.timestamp)
             #expect(verified == VerifiedWebhook(id: vector.id, timestamp: vector.timestamp, keyIndex: 0))
         }
     }
@@ -112,11 +127,13 @@ import Testing
         let vectors = try #require(Self.vectors)
         for vector in vectors.github {
             let headers = fields(["X-Hub-Signature-256": vector.header])
-            _ = try GitHubSignature(secrets: [vector.secret]).verify(body: Self.body(vector.bodyBase64), headers: headers, now: 0)
+            _ = try GitHubSignature(secrets: [vector.secret]).verify(
+                body: Self.body(vector.bodyBase64), headers: headers, now: 0)
         }
         for vector in vectors.shopify {
             let headers = fields(["X-Shopify-Hmac-Sha256": vector.header])
-            _ = try ShopifySignature(secrets: [vector.secret]).verify(body: Self.body(vector.bodyBase64), headers: headers, now: 0)
+            _ = try ShopifySignature(secrets: [vector.secret]).verify(
+                body: Self.body(vector.bodyBase64), headers: headers, now: 0)
         }
         for vector in vectors.square {
             let headers = fields(["x-square-hmacsha256-signature": vector.header])

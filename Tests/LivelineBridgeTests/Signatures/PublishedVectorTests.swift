@@ -18,7 +18,7 @@ import Testing
     @Test func gitHubDocumentedExample() throws {
         let verifier = try GitHubSignature(secrets: ["It's a Secret to Everybody"])
         let headers = fields([
-            "X-Hub-Signature-256": "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+            "X-Hub-Signature-256": "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
         ])
         let verified = try verifier.verify(body: bytes("Hello, World!"), headers: headers, now: 0)
         #expect(verified.keyIndex == 0)
@@ -26,7 +26,8 @@ import Testing
 
     /// Square's SDK tests (Python `squareup`, Java, Go, Node, PHP, Ruby all share it). The body
     /// says `"type":"webhooks.test_notification"` and `"data":{"type":"webhooks",…}`.
-    static let squareBody = #"{"merchant_id":"MLEFBHHSJGVHD","type":"webhooks.test_notification","event_id":"ac3ac95b-f97d-458c-a6e6-18981597e05f","created_at":"2022-07-13T20:30:59.037339943Z","data":{"type":"webhooks","id":"bc368e64-01aa-407e-b46e-3231809b1129"}}"#
+    static let squareBody =
+        #"{"merchant_id":"MLEFBHHSJGVHD","type":"webhooks.test_notification","event_id":"ac3ac95b-f97d-458c-a6e6-18981597e05f","created_at":"2022-07-13T20:30:59.037339943Z","data":{"type":"webhooks","id":"bc368e64-01aa-407e-b46e-3231809b1129"}}"#
 
     @Test func squareSDKExample() throws {
         let verifier = try SquareSignature(
@@ -43,10 +44,12 @@ import Testing
             signatureKeys: ["Ibxx_5AKakO-3qeNVR61Dw"],
             notificationURL: "https://webhook.site/679a4f3a-dcfa-49ee-bac5-9d0edad886b9")
         let headers = fields(["x-square-hmacsha256-signature": "GF4YkrJgGBDZ9NIYbNXBnMzqb2HoL4RW/S6vkZ9/2N4="])
-        let other = #"{"merchant_id":"MLEFBHHSJGVHD","type":"webhook.test","event_id":"ac3ac95b-f97d-458c-a6e6-18981597e05f","created_at":"2022-07-13T20:30:59.037339943Z","data":{"type":"webhook","id":"bc368e64-01aa-407e-b46e-3231809b1129"}}"#
-        #expect(verificationError { () throws(WebhookVerificationError) in
-            try verifier.verify(body: bytes(other), headers: headers, now: 0)
-        } == .signatureMismatch)
+        let other =
+            #"{"merchant_id":"MLEFBHHSJGVHD","type":"webhook.test","event_id":"ac3ac95b-f97d-458c-a6e6-18981597e05f","created_at":"2022-07-13T20:30:59.037339943Z","data":{"type":"webhook","id":"bc368e64-01aa-407e-b46e-3231809b1129"}}"#
+        #expect(
+            verificationError { () throws(WebhookVerificationError) in
+                try verifier.verify(body: bytes(other), headers: headers, now: 0)
+            } == .signatureMismatch)
     }
 
     /// Square's SDK tests also sign bodies with characters that HTML escaping would change.
@@ -55,7 +58,8 @@ import Testing
         (#"{"data":{"type":"webhooks","id":"fake_id"}}"#, "W3FlCNk5IA3ZQ2LHTWoajvzfaDu/OwY2tNHIHC3IUOA="),
     ])
     func squareSDKEscapingExamples(body: String, signature: String) throws {
-        let verifier = try SquareSignature(signatureKeys: ["signature-key"], notificationURL: "https://webhook.site/webhooks")
+        let verifier = try SquareSignature(
+            signatureKeys: ["signature-key"], notificationURL: "https://webhook.site/webhooks")
         let headers = fields(["x-square-hmacsha256-signature": signature])
         #expect(try verifier.verify(body: bytes(body), headers: headers, now: 0).keyIndex == 0)
     }

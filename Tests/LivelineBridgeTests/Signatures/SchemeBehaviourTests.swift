@@ -9,7 +9,8 @@ import Testing
     static let body = bytes(#"{"event_name":"DASHER_PICKED_UP","external_delivery_id":"D-1"}"#)
 
     func error(
-        _ scheme: SchemeCase, _ verifier: any WebhookVerifier, body: [UInt8] = body, headers: HTTPFields, now: Int64 = now
+        _ scheme: SchemeCase, _ verifier: any WebhookVerifier, body: [UInt8] = body, headers: HTTPFields,
+        now: Int64 = now
     ) -> WebhookVerificationError? {
         verificationError { () throws(WebhookVerificationError) in
             try verifier.verify(body: body, headers: headers, url: SchemeCase.url, now: now)
@@ -19,9 +20,11 @@ import Testing
     @Test(arguments: SchemeCase.all)
     func rotationAcceptsTheOldSecretBesideTheNewOne(_ scheme: SchemeCase) throws {
         let verifier = try scheme.make([2, 1])
-        let old = try verifier.verify(body: Self.body, headers: scheme.sign(Self.body, 1, Self.now), url: SchemeCase.url, now: Self.now)
+        let old = try verifier.verify(
+            body: Self.body, headers: scheme.sign(Self.body, 1, Self.now), url: SchemeCase.url, now: Self.now)
         #expect(old.keyIndex == 1)
-        let new = try verifier.verify(body: Self.body, headers: scheme.sign(Self.body, 2, Self.now), url: SchemeCase.url, now: Self.now)
+        let new = try verifier.verify(
+            body: Self.body, headers: scheme.sign(Self.body, 2, Self.now), url: SchemeCase.url, now: Self.now)
         #expect(new.keyIndex == 0)
         // After the rotation the old secret is refused.
         #expect(error(scheme, try scheme.make([2]), headers: scheme.sign(Self.body, 1, Self.now)) == .signatureMismatch)
@@ -59,7 +62,9 @@ import Testing
         #expect(error(scheme, verifier, headers: scheme.sign(Self.body, 1, Self.now + 300)) == nil)
         // A stale webhook is refused even when its signature is right and it is otherwise perfect:
         // the verifier reads the time it is given, not a clock.
-        #expect(error(scheme, verifier, headers: scheme.sign(Self.body, 1, Self.now), now: Self.now + 3600) == .timestampTooOld)
+        #expect(
+            error(scheme, verifier, headers: scheme.sign(Self.body, 1, Self.now), now: Self.now + 3600)
+                == .timestampTooOld)
     }
 
     @Test(arguments: SchemeCase.all)
@@ -85,7 +90,9 @@ import Testing
         #expect(try verifier.verify(body: Self.body, headers: merged, url: SchemeCase.url, now: Self.now).keyIndex == 0)
         // The other order too, and two wrong ones are still wrong.
         #expect(error(scheme, verifier, headers: scheme.merge(other, good)) == nil)
-        #expect(error(scheme, verifier, headers: scheme.merge(other, scheme.sign(Self.body, 8, Self.now))) == .signatureMismatch)
+        #expect(
+            error(scheme, verifier, headers: scheme.merge(other, scheme.sign(Self.body, 8, Self.now)))
+                == .signatureMismatch)
     }
 
     @Test(arguments: SchemeCase.all)
@@ -101,7 +108,8 @@ import Testing
     func aBodyThatIsNotJSONIsVerifiedOnItsBytes(_ scheme: SchemeCase) throws {
         let verifier = try scheme.make([1])
         for body in [[0xFF, 0xFE, 0x00, 0x7B] + bytes("not json {"), bytes("plain text"), []] as [[UInt8]] {
-            let verified = try verifier.verify(body: body, headers: scheme.sign(body, 1, Self.now), url: SchemeCase.url, now: Self.now)
+            let verified = try verifier.verify(
+                body: body, headers: scheme.sign(body, 1, Self.now), url: SchemeCase.url, now: Self.now)
             #expect(verified.keyIndex == 0)
             #expect(verified.timestamp == (scheme.timestamped ? Self.now : nil))
         }
@@ -114,7 +122,8 @@ import Testing
         let padded = [0x00] + Self.body + [0x00]
         // A slice (contiguous, not starting at zero) and a lazy view (not contiguous).
         #expect(error(scheme, verifier, body: Array(padded[1..<(padded.count - 1)]), headers: headers) == nil)
-        _ = try verifier.verify(body: padded[1..<(padded.count - 1)], headers: headers, url: SchemeCase.url, now: Self.now)
+        _ = try verifier.verify(
+            body: padded[1..<(padded.count - 1)], headers: headers, url: SchemeCase.url, now: Self.now)
         _ = try verifier.verify(body: Self.body.lazy.map { $0 }, headers: headers, url: SchemeCase.url, now: Self.now)
     }
 

@@ -39,7 +39,9 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
 
     static func fieldsOf(_ pairs: [(String, String)]) -> HTTPFields {
         var fields = HTTPFields()
-        for (name, value) in pairs { if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) } }
+        for (name, value) in pairs {
+            if let name = HTTPField.Name(name) { fields.append(HTTPField(name: name, value: value)) }
+        }
         return fields
     }
 
@@ -74,7 +76,9 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
             sign: { body, generation, timestamp in
                 let id = "msg_\(timestamp)"
                 let signature = entry(bytes("\(id).\(timestamp).") + body, generation)
-                return fieldsOf([("webhook-id", id), ("webhook-timestamp", String(timestamp)), ("webhook-signature", signature)])
+                return fieldsOf([
+                    ("webhook-id", id), ("webhook-timestamp", String(timestamp)), ("webhook-signature", signature),
+                ])
             },
             merge: sameLine("webhook-signature", separator: " "),
             signatureHeader: "webhook-signature",
@@ -94,9 +98,11 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
     static let standardWebhooksEd25519 = standardWebhooksCase(
         "standard-webhooks v1a", malformed: "v1a,not*base64",
         make: { generations in
-            try StandardWebhooks(secrets: [], publicKeys: generations.map {
-                "whpk_" + SignatureEncoding.base64.encode(signingKey($0).publicKey.rawRepresentation)
-            })
+            try StandardWebhooks(
+                secrets: [],
+                publicKeys: generations.map {
+                    "whpk_" + SignatureEncoding.base64.encode(signingKey($0).publicKey.rawRepresentation)
+                })
         },
         entry: { signed, generation in
             let signature = (try? signingKey(generation).signature(for: signed)) ?? Data()
@@ -111,7 +117,9 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
             return fieldsOf([("Stripe-Signature", "t=\(timestamp),v1=\(signature),v0=0123")])
         },
         merge: { good, extra in
-            guard let name = HTTPField.Name("Stripe-Signature"), let value = good[name], let other = extra[name] else { return good }
+            guard let name = HTTPField.Name("Stripe-Signature"), let value = good[name], let other = extra[name] else {
+                return good
+            }
             var merged = good
             // t=…,v1=<extra>,v1=<good>,v0=…
             let extraV1 = other.split(separator: ",").filter { $0.hasPrefix("v1=") }
@@ -134,7 +142,13 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
             name: name,
             make: { try make($0.map(secret)) },
             sign: { body, generation, _ in
-                fieldsOf([(header, prefix + hmacText(bytes(signedPrefix) + body, key: bytes(secret(generation)), encoding: encoding))])
+                fieldsOf([
+                    (
+                        header,
+                        prefix
+                            + hmacText(bytes(signedPrefix) + body, key: bytes(secret(generation)), encoding: encoding)
+                    )
+                ])
             },
             merge: sameHeaderTwice(header),
             signatureHeader: header,
@@ -148,7 +162,9 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
         malformed: "757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17"
     ) { try GitHubSignature(secrets: $0) }
 
-    static let shopify = bodyHMAC("shopify", header: "X-Shopify-Hmac-Sha256", encoding: .base64, malformed: "not base64 at all!") {
+    static let shopify = bodyHMAC(
+        "shopify", header: "X-Shopify-Hmac-Sha256", encoding: .base64, malformed: "not base64 at all!"
+    ) {
         try ShopifySignature(secrets: $0)
     }
 
@@ -172,7 +188,8 @@ struct SchemeCase: Sendable, CustomTestStringConvertible {
                 timestamp: .init(header: "X-Timestamp"), secrets: $0.map(secret))
         },
         sign: { body, generation, timestamp in
-            let signature = hmacText(bytes("\(timestamp).") + body, key: bytes(secret(generation)), encoding: .base64, algorithm: .sha512)
+            let signature = hmacText(
+                bytes("\(timestamp).") + body, key: bytes(secret(generation)), encoding: .base64, algorithm: .sha512)
             return fieldsOf([("X-Timestamp", String(timestamp)), ("X-Signature", "v1=\(signature)")])
         },
         merge: sameLine("X-Signature", separator: ", "),

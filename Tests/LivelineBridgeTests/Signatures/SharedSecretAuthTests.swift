@@ -7,13 +7,19 @@ import Testing
     let body = bytes(#"{"event_name":"DASHER_CONFIRMED","external_delivery_id":"D-1"}"#)
 
     func error(_ verifier: SharedSecretAuth, _ headers: HTTPFields, body: [UInt8]? = nil) -> WebhookVerificationError? {
-        verificationError { () throws(WebhookVerificationError) in try verifier.verify(body: body ?? self.body, headers: headers, now: 0) }
+        verificationError { () throws(WebhookVerificationError) in
+            try verifier.verify(body: body ?? self.body, headers: headers, now: 0)
+        }
     }
 
     @Test func bearerAcceptsAnyConfiguredTokenAndRotates() throws {
         let verifier = try SharedSecretAuth.bearer(tokens: ["new-token", "old-token"])
-        #expect(try verifier.verify(body: body, headers: fields(["Authorization": "Bearer new-token"]), now: 0).keyIndex == 0)
-        #expect(try verifier.verify(body: body, headers: fields(["Authorization": "bearer old-token"]), now: 0).keyIndex == 1)
+        #expect(
+            try verifier.verify(body: body, headers: fields(["Authorization": "Bearer new-token"]), now: 0).keyIndex
+                == 0)
+        #expect(
+            try verifier.verify(body: body, headers: fields(["Authorization": "bearer old-token"]), now: 0).keyIndex
+                == 1)
         #expect(error(verifier, fields(["Authorization": "Bearer other-token"])) == .wrongCredentials)
         #expect(error(verifier, fields(["Authorization": "Bearer new-token2"])) == .wrongCredentials)
         #expect(error(verifier, fields(["Authorization": "Bearer new-toke"]))?.status == .unauthorized)
@@ -36,8 +42,12 @@ import Testing
     /// DoorDash Drive sends, in `Authorization`, exactly the value configured for the webhook.
     @Test func doorDashStyleHeaderValue() throws {
         let verifier = try SharedSecretAuth.headerValue(values: ["Basic ZG9vcmRhc2g6c2VjcmV0", "dd-previous-value"])
-        #expect(try verifier.verify(body: body, headers: fields(["Authorization": "Basic ZG9vcmRhc2g6c2VjcmV0"]), now: 0).keyIndex == 0)
-        #expect(try verifier.verify(body: body, headers: fields(["Authorization": "dd-previous-value"]), now: 0).keyIndex == 1)
+        #expect(
+            try verifier.verify(body: body, headers: fields(["Authorization": "Basic ZG9vcmRhc2g6c2VjcmV0"]), now: 0)
+                .keyIndex == 0)
+        #expect(
+            try verifier.verify(body: body, headers: fields(["Authorization": "dd-previous-value"]), now: 0).keyIndex
+                == 1)
         #expect(error(verifier, fields(["Authorization": "basic ZG9vcmRhc2g6c2VjcmV0"])) == .wrongCredentials)
         #expect(error(verifier, fields(["Authorization": "dd-previous-valu"])) == .wrongCredentials)
     }
@@ -78,6 +88,8 @@ import Testing
         #expect(throws: WebhookConfigurationError.self) { try SharedSecretAuth.bearer(tokens: []) }
         #expect(throws: WebhookConfigurationError.self) { try SharedSecretAuth.bearer(tokens: [""]) }
         #expect(throws: WebhookConfigurationError.self) { try SharedSecretAuth.basic(credentials: [("a:b", "c")]) }
-        #expect(throws: WebhookConfigurationError.self) { try SharedSecretAuth.headerValue("bad header", values: ["v"]) }
+        #expect(throws: WebhookConfigurationError.self) {
+            try SharedSecretAuth.headerValue("bad header", values: ["v"])
+        }
     }
 }

@@ -15,11 +15,14 @@ func fields(_ pairs: KeyValuePairs<String, String>) -> HTTPFields {
 func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
 /// HMAC of `message` with `key`, as text in `encoding`: the sender's side, for the tests.
-func hmacText(_ message: String, key: String, encoding: SignatureEncoding, algorithm: HMACAlgorithm = .sha256) -> String {
+func hmacText(_ message: String, key: String, encoding: SignatureEncoding, algorithm: HMACAlgorithm = .sha256) -> String
+{
     hmacText(bytes(message), key: bytes(key), encoding: encoding, algorithm: algorithm)
 }
 
-func hmacText(_ message: [UInt8], key: [UInt8], encoding: SignatureEncoding, algorithm: HMACAlgorithm = .sha256) -> String {
+func hmacText(
+    _ message: [UInt8], key: [UInt8], encoding: SignatureEncoding, algorithm: HMACAlgorithm = .sha256
+) -> String {
     let key = SymmetricKey(data: key)
     switch algorithm {
     case .sha1: return encoding.encode(HMAC<Insecure.SHA1>.authenticationCode(for: message, using: key))

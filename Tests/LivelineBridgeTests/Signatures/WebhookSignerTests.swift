@@ -26,11 +26,15 @@ import Testing
         Case(scheme: .shopify(secrets: ["shpss_client_secret"])),
         Case(scheme: .square(signatureKeys: ["square-signature-key"], notificationURL: url)),
         Case(scheme: .hmac(GenericHMACConfiguration(header: "x-uber-signature", secrets: ["uber-demo"]))),
-        Case(scheme: .hmac(GenericHMACConfiguration(
-            header: "X-Signature", algorithm: .sha512, encoding: .base64, prefix: "v1=",
-            signed: [.header("X-Timestamp"), .literal("."), .url, .literal("."), .body],
-            timestamp: GenericHMAC.Timestamp(header: "X-Timestamp"), secrets: ["generic-secret"]))),
-        Case(scheme: .hmac(GenericHMACConfiguration(header: "X-Legacy", algorithm: .sha1, prefix: "sha1=", secrets: ["legacy"]))),
+        Case(
+            scheme: .hmac(
+                GenericHMACConfiguration(
+                    header: "X-Signature", algorithm: .sha512, encoding: .base64, prefix: "v1=",
+                    signed: [.header("X-Timestamp"), .literal("."), .url, .literal("."), .body],
+                    timestamp: GenericHMAC.Timestamp(header: "X-Timestamp"), secrets: ["generic-secret"]))),
+        Case(
+            scheme: .hmac(
+                GenericHMACConfiguration(header: "X-Legacy", algorithm: .sha1, prefix: "sha1=", secrets: ["legacy"]))),
         Case(scheme: .bearer(tokens: ["token-1"]), signsBody: false),
         Case(scheme: .headerValue(header: "Authorization", values: ["Bearer dd-demo"]), signsBody: false),
         Case(scheme: .basic(credentials: [BasicCredential(user: "bridge", password: "p4ss:word")]), signsBody: false),
@@ -60,20 +64,26 @@ import Testing
         let github = try WebhookSigner(scheme: .github(secrets: ["It's a Secret to Everybody"])).sign(
             body: bytes("Hello, World!"), url: Self.url, now: Self.now)
         // GitHub's documented example.
-        #expect(github[HTTPField.Name("X-Hub-Signature-256")!] == "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17")
+        #expect(
+            github[HTTPField.Name("X-Hub-Signature-256")!]
+                == "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17")
 
-        let stripe = try WebhookSigner(scheme: .stripe(secrets: ["whsec_x"])).sign(body: Self.body, url: Self.url, now: Self.now)
+        let stripe = try WebhookSigner(scheme: .stripe(secrets: ["whsec_x"])).sign(
+            body: Self.body, url: Self.url, now: Self.now)
         let expected = hmacText(bytes("\(Self.now).") + Self.body, key: bytes("whsec_x"), encoding: .hex)
         #expect(stripe[HTTPField.Name("Stripe-Signature")!] == "t=\(Self.now),v1=\(expected)")
 
         let standard = try WebhookSigner(scheme: .standardWebhooks(secrets: [Self.whsec])).sign(
             body: Self.body, url: Self.url, now: Self.now, id: "msg_1")
         let key = try #require(SignatureEncoding.base64.decode(bytes("MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")))
-        #expect(standard[HTTPField.Name("webhook-signature")!] == "v1," + hmacText(bytes("msg_1.\(Self.now).") + Self.body, key: key, encoding: .base64))
+        #expect(
+            standard[HTTPField.Name("webhook-signature")!] == "v1,"
+                + hmacText(bytes("msg_1.\(Self.now).") + Self.body, key: key, encoding: .base64))
         #expect(standard[HTTPField.Name("webhook-id")!] == "msg_1")
         #expect(standard[HTTPField.Name("webhook-timestamp")!] == String(Self.now))
 
-        let random = try WebhookSigner(scheme: .standardWebhooks(secrets: [Self.whsec])).sign(body: Self.body, url: Self.url, now: Self.now)
+        let random = try WebhookSigner(scheme: .standardWebhooks(secrets: [Self.whsec])).sign(
+            body: Self.body, url: Self.url, now: Self.now)
         #expect(random[HTTPField.Name("webhook-id")!]?.hasPrefix("msg_") == true)
     }
 
@@ -92,11 +102,15 @@ import Testing
     }
 
     @Test func whatCannotBeSignedSaysWhy() throws {
-        let publicOnly = VerificationScheme.standardWebhooks(secrets: [], publicKeys: ["whpk_" + SignatureEncoding.base64.encode([UInt8](repeating: 1, count: 32))])
-        #expect(throws: WebhookSigningError.self) { try WebhookSigner(scheme: publicOnly).sign(body: Self.body, url: Self.url, now: Self.now) }
+        let publicOnly = VerificationScheme.standardWebhooks(
+            secrets: [], publicKeys: ["whpk_" + SignatureEncoding.base64.encode([UInt8](repeating: 1, count: 32))])
+        #expect(throws: WebhookSigningError.self) {
+            try WebhookSigner(scheme: publicOnly).sign(body: Self.body, url: Self.url, now: Self.now)
+        }
 
-        let signsAHeader = VerificationScheme.hmac(GenericHMACConfiguration(
-            header: "X-Signature", signed: [.header("X-Request-Id"), .body], secrets: ["s"]))
+        let signsAHeader = VerificationScheme.hmac(
+            GenericHMACConfiguration(
+                header: "X-Signature", signed: [.header("X-Request-Id"), .body], secrets: ["s"]))
         do {
             _ = try WebhookSigner(scheme: signsAHeader).sign(body: Self.body, url: Self.url, now: Self.now)
             Issue.record("signed without the header it signs")

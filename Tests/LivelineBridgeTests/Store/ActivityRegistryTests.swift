@@ -10,7 +10,9 @@ import Testing
     func upsertGetDelete(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             #expect(try await store.activity("order-9") == nil)
-            var record = RegisteredActivity(key: "order-9", pushToStartToken: "abcd", scenario: "delivery", frequentUpdates: true, updatedAt: F.epoch)
+            var record = RegisteredActivity(
+                key: "order-9", pushToStartToken: "abcd", scenario: "delivery", frequentUpdates: true,
+                updatedAt: F.epoch)
             try await store.upsertActivity(record)
             #expect(try await store.activity("order-9") == record)
 
@@ -18,7 +20,8 @@ import Testing
             record.lifecycle = .active
             record.engineState = [0, 1, 2, 255]
             record.nextDeadline = F.epoch.addingTimeInterval(30)
-            record.lastPush = PushAnswer(at: F.epoch.addingTimeInterval(1), status: 410, reason: "Unregistered", apnsID: "X")
+            record.lastPush = PushAnswer(
+                at: F.epoch.addingTimeInterval(1), status: 410, reason: "Unregistered", apnsID: "X")
             record.lastError = "token unregistered"
             record.updatedAt = F.epoch.addingTimeInterval(2)
             try await store.upsertActivity(record)
@@ -40,7 +43,8 @@ import Testing
         ]
         try await F.withStore(kind) { store in
             for (index, key) in hostile.enumerated() {
-                var record = RegisteredActivity(key: key, pushToStartToken: "ab'cd", scenario: "delivery'); --", updatedAt: F.epoch)
+                var record = RegisteredActivity(
+                    key: key, pushToStartToken: "ab'cd", scenario: "delivery'); --", updatedAt: F.epoch)
                 record.lastError = "error with ' and ; and -- \(index)"
                 try await store.upsertActivity(record)
                 #expect(try await store.activity(key) == record)
@@ -60,7 +64,10 @@ import Testing
                 key: "order-7", targets: ActivityTargets(pushToStartToken: "aa11"), scenario: "doordash")
             #expect(try await store.registerActivity(first, now: F.epoch))
             let fresh = try #require(try await store.activity("order-7"))
-            #expect(fresh == RegisteredActivity(key: "order-7", pushToStartToken: "aa11", scenario: "doordash", updatedAt: F.epoch))
+            #expect(
+                fresh
+                    == RegisteredActivity(
+                        key: "order-7", pushToStartToken: "aa11", scenario: "doordash", updatedAt: F.epoch))
 
             // The dispatcher moves the activity on…
             var played = fresh
@@ -96,14 +103,16 @@ import Testing
             func claim() async throws -> [String] {
                 let written = try await store.dispatchPass(limit: 100, now: F.epoch) {
                     DispatchCommit(
-                        activityKey: $0.record.key, applied: $0.events.map(\.sequence), lifecycle: .active, engineState: [],
+                        activityKey: $0.record.key, applied: $0.events.map(\.sequence), lifecycle: .active,
+                        engineState: [],
                         nextDeadline: nil, now: F.epoch)
                 }
                 return written.map(\.activityKey).sorted()
             }
             func register(_ key: String) async throws {
                 _ = try await store.registerActivity(
-                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa11"), scenario: "doordash"), now: F.epoch)
+                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa11"), scenario: "doordash"),
+                    now: F.epoch)
             }
             _ = try await store.insertEvents((0..<50).map { F.event("waiting-\($0)", activity: "nobody-\($0)") })
             _ = try await store.insertEvents([F.event("a1", activity: "order-a")])

@@ -12,7 +12,8 @@ import Testing
             @Sendable func setting(_ durability: CommitDurability) async throws -> String {
                 try await store.transaction(durability: durability) { tx in
                     switch kind {
-                    case .sqlite: ["off", "normal", "full", "extra"][Int(try await tx.run("PRAGMA synchronous")[0].int(0))]
+                    case .sqlite:
+                        ["off", "normal", "full", "extra"][Int(try await tx.run("PRAGMA synchronous")[0].int(0))]
                     case .postgres: try await tx.run("SHOW synchronous_commit")[0].text(0)
                     }
                 }

@@ -14,7 +14,10 @@ import Testing
                 for index in 0..<2000 {
                     group.addTask {
                         let id = index % 1000
-                        return (id, try await writer.insert(F.event("evt-\(id)", activity: "act-\(id % 50)", order: Int64(id))))
+                        return (
+                            id,
+                            try await writer.insert(F.event("evt-\(id)", activity: "act-\(id % 50)", order: Int64(id)))
+                        )
                     }
                 }
                 var all: [(Int, InsertResult)] = []

@@ -40,7 +40,8 @@ import Testing
     static func register(_ keys: [String], in store: SQLStore) async throws {
         for key in keys {
             _ = try await store.registerActivity(
-                ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "ab" + key), scenario: "delivery"), now: F.epoch)
+                ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "ab" + key), scenario: "delivery"),
+                now: F.epoch)
         }
     }
 
@@ -78,7 +79,8 @@ import Testing
     func twoInstancesPassesNeverStepTheSameActivity(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             try await Self.register((0..<10).map { "act-\($0)" }, in: store)
-            _ = try await store.insertEvents((0..<40).map { F.event("e\($0)", activity: "act-\($0 % 10)", order: Int64($0)) })
+            _ = try await store.insertEvents(
+                (0..<40).map { F.event("e\($0)", activity: "act-\($0 % 10)", order: Int64($0)) })
             async let one = store.dispatchPass(limit: 6, now: F.epoch) { Self.applyAll($0, now: F.epoch) }
             async let two = store.dispatchPass(limit: 6, now: F.epoch) { Self.applyAll($0, now: F.epoch) }
             let (first, second) = try await (one, two)
@@ -86,7 +88,9 @@ import Testing
             let secondKeys = Set(second.map(\.activityKey))
             #expect(firstKeys.isDisjoint(with: secondKeys))
             // Each event applied once, whichever pass took its activity.
-            #expect(first.flatMap(\.applied).count + second.flatMap(\.applied).count == (firstKeys.count + secondKeys.count) * 4)
+            #expect(
+                first.flatMap(\.applied).count + second.flatMap(\.applied).count == (firstKeys.count + secondKeys.count)
+                    * 4)
             _ = try await store.dispatchPass(limit: 10, now: F.epoch) { Self.applyAll($0, now: F.epoch) }
             #expect(try await store.counts().pendingEvents == 0)
         }
@@ -98,17 +102,24 @@ import Testing
             try await Self.register(["order-1"], in: store)
             _ = try await store.insertEvents([F.event("1", order: 1), F.event("2", order: 2)])
             // An instance leases the activity for a replay and dies.
-            let died = try #require(try await store.claimActivity("order-1", instance: "died", lease: .seconds(5), now: F.epoch))
+            let died = try #require(
+                try await store.claimActivity("order-1", instance: "died", lease: .seconds(5), now: F.epoch))
             #expect(died.events.count == 2)
             // While the lease lives, neither a pass nor another replay gets it.
-            #expect(try await store.dispatchPass(limit: 5, now: F.epoch.addingTimeInterval(4)) { Self.applyAll($0, now: F.epoch) }.isEmpty)
-            #expect(try await store.claimActivity("order-1", instance: "heir", lease: .seconds(5), now: F.epoch.addingTimeInterval(4)) == nil)
+            #expect(
+                try await store.dispatchPass(limit: 5, now: F.epoch.addingTimeInterval(4)) {
+                    Self.applyAll($0, now: F.epoch)
+                }.isEmpty)
+            #expect(
+                try await store.claimActivity(
+                    "order-1", instance: "heir", lease: .seconds(5), now: F.epoch.addingTimeInterval(4)) == nil)
             // After it, a pass takes the activity over with the same events.
             let later = F.epoch.addingTimeInterval(6)
             let taken = try await store.dispatchPass(limit: 5, now: later) { work in
                 DispatchCommit(
                     activityKey: work.record.key, applied: [work.events[0].sequence],
-                    superseded: [(work.events[1].sequence, "older than applied order 2")], lifecycle: work.record.lifecycle,
+                    superseded: [(work.events[1].sequence, "older than applied order 2")],
+                    lifecycle: work.record.lifecycle,
                     engineState: [], nextDeadline: nil, now: later)
             }
             #expect(taken.first?.applied == [died.events[0].sequence])
@@ -142,7 +153,8 @@ import Testing
                 F.event("e3", activity: "m1", source: "feed", at: 3),
                 F.event("e4", activity: "m4", source: "feed", at: 4),
             ])
-            try await store.upsertActivity(RegisteredActivity(key: "m4", scenario: "feed", lifecycle: .ended, updatedAt: F.epoch))
+            try await store.upsertActivity(
+                RegisteredActivity(key: "m4", scenario: "feed", lifecycle: .ended, updatedAt: F.epoch))
             let position = try #require(try await store.sourcePosition("feed", activityLimit: 10))
             #expect(position.lastEventID == "e4")
             #expect(position.lastReceivedAt == F.epoch.addingTimeInterval(4))

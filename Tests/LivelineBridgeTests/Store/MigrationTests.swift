@@ -12,7 +12,9 @@ import Testing
             let versions = Migrations.steps.map(\.version)
             #expect(first.migrationsAppliedAtOpen == versions)
             _ = try await first.insertEvents([F.event("kept", order: 7)])
-            try await first.upsertActivity(RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", engineState: [9], updatedAt: F.epoch))
+            try await first.upsertActivity(
+                RegisteredActivity(
+                    key: "order-1", updateToken: "aa", scenario: "delivery", engineState: [9], updatedAt: F.epoch))
             _ = try await first.enqueuePush(OutboxTests.push())
             try await first.addAPIKey(name: "ops", key: "k", now: F.epoch)
             try await first.close()
@@ -24,7 +26,8 @@ import Testing
             #expect(second.migrationsAppliedAtOpen.isEmpty)
             #expect(third.migrationsAppliedAtOpen.isEmpty)
             #expect(try await second.appliedMigrations() == versions)
-            #expect(try await second.counts() == StoreCounts(pendingEvents: 1, outbox: 1, deadLetters: 0, activities: 1))
+            #expect(
+                try await second.counts() == StoreCounts(pendingEvents: 1, outbox: 1, deadLetters: 0, activities: 1))
             #expect(try await second.insertEvents([F.event("kept", order: 7)]) == [.duplicate])
             #expect(try await second.activity("order-1")?.engineState == [9])
             #expect(try await second.verifyAPIKey("k") == "ops")
@@ -42,13 +45,17 @@ import Testing
         try await F.withLocation(kind) { location in
             let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 5)
             #expect(old.migrationsAppliedAtOpen == [1, 2, 3, 4, 5])
-            _ = try await old.insertEvents([F.event("a", order: 1), F.event("b", order: 2), F.event("c", activity: "order-2", order: 3)])
-            try await old.upsertActivity(RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+            _ = try await old.insertEvents([
+                F.event("a", order: 1), F.event("b", order: 2), F.event("c", activity: "order-2", order: 3),
+            ])
+            try await old.upsertActivity(
+                RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
             // What a dispatch step of that bridge wrote when it applied "a" (today's dispatcher
             // reads tables of later migrations, such as the followers of migration 7).
             let written = try await old.transaction { tx in
                 try await tx.run(
-                    "UPDATE inbox_events SET state = 'applied', applied_at = $1 WHERE event_id = 'a' RETURNING sequence", [.millis(F.epoch)]
+                    "UPDATE inbox_events SET state = 'applied', applied_at = $1 WHERE event_id = 'a' RETURNING sequence",
+                    [.millis(F.epoch)]
                 ).count
             }
             #expect(written == 1)
@@ -78,7 +85,8 @@ import Testing
             let plans = try await store.driver.transaction { tx in
                 var plans: [String] = []
                 for query in queries {
-                    plans.append(try await tx.run("EXPLAIN QUERY PLAN \(query)").map { try $0.text(3) }.joined(separator: "; "))
+                    plans.append(
+                        try await tx.run("EXPLAIN QUERY PLAN \(query)").map { try $0.text(3) }.joined(separator: "; "))
                 }
                 return plans
             }
@@ -95,19 +103,31 @@ import Testing
             let store = try await SQLStore.open(location)
             #expect(FileManager.default.fileExists(atPath: path))
             let modes = try await store.driver.transaction { tx in
-                [try await tx.run("PRAGMA journal_mode").first?.text(0), String(try await tx.run("PRAGMA synchronous").first?.int(0) ?? -1)]
+                [
+                    try await tx.run("PRAGMA journal_mode").first?.text(0),
+                    String(try await tx.run("PRAGMA synchronous").first?.int(0) ?? -1),
+                ]
             }
-            #expect(modes == ["wal", "2"])  // 2 is FULL
+            #expect(modes == ["wal", "2"]) // 2 is FULL
             try await store.close()
         }
     }
 
     @Test func locationsParseAndErrorsNameTheCause() async throws {
         #expect(try StoreLocation(parsing: "sqlite:/tmp/x.db") == .sqlite(path: "/tmp/x.db"))
-        let postgres = try StoreLocation(parsing: "postgres://liveline:p%40ss@127.0.0.1:5433/bridge?schema=b1&max-connections=3")
-        #expect(postgres == .postgres(PostgresLocation(host: "127.0.0.1", port: 5433, user: "liveline", password: "p@ss", database: "bridge", schema: "b1", maximumConnections: 3)))
+        let postgres = try StoreLocation(
+            parsing: "postgres://liveline:p%40ss@127.0.0.1:5433/bridge?schema=b1&max-connections=3")
+        #expect(
+            postgres
+                == .postgres(
+                    PostgresLocation(
+                        host: "127.0.0.1", port: 5433, user: "liveline", password: "p@ss", database: "bridge",
+                        schema: "b1", maximumConnections: 3)))
         #expect("\(postgres)" == "postgres://liveline@127.0.0.1:5433/bridge?schema=b1")
-        for bad in ["mysql://x", "sqlite:", "postgres://127.0.0.1/db", "postgres://u@127.0.0.1", "postgres://u@h/db?schema=a;drop"] {
+        for bad in [
+            "mysql://x", "sqlite:", "postgres://127.0.0.1/db", "postgres://u@127.0.0.1",
+            "postgres://u@h/db?schema=a;drop",
+        ] {
             #expect(throws: StoreError.self, "\(bad)") { try StoreLocation(parsing: bad) }
         }
         do {

@@ -16,7 +16,8 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func retriesThenDeadLetterThenDelete(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
-            try await store.upsertActivity(RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+            try await store.upsertActivity(
+                RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
             let id = try await store.enqueuePush(Self.push())
             var now = F.epoch
             for attempt in 1...3 {
@@ -26,13 +27,20 @@ import Testing
                 #expect(claimed.first?.push.payload == Self.push().payload)
                 #expect(claimed.first?.push.headers == Self.push().headers)
                 let answer = PushAnswer(at: now, status: 500, reason: "InternalServerError")
-                let outcome = try await store.recordPushOutcomes([.failed(
-                    id, answer: answer, error: "APNs 500 InternalServerError", retryAt: now.addingTimeInterval(2), maxAttempts: 3
-                )]).first ?? nil
+                let outcome =
+                    try await store.recordPushOutcomes([
+                        .failed(
+                            id, answer: answer, error: "APNs 500 InternalServerError",
+                            retryAt: now.addingTimeInterval(2), maxAttempts: 3
+                        )
+                    ]).first ?? nil
                 if attempt < 3 {
                     #expect(outcome == .retryScheduled(attempts: attempt))
                     // Not due before the retry time.
-                    #expect(try await store.claimDuePushes(limit: 10, instance: "i1", lease: .seconds(10), now: now.addingTimeInterval(1)).isEmpty)
+                    #expect(
+                        try await store.claimDuePushes(
+                            limit: 10, instance: "i1", lease: .seconds(10), now: now.addingTimeInterval(1)
+                        ).isEmpty)
                 } else {
                     guard case .deadLettered? = outcome else {
                         Issue.record("expected a dead letter, got \(outcome)")
@@ -41,7 +49,10 @@ import Testing
                 }
                 now = now.addingTimeInterval(2)
             }
-            #expect(try await store.claimDuePushes(limit: 10, instance: "i1", lease: .seconds(10), now: now.addingTimeInterval(60)).isEmpty)
+            #expect(
+                try await store.claimDuePushes(
+                    limit: 10, instance: "i1", lease: .seconds(10), now: now.addingTimeInterval(60)
+                ).isEmpty)
             let letters = try await store.deadLetters(limit: 10)
             #expect(letters.count == 1)
             #expect(letters.first?.attempts == 3)
@@ -64,7 +75,8 @@ import Testing
             var ids: [Int64] = []
             for key in (0..<6).map({ "a\($0)" }) + ["later"] {
                 _ = try await store.registerActivity(
-                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"), now: F.epoch
+                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"),
+                    now: F.epoch
                 )
             }
             for index in 0..<6 { ids.append(try await store.enqueuePush(Self.push("a\(index)", due: Double(index)))) }
@@ -76,9 +88,12 @@ import Testing
             #expect(Set(first.map(\.id)).isDisjoint(with: second.map(\.id)))
             #expect(Set(first.map(\.id) + second.map(\.id)) == Set(ids))
             let sent = try #require(first.first)
-            _ = try await store.recordPushOutcomes([.sent(sent.id, answer: PushAnswer(at: now, status: 200, apnsID: "A-1"))])
+            _ = try await store.recordPushOutcomes([
+                .sent(sent.id, answer: PushAnswer(at: now, status: 200, apnsID: "A-1"))
+            ])
             // Claims of a dead instance come back after their lease; the sent one does not.
-            let retaken = try await store.claimDuePushes(limit: 10, instance: "three", lease: .seconds(10), now: now.addingTimeInterval(11))
+            let retaken = try await store.claimDuePushes(
+                limit: 10, instance: "three", lease: .seconds(10), now: now.addingTimeInterval(11))
             #expect(Set(retaken.map(\.id)) == Set(ids).subtracting([sent.id]))
         }
     }
@@ -87,7 +102,9 @@ import Testing
     func anActivitysPushesGoOneAtATimeInOrderAndWaitForTheirToken(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             _ = try await store.registerActivity(
-                ActivityRegistration(key: "order-1", targets: ActivityTargets(pushToStartToken: "5757"), scenario: "delivery"), now: F.epoch
+                ActivityRegistration(
+                    key: "order-1", targets: ActivityTargets(pushToStartToken: "5757"), scenario: "delivery"),
+                now: F.epoch
             )
             var start = Self.push("order-1", due: 0)
             start.kind = .start
@@ -101,16 +118,22 @@ import Testing
             _ = try await store.recordPushOutcomes([.sent(startID, answer: PushAnswer(at: now, status: 200))])
             // The update needs an update token, which the app has not reported yet.
             #expect(try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now).isEmpty)
-            #expect(try await !store.registerActivity(
-                ActivityRegistration(key: "order-1", targets: ActivityTargets(updateToken: "abcd", pushToStartToken: "5757"), scenario: "delivery"), now: now
-            ))
+            #expect(
+                try await !store.registerActivity(
+                    ActivityRegistration(
+                        key: "order-1", targets: ActivityTargets(updateToken: "abcd", pushToStartToken: "5757"),
+                        scenario: "delivery"), now: now
+                ))
             let second = try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now)
             #expect(second.map(\.id) == [updateID])
             #expect(second.first?.target == ActivityTargets(updateToken: "abcd", pushToStartToken: "5757"))
             // A dead token: the push goes to the dead letters and the token is forgotten.
-            let letter = try await store.recordPushOutcomes([.undeliverable(
-                updateID, answer: PushAnswer(at: now, status: 410, reason: "Unregistered"), error: "gone", forgetToken: true, now: now
-            )])
+            let letter = try await store.recordPushOutcomes([
+                .undeliverable(
+                    updateID, answer: PushAnswer(at: now, status: 410, reason: "Unregistered"), error: "gone",
+                    forgetToken: true, now: now
+                )
+            ])
             guard case .deadLettered?? = letter.first else {
                 Issue.record("expected a dead letter, got \(letter)")
                 return
@@ -125,7 +148,8 @@ import Testing
         try await F.withStore(kind) { store in
             for key in ["a", "b", "c"] {
                 _ = try await store.registerActivity(
-                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"), now: F.epoch
+                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"),
+                    now: F.epoch
                 )
             }
             let a = try await store.enqueuePush(Self.push("a")), b = try await store.enqueuePush(Self.push("b"))
@@ -133,8 +157,12 @@ import Testing
             let now = F.epoch.addingTimeInterval(1)
             let results = try await store.recordPushOutcomes([
                 .sent(a, answer: PushAnswer(at: now, status: 200)),
-                .failed(b, answer: PushAnswer(at: now, status: 503, reason: "ServiceUnavailable"), error: "503", retryAt: now, maxAttempts: 3),
-                .undeliverable(c, answer: PushAnswer(at: now, status: 410, reason: "Unregistered"), error: "410", forgetToken: true, now: now),
+                .failed(
+                    b, answer: PushAnswer(at: now, status: 503, reason: "ServiceUnavailable"), error: "503",
+                    retryAt: now, maxAttempts: 3),
+                .undeliverable(
+                    c, answer: PushAnswer(at: now, status: 410, reason: "Unregistered"), error: "410",
+                    forgetToken: true, now: now),
             ])
             #expect(results.count == 3)
             #expect(results[0] == nil)

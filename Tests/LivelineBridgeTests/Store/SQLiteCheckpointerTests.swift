@@ -17,13 +17,18 @@ import Testing
             // the store connection's backstop, so only the checkpointer copies them now.
             try await store.transaction { tx in
                 try await tx.run("CREATE TABLE filler (b BLOB)")
-                for _ in 0..<300 { try await tx.run("INSERT INTO filler VALUES ($1)", [.bytes(Array(repeating: 7, count: 4000))]) }
+                for _ in 0..<300 {
+                    try await tx.run("INSERT INTO filler VALUES ($1)", [.bytes(Array(repeating: 7, count: 4000))])
+                }
             }
-            try await eventually("the committed pages to reach the database file", within: 30) { Self.size(path) > before + 1_000_000 }
+            try await eventually("the committed pages to reach the database file", within: 30) {
+                Self.size(path) > before + 1_000_000
+            }
             try await store.close()
             #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
             let reopened = try await SQLStore.open(location, now: StoreFixture.epoch)
-            let rows = try await reopened.transaction { tx in try await tx.run("SELECT count(*) FROM filler")[0].int(0) }
+            let rows = try await reopened.transaction { tx in try await tx.run("SELECT count(*) FROM filler")[0].int(0)
+            }
             #expect(rows == 300)
             try await reopened.close()
         }
@@ -36,7 +41,9 @@ import Testing
         #expect(SQLiteCheckpointer.pause(copied: 0, copiedBefore: 0) == idle)
         #expect(SQLiteCheckpointer.pause(copied: 1_000, copiedBefore: 990) == idle)
         #expect(SQLiteCheckpointer.pause(copied: 1_000, copiedBefore: 800) == busy)
-        #expect(SQLiteCheckpointer.pause(copied: 300, copiedBefore: 4_000) == busy, "the log started over and 300 pages were copied since")
+        #expect(
+            SQLiteCheckpointer.pause(copied: 300, copiedBefore: 4_000) == busy,
+            "the log started over and 300 pages were copied since")
         #expect(SQLiteCheckpointer.pause(copied: 20, copiedBefore: 4_000) == idle)
     }
 

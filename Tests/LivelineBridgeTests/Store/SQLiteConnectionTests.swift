@@ -12,7 +12,9 @@ import Testing
             for round in 0..<2 {
                 let sums = try await store.transaction { tx in
                     var sums: [Int64] = []
-                    for index in 0..<count { sums.append(try await tx.run("SELECT \(index) + $1", [.int(1000)])[0].int(0)) }
+                    for index in 0..<count {
+                        sums.append(try await tx.run("SELECT \(index) + $1", [.int(1000)])[0].int(0))
+                    }
                     return sums
                 }
                 #expect(sums == (0..<count).map { Int64($0 + 1000) }, "round \(round)")
@@ -26,14 +28,18 @@ import Testing
                 try await tx.run("CREATE TABLE v (t TEXT, b BLOB, i BIGINT, n TEXT)")
                 try await tx.run(
                     "INSERT INTO v VALUES ($1, $2, $3, $4), ($5, $6, $7, $8)",
-                    [.text(""), .bytes([]), .int(.min), .null, .text("é ✓ \u{0}x"), .bytes([0, 255, 7]), .int(.max), .text("'; DROP TABLE v; --")]
+                    [
+                        .text(""), .bytes([]), .int(.min), .null, .text("é ✓ \u{0}x"), .bytes([0, 255, 7]), .int(.max),
+                        .text("'; DROP TABLE v; --"),
+                    ]
                 )
                 return try await tx.run("SELECT t, b, i, n FROM v ORDER BY rowid")
             }
-            #expect(rows.map(\.values) == [
-                [.text(""), .bytes([]), .int(.min), .null],
-                [.text("é ✓ \u{0}x"), .bytes([0, 255, 7]), .int(.max), .text("'; DROP TABLE v; --")],
-            ])
+            #expect(
+                rows.map(\.values) == [
+                    [.text(""), .bytes([]), .int(.min), .null],
+                    [.text("é ✓ \u{0}x"), .bytes([0, 255, 7]), .int(.max), .text("'; DROP TABLE v; --")],
+                ])
         }
     }
 
@@ -49,7 +55,8 @@ import Testing
                 let error = try #require(error as? StoreError)
                 return error.kind == .query && error.cause.contains("UNIQUE constraint failed: once.id")
             }
-            let ids = try await store.transaction { tx in try await tx.run("SELECT id FROM once").map { try $0.int(0) } }
+            let ids = try await store.transaction { tx in try await tx.run("SELECT id FROM once").map { try $0.int(0) }
+            }
             #expect(ids.isEmpty, "the failed transaction's first insert was rolled back")
         }
     }
@@ -64,7 +71,9 @@ import Testing
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for batch in 0..<8 {
                         group.addTask {
-                            let events = (0..<25).map { StoreFixture.event("pref-\(batch)-\($0)", activity: "order-\(batch)", order: Int64($0)) }
+                            let events = (0..<25).map {
+                                StoreFixture.event("pref-\(batch)-\($0)", activity: "order-\(batch)", order: Int64($0))
+                            }
                             return try await store.insertEvents(events).count
                         }
                     }
@@ -81,18 +90,21 @@ import Testing
     /// and its checkpoints each run on a thread that carries its own name in the kernel.
     @Test func theStoresThreadsAreNamedWhereTopShowsThem() async throws {
         #if os(Linux)
-        try await StoreFixture.withStore(.sqlite) { store in
-            let executor = try #require(store.taskExecutor)
-            let name = await withTaskExecutorPreference(executor) { Self.kernelName(of: "thread-self") }
-            #expect(name == "liveline-sqlite")
-            let threads = (try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")).map { Self.kernelName(of: "self/task/\($0)") }
-            #expect(threads.contains("liveline-ckpt"))
-        }
+            try await StoreFixture.withStore(.sqlite) { store in
+                let executor = try #require(store.taskExecutor)
+                let name = await withTaskExecutorPreference(executor) { Self.kernelName(of: "thread-self") }
+                #expect(name == "liveline-sqlite")
+                let threads = (try FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")).map {
+                    Self.kernelName(of: "self/task/\($0)")
+                }
+                #expect(threads.contains("liveline-ckpt"))
+            }
         #endif
     }
 
     private static func kernelName(of task: String) -> String? {
-        (try? String(contentsOfFile: "/proc/\(task)/comm", encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines)
+        (try? String(contentsOfFile: "/proc/\(task)/comm", encoding: .utf8))?.trimmingCharacters(
+            in: .whitespacesAndNewlines)
     }
 
     @Test func aStoreUsedAfterItClosedSaysSoAndDoesNotHang() async throws {

@@ -17,7 +17,8 @@ import Testing
             let keys = (0..<20).map { "act-\($0)" }
             for key in keys {
                 _ = try await one.registerActivity(
-                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "ab"), scenario: "delivery"), now: F.epoch)
+                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "ab"), scenario: "delivery"),
+                    now: F.epoch)
             }
             let events = (0..<200).map { F.event("e\($0)", activity: "act-\($0 % 20)", order: Int64($0)) }
             _ = try await one.insertEvents(events.shuffled())
@@ -50,10 +51,13 @@ import Testing
         while log.applied.count < total {
             let written = try await store.dispatchPass(limit: 3, now: F.epoch) { work in
                 log.enter(work.record.key, instance: instance)
-                for stored in work.events { log.apply(work.record.key, order: stored.event.orderKey, instance: instance) }
+                for stored in work.events {
+                    log.apply(work.record.key, order: stored.event.orderKey, instance: instance)
+                }
                 log.leave(work.record.key)
                 return DispatchCommit(
-                    activityKey: work.record.key, applied: work.events.map(\.sequence), lifecycle: work.record.lifecycle,
+                    activityKey: work.record.key, applied: work.events.map(\.sequence),
+                    lifecycle: work.record.lifecycle,
                     engineState: [], nextDeadline: nil, now: F.epoch)
             }
             if written.isEmpty { try await Task.sleep(for: .milliseconds(1)) }

@@ -68,9 +68,9 @@ enum StoreFixture {
     /// 6.3), else the reason recorded as a known issue.
     private static func skip(_ reason: String) throws {
         #if compiler(>=6.3)
-        try Test.cancel(Comment(rawValue: reason))
+            try Test.cancel(Comment(rawValue: reason))
         #else
-        withKnownIssue(Comment(rawValue: reason)) { Issue.record(Comment(rawValue: reason)) }
+            withKnownIssue(Comment(rawValue: reason)) { Issue.record(Comment(rawValue: reason)) }
         #endif
     }
 
@@ -116,7 +116,8 @@ enum StoreFixture {
             id: 1, logger: logger
         )
         do {
-            try await connection.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE"), logger: logger)
+            try await connection.query(
+                PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \"\(schema)\" CASCADE"), logger: logger)
         } catch {
             try? await connection.close()
             throw error

@@ -38,7 +38,8 @@ enum TestPostgres {
         let environment = ProcessInfo.processInfo.environment
         if let url = environment["LIVELINE_TEST_POSTGRES_URL"], !url.isEmpty { return .url(url) }
         guard let bin = serverBinaries(environment) else {
-            return .unavailable("no PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin or on the PATH")
+            return .unavailable(
+                "no PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin or on the PATH")
         }
         var user: String?
         if getuid() == 0 {
@@ -63,7 +64,9 @@ enum TestPostgres {
     /// or the first on the `PATH`.
     static func serverBinaries(_ environment: [String: String]) -> String? {
         func hasServer(_ directory: String) -> Bool {
-            ["initdb", "pg_ctl", "postgres"].allSatisfy { FileManager.default.isExecutableFile(atPath: "\(directory)/\($0)") }
+            ["initdb", "pg_ctl", "postgres"].allSatisfy {
+                FileManager.default.isExecutableFile(atPath: "\(directory)/\($0)")
+            }
         }
         if let chosen = environment["LIVELINE_TEST_POSTGRES_BIN"] { return hasServer(chosen) ? chosen : nil }
         var candidates: [String] = []
@@ -135,31 +138,31 @@ enum TestPostgres {
     /// `ready` (or what went wrong) and closes its output; then waits for its standard input to
     /// close, stops the server and deletes the directory.
     static let script = #"""
-    bin=$1 dir=$2 port=$3 user=$4
-    as() {
-      if [ -z "$user" ]; then "$@"
-      elif command -v runuser >/dev/null 2>&1; then runuser -u "$user" -- "$@"
-      else su -s /bin/sh "$user" -c '"$0" "$@"' -- "$@"
-      fi
-    }
-    cleanup() {
-      as "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1
-      rm -rf "$dir"
-    }
-    printf 'liveline\n' > "$dir/password"
-    if [ -n "$user" ]; then chown -R "$user" "$dir" || { rm -rf "$dir"; exit 1; }; fi
-    if ! as "$bin/initdb" -D "$dir/data" -U liveline --pwfile="$dir/password" --auth-local=trust \
-        --auth-host=scram-sha-256 -E UTF8 --no-sync >"$dir/initdb.log" 2>&1; then
-      echo "initdb failed:"; tail -20 "$dir/initdb.log"; rm -rf "$dir"; exit 1
-    fi
-    if ! as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-        -o "-p $port -h 127.0.0.1 -k $dir -F -c max_connections=300" start >/dev/null 2>&1; then
-      echo "the server did not start:"; tail -20 "$dir/server.log"; cleanup; exit 1
-    fi
-    trap 'cleanup; exit 0' INT TERM HUP
-    echo ready
-    exec >/dev/null 2>&1
-    while read -r _; do :; done
-    cleanup
-    """#
+        bin=$1 dir=$2 port=$3 user=$4
+        as() {
+          if [ -z "$user" ]; then "$@"
+          elif command -v runuser >/dev/null 2>&1; then runuser -u "$user" -- "$@"
+          else su -s /bin/sh "$user" -c '"$0" "$@"' -- "$@"
+          fi
+        }
+        cleanup() {
+          as "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1
+          rm -rf "$dir"
+        }
+        printf 'liveline\n' > "$dir/password"
+        if [ -n "$user" ]; then chown -R "$user" "$dir" || { rm -rf "$dir"; exit 1; }; fi
+        if ! as "$bin/initdb" -D "$dir/data" -U liveline --pwfile="$dir/password" --auth-local=trust \
+            --auth-host=scram-sha-256 -E UTF8 --no-sync >"$dir/initdb.log" 2>&1; then
+          echo "initdb failed:"; tail -20 "$dir/initdb.log"; rm -rf "$dir"; exit 1
+        fi
+        if ! as "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+            -o "-p $port -h 127.0.0.1 -k $dir -F -c max_connections=300" start >/dev/null 2>&1; then
+          echo "the server did not start:"; tail -20 "$dir/server.log"; cleanup; exit 1
+        fi
+        trap 'cleanup; exit 0' INT TERM HUP
+        echo ready
+        exec >/dev/null 2>&1
+        while read -r _; do :; done
+        cleanup
+        """#
 }

@@ -32,11 +32,15 @@ final class FeedServer: Sendable {
     static func start(port: Int = 0, state: String, options: [String] = []) async throws -> FeedServer {
         let arguments = ["--events", match, "--heartbeat", "0.2", "--api-key", "k3y", "--state", state] + options
         let process = try ChildProcess.start(["python3", script, "--port", String(port)] + arguments)
-        guard let line = await process.line(startingWith: "listening "), let found = Int(line.dropFirst("listening ".count)) else {
+        guard let line = await process.line(startingWith: "listening "),
+            let found = Int(line.dropFirst("listening ".count))
+        else {
             await process.stop(kill: true)
             throw FeedServerError(message: "the feed did not start: \(process.output.joined(separator: "\n"))")
         }
-        let certificate = options.firstIndex(of: "--tls-cert").flatMap { options.indices.contains($0 + 1) ? options[$0 + 1] : nil }
+        let certificate = options.firstIndex(of: "--tls-cert").flatMap {
+            options.indices.contains($0 + 1) ? options[$0 + 1] : nil
+        }
         return FeedServer(port: found, process: process, arguments: arguments, certificate: certificate)
     }
 
@@ -64,7 +68,8 @@ final class FeedServer: Sendable {
     @discardableResult
     func control(_ path: String) async throws -> [String: Any] {
         let method: HTTPRequest.Method = path.hasPrefix("state") ? .get : .post
-        let answer = try await WebhookSender(timeout: .seconds(10), caFile: certificate).send(to: "\(base)/control/\(path)", method: method, headers: [:], body: [])
+        let answer = try await WebhookSender(timeout: .seconds(10), caFile: certificate).send(
+            to: "\(base)/control/\(path)", method: method, headers: [:], body: [])
         #expect(answer.status == 200, "\(path): \(answer.text)")
         return try #require(try JSONSerialization.jsonObject(with: Data(answer.body)) as? [String: Any])
     }
@@ -77,7 +82,9 @@ final class FeedServer: Sendable {
     /// The `Last-Event-ID` headers the stream requests carried, in order.
     func lastEventIDsSent() async throws -> [String?] {
         let requests = try await control("state")["requests"] as? [[String: Any]] ?? []
-        return requests.filter { ($0["path"] as? String)?.hasPrefix("/stream") == true }.map { $0["last-event-id"] as? String }
+        return requests.filter { ($0["path"] as? String)?.hasPrefix("/stream") == true }.map {
+            $0["last-event-id"] as? String
+        }
     }
 
     func stop() async { await process.stop(kill: true) }

@@ -20,7 +20,8 @@ struct StreamEndToEndTests {
         var source = try #require(configuration.source(named: "sportradar"))
         var stream = try #require(source.stream)
         stream.url = try FeedURL(parsing: "\(feed.base)/stream")
-        stream.recover = RecoverSettings(template: "\(feed.base)/timeline?since_id={last-event-id}", events: JSONPointer(tokens: ["timeline"]))
+        stream.recover = RecoverSettings(
+            template: "\(feed.base)/timeline?since_id={last-event-id}", events: JSONPointer(tokens: ["timeline"]))
         stream.heartbeatTimeout = .seconds(1)
         stream.reconnect = ReconnectBackoff(initial: .milliseconds(50), maximum: .milliseconds(200))
         stream.format = format
@@ -62,7 +63,8 @@ struct StreamEndToEndTests {
     }
 
     @Test func aMatchSurvivesACutASilentStallAndARestartWithNothingLostOrDoubled() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-feed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await StoreFixture.withStore(.sqlite) { store in
@@ -73,7 +75,9 @@ struct StreamEndToEndTests {
             do {
                 let token = BridgeHarness.token(40)
                 try await harness.register(Self.matchKey, updateToken: token, source: "sportradar")
-                try await eventually("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") {
+                    reader.count("liveline_stream_connected", "sportradar") == 1
+                }
 
                 // Live: kick-off, a corner (no rule: recorded only), a yellow card.
                 try await feed.emit(3)
@@ -86,7 +90,9 @@ struct StreamEndToEndTests {
                 try await feed.refuse(true)
                 try await feed.cut()
                 try await feed.emit(2)
-                try await eventually("a reconnect was refused") { reader.count("liveline_stream_reconnects_total", "http_5xx") >= 1 }
+                try await eventually("a reconnect was refused") {
+                    reader.count("liveline_stream_reconnects_total", "http_5xx") >= 1
+                }
                 try await feed.refuse(false)
                 try await Self.waitUntilStored(4, store)
                 harness.advance(seconds: 30)
@@ -102,10 +108,14 @@ struct StreamEndToEndTests {
                 // 3. The feed restarts: gone (connections refused), then back on the same port but
                 //    refusing streams while half-time and the second half's kick-off happen.
                 await feed.stop()
-                try await eventually("a connect was refused") { reader.logs.all.contains { $0.contains("connection refused") } }
+                try await eventually("a connect was refused") {
+                    reader.logs.all.contains { $0.contains("connection refused") }
+                }
                 feed = try await feed.restarted(options: ["--refusing"])
                 try await feed.emit(2)
-                try await eventually("the restarted feed refused a stream") { reader.count("liveline_stream_reconnects_total", "http_5xx") >= 2 }
+                try await eventually("the restarted feed refused a stream") {
+                    reader.count("liveline_stream_reconnects_total", "http_5xx") >= 2
+                }
                 try await feed.refuse(false)
                 try await Self.waitUntilStored(7, store)
                 harness.advance(seconds: 30)
@@ -146,14 +156,21 @@ struct StreamEndToEndTests {
             #expect(shown["lastEvent"]?.stringValue == "Full time: 3–1")
             #expect(harness.mock.activity(token: token)?.lifecycle == .ended)
             let alerts = Self.alertTitles(harness, token)
-            #expect(alerts == ["GOAL! 1–1", "GOAL! 2–1", "GOAL! 3–1", "Full time: 3–1"], "the first two goals came in one recovery, one push")
+            #expect(
+                alerts == ["GOAL! 1–1", "GOAL! 2–1", "GOAL! 3–1", "Full time: 3–1"],
+                "the first two goals came in one recovery, one push")
             let timestamps = harness.timestamps(token)
             #expect(timestamps == timestamps.sorted() && Set(timestamps).count == timestamps.count)
 
             // Every failure was logged with its cause.
             let log = reader.logs.all.joined(separator: "\n")
-            #expect(log.contains("HTTP 503 from stream http://127.0.0.1:\(feed.port)/stream: {\"message\": \"Service temporarily unavailable\"}"), "\(log)")
-            #expect(log.contains("stream http://127.0.0.1:\(feed.port)/stream: no data for 1s (heartbeat timeout)"), "\(log)")
+            #expect(
+                log.contains(
+                    "HTTP 503 from stream http://127.0.0.1:\(feed.port)/stream: {\"message\": \"Service temporarily unavailable\"}"
+                ), "\(log)")
+            #expect(
+                log.contains("stream http://127.0.0.1:\(feed.port)/stream: no data for 1s (heartbeat timeout)"),
+                "\(log)")
             #expect(log.contains("stream http://127.0.0.1:\(feed.port)/stream: connection refused"), "\(log)")
             #expect(!log.contains("k3y"), "the API key is never logged")
 
@@ -161,7 +178,9 @@ struct StreamEndToEndTests {
             let recording = try await BridgeRecorder(configuration: harness.configuration, store: store)
                 .record(.init(keys: [Self.matchKey]), file: "match.yaml")
             #expect(recording.warnings.isEmpty, "\(recording.warnings)")
-            var run = ScenarioRun(scenario: try ScenarioLoader().load(yaml: recording.yaml, file: "match.yaml").scenario, start: recording.start)
+            var run = ScenarioRun(
+                scenario: try ScenarioLoader().load(yaml: recording.yaml, file: "match.yaml").scenario,
+                start: recording.start)
             var planned = PushCollector()
             run.run(into: &planned)
             let sent = harness.mock.pushes(token: token).filter { $0.status == 200 }.compactMap(\.payload)
@@ -173,7 +192,8 @@ struct StreamEndToEndTests {
     /// A wrong API key is a configuration problem: logged as an error with the feed's answer,
     /// and still retried with back-off (the key may be fixed by rotating the secret).
     @Test func aRefusedKeyIsAnErrorThatIsStillRetried() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-feed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await StoreFixture.withStore(.sqlite) { store in
@@ -188,7 +208,10 @@ struct StreamEndToEndTests {
             await feed.stop()
             let refusal = reader.logs.all.first { $0.contains("HTTP 401") } ?? ""
             #expect(refusal.hasPrefix("error stream refused: check the source's configuration"), "\(refusal)")
-            #expect(refusal.contains(#"HTTP 401 from stream http://127.0.0.1:\#(feed.port)/stream: {"message": "Invalid API key"} (check the source's headers: the API key)"#), "\(refusal)")
+            #expect(
+                refusal.contains(
+                    #"HTTP 401 from stream http://127.0.0.1:\#(feed.port)/stream: {"message": "Invalid API key"} (check the source's headers: the API key)"#
+                ), "\(refusal)")
             #expect(reader.count("liveline_stream_connected", "sportradar") == 0)
         }
     }
@@ -196,21 +219,27 @@ struct StreamEndToEndTests {
     /// Server-Sent Events: `id:` lines are remembered and sent back as `Last-Event-ID` when the
     /// stream reconnects; a gap is still recovered from the timeline.
     @Test func serverSentEventsSendTheLastEventIDBackAndRecoverAGap() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-feed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await StoreFixture.withStore(.sqlite) { store in
-            let feed = try await FeedServer.start(state: directory.appendingPathComponent("published").path, options: ["--format", "sse"])
+            let feed = try await FeedServer.start(
+                state: directory.appendingPathComponent("published").path, options: ["--format", "sse"])
             let reader = try Reader(try Self.configuration(feed: feed, format: .sse), store: store)
             let reading = Task { await reader.client.run() }
             do {
-                try await eventually("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") {
+                    reader.count("liveline_stream_connected", "sportradar") == 1
+                }
                 try await feed.emit(2)
                 try await Self.waitUntilStored(1, store)
                 try await feed.refuse(true)
                 try await feed.cut()
                 try await feed.emit(2)
-                try await eventually("a reconnect was refused") { reader.count("liveline_stream_reconnects_total", "http_5xx") >= 1 }
+                try await eventually("a reconnect was refused") {
+                    reader.count("liveline_stream_reconnects_total", "http_5xx") >= 1
+                }
                 try await feed.refuse(false)
                 try await Self.waitUntilStored(3, store)
             } catch {
@@ -224,14 +253,17 @@ struct StreamEndToEndTests {
             await feed.stop()
             #expect(sent.first == .some(nil), "the first connect has no last event id")
             #expect(sent.last == .some(try FeedServer.eventID(1)), "\(sent)")
-            #expect(reader.count("liveline_stream_events_total", "result=\"stored\"") + reader.count("liveline_stream_events_total", "result=\"ignored\"") == 4)
+            #expect(
+                reader.count("liveline_stream_events_total", "result=\"stored\"")
+                    + reader.count("liveline_stream_events_total", "result=\"ignored\"") == 4)
         }
     }
 
     /// A bridge that was down missed what the feed sent meanwhile (nothing is replayed): when it
     /// starts again it recovers from its store's newest event of the source before going live.
     @Test func aRestartedBridgeRecoversWhatItMissedWhileDown() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-feed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await StoreFixture.withStore(.sqlite) { store in
@@ -240,7 +272,9 @@ struct StreamEndToEndTests {
             do {
                 let before = try Reader(configuration, store: store)
                 let running = Task { await before.client.run() }
-                try await eventually("the stream is connected") { before.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") {
+                    before.count("liveline_stream_connected", "sportradar") == 1
+                }
                 try await feed.emit(2)
                 try await Self.waitUntilStored(1, store)
                 running.cancel()
@@ -253,7 +287,9 @@ struct StreamEndToEndTests {
                 restarted.cancel()
                 await restarted.value
                 #expect(after.count("liveline_stream_gap_recoveries_total", "recovered") == 1)
-                #expect(after.count("liveline_stream_events_total", "result=\"stored\"") + after.count("liveline_stream_events_total", "result=\"ignored\"") == 3)
+                #expect(
+                    after.count("liveline_stream_events_total", "result=\"stored\"")
+                        + after.count("liveline_stream_events_total", "result=\"ignored\"") == 3)
             } catch {
                 await feed.stop()
                 throw error
@@ -266,7 +302,8 @@ struct StreamEndToEndTests {
     /// the first start recovers the timeline within `on-start` before going live, so the
     /// kick-off is stored and applied; with `on-start: off` it is not.
     @Test func aFirstStartRecoversWhatTheFeedPublishedBeforeTheBridgeConnected() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-feed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let feed = try await FeedServer.start(state: directory.appendingPathComponent("published").path)
@@ -283,7 +320,9 @@ struct StreamEndToEndTests {
                     try await harness.register(Self.matchKey, updateToken: token, source: "sportradar")
                     try await Self.waitUntilStored(1, store)
                     try await harness.settle()
-                    #expect(harness.shown(token)["phase"]?.stringValue == "first-half", "the kick-off came from the timeline and was applied")
+                    #expect(
+                        harness.shown(token)["phase"]?.stringValue == "first-half",
+                        "the kick-off came from the timeline and was applied")
                     // Live after it, nothing doubled.
                     try await feed.emit(1)
                     try await Self.waitUntilStored(2, store)
@@ -296,8 +335,12 @@ struct StreamEndToEndTests {
                 await reading.value
                 await harness.stop()
                 #expect(reader.count("liveline_stream_gap_recoveries_total", "recovered") == 1)
-                #expect(reader.count("liveline_stream_events_total", "result=\"stored\"") + reader.count("liveline_stream_events_total", "result=\"ignored\"") == 3)
-                #expect(reader.logs.all.contains { $0.contains("gap recovered") && $0.contains("events=2") }, "\(reader.logs.all)")
+                #expect(
+                    reader.count("liveline_stream_events_total", "result=\"stored\"")
+                        + reader.count("liveline_stream_events_total", "result=\"ignored\"") == 3)
+                #expect(
+                    reader.logs.all.contains { $0.contains("gap recovered") && $0.contains("events=2") },
+                    "\(reader.logs.all)")
             }
 
             // on-start: off: a fresh store starts live only.
@@ -306,13 +349,17 @@ struct StreamEndToEndTests {
                 configuration.sources[0].stream?.recover?.startWindow = nil
                 let reader = try Reader(configuration, store: store)
                 let reading = Task { await reader.client.run() }
-                try await eventually("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") {
+                    reader.count("liveline_stream_connected", "sportradar") == 1
+                }
                 try await feed.emit(1)
                 try await Self.waitUntilStored(3, store)
                 reading.cancel()
                 await reading.value
                 #expect(reader.count("liveline_stream_gap_recoveries_total", "recovered") == 0)
-                #expect(reader.count("liveline_stream_events_total", "result=\"stored\"") + reader.count("liveline_stream_events_total", "result=\"ignored\"") == 1)
+                #expect(
+                    reader.count("liveline_stream_events_total", "result=\"stored\"")
+                        + reader.count("liveline_stream_events_total", "result=\"ignored\"") == 1)
             }
         } catch {
             await feed.stop()
@@ -328,34 +375,46 @@ struct StreamEndToEndTests {
     /// logged with its cause, still retried) until `ca-file` trusts it, then read.
     @Test(.enabled(if: opensslIsAvailable, "needs openssl to make a certificate"))
     func anHTTPSFeedIsReadOnceItsCertificateIsTrusted() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-feed-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-feed-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let certificate = directory.appendingPathComponent("feed.pem").path
         let key = directory.appendingPathComponent("feed-key.pem").path
-        let made = try await Subprocess.run([
-            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key,
-            "-out", certificate, "-days", "1", "-subj", "/CN=localhost", "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-        ], mergingErrors: true)
+        let made = try await Subprocess.run(
+            [
+                "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key,
+                "-out", certificate, "-days", "1", "-subj", "/CN=localhost", "-addext",
+                "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            ], mergingErrors: true)
         try #require(made.status == 0, "\(made.stdout)")
         try await StoreFixture.withStore(.sqlite) { store in
             let feed = try await FeedServer.start(
-                state: directory.appendingPathComponent("published").path, options: ["--tls-cert", certificate, "--tls-key", key])
+                state: directory.appendingPathComponent("published").path,
+                options: ["--tls-cert", certificate, "--tls-key", key])
             var configuration = try Self.configuration(feed: feed)
             let untrusting = try Reader(configuration, store: store)
             let refused = Task { await untrusting.client.run() }
-            try await eventually("a TLS refusal") { untrusting.count("liveline_stream_reconnects_total", "reason=\"tls\"") >= 1 }
+            try await eventually("a TLS refusal") {
+                untrusting.count("liveline_stream_reconnects_total", "reason=\"tls\"") >= 1
+            }
             refused.cancel()
             await refused.value
             let log = untrusting.logs.all.first { $0.contains("TLS") } ?? ""
             #expect(log.hasPrefix("error stream refused: check the source's configuration"), "\(log)")
-            #expect(log.contains("stream https://127.0.0.1:\(feed.port)/stream: TLS: the server's certificate is not trusted (trust its CA with ca-file, or check the host name in url)"), "\(log)")
+            #expect(
+                log.contains(
+                    "stream https://127.0.0.1:\(feed.port)/stream: TLS: the server's certificate is not trusted (trust its CA with ca-file, or check the host name in url)"
+                ), "\(log)")
 
             configuration.sources[0].stream?.caFile = certificate
             let reader = try Reader(configuration, store: store)
             let reading = Task { await reader.client.run() }
             do {
-                try await eventually("the stream is connected") { reader.count("liveline_stream_connected", "sportradar") == 1 }
+                try await eventually("the stream is connected") {
+                    reader.count("liveline_stream_connected", "sportradar") == 1
+                }
                 try await feed.emit(2)
                 try await Self.waitUntilStored(1, store)
             } catch {
@@ -373,8 +432,8 @@ struct StreamEndToEndTests {
     static func alertTitles(_ harness: BridgeHarness, _ token: String) -> [String] {
         harness.mock.pushes(token: token).filter { $0.status == 200 }.compactMap { record in
             guard let data = record.payload?.data(using: .utf8),
-                  let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-                  let aps = json["aps"] as? [String: Any], let alert = aps["alert"] as? [String: Any]
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let aps = json["aps"] as? [String: Any], let alert = aps["alert"] as? [String: Any]
             else { return nil }
             return alert["title"] as? String
         }

@@ -10,9 +10,11 @@ import Testing
         var whole = make()
         let expected = whole.feed(bytes)
         for first in 0...bytes.count {
-            for second in first...bytes.count where second == first || second == bytes.count || (second - first) % 3 == 0 {
+            for second in first...bytes.count
+            where second == first || second == bytes.count || (second - first) % 3 == 0 {
                 var framing = make()
-                let messages = framing.feed(bytes[..<first]) + framing.feed(bytes[first..<second]) + framing.feed(bytes[second...])
+                let messages =
+                    framing.feed(bytes[..<first]) + framing.feed(bytes[first..<second]) + framing.feed(bytes[second...])
                 #expect(messages == expected, "cut at \(first) and \(second)")
             }
         }
@@ -24,7 +26,8 @@ import Testing
     }
 
     @Test func ndjsonLinesAreEventsAndBlankLinesKeepAlives() {
-        let messages = framedEverywhere("{\"a\":1}\n\r\n{\"b\":2}\r\n  \n{\"c\":", { NDJSONFraming(maximumMessage: 64) })
+        let messages = framedEverywhere(
+            "{\"a\":1}\n\r\n{\"b\":2}\r\n  \n{\"c\":", { NDJSONFraming(maximumMessage: 64) })
         #expect(messages == [Self.event(#"{"a":1}"#), .keepAlive, Self.event(#"{"b":2}"#), .keepAlive])
     }
 
@@ -35,16 +38,18 @@ import Testing
     }
 
     @Test func serverSentEventsFollowTheStandard() {
-        let text = "\u{FEFF}: hello\r\nretry: 2500\nid: 7\nevent: score_change\ndata: {\"a\":\ndata:  1}\n\n"
+        let text =
+            "\u{FEFF}: hello\r\nretry: 2500\nid: 7\nevent: score_change\ndata: {\"a\":\ndata:  1}\n\n"
             + "data:{\"b\":2}\r\rid\ndata: {\"c\":3}\n\nevent: ignored\n\n"
         let messages = framedEverywhere(text, { ServerSentEventFraming(maximumMessage: 64) })
-        #expect(messages == [
-            .keepAlive, .retry(2500),
-            Self.event("{\"a\":\n 1}", ["sse-id": "7", "sse-event": "score_change"]),
-            // The id carries over to later events until a new one is set (here: empty).
-            Self.event(#"{"b":2}"#, ["sse-id": "7", "sse-event": "message"]),
-            Self.event(#"{"c":3}"#, ["sse-id": "", "sse-event": "message"]),
-        ])
+        #expect(
+            messages == [
+                .keepAlive, .retry(2500),
+                Self.event("{\"a\":\n 1}", ["sse-id": "7", "sse-event": "score_change"]),
+                // The id carries over to later events until a new one is set (here: empty).
+                Self.event(#"{"b":2}"#, ["sse-id": "7", "sse-event": "message"]),
+                Self.event(#"{"c":3}"#, ["sse-id": "", "sse-event": "message"]),
+            ])
     }
 
     @Test func anOversizedServerSentEventIsSkippedWhole() {

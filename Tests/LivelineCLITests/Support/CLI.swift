@@ -31,7 +31,8 @@ enum CLI {
             // …/debug/LivelinePackageTests.xctest (Linux: the test executable itself).
             var directory = tests.deletingLastPathComponent()
             if directory.lastPathComponent == "MacOS" {
-                directory = directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                directory = directory.deletingLastPathComponent().deletingLastPathComponent()
+                    .deletingLastPathComponent()
             }
             if directory.pathExtension == "xctest" { directory = directory.deletingLastPathComponent() }
             candidates.append(directory.appendingPathComponent("liveline"))
@@ -92,7 +93,8 @@ enum CLI {
 
     /// A scratch file with `text`, removed by the caller.
     static func file(_ text: String, suffix: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("liveline-cli-\(UUID().uuidString)\(suffix)")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-cli-\(UUID().uuidString)\(suffix)")
         try text.write(to: url, atomically: true, encoding: .utf8)
         return url
     }
@@ -134,8 +136,8 @@ final class OutputBuffer: @unchecked Sendable {
     /// when it never came.
     func bridgeBase() async -> String? {
         guard await wait(for: "listening on http://127.0.0.1:"),
-              let line = text.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
-              let port = line.split(separator: ":").last.map(String.init)
+            let line = text.split(separator: "\n").first(where: { $0.contains("listening on http://") }),
+            let port = line.split(separator: ":").last.map(String.init)
         else { return nil }
         return "http://127.0.0.1:\(port)"
     }

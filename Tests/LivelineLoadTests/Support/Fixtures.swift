@@ -6,64 +6,64 @@ import Liveline
 enum Fixtures {
     /// A short story: four jittered ticks, a goal at priority 10, an end. Seven pushes or so.
     static let shortYAML = """
-    liveline: 1
-    name: Short match
-    bundle-id: com.example.short
-    seed: 3
-    policy:
-      priority: low
-      stale-after: 5m
-      min-interval: 15s
-      heartbeat: 1m
-    activities:
-      - name: short
-        attributes-type: ShortAttributes
-        attributes: { title: Short }
-        content-state: { step: 0, score: 0 }
-        beats:
-          - id: tick
-            every: 1m
-            from: 1m
-            to: 4m
-            jitter: 10s
-            set: { step: "{{ n }}" }
-          - id: goal
-            at: 2m30s
-            jitter: 20s
-            priority: high
-            set: { score: 1 }
-          - id: done
-            at: 5m
-            end: { dismissal: 1m }
-    """
+        liveline: 1
+        name: Short match
+        bundle-id: com.example.short
+        seed: 3
+        policy:
+          priority: low
+          stale-after: 5m
+          min-interval: 15s
+          heartbeat: 1m
+        activities:
+          - name: short
+            attributes-type: ShortAttributes
+            attributes: { title: Short }
+            content-state: { step: 0, score: 0 }
+            beats:
+              - id: tick
+                every: 1m
+                from: 1m
+                to: 4m
+                jitter: 10s
+                set: { step: "{{ n }}" }
+              - id: goal
+                at: 2m30s
+                jitter: 20s
+                priority: high
+                set: { score: 1 }
+              - id: done
+                at: 5m
+                end: { dismissal: 1m }
+        """
 
     /// A story with more high-priority beats than its budget, so it downgrades.
     static let greedyYAML = """
-    liveline: 1
-    name: Greedy
-    bundle-id: com.example.short
-    seed: 5
-    policy:
-      priority: high
-      budget: 2
-      stale-after: 5m
-      min-interval: 1s
-      heartbeat: 1m
-    activities:
-      - name: greedy
-        attributes-type: GreedyAttributes
-        attributes: { title: Greedy }
-        content-state: { n: 0 }
-        beats:
-          - id: tick
-            every: 10s
-            from: 10s
-            to: 60s
-            set: { n: "{{ n }}" }
-          - id: done
-            at: 2m
-            end: {}
-    """
+        liveline: 1
+        name: Greedy
+        bundle-id: com.example.short
+        seed: 5
+        policy:
+          priority: high
+          budget: 2
+          stale-after: 5m
+          min-interval: 1s
+          heartbeat: 1m
+        activities:
+          - name: greedy
+            attributes-type: GreedyAttributes
+            attributes: { title: Greedy }
+            content-state: { n: 0 }
+            beats:
+              - id: tick
+                every: 10s
+                from: 10s
+                to: 60s
+                set: { n: "{{ n }}" }
+              - id: done
+                at: 2m
+                end: {}
+        """
 
     static func scenario(_ yaml: String, file: String = "short.yaml") throws -> Scenario {
         try ScenarioLoader().load(yaml: yaml, file: file).scenario
@@ -71,7 +71,8 @@ enum Fixtures {
 
     static var footballPath: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scenarios/football.yaml").path
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Scenarios/football.yaml")
+            .path
     }
 
     static var packageRoot: URL {

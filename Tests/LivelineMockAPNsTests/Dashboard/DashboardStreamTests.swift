@@ -8,7 +8,9 @@ import Testing
 /// stream as pushes land on the mock over HTTP/2.
 @Suite("The live dashboard's page and event stream")
 struct DashboardStreamTests {
-    static func start(_ configure: @escaping (inout DashboardConfiguration) -> Void = { _ in }) async throws -> DeviceSession {
+    static func start(
+        _ configure: @escaping (inout DashboardConfiguration) -> Void = { _ in }
+    ) async throws -> DeviceSession {
         try await DeviceSession.start { configuration in
             var dashboard = DashboardConfiguration(host: "127.0.0.1", port: 0)
             dashboard.frameInterval = .milliseconds(50)
@@ -42,7 +44,9 @@ struct DashboardStreamTests {
         #expect(html.contains("new EventSource(\"events\""))
         #expect(html.contains("<style>") && html.contains("<script>"))
         // Nothing is fetched from elsewhere: no external scripts, styles, fonts or images.
-        #expect(!html.contains("src=\"http") && !html.contains("href=\"http") && !html.contains("url(http") && !html.contains("@import"))
+        #expect(
+            !html.contains("src=\"http") && !html.contains("href=\"http") && !html.contains("url(http")
+                && !html.contains("@import"))
         let missing = try await HTTP1Client.get(port: port, path: "/nope")
         #expect(await missing.wait { $0.response()?.head.hasPrefix("HTTP/1.1 404") ?? false })
         await client.close()
@@ -63,7 +67,8 @@ struct DashboardStreamTests {
 
         try await device.push(
             timestamp: device.now, state: #"{"status":"on-the-way","minutes":12}"#,
-            extra: #""alert":{"title":"Your order is on its way","body":"Sam has it"},"relevance-score":80"#, priority: "10")
+            extra: #""alert":{"title":"Your order is on its way","body":"Sam has it"},"relevance-score":80"#,
+            priority: "10")
         #expect(await stream.wait { Self.frames($0).contains { ($0["total"] as? Int) == 1 } })
         let frame = try #require(Self.frames(stream).last { ($0["total"] as? Int) == 1 })
         let shown = try #require(Self.activities(frame).first?["activity"] as? [String: Any])
@@ -119,16 +124,18 @@ struct DashboardStreamTests {
 
     @Test("names, presentations and the sender's reasons from the scenario reach the page")
     func scenarioDetails() async throws {
-        let scenario = try ScenarioLoader().load(yaml: """
-            liveline: 1
-            activities:
-              - name: order-7
-                attributes-type: DeliveryAttributes
-                content-state: { status: placed, minutes: 30 }
-                presentation:
-                  tint: orange
-                  compact-trailing: "{{ state.minutes }} min"
-            """, file: "t.yaml").scenario
+        let scenario = try ScenarioLoader().load(
+            yaml: """
+                liveline: 1
+                activities:
+                  - name: order-7
+                    attributes-type: DeliveryAttributes
+                    content-state: { status: placed, minutes: 30 }
+                    presentation:
+                      tint: orange
+                      compact-trailing: "{{ state.minutes }} min"
+                """, file: "t.yaml"
+        ).scenario
         let device = try await Self.start { $0.describe(scenario, tokens: [Harness.token]) }
         try await device.push()
         let record = try #require(device.server.pushes(token: Harness.token).last)
@@ -174,12 +181,16 @@ struct DashboardStreamTests {
     func audiences() async throws {
         let source = Audiences()
         let fanOut = DashboardAudience.FanOut(
-            event: "update", state: "running", contentState: #"{"minutes":12}"#, answered: 40_000, audience: 100_000, failed: 3,
+            event: "update", state: "running", contentState: #"{"minutes":12}"#, answered: 40_000, audience: 100_000,
+            failed: 3,
             pushesPerSecond: 52_000, lagSeconds: 0.8, failures: ["Unregistered": 2, "TooManyRequests": 1])
         source.shown.withLock {
-            $0 = [DashboardAudience(
-                key: "match-1", updating: 100_000, awaitingStart: 20, onChannel: 5, retrying: 1, catchingUp: 0, removed: 2,
-                sampleToken: Harness.token, fanOut: fanOut)]
+            $0 = [
+                DashboardAudience(
+                    key: "match-1", updating: 100_000, awaitingStart: 20, onChannel: 5, retrying: 1, catchingUp: 0,
+                    removed: 2,
+                    sampleToken: Harness.token, fanOut: fanOut)
+            ]
         }
         let device = try await Self.start { $0.audiences = source }
         try await device.push(timestamp: device.now, state: #"{"status":"on-the-way","minutes":12}"#)
@@ -190,7 +201,9 @@ struct DashboardStreamTests {
         let view = try #require((frame["audiences"] as? [[String: Any]])?.first)
         let audience = try #require(view["audience"] as? [String: Any])
         #expect(audience["key"] as? String == "match-1")
-        #expect(audience["total"] as? Int == 100_025 && audience["awaiting-start"] as? Int == 20 && audience["removed"] as? Int == 2)
+        #expect(
+            audience["total"] as? Int == 100_025 && audience["awaiting-start"] as? Int == 20
+                && audience["removed"] as? Int == 2)
         let progress = try #require(audience["fan-out"] as? [String: Any])
         #expect(progress["answered"] as? Int == 40_000 && progress["audience"] as? Int == 100_000)
         #expect(progress["pushes-per-second"] as? Double == 52_000 && progress["lag-seconds"] as? Double == 0.8)
@@ -199,13 +212,16 @@ struct DashboardStreamTests {
         #expect((sample["content-state"] as? [String: Any])?["minutes"] as? Int == 12)
 
         // The sender's progress moves without a push to the mock: the next frame shows it.
-        source.shown.withLock { $0[0].fanOut?.state = "done"; $0[0].fanOut?.answered = 100_000 }
-        #expect(await stream.wait { client in
-            Self.frames(client).contains { frame in
-                let audience = (frame["audiences"] as? [[String: Any]])?.first?["audience"] as? [String: Any]
-                return (audience?["fan-out"] as? [String: Any])?["state"] as? String == "done"
-            }
-        })
+        source.shown.withLock {
+            $0[0].fanOut?.state = "done"; $0[0].fanOut?.answered = 100_000
+        }
+        #expect(
+            await stream.wait { client in
+                Self.frames(client).contains { frame in
+                    let audience = (frame["audiences"] as? [[String: Any]])?.first?["audience"] as? [String: Any]
+                    return (audience?["fan-out"] as? [String: Any])?["state"] as? String == "done"
+                }
+            })
         await stream.close()
         await device.stop()
     }

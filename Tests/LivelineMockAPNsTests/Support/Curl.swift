@@ -12,7 +12,8 @@ enum Curl {
 
         var reason: String? {
             guard let data = body.data(using: .utf8),
-                  let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+                let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+            else { return nil }
             return object["reason"] as? String
         }
     }
@@ -22,7 +23,8 @@ enum Curl {
 
     /// Runs `curl -s -i <arguments>` and parses the last response's status line and headers.
     static func run(_ arguments: [String], timeout: TimeInterval = 10) async throws -> Result {
-        let curl = try await Subprocess.run(["-s", "-i", "--max-time", String(Int(timeout))] + arguments, executable: "/usr/bin/curl")
+        let curl = try await Subprocess.run(
+            ["-s", "-i", "--max-time", String(Int(timeout))] + arguments, executable: "/usr/bin/curl")
         let text = curl.stdout
         let parts = text.components(separatedBy: "\r\n\r\n")
         var status = 0
@@ -35,10 +37,12 @@ enum Curl {
                 version = fields.first.map(String.init) ?? ""
                 status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
             } else if let colon = line.firstIndex(of: ":") {
-                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                    in: .whitespaces)
             }
         }
-        return Result(status: status, httpVersion: version, headers: headers,
-                      body: parts.dropFirst().joined(separator: "\r\n\r\n"), exitCode: curl.status)
+        return Result(
+            status: status, httpVersion: version, headers: headers,
+            body: parts.dropFirst().joined(separator: "\r\n\r\n"), exitCode: curl.status)
     }
 }

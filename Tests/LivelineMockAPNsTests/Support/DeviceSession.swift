@@ -24,8 +24,10 @@ struct DeviceSession {
 
     /// Sends a raw body to `token` and returns what the device did with it.
     @discardableResult
-    func push(_ body: String, to token: String = Harness.token, priority: String = "5") async throws -> DeviceDelivery? {
-        let response = try await client.request(path: "/3/device/\(token)", headers: Harness.headers(priority: priority), body: body)
+    func push(_ body: String, to token: String = Harness.token, priority: String = "5") async throws -> DeviceDelivery?
+    {
+        let response = try await client.request(
+            path: "/3/device/\(token)", headers: Harness.headers(priority: priority), body: body)
         guard response.status == 200 else { return nil }
         return server.pushes(token: token).last?.deliveries.first
     }
@@ -36,7 +38,9 @@ struct DeviceSession {
         event: String = "update", timestamp: Int64? = nil, state: String = #"{"status":"on-the-way","minutes":12}"#,
         extra: String = "", to token: String = Harness.token, priority: String = "5"
     ) async throws -> DeviceDelivery? {
-        try await push(Harness.payload(event: event, timestamp: timestamp ?? now, state: state, extra: extra), to: token, priority: priority)
+        try await push(
+            Harness.payload(event: event, timestamp: timestamp ?? now, state: state, extra: extra), to: token,
+            priority: priority)
     }
 
     func activity(_ token: String = Harness.token) -> ActivitySnapshot? { server.activity(token: token) }

@@ -45,7 +45,8 @@ final class HTTP1Client: Sendable {
             }
             .connect(host: "127.0.0.1", port: port).get()
         var request = channel.allocator.buffer(capacity: 128)
-        request.writeString("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream, text/html\r\n\r\n")
+        request.writeString(
+            "GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream, text/html\r\n\r\n")
         try await channel.writeAndFlush(request)
         return HTTP1Client(channel: channel, bytes: bytes, closed: closed)
     }
@@ -60,8 +61,9 @@ final class HTTP1Client: Sendable {
         var body: [UInt8] = []
         var index = 0
         while let lineEnd = Self.find([13, 10], in: raw, from: index),
-              let size = Int(String(decoding: raw[index..<lineEnd], as: UTF8.self), radix: 16), size > 0,
-              lineEnd + 2 + size <= raw.count {
+            let size = Int(String(decoding: raw[index..<lineEnd], as: UTF8.self), radix: 16), size > 0,
+            lineEnd + 2 + size <= raw.count
+        {
             body += raw[(lineEnd + 2)..<(lineEnd + 2 + size)]
             index = lineEnd + 2 + size + 2
         }
@@ -97,7 +99,8 @@ final class HTTP1Client: Sendable {
 
     private static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
         guard haystack.count >= needle.count, start <= haystack.count - needle.count else { return nil }
-        for index in start...(haystack.count - needle.count) where Array(haystack[index..<(index + needle.count)]) == needle {
+        for index in start...(haystack.count - needle.count)
+        where Array(haystack[index..<(index + needle.count)]) == needle {
             return index
         }
         return nil

@@ -32,7 +32,8 @@ enum Harness {
 
     /// Apple's documented Live Activity headers.
     static func headers(
-        jwt: String? = nil, priority: String? = "10", topic: String? = Harness.topic, pushType: String? = "liveactivity",
+        jwt: String? = nil, priority: String? = "10", topic: String? = Harness.topic,
+        pushType: String? = "liveactivity",
         extra: [(String, String)] = []
     ) -> [(String, String)] {
         var headers: [(String, String)] = []

@@ -12,7 +12,7 @@ struct RawH2Error: Error, CustomStringConvertible {
 /// One HTTP/2 frame as read off the wire.
 struct RawFrame {
     static let data: UInt8 = 0, headers: UInt8 = 1, rstStream: UInt8 = 3, settings: UInt8 = 4, ping: UInt8 = 6,
-               goAway: UInt8 = 7, windowUpdate: UInt8 = 8
+        goAway: UInt8 = 7, windowUpdate: UInt8 = 8
 
     var type: UInt8
     var flags: UInt8
@@ -26,14 +26,18 @@ struct RawFrame {
     var settings: [UInt16: UInt32] {
         var copy = payload
         var out: [UInt16: UInt32] = [:]
-        while let id = copy.readInteger(as: UInt16.self), let value = copy.readInteger(as: UInt32.self) { out[id] = value }
+        while let id = copy.readInteger(as: UInt16.self), let value = copy.readInteger(as: UInt32.self) {
+            out[id] = value
+        }
         return out
     }
 
     /// GOAWAY: last stream id, error code, and the debug data as text.
     var goAway: (lastStreamID: UInt32, errorCode: UInt32, debug: String)? {
         var copy = payload
-        guard let last = copy.readInteger(as: UInt32.self), let code = copy.readInteger(as: UInt32.self) else { return nil }
+        guard let last = copy.readInteger(as: UInt32.self), let code = copy.readInteger(as: UInt32.self) else {
+            return nil
+        }
         return (last & 0x7FFF_FFFF, code, copy.readString(length: copy.readableBytes) ?? "")
     }
 }
@@ -47,7 +51,8 @@ struct RawResponse {
     /// The `reason` of an APNs error body.
     var reason: String? {
         guard let data = body.data(using: .utf8),
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else { return nil }
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
         return object["reason"] as? String
     }
 }
@@ -111,7 +116,9 @@ final class RawH2Client: @unchecked Sendable {
 
     var isActive: Bool { channel.isActive }
 
-    private func appendFrame(type: UInt8, flags: UInt8, streamID: UInt32, payload: ByteBuffer, to buffer: inout ByteBuffer) {
+    private func appendFrame(
+        type: UInt8, flags: UInt8, streamID: UInt32, payload: ByteBuffer, to buffer: inout ByteBuffer
+    ) {
         let length = payload.readableBytes
         buffer.writeInteger(UInt8(length >> 16 & 0xFF))
         buffer.writeInteger(UInt16(length & 0xFFFF))
@@ -160,13 +167,15 @@ final class RawH2Client: @unchecked Sendable {
         guard pending.readableBytes >= 9 else { return nil }
         let start = pending.readerIndex
         guard let high = pending.getInteger(at: start, as: UInt8.self),
-              let low = pending.getInteger(at: start + 1, as: UInt16.self) else { return nil }
+            let low = pending.getInteger(at: start + 1, as: UInt16.self)
+        else { return nil }
         let length = Int(high) << 16 | Int(low)
         guard pending.readableBytes >= 9 + length,
-              let type = pending.getInteger(at: start + 3, as: UInt8.self),
-              let flags = pending.getInteger(at: start + 4, as: UInt8.self),
-              let stream = pending.getInteger(at: start + 5, as: UInt32.self),
-              let payload = pending.getSlice(at: start + 9, length: length) else { return nil }
+            let type = pending.getInteger(at: start + 3, as: UInt8.self),
+            let flags = pending.getInteger(at: start + 4, as: UInt8.self),
+            let stream = pending.getInteger(at: start + 5, as: UInt32.self),
+            let payload = pending.getSlice(at: start + 9, length: length)
+        else { return nil }
         pending.moveReaderIndex(forwardBy: 9 + length)
         pending.discardReadBytes()
         return RawFrame(type: type, flags: flags, streamID: stream & 0x7FFF_FFFF, payload: payload)
@@ -190,18 +199,24 @@ final class RawH2Client: @unchecked Sendable {
     ) async throws -> UInt32 {
         let streamID = nextStream
         nextStream += 2
-        var block = HPACKHeaders([(":method", method), (":scheme", "http"), (":authority", "127.0.0.1"), (":path", path)])
+        var block = HPACKHeaders([
+            (":method", method), (":scheme", "http"), (":authority", "127.0.0.1"), (":path", path),
+        ])
         for (name, value) in headers { block.add(name: name, value: value) }
         var encoded = ByteBuffer()
         try encoder.encode(headers: block, to: &encoded)
         var buffer = ByteBuffer()
         let bodyBytes = body.map { ByteBuffer(string: $0) }
-        appendFrame(type: RawFrame.headers, flags: 0x4 | (bodyBytes == nil && endStream ? 0x1 : 0), streamID: streamID, payload: encoded, to: &buffer)
+        appendFrame(
+            type: RawFrame.headers, flags: 0x4 | (bodyBytes == nil && endStream ? 0x1 : 0), streamID: streamID,
+            payload: encoded, to: &buffer)
         if var bodyBytes {
             // Split into frames of at most 16 KiB, the default SETTINGS_MAX_FRAME_SIZE.
             repeat {
                 let chunk = bodyBytes.readSlice(length: min(16_384, bodyBytes.readableBytes)) ?? ByteBuffer()
-                appendFrame(type: RawFrame.data, flags: bodyBytes.readableBytes == 0 ? 0x1 : 0, streamID: streamID, payload: chunk, to: &buffer)
+                appendFrame(
+                    type: RawFrame.data, flags: bodyBytes.readableBytes == 0 ? 0x1 : 0, streamID: streamID,
+                    payload: chunk, to: &buffer)
             } while bodyBytes.readableBytes > 0
         }
         try await channel.writeAndFlush(buffer)
@@ -214,7 +229,9 @@ final class RawH2Client: @unchecked Sendable {
         var headers: [String: String] = [:]
         var body = ByteBuffer()
         while true {
-            guard let frame = try await waitFor(timeout: timeout, { $0.streamID == streamID || ($0.type == RawFrame.settings && !$0.isAck) })
+            guard
+                let frame = try await waitFor(
+                    timeout: timeout, { $0.streamID == streamID || ($0.type == RawFrame.settings && !$0.isAck) })
             else { throw RawH2Error(description: "no response on stream \(streamID)") }
             if frame.type == RawFrame.settings {
                 try await ackSettings()
@@ -241,7 +258,8 @@ final class RawH2Client: @unchecked Sendable {
 
     /// Sends a request and reads its response.
     func request(
-        method: String = "POST", path: String, headers: [(String, String)], body: String?, timeout: Duration = .seconds(5)
+        method: String = "POST", path: String, headers: [(String, String)], body: String?,
+        timeout: Duration = .seconds(5)
     ) async throws -> RawResponse {
         let id = try await open(method: method, path: path, headers: headers, body: body)
         return try await response(streamID: id, timeout: timeout)

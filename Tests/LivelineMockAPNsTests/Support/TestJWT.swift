@@ -29,7 +29,9 @@ struct TestKey {
 
     /// A JWT issued at `issuedAt` (UNIX seconds), optionally with other `kid` / `iss`.
     func token(issuedAt: Int64, kid: String? = nil, iss: String? = nil) -> String {
-        token(header: #"{"alg":"ES256","kid":"\#(kid ?? keyID)"}"#, claims: #"{"iss":"\#(iss ?? teamID)","iat":\#(issuedAt)}"#)
+        token(
+            header: #"{"alg":"ES256","kid":"\#(kid ?? keyID)"}"#,
+            claims: #"{"iss":"\#(iss ?? teamID)","iat":\#(issuedAt)}"#)
     }
 
     /// A JWT issued at the clock's current time.

@@ -13,7 +13,8 @@ indirect enum StaticType: Equatable, CustomStringConvertible {
         switch (lhs, rhs) {
         case (.unknown, .unknown), (.array, .array): true
         case (.scalar(let a), .scalar(let b)): a == b
-        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.type == $1.type }
+        case (.object(let a), .object(let b)):
+            a.count == b.count && zip(a, b).allSatisfy { $0.key == $1.key && $0.type == $1.type }
         default: false
         }
     }
@@ -60,7 +61,9 @@ indirect enum StaticType: Equatable, CustomStringConvertible {
     /// This type with the field at `path` replaced.
     func replacing(_ path: some Collection<String>, with type: StaticType) -> StaticType {
         guard let first = path.first else { return type }
-        guard case .object(var fields) = self, let i = fields.firstIndex(where: { $0.key == first }) else { return self }
+        guard case .object(var fields) = self, let i = fields.firstIndex(where: { $0.key == first }) else {
+            return self
+        }
         fields[i].type = fields[i].type.replacing(path.dropFirst(), with: type)
         return .object(fields)
     }
@@ -82,7 +85,9 @@ indirect enum StaticType: Equatable, CustomStringConvertible {
             if op == .add, a == .scalar(.string) || b == .scalar(.string) { return .scalar(.string) }
             if op != .decimalDivide, a == .scalar(.int), b == .scalar(.int) { return .scalar(.int) }
             let numeric: Set<ValueType> = [.int, .double]
-            if case .scalar(let x) = a, case .scalar(let y) = b, numeric.contains(x), numeric.contains(y) { return .scalar(.double) }
+            if case .scalar(let x) = a, case .scalar(let y) = b, numeric.contains(x), numeric.contains(y) {
+                return .scalar(.double)
+            }
             return .unknown
         case .random: return .scalar(.int)
         case .pick(let choices, _):
@@ -97,7 +102,8 @@ indirect enum StaticType: Equatable, CustomStringConvertible {
     func mismatch(with value: StaticType, optional: Bool) -> String? {
         switch (self, value) {
         case (.unknown, _), (_, .unknown): return nil
-        case (_, .scalar(.null)): return optional ? nil : "null, but the field is not optional (it did not start as null)"
+        case (_, .scalar(.null)):
+            return optional ? nil : "null, but the field is not optional (it did not start as null)"
         case (.scalar(.null), _): return nil
         case (.scalar(let a), .scalar(let b)): return a.accepts(b) ? nil : b.description
         case (.array, .array): return nil

@@ -14,7 +14,9 @@ enum DryRun {
         for (index, entry) in sink.overBudget.sorted(by: { $0.key < $1.key }) {
             let activity = run.activities[index]
             let policy = activity.program.policy
-            let what = policy.overBudget == .defer ? "waited for budget, then went at priority 5 so as not to go stale" : "go at priority 5"
+            let what =
+                policy.overBudget == .defer
+                ? "waited for budget, then went at priority 5 so as not to go stale" : "go at priority 5"
             sink.log.warning(
                 sink.location(of: entry.first, in: activity),
                 "\(CountText.of(entry.count, "high-priority push", "high-priority pushes")) of '\(activity.program.spec.name)' are over the budget of \(policy.budget) per hour and \(what); the first at \(sink.offset(entry.first, activity)) (raise budget, set frequent-updates, or make routine beats low)"
@@ -47,7 +49,8 @@ enum DryRun {
         init(scenario: Scenario) { self.scenario = scenario }
 
         func location(of push: Push, in activity: ActivityEngine) -> SourceLocation {
-            activity.program.spec.beats.first { $0.label == push.reason.beat }?.location ?? activity.program.spec.location
+            activity.program.spec.beats.first { $0.label == push.reason.beat }?.location
+                ?? activity.program.spec.location
         }
 
         func offset(_ push: Push, _ activity: ActivityEngine) -> String {
@@ -68,7 +71,10 @@ enum DryRun {
         mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {
             // One report per activity: the first push over the limit is the one to fix.
             guard reportedTooLarge.insert("\(push.activity)").inserted else { return }
-            log.error(location(of: push, in: activity), "the \(push.event.rawValue) push at \(offset(push, activity)): \(problem); shorten the content-state, alert or attributes")
+            log.error(
+                location(of: push, in: activity),
+                "the \(push.event.rawValue) push at \(offset(push, activity)): \(problem); shorten the content-state, alert or attributes"
+            )
         }
 
         /// A field that started non-null and is null now came from an expression that failed.
@@ -79,9 +85,11 @@ enum DryRun {
                 guard activity.state.values[i] == .null else { continue }
                 let key = "\(push.activity)/\(field.key)"
                 guard reportedNull.insert(key).inserted else { continue }
-                log.error(location(of: push, in: activity), "'\(field.key)' becomes null at \(offset(push, activity)) (a template that names a missing value, or divides by zero), but it is not optional; the app would fail to decode it")
+                log.error(
+                    location(of: push, in: activity),
+                    "'\(field.key)' becomes null at \(offset(push, activity)) (a template that names a missing value, or divides by zero), but it is not optional; the app would fail to decode it"
+                )
             }
         }
     }
 }
-

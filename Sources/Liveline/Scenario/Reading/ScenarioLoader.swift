@@ -33,17 +33,26 @@ public struct ScenarioLoader: Sendable {
             let data = try Data(contentsOf: URL(fileURLWithPath: path))
             guard data.count <= Self.maxFileBytes else {
                 let megabytes = (Double(data.count) / 1_048_576 * 10).rounded() / 10
-                throw ScenarioError(diagnostics: [Diagnostic(.error, SourceLocation(file: path, line: 1, column: 1), "the file is \(megabytes) MB; a scenario may be at most \(Self.maxFileBytes / 1_048_576) MB (for many activities, use copies: liveline load --activities)")])
+                throw ScenarioError(diagnostics: [
+                    Diagnostic(
+                        .error, SourceLocation(file: path, line: 1, column: 1),
+                        "the file is \(megabytes) MB; a scenario may be at most \(Self.maxFileBytes / 1_048_576) MB (for many activities, use copies: liveline load --activities)"
+                    )
+                ])
             }
             guard let decoded = String(data: data, encoding: .utf8) else {
-                throw ScenarioError(diagnostics: [Diagnostic(.error, SourceLocation(file: path, line: 1, column: 1), "the file is not UTF-8 text")])
+                throw ScenarioError(diagnostics: [
+                    Diagnostic(.error, SourceLocation(file: path, line: 1, column: 1), "the file is not UTF-8 text")
+                ])
             }
             text = decoded
         } catch let error as ScenarioError {
             throw error
         } catch {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
-            throw ScenarioError(diagnostics: [Diagnostic(.error, SourceLocation(file: path, line: 1, column: 1), "the file \(reason)")])
+            throw ScenarioError(diagnostics: [
+                Diagnostic(.error, SourceLocation(file: path, line: 1, column: 1), "the file \(reason)")
+            ])
         }
         return try load(yaml: text, file: path)
     }
@@ -54,7 +63,11 @@ public struct ScenarioLoader: Sendable {
         let root: Node
         do {
             guard let node = try Yams.compose(yaml: yaml, Self.resolver) else {
-                throw ScenarioError(diagnostics: [Diagnostic(.error, SourceLocation(file: file, line: 1, column: 1), "the file is empty; expected a scenario starting with 'liveline: 1'")])
+                throw ScenarioError(diagnostics: [
+                    Diagnostic(
+                        .error, SourceLocation(file: file, line: 1, column: 1),
+                        "the file is empty; expected a scenario starting with 'liveline: 1'")
+                ])
             }
             root = node
         } catch let error as ScenarioError {
@@ -62,7 +75,9 @@ public struct ScenarioLoader: Sendable {
         } catch let error as YamlError {
             throw ScenarioError(diagnostics: [Self.diagnostic(for: error, file: file)])
         } catch {
-            throw ScenarioError(diagnostics: [Diagnostic(.error, SourceLocation(file: file, line: 1, column: 1), "YAML syntax: \(error)")])
+            throw ScenarioError(diagnostics: [
+                Diagnostic(.error, SourceLocation(file: file, line: 1, column: 1), "YAML syntax: \(error)")
+            ])
         }
         var scenario = reader.scenario(root, defaultName: Self.defaultName(for: file))
         if var read = scenario {
@@ -101,7 +116,7 @@ public struct ScenarioLoader: Sendable {
         func at(_ mark: Mark) -> SourceLocation { SourceLocation(file: file, line: mark.line, column: mark.column) }
         switch error {
         case .scanner(let context, let problem, let mark, _), .parser(let context, let problem, let mark, _),
-             .composer(let context, let problem, let mark, _):
+            .composer(let context, let problem, let mark, _):
             let detail = context.map { " (\($0.text) at \($0.mark.line):\($0.mark.column))" } ?? ""
             return Diagnostic(.error, at(mark), "YAML syntax: \(problem)\(detail)")
         case .duplicatedKeysInMapping(let duplicates, let context):
@@ -120,20 +135,26 @@ extension ScenarioReader {
 
     /// The whole file. Returns nil when it is too broken to go on.
     mutating func scenario(_ root: Node, defaultName: String) -> Scenario? {
-        guard let fields = fields(
-            of: root, in: "the scenario", allowed: Self.fileKeys,
-            required: ["liveline": "the format version, 1", "activities": "the list of activities"]
-        ) else { return nil }
+        guard
+            let fields = fields(
+                of: root, in: "the scenario", allowed: Self.fileKeys,
+                required: ["liveline": "the format version, 1", "activities": "the list of activities"]
+            )
+        else { return nil }
         if let node = fields["liveline"] {
             if case .scalar(let scalar) = node, scalar.string == "1" {
             } else {
-                log.error(location(node), "expected liveline: 1 (this Liveline reads format version 1), found \(Self.describe(node))")
+                log.error(
+                    location(node),
+                    "expected liveline: 1 (this Liveline reads format version 1), found \(Self.describe(node))")
             }
         }
         let name = fields["name"].flatMap { string($0, "the scenario name") } ?? defaultName
         let bundleID = fields["bundle-id"].flatMap { string($0, "bundle-id") } ?? "com.example.app"
         if let node = fields["bundle-id"], bundleID.isEmpty || bundleID.contains(where: { $0 == " " || $0 == "/" }) {
-            log.error(location(node), "expected bundle-id as the app's bundle identifier, like com.example.matchday; found '\(bundleID)'")
+            log.error(
+                location(node),
+                "expected bundle-id as the app's bundle identifier, like com.example.matchday; found '\(bundleID)'")
         }
         var seed: UInt64 = 1
         if let node = fields["seed"], let value = integer(node, "seed") { seed = UInt64(bitPattern: Int64(value)) }
@@ -146,7 +167,10 @@ extension ScenarioReader {
                 for item in items {
                     guard let activity = activity(item, filePolicy: filePolicy) else { continue }
                     if let first = seen[activity.name] {
-                        log.error(activity.location, "another activity is already named '\(activity.name)' (line \(first.line)); names must be unique")
+                        log.error(
+                            activity.location,
+                            "another activity is already named '\(activity.name)' (line \(first.line)); names must be unique"
+                        )
                     }
                     seen[activity.name] = activity.location
                     activities.append(activity)
@@ -154,7 +178,10 @@ extension ScenarioReader {
             } else if case .sequence = node {
                 log.error(location(node), "activities is empty; expected one or more activities")
             } else {
-                log.error(location(node), "expected activities as a list of one or more activities (each item starting with '- '), found \(Self.describe(node))")
+                log.error(
+                    location(node),
+                    "expected activities as a list of one or more activities (each item starting with '- '), found \(Self.describe(node))"
+                )
             }
         }
         return Scenario(file: file, name: name, bundleID: bundleID, seed: seed, activities: activities)

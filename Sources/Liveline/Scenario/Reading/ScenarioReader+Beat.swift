@@ -18,7 +18,9 @@ extension ScenarioReader {
         if let at = fields["at"] {
             for key in ["every", "from", "to", "count"] where fields.has(key) {
                 if let keyNode = fields.keyNode(key) {
-                    log.error(location(keyNode), "'\(key)' belongs to repeating beats, but this beat happens once ('at'); remove one of them")
+                    log.error(
+                        location(keyNode),
+                        "'\(key)' belongs to repeating beats, but this beat happens once ('at'); remove one of them")
                 }
             }
             timing = .at(duration(at, "the beat's time (at)") ?? 0)
@@ -34,7 +36,10 @@ extension ScenarioReader {
                     log.error(location(count), "a repeating beat ends at 'to' or after 'count' occurrences, not both")
                 }
                 if toValue < from {
-                    log.error(location(to), "'to' (\(DurationText.format(toValue))) is before 'from' (\(DurationText.format(from))); the beat would never happen")
+                    log.error(
+                        location(to),
+                        "'to' (\(DurationText.format(toValue))) is before 'from' (\(DurationText.format(from))); the beat would never happen"
+                    )
                 }
                 through = toValue
             } else if let count = fields["count"], let countValue = integer(count, "count") {
@@ -52,16 +57,24 @@ extension ScenarioReader {
                 }
             }
             if id == nil {
-                log.error(location(node), "a beat needs 'at' (it happens once), 'every' (it repeats) or an 'id' (the bridge triggers it)")
+                log.error(
+                    location(node),
+                    "a beat needs 'at' (it happens once), 'every' (it repeats) or an 'id' (the bridge triggers it)")
             }
         }
 
         var beat = BeatSpec(id: id, timing: timing, location: location(node))
         let scope: TemplateScope
         switch timing {
-        case .at: scope = TemplateScope(allowsN: false, allowsInput: false, state: state, place: "in a beat that happens once (at:)")
-        case .every: scope = TemplateScope(allowsN: true, allowsInput: false, state: state, place: "in a repeating beat (every:)")
-        case .triggered: scope = TemplateScope(allowsN: false, allowsInput: true, state: state, place: "in a beat the bridge triggers")
+        case .at:
+            scope = TemplateScope(
+                allowsN: false, allowsInput: false, state: state, place: "in a beat that happens once (at:)")
+        case .every:
+            scope = TemplateScope(
+                allowsN: true, allowsInput: false, state: state, place: "in a repeating beat (every:)")
+        case .triggered:
+            scope = TemplateScope(
+                allowsN: false, allowsInput: true, state: state, place: "in a beat the bridge triggers")
         }
 
         if let node = fields["jitter"], let value = duration(node, "jitter") { beat.jitter = value }
@@ -75,7 +88,9 @@ extension ScenarioReader {
             if case .mapping = node {
                 beat.patch = patch(node, state: state, prefix: [], scope: scope)
             } else {
-                log.error(location(node), "expected set as a mapping of content-state fields to new values, found \(Self.describe(node))")
+                log.error(
+                    location(node),
+                    "expected set as a mapping of content-state fields to new values, found \(Self.describe(node))")
             }
         }
         if let node = fields["priority"] { beat.priority = priority(node) }
@@ -85,16 +100,22 @@ extension ScenarioReader {
         if let node = fields["start"] {
             beat.start = start(node)
             if case .every = timing {
-                log.error(location(fields.keyNode("start") ?? node), "a start happens once; it cannot be on a repeating beat (every:)")
+                log.error(
+                    location(fields.keyNode("start") ?? node),
+                    "a start happens once; it cannot be on a repeating beat (every:)")
             }
             if !fields.has("alert") {
-                log.error(location(fields.keyNode("start") ?? node), "a start needs an alert: without one APNs answers 200 but the device drops the start")
+                log.error(
+                    location(fields.keyNode("start") ?? node),
+                    "a start needs an alert: without one APNs answers 200 but the device drops the start")
             }
         }
         if let node = fields["end"] {
             beat.end = end(node)
             if case .every = timing {
-                log.error(location(fields.keyNode("end") ?? node), "an end happens once; it cannot be on a repeating beat (every:)")
+                log.error(
+                    location(fields.keyNode("end") ?? node),
+                    "an end happens once; it cannot be on a repeating beat (every:)")
             }
         }
         return log.errorCount == errorsBefore ? beat : nil
@@ -115,11 +136,15 @@ extension ScenarioReader {
             guard let field = fields.first(where: { $0.key == name }) else {
                 let owner = prefix.isEmpty ? "content-state" : "'\(prefix.joined(separator: "."))'"
                 let hint = DidYouMean.hint(for: name, among: fields.map(\.key))
-                log.error(location(key), "\(owner) has no field '\(name)'\(hint); a patch changes the fields the first content-state declares")
+                log.error(
+                    location(key),
+                    "\(owner) has no field '\(name)'\(hint); a patch changes the fields the first content-state declares"
+                )
                 continue
             }
             if case .mapping = item, item.tag.rawValue.hasPrefix("tag:yaml.org") || item.tag.rawValue.isEmpty,
-               field.value.fields != nil {
+                field.value.fields != nil
+            {
                 entries += patch(item, state: field.value, prefix: path, scope: scope)
             } else if let value = value(item, scope: scope) {
                 entries.append(PatchEntry(path: path, value: value, location: location(item)))
@@ -142,13 +167,18 @@ extension ScenarioReader {
     /// Text, or `{loc-key, loc-args}`.
     mutating func alertText(_ node: Node, _ what: String, scope: TemplateScope) -> Alert<TextTemplate>.Text? {
         if case .mapping = node {
-            guard let fields = fields(of: node, in: what, allowed: ["loc-key", "loc-args"], required: ["loc-key": "the key in the app's Localizable.strings"]),
-                  let key = fields["loc-key"].flatMap({ string($0, "loc-key") })
+            guard
+                let fields = fields(
+                    of: node, in: what, allowed: ["loc-key", "loc-args"],
+                    required: ["loc-key": "the key in the app's Localizable.strings"]),
+                let key = fields["loc-key"].flatMap({ string($0, "loc-key") })
             else { return nil }
             var args: [TextTemplate] = []
             if let list = fields["loc-args"] {
                 guard case .sequence(let items) = list else {
-                    log.error(location(list), "expected loc-args as a list of texts, like [\"Saka\", \"23\"]; found \(Self.describe(list))")
+                    log.error(
+                        location(list),
+                        "expected loc-args as a list of texts, like [\"Saka\", \"23\"]; found \(Self.describe(list))")
                     return nil
                 }
                 for item in items {
@@ -164,20 +194,32 @@ extension ScenarioReader {
     mutating func start(_ node: Node) -> StartSpec? {
         if case .scalar(let scalar) = node, scalar.resolvedTagIs(.bool) {
             if scalar.string.lowercased() == "true" { return .plain }
-            log.error(location(node), "expected start as true or a mapping with input-push-token or input-push-channel; remove 'start' for an activity the app starts")
+            log.error(
+                location(node),
+                "expected start as true or a mapping with input-push-token or input-push-channel; remove 'start' for an activity the app starts"
+            )
             return nil
         }
-        guard let fields = fields(of: node, in: "start", allowed: ["input-push-token", "input-push-channel"]) else { return nil }
+        guard let fields = fields(of: node, in: "start", allowed: ["input-push-token", "input-push-channel"]) else {
+            return nil
+        }
         if fields.has("input-push-token"), let key = fields.keyNode("input-push-channel") {
-            log.error(location(key), "a start asks for an update token (input-push-token) or a channel (input-push-channel), not both")
+            log.error(
+                location(key),
+                "a start asks for an update token (input-push-token) or a channel (input-push-channel), not both")
             return nil
         }
         if let node = fields["input-push-token"] {
             return bool(node, "input-push-token") == true ? .inputPushToken : .plain
         }
-        if let node = fields["input-push-channel"], let channel = string(node, "input-push-channel (a base64 channel id)") {
+        if let node = fields["input-push-channel"],
+            let channel = string(node, "input-push-channel (a base64 channel id)")
+        {
             guard Self.isBase64(channel) else {
-                log.error(location(node), "expected input-push-channel as a base64 channel id, like P5ocAtToW3dhrAny47TF1g==; found '\(channel)'")
+                log.error(
+                    location(node),
+                    "expected input-push-channel as a base64 channel id, like P5ocAtToW3dhrAny47TF1g==; found '\(channel)'"
+                )
                 return nil
             }
             return .inputPushChannel(channel)
@@ -189,7 +231,9 @@ extension ScenarioReader {
     mutating func end(_ node: Node) -> EndSpec? {
         if case .scalar(let scalar) = node, scalar.resolvedTagIs(.bool) {
             if scalar.string.lowercased() == "true" { return EndSpec(dismissal: nil) }
-            log.error(location(node), "expected end as true or {dismissal: …}; remove 'end' if the beat does not end the activity")
+            log.error(
+                location(node),
+                "expected end as true or {dismissal: …}; remove 'end' if the beat does not end the activity")
             return nil
         }
         guard let fields = fields(of: node, in: "end", allowed: ["dismissal"]) else { return nil }

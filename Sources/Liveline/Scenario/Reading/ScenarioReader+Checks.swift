@@ -36,26 +36,40 @@ extension ScenarioReader {
         for beat in beats {
             guard let id = beat.id else { continue }
             if let first = ids[id] {
-                log.error(beat.location, "another beat of '\(activity.name)' already has the id '\(id)' (line \(first.line)); ids name beats for plans and the bridge, so they must be unique")
+                log.error(
+                    beat.location,
+                    "another beat of '\(activity.name)' already has the id '\(id)' (line \(first.line)); ids name beats for plans and the bridge, so they must be unique"
+                )
             } else {
                 ids[id] = beat.location
             }
         }
         let starts = beats.indices.filter { beats[$0].start != nil }
         for extra in starts.dropFirst() {
-            log.error(beats[extra].location, "the activity already starts at line \(beats[starts[0]].location.line); it can start only once")
+            log.error(
+                beats[extra].location,
+                "the activity already starts at line \(beats[starts[0]].location.line); it can start only once")
         }
         let timedEnds = beats.indices.filter { beats[$0].end != nil && beats[$0].firstOffset != nil }
         for extra in timedEnds.dropFirst() {
-            log.error(beats[extra].location, "the activity already ends at line \(beats[timedEnds[0]].location.line); nothing is sent after the end")
+            log.error(
+                beats[extra].location,
+                "the activity already ends at line \(beats[timedEnds[0]].location.line); nothing is sent after the end")
         }
         let endIndex = timedEnds.first
         let endOffset = endIndex.flatMap { beats[$0].firstOffset }
         for beat in beats {
-            guard let count = beat.occurrenceCount(end: endOffset ?? policy.maxDuration), count > BeatSpec.maxOccurrences,
-                  case .every(let interval, let from, let through) = beat.timing else { continue }
-            let until = through.map { "to \(DurationText.format($0))" } ?? (endOffset != nil ? "to the end" : "to max-duration (\(DurationText.format(policy.maxDuration)))")
-            log.error(beat.location, "this beat repeats every \(DurationText.format(interval)) from \(DurationText.format(from)) \(until): \(count) occurrences, more than the \(BeatSpec.maxOccurrences) a beat may have; repeat less often or stop it sooner with 'to'")
+            guard let count = beat.occurrenceCount(end: endOffset ?? policy.maxDuration),
+                count > BeatSpec.maxOccurrences,
+                case .every(let interval, let from, let through) = beat.timing
+            else { continue }
+            let until =
+                through.map { "to \(DurationText.format($0))" }
+                ?? (endOffset != nil ? "to the end" : "to max-duration (\(DurationText.format(policy.maxDuration)))")
+            log.error(
+                beat.location,
+                "this beat repeats every \(DurationText.format(interval)) from \(DurationText.format(from)) \(until): \(count) occurrences, more than the \(BeatSpec.maxOccurrences) a beat may have; repeat less often or stop it sooner with 'to'"
+            )
         }
 
         if let s = starts.first {
@@ -65,7 +79,10 @@ extension ScenarioReader {
             let startOffset = beats[s].firstOffset ?? 0
             for (i, beat) in beats.enumerated() where i != s {
                 if let first = beat.firstOffset, first < startOffset {
-                    log.error(beat.location, "this beat at \(DurationText.format(first)) comes before the start at \(DurationText.format(startOffset)) (line \(beats[s].location.line)); an activity started by push has nothing to update before it starts")
+                    log.error(
+                        beat.location,
+                        "this beat at \(DurationText.format(first)) comes before the start at \(DurationText.format(startOffset)) (line \(beats[s].location.line)); an activity started by push has nothing to update before it starts"
+                    )
                 }
             }
         }
@@ -73,30 +90,53 @@ extension ScenarioReader {
             for (i, beat) in beats.enumerated() where i != e {
                 guard let first = beat.firstOffset else { continue }
                 let last: Millis
-                if case .every(_, _, nil) = beat.timing { last = first } else { last = beat.lastOffset(end: .max) ?? first }
+                if case .every(_, _, nil) = beat.timing {
+                    last = first
+                } else {
+                    last = beat.lastOffset(end: .max) ?? first
+                }
                 if last > endOffset {
-                    log.error(beat.location, "this beat at \(DurationText.format(last)) comes after the end at \(DurationText.format(endOffset)) (line \(beats[e].location.line)); nothing is sent after the end")
+                    log.error(
+                        beat.location,
+                        "this beat at \(DurationText.format(last)) comes after the end at \(DurationText.format(endOffset)) (line \(beats[e].location.line)); nothing is sent after the end"
+                    )
                 }
             }
             if endOffset > policy.maxDuration {
-                log.error(beats[e].location, "the end at \(DurationText.format(endOffset)) is after \(DurationText.format(policy.maxDuration)) (max-duration); ActivityKit ends activities after 8 hours, so end it sooner")
+                log.error(
+                    beats[e].location,
+                    "the end at \(DurationText.format(endOffset)) is after \(DurationText.format(policy.maxDuration)) (max-duration); ActivityKit ends activities after 8 hours, so end it sooner"
+                )
             }
         } else {
             var latest: (Millis, BeatSpec)?
             for beat in beats {
                 guard let first = beat.firstOffset else { continue }
                 let last: Millis
-                if case .every(_, _, nil) = beat.timing { last = first } else { last = beat.lastOffset(end: .max) ?? first }
+                if case .every(_, _, nil) = beat.timing {
+                    last = first
+                } else {
+                    last = beat.lastOffset(end: .max) ?? first
+                }
                 if last > (latest?.0 ?? -1) { latest = (last, beat) }
             }
             if let (last, beat) = latest, last > policy.maxDuration {
-                log.error(beat.location, "this beat at \(DurationText.format(last)) is past \(DurationText.format(policy.maxDuration)) and the activity has no end; ActivityKit ends activities after 8 hours: add an end beat before then")
+                log.error(
+                    beat.location,
+                    "this beat at \(DurationText.format(last)) is past \(DurationText.format(policy.maxDuration)) and the activity has no end; ActivityKit ends activities after 8 hours: add an end beat before then"
+                )
             } else if !beats.contains(where: { $0.end != nil }) {
-                log.warning(activity.location, "no beat ends '\(activity.name)'; the engine will end it at \(DurationText.format(policy.maxDuration)) (max-duration)")
+                log.warning(
+                    activity.location,
+                    "no beat ends '\(activity.name)'; the engine will end it at \(DurationText.format(policy.maxDuration)) (max-duration)"
+                )
             }
         }
         if let staleAfter = policy.staleAfter, policy.heartbeat >= staleAfter {
-            log.error(activity.location, "heartbeat (\(DurationText.format(policy.heartbeat))) must be shorter than stale-after (\(DurationText.format(staleAfter))): a heartbeat goes out that long before the stale date")
+            log.error(
+                activity.location,
+                "heartbeat (\(DurationText.format(policy.heartbeat))) must be shorter than stale-after (\(DurationText.format(staleAfter))): a heartbeat goes out that long before the stale date"
+            )
         }
     }
 
@@ -116,10 +156,16 @@ extension ScenarioReader {
                 let name = entry.path.joined(separator: ".")
                 let isOptional = optional.contains(entry.path)
                 if let problem = declared.mismatch(with: value, optional: isOptional) {
-                    let origin = fixedBy[entry.path].map { "its first value at \($0.line):\($0.column)" }
-                        ?? Self.fieldLocation(entry.path, in: activity.contentState).map { "content-state at \($0.line):\($0.column)" }
+                    let origin =
+                        fixedBy[entry.path].map { "its first value at \($0.line):\($0.column)" }
+                        ?? Self.fieldLocation(entry.path, in: activity.contentState).map {
+                            "content-state at \($0.line):\($0.column)"
+                        }
                         ?? "content-state"
-                    log.error(entry.location, "'\(name)' is \(declared.description) (set by \(origin)), but this patch sets \(problem); the app's JSONDecoder would fail and the device would drop the update")
+                    log.error(
+                        entry.location,
+                        "'\(name)' is \(declared.description) (set by \(origin)), but this patch sets \(problem); the app's JSONDecoder would fail and the device would drop the update"
+                    )
                 } else if declared.isNull, !value.isNull, value != .unknown {
                     types = types.replacing(entry.path, with: value)
                     fixedBy[entry.path] = entry.location

@@ -46,7 +46,8 @@ extension ScenarioReader {
         if let node = fields["priority"] { policy.priority = priority(node) }
         if let node = fields["budget"], let value = integer(node, "budget (priority-10 pushes per hour)") {
             if value < 0 {
-                log.error(location(node), "expected budget as a whole number of pushes per hour, 0 or more; found \(value)")
+                log.error(
+                    location(node), "expected budget as a whole number of pushes per hour, 0 or more; found \(value)")
             } else {
                 policy.budget = value
             }
@@ -62,7 +63,10 @@ extension ScenarioReader {
         if let node = fields["expiration"] { policy.expiration = duration(node, "expiration") }
         if let node = fields["max-duration"], let value = duration(node, "max-duration") {
             if value > Policy.activityKitMaxDuration || value <= 0 {
-                log.error(location(node), "expected max-duration between 1s and 8h: ActivityKit ends every activity after 8 hours; found \(DurationText.format(value))")
+                log.error(
+                    location(node),
+                    "expected max-duration between 1s and 8h: ActivityKit ends every activity after 8 hours; found \(DurationText.format(value))"
+                )
             } else {
                 policy.maxDuration = value
             }
@@ -78,7 +82,9 @@ extension ScenarioReader {
     mutating func staleAfter(_ node: Node) -> Millis?? {
         if case .scalar(let scalar) = node, scalar.string == "none" { return .some(nil) }
         guard case .scalar(let scalar) = node, let value = DurationText.parse(scalar.string), value > 0 else {
-            log.error(location(node), "expected stale-after as \(DurationText.expected) (more than 0), or none; found \(Self.describe(node))")
+            log.error(
+                location(node),
+                "expected stale-after as \(DurationText.expected) (more than 0), or none; found \(Self.describe(node))")
             return nil
         }
         return .some(value)
@@ -91,7 +97,9 @@ extension ScenarioReader {
             if scalar.string == "immediate" { return .immediate }
             if let value = DurationText.parse(scalar.string) { return value == 0 ? .immediate : .after(value) }
         }
-        log.error(location(node), "expected dismissal as default, immediate or \(DurationText.expected); found \(Self.describe(node))")
+        log.error(
+            location(node),
+            "expected dismissal as default, immediate or \(DurationText.expected); found \(Self.describe(node))")
         return nil
     }
 }

@@ -1,7 +1,9 @@
 import Yams
 
 extension ScenarioReader {
-    static let presentationKeys = ["tint", "icon", "lock-screen", "compact-leading", "compact-trailing", "minimal", "expanded"]
+    static let presentationKeys = [
+        "tint", "icon", "lock-screen", "compact-leading", "compact-trailing", "minimal", "expanded",
+    ]
     static let lockScreenKeys = ["title", "lines"]
     static let expandedKeys = ["leading", "trailing", "center", "bottom"]
 
@@ -14,7 +16,8 @@ extension ScenarioReader {
         if let node = fields["tint"], let text = string(node, "the tint") {
             let hex = text.hasPrefix("#") ? text.dropFirst() : ""
             if Presentation.namedTints[text] != nil
-                || ((hex.count == 3 || hex.count == 6) && hex.allSatisfy(\.isHexDigit)) {
+                || ((hex.count == 3 || hex.count == 6) && hex.allSatisfy(\.isHexDigit))
+            {
                 result.tint = text
             } else {
                 let names = Presentation.namedTints.keys.sorted().joined(separator: ", ")
@@ -25,28 +28,52 @@ extension ScenarioReader {
             if !text.isEmpty, text.unicodeScalars.allSatisfy({ Self.isNameCharacter($0) || ($0 >= "A" && $0 <= "Z") }) {
                 result.icon = text
             } else {
-                log.error(location(node), "expected the icon as an SF Symbol name like soccerball or box.truck; found '\(text)'")
+                log.error(
+                    location(node),
+                    "expected the icon as an SF Symbol name like soccerball or box.truck; found '\(text)'")
             }
         }
         let scope = PresentationScope(attributes: attributes, state: state)
-        if let node = fields["lock-screen"], let lock = self.fields(of: node, in: "lock-screen", allowed: Self.lockScreenKeys) {
-            if let title = lock["title"] { result.lockScreenTitle = presentationText(title, "the lock-screen title", scope: scope) }
+        if let node = fields["lock-screen"],
+            let lock = self.fields(of: node, in: "lock-screen", allowed: Self.lockScreenKeys)
+        {
+            if let title = lock["title"] {
+                result.lockScreenTitle = presentationText(title, "the lock-screen title", scope: scope)
+            }
             if let lines = lock["lines"] {
                 if case .sequence(let items) = lines {
-                    result.lockScreenLines = items.compactMap { presentationText($0, "a lock-screen line", scope: scope) }
+                    result.lockScreenLines = items.compactMap {
+                        presentationText($0, "a lock-screen line", scope: scope)
+                    }
                 } else {
-                    log.error(location(lines), "expected lines as a list of texts (each starting with '- '), found \(Self.describe(lines))")
+                    log.error(
+                        location(lines),
+                        "expected lines as a list of texts (each starting with '- '), found \(Self.describe(lines))")
                 }
             }
         }
-        if let node = fields["compact-leading"] { result.compactLeading = presentationText(node, "compact-leading", scope: scope) }
-        if let node = fields["compact-trailing"] { result.compactTrailing = presentationText(node, "compact-trailing", scope: scope) }
+        if let node = fields["compact-leading"] {
+            result.compactLeading = presentationText(node, "compact-leading", scope: scope)
+        }
+        if let node = fields["compact-trailing"] {
+            result.compactTrailing = presentationText(node, "compact-trailing", scope: scope)
+        }
         if let node = fields["minimal"] { result.minimal = presentationText(node, "minimal", scope: scope) }
-        if let node = fields["expanded"], let expanded = self.fields(of: node, in: "expanded", allowed: Self.expandedKeys) {
-            if let region = expanded["leading"] { result.expandedLeading = presentationText(region, "the expanded leading region", scope: scope) }
-            if let region = expanded["trailing"] { result.expandedTrailing = presentationText(region, "the expanded trailing region", scope: scope) }
-            if let region = expanded["center"] { result.expandedCenter = presentationText(region, "the expanded center region", scope: scope) }
-            if let region = expanded["bottom"] { result.expandedBottom = presentationText(region, "the expanded bottom region", scope: scope) }
+        if let node = fields["expanded"],
+            let expanded = self.fields(of: node, in: "expanded", allowed: Self.expandedKeys)
+        {
+            if let region = expanded["leading"] {
+                result.expandedLeading = presentationText(region, "the expanded leading region", scope: scope)
+            }
+            if let region = expanded["trailing"] {
+                result.expandedTrailing = presentationText(region, "the expanded trailing region", scope: scope)
+            }
+            if let region = expanded["center"] {
+                result.expandedCenter = presentationText(region, "the expanded center region", scope: scope)
+            }
+            if let region = expanded["bottom"] {
+                result.expandedBottom = presentationText(region, "the expanded bottom region", scope: scope)
+            }
         }
         return log.errorCount == errorsBefore ? result : nil
     }
@@ -69,7 +96,10 @@ extension ScenarioReader {
     /// optional `| countdown`, `| time` or `| upper`.
     mutating func presentationText(_ node: Node, _ what: String, scope: PresentationScope) -> PresentationText? {
         guard case .scalar(let scalar) = node, !scalar.resolvedTagIs(.null) else {
-            log.error(location(node), "expected \(what) as text, like \"{{ state.homeScore }}–{{ state.awayScore }}\"; found \(Self.describe(node))")
+            log.error(
+                location(node),
+                "expected \(what) as text, like \"{{ state.homeScore }}–{{ state.awayScore }}\"; found \(Self.describe(node))"
+            )
             return nil
         }
         let text = Array(scalar.string.unicodeScalars)
@@ -110,32 +140,42 @@ extension ScenarioReader {
         return nil
     }
 
-    private mutating func placeholder(_ inside: String, at place: SourceLocation, what: String, scope: PresentationScope) -> PresentationText.Part? {
+    private mutating func placeholder(
+        _ inside: String, at place: SourceLocation, what: String, scope: PresentationScope
+    ) -> PresentationText.Part? {
         let pieces = inside.split(separator: "|", maxSplits: 1).map { $0.trimmingSpaces() }
         var format: PresentationFormat?
         if pieces.count == 2 {
             guard let known = PresentationFormat(rawValue: pieces[1]) else {
                 let names = PresentationFormat.allCases.map(\.rawValue)
                 let hint = DidYouMean.suggestion(for: pieces[1], among: names).map { "; did you mean '\($0)'?" } ?? ""
-                log.error(place, "unknown format '\(pieces[1])' in \(what); expected \(names.joined(separator: ", "))\(hint)")
+                log.error(
+                    place, "unknown format '\(pieces[1])' in \(what); expected \(names.joined(separator: ", "))\(hint)")
                 return nil
             }
             format = known
         }
         let path = (pieces.first ?? "").split(separator: ".").map(String.init)
         guard path.count >= 2, let root = scope.root(path[0]) else {
-            log.error(place, "expected a placeholder like {{ state.minute }} or {{ attributes.homeTeam }} in \(what); found {{ \(inside.trimmingSpaces()) }}")
+            log.error(
+                place,
+                "expected a placeholder like {{ state.minute }} or {{ attributes.homeTeam }} in \(what); found {{ \(inside.trimmingSpaces()) }}"
+            )
             return nil
         }
         var current = root
         for (depth, key) in path.dropFirst().enumerated() {
             guard let fields = current.fields else {
-                log.error(place, "\(path.prefix(depth + 1).joined(separator: ".")) is not a mapping, so it has no field '\(key)' (in \(what))")
+                log.error(
+                    place,
+                    "\(path.prefix(depth + 1).joined(separator: ".")) is not a mapping, so it has no field '\(key)' (in \(what))"
+                )
                 return nil
             }
             guard let field = fields.first(where: { $0.key == key }) else {
                 let owner = path[0] == "state" ? "the content-state" : "the attributes"
-                let hint = DidYouMean.suggestion(for: key, among: fields.map(\.key)).map { "; did you mean '\($0)'?" }
+                let hint =
+                    DidYouMean.suggestion(for: key, among: fields.map(\.key)).map { "; did you mean '\($0)'?" }
                     ?? "; it has \(fields.map(\.key).joined(separator: ", "))"
                 log.error(place, "\(owner) has no field '\(key)' (in \(what))\(hint)")
                 return nil

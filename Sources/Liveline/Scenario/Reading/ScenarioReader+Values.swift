@@ -3,7 +3,8 @@ import Yams
 extension ScenarioReader {
     static let dateTag = "!date"
     static let dateRangeTag = "!daterange"
-    static let expectedDate = "a date like +25m (after the beat), start+1h (after the activity start) or 2026-11-22T20:00:00Z"
+    static let expectedDate =
+        "a date like +25m (after the beat), start+1h (after the activity start) or 2026-11-22T20:00:00Z"
 
     /// A content-state, attributes or patch value. Returns nil after reporting a problem.
     mutating func value(_ node: Node, scope: TemplateScope) -> ValueTemplate? {
@@ -17,7 +18,9 @@ extension ScenarioReader {
         }
         if tag == Self.dateRangeTag {
             guard case .sequence(let sequence) = node, sequence.count == 2 else {
-                log.error(location(node), "!daterange takes a list of two dates, like !daterange [+0m, +30m]; found \(Self.describe(node))")
+                log.error(
+                    location(node),
+                    "!daterange takes a list of two dates, like !daterange [+0m, +30m]; found \(Self.describe(node))")
                 return nil
             }
             let bounds = sequence.map { item -> DateTemplate? in
@@ -79,17 +82,19 @@ extension ScenarioReader {
         if scalar.resolvedTagIs(.float) {
             let text = scalar.string.replacingUnderscores().lowercased()
             guard let value = Double(text), value.isFinite else {
-                log.error(location(node), "expected a finite number, found \(Self.describe(node)); JSON has no infinity or NaN")
+                log.error(
+                    location(node),
+                    "expected a finite number, found \(Self.describe(node)); JSON has no infinity or NaN")
                 return nil
             }
             return .literal(.double(value))
         }
         return template(scalar.string, at: node, scope: scope).map { parsed in
-                switch parsed {
-                case .expression(let expression): .expression(expression)
-                case .text(let text): .text(text)
-                }
-            } ?? .literal(.string(scalar.string))
+            switch parsed {
+            case .expression(let expression): .expression(expression)
+            case .text(let text): .text(text)
+            }
+        } ?? .literal(.string(scalar.string))
     }
 
     /// Parses templates in `text`, reporting syntax errors at their character. Returns nil when
@@ -125,7 +130,8 @@ extension ScenarioReader {
             let rest = trimmed.dropFirst(5).trimmingSpaces()
             if rest.isEmpty { return .afterStart(0) }
             if let sign = rest.first, sign == "+" || sign == "-",
-               let millis = DurationText.parse(String(rest.dropFirst()).trimmingSpaces()) {
+                let millis = DurationText.parse(String(rest.dropFirst()).trimmingSpaces())
+            {
                 return .afterStart(sign == "-" ? -millis : millis)
             }
         } else if let instant = UTCTime.parse(trimmed) {

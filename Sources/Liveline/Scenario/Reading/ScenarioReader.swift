@@ -71,10 +71,13 @@ package struct ScenarioReader {
                 suggested.insert(suggestion)
                 log.error(location(key), "unknown key '\(name)' in \(what); did you mean '\(suggestion)'?")
             } else {
-                log.error(location(key), "unknown key '\(name)' in \(what); expected one of: \(allowed.joined(separator: ", "))")
+                log.error(
+                    location(key),
+                    "unknown key '\(name)' in \(what); expected one of: \(allowed.joined(separator: ", "))")
             }
         }
-        for (key, meaning) in required.sorted(by: { $0.key < $1.key }) where fields.entries[key] == nil && !suggested.contains(key) {
+        for (key, meaning) in required.sorted(by: { $0.key < $1.key })
+        where fields.entries[key] == nil && !suggested.contains(key) {
             log.error(location(node), "\(what) is missing '\(key)' (\(meaning))")
         }
         return fields
@@ -92,7 +95,9 @@ package struct ScenarioReader {
     }
 
     package mutating func integer(_ node: Node, _ what: String) -> Int? {
-        guard case .scalar(let scalar) = node, scalar.resolvedTagIs(.int), let value = Int(scalar.string.replacingUnderscores()) else {
+        guard case .scalar(let scalar) = node, scalar.resolvedTagIs(.int),
+            let value = Int(scalar.string.replacingUnderscores())
+        else {
             log.error(location(node), "expected \(what) as a whole number, found \(Self.describe(node))")
             return nil
         }
@@ -101,7 +106,7 @@ package struct ScenarioReader {
 
     package mutating func number(_ node: Node, _ what: String) -> Double? {
         guard case .scalar(let scalar) = node, scalar.resolvedTagIs(.int) || scalar.resolvedTagIs(.float),
-              let value = Double(scalar.string.replacingUnderscores()), value.isFinite
+            let value = Double(scalar.string.replacingUnderscores()), value.isFinite
         else {
             log.error(location(node), "expected \(what) as a number, found \(Self.describe(node))")
             return nil
@@ -132,9 +137,13 @@ package struct ScenarioReader {
             return match.1
         }
         let words = choices.map { "'\($0.0)'" }
-        let list = words.count == 2 ? "\(words[0]) or \(words[1])" : words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
+        let list =
+            words.count == 2
+            ? "\(words[0]) or \(words[1])" : words.dropLast().joined(separator: ", ") + " or " + (words.last ?? "")
         var hint = ""
-        if case .scalar(let scalar) = node, let suggestion = DidYouMean.suggestion(for: scalar.string, among: choices.map(\.0)) {
+        if case .scalar(let scalar) = node,
+            let suggestion = DidYouMean.suggestion(for: scalar.string, among: choices.map(\.0))
+        {
             hint = "; did you mean '\(suggestion)'?"
         }
         log.error(location(node), "expected \(what) as \(list), found \(Self.describe(node))\(hint)")

@@ -28,11 +28,12 @@ enum DeclaredArithmetic {
         case (.expression(let expression), .scalar(.double)):
             return .expression(expression.dividingAsDecimals)
         case (.object(let fields), .object):
-            return .object(fields.map { field in
-                var field = field
-                if let type = declared.type(at: [field.key]) { field.value = rewrite(field.value, declared: type) }
-                return field
-            })
+            return .object(
+                fields.map { field in
+                    var field = field
+                    if let type = declared.type(at: [field.key]) { field.value = rewrite(field.value, declared: type) }
+                    return field
+                })
         default:
             return value
         }

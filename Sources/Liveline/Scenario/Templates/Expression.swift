@@ -71,7 +71,9 @@ public struct EvaluationContext {
     public var state: StateObject
     public var input: StateValue?
 
-    public init(n: Int, elapsed: Millis, activity: String, index: Int, seed: UInt64, state: StateObject, input: StateValue?) {
+    public init(
+        n: Int, elapsed: Millis, activity: String, index: Int, seed: UInt64, state: StateObject, input: StateValue?
+    ) {
         self.n = n
         self.elapsed = elapsed
         self.activity = activity
@@ -194,11 +196,12 @@ extension StateValue {
         case .string(let s): s
         case .date(let unix): String(Double(ReferenceDate.millis(fromUnix: unix)) / 1000)
         case .dateRange, .array, .object:
-            String(decoding: {
-                var writer = JSONWriter(capacity: 64)
-                writer.value(self)
-                return writer.bytes
-            }(), as: UTF8.self)
+            String(
+                decoding: {
+                    var writer = JSONWriter(capacity: 64)
+                    writer.value(self)
+                    return writer.bytes
+                }(), as: UTF8.self)
         }
     }
 

@@ -41,7 +41,11 @@ struct TemplateParser {
                     throw TemplateSyntaxError(offset: i, message: "'{{' is never closed; expected '}}'")
                 }
                 if close - (i + 2) > Self.maxExpressionLength {
-                    throw TemplateSyntaxError(offset: i, message: "this expression is \(close - i - 2) characters long; a template expression may have at most \(Self.maxExpressionLength)")
+                    throw TemplateSyntaxError(
+                        offset: i,
+                        message:
+                            "this expression is \(close - i - 2) characters long; a template expression may have at most \(Self.maxExpressionLength)"
+                    )
                 }
                 if !literal.isEmpty { parts.append(.literal(literal)); literal = "" }
                 var lexer = ExpressionLexer(scalars: scalars, start: i + 2, end: close)
@@ -86,7 +90,8 @@ struct TemplateParser {
         let expression = try parseSum(&lexer)
         let token = try lexer.next()
         guard case .end = token.kind else {
-            throw TemplateSyntaxError(offset: token.offset, message: "unexpected \(token.kind) in template; expected an operator or '}}'")
+            throw TemplateSyntaxError(
+                offset: token.offset, message: "unexpected \(token.kind) in template; expected an operator or '}}'")
         }
         return expression
     }
@@ -115,7 +120,9 @@ struct TemplateParser {
         depth += 1
         defer { depth -= 1 }
         if depth > Self.maxDepth {
-            throw TemplateSyntaxError(offset: try lexer.peek().offset, message: "nested more than \(Self.maxDepth) levels deep (parentheses, '-' or calls)")
+            throw TemplateSyntaxError(
+                offset: try lexer.peek().offset,
+                message: "nested more than \(Self.maxDepth) levels deep (parentheses, '-' or calls)")
         }
         if case .symbol("-") = try lexer.peek().kind {
             _ = try lexer.next()
@@ -151,7 +158,9 @@ struct TemplateParser {
             }
             return try resolve(name, path: path, at: token.offset)
         default:
-            throw TemplateSyntaxError(offset: token.offset, message: "expected a number, a string, a name or '(' in template, found \(token.kind)")
+            throw TemplateSyntaxError(
+                offset: token.offset,
+                message: "expected a number, a string, a name or '(' in template, found \(token.kind)")
         }
     }
 
@@ -162,18 +171,28 @@ struct TemplateParser {
                 throw TemplateSyntaxError(offset: offset, message: "'state' needs a field, like state.score")
             }
             guard let state = scope.state else {
-                throw TemplateSyntaxError(offset: offset, message: "'state.\(path.joined(separator: "."))' is not available \(scope.place): there is no content-state yet")
+                throw TemplateSyntaxError(
+                    offset: offset,
+                    message:
+                        "'state.\(path.joined(separator: "."))' is not available \(scope.place): there is no content-state yet"
+                )
             }
             if let problem = Self.missingField(path, in: state) {
-                throw TemplateSyntaxError(offset: offset, message: "template names 'state.\(path.joined(separator: "."))', but \(problem)")
+                throw TemplateSyntaxError(
+                    offset: offset, message: "template names 'state.\(path.joined(separator: "."))', but \(problem)")
             }
             return .state(path)
         case "input":
             guard !path.isEmpty else {
-                throw TemplateSyntaxError(offset: offset, message: "'input' needs a field of the webhook body, like input.status")
+                throw TemplateSyntaxError(
+                    offset: offset, message: "'input' needs a field of the webhook body, like input.status")
             }
             guard scope.allowsInput else {
-                throw TemplateSyntaxError(offset: offset, message: "'input.\(path.joined(separator: "."))' is only set when the bridge triggers a beat by its id; this one is \(scope.place)")
+                throw TemplateSyntaxError(
+                    offset: offset,
+                    message:
+                        "'input.\(path.joined(separator: "."))' is only set when the bridge triggers a beat by its id; this one is \(scope.place)"
+                )
             }
             return .input(path)
         default:
@@ -181,14 +200,18 @@ struct TemplateParser {
                 let hint = DidYouMean.hint(for: name, among: Expression.knownNames)
                 throw TemplateSyntaxError(
                     offset: offset,
-                    message: "template names '\(name)', which is not defined; expected n, minute, second, activity, index, state.<field>, input.<field>, random(a, b) or pick(…)\(hint)"
+                    message:
+                        "template names '\(name)', which is not defined; expected n, minute, second, activity, index, state.<field>, input.<field>, random(a, b) or pick(…)\(hint)"
                 )
             }
             guard path.isEmpty else {
                 throw TemplateSyntaxError(offset: offset, message: "'\(name)' has no fields")
             }
             if variable == .n, !scope.allowsN {
-                throw TemplateSyntaxError(offset: offset, message: "'n' counts the occurrences of a repeating beat (every:), but this template is \(scope.place)")
+                throw TemplateSyntaxError(
+                    offset: offset,
+                    message:
+                        "'n' counts the occurrences of a repeating beat (every:), but this template is \(scope.place)")
             }
             return .variable(variable)
         }
@@ -213,7 +236,9 @@ struct TemplateParser {
         return nil
     }
 
-    private mutating func parseCall(_ name: String, at offset: Int, _ lexer: inout ExpressionLexer) throws(TemplateSyntaxError) -> Expression {
+    private mutating func parseCall(
+        _ name: String, at offset: Int, _ lexer: inout ExpressionLexer
+    ) throws(TemplateSyntaxError) -> Expression {
         try lexer.expect("(")
         var arguments: [Expression] = []
         if case .symbol(")") = try lexer.peek().kind {
@@ -224,7 +249,9 @@ struct TemplateParser {
                 let token = try lexer.next()
                 if case .symbol(")") = token.kind { break }
                 guard case .symbol(",") = token.kind else {
-                    throw TemplateSyntaxError(offset: token.offset, message: "expected ',' or ')' in the arguments of \(name)(…), found \(token.kind)")
+                    throw TemplateSyntaxError(
+                        offset: token.offset,
+                        message: "expected ',' or ')' in the arguments of \(name)(…), found \(token.kind)")
                 }
             }
         }
@@ -232,17 +259,21 @@ struct TemplateParser {
         switch name {
         case "random":
             guard arguments.count == 2 else {
-                throw TemplateSyntaxError(offset: offset, message: "random takes two whole numbers, random(low, high); found \(arguments.count) argument(s)")
+                throw TemplateSyntaxError(
+                    offset: offset,
+                    message: "random takes two whole numbers, random(low, high); found \(arguments.count) argument(s)")
             }
             return .random(arguments[0], arguments[1], site: nextSite)
         case "pick":
             guard !arguments.isEmpty else {
-                throw TemplateSyntaxError(offset: offset, message: "pick needs at least one choice, like pick(\"a\", \"b\")")
+                throw TemplateSyntaxError(
+                    offset: offset, message: "pick needs at least one choice, like pick(\"a\", \"b\")")
             }
             return .pick(arguments, site: nextSite)
         default:
             let hint = DidYouMean.hint(for: name, among: ["random", "pick"])
-            throw TemplateSyntaxError(offset: offset, message: "unknown function '\(name)'; expected random(a, b) or pick(…)\(hint)")
+            throw TemplateSyntaxError(
+                offset: offset, message: "unknown function '\(name)'; expected random(a, b) or pick(…)\(hint)")
         }
     }
 }

@@ -21,7 +21,8 @@ public enum FollowerImport {
             switch self {
             case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
             case .badLine(let path, let reason): "\(path): \(reason)"
-            case .notRegistered(let key): "no activity '\(key)' is registered; register it first (PUT /v1/activities/\(key))"
+            case .notRegistered(let key):
+                "no activity '\(key)' is registered; register it first (PUT /v1/activities/\(key))"
             }
         }
     }
@@ -32,7 +33,9 @@ public enum FollowerImport {
         now: @Sendable () -> Date = { Date() }, progress: (Report) -> Void = { _ in }
     ) async throws -> Report {
         guard try await store.activity(activityKey) != nil else { throw Failure.notRegistered(key: activityKey) }
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw Failure.unreadable(path: path, reason: "no such file, or not readable") }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw Failure.unreadable(path: path, reason: "no such file, or not readable")
+        }
         defer { try? handle.close() }
         var report = Report()
         var pending: [Follower] = []

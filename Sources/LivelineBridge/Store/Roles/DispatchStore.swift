@@ -14,7 +14,9 @@ public protocol DispatchStore: Sendable {
     /// it returns. The transaction's locks hold the activities while `step` runs, so no lease
     /// is written and none can be lost; `step` must be quick and must not call the store.
     /// Returns the commits written, in claim order.
-    func dispatchPass(limit: Int, now: Date, step: @escaping @Sendable (ActivityWork) -> DispatchCommit) async throws -> [DispatchCommit]
+    func dispatchPass(
+        limit: Int, now: Date, step: @escaping @Sendable (ActivityWork) -> DispatchCommit
+    ) async throws -> [DispatchCommit]
 
     /// Leases one activity to `instance` whether or not it has work (a dead letter's replay);
     /// nil when it is not registered or another instance holds it.

@@ -11,10 +11,14 @@ public protocol FanOutStore: Sendable {
     /// never gets an older push after a newer one. A fan-out in `excluding` is taken only when
     /// no other has a range to give, so one pass serves several keys' fan-outs before it takes a
     /// second range of one. Nil when there is nothing to send.
-    func claimFanOutRange(limit: Int, instance: String, lease: Duration, now: Date, excluding: [Int64]) async throws -> FanOutRange?
+    func claimFanOutRange(
+        limit: Int, instance: String, lease: Duration, now: Date, excluding: [Int64]
+    ) async throws -> FanOutRange?
 
     /// Records a range's answers in one transaction and gives the range back as done.
-    func recordFanOut(_ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Date) async throws -> FanOutProgress
+    func recordFanOut(
+        _ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Date
+    ) async throws -> FanOutProgress
 
     /// Claims up to `limit` followers whose exception is due, each with the newest push of its
     /// key and kind.
@@ -22,7 +26,9 @@ public protocol FanOutStore: Sendable {
 
     /// Records catch-up answers in one transaction. A follower sent a push older than its key's
     /// newest is due again at once (with the newest).
-    func recordCatchUps(_ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Date) async throws -> FanOutProgress
+    func recordCatchUps(
+        _ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Date
+    ) async throws -> FanOutProgress
 
     /// Gives back every range and catch-up `instance` holds (a stopping instance's unanswered
     /// work), so another instance sends them at once instead of after their lease. Returns how
@@ -32,7 +38,8 @@ public protocol FanOutStore: Sendable {
 
 extension FanOutStore {
     /// The next range of any fan-out (see ``claimFanOutRange(limit:instance:lease:now:excluding:)``).
-    public func claimFanOutRange(limit: Int, instance: String, lease: Duration, now: Date) async throws -> FanOutRange? {
+    public func claimFanOutRange(limit: Int, instance: String, lease: Duration, now: Date) async throws -> FanOutRange?
+    {
         try await claimFanOutRange(limit: limit, instance: instance, lease: lease, now: now, excluding: [])
     }
 }

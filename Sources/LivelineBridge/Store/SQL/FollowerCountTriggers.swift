@@ -63,7 +63,9 @@ enum FollowerCountTriggers {
 
     static let sqlite: [String] = {
         let bit: (String) -> String = { "(CASE WHEN \($0) THEN 1 ELSE 0 END)" }
-        func triggers(table: String, name: String, columns: (String) -> [(column: String, value: String)], changed: String) -> [String] {
+        func triggers(
+            table: String, name: String, columns: (String) -> [(column: String, value: String)], changed: String
+        ) -> [String] {
             let new = columns("NEW"), old = columns("OLD")
             return [
                 """
@@ -90,8 +92,12 @@ enum FollowerCountTriggers {
                 """,
             ]
         }
-        return triggers(table: "followers", name: "count_followers", columns: { followerCounts($0, integer: bit) }, changed: "update_token, on_channel")
-            + triggers(table: "follower_exceptions", name: "count_follower_exceptions", columns: { exceptionCounts($0, integer: bit) }, changed: "state")
+        return triggers(
+            table: "followers", name: "count_followers", columns: { followerCounts($0, integer: bit) },
+            changed: "update_token, on_channel")
+            + triggers(
+                table: "follower_exceptions", name: "count_follower_exceptions",
+                columns: { exceptionCounts($0, integer: bit) }, changed: "state")
     }()
 
     // MARK: PostgreSQL: statement triggers over transition tables

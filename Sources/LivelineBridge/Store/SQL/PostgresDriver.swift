@@ -37,7 +37,9 @@ final class PostgresDriver: SQLDriver {
             )
             if let schema = location.schema {
                 do {
-                    try await probe.query(PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""), logger: Logger(label: "liveline.store.postgres"))
+                    try await probe.query(
+                        PostgresQuery(unsafeSQL: "CREATE SCHEMA IF NOT EXISTS \"\(schema)\""),
+                        logger: Logger(label: "liveline.store.postgres"))
                 } catch {
                     try? await probe.close()
                     throw error
@@ -78,7 +80,8 @@ final class PostgresDriver: SQLDriver {
                 guard attempt < Self.conflictAttempts else {
                     throw StoreError(.query, store: name, cause: "\(conflict.cause), \(attempt) times in a row")
                 }
-                logger.debug("transaction conflicted with another; running it again", metadata: ["cause": "\(conflict.cause)"])
+                logger.debug(
+                    "transaction conflicted with another; running it again", metadata: ["cause": "\(conflict.cause)"])
                 try await Task.sleep(for: .milliseconds(Int.random(in: 1...10) * attempt))
                 attempt += 1
             }
@@ -160,13 +163,16 @@ final class PostgresDriver: SQLDriver {
             }
             do {
                 var rows: [SQLRow] = []
-                let sequence = try await connection.query(PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
+                let sequence = try await connection.query(
+                    PostgresQuery(unsafeSQL: sql, binds: bindings), logger: logger)
                 for try await row in sequence {
                     rows.append(SQLRow(values: try row.map(Self.value)))
                 }
                 return rows
             } catch {
-                if PostgresDriver.isTransientConflict(error) { throw TransientConflict(cause: PostgresDriver.describe(error)) }
+                if PostgresDriver.isTransientConflict(error) {
+                    throw TransientConflict(cause: PostgresDriver.describe(error))
+                }
                 throw StoreError(.query, store: name, cause: PostgresDriver.describe(error))
             }
         }

@@ -75,7 +75,9 @@ struct SQLDialect: Sendable {
 extension SQLDriver {
     /// One transaction whose commit survives power loss.
     @discardableResult
-    func transaction<T: Sendable>(_ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+    func transaction<T: Sendable>(
+        _ body: nonisolated(nonsending) @Sendable (any SQLTransaction) async throws -> T
+    ) async throws -> T {
         try await transaction(durability: .powerLoss, body)
     }
 }

@@ -30,7 +30,9 @@ struct SQLRow: Sendable {
     var values: [SQLValue]
 
     func value(_ index: Int) throws -> SQLValue {
-        guard values.indices.contains(index) else { throw SQLRowError("no column \(index) in a row of \(values.count)") }
+        guard values.indices.contains(index) else {
+            throw SQLRowError("no column \(index) in a row of \(values.count)")
+        }
         return values[index]
     }
 

@@ -44,9 +44,12 @@ actor SQLiteConnection {
     /// Opens (creating) the file at `path`.
     func open(path: String) throws(StoreError) {
         var opened: OpaquePointer?
-        let code = sqlite_nio_sqlite3_open_v2(path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let code = sqlite_nio_sqlite3_open_v2(
+            path, &opened, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard code == SQLITE_OK, let opened else {
-            let message = opened.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) } ?? String(cString: sqlite_nio_sqlite3_errstr(code))
+            let message =
+                opened.map { String(cString: sqlite_nio_sqlite3_errmsg($0)) }
+                ?? String(cString: sqlite_nio_sqlite3_errstr(code))
             sqlite_nio_sqlite3_close_v2(opened)
             throw StoreError(.open, store: name, cause: message)
         }
@@ -115,12 +118,14 @@ actor SQLiteConnection {
             return statements.values[index].statement
         }
         if statements.count >= Self.statementCapacity,
-           let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+            let oldest = statements.min(by: { $0.value.lastUse < $1.value.lastUse })
+        {
             sqlite_nio_sqlite3_finalize(oldest.value.statement.handle)
             statements[oldest.key] = nil
         }
         var prepared: OpaquePointer?
-        let code = sqlite_nio_sqlite3_prepare_v3(handle, Self.sqlitePlaceholders(sql), -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
+        let code = sqlite_nio_sqlite3_prepare_v3(
+            handle, Self.sqlitePlaceholders(sql), -1, UInt32(SQLITE_PREPARE_PERSISTENT), &prepared, nil)
         guard code == SQLITE_OK, let prepared else {
             throw StoreError(.query, store: name, cause: String(cString: sqlite_nio_sqlite3_errmsg(handle)))
         }

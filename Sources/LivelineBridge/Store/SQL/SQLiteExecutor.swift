@@ -36,9 +36,9 @@ final class SQLiteExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     /// race the thread often wins; it then kept its starter's name in `top -H` and `/proc`.
     private static func nameCurrentThread(_ name: String) {
         #if os(Linux)
-        try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+            try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
         #else
-        Thread.current.name = name
+            Thread.current.name = name
         #endif
     }
 

@@ -47,7 +47,8 @@ struct SQLiteStatement {
                 utf8.isEmpty
                     ? sqlite_nio_sqlite3_bind_text(handle, index, "", 0, transient)
                     : utf8.withMemoryRebound(to: CChar.self) {
-                        sqlite_nio_sqlite3_bind_text64(handle, index, $0.baseAddress, UInt64($0.count), transient, UInt8(SQLITE_UTF8))
+                        sqlite_nio_sqlite3_bind_text64(
+                            handle, index, $0.baseAddress, UInt64($0.count), transient, UInt8(SQLITE_UTF8))
                     }
             }
         case .bytes(let bytes):
