@@ -53,7 +53,7 @@ enum ClientTokenShapes {
         ClientTokenShape(
             client: "Apple's documented token (and Liveline's)",
             header: #"{"alg":"ES256","kid":"{kid}"}"#, claims: #"{"iss":"{iss}","iat":{iat}}"#,
-            confidence: "high: APNS.md §3"),
+            confidence: "high: docs/apns.md §3"),
         ClientTokenShape(
             client: "APNSwift 1.x (APNSwiftJWT, JSONEncoder)",
             header: #"{"alg":"ES256","kid":"{kid}"}"#, claims: #"{"iss":"{iss}","iat":{iat}}"#,

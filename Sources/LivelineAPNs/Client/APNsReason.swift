@@ -56,7 +56,7 @@ public enum APNsDisposition: Sendable, Hashable {
     /// This push is wrong and will never succeed; later pushes may.
     case rejected
 
-    /// Classifies a response by status and reason (APNS.md §4).
+    /// Classifies a response by status and reason (docs/apns.md §4).
     public init(_ response: APNsResponse) {
         if response.isSuccess {
             self = .delivered

@@ -13,7 +13,7 @@ public indirect enum SwiftTypeReference: Sendable, Hashable, CustomStringConvert
     /// `Decimal`: a JSON number (a string does not decode).
     case decimal
     case string
-    /// `Date`, decoded by a default `JSONDecoder` from reference-date seconds (APNS.md §2).
+    /// `Date`, decoded by a default `JSONDecoder` from reference-date seconds (docs/apns.md §2.1).
     case date
     /// `URL`: a non-empty string.
     case url

@@ -7,7 +7,7 @@ import Synchronization
 
 /// Sends the outbox to APNs and records each answer durably, retrying by APNs' reason.
 ///
-/// Per push, by what APNs (or the transport) answered (APNS.md §4):
+/// Per push, by what APNs (or the transport) answered (docs/apns.md §4):
 /// - **2xx**: removed from the outbox; the answer becomes the activity's last push.
 /// - **429, 500, 503, a transport failure, an expired provider token**: tried again after an
 ///   exponential back-off with full jitter (``RetryPolicy``); after the last attempt the push

@@ -12,7 +12,7 @@ struct VerifiedToken: Sendable, Hashable {
     var warnings: [String]
 }
 
-/// Verifies APNs provider tokens: ES256 JWTs signed with a team's `.p8` key (APNS.md §3).
+/// Verifies APNs provider tokens: ES256 JWTs signed with a team's `.p8` key (docs/apns.md §3).
 ///
 /// Immutable and `Sendable`; every connection shares one. Verification costs a P-256 signature
 /// check, so connections remember the token they verified (``ConnectionAuthState``) and call

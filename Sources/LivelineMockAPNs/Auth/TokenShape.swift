@@ -3,7 +3,7 @@ import Crypto
 /// The provider-token shapes APNs lets pass beyond Apple's example, and the warning for each.
 ///
 /// Apple documents the header `{"alg":"ES256","kid":…}` and the claims `{"iss":…,"iat":…}`
-/// (APNS.md §3). Clients in wide use send more, and APNs has accepted them for years:
+/// (docs/apns.md §3). Clients in wide use send more, and APNs has accepted them for years:
 ///
 /// | client | departs with | warned |
 /// |---|---|---|

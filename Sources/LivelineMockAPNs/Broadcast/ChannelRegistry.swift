@@ -21,7 +21,7 @@ public struct BroadcastChannel: Sendable, Hashable, Codable {
     }
 }
 
-/// The channels, their subscribers and stored messages (APNS.md §6).
+/// The channels, their subscribers and stored messages (docs/apns.md §6).
 ///
 /// A value owned by ``MockAPNsState`` and mutated under its lock.
 struct ChannelRegistry {

@@ -22,7 +22,7 @@ public struct MockAPNsConfiguration: Sendable {
 
     /// Which provider tokens are accepted.
     public enum Authentication: Sendable {
-        /// Verify ES256 JWTs against these keys (APNS.md §3).
+        /// Verify ES256 JWTs against these keys (docs/apns.md §3).
         case keys([ProviderKey])
         /// Skip every JWT check, for quick demos; requests without a token pass too.
         case acceptAnyToken

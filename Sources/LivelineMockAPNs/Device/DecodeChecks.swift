@@ -3,7 +3,7 @@ import Liveline
 /// The checks that find pushes APNs accepts but the device would not render.
 ///
 /// Each returns human-readable reasons, empty when the push is fine. They mirror how the app
-/// decodes `content-state` with a default `JSONDecoder` (APNS.md §2): keys are Swift property
+/// decodes `content-state` with a default `JSONDecoder` (docs/apns.md §2.1): keys are Swift property
 /// names exactly, `Date`s are reference-date seconds, an `Int` field rejects a decimal, a
 /// non-optional field rejects `null` or absence.
 enum DecodeChecks {

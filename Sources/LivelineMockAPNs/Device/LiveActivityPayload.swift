@@ -1,4 +1,4 @@
-/// The Live Activity fields of an `aps` dictionary (APNS.md §2), read leniently.
+/// The Live Activity fields of an `aps` dictionary (docs/apns.md §2), read leniently.
 ///
 /// APNs itself only checks that the body is JSON; what is wrong inside `aps` is the device's
 /// problem, so malformed fields become ``problems`` (would-not-render reasons) instead of errors.

@@ -81,7 +81,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         self.validator = validator
         self.maxConcurrentStreams = maxConcurrentStreams
         random = SplitMix64(seed: state.faults().seed &* 0x9E37_79B9_7F4A_7C15 &+ connectionNumber)
-        // APNs advertises one stream until a request carries a valid token (APNS.md §5).
+        // APNs advertises one stream until a request carries a valid token (docs/apns.md §5).
         var settings = ConnectionSettings()
         settings.maxConcurrentStreams = 1
         settings.maxHeaderListSize = Self.maxHeaderListSize

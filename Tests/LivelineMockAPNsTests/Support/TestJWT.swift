@@ -3,7 +3,7 @@ import Foundation
 import Liveline
 import LivelineMockAPNs
 
-/// A provider key made for a test, and the JWTs it signs (APNS.md §3).
+/// A provider key made for a test, and the JWTs it signs (docs/apns.md §3).
 struct TestKey {
     /// How the signature segment encodes ECDSA's `r` and `s`.
     enum SignatureEncoding: Sendable {

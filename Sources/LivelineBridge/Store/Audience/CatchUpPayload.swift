@@ -6,7 +6,7 @@ import Liveline
 /// device followed; shown minutes later it would be news that is not news. The content-state,
 /// `timestamp`, `stale-date`, `dismissal-date` and `relevance-score` are the current state and
 /// stay, so the activity shows the story as it is now, silently (an update or end without an
-/// alert is a valid Live Activity push; see APNS.md §2). A start keeps its alert: a start push
+/// alert is a valid Live Activity push; see docs/apns.md §2). A start keeps its alert: a start push
 /// without one is dropped by the device.
 enum CatchUpPayload {
     /// `payload` without `aps.alert` (the same bytes when it has none); a payload that is not
