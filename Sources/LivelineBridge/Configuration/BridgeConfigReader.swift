@@ -4,7 +4,8 @@ import Yams
 
 /// Reads a bridge configuration's YAML nodes, collecting every problem located. It reads the
 /// nodes with Liveline's scenario reader helpers, so messages read the same as scenario errors.
-/// The parts live in extensions: `+Source`, `+Verify`, `+Events`.
+/// The parts live in extensions: `+Source`, `+Stream` (a stream source's feed), `+Verify`,
+/// `+Events`.
 struct BridgeConfigReader {
     var base: ScenarioReader
     let directory: String

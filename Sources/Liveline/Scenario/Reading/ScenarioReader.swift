@@ -5,7 +5,8 @@ import Yams
 /// The reader never stops at the first problem: each part is read as far as it can be, so one
 /// `liveline validate` run lists everything to fix. Each problem is located at the node it is
 /// about and says what was expected. The parts live in extensions, one file each:
-/// `+Activity`, `+Beat`, `+Policy`, `+Values`.
+/// `+Activity`, `+Beat`, `+Policy`, `+Presentation`, `+Values`, and `+Checks` for what needs a
+/// whole activity (the timeline's order and limits, the content-state's types).
 package struct ScenarioReader {
     package let file: String
     package var log = DiagnosticLog()
