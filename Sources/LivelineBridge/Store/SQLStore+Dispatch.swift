@@ -1,10 +1,12 @@
 import Foundation
 import Liveline
 
-/// The dispatcher's side of the store: claiming activities with work under a lease, and
-/// writing each step (events applied, engine state, pushes decided) in one transaction.
+/// The dispatcher's side of the store: a pass claims the activities with work and writes each
+/// step (events applied or superseded, engine state, pushes decided) in one transaction, which
+/// holds them by its row locks, not by a lease; only a dead letter's replay leases its one
+/// activity (`claimActivity`, then `commitDispatch`).
 ///
-/// An activity is claimable when it is registered, its lease is free or expired, and it has
+/// An activity is claimable when it is registered, no live lease (a replay's) holds it, and it has
 /// work: pending events, or a deadline (a heartbeat, the 8-hour end, a coalesced push) that has
 /// come. It must also have somewhere for its next push to go: an update token or a channel, or
 /// a push-to-start token while it has not started. Events for an activity without one wait,
@@ -113,9 +115,9 @@ extension SQLStore {
         }
     }
 
-    /// Writes a pass's steps set-wise: one statement for the leases, one for the applied
-    /// events, one per activity for its state, one for the pushes (per chunk of 256), so the cost
-    /// per step is about one statement, not five.
+    /// Writes steps of leased activities (a replay's), each only while `instance` holds its lease,
+    /// and releases the leases. Set-wise, as a pass writes: one statement for the leases, one for
+    /// the applied events, one per activity for its state, one for the pushes (per chunk of 256).
     public func commitDispatch(_ commits: [DispatchCommit], instance: String) async throws -> [Bool] {
         guard !commits.isEmpty else { return [] }
         let lock = driver.dialect.lockRowsSkipLocked.replacingOccurrences(of: " SKIP LOCKED", with: "")

@@ -1,10 +1,12 @@
 import Foundation
 
-/// The inbox: deduplicated inserts, per-activity claims under a lease, applied/superseded marks.
+/// The inbox: events stored in one transaction a batch and deduplicated on (source, event ID),
+/// and how many of an activity's events are still pending.
 ///
-/// Claims lock `activity_leases` rows, one per activity key (made when its first event is
-/// stored): an activity is free when its lease has no instance or has expired. PostgreSQL skips
-/// rows another transaction is claiming (`FOR UPDATE SKIP LOCKED`); SQLite has one writer.
+/// Storing an event makes its activity's `activity_leases` row (one per key) or marks it
+/// pending, which is how a dispatch pass finds the activities with work. Claiming them, the
+/// replay's lease (``lease(_:to:until:_:)``) and the applied and superseded marks belong to the
+/// dispatch side (`SQLStore+Dispatch`).
 extension SQLStore {
     public func insertEvents(_ events: [InboxEvent]) async throws -> [InsertResult] {
         guard !events.isEmpty else { return [] }

@@ -3,14 +3,16 @@ import Foundation
 /// The bridge's durable state, by role: the inbox of verified webhooks (``InboxStore``), the
 /// dispatcher's passes (``DispatchStore``), the outbox and its dead letters (``OutboxStore``),
 /// the activity registry and its API keys (``RegistryStore``), audiences (``FollowerStore``,
-/// ``FanOutStore``), recordings
-/// (``RecordingStore``) and what retention deletes (``RetentionStore``). Each part of the bridge is given the role it uses; ``BridgeService``
+/// ``FanOutStore``), recordings (``RecordingStore``) and what retention deletes
+/// (``RetentionStore``). Each part of the bridge is given the role it uses; ``BridgeService``
 /// and the operations endpoints hold the whole.
 ///
-/// Every method is one transaction: when it returns, what it wrote is committed (on SQLite
-/// with `synchronous=FULL`, on PostgreSQL with its default synchronous commit). Times are
-/// given, never read, so tests and the dispatcher's virtual clock decide what "now" is;
-/// they are stored in whole milliseconds.
+/// Every method is one transaction: when it returns, what it wrote is committed. Commits wait
+/// for the disk (on SQLite with `synchronous=FULL`, on PostgreSQL with its default synchronous
+/// commit), except the prune batches of ``RetentionStore``, which a power loss may undo and the
+/// next round deletes again (`CommitDurability.processCrash`). Times are given, never read, so
+/// tests and the dispatcher's virtual clock decide what "now" is; they are stored in whole
+/// milliseconds.
 ///
 /// Implementations are `Sendable` and own their own concurrency: callers may call from any
 /// task at once. Several bridge instances may share one PostgreSQL store. A dispatch pass holds
