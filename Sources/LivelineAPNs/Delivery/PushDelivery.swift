@@ -3,7 +3,9 @@ import NIOConcurrencyHelpers
 import NIOCore
 
 /// Sends the engine's pushes through an ``APNsClient``, keeping each activity's order and
-/// never sending stale content.
+/// never sending stale content. The live session (`liveline play`) and the load runner's network
+/// runs use it; the bridge does not: it keeps its pushes in its store's outbox and sends them
+/// with its own sender, so that they survive a restart.
 ///
 /// - **Order is sacred.** An activity has at most one push in flight. A push that comes while
 ///   another is in flight waits; a newer one replaces it (coalescing, newest state wins).
@@ -12,11 +14,12 @@ import NIOCore
 ///   retires the old one). When a retry falls due and a newer push is waiting, the newer push
 ///   goes instead, with its fresh timestamp; it inherits the older push's alert and priority if
 ///   it has none, so a goal's alert is not lost to a minute tick.
-/// - **Gone tokens.** 410 and `BadDeviceToken` stop that activity only; the reason is reported.
+/// - **Gone tokens.** 410, `BadDeviceToken` and `DeviceTokenNotForTopic` stop that activity
+///   only; the reason is reported.
 /// - **Configuration errors** (topic, key, environment, a TLS certificate the client does not
 ///   trust) stop everything: ``configurationError`` says how to fix it.
-/// - **Targets may come late.** An activity whose target is not known yet (the bridge registers
-///   a token after the first event) keeps its newest push until ``setTarget(_:for:)``; an
+/// - **Targets may come late.** An activity whose target is not known yet (the app reports its
+///   token after the story began) keeps its newest push until ``setTarget(_:for:)``; an
 ///   activity started by push keeps its updates until its update token is reported.
 /// - **Retries wait on the clock** the run follows, so a test in virtual time steps through
 ///   back-offs without waiting.

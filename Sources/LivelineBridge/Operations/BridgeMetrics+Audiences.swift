@@ -2,7 +2,8 @@ import Prometheus
 
 /// The audiences' metrics: followers by state (set from the store with the depths), fan-out
 /// lag (webhook stored → last follower answered) and pushes per key. The key label comes from
-/// registered activities (an authenticated registry client), one series per key with followers.
+/// registered activities (an authenticated registry client), one series per key whose followers
+/// were sent a push, kept until the process restarts.
 extension BridgeMetrics: FanOutObserver {
     /// Upper bounds of the fan-out lag histogram, in seconds: 10 ms to 2 minutes.
     public static let fanOutLagBuckets: [Double] = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120]

@@ -4,12 +4,17 @@ import Prometheus
 ///
 /// Nothing here touches the process-wide swift-metrics bootstrap: each bridge (and each test)
 /// owns its registry, so two bridges in one process never count into each other. The HTTP
-/// server counts webhooks and sets the depths; the dispatcher counts APNs answers, retries,
-/// dead letters and the receipt-to-APNs latency.
+/// server counts webhooks and refused connections; the store's depths are set every few
+/// seconds and on each `/metrics` and `/readyz`; the outbox sender counts APNs answers, retries,
+/// dead letters and the receipt-to-answer latency; the pruner counts deleted rows; the streams
+/// and the fan-out sender count in `+Streams` and `+Audiences`.
 ///
-/// Label values come from configuration (source names) or from small fixed sets (results,
-/// HTTP statuses, APNs reasons), never from a request, so a sender cannot grow the number of
-/// series.
+/// Label values come from configuration (source names, event types), from small fixed sets
+/// (results, HTTP statuses, APNs reasons), or, for the fan-out pushes of `+Audiences`, from an
+/// activity key. No webhook or feed can make a series: a key is counted only when a push goes
+/// to its followers, and only an activity registered by a client holding an API key has
+/// followers. The key series are as many as the keys those clients gave followers, and each
+/// stays until the process restarts.
 public final class BridgeMetrics: Sendable {
     /// What became of one webhook, as the `result` label says it.
     public enum WebhookResult: String, Sendable, Hashable, CaseIterable {

@@ -6,17 +6,18 @@ import ServiceLifecycle
 import Synchronization
 
 /// The whole bridge in one process: the HTTP server (webhooks, registry, operations), a
-/// ``StreamClient`` per stream source, the dispatcher and the outbox sender, on one store,
-/// until SIGTERM or SIGINT.
+/// ``StreamClient`` per stream source, the dispatcher, the outbox sender, the fan-out sender
+/// (a key's pushes to its followers), the ``StorePruner`` and a gauge of the store's depths, on
+/// one store, until SIGTERM or SIGINT.
 ///
 /// A graceful shutdown (SIGTERM, SIGINT, ``shutdown()``) drains within the configuration's
 /// `drain-timeout` (``BridgeDrain``): at once, webhooks are answered 503 with `Retry-After`
 /// (the HTTP server keeps listening and answering until the end) and `/readyz` says not ready;
 /// the streams and the pruner stop; the dispatcher commits the pass in flight and stops; the
-/// sender waits for the pushes in flight to be answered and records them, gives up on those
-/// still unanswered shortly before the deadline, and gives back every claim of this instance,
-/// so the next instance (or another sharing a PostgreSQL store) takes them at once; then the
-/// HTTP server closes. Whatever is still queued stays in the store.
+/// outbox and fan-out senders wait for the pushes in flight to be answered and record them,
+/// give up on those still unanswered shortly before the deadline, and give back every claim of
+/// this instance, so the next instance (or another sharing a PostgreSQL store) takes them at
+/// once; then the HTTP server closes. Whatever is still queued stays in the store.
 ///
 /// `liveline bridge serve` is this type plus argument parsing; tests build it the same way.
 public final class BridgeService: Sendable {
