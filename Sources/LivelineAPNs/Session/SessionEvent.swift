@@ -2,7 +2,7 @@ import Liveline
 
 /// What happened in a ``LiveSession``, in the order it happened per activity.
 ///
-/// The terminal view of `liveline play`, logs, and the bridge all read the same events: a push
+/// The terminal view of `liveline play`, logs and tests' probes all read the same events: a push
 /// the engine decided (with why), its way to APNs (sent, answered, retried, replaced, refused,
 /// given up), what external events did, and the report at the end.
 public enum SessionEvent: Sendable {

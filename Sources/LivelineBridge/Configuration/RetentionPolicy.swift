@@ -5,9 +5,11 @@ import Foundation
 ///
 /// - `events`: inbox events that a dispatch step applied or superseded, by when they were
 ///   received; `liveline bridge record` reads them, and a webhook sent again after this long
-///   is no longer recognised as a repeat. Events still pending are never deleted.
+///   is no longer recognised as a repeat. Events still pending are never deleted. Finished
+///   fan-outs go by the same cutoff, except the newest of a key whose story goes on (the push a
+///   follower joining late is sent).
 /// - `dead-letters`: pushes that failed for good, by when they failed (a replayed dead letter
-///   leaves at its replay).
+///   leaves at its replay), with the fan-outs' failure summaries as old.
 ///
 /// Sent pushes need no retention: they leave the outbox when APNs' answer is recorded (the
 /// answer stays on the activity as its last push).

@@ -3,8 +3,8 @@ import Liveline
 import Logging
 import Synchronization
 
-/// Turns stored webhooks into pushes through the engine's rules, one activity at a time, and
-/// writes each step durably before anything is sent.
+/// Turns stored events (webhooks and stream events) into pushes through the engine's rules, one
+/// activity at a time, and writes each step durably before anything is sent.
 ///
 /// A step, for each activity the store hands over (see ``Store/dispatchPass(limit:now:step:)``):
 /// 1. **Resume** the activity's engine from its stored state, or start a new one at the first
@@ -22,7 +22,8 @@ import Synchronization
 ///    8-hour end) and says when it next needs to run; that time is stored, so another step
 ///    comes then even with no webhook, after a restart too.
 /// 5. **Commit** events, engine state, next deadline and the decided pushes in the
-///    transaction that claimed the activity; the outbox sender takes it from there.
+///    transaction that claimed the activity; the outbox sender takes it from there, and for a
+///    key with followers the fan-out sender too.
 ///
 /// Scheduled beats of the scenario (`at`, `every`) do not play in the bridge: its beats happen
 /// when webhooks say so.
@@ -35,7 +36,7 @@ public final class BridgeDispatcher: Sendable {
     public struct Configuration: Sendable {
         /// This instance's name in leases; unique per running bridge.
         public var instance: String
-        /// How long a claim holds an activity; a dead instance's activities are taken over after it.
+        /// How long a replay's lease holds its activity; a dead instance's is taken over after it.
         public var lease: Duration
         /// Activities claimed per pass.
         public var batch: Int

@@ -1,8 +1,9 @@
 import Synchronization
 
-/// Wakes a worker loop early: the HTTP side rings it when a webhook is stored or an activity
-/// registered, so the dispatcher need not wait for its next poll. Rings while nobody waits
-/// are kept (one is enough), so a ring is never lost between two waits.
+/// Wakes a worker loop early: the HTTP side and the streams ring the dispatcher's when an event
+/// is stored or an activity registered, and the dispatcher rings the outbox and fan-out
+/// senders' when a step wrote pushes, so none waits for its next poll. Rings while nobody
+/// waits are kept (one is enough), so a ring is never lost between two waits.
 ///
 /// A `Mutex` rather than an actor: `ring()` is called on every webhook and must not allocate
 /// a task.

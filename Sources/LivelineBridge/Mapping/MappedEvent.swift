@@ -1,7 +1,7 @@
 import Liveline
 
 /// A verified webhook read through its source's rules: which activity, where it falls in the
-/// activity's order, and what to do to the live session.
+/// activity's order, and what to do to the activity's engine.
 public struct MappedEvent: Sendable, Hashable {
     /// The sender's event id, or `sha256:<hex of the body>` when the sender has none, its id is
     /// blank and the source falls back to the hash, or its id is a header its scheme does not

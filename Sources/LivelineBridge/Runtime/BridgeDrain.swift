@@ -4,8 +4,8 @@ import Synchronization
 /// A graceful stop's clock and its one fact, "draining since": from the moment SIGTERM (or
 /// ``BridgeService/shutdown()``) begins the drain until the process exits, the HTTP server
 /// answers webhooks 503 with `Retry-After` and `/readyz` says not ready, the dispatcher
-/// finishes its pass, and the outbox sender waits for its pushes in flight until
-/// ``deadline``, then gives back whatever is unanswered so the next instance takes it at once.
+/// finishes its pass, and the outbox and fan-out senders wait for their pushes in flight until
+/// ``deadline``, then give back whatever is unanswered so the next instance takes it at once.
 public final class BridgeDrain: Sendable {
     /// The longest a drain takes, from its start to the last claim given back (`drain-timeout`).
     public let timeout: Duration

@@ -2,7 +2,8 @@ import Foundation
 import Liveline
 
 /// An activity the dispatcher has claimed: its registration, engine state, and the events
-/// waiting for it (oldest order key first; ties in arrival order). Leased to one instance.
+/// waiting for it (oldest order key first; ties in arrival order). A pass holds it by its
+/// transaction's locks; a replay leases it to one instance.
 public struct ActivityWork: Sendable, Hashable {
     public var record: RegisteredActivity
     public var events: [StoredEvent]

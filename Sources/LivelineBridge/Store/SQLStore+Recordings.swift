@@ -1,7 +1,7 @@
 import Foundation
 
-/// Reading events back for `liveline bridge record`, through `inbox_activity` and
-/// `inbox_source_received` (migration 5).
+/// Reading events back for `liveline bridge record`, through `inbox_by_activity` (migration 6)
+/// and `inbox_source_received` (migration 5).
 extension SQLStore {
     public func activityKeys(source: String, receivedFrom from: Date?, to: Date?) async throws -> [String] {
         try await transaction { tx in

@@ -1,6 +1,7 @@
 import Foundation
 
-/// SQLite: one connection to a file, in WAL mode with `synchronous=FULL`, on a thread of its own
+/// SQLite: one connection to a file, in WAL mode with `synchronous=FULL` (`NORMAL` for the one
+/// transaction of a prune batch, ``CommitDurability/processCrash``), on a thread of its own
 /// (``SQLiteConnection``), and a second that only checkpoints the log (``SQLiteCheckpointer``).
 ///
 /// One process owns the file. Transactions are serialized by the connection and start with
