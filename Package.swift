@@ -7,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Liveline", targets: ["Liveline"]),
+        .library(name: "LivelineCore", targets: ["LivelineCore"]),
         .library(name: "LivelineAPNs", targets: ["LivelineAPNs"]),
         .library(name: "LivelineMockAPNs", targets: ["LivelineMockAPNs"]),
         .library(name: "LivelineAppTypes", targets: ["LivelineAppTypes"]),
@@ -40,10 +41,15 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
     ],
     targets: [
+        // The story without its YAML: the engine, payloads, clocks, coding, the scenario model and
+        // templates. What a backend that sends through LivelineAPNs compiles, so no Yams here.
+        .target(name: "LivelineCore"),
+        // Scenario files read with Yams, with located diagnostics; re-exports LivelineCore.
         .target(
             name: "Liveline",
             dependencies: [
-                .product(name: "Yams", package: "Yams")
+                "LivelineCore",
+                .product(name: "Yams", package: "Yams"),
             ]
         ),
         // The HTTP/2 wire format and connection core the APNs client and the mock APNs share.
@@ -56,7 +62,7 @@ let package = Package(
         .target(
             name: "LivelineAPNs",
             dependencies: [
-                "Liveline",
+                "LivelineCore",
                 "LivelineHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

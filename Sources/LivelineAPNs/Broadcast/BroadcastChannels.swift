@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 import NIOCore
 
 /// A broadcast channel as APNs describes it.

@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 import NIOCore
 
 /// One HTTP/2 request to APNs: a push to a device token, a broadcast, or a channel-management call.

@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 
 /// What happened to a push on its way to APNs, for live views, logs and load-test reports.
 public enum DeliveryEvent: Sendable {

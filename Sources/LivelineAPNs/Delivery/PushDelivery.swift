@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 import NIOConcurrencyHelpers
 import NIOCore
 

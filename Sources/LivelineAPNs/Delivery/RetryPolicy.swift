@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 
 /// How long to wait before sending again after a retryable failure: exponential backoff with
 /// full jitter (a random wait between zero and the exponential bound), so that many activities

@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 
 /// The real-time run of a story: scheduled beats and external events merged into one ordered
 /// stream of pushes, delivered to APNs, with a clean stop.

@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 import NIOConcurrencyHelpers
 
 /// Wakes a ``LiveSession``'s loop early: an external event moved a deadline, a target arrived,

@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 
 /// What happened in a ``LiveSession``, in the order it happened per activity.
 ///

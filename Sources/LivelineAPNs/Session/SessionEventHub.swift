@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 import NIOConcurrencyHelpers
 
 /// Hands a session's events to whoever listens, and counts them into its report.

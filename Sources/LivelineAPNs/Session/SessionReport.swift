@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 
 /// What a ``LiveSession`` did, counted from its events, and how the run ended.
 public struct SessionReport: Sendable {

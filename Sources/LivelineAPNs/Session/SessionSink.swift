@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 
 /// The engines' sink inside a ``LiveSession``: each push becomes a ``SessionEvent/decided(_:engine:)``
 /// and goes to ``PushDelivery``; a whole wake's pushes are flushed at once.

@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 import LivelineHTTP2
 import NIOCore
 import NIOSSL

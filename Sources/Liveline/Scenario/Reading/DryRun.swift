@@ -1,3 +1,5 @@
+import LivelineCore
+
 /// The last check of a load: each activity is played once under the virtual clock, with the
 /// file's seed, to find what only playing shows.
 ///

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineCore
 import Yams
 
 /// A scenario that loaded, with the warnings found on the way.

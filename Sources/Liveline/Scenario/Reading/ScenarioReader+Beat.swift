@@ -1,3 +1,4 @@
+import LivelineCore
 import Yams
 
 extension ScenarioReader {

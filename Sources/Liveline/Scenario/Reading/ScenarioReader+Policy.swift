@@ -1,3 +1,4 @@
+import LivelineCore
 import Yams
 
 /// A `policy:` block as written: only the keys it sets.

@@ -1,3 +1,4 @@
+import LivelineCore
 import Yams
 
 /// Reads one scenario file's YAML nodes into a ``Scenario``, collecting every problem on the way.

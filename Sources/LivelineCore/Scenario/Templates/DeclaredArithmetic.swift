@@ -6,9 +6,9 @@
 /// give `0`…`4`. In a patch of a field declared as a decimal, every `/` of the value's expression
 /// divides as decimals instead, so the same template gives `0.1`…`4.0`. Division inside text
 /// templates and `Int` fields is unchanged; write `/ 10.0` there for a decimal.
-enum DeclaredArithmetic {
+package enum DeclaredArithmetic {
     /// The activity with every patch of a decimal field computing its divisions as decimals.
-    static func apply(to activity: ActivitySpec) -> ActivitySpec {
+    package static func apply(to activity: ActivitySpec) -> ActivitySpec {
         let declared = StaticType(of: activity.contentState, state: .object([]))
         guard declared.hasDecimal else { return activity }
         var activity = activity

@@ -3,13 +3,13 @@
 /// The loader uses it to catch a patch that would make the app's `JSONDecoder` fail, which on a
 /// real device drops the update without a word. `unknown` is a value only known at run time
 /// (a webhook's `input.`); it is checked when it arrives.
-indirect enum StaticType: Equatable, CustomStringConvertible {
+package indirect enum StaticType: Equatable, CustomStringConvertible {
     case unknown
     case scalar(ValueType)
     case array
     case object([(key: String, type: StaticType)])
 
-    static func == (lhs: StaticType, rhs: StaticType) -> Bool {
+    package static func == (lhs: StaticType, rhs: StaticType) -> Bool {
         switch (lhs, rhs) {
         case (.unknown, .unknown), (.array, .array): true
         case (.scalar(let a), .scalar(let b)): a == b
@@ -19,7 +19,7 @@ indirect enum StaticType: Equatable, CustomStringConvertible {
         }
     }
 
-    var description: String {
+    package var description: String {
         switch self {
         case .unknown: "a value known only when it arrives"
         case .scalar(let type): type.description
@@ -28,10 +28,10 @@ indirect enum StaticType: Equatable, CustomStringConvertible {
         }
     }
 
-    var isNull: Bool { self == .scalar(.null) }
+    package var isNull: Bool { self == .scalar(.null) }
 
     /// The type of a template. `state` gives the types of the current content-state's fields.
-    init(of template: ValueTemplate, state: StaticType) {
+    package init(of template: ValueTemplate, state: StaticType) {
         switch template {
         case .literal(let value): self.init(of: value)
         case .date: self = .scalar(.date)
@@ -52,14 +52,14 @@ indirect enum StaticType: Equatable, CustomStringConvertible {
     }
 
     /// The type at a key path, or nil when the path names nothing.
-    func type(at path: some Collection<String>) -> StaticType? {
+    package func type(at path: some Collection<String>) -> StaticType? {
         guard let first = path.first else { return self }
         guard case .object(let fields) = self, let field = fields.first(where: { $0.key == first }) else { return nil }
         return field.type.type(at: path.dropFirst())
     }
 
     /// This type with the field at `path` replaced.
-    func replacing(_ path: some Collection<String>, with type: StaticType) -> StaticType {
+    package func replacing(_ path: some Collection<String>, with type: StaticType) -> StaticType {
         guard let first = path.first else { return type }
         guard case .object(var fields) = self, let i = fields.firstIndex(where: { $0.key == first }) else {
             return self
@@ -99,7 +99,7 @@ indirect enum StaticType: Equatable, CustomStringConvertible {
 
     /// Why a field of this type (the one the app declared) cannot decode `value`, or nil when it can.
     /// `optional` tells whether the field may be null.
-    func mismatch(with value: StaticType, optional: Bool) -> String? {
+    package func mismatch(with value: StaticType, optional: Bool) -> String? {
         switch (self, value) {
         case (.unknown, _), (_, .unknown): return nil
         case (_, .scalar(.null)):

@@ -10,8 +10,8 @@ public struct TemplateSyntaxError: Error, Sendable {
 /// `parse` returns nil for a string with no `{{`, so plain strings cost nothing. A string that is
 /// exactly one template (surrounding spaces allowed) becomes an ``Expression`` and keeps its
 /// type; anything else becomes a ``TextTemplate``.
-struct TemplateParser {
-    enum Parsed {
+package struct TemplateParser {
+    package enum Parsed {
         case expression(Expression)
         case text(TextTemplate)
     }
@@ -19,7 +19,7 @@ struct TemplateParser {
     /// Numbers `random` and `pick` call sites across a file, so each draws independently.
     var nextSite = 0
     /// What names the template being parsed may use.
-    var scope = TemplateScope.anywhere
+    package var scope = TemplateScope.anywhere
     /// How deep parentheses, `-` and calls are nested at the current token.
     private var depth = 0
 
@@ -29,7 +29,9 @@ struct TemplateParser {
     /// The deepest nesting of parentheses, `-` and calls in one expression.
     static let maxDepth = 32
 
-    mutating func parse(_ text: String) throws(TemplateSyntaxError) -> Parsed? {
+    package init() {}
+
+    package mutating func parse(_ text: String) throws(TemplateSyntaxError) -> Parsed? {
         guard text.contains("{{") || text.contains("}}") else { return nil }
         let scalars = Array(text.unicodeScalars)
         var parts: [TextTemplate.Part] = []
@@ -396,7 +398,7 @@ extension Unicode.Scalar {
 }
 
 /// What a template may name where it is written.
-struct TemplateScope {
+package struct TemplateScope {
     /// `n` exists only in repeating beats.
     var allowsN: Bool
     /// `input.` exists only in beats the bridge triggers.
@@ -405,6 +407,13 @@ struct TemplateScope {
     var state: ValueTemplate?
     /// Where the template is, for messages: "in attributes", "in a beat that happens once".
     var place: String
+
+    package init(allowsN: Bool, allowsInput: Bool, state: ValueTemplate?, place: String) {
+        self.allowsN = allowsN
+        self.allowsInput = allowsInput
+        self.state = state
+        self.place = place
+    }
 
     static let anywhere = TemplateScope(allowsN: true, allowsInput: true, state: nil, place: "here")
 }
