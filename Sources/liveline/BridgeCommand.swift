@@ -382,7 +382,7 @@ struct BridgeSendCommand: AsyncParsableCommand {
         let target = base.hasSuffix("/") ? base + "v1/webhooks/" + source : base + "/v1/webhooks/" + source
         do {
             let headers = try WebhookSigner(scheme: sourceConfiguration.scheme).sign(
-                body: body, url: target, now: Int64(Date().timeIntervalSince1970), headers: extra, id: id
+                body: body, url: target, now: BridgeClock.unixSeconds(BridgeClock.now()), headers: extra, id: id
             )
             let answer = try await WebhookSender().send(to: target, headers: headers, body: body)
             Terminal.out("\(answer.status) \(answer.text.trimmingCharacters(in: .whitespacesAndNewlines))")
@@ -452,10 +452,9 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
         if letters.isEmpty { Terminal.out("no dead letters") }
         switch action {
         case .list:
-            let format = ISO8601DateFormatter()
             for letter in letters {
                 Terminal.out(
-                    "#\(letter.id)  \(letter.push.activityKey)  \(letter.push.kind.rawValue)  \(CountText.of(letter.attempts, "attempt"))  failed \(format.string(from: letter.failedAt))\n    \(letter.lastError)"
+                    "#\(letter.id)  \(letter.push.activityKey)  \(letter.push.kind.rawValue)  \(CountText.of(letter.attempts, "attempt"))  failed \(UTCTime.format(BridgeClock.wholeSecond(letter.failedAt)))\n    \(letter.lastError)"
                 )
             }
         case .replay:
@@ -465,7 +464,7 @@ struct BridgeDeadLettersCommand: AsyncParsableCommand {
             )
             var failed = false
             for letter in letters {
-                switch try await dispatcher.replay(letter, now: Date()) {
+                switch try await dispatcher.replay(letter, now: BridgeClock.now()) {
                 case .queued(let pushes):
                     Terminal.out(
                         "#\(letter.id) \(letter.push.activityKey): queued \(CountText.of(pushes, "push", "pushes")) with the current state"

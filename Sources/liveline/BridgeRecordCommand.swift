@@ -74,7 +74,7 @@ struct BridgeRecordCommand: AsyncParsableCommand {
         }
         let store = try await options.openStore(configuration)
         let selection = BridgeRecorder.Selection(
-            keys: keys, source: source, from: from.flatMap(Self.date), to: to.flatMap(Self.date))
+            keys: keys, source: source, from: from.flatMap(UTCTime.parse), to: to.flatMap(UTCTime.parse))
         let recording: BridgeRecorder.Recording
         do {
             recording = try await BridgeRecorder(configuration: configuration, store: store).record(
@@ -98,10 +98,6 @@ struct BridgeRecordCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         Terminal.out(Self.summary(recording, file: out))
-    }
-
-    private static func date(_ text: String) -> Date? {
-        UTCTime.parse(text).map { Date(timeIntervalSince1970: Double($0) / 1000) }
     }
 
     /// What was written, one line per activity, and the commands that replay it.

@@ -63,7 +63,7 @@ public final class BridgeDispatcher: Sendable {
         /// Fan-outs started (pushes decided for keys with followers).
         public var fanOuts = 0
         /// The next deadlines of the activities written, for the loop to wake at.
-        public var deadlines: [Date] = []
+        public var deadlines: [Millis] = []
     }
 
     public let configuration: Configuration
@@ -108,7 +108,7 @@ public final class BridgeDispatcher: Sendable {
                 var report: PassReport
                 // A full batch means more may be waiting: go again at once.
                 repeat {
-                    let began = Date()
+                    let began = BridgeClock.now()
                     report = try await dispatch(now: began)
                     deadlines.removeAll(through: began)
                     for deadline in report.deadlines { deadlines.insert(deadline, now: began) }
@@ -120,7 +120,7 @@ public final class BridgeDispatcher: Sendable {
                 logger.error("dispatch failed; retrying", metadata: ["error": "\(error)"])
             }
             if isStopping { return }
-            await wakeSignal.wait(upTo: deadlines.wait(now: Date(), poll: configuration.pollInterval))
+            await wakeSignal.wait(upTo: deadlines.wait(now: BridgeClock.now(), poll: configuration.pollInterval))
         }
     }
 
@@ -136,7 +136,7 @@ public final class BridgeDispatcher: Sendable {
     /// One pass at `now`: claims activities with work, runs one step for each and writes them,
     /// all in one transaction (one fsync, however many activities).
     @discardableResult
-    public func dispatch(now: Date) async throws -> PassReport {
+    public func dispatch(now: Millis) async throws -> PassReport {
         let commits = try await store.dispatchPass(limit: configuration.batch, now: now) { self.step($0, now: now) }
         if !commits.isEmpty { await journal.record(commits) }
         var report = PassReport()
@@ -156,7 +156,7 @@ public final class BridgeDispatcher: Sendable {
     /// Replays a dead letter: sends the activity's *current* state again with a fresh
     /// timestamp (or its end again, if it has ended), never the stored payload, and removes
     /// the dead letter in the same transaction.
-    public func replay(_ deadLetter: DeadLetter, now: Date) async throws -> ReplayOutcome {
+    public func replay(_ deadLetter: DeadLetter, now: Millis) async throws -> ReplayOutcome {
         guard
             let work = try await store.claimActivity(
                 deadLetter.push.activityKey, instance: configuration.instance, lease: configuration.lease, now: now
@@ -193,12 +193,9 @@ public final class BridgeDispatcher: Sendable {
 
     /// Runs one activity's step at `now` and returns what to commit. Pure apart from logging:
     /// the engine works on a copy restored from the record.
-    func step(_ work: ActivityWork, now: Date, resend: Bool = false) -> DispatchCommit {
+    func step(_ work: ActivityWork, now: Millis, resend: Bool = false) -> DispatchCommit {
         let record = work.record
-        // Whole seconds: `aps.timestamp` is in seconds anyway, and a `!date +14m` evaluated at a
-        // whole second stays a whole number, so a Date field never turns from an integer into a
-        // fraction between two pushes (which an app decoding it as Int would reject).
-        let nowMillis = Millis(now.timeIntervalSince1970.rounded(.down)) * 1000
+        let second = BridgeClock.wholeSecond(now)
         var applied: [Int64] = []
         var ignored: [Int64] = []
         var superseded: [(sequence: Int64, reason: String)] = []
@@ -240,13 +237,13 @@ public final class BridgeDispatcher: Sendable {
             let payloadLimit =
                 record.updateToken == nil && record.channelID != nil ? PayloadLimits.broadcast : PayloadLimits.device
             engine = ActivityEngine(
-                program: story.program, id: 0, scenarioStart: nowMillis - story.program.offset,
+                program: story.program, id: 0, scenarioStart: second - story.program.offset,
                 payloadLimit: payloadLimit,
                 followsTimeline: false
             )
             state = BridgeActivityState(source: sourceName, engine: engine.snapshot)
         }
-        let t = max(nowMillis, engine.lastPushTime ?? .min)
+        let t = max(second, engine.lastPushTime ?? .min)
         let earliestReceipt = work.events.map(\.event.receivedAt).min()
         var sink = OutboxCollector(activityKey: record.key, topic: story.topic, receivedAt: earliestReceipt)
         var writer = JSONWriter()
@@ -280,7 +277,7 @@ public final class BridgeDispatcher: Sendable {
         let wake = engine.nextWake
         var commit = DispatchCommit(
             activityKey: record.key, applied: applied, superseded: superseded, lifecycle: engine.lifecycle,
-            engineState: encoded, nextDeadline: wake == .max ? nil : Date(timeIntervalSince1970: Double(wake) / 1000),
+            engineState: encoded, nextDeadline: wake == .max ? nil : wake,
             pushes: sink.pushes, error: errors.isEmpty ? nil : errors.joined(separator: "; "), now: now
         )
         commit.pushReasons = sink.reasons

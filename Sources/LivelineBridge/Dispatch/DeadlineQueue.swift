@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// The next deadlines the dispatcher wrote, so that it wakes when one comes instead of at its
 /// next poll: a push the engine held for `min-interval` (one push a second) goes out on its
@@ -13,19 +13,19 @@ struct DeadlineQueue {
     var horizon: Duration = .seconds(30)
     /// At most this many are kept, so that a million activities' deadlines cost no memory here.
     var capacity = 65_536
-    private var heap: [Int64] = []
+    private var heap: [Millis] = []
 
     var isEmpty: Bool { heap.isEmpty }
     var count: Int { heap.count }
 
     /// The earliest deadline kept.
-    var earliest: Date? { heap.first.map { Date(timeIntervalSince1970: Double($0) / 1000) } }
+    var earliest: Millis? { heap.first }
 
     /// Keeps `deadline` if it is after `now` and within the horizon.
-    mutating func insert(_ deadline: Date, now: Date) {
-        let interval = deadline.timeIntervalSince(now)
-        guard interval > 0, interval <= Double(horizon.components.seconds), heap.count < capacity else { return }
-        heap.append(Int64((deadline.timeIntervalSince1970 * 1000).rounded(.up)))
+    mutating func insert(_ deadline: Millis, now: Millis) {
+        let interval = deadline - now
+        guard interval > 0, interval <= horizon.millis, heap.count < capacity else { return }
+        heap.append(deadline)
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
@@ -36,17 +36,15 @@ struct DeadlineQueue {
     }
 
     /// Drops every deadline at or before `instant`: a pass that began then has claimed them.
-    mutating func removeAll(through instant: Date) {
-        let limit = Int64((instant.timeIntervalSince1970 * 1000).rounded(.down))
-        while let first = heap.first, first <= limit { removeFirst() }
+    mutating func removeAll(through instant: Millis) {
+        while let first = heap.first, first <= instant { removeFirst() }
     }
 
     /// How long to wait at most: until the earliest deadline (and a millisecond, so that it is
     /// due when the pass looks), or `poll` if that comes first.
-    func wait(now: Date, poll: Duration) -> Duration {
+    func wait(now: Millis, poll: Duration) -> Duration {
         guard let earliest else { return poll }
-        let millis = max(0, Int64((earliest.timeIntervalSince(now) * 1000).rounded(.up))) + 1
-        return min(poll, .milliseconds(millis))
+        return min(poll, .milliseconds(max(0, earliest - now) + 1))
     }
 
     private mutating func removeFirst() {

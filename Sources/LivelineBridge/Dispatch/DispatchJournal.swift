@@ -31,18 +31,18 @@ public actor DispatchJournal {
         }
 
         public var outcome: Outcome
-        public var at: Date
+        public var at: Millis
         /// The pushes the step decided (for every event it applied).
         public var pushes: [DecidedPush]
         /// When the engine next wanted to run after the step (a held push, a heartbeat).
-        public var nextDeadline: Date?
+        public var nextDeadline: Millis?
     }
 
     public let capacity: Int
     private var steps: [Int64: Step] = [:]
     private var stepOrder: Admissions<Int64>
     /// Each activity's newest step with pushes, for a push that came after an event's own step.
-    private var latestPushes: [String: (at: Date, pushes: [DecidedPush])] = [:]
+    private var latestPushes: [String: (at: Millis, pushes: [DecidedPush])] = [:]
     private var activityOrder: Admissions<String>
 
     public init(capacity: Int = 4096) {
@@ -108,7 +108,7 @@ public actor DispatchJournal {
     public func step(of sequence: Int64) -> Step? { steps[sequence] }
 
     /// The pushes of the activity's newest step that decided any, if after `date`.
-    public func pushes(of activityKey: String, after date: Date) -> (at: Date, pushes: [DecidedPush])? {
+    public func pushes(of activityKey: String, after date: Millis) -> (at: Millis, pushes: [DecidedPush])? {
         guard let latest = latestPushes[activityKey], latest.at > date else { return nil }
         return latest
     }

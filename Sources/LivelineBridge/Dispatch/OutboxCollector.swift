@@ -10,13 +10,13 @@ struct OutboxCollector: PushSink {
     /// The earliest receipt among the webhooks applied in this step, carried by the first
     /// push sent at once for them (the receipt-to-APNs metric measures the bridge, not the
     /// policy: a push the engine held for `min-interval` or the budget carries none).
-    var receivedAt: Date?
+    var receivedAt: Millis?
     var pushes: [OutboxPush] = []
     /// The engine's reason for each push, in the order of ``pushes``.
     var reasons: [String] = []
     var problems: [String] = []
 
-    init(activityKey: String, topic: String, receivedAt: Date?) {
+    init(activityKey: String, topic: String, receivedAt: Millis?) {
         self.activityKey = activityKey
         self.topic = topic
         self.receivedAt = receivedAt
@@ -29,7 +29,7 @@ struct OutboxCollector: PushSink {
         pushes.append(
             OutboxPush(
                 activityKey: activityKey, payload: push.payload, headers: headers, priority: push.priority.apnsValue,
-                dueAt: Date(timeIntervalSince1970: Double(push.time) / 1000), kind: push.event,
+                dueAt: push.time, kind: push.event,
                 receivedAt: fromWebhook ? receivedAt : nil
             ))
         reasons.append(push.reason.description)

@@ -86,9 +86,9 @@ public final class OutboxSender: Sendable {
     public func run() async {
         while !Task.isCancelled, !isStopping {
             do {
-                var report = try await send(now: Date())
+                var report = try await send(now: BridgeClock.now())
                 while report.claimed >= configuration.batch, !Task.isCancelled, !isStopping {
-                    report = try await send(now: Date())
+                    report = try await send(now: BridgeClock.now())
                 }
             } catch {
                 // A cancellation stops the pass mid-query: the claimed pushes' leases expire and
@@ -105,7 +105,7 @@ public final class OutboxSender: Sendable {
 
     /// Ends ``run()`` after the pass in flight; answers that have not come by `cutoff` (nil:
     /// none is waited for) are given up, and their pushes given back.
-    public func stop(cutoff at: Date?) {
+    public func stop(cutoff at: Millis?) {
         stopping.withLock { $0 = true }
         wakeSignal.ring()
         cutoff.fire(at: at)
@@ -135,7 +135,7 @@ public final class OutboxSender: Sendable {
     /// One pass: claims the pushes due at `now`, sends them concurrently, records each answer.
     /// Retry times are computed from `now`, so a test in virtual time controls the back-off.
     @discardableResult
-    public func send(now: Date) async throws -> PassReport {
+    public func send(now: Millis) async throws -> PassReport {
         let claimed = try await store.claimDuePushes(
             limit: configuration.batch, instance: configuration.instance, lease: configuration.lease, now: now
         )
@@ -180,7 +180,7 @@ public final class OutboxSender: Sendable {
 
     /// Sends one push and decides what its answer means; records nothing. Nil: a stop's cutoff
     /// came before the answer.
-    private func deliver(_ claimed: ClaimedPush, now: Date) async -> Decision? {
+    private func deliver(_ claimed: ClaimedPush, now: Millis) async -> Decision? {
         guard let request = request(for: claimed) else {
             // The target vanished between the claim and now: give the claim back for later
             // (the attempt is counted, but never sends it to the dead letters).
@@ -191,7 +191,7 @@ public final class OutboxSender: Sendable {
             )
         }
         guard let result = await cutoff.send(request, with: client) else { return nil }
-        let answeredAt = Date()
+        let answeredAt = BridgeClock.now()
         switch result {
         case .success(let response):
             let answer = PushAnswer(
@@ -202,7 +202,7 @@ public final class OutboxSender: Sendable {
             switch APNsDisposition(response) {
             case .delivered:
                 if let receivedAt = claimed.push.receivedAt {
-                    observer.receiptToAnswer(seconds: max(0, answeredAt.timeIntervalSince(receivedAt)))
+                    observer.receiptToAnswer(seconds: max(0, BridgeClock.seconds(from: receivedAt, to: answeredAt)))
                 }
                 return Decision(outcome: .sent(claimed.id, answer: answer), error: nil, retryReason: "")
             case .retry, .renewTokenAndRetry:
@@ -235,11 +235,11 @@ public final class OutboxSender: Sendable {
         }
     }
 
-    private func retry(_ claimed: ClaimedPush, answer: PushAnswer?, error: String, now: Date) -> Decision {
+    private func retry(_ claimed: ClaimedPush, answer: PushAnswer?, error: String, now: Millis) -> Decision {
         let delay = configuration.retry.delay(beforeAttempt: claimed.attempts + 2, random: Double.random(in: 0..<1))
         return Decision(
             outcome: .failed(
-                claimed.id, answer: answer, error: error, retryAt: now.addingTimeInterval(Double(delay) / 1000),
+                claimed.id, answer: answer, error: error, retryAt: now + delay,
                 maxAttempts: configuration.retry.maxAttempts
             ),
             error: error, retryReason: answer?.reason ?? (answer.map { "status \($0.status)" } ?? "transport")

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineAPNs
 import Synchronization
 
@@ -44,14 +45,15 @@ final class SendCutoff: Sendable {
     /// Whether ``fire()`` was called.
     var hasFired: Bool { state.withLock { $0.fired } }
 
-    /// Fires at `date`: at once when it is nil or past, else from a task that sleeps until it.
-    func fire(at date: Date?) {
-        guard let date, date > Date() else {
+    /// Fires at `instant`: at once when it is nil or past, else from a task that sleeps until it.
+    func fire(at instant: Millis?) {
+        let now = BridgeClock.now()
+        guard let instant, instant > now else {
             fire()
             return
         }
         Task {
-            try? await Task.sleep(for: .milliseconds(Int64(date.timeIntervalSinceNow * 1000)))
+            try? await Task.sleep(for: .milliseconds(instant - now))
             self.fire()
         }
     }

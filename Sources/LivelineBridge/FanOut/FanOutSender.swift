@@ -89,7 +89,7 @@ public final class FanOutSender: Sendable {
     public func run() async {
         while !Task.isCancelled, !isStopping {
             do {
-                while try await send(now: Date()).didWork, !Task.isCancelled, !isStopping {}
+                while try await send(now: BridgeClock.now()).didWork, !Task.isCancelled, !isStopping {}
             } catch {
                 if Task.isCancelled { return }
                 logger.error("sending fan-outs failed; retrying", metadata: ["error": "\(error)"])
@@ -114,7 +114,7 @@ public final class FanOutSender: Sendable {
     /// Ends ``run()`` after the pass in flight; answers not come by `cutoff` are given up, and
     /// their ranges given back, so the next instance sends them again at once (the same payload
     /// and timestamp: a device that has it drops it).
-    public func stop(cutoff at: Date?) {
+    public func stop(cutoff at: Millis?) {
         stopping.withLock { $0 = true }
         wakeSignal.ring()
         cutoff.fire(at: at)
@@ -125,7 +125,7 @@ public final class FanOutSender: Sendable {
     /// One pass at `now`: up to ``Configuration/rangesPerPass`` ranges, ``Configuration/ranges``
     /// of them in flight at a time, then the due catch-ups.
     @discardableResult
-    public func send(now: Date) async throws -> PassReport {
+    public func send(now: Millis) async throws -> PassReport {
         var report = PassReport()
         var claimedFanOuts: [Int64] = []
         let started = ContinuousClock.now
@@ -145,9 +145,7 @@ public final class FanOutSender: Sendable {
                 if let answers {
                     // The pass's `now`, moved on by the time its answers took: a fan-out's
                     // finish (and so its lag on the dashboard) is when its last range was answered.
-                    let elapsed = (ContinuousClock.now - started).components
-                    let answeredAt = now.addingTimeInterval(
-                        Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+                    let answeredAt = now + (ContinuousClock.now - started).millis
                     try await record(range, answers: answers, now: answeredAt, into: &report)
                 }
                 if answers != nil, !isStopping, report.ranges < configuration.rangesPerPass,
@@ -184,7 +182,7 @@ public final class FanOutSender: Sendable {
     }
 
     /// The next range of followers to send, preferring fan-outs this pass has not served yet.
-    private func claimRange(now: Date, excluding claimed: [Int64]) async throws -> FanOutRange? {
+    private func claimRange(now: Millis, excluding claimed: [Int64]) async throws -> FanOutRange? {
         let range = try await store.claimFanOutRange(
             limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now,
             excluding: claimed
@@ -195,7 +193,7 @@ public final class FanOutSender: Sendable {
 
     /// Records a wholly answered range and counts it in `report` and the observer.
     private func record(
-        _ range: FanOutRange, answers: [FollowerAnswer], now: Date, into report: inout PassReport
+        _ range: FanOutRange, answers: [FollowerAnswer], now: Millis, into report: inout PassReport
     ) async throws {
         let progress = try await store.recordFanOut(range, answers: answers, instance: configuration.instance, now: now)
         let sent = answers.filter { $0.outcome == .sent }.count
@@ -207,7 +205,8 @@ public final class FanOutSender: Sendable {
         if progress.finished {
             report.finished += 1
             if let receivedAt = progress.receivedAt {
-                observer.fanOutFinished(lagSeconds: max(0, Date().timeIntervalSince(receivedAt)))
+                observer.fanOutFinished(
+                    lagSeconds: max(0, BridgeClock.seconds(from: receivedAt, to: BridgeClock.now())))
             }
         }
     }
@@ -221,14 +220,14 @@ public final class FanOutSender: Sendable {
 
     /// Sends `push` to each target at once; nil when a stop's cutoff came before every answer.
     private func deliver(
-        _ push: OutboxPush, to targets: [FanOutTarget], attempts: Int, now: Date
+        _ push: OutboxPush, to targets: [FanOutTarget], attempts: Int, now: Millis
     ) async -> [FollowerAnswer]? {
         await deliver(targets.map { Send(push: push, target: $0, attempts: attempts) }, now: now)
     }
 
     /// Sends every push at once; the answers in their order, or nil when a stop's cutoff came
     /// before every answer.
-    private func deliver(_ sends: [Send], now: Date) async -> [FollowerAnswer]? {
+    private func deliver(_ sends: [Send], now: Millis) async -> [FollowerAnswer]? {
         var requests: [APNsRequest] = []
         requests.reserveCapacity(sends.count)
         // Pushes of one fan-out (one after another) share one body buffer and header list.
@@ -263,9 +262,9 @@ public final class FanOutSender: Sendable {
     }
 
     /// What an answer means for one follower.
-    private func outcome(of result: Result<APNsResponse, any Error>, attempts: Int, now: Date) -> FollowerOutcome {
+    private func outcome(of result: Result<APNsResponse, any Error>, attempts: Int, now: Millis) -> FollowerOutcome {
         let delay = configuration.retry.delay(beforeAttempt: attempts + 2, random: Double.random(in: 0..<1))
-        let retryAt = now.addingTimeInterval(Double(delay) / 1000)
+        let retryAt = now + delay
         switch result {
         case .success(let response):
             let reason = response.reason?.rawValue ?? "status \(response.status)"

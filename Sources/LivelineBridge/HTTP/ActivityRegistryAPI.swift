@@ -27,7 +27,7 @@ struct ActivityRegistryAPI: Sendable {
     /// mock APNs); shown as `device`.
     let device: DeviceView?
     let wake: @Sendable () -> Void
-    let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Millis
 
     func put(_ request: Request, context: some RequestContext) async -> Response {
         await answer(request, context) { key, logger async throws(BridgeHTTPError) in

@@ -74,7 +74,7 @@ public final class BridgeHTTPServer: Service, Sendable {
     public init(
         configuration: BridgeConfiguration, store: any Store, inbox: InboxWriter, metrics: BridgeMetrics,
         logger: Logger,
-        listen: ListenAddress? = nil, clock: @escaping @Sendable () -> Date = { Date() },
+        listen: ListenAddress? = nil, clock: @escaping @Sendable () -> Millis = BridgeClock.now,
         wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer,
         journal: DispatchJournal? = nil,
         device: DeviceView? = nil, drain: BridgeDrain = BridgeDrain()

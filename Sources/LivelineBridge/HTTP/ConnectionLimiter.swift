@@ -46,7 +46,7 @@ public final class ConnectionLimiter: Sendable {
         open.wrappingSubtract(1, ordering: .relaxed)
         let refused = refusedCount.wrappingAdd(1, ordering: .relaxed).newValue
         onRefused()
-        let second = Int64(Date().timeIntervalSince1970)
+        let second = BridgeClock.unixSeconds(BridgeClock.now())
         let last = lastWarning.load(ordering: .relaxed)
         if second > last, lastWarning.compareExchange(expected: last, desired: second, ordering: .relaxed).exchanged {
             logger.warning(

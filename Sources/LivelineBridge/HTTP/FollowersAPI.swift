@@ -21,7 +21,7 @@ struct FollowersAPI: Sendable {
     let authenticator: RegistryAuthenticator
     let bodyLimit: RequestBodyLimit
     let wake: @Sendable () -> Void
-    let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Millis
 
     func put(_ request: Request, context: some RequestContext) async -> Response {
         await answer(request, context) { key, logger async throws(BridgeHTTPError) in

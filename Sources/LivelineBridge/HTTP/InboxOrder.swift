@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// The `Int64` order key an event is stored under, from what its source's rules found.
 ///
@@ -13,12 +13,12 @@ import Foundation
 ///   under 0, below every real key, so that recording it can never make a later event of the
 ///   activity look older than it is.
 enum InboxOrder {
-    static func key(_ orderKey: OrderKey?, sourceIsOrdered: Bool, receivedAt: Date) -> Int64 {
+    static func key(_ orderKey: OrderKey?, sourceIsOrdered: Bool, receivedAt: Millis) -> Int64 {
         switch orderKey {
         case .sequence(let value): Int64(value)
         case .timestamp(let millis): millis
         case .statusRank(let rank, _): Int64(rank)
-        case nil: sourceIsOrdered ? 0 : Int64((receivedAt.timeIntervalSince1970 * 1000).rounded(.down))
+        case nil: sourceIsOrdered ? 0 : receivedAt
         }
     }
 }

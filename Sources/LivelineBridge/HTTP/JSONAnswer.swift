@@ -25,9 +25,11 @@ enum JSONAnswer {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// A time as ISO-8601 in UTC with milliseconds, as JSON shows times.
-    static func time(_ date: Date) -> StateValue {
-        .string(date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+    /// An instant as ISO-8601 in UTC with three digits of milliseconds, as JSON shows times
+    /// (`2026-11-23T13:05:00.000Z`; `UTCTime` leaves out milliseconds of zero).
+    static func time(_ instant: Millis) -> StateValue {
+        let text = UTCTime.format(instant)
+        return .string(text.contains(".") ? text : String(text.dropLast()) + ".000Z")
     }
 
     /// `.string(text)`, or `.null` for nil.

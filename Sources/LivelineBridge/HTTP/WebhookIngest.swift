@@ -55,11 +55,11 @@ struct WebhookIngest: Sendable {
     let inbox: InboxWriter
     let metrics: BridgeMetrics
     let wake: @Sendable () -> Void
-    let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Millis
 
     init(
         configuration: BridgeConfiguration, inbox: InboxWriter, metrics: BridgeMetrics,
-        wake: @escaping @Sendable () -> Void, clock: @escaping @Sendable () -> Date
+        wake: @escaping @Sendable () -> Void, clock: @escaping @Sendable () -> Millis
     ) {
         var sources: [String: Source] = [:]
         for source in configuration.sources where !source.isStream { sources[source.name] = Source(source) }
@@ -124,7 +124,7 @@ struct WebhookIngest: Sendable {
         do {
             _ = try source.configuration.verifier.verify(
                 body: body, headers: request.headers, url: source.signsRequestURL ? Self.url(of: request) : "",
-                now: Int64(receivedAt.timeIntervalSince1970.rounded(.down)))
+                now: BridgeClock.unixSeconds(receivedAt))
         } catch {
             var refusal = BridgeHTTPError(error)
             if refusal.status == .unauthorized,

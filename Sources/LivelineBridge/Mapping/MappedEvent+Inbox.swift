@@ -4,7 +4,7 @@ import Liveline
 extension MappedEvent {
     /// The inbox row for this event, with its order key as ``InboxOrder`` makes it.
     public func inboxEvent(
-        source: SourceConfiguration, body: [UInt8], headers: [String: String], receivedAt: Date
+        source: SourceConfiguration, body: [UInt8], headers: [String: String], receivedAt: Millis
     ) -> InboxEvent {
         let order = InboxOrder.key(orderKey, sourceIsOrdered: source.order != nil, receivedAt: receivedAt)
         return InboxEvent(

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import LivelineAPNs
 import Logging
 import Synchronization
@@ -30,18 +31,18 @@ public final class AudienceWatch: Sendable {
     private struct Counted {
         var counts: FollowerCounts
         var sample: Follower?
-        var at: Date
+        var at: Millis
     }
 
     /// Answers of a key's fan-outs at one read, for the rate at the next.
     private struct Answered {
-        var at: Date
+        var at: Millis
         var byFanOut: [Int64: Int]
     }
 
     private struct State {
         var statuses: [AudienceStatus] = []
-        var readAt: Date?
+        var readAt: Millis?
         var reading = false
         var counted: [String: Counted] = [:]
         var answered: [String: Answered] = [:]
@@ -69,10 +70,10 @@ public final class AudienceWatch: Sendable {
 
     /// The audiences as last read; starts a read in the background when that is older than
     /// ``Configuration/interval`` (one at a time).
-    public func current(now: Date = Date()) -> [AudienceStatus] {
-        let interval = Self.seconds(configuration.interval)
+    public func current(now: Millis = BridgeClock.now()) -> [AudienceStatus] {
+        let interval = configuration.interval.millis
         let (statuses, due) = state.withLock { state in
-            let stale = state.readAt.map { now.timeIntervalSince($0) >= interval || now < $0 } ?? true
+            let stale = state.readAt.map { now - $0 >= interval || now < $0 } ?? true
             let due = stale && !state.reading
             if due { state.reading = true }
             return (state.statuses, due)
@@ -80,12 +81,12 @@ public final class AudienceWatch: Sendable {
         if due {
             Task {
                 do {
-                    try await self.refresh(now: Date())
+                    try await self.refresh(now: BridgeClock.now())
                 } catch {
                     // Tried again after the interval, not on every frame.
                     self.state.withLock { state in
                         state.reading = false
-                        state.readAt = Date()
+                        state.readAt = BridgeClock.now()
                     }
                     self.logger.warning(
                         "could not read the audiences for the dashboard", metadata: ["error": "\(error)"])
@@ -97,7 +98,7 @@ public final class AudienceWatch: Sendable {
 
     /// Reads the store at `now` and keeps what it found for ``current(now:)``.
     @discardableResult
-    public func refresh(now: Date) async throws -> [AudienceStatus] {
+    public func refresh(now: Millis) async throws -> [AudienceStatus] {
         let keys = try await store.audienceKeys(limit: configuration.keys)
         let (counted, answered) = state.withLock { ($0.counted, $0.answered) }
         var statuses: [AudienceStatus] = []
@@ -105,7 +106,7 @@ public final class AudienceWatch: Sendable {
         var newAnswered: [String: Answered] = [:]
         for key in keys {
             var count = counted[key]
-            if count.map({ now.timeIntervalSince($0.at) >= Self.seconds(configuration.countsInterval) || now < $0.at })
+            if count.map({ now - $0.at >= configuration.countsInterval.millis || now < $0.at })
                 ?? true
             {
                 count = Counted(
@@ -127,7 +128,7 @@ public final class AudienceWatch: Sendable {
         statuses.sort { a, b in
             let running = (a.fanOut?.state == .running, b.fanOut?.state == .running)
             if running.0 != running.1 { return running.0 }
-            return (a.fanOut?.createdAt ?? .distantPast) > (b.fanOut?.createdAt ?? .distantPast)
+            return (a.fanOut?.createdAt ?? .min) > (b.fanOut?.createdAt ?? .min)
         }
         state.withLock { state in
             state.statuses = statuses
@@ -141,7 +142,7 @@ public final class AudienceWatch: Sendable {
 
     private static func status(
         key: String, counted: Counted, fanOuts: [FanOutStatus], summaries: [FanOutFailureSummary], previous: Answered?,
-        now: Date
+        now: Millis
     ) -> AudienceStatus {
         let newest = fanOuts.first
         var status = AudienceStatus(
@@ -156,7 +157,7 @@ public final class AudienceWatch: Sendable {
             status.failures[summary.reason, default: 0] += summary.count
         }
         let end = newest.state == .running ? now : newest.finishedAt ?? now
-        status.lagSeconds = newest.receivedAt.map { max(0, end.timeIntervalSince($0)) }
+        status.lagSeconds = newest.receivedAt.map { max(0, BridgeClock.seconds(from: $0, to: end)) }
         if newest.state == .running {
             if let previous, now > previous.at {
                 // Answers since the last read, over every fan-out of the key still in the store
@@ -169,10 +170,10 @@ public final class AudienceWatch: Sendable {
                                 - (previous.byFanOut[fanOut.id]
                                     ?? (fanOut.createdAt >= previous.at ? 0 : fanOut.answered)))
                 }
-                status.pushesPerSecond = Double(delta) / now.timeIntervalSince(previous.at)
+                status.pushesPerSecond = Double(delta) / BridgeClock.seconds(from: previous.at, to: now)
             }
         } else if let finished = newest.finishedAt, finished > newest.createdAt {
-            status.pushesPerSecond = Double(newest.answered) / finished.timeIntervalSince(newest.createdAt)
+            status.pushesPerSecond = Double(newest.answered) / BridgeClock.seconds(from: newest.createdAt, to: finished)
         }
         return status
     }
@@ -186,9 +187,5 @@ public final class AudienceWatch: Sendable {
         else { return nil }
         let text = String(decoding: data, as: UTF8.self)
         return text.count > 160 ? String(text.prefix(159)) + "…" : text
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -174,7 +174,7 @@ public final class BridgeMetrics: Sendable {
     /// Counts rows of `table` that one retention batch deleted, and the time the batch took.
     public func pruned(table: String, rows: Int, took: Duration) {
         registry.makeCounter(descriptor: Name.pruned, labels: [("table", table)]).increment(by: Int64(rows))
-        pruneBatchHistogram.record(took.inSeconds)
+        pruneBatchHistogram.record(BridgeClock.seconds(took))
     }
 
     /// Everything in the Prometheus text exposition format (version 0.0.4).

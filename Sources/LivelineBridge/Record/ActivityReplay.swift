@@ -34,7 +34,7 @@ struct ActivityReplay: Sendable {
         let steps = Self.steps(events)
         guard let first = steps.first?.first else { throw .nothingDispatched(key: record.key) }
 
-        let start = storedEngine?.startTime ?? Self.wholeSecond(first.dispatchedAt)
+        let start = storedEngine?.startTime ?? BridgeClock.wholeSecond(first.dispatchedAt)
         var engine = ActivityEngine(
             program: story.program, id: 0, scenarioStart: start - story.program.offset,
             payloadLimit: storedEngine?.payloadLimit ?? PayloadLimits.device, followsTimeline: false)
@@ -49,7 +49,7 @@ struct ActivityReplay: Sendable {
         var lastOffset: Millis = -1
 
         for step in steps {
-            let t = max(Self.wholeSecond(step[0].dispatchedAt), engine.lastPushTime ?? .min)
+            let t = max(BridgeClock.wholeSecond(step[0].dispatchedAt), engine.lastPushTime ?? .min)
             // What the bridge played before the step's events; a deadline at exactly `t` (other
             // than the start itself) must stay before them in the recording too.
             engine.advance(to: t - 1, writer: &writer, sink: &sink)
@@ -117,11 +117,6 @@ struct ActivityReplay: Sendable {
             }
         }
         return steps
-    }
-
-    /// The whole second a dispatch step at `date` runs at (``BridgeDispatcher`` rounds down).
-    static func wholeSecond(_ date: Date) -> Millis {
-        Millis(date.timeIntervalSince1970.rounded(.down)) * 1000
     }
 
     /// What an applied event did, or nil when it changed nothing.

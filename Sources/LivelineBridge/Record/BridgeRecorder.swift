@@ -20,10 +20,10 @@ public struct BridgeRecorder: Sendable {
         /// received in `from..<to`.
         public var keys: [String]
         public var source: String?
-        public var from: Date?
-        public var to: Date?
+        public var from: Millis?
+        public var to: Millis?
 
-        public init(keys: [String] = [], source: String? = nil, from: Date? = nil, to: Date? = nil) {
+        public init(keys: [String] = [], source: String? = nil, from: Millis? = nil, to: Millis? = nil) {
             self.keys = keys
             self.source = source
             self.from = from
@@ -57,7 +57,7 @@ public struct BridgeRecorder: Sendable {
 
     /// Records `selection`; `file` names the recording in diagnostics, `now` goes in its header.
     public func record(
-        _ selection: Selection, file: String, now: Date = Date()
+        _ selection: Selection, file: String, now: Millis = BridgeClock.now()
     ) async throws(RecordingError) -> Recording {
         let keys = try await self.keys(selection)
         var activities: [RecordedActivity] = []
@@ -98,7 +98,7 @@ public struct BridgeRecorder: Sendable {
         let yaml = RecordingYAML(
             activities: activities,
             header: .init(
-                store: storeName, recordedAt: Millis((now.timeIntervalSince1970 * 1000).rounded(.down)),
+                store: storeName, recordedAt: now,
                 selection: Self.describe(selection, count: activities.count)),
             bundleID: bundleID, start: first.start
         ).text()
@@ -177,9 +177,8 @@ public struct BridgeRecorder: Sendable {
             return "activit\(selection.keys.count == 1 ? "y" : "ies") \(selection.keys.joined(separator: ", "))"
         }
         var text = selection.source.map { "source \($0)" } ?? "every source"
-        let format: (Date) -> String = { UTCTime.format(Millis(($0.timeIntervalSince1970 * 1000).rounded(.down))) }
-        if let from = selection.from { text += ", received from \(format(from))" }
-        if let to = selection.to { text += "\(selection.from == nil ? ", received" : "") until \(format(to))" }
+        if let from = selection.from { text += ", received from \(UTCTime.format(from))" }
+        if let to = selection.to { text += "\(selection.from == nil ? ", received" : "") until \(UTCTime.format(to))" }
         if let count { text += ": \(count) activit\(count == 1 ? "y" : "ies")" }
         return text
     }

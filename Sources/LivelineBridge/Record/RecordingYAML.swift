@@ -113,7 +113,7 @@ struct RecordingYAML {
 
     /// `# 2026-11-21T18:06:12.184Z doordash DASHER_CONFIRMED, event 1181468017`.
     static func origin(_ event: DispatchedEvent) -> String {
-        let received = Millis((event.event.receivedAt.timeIntervalSince1970 * 1000).rounded(.down))
+        let received = event.event.receivedAt
         return
             "received \(UTCTime.format(received)): \(event.event.source) \(comment(event.event.eventType)), event \(comment(event.event.eventID))"
     }

@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 import Synchronization
 
 /// A graceful stop's clock and its one fact, "draining since": from the moment SIGTERM (or
@@ -9,14 +9,14 @@ import Synchronization
 public final class BridgeDrain: Sendable {
     /// The longest a drain takes, from its start to the last claim given back (`drain-timeout`).
     public let timeout: Duration
-    private let began = Mutex<Date?>(nil)
+    private let began = Mutex<Millis?>(nil)
 
     public init(timeout: Duration = BridgeConfiguration.standardDrainTimeout) {
         self.timeout = timeout
     }
 
     /// Starts the drain at `now` (a second call keeps the first start).
-    public func begin(now: Date = Date()) {
+    public func begin(now: Millis = BridgeClock.now()) {
         began.withLock { began in
             if began == nil { began = now }
         }
@@ -26,27 +26,19 @@ public final class BridgeDrain: Sendable {
     public var isDraining: Bool { began.withLock { $0 != nil } }
 
     /// When the drain must be over; nil before it begins.
-    public var deadline: Date? {
-        began.withLock { began in began.map { $0.addingTimeInterval(timeout.inSeconds) } }
+    public var deadline: Millis? {
+        began.withLock { began in began.map { $0 + timeout.millis } }
     }
 
     /// When the sender stops waiting for answers: a little before ``deadline``, leaving time to
     /// record the answers that came and give back the rest (a quarter of the timeout, at most 2 s).
-    public var sendCutoff: Date? {
-        deadline.map { $0.addingTimeInterval(-min(2, timeout.inSeconds / 4)) }
+    public var sendCutoff: Millis? {
+        deadline.map { $0 - min(2000, timeout.millis / 4) }
     }
 
     /// Whole seconds a sender should wait before trying again: the rest of the drain, at least 1.
-    public func retryAfter(now: Date = Date()) -> Int {
+    public func retryAfter(now: Millis = BridgeClock.now()) -> Int {
         guard let deadline else { return 1 }
-        return max(1, Int(deadline.timeIntervalSince(now).rounded(.up)))
-    }
-}
-
-extension Duration {
-    /// The duration in seconds, as a `Double`.
-    var inSeconds: Double {
-        let (whole, fraction) = components
-        return Double(whole) + Double(fraction) / 1e18
+        return max(1, Int((BridgeClock.seconds(from: now, to: deadline)).rounded(.up)))
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import Logging
 
 /// Deletes what the ``RetentionPolicy`` no longer keeps, in the background, so the store stays
@@ -43,7 +44,7 @@ public final class StorePruner: Sendable {
         guard policy.events != nil || policy.deadLetters != nil else { return }
         while !Task.isCancelled {
             do {
-                let report = try await prune(now: Date())
+                let report = try await prune(now: BridgeClock.now())
                 if report.events + report.deadLetters + report.fanOuts > 0 {
                     logger.info(
                         "pruned the store",
@@ -63,10 +64,10 @@ public final class StorePruner: Sendable {
 
     /// One round at `now`: everything older than the policy keeps, batch by batch.
     @discardableResult
-    public func prune(now: Date) async throws -> Report {
+    public func prune(now: Millis) async throws -> Report {
         var report = Report()
         if let keep = policy.events {
-            let cutoff = now.addingTimeInterval(-keep.inSeconds)
+            let cutoff = now - keep.millis
             for source in sources {
                 let (rows, batches) = try await batches(table: "inbox_events") { size in
                     try await self.store.pruneEvents(source: source, receivedBefore: cutoff, limit: size)
@@ -83,7 +84,7 @@ public final class StorePruner: Sendable {
             report.batches += fanOutBatches
         }
         if let keep = policy.deadLetters {
-            let cutoff = now.addingTimeInterval(-keep.inSeconds)
+            let cutoff = now - keep.millis
             let (rows, batches) = try await batches(table: "dead_letters") { size in
                 try await self.store.pruneDeadLetters(failedBefore: cutoff, limit: size)
             }

@@ -70,7 +70,7 @@ public struct WebhookFollower: Sendable {
             }
             let now = clock.now
             if let conclusion = Self.conclusion(
-                object, timedOut: now >= deadline, waitEnds: Date().addingTimeInterval(Self.seconds(deadline - now)))
+                object, timedOut: now >= deadline, waitEnds: BridgeClock.now() + (deadline - now).millis)
             {
                 return WebhookTrace(answer: object, conclusion: conclusion, received: received)
             }
@@ -82,7 +82,7 @@ public struct WebhookFollower: Sendable {
     }
 
     /// Whether the story of the event is told, from one answer; nil to keep polling.
-    static func conclusion(_ answer: StateObject, timedOut: Bool, waitEnds: Date) -> WebhookTrace.Conclusion? {
+    static func conclusion(_ answer: StateObject, timedOut: Bool, waitEnds: Millis) -> WebhookTrace.Conclusion? {
         let trace = WebhookTrace(answer: answer, conclusion: .answered)
         guard let activity = trace.activity else { return .notRegistered }
         switch trace.state {
@@ -98,7 +98,7 @@ public struct WebhookFollower: Sendable {
         }
         if let step = trace.step, WebhookTrace.text(step["outcome"]) == "ignored" { return .ignored }
         if let step = trace.step, trace.pushes.isEmpty {
-            let next = WebhookTrace.text(step["next-deadline"]).flatMap(Self.date)
+            let next = WebhookTrace.text(step["next-deadline"]).flatMap(UTCTime.parse)
             // A held push due within the wait is waited for; otherwise say so now, not at the timeout.
             if let next, next <= waitEnds, !timedOut { return nil }
             return .held(until: next)
@@ -116,15 +116,6 @@ public struct WebhookFollower: Sendable {
             )
         }
         return nil
-    }
-
-    private static func date(_ text: String) -> Date? {
-        try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 
     private static func escaped(_ part: String) -> String {

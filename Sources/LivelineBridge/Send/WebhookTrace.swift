@@ -12,7 +12,7 @@ public struct WebhookTrace: Sendable, Hashable {
         case answered
         /// Applied, and no push is due for it within the wait: the engine holds the change (or
         /// it changed nothing a device shows) until `until`, if known.
-        case held(until: Date?)
+        case held(until: Millis?)
         /// Recorded only: no rule names its type.
         case ignored
         /// Kept, never applied, with why.

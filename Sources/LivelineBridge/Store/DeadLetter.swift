@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// A push that failed its last attempt. Replay resends the activity's current state, so the
 /// payload here is kept for inspection, not to be sent again as is.
@@ -7,5 +7,5 @@ public struct DeadLetter: Sendable, Hashable {
     public var push: OutboxPush
     public var attempts: Int
     public var lastError: String
-    public var failedAt: Date
+    public var failedAt: Millis
 }

@@ -29,7 +29,7 @@ public struct DispatchCommit: Sendable {
     public var lifecycle: ActivityEngine.Lifecycle
     public var engineState: [UInt8]
     /// When the engine next wants to run (nil: never, it has ended).
-    public var nextDeadline: Date?
+    public var nextDeadline: Millis?
     public var pushes: [OutboxPush]
     /// The pushes that fan out to the key's followers (all it decided, when it has any), each
     /// one fan-out row; ``pushes`` then holds only those the key's own token or channel takes.
@@ -38,7 +38,7 @@ public struct DispatchCommit: Sendable {
     public var replacedDeadLetters: [Int64]
     /// The activity's last error, when this step met one (an event that does not fit the story).
     public var error: String?
-    public var now: Date
+    public var now: Millis
     /// Keep the lease (more work follows at once) or give it back.
     public var releasesLease: Bool
     /// The engine's reason for each of ``pushes``, in the same order ("beat picked-up · budget
@@ -49,8 +49,8 @@ public struct DispatchCommit: Sendable {
 
     public init(
         activityKey: String, applied: [Int64] = [], superseded: [(sequence: Int64, reason: String)] = [],
-        lifecycle: ActivityEngine.Lifecycle, engineState: [UInt8], nextDeadline: Date?, pushes: [OutboxPush] = [],
-        replacedDeadLetters: [Int64] = [], error: String? = nil, now: Date, releasesLease: Bool = true
+        lifecycle: ActivityEngine.Lifecycle, engineState: [UInt8], nextDeadline: Millis?, pushes: [OutboxPush] = [],
+        replacedDeadLetters: [Int64] = [], error: String? = nil, now: Millis, releasesLease: Bool = true
     ) {
         self.activityKey = activityKey
         self.applied = applied

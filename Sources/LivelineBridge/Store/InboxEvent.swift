@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// A verified webhook (or stream event), as the inbox stores it.
 ///
@@ -14,7 +14,7 @@ public struct InboxEvent: Sendable, Hashable {
     public var eventType: String
     public var activityKey: String
     public var orderKey: Int64
-    public var receivedAt: Date
+    public var receivedAt: Millis
     /// The raw body, as verified.
     public var body: [UInt8]
     /// The headers the mapping needs later (lower-cased names).
@@ -22,7 +22,7 @@ public struct InboxEvent: Sendable, Hashable {
 
     public init(
         source: String, eventID: String, eventType: String, activityKey: String, orderKey: Int64,
-        receivedAt: Date, body: [UInt8], headers: [String: String] = [:]
+        receivedAt: Millis, body: [UInt8], headers: [String: String] = [:]
     ) {
         self.source = source
         self.eventID = eventID

@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// Where one stored event stands, for `GET /v1/events/{source}/{event}`: which activity it
 /// maps to, and whether a dispatch step has applied it, superseded it (and why), or not taken
@@ -21,14 +21,14 @@ public struct InboxEventStatus: Sendable, Hashable {
     public var state: State
     /// Why it was superseded.
     public var reason: String?
-    public var receivedAt: Date
+    public var receivedAt: Millis
     /// When the step that applied or superseded it ran (nil while pending, and for events a
     /// store older than migration 2 marked).
-    public var appliedAt: Date?
+    public var appliedAt: Millis?
 
     public init(
         sequence: Int64, source: String, eventID: String, eventType: String, activityKey: String, state: State,
-        reason: String?, receivedAt: Date, appliedAt: Date?
+        reason: String?, receivedAt: Millis, appliedAt: Millis?
     ) {
         self.sequence = sequence
         self.source = source

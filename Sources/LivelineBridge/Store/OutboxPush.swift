@@ -10,16 +10,16 @@ public struct OutboxPush: Sendable, Hashable {
     /// The APNs request headers (`apns-push-type`, `apns-topic`, …).
     public var headers: [String: String]
     public var priority: Int
-    public var dueAt: Date
+    public var dueAt: Millis
     /// A start goes to the push-to-start token; an update or end to the update token or channel.
     public var kind: PushEvent
     /// When the earliest webhook this push carries was received, for the receipt-to-APNs
     /// latency; nil for pushes no webhook caused (heartbeats, the 8-hour end).
-    public var receivedAt: Date?
+    public var receivedAt: Millis?
 
     public init(
-        activityKey: String, payload: [UInt8], headers: [String: String], priority: Int, dueAt: Date,
-        kind: PushEvent = .update, receivedAt: Date? = nil
+        activityKey: String, payload: [UInt8], headers: [String: String], priority: Int, dueAt: Millis,
+        kind: PushEvent = .update, receivedAt: Millis? = nil
     ) {
         self.activityKey = activityKey
         self.payload = payload
@@ -58,14 +58,14 @@ public struct ActivityTargets: Sendable, Hashable {
 
 /// What APNs answered (or the transport said) for one push.
 public struct PushAnswer: Sendable, Hashable {
-    public var at: Date
+    public var at: Millis
     /// The HTTP status; 0 when no answer came.
     public var status: Int
     /// APNs' `reason`, if any.
     public var reason: String?
     public var apnsID: String?
 
-    public init(at: Date, status: Int, reason: String? = nil, apnsID: String? = nil) {
+    public init(at: Millis, status: Int, reason: String? = nil, apnsID: String? = nil) {
         self.at = at
         self.status = status
         self.reason = reason
@@ -81,11 +81,11 @@ public enum PushOutcome: Sendable, Hashable {
     /// An attempt failed: retried at `retryAt`, or moved to the dead letters once `maxAttempts`
     /// attempts have failed (keeping the push's last due time; failed at the answer's time, or
     /// `retryAt` when nothing answered). The error is recorded on the activity.
-    case failed(Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int)
+    case failed(Int64, answer: PushAnswer?, error: String, retryAt: Millis, maxAttempts: Int)
     /// An attempt failed that no retry can fix (the token is gone, the push is refused): the
     /// push becomes a dead letter at once and, with `forgetToken`, the token it went to is
     /// cleared, so nothing more is sent there until a new one is registered.
-    case undeliverable(Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date)
+    case undeliverable(Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Millis)
 }
 
 /// What became of a failed push.

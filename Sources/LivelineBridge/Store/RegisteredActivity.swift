@@ -14,16 +14,16 @@ public struct RegisteredActivity: Sendable, Hashable {
     /// Opaque bytes the dispatcher serializes its engine state into; the store never reads them.
     public var engineState: [UInt8]?
     /// When the engine next wants to run for this activity (a heartbeat, a scheduled beat).
-    public var nextDeadline: Date?
+    public var nextDeadline: Millis?
     public var lastPush: PushAnswer?
     public var lastError: String?
-    public var updatedAt: Date
+    public var updatedAt: Millis
 
     public init(
         key: String, updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil,
         scenario: String, frequentUpdates: Bool = false, lifecycle: ActivityEngine.Lifecycle = .pending,
-        engineState: [UInt8]? = nil, nextDeadline: Date? = nil, lastPush: PushAnswer? = nil,
-        lastError: String? = nil, updatedAt: Date
+        engineState: [UInt8]? = nil, nextDeadline: Millis? = nil, lastPush: PushAnswer? = nil,
+        lastError: String? = nil, updatedAt: Millis
     ) {
         self.key = key
         self.updateToken = updateToken

@@ -11,12 +11,12 @@ extension SQLStore {
     /// One transaction: a new activity starts pending with no engine state; an existing one
     /// changes only its tokens, channel, scenario, frequent-updates flag and update time, so a
     /// registration that races the dispatcher never undoes what the dispatcher wrote.
-    public func registerActivity(_ registration: ActivityRegistration, now: Date) async throws -> Bool {
+    public func registerActivity(_ registration: ActivityRegistration, now: Millis) async throws -> Bool {
         let targets = registration.targets
         let values: [SQLValue] = [
             .text(registration.key), .optional(targets.updateToken), .optional(targets.pushToStartToken),
             .optional(targets.channelID), .text(registration.scenario), .int(registration.frequentUpdates ? 1 : 0),
-            .text(ActivityEngine.Lifecycle.pending.rawValue), .millis(now),
+            .text(ActivityEngine.Lifecycle.pending.rawValue), .int(now),
         ]
         return try await transaction { tx in
             try await Self.markRegistered(registration.key, tx)
@@ -84,7 +84,7 @@ extension SQLStore {
             throw SQLRowError("lifecycle \(lifecycleText) of activity \((try? row.text(0)) ?? "?")")
         }
         var lastPush: PushAnswer?
-        if let at = try row.optionalDate(9) {
+        if let at = try row.optionalInt(9) {
             lastPush = PushAnswer(
                 at: at, status: Int(try row.optionalInt(10) ?? 0), reason: try row.optionalText(11),
                 apnsID: try row.optionalText(12)
@@ -93,8 +93,8 @@ extension SQLStore {
         return RegisteredActivity(
             key: try row.text(0), updateToken: try row.optionalText(1), pushToStartToken: try row.optionalText(2),
             channelID: try row.optionalText(3), scenario: try row.text(4), frequentUpdates: try row.int(5) != 0,
-            lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalDate(8),
-            lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.date(14)
+            lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalInt(8),
+            lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.int(14)
         )
     }
 }

@@ -57,8 +57,8 @@ extension SQLStore {
                 return FanOutStatus(
                     id: try row.int(0), activityKey: try row.text(1), kind: event, state: shown,
                     payload: try row.bytes(4),
-                    sent: Int(try row.int(5)), failed: Int(try row.int(6)), receivedAt: try row.optionalDate(7),
-                    createdAt: try row.date(8), finishedAt: try row.optionalDate(9))
+                    sent: Int(try row.int(5)), failed: Int(try row.int(6)), receivedAt: try row.optionalInt(7),
+                    createdAt: try row.int(8), finishedAt: try row.optionalInt(9))
             }
         }
     }

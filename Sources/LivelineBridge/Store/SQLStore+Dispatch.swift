@@ -23,12 +23,11 @@ extension SQLStore {
     /// `FOR UPDATE SKIP LOCKED`, SQLite's write lock) hold the activities for as long as the
     /// steps take, so no lease is written, checked or given back, and a pass costs one commit.
     public func dispatchPass(
-        limit: Int, now: Date, step: @escaping @Sendable (ActivityWork) -> DispatchCommit
+        limit: Int, now: Millis, step: @escaping @Sendable (ActivityWork) -> DispatchCommit
     ) async throws -> [DispatchCommit] {
-        let nowMillis = StoreTime.millis(now)
         let lock = driver.dialect.lockRowsSkipLocked
         return try await transaction { tx in
-            let keys = try await Self.keysWithWork(limit: limit, now: nowMillis, lock: lock, tx)
+            let keys = try await Self.keysWithWork(limit: limit, now: now, lock: lock, tx)
             guard !keys.isEmpty else { return [] }
             // An expired lease (a replay whose instance died) is taken over: cleared, so that
             // its holder's late commit is refused. Live leases were not selected.
@@ -61,9 +60,9 @@ extension SQLStore {
         ).map { try $0.text(0) }
     }
 
-    public func claimActivity(_ key: String, instance: String, lease: Duration, now: Date) async throws -> ActivityWork?
-    {
-        let nowMillis = StoreTime.millis(now)
+    public func claimActivity(
+        _ key: String, instance: String, lease: Duration, now: Millis
+    ) async throws -> ActivityWork? {
         let lock = driver.dialect.lockRowsSkipLocked.replacingOccurrences(of: " SKIP LOCKED", with: "")
         return try await transaction { tx in
             try await tx.run(
@@ -71,11 +70,11 @@ extension SQLStore {
                 [.text(key)])
             let free = try await tx.run(
                 "SELECT activity_key FROM activity_leases WHERE activity_key = $1 AND (instance = '' OR instance = $2 OR expires_at <= $3) \(lock)",
-                [.text(key), .text(instance), .int(nowMillis)]
+                [.text(key), .text(instance), .int(now)]
             )
             guard !free.isEmpty else { return nil }
             guard let work = try await Self.work(for: [key], tx).first else { return nil }
-            try await Self.lease([key], to: instance, until: nowMillis + StoreTime.millis(lease), tx)
+            try await Self.lease([key], to: instance, until: now + lease.millis, tx)
             return work
         }
     }
@@ -102,7 +101,7 @@ extension SQLStore {
         for row in rows {
             let event = InboxEvent(
                 source: try row.text(1), eventID: try row.text(2), eventType: try row.text(3),
-                activityKey: try row.text(4), orderKey: try row.int(5), receivedAt: try row.date(6),
+                activityKey: try row.text(4), orderKey: try row.int(5), receivedAt: try row.int(6),
                 body: try row.bytes(7), headers: try StoredHeaders.decode(try row.bytes(8))
             )
             events[event.activityKey, default: []].append(StoredEvent(sequence: try row.int(0), event: event))
@@ -148,7 +147,7 @@ extension SQLStore {
         _ held: [DispatchCommit], releasingLeases: Bool, dialect: SQLDialect, _ tx: any SQLTransaction
     ) async throws {
         // Applied events, grouped by the step's instant (one group in a pass).
-        var applied: [Date: [Int64]] = [:]
+        var applied: [Millis: [Int64]] = [:]
         for commit in held where !commit.applied.isEmpty { applied[commit.now, default: []] += commit.applied }
         for (now, sequences) in applied {
             for chunk in Self.chunks(sequences.count) {
@@ -157,7 +156,7 @@ extension SQLStore {
                     UPDATE inbox_events SET state = 'applied', applied_at = $1
                     WHERE state = 'pending' AND sequence IN (\(SQLDialect.placeholders(from: 2, count: chunk.count)))
                     """,
-                    [.millis(now)] + chunk.map { .int(sequences[$0]) }
+                    [.int(now)] + chunk.map { .int(sequences[$0]) }
                 )
             }
         }
@@ -201,7 +200,7 @@ extension SQLStore {
                 let commit = held[index]
                 parameters += [
                     .text(commit.activityKey), .text(commit.lifecycle.rawValue), .bytes(commit.engineState),
-                    .millis(commit.nextDeadline), .millis(commit.now), .optional(commit.error),
+                    .optional(commit.nextDeadline), .int(commit.now), .optional(commit.error),
                 ]
             }
             try await tx.run(
@@ -220,7 +219,7 @@ extension SQLStore {
     /// One step's own writes inside `tx`, once its lease is checked, apart from its state
     /// (``writeStates(_:bytesType:_:)``): what cannot be shared with other steps of the pass.
     private static func write(_ commit: DispatchCommit, releasingLease: Bool, _ tx: any SQLTransaction) async throws {
-        let now = SQLValue.millis(commit.now)
+        let now = SQLValue.int(commit.now)
         for (sequence, reason) in commit.superseded {
             try await tx.run(
                 "UPDATE inbox_events SET state = 'superseded', reason = $2, applied_at = $3 WHERE sequence = $1 AND state = 'pending'",

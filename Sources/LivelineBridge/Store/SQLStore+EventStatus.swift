@@ -30,8 +30,8 @@ extension SQLStore {
             return InboxEventStatus(
                 sequence: try row.int(0), source: source, eventID: eventID, eventType: try row.text(1),
                 activityKey: try row.text(2), state: state, reason: try row.optionalText(4),
-                receivedAt: try row.date(5),
-                appliedAt: try row.optionalDate(6))
+                receivedAt: try row.int(5),
+                appliedAt: try row.optionalInt(6))
         }
     }
 }

@@ -61,12 +61,12 @@ extension SQLStore {
     }
 
     /// Starts a fan-out per push, in order; each supersedes the running one of its key and kind.
-    static func insertFanOuts(_ pushes: [OutboxPush], now: Date, _ tx: any SQLTransaction) async throws {
+    static func insertFanOuts(_ pushes: [OutboxPush], now: Millis, _ tx: any SQLTransaction) async throws {
         for push in pushes {
             let kind = push.kind == .start ? "kind = 'start'" : "kind <> 'start'"
             try await tx.run(
                 "UPDATE fanouts SET state = 'superseded', finished_at = $2 WHERE activity_key = $1 AND state = 'running' AND \(kind)",
-                [.text(push.activityKey), .millis(now)]
+                [.text(push.activityKey), .int(now)]
             )
             // Only the newest of a kind is read again (by catch-ups); older ones go once no range
             // of theirs is in flight.
@@ -85,14 +85,14 @@ extension SQLStore {
                 [
                     .text(push.activityKey), .text(push.kind.rawValue), .bytes(push.payload),
                     .bytes(StoredHeaders.encode(push.headers)),
-                    .int(Int64(push.priority)), .millis(push.dueAt), .millis(push.receivedAt), .millis(now),
+                    .int(Int64(push.priority)), .int(push.dueAt), .optional(push.receivedAt), .int(now),
                 ]
             )
             // With no follower (they all left) it has no range to send: done at once, the push
             // kept for the next follower's catch-up.
             try await tx.run(
                 "UPDATE fanouts SET state = 'done', finished_at = $2 WHERE activity_key = $1 AND state = 'running' AND upto = 0",
-                [.text(push.activityKey), .millis(now)]
+                [.text(push.activityKey), .int(now)]
             )
         }
     }
@@ -112,10 +112,9 @@ extension SQLStore {
     }
 
     public func claimFanOutRange(
-        limit: Int, instance: String, lease: Duration, now: Date, excluding: [Int64]
+        limit: Int, instance: String, lease: Duration, now: Millis, excluding: [Int64]
     ) async throws -> FanOutRange? {
-        let nowMillis = StoreTime.millis(now)
-        let expires = nowMillis + StoreTime.millis(lease)
+        let expires = now + lease.millis
         let postgres = !driver.dialect.lockRowsSkipLocked.isEmpty
         return try await transaction { tx in
             // A dead instance's range of a superseded fan-out needs no resending: the newer one
@@ -125,14 +124,14 @@ extension SQLStore {
                 DELETE FROM fanout_claims WHERE expires_at <= $1
                   AND NOT EXISTS (SELECT 1 FROM fanouts f WHERE f.id = fanout_claims.fanout_id AND f.state = 'running')
                 """,
-                [.int(nowMillis)]
+                [.int(now)]
             )
             if let row = try await tx.run(
                 """
                 SELECT fanout_id, from_id, to_id FROM fanout_claims WHERE expires_at <= $1
                 ORDER BY fanout_id, from_id LIMIT 1 \(postgres ? "FOR UPDATE SKIP LOCKED" : "")
                 """,
-                [.int(nowMillis)]
+                [.int(now)]
             ).first {
                 let id = try row.int(0), from = try row.int(1), to = try row.int(2)
                 try await tx.run(
@@ -197,7 +196,7 @@ extension SQLStore {
     }
 
     public func recordFanOut(
-        _ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Date
+        _ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Millis
     ) async throws -> FanOutProgress {
         try await transaction { tx in
             try await tx.run(
@@ -226,9 +225,9 @@ extension SQLStore {
             if try row.text(2) == "running", try row.int(0) >= row.int(1), try row.int(4) == 0 {
                 try await tx.run(
                     "UPDATE fanouts SET state = 'done', finished_at = $2 WHERE id = $1",
-                    [.int(range.fanOutID), .millis(now)])
+                    [.int(range.fanOutID), .int(now)])
                 progress.finished = true
-                progress.receivedAt = try row.optionalDate(3)
+                progress.receivedAt = try row.optionalInt(3)
             }
             return progress
         }
@@ -238,7 +237,7 @@ extension SQLStore {
     /// as exceptions, and what will never arrive summed per fan-out and reason.
     private static func recordFailures(
         _ answers: [(target: FanOutTarget, outcome: FollowerOutcome, fanOutID: Int64, key: String, attempts: Int)],
-        now: Date, progress: inout FanOutProgress, _ tx: any SQLTransaction
+        now: Millis, progress: inout FanOutProgress, _ tx: any SQLTransaction
     ) async throws {
         var failures: [Int64: [String: (key: String, count: Int, sample: [String])]] = [:]
         func fail(_ fanOut: Int64, _ key: String, _ reason: String, _ token: String) {
@@ -282,7 +281,7 @@ extension SQLStore {
                             state = CASE WHEN follower_exceptions.state = 'late' THEN 'late' ELSE 'retrying' END, attempts = excluded.attempts,
                             due_at = excluded.due_at, last_error = excluded.last_error, claimed_by = ''
                         """,
-                        [id, .text(answer.key), .int(Int64(answer.attempts + 1)), .millis(retryAt), .text(error)]
+                        [id, .text(answer.key), .int(Int64(answer.attempts + 1)), .int(retryAt), .text(error)]
                     )
                 }
             case .rejected(let reason):
@@ -307,7 +306,7 @@ extension SQLStore {
                     """,
                     [
                         .int(fanOut), .text(entry.key), .text(reason), .int(count),
-                        .text(sample.joined(separator: " ")), .millis(now),
+                        .text(sample.joined(separator: " ")), .int(now),
                     ]
                 )
             }
@@ -315,9 +314,8 @@ extension SQLStore {
     }
 
     public func claimCatchUps(
-        limit: Int, instance: String, lease: Duration, now: Date
+        limit: Int, instance: String, lease: Duration, now: Millis
     ) async throws -> [FollowerCatchUp] {
-        let nowMillis = StoreTime.millis(now)
         let lock = driver.dialect.lockRowsSkipLocked.isEmpty ? "" : "FOR UPDATE OF e SKIP LOCKED"
         return try await transaction { tx in
             let rows = try await tx.run(
@@ -326,7 +324,7 @@ extension SQLStore {
                 FROM follower_exceptions e JOIN followers fo ON fo.activity_key = e.activity_key AND fo.id = e.follower_id
                 WHERE e.due_at <= $1 ORDER BY e.due_at, e.follower_id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
-                [.int(nowMillis)]
+                [.int(now)]
             )
             guard !rows.isEmpty else { return [] }
             let keys = Array(Set(try rows.map { try $0.text(1) })).sorted()
@@ -391,7 +389,7 @@ extension SQLStore {
                     UPDATE follower_exceptions SET claimed_by = $1, due_at = $2
                     WHERE follower_id IN (\(SQLDialect.placeholders(from: 3, count: chunk.count)))
                     """,
-                    [.text(instance), .int(nowMillis + StoreTime.millis(lease))]
+                    [.text(instance), .int(now + lease.millis)]
                         + chunk.map { .int(catchUps[$0].target.followerID) }
                 )
             }
@@ -400,7 +398,7 @@ extension SQLStore {
     }
 
     public func recordCatchUps(
-        _ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Date
+        _ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Millis
     ) async throws -> FanOutProgress {
         guard !answers.isEmpty else { return FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0) }
         return try await transaction { tx in
@@ -417,7 +415,7 @@ extension SQLStore {
                     // (a late joiner's without its alert, a retry's with it).
                     try await tx.run(
                         "UPDATE follower_exceptions SET attempts = 0, due_at = $2, claimed_by = '' WHERE follower_id = $1",
-                        [id, .millis(now)]
+                        [id, .int(now)]
                     )
                 }
             }

@@ -4,7 +4,8 @@ import Liveline
 /// A key's followers: one compact row each (tokens as bytes), and an exception row only for a
 /// follower that must catch up (it joined, or gained a token, after the story began).
 extension SQLStore {
-    public func putFollowers(_ followers: [Follower], activityKey: String, now: Date) async throws -> [FollowerChange] {
+    public func putFollowers(_ followers: [Follower], activityKey: String, now: Millis) async throws -> [FollowerChange]
+    {
         guard !followers.isEmpty else { return [] }
         let postgres = !driver.dialect.lockRowsSkipLocked.isEmpty
         return try await transaction { tx in
@@ -84,7 +85,7 @@ extension SQLStore {
     }
 
     /// Marks followers to be sent their key's newest push at `now` (once, whatever they had).
-    static func markLate(_ ids: [Int64], activityKey: String, now: Date, _ tx: any SQLTransaction) async throws {
+    static func markLate(_ ids: [Int64], activityKey: String, now: Millis, _ tx: any SQLTransaction) async throws {
         for chunk in chunks(ids.count) {
             let values = (0..<chunk.count).map { "($\($0 + 3), $1, 'late', 0, $2)" }.joined(separator: ", ")
             try await tx.run(
@@ -92,7 +93,7 @@ extension SQLStore {
                 INSERT INTO follower_exceptions (follower_id, activity_key, state, attempts, due_at) VALUES \(values)
                 ON CONFLICT (follower_id) DO UPDATE SET state = 'late', attempts = 0, due_at = excluded.due_at, claimed_by = ''
                 """,
-                [.text(activityKey), .millis(now)] + chunk.map { .int(ids[$0]) }
+                [.text(activityKey), .int(now)] + chunk.map { .int(ids[$0]) }
             )
         }
     }
@@ -167,7 +168,7 @@ extension SQLStore {
                 FanOutFailureSummary(
                     fanOutID: try row.int(0), activityKey: try row.text(1), reason: try row.text(2),
                     count: Int(try row.int(3)),
-                    sample: try row.text(4).split(separator: " ").map(String.init), failedAt: try row.date(5)
+                    sample: try row.text(4).split(separator: " ").map(String.init), failedAt: try row.int(5)
                 )
             }
         }

@@ -13,7 +13,7 @@ extension SQLStore {
         let rows = events.map { event -> [SQLValue] in
             [
                 .text(event.source), .text(event.eventID), .text(event.eventType), .text(event.activityKey),
-                .int(event.orderKey), .millis(event.receivedAt), .bytes(event.body),
+                .int(event.orderKey), .int(event.receivedAt), .bytes(event.body),
                 .bytes(StoredHeaders.encode(event.headers)),
             ]
         }

@@ -14,7 +14,7 @@ extension SQLStore {
             """,
             [
                 .text(push.activityKey), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
-                .int(Int64(push.priority)), .millis(push.dueAt), .text(push.kind.rawValue), .millis(push.receivedAt),
+                .int(Int64(push.priority)), .int(push.dueAt), .text(push.kind.rawValue), .optional(push.receivedAt),
             ]
         )
         guard let row = rows.first else { throw SQLRowError("no id from INSERT INTO outbox") }
@@ -33,8 +33,8 @@ extension SQLStore {
                 let push = pushes[index]
                 parameters += [
                     .text(push.activityKey), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
-                    .int(Int64(push.priority)), .millis(push.dueAt), .text(push.kind.rawValue),
-                    .millis(push.receivedAt),
+                    .int(Int64(push.priority)), .int(push.dueAt), .text(push.kind.rawValue),
+                    .optional(push.receivedAt),
                 ]
             }
             try await tx.run(
@@ -44,8 +44,8 @@ extension SQLStore {
         }
     }
 
-    public func claimDuePushes(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedPush] {
-        let nowMillis = StoreTime.millis(now)
+    public func claimDuePushes(limit: Int, instance: String, lease: Duration, now: Millis) async throws -> [ClaimedPush]
+    {
         let lock = driver.dialect.lockRowsSkipLocked.isEmpty ? "" : "FOR UPDATE OF o SKIP LOCKED"
         return try await transaction { tx in
             // One push per activity at a time, the oldest: an activity's pushes reach APNs in the
@@ -62,7 +62,7 @@ extension SQLStore {
                        OR (o.kind <> 'start' AND (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL)))
                 ORDER BY o.due_at, o.id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
-                [.int(nowMillis)]
+                [.int(now)]
             )
             let pushes = try rows.map { row in
                 ClaimedPush(
@@ -76,7 +76,7 @@ extension SQLStore {
             guard !pushes.isEmpty else { return [] }
             try await tx.run(
                 "UPDATE outbox SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (\(SQLDialect.placeholders(from: 3, count: pushes.count)))",
-                [.text(instance), .int(nowMillis + StoreTime.millis(lease))] + pushes.map { .int($0.id) }
+                [.text(instance), .int(now + lease.millis)] + pushes.map { .int($0.id) }
             )
             return pushes
         }
@@ -126,7 +126,7 @@ extension SQLStore {
     }
 
     private static func failed(
-        _ id: Int64, answer: PushAnswer?, error: String, retryAt: Date, maxAttempts: Int, _ tx: any SQLTransaction
+        _ id: Int64, answer: PushAnswer?, error: String, retryAt: Millis, maxAttempts: Int, _ tx: any SQLTransaction
     ) async throws -> PushFailureOutcome {
         guard
             let row = try await tx.run(
@@ -140,14 +140,14 @@ extension SQLStore {
         let attempts = Int(try row.int(0))
         try await recordOnActivity(tx, key: try row.text(1), answer: answer, error: error)
         guard attempts >= maxAttempts else {
-            try await tx.run("UPDATE outbox SET due_at = $2 WHERE id = $1", [.int(id), .millis(retryAt)])
+            try await tx.run("UPDATE outbox SET due_at = $2 WHERE id = $1", [.int(id), .int(retryAt)])
             return .retryScheduled(attempts: attempts)
         }
         return .deadLettered(id: try await moveToDeadLetters(id, failedAt: answer?.at ?? retryAt, tx))
     }
 
     private static func undeliverable(
-        _ id: Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Date, _ tx: any SQLTransaction
+        _ id: Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Millis, _ tx: any SQLTransaction
     ) async throws -> Int64? {
         guard
             let row = try await tx.run(
@@ -168,14 +168,15 @@ extension SQLStore {
     }
 
     /// Moves a push from the outbox to the dead letters; returns the dead letter's id.
-    private static func moveToDeadLetters(_ id: Int64, failedAt: Date, _ tx: any SQLTransaction) async throws -> Int64 {
+    private static func moveToDeadLetters(_ id: Int64, failedAt: Millis, _ tx: any SQLTransaction) async throws -> Int64
+    {
         let moved = try await tx.run(
             """
             INSERT INTO dead_letters (activity_key, payload, headers, priority, due_at, kind, attempts, last_error, failed_at)
             SELECT activity_key, payload, headers, priority, due_at, kind, attempts, COALESCE(last_error, ''), $2 FROM outbox WHERE id = $1
             RETURNING id
             """,
-            [.int(id), .millis(failedAt)]
+            [.int(id), .int(failedAt)]
         )
         try await tx.run("DELETE FROM outbox WHERE id = $1", [.int(id)])
         guard let deadLetter = moved.first else { throw SQLRowError("no id from INSERT INTO dead_letters") }
@@ -206,7 +207,7 @@ extension SQLStore {
             ).map { row in
                 DeadLetter(
                     id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(8)),
-                    lastError: try row.text(9), failedAt: try row.date(10)
+                    lastError: try row.text(9), failedAt: try row.int(10)
                 )
             }
         }
@@ -220,7 +221,7 @@ extension SQLStore {
         return OutboxPush(
             activityKey: try row.text(first), payload: try row.bytes(first + 1),
             headers: try StoredHeaders.decode(try row.bytes(first + 2)), priority: Int(try row.int(first + 3)),
-            dueAt: try row.date(first + 4), kind: kind, receivedAt: try row.optionalDate(first + 6)
+            dueAt: try row.int(first + 4), kind: kind, receivedAt: try row.optionalInt(first + 6)
         )
     }
 
@@ -235,7 +236,7 @@ extension SQLStore {
             assignments.append(
                 "last_push_at = $2, last_push_status = $3, last_push_reason = $4, last_push_apns_id = $5")
             parameters += [
-                .millis(answer.at), .int(Int64(answer.status)), .optional(answer.reason), .optional(answer.apnsID),
+                .int(answer.at), .int(Int64(answer.status)), .optional(answer.reason), .optional(answer.apnsID),
             ]
         }
         if let error {

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 
 /// Deleting what the retention policy no longer keeps, a small batch per transaction: each
 /// batch finds its rows by an index range (events by source and time of receipt) and deletes
@@ -7,7 +8,7 @@ import Foundation
 /// not wait for the disk (``CommitDurability/processCrash``): a deletion a power loss undoes is
 /// made again by the next round, and the webhooks' commits wait less behind the batches.
 extension SQLStore {
-    public func pruneEvents(source: String, receivedBefore cutoff: Date, limit: Int) async throws -> PruneBatch {
+    public func pruneEvents(source: String, receivedBefore cutoff: Millis, limit: Int) async throws -> PruneBatch {
         try await pruneBatch { tx in
             try await tx.run(
                 """
@@ -19,12 +20,12 @@ extension SQLStore {
                     ORDER BY received_at, sequence LIMIT \(SQLDialect.limit(limit))
                 ) RETURNING sequence
                 """,
-                [.text(source), .millis(cutoff)]
+                [.text(source), .int(cutoff)]
             ).count
         }
     }
 
-    public func pruneDeadLetters(failedBefore cutoff: Date, limit: Int) async throws -> PruneBatch {
+    public func pruneDeadLetters(failedBefore cutoff: Millis, limit: Int) async throws -> PruneBatch {
         try await pruneBatch { tx in
             let letters = try await tx.run(
                 """
@@ -32,7 +33,7 @@ extension SQLStore {
                     SELECT id FROM dead_letters WHERE failed_at < $1 ORDER BY id LIMIT \(SQLDialect.limit(limit))
                 ) RETURNING id
                 """,
-                [.millis(cutoff)]
+                [.int(cutoff)]
             ).count
             // A fan-out's failure summary is its dead letter: kept as long.
             let summaries = try await tx.run(
@@ -41,13 +42,13 @@ extension SQLStore {
                     SELECT fanout_id FROM fanout_failures WHERE failed_at < $1 ORDER BY fanout_id LIMIT \(SQLDialect.limit(limit))
                 ) RETURNING fanout_id
                 """,
-                [.millis(cutoff)]
+                [.int(cutoff)]
             ).count
             return letters + summaries
         }
     }
 
-    public func pruneFanOuts(finishedBefore cutoff: Date, limit: Int) async throws -> PruneBatch {
+    public func pruneFanOuts(finishedBefore cutoff: Millis, limit: Int) async throws -> PruneBatch {
         try await pruneBatch { tx in
             try await tx.run(
                 """
@@ -62,7 +63,7 @@ extension SQLStore {
                     ORDER BY f.id LIMIT \(SQLDialect.limit(limit))
                 ) RETURNING id
                 """,
-                [.millis(cutoff)]
+                [.int(cutoff)]
             ).count
         }
     }

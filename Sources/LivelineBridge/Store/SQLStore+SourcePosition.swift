@@ -18,7 +18,7 @@ extension SQLStore {
                 """,
                 [.text(source)]
             ).map { try $0.text(0) }
-            return SourcePosition(lastEventID: try row.text(0), lastReceivedAt: try row.date(1), openActivityKeys: keys)
+            return SourcePosition(lastEventID: try row.text(0), lastReceivedAt: try row.int(1), openActivityKeys: keys)
         }
     }
 }

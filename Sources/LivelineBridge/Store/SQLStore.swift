@@ -18,20 +18,20 @@ public final class SQLStore: Store {
 
     /// Opens the store at `location` (creating a SQLite file on first open) and applies the
     /// migrations it lacks.
-    public static func open(_ location: StoreLocation, now: Date = Date()) async throws -> SQLStore {
+    public static func open(_ location: StoreLocation, now: Millis = BridgeClock.now()) async throws -> SQLStore {
         try await open(location, now: now, migratingThrough: .max)
     }
 
     /// Opens the store with the migrations up to `last` only: an older bridge's store, for
     /// tests of an upgrade.
-    static func open(_ location: StoreLocation, now: Date, migratingThrough last: Int) async throws -> SQLStore {
+    static func open(_ location: StoreLocation, now: Millis, migratingThrough last: Int) async throws -> SQLStore {
         let driver: any SQLDriver =
             switch location {
             case .sqlite(let path): try await SQLiteDriver.open(path: path)
             case .postgres(let postgres): try await PostgresDriver.open(postgres)
             }
         do {
-            let applied = try await Migrations.apply(on: driver, now: StoreTime.millis(now), through: last)
+            let applied = try await Migrations.apply(on: driver, now: now, through: last)
             return SQLStore(driver: driver, migrationsAppliedAtOpen: applied)
         } catch {
             try? await driver.close()
@@ -40,7 +40,7 @@ public final class SQLStore: Store {
     }
 
     /// Opens `sqlite:PATH` or `postgres://…`.
-    public static func open(_ location: String, now: Date = Date()) async throws -> SQLStore {
+    public static func open(_ location: String, now: Millis = BridgeClock.now()) async throws -> SQLStore {
         try await open(StoreLocation(parsing: location), now: now)
     }
 

@@ -16,8 +16,8 @@ struct GapRecovery: Sendable {
     let maximumAnswer: Int
 
     /// The event bodies at the URL filled with these values, in the timeline's order.
-    func fetch(lastEventID: String?, since: Date?, activityKey: String?) async throws(StreamError) -> [[UInt8]] {
-        let sinceText = since.map { UTCTime.format(Millis(($0.timeIntervalSince1970 * 1000).rounded(.down))) }
+    func fetch(lastEventID: String?, since: Millis?, activityKey: String?) async throws(StreamError) -> [[UInt8]] {
+        let sinceText = since.map(UTCTime.format)
         let url: FeedURL
         do {
             url = try settings.url(lastEventID: lastEventID, since: sinceText, activityKey: activityKey)

@@ -58,7 +58,7 @@ public final class StreamClient: Sendable {
     public init?(
         source: SourceConfiguration, inbox: InboxWriter, store: any InboxStore, metrics: BridgeMetrics, logger: Logger,
         bodyLimit: Int = BridgeConfiguration.standardBodyLimit, wake: @escaping @Sendable () -> Void,
-        clock: @escaping @Sendable () -> Date = { Date() },
+        clock: @escaping @Sendable () -> Millis = BridgeClock.now,
         group: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -81,14 +81,14 @@ public final class StreamClient: Sendable {
         /// The id of the last event stored (the rules' event id), for `{last-event-id}`.
         var lastEventID: String?
         /// When it was received, for `{since}`.
-        var lastEventAt: Date?
+        var lastEventAt: Millis?
         /// The last SSE `id:`, sent back as `Last-Event-ID`.
         var sseLastEventID: String?
         /// When a connection last came up, for `{since}` when no event came before a gap.
-        var connectedAt: Date?
+        var connectedAt: Millis?
         /// On a first start (no event of the source stored): how far back to recover, for
         /// `{since}` before any connection came up.
-        var startFrom: Date?
+        var startFrom: Millis?
         /// Activities the stream has delivered events for, newest last.
         var activities: [String] = []
 
@@ -115,7 +115,7 @@ public final class StreamClient: Sendable {
                     gap = true
                 } else if let window = recover.startWindow {
                     // A first start: what the feed published before the bridge connected.
-                    position.startFrom = ingest.clock().addingTimeInterval(-Double(window.millis) / 1000)
+                    position.startFrom = ingest.clock() - window.millis
                     gap = true
                 }
             } catch {
@@ -237,7 +237,7 @@ public final class StreamClient: Sendable {
         }
     }
 
-    private func note(_ mapped: MappedEvent, receivedAt: Date, _ position: inout Position) {
+    private func note(_ mapped: MappedEvent, receivedAt: Millis, _ position: inout Position) {
         position.lastEventID = mapped.eventID
         position.lastEventAt = receivedAt
         position.follow(mapped.activityKey)
@@ -280,7 +280,7 @@ public final class StreamClient: Sendable {
                 recovered += 1
             }
         }
-        let sinceText = since.map { UTCTime.format(Millis(($0.timeIntervalSince1970 * 1000).rounded(.down))) } ?? "?"
+        let sinceText = since.map(UTCTime.format) ?? "?"
         if failures.isEmpty {
             metrics.streamGapRecovery(source: source.name, result: "recovered")
             logger.info("gap recovered", metadata: ["since": .string(sinceText), "events": "\(recovered)"])

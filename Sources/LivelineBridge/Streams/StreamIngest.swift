@@ -11,10 +11,10 @@ import Liveline
 struct StreamIngest: Sendable {
     enum Outcome: Sendable, Hashable {
         /// Stored; `ignored` when no rule names its type (recorded, nothing pushed).
-        case stored(MappedEvent, receivedAt: Date, ignored: Bool)
+        case stored(MappedEvent, receivedAt: Millis, ignored: Bool)
         /// The inbox already holds an event with this id (a recovered event the stream had
         /// delivered, or the other way round).
-        case duplicate(MappedEvent, receivedAt: Date)
+        case duplicate(MappedEvent, receivedAt: Millis)
         /// The source's rules cannot read it.
         case unmappable(EventMappingError)
     }
@@ -24,11 +24,11 @@ struct StreamIngest: Sendable {
     let keptHeaders: KeptHeaders
     let inbox: InboxWriter
     let wake: @Sendable () -> Void
-    let clock: @Sendable () -> Date
+    let clock: @Sendable () -> Millis
 
     init(
         source: SourceConfiguration, inbox: InboxWriter, wake: @escaping @Sendable () -> Void,
-        clock: @escaping @Sendable () -> Date
+        clock: @escaping @Sendable () -> Millis
     ) {
         self.source = source
         mapper = EventMapper(source: source)

@@ -57,7 +57,7 @@ import Testing
             bridge.advance(seconds: 0.5)
             try await bridge.settle()
             let done = try #require(
-                try await watch.refresh(now: bridge.now.addingTimeInterval(10)).first { $0.activityKey == "D-1" })
+                try await watch.refresh(now: bridge.now + 10_000).first { $0.activityKey == "D-1" })
             #expect(done.fanOut?.state == .done && done.fanOut?.answered == 5 && done.fanOut?.failed == 1)
             #expect(done.failures == ["Unregistered": 1] && done.removed == 1)
             // The finish is the last pass's time plus what its answers took (real milliseconds).
@@ -76,7 +76,7 @@ import Testing
             #expect(try await bridge.store.audienceKeys(limit: 1) == ["D-2"])
             #expect(try await bridge.store.audienceKeys(limit: 5) == ["D-2", "D-1"])
             #expect(
-                try await watch.refresh(now: bridge.now.addingTimeInterval(11)).map(\.activityKey) == ["D-2", "D-1"])
+                try await watch.refresh(now: bridge.now + 11_000).map(\.activityKey) == ["D-2", "D-1"])
         }
     }
 

@@ -46,7 +46,7 @@ import Testing
             try await bridge.run(for: 70, step: 5)
             #expect(try await Self.fanOuts(store, "D-1") == ["update superseded", "update done"])
             #expect(
-                try await store.pruneFanOuts(finishedBefore: bridge.now.addingTimeInterval(-Self.hour), limit: 10).rows
+                try await store.pruneFanOuts(finishedBefore: bridge.now - Millis(Self.hour * 1000), limit: 10).rows
                     == 0)
 
             // Past the retention (an hour here): the superseded one goes; the newest of the live

@@ -130,7 +130,7 @@ import Testing
             }
             let range = try #require(claimed)
             #expect(range.targets.count == 6)
-            let retryAt = bridge.now.addingTimeInterval(5)
+            let retryAt = bridge.now + 5000
             let outcomes: [FollowerOutcome] = [
                 .tokenGone(reason: "Unregistered"), .tokenGone(reason: "BadDeviceToken"),
                 .retry(reason: "TooManyRequests", error: "429", retryAt: retryAt, maxAttempts: 3),

@@ -72,7 +72,7 @@ final class BridgeHarness: Sendable {
         await mock.shutdown()
     }
 
-    var now: Date { Date(timeIntervalSince1970: Double(clock.now()) / 1000) }
+    var now: Millis { clock.now() }
 
     func advance(seconds: Double) { clock.advance(by: .milliseconds(Millis(seconds * 1000))) }
 

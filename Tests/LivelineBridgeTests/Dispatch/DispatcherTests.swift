@@ -73,14 +73,14 @@ import Testing
             let before = try #require(try await bridge.store.activity("D-3"))
             let deadline = try #require(before.nextDeadline)
             // The stale date is 10 minutes out; the heartbeat comes before it.
-            #expect(deadline.timeIntervalSince(bridge.now) > 60 && deadline.timeIntervalSince(bridge.now) < 600)
+            #expect(deadline - bridge.now > 60_000 && deadline - bridge.now < 600_000)
 
             // A new dispatcher and sender (a restarted process) on the same store.
             let restarted = BridgeDispatcher(
                 store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "after-restart"))
             let sender = OutboxSender(
                 store: bridge.store, client: bridge.client, configuration: .init(instance: "after-restart"))
-            bridge.clock.set(Millis(deadline.timeIntervalSince1970 * 1000) + 1)
+            bridge.clock.set(deadline + 1)
             try await restarted.dispatch(now: bridge.now)
             try await sender.send(now: bridge.now)
             let timestamps = bridge.timestamps(token)
@@ -205,7 +205,7 @@ import Testing
             let held = try await bridge.dispatcher.dispatch(now: bridge.now)
             #expect(held.pushes == 0, "min-interval holds the second ETA")
             let deadline = try #require(held.deadlines.first)
-            #expect(deadline > bridge.now && deadline <= bridge.now.addingTimeInterval(15))
+            #expect(deadline > bridge.now && deadline <= bridge.now + 15_000)
 
             bridge.advance(seconds: 30)
             try await bridge.store.recordPushOutcomes(

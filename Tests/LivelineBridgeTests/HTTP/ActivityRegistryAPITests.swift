@@ -24,7 +24,7 @@ import Testing
             #expect(basic.status == 401)
 
             // Keys stored with `addAPIKey` count as well as the configured hashes.
-            try await bridge.store.addAPIKey(name: "ops", key: "stored-key-1", now: Date())
+            try await bridge.store.addAPIKey(name: "ops", key: "stored-key-1", now: BridgeClock.now())
             #expect(try await bridge.registry(.get, "D-1", apiKey: "stored-key-1").status == 404)
             #expect(try await bridge.registry(.get, "D-1").status == 404)
         }
@@ -65,7 +65,7 @@ import Testing
             record.lifecycle = .active
             record.engineState = [1, 2, 3]
             record.lastPush = PushAnswer(
-                at: Date(timeIntervalSince1970: 1_795_437_000.25), status: 200, apnsID: "5D9B8F8E-0000")
+                at: 1_795_437_000_250, status: 200, apnsID: "5D9B8F8E-0000")
             try await bridge.store.upsertActivity(record)
             let changed = try await bridge.registry(.put, "D-1", body: #"{"update-token": "\#(Self.updateToken)"}"#)
             #expect(changed.status == 200, "\(changed.text)")

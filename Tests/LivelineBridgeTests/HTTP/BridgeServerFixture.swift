@@ -35,7 +35,7 @@ struct RunningBridge: Sendable {
     ) throws -> HTTPFields {
         let url = "\(base)/v1/webhooks/\(source)"
         return try WebhookSigner(scheme: try self.source(source).scheme).sign(
-            body: Array(body.utf8), url: url, now: Int64(Date().timeIntervalSince1970), headers: headers, id: id)
+            body: Array(body.utf8), url: url, now: BridgeClock.unixSeconds(BridgeClock.now()), headers: headers, id: id)
     }
 
     /// Posts a webhook with this repository's own client.

@@ -115,7 +115,8 @@ import Testing
     @Test func theImportFileIsReadInBatches() async throws {
         try await StoreFixture.withStore(.sqlite) { store in
             _ = try await store.registerActivity(
-                ActivityRegistration(key: "M-3", targets: ActivityTargets(), scenario: "doordash"), now: Date())
+                ActivityRegistration(key: "M-3", targets: ActivityTargets(), scenario: "doordash"),
+                now: BridgeClock.now())
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "followers-\(UUID().uuidString).ndjson")
             defer { try? FileManager.default.removeItem(at: file) }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Liveline
 import Testing
 @testable import LivelineBridge
 
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func orderKeys() {
-        let at = Date(timeIntervalSince1970: 1_795_437_000.123_9)
+        let at: Millis = 1_795_437_000_123
         #expect(InboxOrder.key(.sequence(7), sourceIsOrdered: true, receivedAt: at) == 7)
         #expect(
             InboxOrder.key(.timestamp(1_795_437_000_000), sourceIsOrdered: true, receivedAt: at) == 1_795_437_000_000)

@@ -11,7 +11,7 @@ import Testing
     /// Signs `body` as the uber source's sender (hex HMAC of the body) and posts it with curl.
     static func postUber(_ bridge: RunningBridge, _ body: [UInt8]) async throws -> (status: Int, json: [String: Any]) {
         let signed = try WebhookSigner(scheme: try bridge.source("uber").scheme).sign(
-            body: body, url: "\(bridge.base)/v1/webhooks/uber", now: Int64(Date().timeIntervalSince1970))
+            body: body, url: "\(bridge.base)/v1/webhooks/uber", now: BridgeClock.unixSeconds(BridgeClock.now()))
         let answer = try await Curl.run("\(bridge.base)/v1/webhooks/uber", Curl.headers(signed), body: body)
         return (answer.status, try jsonObject(answer.body))
     }

@@ -29,7 +29,7 @@ import Testing
         try await RunningBridge.with(store: kind, configure: Self.configure(scheme, idHeader: idHeader)) { bridge in
             func post(_ body: String, id: String) async throws -> (Int, [String: Any]) {
                 let signed = try WebhookSigner(scheme: scheme).sign(
-                    body: bytes(body), url: "", now: Int64(Date().timeIntervalSince1970),
+                    body: bytes(body), url: "", now: BridgeClock.unixSeconds(BridgeClock.now()),
                     headers: fields([idHeader: id]))
                 let answer = try await Curl.run(
                     "\(bridge.base)/v1/webhooks/orders", Curl.headers(signed), body: bytes(body))

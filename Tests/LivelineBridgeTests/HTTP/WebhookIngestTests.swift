@@ -31,7 +31,7 @@ import Testing
             // The answer came after the commit: the event is in the store, as it was sent.
             #expect(try await bridge.store.pendingEvents(for: "del_9") == 1)
             let claimed = try await bridge.store.claimNextEvents(
-                limit: 5, instance: "test", lease: .seconds(30), now: Date())
+                limit: 5, instance: "test", lease: .seconds(30), now: BridgeClock.now())
             let event = try #require(claimed.first?.events.first?.event)
             #expect(event.source == "uber" && event.eventID == "evt_1" && event.eventType == "event.delivery_status")
             #expect(event.body == bytes(Self.uber))
@@ -47,7 +47,7 @@ import Testing
                 "\(bridge.base)/v1/webhooks/orders", Curl.headers(headers), body: bytes(Self.note))
             #expect(answer.status == 202, "\(answer.body)")
             let claimed = try await bridge.store.claimNextEvents(
-                limit: 5, instance: "test", lease: .seconds(30), now: Date())
+                limit: 5, instance: "test", lease: .seconds(30), now: BridgeClock.now())
             let event = try #require(claimed.first?.events.first?.event)
             #expect(
                 event.eventID == "msg_2KWPBgLlAfxdpx2AI54pPJ85f4W" && event.activityKey == "58213"
@@ -94,7 +94,7 @@ import Testing
             #expect(answer.status == 202)
             #expect(try jsonObject(answer.body)["ignored"] as? Bool == true)
             let claimed = try await bridge.store.claimNextEvents(
-                limit: 5, instance: "test", lease: .seconds(30), now: Date())
+                limit: 5, instance: "test", lease: .seconds(30), now: BridgeClock.now())
             // Ordered by status rank, but this status has none: stored below every real key.
             #expect(claimed.first?.events.first?.event.orderKey == 0)
         }

@@ -97,7 +97,7 @@ struct ReadyMadeBridge {
         let configuration = try #require(harness.configuration.source(named: source))
         let url = "http://127.0.0.1:\(port)/v1/webhooks/\(source)"
         let signed = try WebhookSigner(scheme: configuration.scheme).sign(
-            body: body, url: url, now: Int64(Date().timeIntervalSince1970), headers: headers)
+            body: body, url: url, now: BridgeClock.unixSeconds(BridgeClock.now()), headers: headers)
         return try await WebhookSender().send(to: url, headers: signed, body: body)
     }
 

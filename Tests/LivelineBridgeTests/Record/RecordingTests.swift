@@ -61,11 +61,11 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func aRecordedEveningReplaysTheBridgesPushesExactly(_ kind: StoreKind) async throws {
         try await ReadyMadeBridge.with("bridge.example.yaml", store: kind) { bridge in
-            let from = Date()
+            let from = BridgeClock.now()
             try await Self.playEvening(bridge)
             let harness = bridge.harness
             let recording = try await BridgeRecorder(configuration: harness.configuration, store: harness.store)
-                .record(BridgeRecorder.Selection(from: from, to: Date()), file: "evening.yaml")
+                .record(BridgeRecorder.Selection(from: from, to: BridgeClock.now()), file: "evening.yaml")
             #expect(recording.warnings.isEmpty, "\(recording.warnings)")
             #expect(recording.activities.map(\.key) == ["D-1", "U-1", "O-1"])
 
@@ -118,7 +118,7 @@ import Testing
                     "the store has no events of source uber, received until 2001-01-01T00:00:00Z")
             ) {
                 _ = try await recorder.record(
-                    .init(source: "uber", to: Date(timeIntervalSince1970: 978_307_200)), file: "x.yaml")
+                    .init(source: "uber", to: 978_307_200_000), file: "x.yaml")
             }
             await #expect(throws: RecordingError.nothingDispatched(key: "nobody")) {
                 _ = try await recorder.record(.init(keys: ["nobody"]), file: "x.yaml")

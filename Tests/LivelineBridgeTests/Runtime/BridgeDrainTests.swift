@@ -45,8 +45,8 @@ struct BridgeDrainTests {
 
             // The next instance has nothing to send again, and nothing to wait for.
             let second = try rig.bridge(instance: "second")
-            #expect(try await second.dispatcher.dispatch(now: Date()).activities == 0)
-            #expect(try await second.sender.send(now: Date()).claimed == 0)
+            #expect(try await second.dispatcher.dispatch(now: BridgeClock.now()).activities == 0)
+            #expect(try await second.sender.send(now: BridgeClock.now()).claimed == 0)
             for activity in 0..<40 {
                 let payloads = rig.mock.pushes(token: DrainRig.token(activity)).filter { $0.status == 200 }.compactMap(
                     \.payload)
@@ -173,14 +173,15 @@ struct DrainRig: Sendable {
                 ActivityRegistration(
                     key: "order-\(activity)", targets: ActivityTargets(updateToken: Self.token(activity)),
                     scenario: "orders"),
-                now: Date()
+                now: BridgeClock.now()
             )
             let body = Array(Self.body(activity: activity, sequence: sequence).utf8)
             let headers = ["webhook-id": "msg-\(activity)-\(sequence)"]
             var fields = HTTPFields()
             fields[HTTPField.Name("webhook-id")!] = headers["webhook-id"]
             let mapped = try EventMapper(source: source).map(body: body, headers: fields)
-            events.append(mapped.inboxEvent(source: source, body: body, headers: headers, receivedAt: Date()))
+            events.append(
+                mapped.inboxEvent(source: source, body: body, headers: headers, receivedAt: BridgeClock.now()))
         }
         _ = try await store.insertEvents(events)
     }
@@ -195,7 +196,8 @@ struct DrainRig: Sendable {
         let body = Array(Self.body(activity: 0, sequence: sequence).utf8)
         let source = try #require(configuration.source(named: "orders"))
         var headers = try WebhookSigner(scheme: source.scheme).sign(
-            body: body, url: url, now: Int64(Date().timeIntervalSince1970), headers: [:], id: "msg-late-\(sequence)")
+            body: body, url: url, now: BridgeClock.unixSeconds(BridgeClock.now()), headers: [:],
+            id: "msg-late-\(sequence)")
         headers[.contentType] = "application/json"
         return try await WebhookSender().send(to: url, headers: headers, body: body)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import Logging
 import Testing
 @testable import LivelineBridge
@@ -58,7 +59,7 @@ import Testing
                 _ = try await store.recordPushOutcomes([
                     .undeliverable(
                         id, answer: nil, error: "BadDeviceToken", forgetToken: false,
-                        now: F.epoch.addingTimeInterval(-age * Self.day))
+                        now: F.epoch - Millis(age * Self.day * 1000))
                 ])
             }
 
@@ -84,15 +85,15 @@ import Testing
             #expect(try await Self.eventIDs(store, activity: "match") == ["feed-2"])
             #expect(try await store.sourcePosition("feed", activityLimit: 10)?.lastEventID == "feed-2")
             #expect(try await store.deadLetters(limit: 10).map(\.lastError) == ["BadDeviceToken"])
-            #expect(try await store.deadLetters(limit: 10).first?.failedAt == F.epoch.addingTimeInterval(-Self.day))
+            #expect(try await store.deadLetters(limit: 10).first?.failedAt == F.epoch - Millis(Self.day * 1000))
             let exposition = String(decoding: metrics.exposition(), as: UTF8.self)
             #expect(exposition.contains(#"liveline_store_pruned_rows_total{table="inbox_events"} 1102"#))
             #expect(exposition.contains(#"liveline_store_pruned_rows_total{table="dead_letters"} 1"#))
 
             // A day later nothing more is old enough; nine days later the recent ones go too, but
             // for the source's newest.
-            #expect(try await pruner.prune(now: F.epoch.addingTimeInterval(Self.day)).events == 0)
-            #expect(try await pruner.prune(now: F.epoch.addingTimeInterval(9 * Self.day)).events == 29)
+            #expect(try await pruner.prune(now: F.epoch + Millis(Self.day * 1000)).events == 0)
+            #expect(try await pruner.prune(now: F.epoch + Millis(9 * Self.day * 1000)).events == 29)
             #expect(try await store.counts().pendingEvents == 50)
         }
     }

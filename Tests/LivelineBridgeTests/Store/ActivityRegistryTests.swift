@@ -19,11 +19,11 @@ import Testing
             record.updateToken = "80f7"
             record.lifecycle = .active
             record.engineState = [0, 1, 2, 255]
-            record.nextDeadline = F.epoch.addingTimeInterval(30)
+            record.nextDeadline = F.epoch + 30_000
             record.lastPush = PushAnswer(
-                at: F.epoch.addingTimeInterval(1), status: 410, reason: "Unregistered", apnsID: "X")
+                at: F.epoch + 1000, status: 410, reason: "Unregistered", apnsID: "X")
             record.lastError = "token unregistered"
-            record.updatedAt = F.epoch.addingTimeInterval(2)
+            record.updatedAt = F.epoch + 2000
             try await store.upsertActivity(record)
             #expect(try await store.activity("order-9") == record)
             #expect(try await store.counts().activities == 1)
@@ -73,8 +73,8 @@ import Testing
             var played = fresh
             played.lifecycle = .active
             played.engineState = [9, 8, 7]
-            played.nextDeadline = F.epoch.addingTimeInterval(60)
-            played.lastPush = PushAnswer(at: F.epoch.addingTimeInterval(1), status: 200, apnsID: "A")
+            played.nextDeadline = F.epoch + 60_000
+            played.lastPush = PushAnswer(at: F.epoch + 1000, status: 200, apnsID: "A")
             played.lastError = "late event"
             try await store.upsertActivity(played)
 
@@ -82,14 +82,14 @@ import Testing
             let second = ActivityRegistration(
                 key: "order-7", targets: ActivityTargets(updateToken: "bb22", channelID: "Y2hhbm5lbA=="),
                 scenario: "uber", frequentUpdates: true)
-            #expect(try await !store.registerActivity(second, now: F.epoch.addingTimeInterval(5)))
+            #expect(try await !store.registerActivity(second, now: F.epoch + 5000))
             var expected = played
             expected.updateToken = "bb22"
             expected.pushToStartToken = nil
             expected.channelID = "Y2hhbm5lbA=="
             expected.scenario = "uber"
             expected.frequentUpdates = true
-            expected.updatedAt = F.epoch.addingTimeInterval(5)
+            expected.updatedAt = F.epoch + 5000
             #expect(try await store.activity("order-7") == expected)
         }
     }

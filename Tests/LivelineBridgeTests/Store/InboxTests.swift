@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import Synchronization
 import Testing
 @testable import LivelineBridge
@@ -46,7 +47,7 @@ import Testing
     }
 
     /// A step that applies every event it is given and changes nothing else.
-    static func applyAll(_ work: ActivityWork, now: Date) -> DispatchCommit {
+    static func applyAll(_ work: ActivityWork, now: Millis) -> DispatchCommit {
         DispatchCommit(
             activityKey: work.record.key, applied: work.events.map(\.sequence), lifecycle: work.record.lifecycle,
             engineState: work.record.engineState ?? [], nextDeadline: nil, now: now)
@@ -107,14 +108,14 @@ import Testing
             #expect(died.events.count == 2)
             // While the lease lives, neither a pass nor another replay gets it.
             #expect(
-                try await store.dispatchPass(limit: 5, now: F.epoch.addingTimeInterval(4)) {
+                try await store.dispatchPass(limit: 5, now: F.epoch + 4000) {
                     Self.applyAll($0, now: F.epoch)
                 }.isEmpty)
             #expect(
                 try await store.claimActivity(
-                    "order-1", instance: "heir", lease: .seconds(5), now: F.epoch.addingTimeInterval(4)) == nil)
+                    "order-1", instance: "heir", lease: .seconds(5), now: F.epoch + 4000) == nil)
             // After it, a pass takes the activity over with the same events.
-            let later = F.epoch.addingTimeInterval(6)
+            let later = F.epoch + 6000
             let taken = try await store.dispatchPass(limit: 5, now: later) { work in
                 DispatchCommit(
                     activityKey: work.record.key, applied: [work.events[0].sequence],
@@ -157,7 +158,7 @@ import Testing
                 RegisteredActivity(key: "m4", scenario: "feed", lifecycle: .ended, updatedAt: F.epoch))
             let position = try #require(try await store.sourcePosition("feed", activityLimit: 10))
             #expect(position.lastEventID == "e4")
-            #expect(position.lastReceivedAt == F.epoch.addingTimeInterval(4))
+            #expect(position.lastReceivedAt == F.epoch + 4000)
             #expect(position.openActivityKeys == ["m1", "m2"], "newest first; m4 has ended, m3 is another source's")
             #expect(try await store.sourcePosition("feed", activityLimit: 1)?.openActivityKeys == ["m1"])
         }

@@ -55,7 +55,7 @@ import Testing
             let written = try await old.transaction { tx in
                 try await tx.run(
                     "UPDATE inbox_events SET state = 'applied', applied_at = $1 WHERE event_id = 'a' RETURNING sequence",
-                    [.millis(F.epoch)]
+                    [.int(F.epoch)]
                 ).count
             }
             #expect(written == 1)

@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import Testing
 @testable import LivelineBridge
 
@@ -9,7 +10,7 @@ import Testing
         OutboxPush(
             activityKey: activity, payload: Array("{\"aps\":{}}".utf8),
             headers: ["apns-push-type": "liveactivity", "apns-topic": "com.example.push-type.liveactivity"],
-            priority: 10, dueAt: F.epoch.addingTimeInterval(offset)
+            priority: 10, dueAt: F.epoch + Millis(offset * 1000)
         )
     }
 
@@ -31,7 +32,7 @@ import Testing
                     try await store.recordPushOutcomes([
                         .failed(
                             id, answer: answer, error: "APNs 500 InternalServerError",
-                            retryAt: now.addingTimeInterval(2), maxAttempts: 3
+                            retryAt: now + 2000, maxAttempts: 3
                         )
                     ]).first ?? nil
                 if attempt < 3 {
@@ -39,7 +40,7 @@ import Testing
                     // Not due before the retry time.
                     #expect(
                         try await store.claimDuePushes(
-                            limit: 10, instance: "i1", lease: .seconds(10), now: now.addingTimeInterval(1)
+                            limit: 10, instance: "i1", lease: .seconds(10), now: now + 1000
                         ).isEmpty)
                 } else {
                     guard case .deadLettered? = outcome else {
@@ -47,18 +48,18 @@ import Testing
                         return
                     }
                 }
-                now = now.addingTimeInterval(2)
+                now = now + 2000
             }
             #expect(
                 try await store.claimDuePushes(
-                    limit: 10, instance: "i1", lease: .seconds(10), now: now.addingTimeInterval(60)
+                    limit: 10, instance: "i1", lease: .seconds(10), now: now + 60_000
                 ).isEmpty)
             let letters = try await store.deadLetters(limit: 10)
             #expect(letters.count == 1)
             #expect(letters.first?.attempts == 3)
             #expect(letters.first?.lastError == "APNs 500 InternalServerError")
             #expect(letters.first?.push.headers == Self.push().headers)
-            #expect(letters.first?.push.dueAt == F.epoch.addingTimeInterval(4))
+            #expect(letters.first?.push.dueAt == F.epoch + 4000)
             let activity = try await store.activity("order-1")
             #expect(activity?.lastPush?.status == 500)
             #expect(activity?.lastError == "APNs 500 InternalServerError")
@@ -81,7 +82,7 @@ import Testing
             }
             for index in 0..<6 { ids.append(try await store.enqueuePush(Self.push("a\(index)", due: Double(index)))) }
             _ = try await store.enqueuePush(Self.push("later", due: 3600))
-            let now = F.epoch.addingTimeInterval(10)
+            let now = F.epoch + 10_000
             async let one = store.claimDuePushes(limit: 4, instance: "one", lease: .seconds(10), now: now)
             async let two = store.claimDuePushes(limit: 4, instance: "two", lease: .seconds(10), now: now)
             let (first, second) = try await (one, two)
@@ -93,7 +94,7 @@ import Testing
             ])
             // Claims of a dead instance come back after their lease; the sent one does not.
             let retaken = try await store.claimDuePushes(
-                limit: 10, instance: "three", lease: .seconds(10), now: now.addingTimeInterval(11))
+                limit: 10, instance: "three", lease: .seconds(10), now: now + 11_000)
             #expect(Set(retaken.map(\.id)) == Set(ids).subtracting([sent.id]))
         }
     }
@@ -110,7 +111,7 @@ import Testing
             start.kind = .start
             let startID = try await store.enqueuePush(start)
             let updateID = try await store.enqueuePush(Self.push("order-1", due: 0))
-            let now = F.epoch.addingTimeInterval(10)
+            let now = F.epoch + 10_000
             // Only the oldest, even though both are due.
             let first = try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now)
             #expect(first.map(\.id) == [startID])
@@ -154,7 +155,7 @@ import Testing
             }
             let a = try await store.enqueuePush(Self.push("a")), b = try await store.enqueuePush(Self.push("b"))
             let c = try await store.enqueuePush(Self.push("c"))
-            let now = F.epoch.addingTimeInterval(1)
+            let now = F.epoch + 1000
             let results = try await store.recordPushOutcomes([
                 .sent(a, answer: PushAnswer(at: now, status: 200)),
                 .failed(

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Liveline
 @testable import LivelineBridge
 
 /// Operations the bridge itself never performs, which tests use to set a store up or to play
@@ -8,9 +9,8 @@ import Foundation
 /// They run on the store's own transactions and statements, so what they write is what the
 /// bridge would find.
 extension SQLStore {
-    func claimNextEvents(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedActivity] {
-        let nowMillis = StoreTime.millis(now)
-        let expires = nowMillis + StoreTime.millis(lease)
+    func claimNextEvents(limit: Int, instance: String, lease: Duration, now: Millis) async throws -> [ClaimedActivity] {
+        let expires = now + lease.millis
         let lock = driver.dialect.lockRowsSkipLocked
         return try await transaction { tx in
             let keys = try await tx.run(
@@ -21,7 +21,7 @@ extension SQLStore {
                 ORDER BY (SELECT MIN(e.sequence) FROM inbox_events e WHERE e.activity_key = l.activity_key AND e.state = 'pending')
                 LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
-                [.int(nowMillis)]
+                [.int(now)]
             ).map { try $0.text(0) }
             guard !keys.isEmpty else { return [] }
             try await Self.lease(keys, to: instance, until: expires, tx)
@@ -37,7 +37,7 @@ extension SQLStore {
             for row in rows {
                 let event = InboxEvent(
                     source: try row.text(1), eventID: try row.text(2), eventType: try row.text(3),
-                    activityKey: try row.text(4), orderKey: try row.int(5), receivedAt: try row.date(6),
+                    activityKey: try row.text(4), orderKey: try row.int(5), receivedAt: try row.int(6),
                     body: try row.bytes(7), headers: try StoredHeaders.decode(try row.bytes(8))
                 )
                 byKey[event.activityKey, default: []].append(StoredEvent(sequence: try row.int(0), event: event))
@@ -84,10 +84,10 @@ extension SQLStore {
         let values: [SQLValue] = [
             .text(record.key), .optional(record.updateToken), .optional(record.pushToStartToken),
             .optional(record.channelID), .text(record.scenario), .int(record.frequentUpdates ? 1 : 0),
-            .text(record.lifecycle.rawValue), .optional(record.engineState), .millis(record.nextDeadline),
-            .millis(record.lastPush?.at), .optional(record.lastPush.map { Int64($0.status) }),
+            .text(record.lifecycle.rawValue), .optional(record.engineState), .optional(record.nextDeadline),
+            .optional(record.lastPush?.at), .optional(record.lastPush.map { Int64($0.status) }),
             .optional(record.lastPush?.reason), .optional(record.lastPush?.apnsID), .optional(record.lastError),
-            .millis(record.updatedAt),
+            .int(record.updatedAt),
         ]
         let updates = Self.activityColumns.split(separator: ",").dropFirst()
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
@@ -114,7 +114,7 @@ extension SQLStore {
         }
     }
 
-    func addAPIKey(name: String, key: String, now: Date) async throws {
+    func addAPIKey(name: String, key: String, now: Millis) async throws {
         let hash = Array(SHA256.hash(data: Array(key.utf8)))
         try await transaction { tx in
             try await tx.run(
@@ -122,7 +122,7 @@ extension SQLStore {
                 INSERT INTO api_keys (name, sha256, created_at) VALUES ($1, $2, $3)
                 ON CONFLICT (name) DO UPDATE SET sha256 = excluded.sha256, created_at = excluded.created_at
                 """,
-                [.text(name), .bytes(hash), .millis(now)]
+                [.text(name), .bytes(hash), .int(now)]
             )
         }
     }

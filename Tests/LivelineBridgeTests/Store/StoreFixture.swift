@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import Logging
 import PostgresNIO
 import Testing
@@ -17,7 +18,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// throwaway server the tests start themselves). Without PostgreSQL's server installed, or with
 /// `LIVELINE_SKIP_POSTGRES=1`, the PostgreSQL cases are skipped with the reason.
 enum StoreFixture {
-    static let epoch = Date(timeIntervalSince1970: 1_800_000_000)
+    static let epoch: Millis = 1_800_000_000_000
 
     /// Runs `body` with a location no other test uses, and removes it afterwards. Without a
     /// PostgreSQL server, the PostgreSQL case is skipped (cancelled with the reason).
@@ -100,7 +101,7 @@ enum StoreFixture {
     ) -> InboxEvent {
         InboxEvent(
             source: source, eventID: id, eventType: type, activityKey: activity, orderKey: order,
-            receivedAt: epoch.addingTimeInterval(offset), body: Array("{\"id\":\"\(id)\"}".utf8),
+            receivedAt: epoch + Millis(offset * 1000), body: Array("{\"id\":\"\(id)\"}".utf8),
             headers: ["content-type": "application/json"]
         )
     }

@@ -43,7 +43,7 @@ public enum FollowerOutcome: Sendable, Hashable {
     case tokenGone(reason: String)
     /// Back off this token only (429, 5xx, a transport failure) until `retryAt`, or give up after
     /// `maxAttempts` (counted in the fan-out's failure summary).
-    case retry(reason: String, error: String, retryAt: Date, maxAttempts: Int)
+    case retry(reason: String, error: String, retryAt: Millis, maxAttempts: Int)
     /// This push can never reach this device (another 4xx): counted in the failure summary.
     case rejected(reason: String)
 }
@@ -63,7 +63,7 @@ public struct FollowerAnswer: Sendable, Hashable {
 /// for the lag metric), and how many followers were pruned.
 public struct FanOutProgress: Sendable, Hashable {
     public var finished: Bool
-    public var receivedAt: Date?
+    public var receivedAt: Millis?
     public var pruned: Int
     public var gaveUp: Int
 }
@@ -76,5 +76,5 @@ public struct FanOutFailureSummary: Sendable, Hashable {
     public var reason: String
     public var count: Int
     public var sample: [String]
-    public var failedAt: Date
+    public var failedAt: Millis
 }

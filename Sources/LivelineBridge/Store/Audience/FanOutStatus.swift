@@ -23,9 +23,9 @@ public struct FanOutStatus: Sendable, Hashable {
     public var failed: Int
     /// When its webhook was stored (nil for a push the engine decided alone, a heartbeat), when
     /// it was decided, and when its last follower answered or a newer one superseded it.
-    public var receivedAt: Date?
-    public var createdAt: Date
-    public var finishedAt: Date?
+    public var receivedAt: Millis?
+    public var createdAt: Millis
+    public var finishedAt: Millis?
 
     public var answered: Int { sent + failed }
 }

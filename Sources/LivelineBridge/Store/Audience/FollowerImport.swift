@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 
 /// `liveline bridge followers import FILE`: an NDJSON file of followers (one a line, as
 /// `POST /v1/activities/{key}/followers` takes them) stored in batches, read a megabyte at a
@@ -30,7 +31,7 @@ public enum FollowerImport {
     /// Stores the followers of `path` for `activityKey`, `batch` per transaction.
     public static func run(
         path: String, activityKey: String, store: any FollowerStore & RegistryStore, batch: Int = 1000,
-        now: @Sendable () -> Date = { Date() }, progress: (Report) -> Void = { _ in }
+        now: @Sendable () -> Millis = BridgeClock.now, progress: (Report) -> Void = { _ in }
     ) async throws -> Report {
         guard try await store.activity(activityKey) != nil else { throw Failure.notRegistered(key: activityKey) }
         guard let handle = FileHandle(forReadingAtPath: path) else {

@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// The store as ``BridgeDispatcher`` sees it: passes over the activities with work, and one
 /// activity leased for a dead letter's replay.
@@ -15,12 +15,12 @@ public protocol DispatchStore: Sendable {
     /// is written and none can be lost; `step` must be quick and must not call the store.
     /// Returns the commits written, in claim order.
     func dispatchPass(
-        limit: Int, now: Date, step: @escaping @Sendable (ActivityWork) -> DispatchCommit
+        limit: Int, now: Millis, step: @escaping @Sendable (ActivityWork) -> DispatchCommit
     ) async throws -> [DispatchCommit]
 
     /// Leases one activity to `instance` whether or not it has work (a dead letter's replay);
     /// nil when it is not registered or another instance holds it.
-    func claimActivity(_ key: String, instance: String, lease: Duration, now: Date) async throws -> ActivityWork?
+    func claimActivity(_ key: String, instance: String, lease: Duration, now: Millis) async throws -> ActivityWork?
 
     /// Writes steps of leased activities in one transaction: each only if `instance` still
     /// holds that activity's lease. Returns, per commit, whether it was written; a step whose

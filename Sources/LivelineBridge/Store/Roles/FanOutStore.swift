@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// A key's fan-outs as ``FanOutSender`` sees them: ranges of followers claimed, sent and recorded.
 public protocol FanOutStore: Sendable {
@@ -12,22 +12,22 @@ public protocol FanOutStore: Sendable {
     /// no other has a range to give, so one pass serves several keys' fan-outs before it takes a
     /// second range of one. Nil when there is nothing to send.
     func claimFanOutRange(
-        limit: Int, instance: String, lease: Duration, now: Date, excluding: [Int64]
+        limit: Int, instance: String, lease: Duration, now: Millis, excluding: [Int64]
     ) async throws -> FanOutRange?
 
     /// Records a range's answers in one transaction and gives the range back as done.
     func recordFanOut(
-        _ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Date
+        _ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Millis
     ) async throws -> FanOutProgress
 
     /// Claims up to `limit` followers whose exception is due, each with the newest push of its
     /// key and kind.
-    func claimCatchUps(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [FollowerCatchUp]
+    func claimCatchUps(limit: Int, instance: String, lease: Duration, now: Millis) async throws -> [FollowerCatchUp]
 
     /// Records catch-up answers in one transaction. A follower sent a push older than its key's
     /// newest is due again at once (with the newest).
     func recordCatchUps(
-        _ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Date
+        _ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Millis
     ) async throws -> FanOutProgress
 
     /// Gives back every range and catch-up `instance` holds (a stopping instance's unanswered
@@ -38,8 +38,9 @@ public protocol FanOutStore: Sendable {
 
 extension FanOutStore {
     /// The next range of any fan-out (see ``claimFanOutRange(limit:instance:lease:now:excluding:)``).
-    public func claimFanOutRange(limit: Int, instance: String, lease: Duration, now: Date) async throws -> FanOutRange?
-    {
+    public func claimFanOutRange(
+        limit: Int, instance: String, lease: Duration, now: Millis
+    ) async throws -> FanOutRange? {
         try await claimFanOutRange(limit: limit, instance: instance, lease: lease, now: now, excluding: [])
     }
 }

@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// A key's audience as the registry API, the operator's import and the dashboard see it:
 /// followers added, changed, removed and counted, and the key's fan-outs as they progress.
@@ -6,7 +6,7 @@ public protocol FollowerStore: Sendable {
     /// Adds or changes followers of `activityKey` in one transaction. A follower that joins (or
     /// gains a token) after the key's story began is marked to catch up: one push of the current
     /// state at once. Returns one change per follower, in order.
-    func putFollowers(_ followers: [Follower], activityKey: String, now: Date) async throws -> [FollowerChange]
+    func putFollowers(_ followers: [Follower], activityKey: String, now: Millis) async throws -> [FollowerChange]
 
     /// One follower of `activityKey`, if it follows it.
     func follower(device: String, activityKey: String) async throws -> Follower?

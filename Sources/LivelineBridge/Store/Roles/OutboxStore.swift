@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// The outbox as ``OutboxSender`` and the dead-letter commands see it: due pushes claimed,
 /// their answers recorded, and what could not be delivered.
@@ -8,7 +8,7 @@ public protocol OutboxStore: Sendable {
 
     /// Claims up to `limit` pushes due at `now` (or whose claim expired), earliest first: the
     /// oldest push of each activity whose target exists.
-    func claimDuePushes(limit: Int, instance: String, lease: Duration, now: Date) async throws -> [ClaimedPush]
+    func claimDuePushes(limit: Int, instance: String, lease: Duration, now: Millis) async throws -> [ClaimedPush]
 
     /// Records the outcomes of many sends in one transaction (one fsync for a whole pass of
     /// the sender); per outcome, nil for `.sent`, else what became of the push. A sent push

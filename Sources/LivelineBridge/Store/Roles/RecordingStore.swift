@@ -1,10 +1,10 @@
-import Foundation
+import Liveline
 
 /// What ``BridgeRecorder`` reads to turn stored events into a scenario file.
 public protocol RecordingStore: Sendable {
     /// The activities with events of `source` received in `from..<to` (an open end when nil),
     /// by their first such event.
-    func activityKeys(source: String, receivedFrom from: Date?, to: Date?) async throws -> [String]
+    func activityKeys(source: String, receivedFrom from: Millis?, to: Millis?) async throws -> [String]
 
     /// The events of `activityKey` that dispatch steps took up, applied or superseded, in the
     /// order the steps took them: by step, then order key, then arrival. Events still pending

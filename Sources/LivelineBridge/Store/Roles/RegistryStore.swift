@@ -1,4 +1,4 @@
-import Foundation
+import Liveline
 
 /// The activity registry as the registry API sees it: activities registered with their
 /// targets and story, read and forgotten, what waits for them, where an event stands, and the
@@ -6,7 +6,7 @@ import Foundation
 public protocol RegistryStore: Sendable {
     /// Registers an activity or changes its targets and story, leaving its engine state alone.
     /// Returns whether it is new.
-    func registerActivity(_ registration: ActivityRegistration, now: Date) async throws -> Bool
+    func registerActivity(_ registration: ActivityRegistration, now: Millis) async throws -> Bool
 
     /// The activity with this key, if registered.
     func activity(_ key: String) async throws -> RegisteredActivity?

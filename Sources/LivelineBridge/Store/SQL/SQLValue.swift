@@ -11,17 +11,6 @@ enum SQLValue: Sendable, Hashable {
     static func optional(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
     static func optional(_ value: Int64?) -> SQLValue { value.map(SQLValue.int) ?? .null }
     static func optional(_ value: [UInt8]?) -> SQLValue { value.map(SQLValue.bytes) ?? .null }
-    static func millis(_ date: Date) -> SQLValue { .int(StoreTime.millis(date)) }
-    static func millis(_ date: Date?) -> SQLValue { date.map { .int(StoreTime.millis($0)) } ?? .null }
-}
-
-/// Times are stored as whole milliseconds since 1970: the same integer in both databases.
-enum StoreTime {
-    static func millis(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
-    static func date(_ millis: Int64) -> Date { Date(timeIntervalSince1970: Double(millis) / 1000) }
-    static func millis(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
-    }
 }
 
 /// One result row, by column position, with readers that say what was wrong instead of
@@ -57,8 +46,6 @@ struct SQLRow: Sendable {
     func optionalInt(_ index: Int) throws -> Int64? { try value(index) == .null ? nil : try int(index) }
     func optionalText(_ index: Int) throws -> String? { try value(index) == .null ? nil : try text(index) }
     func optionalBytes(_ index: Int) throws -> [UInt8]? { try value(index) == .null ? nil : try bytes(index) }
-    func date(_ index: Int) throws -> Date { StoreTime.date(try int(index)) }
-    func optionalDate(_ index: Int) throws -> Date? { try optionalInt(index).map(StoreTime.date) }
 }
 
 /// A row that does not match the schema; `SQLStore` turns it into `StoreError.corruptRow`.
