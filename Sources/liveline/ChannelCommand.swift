@@ -66,7 +66,7 @@ struct ChannelCommand: AsyncParsableCommand {
             let client = try APNsClient(
                 configuration: .init(endpoint: endpoint, signingKey: key),
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-            let bundleID = topic.replacingOccurrences(of: ".push-type.liveactivity", with: "")
+            let bundleID = LiveActivityTopic.bundleID(ofTopic: topic)
             return (BroadcastChannels(client: client, bundleID: bundleID), client)
         }
     }

@@ -153,7 +153,7 @@ struct PlayCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         let bundleID =
-            topic.map { $0.replacingOccurrences(of: ".push-type.liveactivity", with: "") } ?? scenario.bundleID
+            topic.map(LiveActivityTopic.bundleID(ofTopic:)) ?? scenario.bundleID
 
         // Where to play: APNs (or a server given by URL), or the embedded mock.
         let destination: Destination

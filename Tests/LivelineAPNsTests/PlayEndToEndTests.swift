@@ -197,7 +197,8 @@ import Testing
                 .push(
                     token: fan,
                     headers: PushHeaders(
-                        topic: PushHeaders.topic(forBundleID: MockSession.bundleID), priority: .high, expiration: 0),
+                        topic: LiveActivityTopic.topic(forBundleID: MockSession.bundleID), priority: .high,
+                        expiration: 0),
                     payload: Array(start.utf8)))
             #expect(response.status == 200)
         }

@@ -47,7 +47,7 @@ enum ClientThroughput {
         let client = try APNsClient(
             configuration: .init(
                 endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)))
-        let topic = PushHeaders.topic(forBundleID: option("--topic"))
+        let topic = LiveActivityTopic.topic(forBundleID: option("--topic"))
 
         let headers = PushHeaders(topic: topic, priority: .high, expiration: 0)
         let clock = ContinuousClock()

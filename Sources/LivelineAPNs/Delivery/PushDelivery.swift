@@ -56,7 +56,7 @@ public final class PushDelivery: Sendable {
             updateTokenResolver: (@Sendable (Int, String) async -> String?)? = nil,
             targetResolver: (@Sendable (Int) -> PushTarget?)? = nil
         ) {
-            self.topic = PushHeaders.topic(forBundleID: bundleID)
+            self.topic = LiveActivityTopic.topic(forBundleID: bundleID)
             self.bundleID = bundleID
             self.retry = retry
             self.updateTokenResolver = updateTokenResolver

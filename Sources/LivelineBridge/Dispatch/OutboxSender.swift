@@ -261,11 +261,9 @@ public final class OutboxSender: Sendable {
             return APNsRequest(path: "/3/device/" + token, headers: fields, body: body)
         }
         if let channel = claimed.target.channelID, let topic = push.headers["apns-topic"] {
-            let bundleID =
-                topic.hasSuffix(".push-type.liveactivity")
-                ? String(topic.dropLast(".push-type.liveactivity".count)) : topic
             return APNsRequest.broadcast(
-                bundleID: bundleID, channel: channel, priority: push.priority == 10 ? .high : .low,
+                bundleID: LiveActivityTopic.bundleID(ofTopic: topic), channel: channel,
+                priority: push.priority == 10 ? .high : .low,
                 expiration: Int64(push.headers["apns-expiration"] ?? "0") ?? 0, payload: push.payload
             )
         }

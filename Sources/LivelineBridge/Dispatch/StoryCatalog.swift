@@ -25,7 +25,7 @@ public struct StoryCatalog: Sendable {
             let program = ActivityProgram(scenario.activities[index], index: index, scenarioSeed: scenario.seed)
             stories[source.name] = Story(
                 source: source, program: program, mapper: EventMapper(source: source),
-                topic: PushHeaders.topic(forBundleID: topic ?? scenario.bundleID)
+                topic: LiveActivityTopic.topic(forBundleID: topic ?? scenario.bundleID)
             )
         }
         self.stories = stories

@@ -1,7 +1,7 @@
 /// The HTTP/2 headers of a Live Activity push, apart from `authorization` and the path.
 ///
 /// `apns-push-type` is always `liveactivity`; `apns-topic` is the bundle id with
-/// `.push-type.liveactivity` (a broadcast has no topic); `apns-priority` is 10 or 5; and
+/// `.push-type.liveactivity` (``LiveActivityTopic``; a broadcast has no topic); `apns-priority` is 10 or 5; and
 /// `apns-expiration` is UNIX seconds, or 0 for "deliver now or drop". `apns-collapse-id` is
 /// never sent: it is undocumented for Live Activities.
 public struct PushHeaders: Sendable, Hashable {
@@ -28,10 +28,5 @@ public struct PushHeaders: Sendable, Hashable {
         fields.append(("apns-priority", String(priority.apnsValue)))
         fields.append(("apns-expiration", String(expiration)))
         return fields
-    }
-
-    /// `<bundle id>.push-type.liveactivity`, unless `bundleID` already ends that way.
-    public static func topic(forBundleID bundleID: String) -> String {
-        bundleID.hasSuffix(".push-type.liveactivity") ? bundleID : bundleID + ".push-type.liveactivity"
     }
 }

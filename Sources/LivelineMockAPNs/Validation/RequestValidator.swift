@@ -22,7 +22,7 @@ struct RequestValidator: Sendable {
             false
         }
     }
-    static let liveActivityTopicSuffix: StaticString = ".push-type.liveactivity"
+    static let liveActivityTopicSuffix = LiveActivityTopic.suffix
 
     /// The body of one request, as received.
     struct Body {

@@ -76,7 +76,8 @@ struct MockSession {
         let payload = #"{"aps":{"timestamp":\#(timestamp),"event":"update","content-state":{"score":1}}}"#
         return .push(
             token: token,
-            headers: PushHeaders(topic: PushHeaders.topic(forBundleID: bundleID), priority: priority, expiration: 0),
+            headers: PushHeaders(
+                topic: LiveActivityTopic.topic(forBundleID: bundleID), priority: priority, expiration: 0),
             payload: Array(payload.utf8))
     }
 }

@@ -16,7 +16,7 @@ public struct Scenario: Sendable {
     public var activities: [ActivitySpec]
 
     /// `<bundle-id>.push-type.liveactivity`, the `apns-topic` of every push.
-    public var topic: String { bundleID + ".push-type.liveactivity" }
+    public var topic: String { LiveActivityTopic.topic(forBundleID: bundleID) }
 
     public init(file: String, name: String, bundleID: String, seed: UInt64, activities: [ActivitySpec]) {
         self.file = file
