@@ -78,7 +78,7 @@ public actor DispatchJournal {
         for commit in commits {
             let pushes = commit.pushes.enumerated().map { index, push in
                 DecidedPush(
-                    event: push.kind, priority: push.priority,
+                    event: push.kind, priority: push.headers.priority.apnsValue,
                     reason: index < commit.pushReasons.count ? commit.pushReasons[index] : "", payload: push.payload)
             }
             let ignored = Set(commit.ignored)

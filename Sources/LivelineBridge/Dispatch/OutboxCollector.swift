@@ -23,12 +23,10 @@ struct OutboxCollector: PushSink {
     }
 
     mutating func receive(_ push: Push, from activity: ActivityEngine) {
-        var headers: [String: String] = [:]
-        for field in PushHeaders(push, topic: topic).fields { headers[field.name] = field.value }
         let fromWebhook = (push.reason.kind == .event || push.reason.kind == .beat) && push.reason.held == 0
         pushes.append(
             OutboxPush(
-                activityKey: activityKey, payload: push.payload, headers: headers, priority: push.priority.apnsValue,
+                activityKey: activityKey, payload: push.payload, headers: PushHeaders(push, topic: topic),
                 dueAt: push.time, kind: push.event,
                 receivedAt: fromWebhook ? receivedAt : nil
             ))

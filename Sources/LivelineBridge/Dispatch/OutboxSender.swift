@@ -2,7 +2,6 @@ import Foundation
 import Liveline
 import LivelineAPNs
 import Logging
-import NIOCore
 import Synchronization
 
 /// Sends the outbox to APNs and records each answer durably, retrying by APNs' reason.
@@ -249,23 +248,17 @@ public final class OutboxSender: Sendable {
     /// The APNs request for a claimed push and its activity's current target.
     func request(for claimed: ClaimedPush) -> APNsRequest? {
         let push = claimed.push
-        let body = ByteBuffer(bytes: push.payload)
-        let fields = ["apns-topic", "apns-push-type", "apns-priority", "apns-expiration"].compactMap { name in
-            push.headers[name].map { (name: name, value: $0) }
-        }
         if push.kind == .start {
             guard let token = claimed.target.pushToStartToken else { return nil }
-            return APNsRequest(path: "/3/device/" + token, headers: fields, body: body)
+            return .push(token: token, headers: push.headers, payload: push.payload)
         }
         if let token = claimed.target.updateToken {
-            return APNsRequest(path: "/3/device/" + token, headers: fields, body: body)
+            return .push(token: token, headers: push.headers, payload: push.payload)
         }
-        if let channel = claimed.target.channelID, let topic = push.headers["apns-topic"] {
-            return APNsRequest.broadcast(
-                bundleID: LiveActivityTopic.bundleID(ofTopic: topic), channel: channel,
-                priority: push.priority == 10 ? .high : .low,
-                expiration: Int64(push.headers["apns-expiration"] ?? "0") ?? 0, payload: push.payload
-            )
+        if let channel = claimed.target.channelID, let topic = push.headers.topic {
+            return .broadcast(
+                bundleID: LiveActivityTopic.bundleID(ofTopic: topic), channel: channel, priority: push.headers.priority,
+                expiration: push.headers.expiration, payload: push.payload)
         }
         return nil
     }

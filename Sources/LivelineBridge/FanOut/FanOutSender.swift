@@ -2,7 +2,6 @@ import Foundation
 import Liveline
 import LivelineAPNs
 import Logging
-import NIOCore
 import Synchronization
 
 /// Sends fan-outs: each push decided for a key with followers, to every token follower.
@@ -228,21 +227,10 @@ public final class FanOutSender: Sendable {
     /// Sends every push at once; the answers in their order, or nil when a stop's cutoff came
     /// before every answer.
     private func deliver(_ sends: [Send], now: Millis) async -> [FollowerAnswer]? {
-        var requests: [APNsRequest] = []
-        requests.reserveCapacity(sends.count)
-        // Pushes of one fan-out (one after another) share one body buffer and header list.
-        var previous: (push: OutboxPush, body: ByteBuffer, headers: [(name: String, value: String)])?
-        for send in sends {
-            if previous?.push != send.push {
-                let headers = ["apns-topic", "apns-push-type", "apns-priority", "apns-expiration"].compactMap { name in
-                    send.push.headers[name].map { (name: name, value: $0) }
-                }
-                previous = (send.push, ByteBuffer(bytes: send.push.payload), headers)
-            }
-            if let previous {
-                requests.append(
-                    APNsRequest(path: "/3/device/" + send.target.token, headers: previous.headers, body: previous.body))
-            }
+        // Pushes of one fan-out share its payload's bytes and headers: a push to a device token
+        // keeps them as they are, and the connection writes them straight into its frames.
+        let requests = sends.map { send in
+            APNsRequest.push(token: send.target.token, headers: send.push.headers, payload: send.push.payload)
         }
         // A child task per request measured faster here than one burst with a single flush
         // (the client spreads flushed requests over its connections as they come).

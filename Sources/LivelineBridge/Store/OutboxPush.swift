@@ -7,9 +7,10 @@ import Liveline
 public struct OutboxPush: Sendable, Hashable {
     public var activityKey: String
     public var payload: [UInt8]
-    /// The APNs request headers (`apns-push-type`, `apns-topic`, …).
-    public var headers: [String: String]
-    public var priority: Int
+    /// The request's headers, typed: the topic, the priority and the expiration (the push type
+    /// is always `liveactivity`, and no collapse id is sent). Stored in columns of their own,
+    /// and sent as they are (a broadcast takes the bundle id from the topic).
+    public var headers: PushHeaders
     public var dueAt: Millis
     /// A start goes to the push-to-start token; an update or end to the update token or channel.
     public var kind: PushEvent
@@ -18,13 +19,12 @@ public struct OutboxPush: Sendable, Hashable {
     public var receivedAt: Millis?
 
     public init(
-        activityKey: String, payload: [UInt8], headers: [String: String], priority: Int, dueAt: Millis,
-        kind: PushEvent = .update, receivedAt: Millis? = nil
+        activityKey: String, payload: [UInt8], headers: PushHeaders, dueAt: Millis, kind: PushEvent = .update,
+        receivedAt: Millis? = nil
     ) {
         self.activityKey = activityKey
         self.payload = payload
         self.headers = headers
-        self.priority = priority
         self.dueAt = dueAt
         self.kind = kind
         self.receivedAt = receivedAt

@@ -79,14 +79,10 @@ extension SQLStore {
             )
             try await tx.run(
                 """
-                INSERT INTO fanouts (activity_key, kind, payload, headers, priority, due_at, received_at, created_at, upto)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1))
+                INSERT INTO fanouts (\(pushColumns), created_at, upto)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1))
                 """,
-                [
-                    .text(push.activityKey), .text(push.kind.rawValue), .bytes(push.payload),
-                    .bytes(StoredHeaders.encode(push.headers)),
-                    .int(Int64(push.priority)), .int(push.dueAt), .optional(push.receivedAt), .int(now),
-                ]
+                pushValues(push) + [.int(now)]
             )
             // With no follower (they all left) it has no range to send: done at once, the push
             // kept for the next follower's catch-up.
@@ -97,7 +93,7 @@ extension SQLStore {
         }
     }
 
-    private static let fanOutColumns = "id, activity_key, payload, headers, priority, due_at, kind, received_at"
+    private static let fanOutColumns = "id, \(pushColumns)"
 
     /// Reads `fanOutColumns` into the fan-out's id and push.
     private static func fanOut(_ row: SQLRow) throws -> (id: Int64, push: OutboxPush) {
@@ -163,7 +159,7 @@ extension SQLStore {
                 ).first
             else { return nil }
             let (id, push) = try Self.fanOut(row)
-            let reached = try row.int(8), upto = try row.int(9)
+            let reached = try row.int(9), upto = try row.int(10)
             let targets = try await Self.targets(push, after: reached, through: upto, limit: limit, tx)
             let to = targets.count >= limit ? targets.last?.followerID ?? upto : upto
             try await tx.run("UPDATE fanouts SET reached = $2 WHERE id = $1", [.int(id), .int(to)])

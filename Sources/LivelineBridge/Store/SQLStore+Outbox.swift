@@ -9,13 +9,9 @@ extension SQLStore {
     static func insertPush(_ push: OutboxPush, _ tx: any SQLTransaction) async throws -> Int64 {
         let rows = try await tx.run(
             """
-            INSERT INTO outbox (activity_key, payload, headers, priority, due_at, kind, received_at)
-            VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id
+            INSERT INTO outbox (\(pushColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
             """,
-            [
-                .text(push.activityKey), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
-                .int(Int64(push.priority)), .int(push.dueAt), .text(push.kind.rawValue), .optional(push.receivedAt),
-            ]
+            pushValues(push)
         )
         guard let row = rows.first else { throw SQLRowError("no id from INSERT INTO outbox") }
         return try row.int(0)
@@ -25,22 +21,12 @@ extension SQLStore {
     /// activity's pushes get increasing ids, which is the order they are sent in).
     static func insertPushes(_ pushes: [OutboxPush], _ tx: any SQLTransaction) async throws {
         for chunk in chunks(pushes.count) {
-            let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 7 + 1, count: 7)))" }.joined(
+            let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 8 + 1, count: 8)))" }.joined(
                 separator: ", ")
             var parameters: [SQLValue] = []
-            parameters.reserveCapacity(chunk.count * 7)
-            for index in chunk {
-                let push = pushes[index]
-                parameters += [
-                    .text(push.activityKey), .bytes(push.payload), .bytes(StoredHeaders.encode(push.headers)),
-                    .int(Int64(push.priority)), .int(push.dueAt), .text(push.kind.rawValue),
-                    .optional(push.receivedAt),
-                ]
-            }
-            try await tx.run(
-                "INSERT INTO outbox (activity_key, payload, headers, priority, due_at, kind, received_at) VALUES \(values)",
-                parameters
-            )
+            parameters.reserveCapacity(chunk.count * 8)
+            for index in chunk { parameters += pushValues(pushes[index]) }
+            try await tx.run("INSERT INTO outbox (\(pushColumns)) VALUES \(values)", parameters)
         }
     }
 
@@ -53,8 +39,8 @@ extension SQLStore {
             // token it can go to (a start needs the push-to-start token).
             let rows = try await tx.run(
                 """
-                SELECT o.id, o.activity_key, o.payload, o.headers, o.priority, o.due_at, o.kind, o.received_at, o.attempts,
-                       a.update_token, a.push_to_start_token, a.channel_id
+                SELECT o.id, o.activity_key, o.payload, o.topic, o.priority, o.expiration, o.due_at, o.kind,
+                       o.received_at, o.attempts, a.update_token, a.push_to_start_token, a.channel_id
                 FROM outbox o JOIN activities a ON a.key = o.activity_key
                 WHERE o.due_at <= $1 AND (o.claimed_by = '' OR o.claim_expires_at <= $1)
                   AND o.id = (SELECT MIN(f.id) FROM outbox f WHERE f.activity_key = o.activity_key)
@@ -66,10 +52,10 @@ extension SQLStore {
             )
             let pushes = try rows.map { row in
                 ClaimedPush(
-                    id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(8)),
+                    id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(9)),
                     target: ActivityTargets(
-                        updateToken: try row.optionalText(9), pushToStartToken: try row.optionalText(10),
-                        channelID: try row.optionalText(11)
+                        updateToken: try row.optionalText(10), pushToStartToken: try row.optionalText(11),
+                        channelID: try row.optionalText(12)
                     )
                 )
             }
@@ -172,8 +158,9 @@ extension SQLStore {
     {
         let moved = try await tx.run(
             """
-            INSERT INTO dead_letters (activity_key, payload, headers, priority, due_at, kind, attempts, last_error, failed_at)
-            SELECT activity_key, payload, headers, priority, due_at, kind, attempts, COALESCE(last_error, ''), $2 FROM outbox WHERE id = $1
+            INSERT INTO dead_letters (activity_key, payload, topic, priority, expiration, due_at, kind, attempts, last_error, failed_at)
+            SELECT activity_key, payload, topic, priority, expiration, due_at, kind, attempts, COALESCE(last_error, ''), $2
+            FROM outbox WHERE id = $1
             RETURNING id
             """,
             [.int(id), .int(failedAt)]
@@ -201,27 +188,47 @@ extension SQLStore {
         try await transaction { tx in
             try await tx.run(
                 """
-                SELECT id, activity_key, payload, headers, priority, due_at, kind, NULL, attempts, last_error, failed_at
+                SELECT id, activity_key, payload, topic, priority, expiration, due_at, kind, NULL, attempts, last_error,
+                       failed_at
                 FROM dead_letters ORDER BY id LIMIT \(SQLDialect.limit(limit))
                 """
             ).map { row in
                 DeadLetter(
-                    id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(8)),
-                    lastError: try row.text(9), failedAt: try row.int(10)
+                    id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(9)),
+                    lastError: try row.text(10), failedAt: try row.int(11)
                 )
             }
         }
     }
 
-    /// Reads `activity_key, payload, headers, priority, due_at, kind, received_at` from column
-    /// `first` on.
+    /// A push's columns in the outbox and the fan-outs, in the order ``pushValues(_:)`` binds
+    /// them and ``push(_:from:)`` reads them (dead letters have the same, but `received_at`).
+    static let pushColumns = "activity_key, payload, topic, priority, expiration, due_at, kind, received_at"
+
+    /// The values of ``pushColumns`` for `push`.
+    static func pushValues(_ push: OutboxPush) -> [SQLValue] {
+        [
+            .text(push.activityKey), .bytes(push.payload), .optional(push.headers.topic),
+            .int(Int64(push.headers.priority.apnsValue)), .int(push.headers.expiration), .int(push.dueAt),
+            .text(push.kind.rawValue), .optional(push.receivedAt),
+        ]
+    }
+
+    /// Reads ``pushColumns`` from column `first` on.
     static func push(_ row: SQLRow, from first: Int) throws -> OutboxPush {
-        let kindText = try row.text(first + 5)
+        let kindText = try row.text(first + 6)
         guard let kind = PushEvent(rawValue: kindText) else { throw SQLRowError("push kind '\(kindText)'") }
+        let priority: Priority
+        switch try row.int(first + 3) {
+        case 10: priority = .high
+        case 5: priority = .low
+        case let other: throw SQLRowError("push priority \(other)")
+        }
         return OutboxPush(
             activityKey: try row.text(first), payload: try row.bytes(first + 1),
-            headers: try StoredHeaders.decode(try row.bytes(first + 2)), priority: Int(try row.int(first + 3)),
-            dueAt: try row.int(first + 4), kind: kind, receivedAt: try row.optionalInt(first + 6)
+            headers: PushHeaders(
+                topic: try row.optionalText(first + 2), priority: priority, expiration: try row.int(first + 4)),
+            dueAt: try row.int(first + 5), kind: kind, receivedAt: try row.optionalInt(first + 7)
         )
     }
 

@@ -15,7 +15,8 @@ import Testing
             engineState: [], nextDeadline: nil,
             pushes: (0..<pushes).map { _ in
                 OutboxPush(
-                    activityKey: key, payload: Array(#"{"aps":{}}"#.utf8), headers: [:], priority: 5,
+                    activityKey: key, payload: Array(#"{"aps":{}}"#.utf8),
+                    headers: PushHeaders(topic: nil, priority: .low, expiration: 0),
                     dueAt: Millis(seconds * 1000))
             },
             now: Millis(seconds * 1000))

@@ -53,7 +53,8 @@ import Testing
             for age in [40.0, 1.0] {
                 let id = try await store.enqueuePush(
                     OutboxPush(
-                        activityKey: "dead", payload: Array("{}".utf8), headers: [:], priority: 10, dueAt: F.epoch,
+                        activityKey: "dead", payload: Array("{}".utf8),
+                        headers: PushHeaders(topic: nil, priority: .high, expiration: 0), dueAt: F.epoch,
                         kind: .update, receivedAt: nil
                     ))
                 _ = try await store.recordPushOutcomes([

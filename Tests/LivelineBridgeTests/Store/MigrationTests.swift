@@ -1,4 +1,5 @@
 import Foundation
+import Liveline
 import Testing
 @testable import LivelineBridge
 
@@ -69,6 +70,63 @@ import Testing
             #expect(pending.map(\.activityKey).sorted() == ["order-1", "order-2"])
             #expect(pending.first { $0.activityKey == "order-1" }?.events.map(\.event.eventID) == ["b"])
             #expect(try await upgraded.dispatchedEvents(activityKey: "order-1").map(\.event.eventID) == ["a"])
+            try await upgraded.close()
+        }
+    }
+
+    /// Pushes written before migration 10, with their headers as a JSON object, are sent with the
+    /// same topic, priority and expiration after the upgrade: from the outbox, the dead letters
+    /// and the fan-outs.
+    @Test(arguments: StoreKind.allCases)
+    func anUpgradedStoreKeepsItsPushesHeaders(_ kind: StoreKind) async throws {
+        try await F.withLocation(kind) { location in
+            let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 9)
+            try await old.upsertActivity(
+                RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+            let topic = "com.example.push-type.liveactivity"
+            let payload = Array(#"{"aps":{"event":"update"}}"#.utf8)
+            @Sendable func headers(priority: String, expiration: String) -> SQLValue {
+                .bytes(
+                    StoredHeaders.encode([
+                        "apns-topic": topic, "apns-push-type": "liveactivity", "apns-priority": priority,
+                        "apns-expiration": expiration,
+                    ]))
+            }
+            // As that bridge wrote them.
+            try await old.transaction { tx in
+                try await tx.run(
+                    "INSERT INTO outbox (activity_key, payload, headers, priority, due_at, kind) VALUES ('order-1', $1, $2, 5, $3, 'update')",
+                    [.bytes(payload), headers(priority: "5", expiration: "1800000600"), .int(F.epoch)])
+                try await tx.run(
+                    """
+                    INSERT INTO dead_letters (activity_key, payload, headers, priority, due_at, kind, attempts, last_error, failed_at)
+                    VALUES ('order-2', $1, $2, 10, $3, 'start', 3, 'gone', $3)
+                    """,
+                    [.bytes(payload), headers(priority: "10", expiration: "0"), .int(F.epoch)])
+                try await tx.run(
+                    """
+                    INSERT INTO fanouts (activity_key, kind, payload, headers, priority, due_at, created_at, upto)
+                    VALUES ('match', 'update', $1, $2, 10, $3, $3, 0)
+                    """,
+                    [.bytes(payload), headers(priority: "10", expiration: "1800003600"), .int(F.epoch)])
+            }
+            try await old.close()
+
+            let upgraded = try await SQLStore.open(location, now: F.epoch)
+            #expect(upgraded.migrationsAppliedAtOpen == Migrations.steps.map(\.version).filter { $0 > 9 })
+            let claimed = try await upgraded.claimDuePushes(limit: 5, instance: "i", lease: .seconds(5), now: F.epoch)
+            #expect(
+                claimed.map(\.push.headers) == [PushHeaders(topic: topic, priority: .low, expiration: 1_800_000_600)])
+            #expect(claimed.first?.push.payload == payload)
+            let letters = try await upgraded.deadLetters(limit: 5)
+            #expect(letters.map(\.push.headers) == [PushHeaders(topic: topic, priority: .high, expiration: 0)])
+            #expect(letters.first?.push.kind == .start)
+            let fanOut = try await upgraded.transaction { tx in
+                try await tx.run("SELECT topic, priority, expiration FROM fanouts").map {
+                    [try $0.text(0), String(try $0.int(1)), String(try $0.int(2))]
+                }
+            }
+            #expect(fanOut == [[topic, "10", "1800003600"]])
             try await upgraded.close()
         }
     }

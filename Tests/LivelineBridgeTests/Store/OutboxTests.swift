@@ -9,8 +9,8 @@ import Testing
     static func push(_ activity: String = "order-1", due offset: TimeInterval = 0) -> OutboxPush {
         OutboxPush(
             activityKey: activity, payload: Array("{\"aps\":{}}".utf8),
-            headers: ["apns-push-type": "liveactivity", "apns-topic": "com.example.push-type.liveactivity"],
-            priority: 10, dueAt: F.epoch + Millis(offset * 1000)
+            headers: PushHeaders(topic: "com.example.push-type.liveactivity", priority: .high, expiration: 0),
+            dueAt: F.epoch + Millis(offset * 1000)
         )
     }
 

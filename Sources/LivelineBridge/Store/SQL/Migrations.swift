@@ -272,6 +272,37 @@ enum Migrations {
                 "ALTER INDEX followers_compact_activity_key_device_key RENAME TO followers_activity_key_device_key",
                 "ALTER SEQUENCE followers_compact_id_seq RENAME TO followers_id_seq",
             ] + FollowerCountTriggers.postgresTriggers(on: "followers")),
+        // A push's headers in typed columns instead of a JSON object the sender parsed back on
+        // every send: `topic` (the `apns-topic`, NULL for none) and `expiration` (UNIX seconds,
+        // 0 for now or never) beside the `priority` the tables already had. The push type is
+        // always `liveactivity`, and no collapse id was ever stored. Existing rows are converted.
+        Step(
+            version: 10,
+            statements: ["outbox", "dead_letters", "fanouts"].flatMap { table in
+                [
+                    "ALTER TABLE \(table) ADD COLUMN topic TEXT",
+                    "ALTER TABLE \(table) ADD COLUMN expiration BIGINT NOT NULL DEFAULT 0",
+                ]
+            },
+            sqlite: ["outbox", "dead_letters", "fanouts"].flatMap { table in
+                [
+                    // `->>` with a label: the SQLite driver reads every dollar sign as a placeholder.
+                    """
+                    UPDATE \(table) SET topic = CAST(headers AS TEXT) ->> 'apns-topic',
+                        expiration = COALESCE(CAST(CAST(headers AS TEXT) ->> 'apns-expiration' AS INTEGER), 0)
+                    """,
+                    "ALTER TABLE \(table) DROP COLUMN headers",
+                ]
+            },
+            postgres: ["outbox", "dead_letters", "fanouts"].flatMap { table in
+                [
+                    """
+                    UPDATE \(table) SET topic = convert_from(headers, 'UTF8')::json ->> 'apns-topic',
+                        expiration = COALESCE((convert_from(headers, 'UTF8')::json ->> 'apns-expiration')::BIGINT, 0)
+                    """,
+                    "ALTER TABLE \(table) DROP COLUMN headers",
+                ]
+            }),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one
