@@ -74,7 +74,7 @@ struct BridgeRecordCommand: AsyncParsableCommand {
         }
         let store = try await options.openStore(configuration)
         let selection = BridgeRecorder.Selection(
-            keys: keys, source: source, from: from.flatMap(UTCTime.parse), to: to.flatMap(UTCTime.parse))
+            activityKeys: keys, source: source, from: from.flatMap(UTCTime.parse), to: to.flatMap(UTCTime.parse))
         let recording: BridgeRecorder.Recording
         do {
             recording = try await BridgeRecorder(configuration: configuration, store: store).record(
@@ -106,10 +106,10 @@ struct BridgeRecordCommand: AsyncParsableCommand {
         var lines = [
             "wrote \(file): \(CountText.of(recording.activities.count, "activity", "activities")), \(CountText.of(beats, "beat"))"
         ]
-        let width = recording.activities.map(\.key.count).max() ?? 0
+        let width = recording.activities.map(\.activityKey.count).max() ?? 0
         for activity in recording.activities {
             let events = activity.entries.count
-            let key = activity.key.padding(toLength: width, withPad: " ", startingAt: 0)
+            let key = activity.activityKey.padding(toLength: width, withPad: " ", startingAt: 0)
             lines.append(
                 "  \(key)  \(activity.source), \(CountText.of(activity.beats.count, "beat")) from \(CountText.of(events, "event")), \(CountText.of(activity.pushes.count, "push", "pushes"))\(activity.ended ? ", ended" : "")"
             )

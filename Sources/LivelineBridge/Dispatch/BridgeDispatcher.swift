@@ -213,13 +213,13 @@ public final class BridgeDispatcher: Sendable {
         }
         let sourceName =
             restored?.source
-            ?? (catalog[record.scenario] != nil ? record.scenario : nil)
+            ?? (catalog[record.source] != nil ? record.source : nil)
             ?? work.events.first(where: { catalog[$0.event.source] != nil })?.event.source
             ?? catalog.sourceNames.first
         guard let sourceName, let story = catalog[sourceName] else {
-            let reason = "no configured source has a story for this activity (registered with '\(record.scenario)')"
+            let reason = "no configured source has a story for this activity (registered with '\(record.source)')"
             return DispatchCommit(
-                activityKey: record.key, superseded: work.events.map { ($0.sequence, reason) },
+                activityKey: record.activityKey, superseded: work.events.map { ($0.sequence, reason) },
                 lifecycle: record.lifecycle,
                 engineState: record.engineState ?? [], nextDeadline: nil, error: reason, now: now
             )
@@ -245,7 +245,7 @@ public final class BridgeDispatcher: Sendable {
         }
         let t = max(second, engine.lastPushTime ?? .min)
         let earliestReceipt = work.events.map(\.event.receivedAt).min()
-        var sink = OutboxCollector(activityKey: record.key, topic: story.topic, receivedAt: earliestReceipt)
+        var sink = OutboxCollector(activityKey: record.activityKey, topic: story.topic, receivedAt: earliestReceipt)
         var writer = JSONWriter()
 
         // 2 and 3. Events, in order, after what was due before them; everything they change at
@@ -276,7 +276,7 @@ public final class BridgeDispatcher: Sendable {
         let encoded = state.encoded()
         let wake = engine.nextWake
         var commit = DispatchCommit(
-            activityKey: record.key, applied: applied, superseded: superseded, lifecycle: engine.lifecycle,
+            activityKey: record.activityKey, applied: applied, superseded: superseded, lifecycle: engine.lifecycle,
             engineState: encoded, nextDeadline: wake == .max ? nil : wake,
             pushes: sink.pushes, error: errors.isEmpty ? nil : errors.joined(separator: "; "), now: now
         )

@@ -112,7 +112,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         }
         let chosen = try self.source(existing: existing, sources: sources)
         return ActivityRegistration(
-            key: key, targets: targets, scenario: chosen,
+            activityKey: key, targets: targets, source: chosen,
             frequentUpdates: frequentUpdates ?? existing?.frequentUpdates ?? false)
     }
 
@@ -134,7 +134,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
             return source
         }
         if let scenario {
-            if let existing, let current = sources.first(where: { $0.name == existing.scenario }),
+            if let existing, let current = sources.first(where: { $0.name == existing.source }),
                 Self.scenario(current.scenario, isNamed: scenario)
             {
                 return current.name
@@ -150,7 +150,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
             }
             return only.name
         }
-        if let existing { return existing.scenario }
+        if let existing { return existing.source }
         guard sources.count == 1, let only = sources.first else {
             throw Self.unprocessable(
                 "source-required",

@@ -40,7 +40,7 @@ struct ActivityRegistryAPI: Sendable {
             logger.info(
                 created ? "activity registered" : "activity registration changed",
                 metadata: [
-                    "source": .string(registration.scenario),
+                    "source": .string(registration.source),
                     "update-token": .string(registration.targets.updateToken.map(ActivityStatusView.masked) ?? "none"),
                     "push-to-start-token": .string(
                         registration.targets.pushToStartToken.map(ActivityStatusView.masked) ?? "none"),
@@ -104,7 +104,7 @@ struct ActivityRegistryAPI: Sendable {
         let queued = try await storeCall(logger) { try await store.queuedPushes(for: key) }
         var view = ActivityStatusView(
             record: record, pendingEvents: pending, queuedPushes: queued, contentState: contentState(record),
-            source: sources.first { $0.name == record.scenario }
+            source: sources.first { $0.name == record.source }
         ).json
         if let device, let shown = device(record) { view["device"] = .object(shown) }
         let followers = try await storeCall(logger) { try await store.followerCounts(activityKey: key) }

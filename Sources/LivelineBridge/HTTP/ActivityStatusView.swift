@@ -28,8 +28,8 @@ struct ActivityStatusView {
 
     var json: StateObject {
         var object = StateObject()
-        object["key"] = .string(record.key)
-        object["source"] = .string(record.scenario)
+        object["key"] = .string(record.activityKey)
+        object["source"] = .string(record.source)
         object["scenario"] = JSONAnswer.text(source.map { ($0.scenario.file as NSString).lastPathComponent })
         object["lifecycle"] = .string(record.lifecycle.rawValue)
         object["update-token"] = JSONAnswer.text(record.updateToken.map(Self.masked))

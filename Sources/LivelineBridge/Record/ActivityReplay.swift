@@ -24,15 +24,15 @@ struct ActivityReplay: Sendable {
         if let bytes = record.engineState { storedState = try? BridgeActivityState.decode(bytes) }
         let sourceName =
             storedState?.source
-            ?? (catalog[record.scenario] != nil ? record.scenario : nil)
+            ?? (catalog[record.source] != nil ? record.source : nil)
             ?? events.first(where: { catalog[$0.event.source] != nil })?.event.source
             ?? catalog.sourceNames.first
         guard let sourceName, let story = catalog[sourceName] else {
-            throw .noStory(key: record.key, registeredWith: record.scenario)
+            throw .noStory(activityKey: record.activityKey, source: record.source)
         }
         let storedEngine = storedState.flatMap { try? ActivityEngine(program: story.program, snapshot: $0.engine) }
         let steps = Self.steps(events)
-        guard let first = steps.first?.first else { throw .nothingDispatched(key: record.key) }
+        guard let first = steps.first?.first else { throw .nothingDispatched(activityKey: record.activityKey) }
 
         let start = storedEngine?.startTime ?? BridgeClock.wholeSecond(first.dispatchedAt)
         var engine = ActivityEngine(
@@ -94,13 +94,14 @@ struct ActivityReplay: Sendable {
             if let last = storedEngine.lastPushTime { engine.advance(to: last, writer: &writer, sink: &sink) }
             if engine.state != storedEngine.state || engine.pushCount != storedEngine.pushCount {
                 warnings.append(
-                    "played again, '\(record.key)' ends with \(CountText.of(engine.pushCount, "push", "pushes")) and not the state the bridge stored (\(CountText.of(storedEngine.pushCount, "push", "pushes"))); the configuration may have changed since, or a dead letter was sent again"
+                    "played again, '\(record.activityKey)' ends with \(CountText.of(engine.pushCount, "push", "pushes")) and not the state the bridge stored (\(CountText.of(storedEngine.pushCount, "push", "pushes"))); the configuration may have changed since, or a dead letter was sent again"
                 )
             }
         }
         warnings += sink.problems
         return RecordedActivity(
-            key: record.key, source: sourceName, spec: story.program.spec, scenario: story.source.scenario,
+            activityKey: record.activityKey, source: sourceName, spec: story.program.spec,
+            scenario: story.source.scenario,
             start: start,
             attributes: engine.attributes(), initialState: initialState, relevance: relevance, entries: entries,
             pushes: sink.pushes, warnings: warnings, ended: engine.lifecycle == .ended)

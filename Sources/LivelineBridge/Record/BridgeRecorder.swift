@@ -18,13 +18,13 @@ public struct BridgeRecorder: Sendable {
     public struct Selection: Sendable, Hashable {
         /// Activity keys; when empty, those with events of `source` (every source when nil)
         /// received in `from..<to`.
-        public var keys: [String]
+        public var activityKeys: [String]
         public var source: String?
         public var from: Millis?
         public var to: Millis?
 
-        public init(keys: [String] = [], source: String? = nil, from: Millis? = nil, to: Millis? = nil) {
-            self.keys = keys
+        public init(activityKeys: [String] = [], source: String? = nil, from: Millis? = nil, to: Millis? = nil) {
+            self.activityKeys = activityKeys
             self.source = source
             self.from = from
             self.to = to
@@ -73,7 +73,7 @@ public struct BridgeRecorder: Sendable {
                 throw .store("\(error)")
             }
             guard let record, !events.isEmpty else {
-                if !selection.keys.isEmpty { throw .nothingDispatched(key: key) }
+                if !selection.activityKeys.isEmpty { throw .nothingDispatched(activityKey: key) }
                 warnings.append(
                     "'\(key)' is left out: the bridge has applied none of its events (it is not registered, or waits for a token)"
                 )
@@ -84,7 +84,7 @@ public struct BridgeRecorder: Sendable {
         guard let first = activities.min(by: { $0.start < $1.start }) else {
             throw .nothingSelected("no activity of \(Self.describe(selection)) has events the bridge applied")
         }
-        activities.sort { ($0.start, $0.key) < ($1.start, $1.key) }
+        activities.sort { ($0.start, $0.activityKey) < ($1.start, $1.activityKey) }
         let bundleIDs = Set(activities.map { configuration.apns?.topic ?? $0.scenario.bundleID })
         let bundleID = configuration.apns?.topic ?? first.scenario.bundleID
         if bundleIDs.count > 1 {
@@ -92,7 +92,7 @@ public struct BridgeRecorder: Sendable {
                 "the activities' scenarios name different apps (\(bundleIDs.sorted().joined(separator: ", "))); the recording names \(bundleID)"
             )
         }
-        for activity in activities { warnings += activity.warnings.map { "'\(activity.key)': \($0)" } }
+        for activity in activities { warnings += activity.warnings.map { "'\(activity.activityKey)': \($0)" } }
 
         let storeName = (store as? SQLStore)?.name ?? "the store"
         let yaml = RecordingYAML(
@@ -109,7 +109,7 @@ public struct BridgeRecorder: Sendable {
 
     /// The keys asked for, or those with events in the time range.
     private func keys(_ selection: Selection) async throws(RecordingError) -> [String] {
-        if !selection.keys.isEmpty { return selection.keys }
+        if !selection.activityKeys.isEmpty { return selection.activityKeys }
         let sources: [String]
         if let source = selection.source {
             guard configuration.source(named: source) != nil else {
@@ -158,14 +158,15 @@ public struct BridgeRecorder: Sendable {
             let played = sink.pushes.filter { $0.activity == index }.prefix(activity.pushes.count)
             guard played.count == activity.pushes.count else {
                 differences.append(
-                    "'\(activity.key)': the recording plays \(CountText.of(played.count, "push", "pushes")) where the bridge sent \(activity.pushes.count)"
+                    "'\(activity.activityKey)': the recording plays \(CountText.of(played.count, "push", "pushes")) where the bridge sent \(activity.pushes.count)"
                 )
                 continue
             }
             if let mismatch = Array(zip(played, activity.pushes)).firstIndex(where: {
                 $0.payload != $1.payload || $0.priority != $1.priority
             }) {
-                differences.append("'\(activity.key)': push \(mismatch + 1) of the recording differs from the bridge's")
+                differences.append(
+                    "'\(activity.activityKey)': push \(mismatch + 1) of the recording differs from the bridge's")
             }
         }
         return (differences, loaded.warnings.map(\.message))
@@ -173,8 +174,9 @@ public struct BridgeRecorder: Sendable {
 
     /// `activities D-1, D-2`, `source sportradar from … to …`, `every source`.
     static func describe(_ selection: Selection, count: Int? = nil) -> String {
-        if !selection.keys.isEmpty {
-            return "activit\(selection.keys.count == 1 ? "y" : "ies") \(selection.keys.joined(separator: ", "))"
+        if !selection.activityKeys.isEmpty {
+            return
+                "activit\(selection.activityKeys.count == 1 ? "y" : "ies") \(selection.activityKeys.joined(separator: ", "))"
         }
         var text = selection.source.map { "source \($0)" } ?? "every source"
         if let from = selection.from { text += ", received from \(UTCTime.format(from))" }

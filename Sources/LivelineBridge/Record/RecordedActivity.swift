@@ -5,7 +5,7 @@ import Liveline
 /// ``ActivityReplay`` found by playing the events again the way the bridge applied them.
 public struct RecordedActivity: Sendable {
     /// The activity key the bridge knew it by.
-    public var key: String
+    public var activityKey: String
     /// The source whose story it followed.
     public var source: String
     /// That source's activity: its type, policy and beats.

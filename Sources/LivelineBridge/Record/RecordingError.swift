@@ -4,9 +4,9 @@ public enum RecordingError: Error, Sendable, Hashable, CustomStringConvertible {
     case nothingSelected(String)
     /// The activity has no event a dispatch step took up (it is not registered yet, or its
     /// events still wait for a token).
-    case nothingDispatched(key: String)
+    case nothingDispatched(activityKey: String)
     /// No configured source has the activity's story.
-    case noStory(key: String, registeredWith: String)
+    case noStory(activityKey: String, source: String)
     /// The store could not be read.
     case store(String)
     /// The written scenario does not load: a fault of the recorder, with the loader's errors.

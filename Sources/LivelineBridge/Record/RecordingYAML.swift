@@ -43,13 +43,13 @@ struct RecordingYAML {
         ]
         var names: Set<String> = []
         for activity in activities {
-            lines += self.activity(activity, name: Self.uniqueName(for: activity.key, taken: &names))
+            lines += self.activity(activity, name: Self.uniqueName(for: activity.activityKey, taken: &names))
         }
         return lines.joined(separator: "\n") + "\n"
     }
 
     private var name: String {
-        let keys = activities.map(\.key)
+        let keys = activities.map(\.activityKey)
         return keys.count == 1 ? "Recorded: \(keys[0])" : "Recorded: \(keys.count) activities from \(keys[0]) on"
     }
 
@@ -57,7 +57,7 @@ struct RecordingYAML {
         let indent = "      "
         var lines = [
             "",
-            "  # '\(activity.key)', following source '\(activity.source)' (\(activity.scenario.file.split(separator: "/").last.map(String.init) ?? activity.scenario.file)), started \(UTCTime.format(activity.start))",
+            "  # '\(activity.activityKey)', following source '\(activity.source)' (\(activity.scenario.file.split(separator: "/").last.map(String.init) ?? activity.scenario.file)), started \(UTCTime.format(activity.start))",
             "  - name: \(name)",
             "    at: \(Self.duration(activity.start - start))",
             "    attributes-type: \(Self.string(activity.spec.attributesType))",

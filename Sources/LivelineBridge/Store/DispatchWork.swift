@@ -69,16 +69,16 @@ public struct DispatchCommit: Sendable {
 /// What `PUT /v1/activities/{key}` sets: where pushes go and which story the activity follows.
 /// The engine state is the dispatcher's and is never touched by a registration.
 public struct ActivityRegistration: Sendable, Hashable {
-    public var key: String
+    public var activityKey: String
     public var targets: ActivityTargets
-    /// The source whose scenario the activity follows.
-    public var scenario: String
+    /// The name of the source whose story the activity follows.
+    public var source: String
     public var frequentUpdates: Bool
 
-    public init(key: String, targets: ActivityTargets, scenario: String, frequentUpdates: Bool = false) {
-        self.key = key
+    public init(activityKey: String, targets: ActivityTargets, source: String, frequentUpdates: Bool = false) {
+        self.activityKey = activityKey
         self.targets = targets
-        self.scenario = scenario
+        self.source = source
         self.frequentUpdates = frequentUpdates
     }
 }

@@ -4,11 +4,13 @@ import Liveline
 /// A registered activity: where its pushes go, the story it follows, and what the dispatcher
 /// needs to resume it after a restart.
 public struct RegisteredActivity: Sendable, Hashable {
-    public var key: String
+    /// The registry's identity of the activity.
+    public var activityKey: String
     public var updateToken: String?
     public var pushToStartToken: String?
     public var channelID: String?
-    public var scenario: String
+    /// The name of the source whose story (its scenario's activity) the activity follows.
+    public var source: String
     public var frequentUpdates: Bool
     public var lifecycle: ActivityEngine.Lifecycle
     /// Opaque bytes the dispatcher serializes its engine state into; the store never reads them.
@@ -20,16 +22,16 @@ public struct RegisteredActivity: Sendable, Hashable {
     public var updatedAt: Millis
 
     public init(
-        key: String, updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil,
-        scenario: String, frequentUpdates: Bool = false, lifecycle: ActivityEngine.Lifecycle = .pending,
+        activityKey: String, updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil,
+        source: String, frequentUpdates: Bool = false, lifecycle: ActivityEngine.Lifecycle = .pending,
         engineState: [UInt8]? = nil, nextDeadline: Millis? = nil, lastPush: PushAnswer? = nil,
         lastError: String? = nil, updatedAt: Millis
     ) {
-        self.key = key
+        self.activityKey = activityKey
         self.updateToken = updateToken
         self.pushToStartToken = pushToStartToken
         self.channelID = channelID
-        self.scenario = scenario
+        self.source = source
         self.frequentUpdates = frequentUpdates
         self.lifecycle = lifecycle
         self.engineState = engineState

@@ -4,31 +4,32 @@ import Liveline
 /// The activity registry: one row per activity key.
 extension SQLStore {
     static let activityColumns = """
-        key, update_token, push_to_start_token, channel_id, scenario, frequent_updates, lifecycle, engine_state,
+        key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, engine_state,
         next_deadline, last_push_at, last_push_status, last_push_reason, last_push_apns_id, last_error, updated_at
         """
 
     /// One transaction: a new activity starts pending with no engine state; an existing one
-    /// changes only its tokens, channel, scenario, frequent-updates flag and update time, so a
+    /// changes only its tokens, channel, source, frequent-updates flag and update time, so a
     /// registration that races the dispatcher never undoes what the dispatcher wrote.
     public func registerActivity(_ registration: ActivityRegistration, now: Millis) async throws -> Bool {
         let targets = registration.targets
         let values: [SQLValue] = [
-            .text(registration.key), .optional(targets.updateToken), .optional(targets.pushToStartToken),
-            .optional(targets.channelID), .text(registration.scenario), .int(registration.frequentUpdates ? 1 : 0),
+            .text(registration.activityKey), .optional(targets.updateToken), .optional(targets.pushToStartToken),
+            .optional(targets.channelID), .text(registration.source), .int(registration.frequentUpdates ? 1 : 0),
             .text(ActivityEngine.Lifecycle.pending.rawValue), .int(now),
         ]
         return try await transaction { tx in
-            try await Self.markRegistered(registration.key, tx)
+            try await Self.markRegistered(registration.activityKey, tx)
             let existed =
-                !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.key)]).isEmpty)
+                !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.activityKey)])
+                .isEmpty)
             try await tx.run(
                 """
-                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, scenario, frequent_updates, lifecycle, updated_at)
+                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, updated_at)
                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
                 ON CONFLICT (key) DO UPDATE SET update_token = excluded.update_token,
                     push_to_start_token = excluded.push_to_start_token, channel_id = excluded.channel_id,
-                    scenario = excluded.scenario, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at
+                    source = excluded.source, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at
                 """,
                 values
             )
@@ -91,8 +92,9 @@ extension SQLStore {
             )
         }
         return RegisteredActivity(
-            key: try row.text(0), updateToken: try row.optionalText(1), pushToStartToken: try row.optionalText(2),
-            channelID: try row.optionalText(3), scenario: try row.text(4), frequentUpdates: try row.int(5) != 0,
+            activityKey: try row.text(0), updateToken: try row.optionalText(1),
+            pushToStartToken: try row.optionalText(2),
+            channelID: try row.optionalText(3), source: try row.text(4), frequentUpdates: try row.int(5) != 0,
             lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalInt(8),
             lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.int(14)
         )

@@ -87,7 +87,7 @@ extension SQLStore {
             "SELECT \(activityColumns) FROM activities WHERE key IN (\(list))", keys.map(SQLValue.text))
         {
             let record = try record(row)
-            records[record.key] = record
+            records[record.activityKey] = record
         }
         var events: [String: [StoredEvent]] = [:]
         let rows = try await tx.run(

@@ -96,7 +96,8 @@ import Testing
             let store = try #require(bridge.store as? SQLStore)
             _ = try await store.registerActivity(
                 ActivityRegistration(
-                    key: "D-1", targets: ActivityTargets(updateToken: BridgeHarness.token(50)), scenario: "doordash"),
+                    activityKey: "D-1", targets: ActivityTargets(updateToken: BridgeHarness.token(50)),
+                    source: "doordash"),
                 now: bridge.now)
             _ = try await store.putFollowers((1...2).map(FanOutTests.follower), activityKey: "D-1", now: bridge.now)
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))

@@ -19,7 +19,7 @@ import Testing
     /// Registers `key` with no target of its own (its followers take every push).
     static func registerAudience(_ bridge: BridgeHarness, _ key: String = "D-1") async throws {
         _ = try await bridge.store.registerActivity(
-            ActivityRegistration(key: key, targets: ActivityTargets(), scenario: "doordash"), now: bridge.now)
+            ActivityRegistration(activityKey: key, targets: ActivityTargets(), source: "doordash"), now: bridge.now)
     }
 
     /// Each token's accepted timestamps never go back, and none repeats.

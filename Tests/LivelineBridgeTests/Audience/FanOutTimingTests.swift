@@ -21,7 +21,8 @@ import Testing
         let ranges = environment["LIVELINE_FANOUT_TIMING_RANGES"].flatMap(Int.init) ?? 4
         try await withBridge(kind, fanOut: .init(instance: "timing", page: page, ranges: ranges)) { bridge in
             _ = try await bridge.store.registerActivity(
-                ActivityRegistration(key: "D-1", targets: ActivityTargets(), scenario: "doordash"), now: bridge.now)
+                ActivityRegistration(activityKey: "D-1", targets: ActivityTargets(), source: "doordash"),
+                now: bridge.now)
             var began = Date()
             for start in stride(from: 0, to: count, by: 5000) {
                 let followers = (start..<min(count, start + 5000)).map { n in

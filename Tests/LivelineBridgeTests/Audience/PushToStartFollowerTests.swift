@@ -50,7 +50,8 @@ import Testing
             let bridge = try await BridgeHarness(store: store, configuration: configuration)
             do {
                 _ = try await store.registerActivity(
-                    ActivityRegistration(key: "M-1", targets: ActivityTargets(), scenario: "match"), now: bridge.now)
+                    ActivityRegistration(activityKey: "M-1", targets: ActivityTargets(), source: "match"),
+                    now: bridge.now)
                 let starter = Follower(device: "starter", startToken: BridgeHarness.token(201))
                 let running = Follower(device: "running", updateToken: BridgeHarness.token(202))
                 _ = try await store.putFollowers([starter, running], activityKey: "M-1", now: bridge.now)

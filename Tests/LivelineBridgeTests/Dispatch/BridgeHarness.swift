@@ -94,8 +94,9 @@ final class BridgeHarness: Sendable {
     ) async throws {
         _ = try await store.registerActivity(
             ActivityRegistration(
-                key: key, targets: ActivityTargets(updateToken: updateToken, pushToStartToken: pushToStartToken),
-                scenario: source),
+                activityKey: key,
+                targets: ActivityTargets(updateToken: updateToken, pushToStartToken: pushToStartToken),
+                source: source),
             now: now
         )
     }

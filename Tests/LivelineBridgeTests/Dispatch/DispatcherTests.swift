@@ -231,7 +231,7 @@ import Testing
                 store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "b", lease: .seconds(5)))
             let claimed = try await bridge.store.claimActivity(
                 "D-8", instance: "a", lease: .seconds(5), now: bridge.now)
-            #expect(claimed?.record.key == "D-8")
+            #expect(claimed?.record.activityKey == "D-8")
             // While a's lease lives, b finds nothing to do.
             #expect(try await b.dispatch(now: bridge.now).activities == 0)
             bridge.advance(seconds: 6)

@@ -137,7 +137,7 @@ import Testing
             // A key with a slash travels percent-encoded.
             let (slashed, _, _) = try await put(#"{"update-token": "\#(token)", "source": "orders"}"#, key: "order%2F7")
             #expect(slashed == 201)
-            #expect(try await bridge.store.activity("order/7")?.scenario == "orders")
+            #expect(try await bridge.store.activity("order/7")?.source == "orders")
             #expect(bridge.wakes.count == 2)
         }
     }

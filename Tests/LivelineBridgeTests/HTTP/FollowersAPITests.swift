@@ -115,7 +115,7 @@ import Testing
     @Test func theImportFileIsReadInBatches() async throws {
         try await StoreFixture.withStore(.sqlite) { store in
             _ = try await store.registerActivity(
-                ActivityRegistration(key: "M-3", targets: ActivityTargets(), scenario: "doordash"),
+                ActivityRegistration(activityKey: "M-3", targets: ActivityTargets(), source: "doordash"),
                 now: BridgeClock.now())
             let file = FileManager.default.temporaryDirectory.appendingPathComponent(
                 "followers-\(UUID().uuidString).ndjson")

@@ -67,7 +67,7 @@ import Testing
             let recording = try await BridgeRecorder(configuration: harness.configuration, store: harness.store)
                 .record(BridgeRecorder.Selection(from: from, to: BridgeClock.now()), file: "evening.yaml")
             #expect(recording.warnings.isEmpty, "\(recording.warnings)")
-            #expect(recording.activities.map(\.key) == ["D-1", "U-1", "O-1"])
+            #expect(recording.activities.map(\.activityKey) == ["D-1", "U-1", "O-1"])
 
             // liveline validate: no errors.
             let loaded = try ScenarioLoader().load(yaml: recording.yaml, file: "evening.yaml")
@@ -111,8 +111,13 @@ import Testing
         try await ReadyMadeBridge.with("bridge.example.yaml") { bridge in
             try await Self.playEvening(bridge)
             let recorder = BridgeRecorder(configuration: bridge.harness.configuration, store: bridge.harness.store)
-            #expect(try await recorder.record(.init(keys: ["U-1"]), file: "u.yaml").activities.map(\.key) == ["U-1"])
-            #expect(try await recorder.record(.init(source: "orders"), file: "o.yaml").activities.map(\.key) == ["O-1"])
+            #expect(
+                try await recorder.record(.init(activityKeys: ["U-1"]), file: "u.yaml").activities.map(\.activityKey)
+                    == ["U-1"])
+            #expect(
+                try await recorder.record(.init(source: "orders"), file: "o.yaml").activities.map(\.activityKey) == [
+                    "O-1"
+                ])
             await #expect(
                 throws: RecordingError.nothingSelected(
                     "the store has no events of source uber, received until 2001-01-01T00:00:00Z")
@@ -120,8 +125,8 @@ import Testing
                 _ = try await recorder.record(
                     .init(source: "uber", to: 978_307_200_000), file: "x.yaml")
             }
-            await #expect(throws: RecordingError.nothingDispatched(key: "nobody")) {
-                _ = try await recorder.record(.init(keys: ["nobody"]), file: "x.yaml")
+            await #expect(throws: RecordingError.nothingDispatched(activityKey: "nobody")) {
+                _ = try await recorder.record(.init(activityKeys: ["nobody"]), file: "x.yaml")
             }
             await #expect(throws: RecordingError.self) {
                 _ = try await recorder.record(.init(source: "lyft"), file: "x.yaml")
@@ -138,7 +143,7 @@ import Testing
             let index = try #require(configuration.sources.firstIndex { $0.name == "doordash" })
             configuration.sources[index].events["DASHER_PICKED_UP"] = nil
             let recording = try await BridgeRecorder(configuration: configuration, store: bridge.harness.store)
-                .record(.init(keys: ["D-1"]), file: "d.yaml")
+                .record(.init(activityKeys: ["D-1"]), file: "d.yaml")
             #expect(
                 recording.warnings.contains { $0.contains("the configuration may have changed") },
                 "\(recording.warnings)")

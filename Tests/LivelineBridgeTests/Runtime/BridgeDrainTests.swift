@@ -171,8 +171,8 @@ struct DrainRig: Sendable {
         for activity in 0..<activities {
             _ = try await store.registerActivity(
                 ActivityRegistration(
-                    key: "order-\(activity)", targets: ActivityTargets(updateToken: Self.token(activity)),
-                    scenario: "orders"),
+                    activityKey: "order-\(activity)", targets: ActivityTargets(updateToken: Self.token(activity)),
+                    source: "orders"),
                 now: BridgeClock.now()
             )
             let body = Array(Self.body(activity: activity, sequence: sequence).utf8)

@@ -47,7 +47,8 @@ import Testing
 
             // Dead letters: one failed 40 days ago, one yesterday.
             _ = try await store.registerActivity(
-                ActivityRegistration(key: "dead", targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"),
+                ActivityRegistration(
+                    activityKey: "dead", targets: ActivityTargets(updateToken: "aa"), source: "delivery"),
                 now: F.epoch
             )
             for age in [40.0, 1.0] {

@@ -11,7 +11,7 @@ import Testing
         try await F.withStore(kind) { store in
             #expect(try await store.activity("order-9") == nil)
             var record = RegisteredActivity(
-                key: "order-9", pushToStartToken: "abcd", scenario: "delivery", frequentUpdates: true,
+                activityKey: "order-9", pushToStartToken: "abcd", source: "delivery", frequentUpdates: true,
                 updatedAt: F.epoch)
             try await store.upsertActivity(record)
             #expect(try await store.activity("order-9") == record)
@@ -44,7 +44,7 @@ import Testing
         try await F.withStore(kind) { store in
             for (index, key) in hostile.enumerated() {
                 var record = RegisteredActivity(
-                    key: key, pushToStartToken: "ab'cd", scenario: "delivery'); --", updatedAt: F.epoch)
+                    activityKey: key, pushToStartToken: "ab'cd", source: "delivery'); --", updatedAt: F.epoch)
                 record.lastError = "error with ' and ; and -- \(index)"
                 try await store.upsertActivity(record)
                 #expect(try await store.activity(key) == record)
@@ -61,13 +61,13 @@ import Testing
     func aRegistrationChangesTargetsAndStoryButNeverTheEngineState(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             let first = ActivityRegistration(
-                key: "order-7", targets: ActivityTargets(pushToStartToken: "aa11"), scenario: "doordash")
+                activityKey: "order-7", targets: ActivityTargets(pushToStartToken: "aa11"), source: "doordash")
             #expect(try await store.registerActivity(first, now: F.epoch))
             let fresh = try #require(try await store.activity("order-7"))
             #expect(
                 fresh
                     == RegisteredActivity(
-                        key: "order-7", pushToStartToken: "aa11", scenario: "doordash", updatedAt: F.epoch))
+                        activityKey: "order-7", pushToStartToken: "aa11", source: "doordash", updatedAt: F.epoch))
 
             // The dispatcher moves the activity on…
             var played = fresh
@@ -80,14 +80,14 @@ import Testing
 
             // …and a registration that comes later changes only what it registers.
             let second = ActivityRegistration(
-                key: "order-7", targets: ActivityTargets(updateToken: "bb22", channelID: "Y2hhbm5lbA=="),
-                scenario: "uber", frequentUpdates: true)
+                activityKey: "order-7", targets: ActivityTargets(updateToken: "bb22", channelID: "Y2hhbm5lbA=="),
+                source: "uber", frequentUpdates: true)
             #expect(try await !store.registerActivity(second, now: F.epoch + 5000))
             var expected = played
             expected.updateToken = "bb22"
             expected.pushToStartToken = nil
             expected.channelID = "Y2hhbm5lbA=="
-            expected.scenario = "uber"
+            expected.source = "uber"
             expected.frequentUpdates = true
             expected.updatedAt = F.epoch + 5000
             #expect(try await store.activity("order-7") == expected)
@@ -103,7 +103,7 @@ import Testing
             func claim() async throws -> [String] {
                 let written = try await store.dispatchPass(limit: 100, now: F.epoch) {
                     DispatchCommit(
-                        activityKey: $0.record.key, applied: $0.events.map(\.sequence), lifecycle: .active,
+                        activityKey: $0.record.activityKey, applied: $0.events.map(\.sequence), lifecycle: .active,
                         engineState: [],
                         nextDeadline: nil, now: F.epoch)
                 }
@@ -111,7 +111,8 @@ import Testing
             }
             func register(_ key: String) async throws {
                 _ = try await store.registerActivity(
-                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa11"), scenario: "doordash"),
+                    ActivityRegistration(
+                        activityKey: key, targets: ActivityTargets(updateToken: "aa11"), source: "doordash"),
                     now: F.epoch)
             }
             _ = try await store.insertEvents((0..<50).map { F.event("waiting-\($0)", activity: "nobody-\($0)") })

@@ -41,7 +41,8 @@ import Testing
     static func register(_ keys: [String], in store: SQLStore) async throws {
         for key in keys {
             _ = try await store.registerActivity(
-                ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "ab" + key), scenario: "delivery"),
+                ActivityRegistration(
+                    activityKey: key, targets: ActivityTargets(updateToken: "ab" + key), source: "delivery"),
                 now: F.epoch)
         }
     }
@@ -49,7 +50,8 @@ import Testing
     /// A step that applies every event it is given and changes nothing else.
     static func applyAll(_ work: ActivityWork, now: Millis) -> DispatchCommit {
         DispatchCommit(
-            activityKey: work.record.key, applied: work.events.map(\.sequence), lifecycle: work.record.lifecycle,
+            activityKey: work.record.activityKey, applied: work.events.map(\.sequence),
+            lifecycle: work.record.lifecycle,
             engineState: work.record.engineState ?? [], nextDeadline: nil, now: now)
     }
 
@@ -67,7 +69,7 @@ import Testing
                 return Self.applyAll(work, now: F.epoch)
             }
             #expect(written.map(\.activityKey).sorted() == ["A", "B"])
-            let a = try #require(seen.withLock { $0 }.first { $0.record.key == "A" })
+            let a = try #require(seen.withLock { $0 }.first { $0.record.activityKey == "A" })
             #expect(a.events.map(\.event.orderKey) == [10, 20, 30])
             #expect(a.events[0].event == F.event("1", activity: "A", order: 10))
             // Applied: the next pass has nothing to do.
@@ -118,7 +120,7 @@ import Testing
             let later = F.epoch + 6000
             let taken = try await store.dispatchPass(limit: 5, now: later) { work in
                 DispatchCommit(
-                    activityKey: work.record.key, applied: [work.events[0].sequence],
+                    activityKey: work.record.activityKey, applied: [work.events[0].sequence],
                     superseded: [(work.events[1].sequence, "older than applied order 2")],
                     lifecycle: work.record.lifecycle,
                     engineState: [], nextDeadline: nil, now: later)
@@ -155,7 +157,7 @@ import Testing
                 F.event("e4", activity: "m4", source: "feed", at: 4),
             ])
             try await store.upsertActivity(
-                RegisteredActivity(key: "m4", scenario: "feed", lifecycle: .ended, updatedAt: F.epoch))
+                RegisteredActivity(activityKey: "m4", source: "feed", lifecycle: .ended, updatedAt: F.epoch))
             let position = try #require(try await store.sourcePosition("feed", activityLimit: 10))
             #expect(position.lastEventID == "e4")
             #expect(position.lastReceivedAt == F.epoch + 4000)

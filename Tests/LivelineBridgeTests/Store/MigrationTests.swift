@@ -15,7 +15,8 @@ import Testing
             _ = try await first.insertEvents([F.event("kept", order: 7)])
             try await first.upsertActivity(
                 RegisteredActivity(
-                    key: "order-1", updateToken: "aa", scenario: "delivery", engineState: [9], updatedAt: F.epoch))
+                    activityKey: "order-1", updateToken: "aa", source: "delivery", engineState: [9], updatedAt: F.epoch)
+            )
             _ = try await first.enqueuePush(OutboxTests.push())
             try await first.addAPIKey(name: "ops", key: "k", now: F.epoch)
             try await first.close()
@@ -39,6 +40,21 @@ import Testing
         }
     }
 
+    /// Registers an activity as a bridge before migration 11 did (its source in `scenario`).
+    static func registerBeforeMigration11(
+        _ store: SQLStore, activityKey: String, updateToken: String, source: String
+    ) async throws {
+        try await store.transaction { tx in
+            try await SQLStore.markRegistered(activityKey, tx)
+            try await tx.run(
+                """
+                INSERT INTO activities (key, update_token, scenario, frequent_updates, lifecycle, updated_at)
+                VALUES ($1, $2, $3, 0, 'pending', $4)
+                """,
+                [.text(activityKey), .text(updateToken), .text(source), .int(F.epoch)])
+        }
+    }
+
     /// A store written by a bridge before migration 6 (one index by activity and state) keeps
     /// its pending events claimable and its applied ones recordable after the upgrade.
     @Test(arguments: StoreKind.allCases)
@@ -49,8 +65,7 @@ import Testing
             _ = try await old.insertEvents([
                 F.event("a", order: 1), F.event("b", order: 2), F.event("c", activity: "order-2", order: 3),
             ])
-            try await old.upsertActivity(
-                RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+            try await Self.registerBeforeMigration11(old, activityKey: "order-1", updateToken: "aa", source: "delivery")
             // What a dispatch step of that bridge wrote when it applied "a" (today's dispatcher
             // reads tables of later migrations, such as the followers of migration 7).
             let written = try await old.transaction { tx in
@@ -65,6 +80,7 @@ import Testing
             let upgraded = try await SQLStore.open(location, now: F.epoch)
             #expect(upgraded.migrationsAppliedAtOpen == Migrations.steps.map(\.version).filter { $0 > 5 })
             #expect(try await upgraded.pendingEvents(for: "order-1") == 1)
+            #expect(try await upgraded.activity("order-1")?.source == "delivery")
             #expect(try await upgraded.counts().pendingEvents == 2)
             let pending = try await upgraded.claimNextEvents(limit: 10, instance: "i", lease: .seconds(5), now: F.epoch)
             #expect(pending.map(\.activityKey).sorted() == ["order-1", "order-2"])
@@ -81,8 +97,7 @@ import Testing
     func anUpgradedStoreKeepsItsPushesHeaders(_ kind: StoreKind) async throws {
         try await F.withLocation(kind) { location in
             let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 9)
-            try await old.upsertActivity(
-                RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+            try await Self.registerBeforeMigration11(old, activityKey: "order-1", updateToken: "aa", source: "delivery")
             let topic = "com.example.push-type.liveactivity"
             let payload = Array(#"{"aps":{"event":"update"}}"#.utf8)
             @Sendable func headers(priority: String, expiration: String) -> SQLValue {

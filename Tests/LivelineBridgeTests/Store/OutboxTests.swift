@@ -18,7 +18,7 @@ import Testing
     func retriesThenDeadLetterThenDelete(_ kind: StoreKind) async throws {
         try await F.withStore(kind) { store in
             try await store.upsertActivity(
-                RegisteredActivity(key: "order-1", updateToken: "aa", scenario: "delivery", updatedAt: F.epoch))
+                RegisteredActivity(activityKey: "order-1", updateToken: "aa", source: "delivery", updatedAt: F.epoch))
             let id = try await store.enqueuePush(Self.push())
             var now = F.epoch
             for attempt in 1...3 {
@@ -76,7 +76,8 @@ import Testing
             var ids: [Int64] = []
             for key in (0..<6).map({ "a\($0)" }) + ["later"] {
                 _ = try await store.registerActivity(
-                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"),
+                    ActivityRegistration(
+                        activityKey: key, targets: ActivityTargets(updateToken: "aa"), source: "delivery"),
                     now: F.epoch
                 )
             }
@@ -104,7 +105,7 @@ import Testing
         try await F.withStore(kind) { store in
             _ = try await store.registerActivity(
                 ActivityRegistration(
-                    key: "order-1", targets: ActivityTargets(pushToStartToken: "5757"), scenario: "delivery"),
+                    activityKey: "order-1", targets: ActivityTargets(pushToStartToken: "5757"), source: "delivery"),
                 now: F.epoch
             )
             var start = Self.push("order-1", due: 0)
@@ -122,8 +123,8 @@ import Testing
             #expect(
                 try await !store.registerActivity(
                     ActivityRegistration(
-                        key: "order-1", targets: ActivityTargets(updateToken: "abcd", pushToStartToken: "5757"),
-                        scenario: "delivery"), now: now
+                        activityKey: "order-1", targets: ActivityTargets(updateToken: "abcd", pushToStartToken: "5757"),
+                        source: "delivery"), now: now
                 ))
             let second = try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now)
             #expect(second.map(\.id) == [updateID])
@@ -149,7 +150,8 @@ import Testing
         try await F.withStore(kind) { store in
             for key in ["a", "b", "c"] {
                 _ = try await store.registerActivity(
-                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "aa"), scenario: "delivery"),
+                    ActivityRegistration(
+                        activityKey: key, targets: ActivityTargets(updateToken: "aa"), source: "delivery"),
                     now: F.epoch
                 )
             }

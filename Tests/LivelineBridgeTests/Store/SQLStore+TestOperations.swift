@@ -82,8 +82,8 @@ extension SQLStore {
 
     func upsertActivity(_ record: RegisteredActivity) async throws {
         let values: [SQLValue] = [
-            .text(record.key), .optional(record.updateToken), .optional(record.pushToStartToken),
-            .optional(record.channelID), .text(record.scenario), .int(record.frequentUpdates ? 1 : 0),
+            .text(record.activityKey), .optional(record.updateToken), .optional(record.pushToStartToken),
+            .optional(record.channelID), .text(record.source), .int(record.frequentUpdates ? 1 : 0),
             .text(record.lifecycle.rawValue), .optional(record.engineState), .optional(record.nextDeadline),
             .optional(record.lastPush?.at), .optional(record.lastPush.map { Int64($0.status) }),
             .optional(record.lastPush?.reason), .optional(record.lastPush?.apnsID), .optional(record.lastError),
@@ -93,7 +93,7 @@ extension SQLStore {
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
         try await transaction { tx in
-            try await Self.markRegistered(record.key, tx)
+            try await Self.markRegistered(record.activityKey, tx)
             try await tx.run(
                 """
                 INSERT INTO activities (\(Self.activityColumns)) VALUES (\(SQLDialect.placeholders(from: 1, count: values.count)))

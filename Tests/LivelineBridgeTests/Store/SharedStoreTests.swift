@@ -17,7 +17,8 @@ import Testing
             let keys = (0..<20).map { "act-\($0)" }
             for key in keys {
                 _ = try await one.registerActivity(
-                    ActivityRegistration(key: key, targets: ActivityTargets(updateToken: "ab"), scenario: "delivery"),
+                    ActivityRegistration(
+                        activityKey: key, targets: ActivityTargets(updateToken: "ab"), source: "delivery"),
                     now: F.epoch)
             }
             let events = (0..<200).map { F.event("e\($0)", activity: "act-\($0 % 20)", order: Int64($0)) }
@@ -50,13 +51,13 @@ import Testing
     private static func work(_ store: SQLStore, instance: String, log: ApplyLog, total: Int) async throws {
         while log.applied.count < total {
             let written = try await store.dispatchPass(limit: 3, now: F.epoch) { work in
-                log.enter(work.record.key, instance: instance)
+                log.enter(work.record.activityKey, instance: instance)
                 for stored in work.events {
-                    log.apply(work.record.key, order: stored.event.orderKey, instance: instance)
+                    log.apply(work.record.activityKey, order: stored.event.orderKey, instance: instance)
                 }
-                log.leave(work.record.key)
+                log.leave(work.record.activityKey)
                 return DispatchCommit(
-                    activityKey: work.record.key, applied: work.events.map(\.sequence),
+                    activityKey: work.record.activityKey, applied: work.events.map(\.sequence),
                     lifecycle: work.record.lifecycle,
                     engineState: [], nextDeadline: nil, now: F.epoch)
             }

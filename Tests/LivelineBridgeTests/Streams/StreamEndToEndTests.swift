@@ -176,7 +176,7 @@ struct StreamEndToEndTests {
 
             // The match recorded from what the stream stored replays the pushes the device got.
             let recording = try await BridgeRecorder(configuration: harness.configuration, store: store)
-                .record(.init(keys: [Self.matchKey]), file: "match.yaml")
+                .record(.init(activityKeys: [Self.matchKey]), file: "match.yaml")
             #expect(recording.warnings.isEmpty, "\(recording.warnings)")
             var run = ScenarioRun(
                 scenario: try ScenarioLoader().load(yaml: recording.yaml, file: "match.yaml").scenario,

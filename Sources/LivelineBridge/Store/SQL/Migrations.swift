@@ -303,6 +303,9 @@ enum Migrations {
                     "ALTER TABLE \(table) DROP COLUMN headers",
                 ]
             }),
+        // An activity's column names the source it follows, as the registry API does; it was
+        // `scenario`, the word the API keeps for the scenario file.
+        Step(version: 11, statements: ["ALTER TABLE activities RENAME COLUMN scenario TO source"]),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one
