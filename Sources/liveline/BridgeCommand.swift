@@ -204,8 +204,8 @@ struct BridgeServeCommand: AsyncParsableCommand {
     /// What the embedded mock's device shows for an activity's update token: the outcome of the
     /// last push, the lifecycle and the content-state.
     private static func deviceView(of mock: MockAPNsServer) -> DeviceView {
-        { record in
-            guard let token = record.updateToken, let shown = mock.activity(token: token) else { return nil }
+        { activity in
+            guard let token = activity.updateToken, let shown = mock.activity(token: token) else { return nil }
             var view = StateObject()
             if let delivery = mock.pushes(token: token).last?.deliveries.first {
                 view["outcome"] = .string(delivery.outcome.rawValue)

@@ -26,8 +26,8 @@ struct BridgeActivityState: Sendable, Hashable {
     /// newest applied event that set it, by its own rule or by the beat it triggered.
     var fieldOrderKeys: [String: [String: Int64]] = [:]
 
-    /// Records that an event of `source` with `orderKey` set the fields at `paths`.
-    mutating func recordFields(_ paths: some Sequence<String>, source: String, orderKey: Int64) {
+    /// Marks that an event of `source` with `orderKey` set the fields at `paths`.
+    mutating func markFieldsSet(_ paths: some Sequence<String>, source: String, orderKey: Int64) {
         var keys = fieldOrderKeys[source] ?? [:]
         for path in paths { keys[path] = max(keys[path] ?? .min, orderKey) }
         fieldOrderKeys[source] = keys

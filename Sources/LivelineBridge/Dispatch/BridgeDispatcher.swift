@@ -138,7 +138,7 @@ public final class BridgeDispatcher: Sendable {
     @discardableResult
     public func dispatch(now: Millis) async throws -> PassReport {
         let commits = try await store.dispatchPass(limit: configuration.batch, now: now) { self.step($0, now: now) }
-        if !commits.isEmpty { await journal.record(commits) }
+        if !commits.isEmpty { await journal.remember(commits) }
         var report = PassReport()
         for commit in commits {
             report.activities += 1
@@ -164,7 +164,7 @@ public final class BridgeDispatcher: Sendable {
         else {
             return .activityUnavailable
         }
-        var commit = step(ActivityWork(record: work.record, events: []), now: now, resend: true)
+        var commit = step(ActivityWork(activity: work.activity, events: []), now: now, resend: true)
         guard !commit.pushes.isEmpty || commit.error == nil else {
             _ = try await store.commitDispatch(
                 DispatchCommit(
@@ -192,9 +192,9 @@ public final class BridgeDispatcher: Sendable {
     // MARK: One step
 
     /// Runs one activity's step at `now` and returns what to commit. Pure apart from logging:
-    /// the engine works on a copy restored from the record.
+    /// the engine works on a copy restored from the stored activity.
     func step(_ work: ActivityWork, now: Millis, resend: Bool = false) -> DispatchCommit {
-        let record = work.record
+        let activity = work.activity
         let second = BridgeClock.wholeSecond(now)
         var applied: [Int64] = []
         var ignored: [Int64] = []
@@ -203,7 +203,7 @@ public final class BridgeDispatcher: Sendable {
 
         // 1. Resume or begin.
         var restored: BridgeActivityState?
-        if let bytes = record.engineState {
+        if let bytes = activity.engineState {
             do {
                 restored = try BridgeActivityState.decode(bytes)
             } catch {
@@ -213,15 +213,15 @@ public final class BridgeDispatcher: Sendable {
         }
         let sourceName =
             restored?.source
-            ?? (catalog[record.source] != nil ? record.source : nil)
+            ?? (catalog[activity.source] != nil ? activity.source : nil)
             ?? work.events.first(where: { catalog[$0.event.source] != nil })?.event.source
             ?? catalog.sourceNames.first
         guard let sourceName, let story = catalog[sourceName] else {
-            let reason = "no configured source has a story for this activity (registered with '\(record.source)')"
+            let reason = "no configured source has a story for this activity (registered with '\(activity.source)')"
             return DispatchCommit(
-                activityKey: record.activityKey, superseded: work.events.map { ($0.sequence, reason) },
-                lifecycle: record.lifecycle,
-                engineState: record.engineState ?? [], nextDeadline: nil, error: reason, now: now
+                activityKey: activity.activityKey, superseded: work.events.map { ($0.sequence, reason) },
+                lifecycle: activity.lifecycle,
+                engineState: activity.engineState ?? [], nextDeadline: nil, error: reason, now: now
             )
         }
         var engine: ActivityEngine
@@ -235,7 +235,8 @@ public final class BridgeDispatcher: Sendable {
                     "the stored engine state does not fit '\(story.program.name)' any more; the story starts again")
             }
             let payloadLimit =
-                record.updateToken == nil && record.channelID != nil ? PayloadLimits.broadcast : PayloadLimits.device
+                activity.updateToken == nil && activity.channelID != nil
+                ? PayloadLimits.broadcast : PayloadLimits.device
             engine = ActivityEngine(
                 program: story.program, id: 0, scenarioStart: second - story.program.offset,
                 payloadLimit: payloadLimit,
@@ -245,7 +246,7 @@ public final class BridgeDispatcher: Sendable {
         }
         let t = max(second, engine.lastPushTime ?? .min)
         let earliestReceipt = work.events.map(\.event.receivedAt).min()
-        var sink = OutboxCollector(activityKey: record.activityKey, topic: story.topic, receivedAt: earliestReceipt)
+        var sink = OutboxCollector(activityKey: activity.activityKey, topic: story.topic, receivedAt: earliestReceipt)
         var writer = JSONWriter()
 
         // 2 and 3. Events, in order, after what was due before them; everything they change at
@@ -276,7 +277,7 @@ public final class BridgeDispatcher: Sendable {
         let encoded = state.encoded()
         let wake = engine.nextWake
         var commit = DispatchCommit(
-            activityKey: record.activityKey, applied: applied, superseded: superseded, lifecycle: engine.lifecycle,
+            activityKey: activity.activityKey, applied: applied, superseded: superseded, lifecycle: engine.lifecycle,
             engineState: encoded, nextDeadline: wake == .max ? nil : wake,
             pushes: sink.pushes, error: errors.isEmpty ? nil : errors.joined(separator: "; "), now: now
         )
@@ -289,7 +290,7 @@ public final class BridgeDispatcher: Sendable {
             commit.fanOuts = sink.pushes
             let own = zip(sink.pushes, sink.reasons).filter { push, _ in
                 push.kind == .start
-                    ? record.pushToStartToken != nil : (record.updateToken != nil || record.channelID != nil)
+                    ? activity.pushToStartToken != nil : (activity.updateToken != nil || activity.channelID != nil)
             }
             commit.pushes = own.map(\.0)
             commit.pushReasons = own.map(\.1)
@@ -301,8 +302,8 @@ public final class BridgeDispatcher: Sendable {
 
     /// The content-state the activity shows now, as the JSON the app decodes; nil before the
     /// first step.
-    public func contentState(of record: RegisteredActivity) -> [UInt8]? {
-        guard let bytes = record.engineState, let state = try? BridgeActivityState.decode(bytes),
+    public func contentState(of activity: RegisteredActivity) -> [UInt8]? {
+        guard let bytes = activity.engineState, let state = try? BridgeActivityState.decode(bytes),
             let story = catalog[state.source],
             let engine = try? ActivityEngine(program: story.program, snapshot: state.engine)
         else { return nil }

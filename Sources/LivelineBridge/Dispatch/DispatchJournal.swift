@@ -73,8 +73,8 @@ public actor DispatchJournal {
         }
     }
 
-    /// Records written commits.
-    func record(_ commits: [DispatchCommit]) {
+    /// Remembers written commits.
+    func remember(_ commits: [DispatchCommit]) {
         for commit in commits {
             let pushes = commit.pushes.enumerated().map { index, push in
                 DecidedPush(

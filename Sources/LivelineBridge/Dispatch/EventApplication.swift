@@ -48,7 +48,7 @@ struct EventApplication: Sendable {
         if let reason = apply(mapped, of: event, to: &engine, at: t, writer: &writer, sink: &sink) {
             return .superseded(reason)
         }
-        state.recordFields(
+        state.markFieldsSet(
             Self.changedFields(from: before, to: engine.state) + Self.fieldsSet(by: mapped.actions),
             source: event.source,
             orderKey: event.orderKey
@@ -92,7 +92,7 @@ struct EventApplication: Sendable {
         if let reason = apply(part, of: event, to: &engine, at: t, writer: &writer, sink: &sink) {
             return .superseded("\(older); its fields no newer event set could not be applied: \(reason)")
         }
-        state.recordFields(fresh.map(Self.path), source: event.source, orderKey: event.orderKey)
+        state.markFieldsSet(fresh.map(Self.path), source: event.source, orderKey: event.orderKey)
         return .applied(mapped)
     }
 

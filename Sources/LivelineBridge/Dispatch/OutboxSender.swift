@@ -131,7 +131,7 @@ public final class OutboxSender: Sendable {
         }
     }
 
-    /// One pass: claims the pushes due at `now`, sends them concurrently, records each answer.
+    /// One pass: claims the pushes due at `now`, sends them concurrently, writes each answer.
     /// Retry times are computed from `now`, so a test in virtual time controls the back-off.
     @discardableResult
     public func send(now: Millis) async throws -> PassReport {
@@ -141,7 +141,7 @@ public final class OutboxSender: Sendable {
         var report = PassReport()
         report.claimed = claimed.count
         guard !claimed.isEmpty else { return report }
-        // Send concurrently; record every answer of the pass in one transaction. A push left
+        // Send concurrently; write every answer of the pass in one transaction. A push left
         // unanswered at a stop's cutoff has no decision: its claim is given back after the pass.
         let decisions = await withTaskGroup(of: Decision?.self) { group in
             for push in claimed {
@@ -153,7 +153,7 @@ public final class OutboxSender: Sendable {
             }
             return decisions
         }
-        let results = try await store.recordPushOutcomes(decisions.map(\.outcome))
+        let results = try await store.writePushOutcomes(decisions.map(\.outcome))
         for (decision, result) in zip(decisions, results) {
             switch result {
             case nil:
@@ -170,14 +170,14 @@ public final class OutboxSender: Sendable {
         return report
     }
 
-    /// What to record for one push, and what to report about it.
+    /// What to write for one push, and what to report about it.
     private struct Decision: Sendable {
         var outcome: PushOutcome
         var error: String?
         var retryReason: String
     }
 
-    /// Sends one push and decides what its answer means; records nothing. Nil: a stop's cutoff
+    /// Sends one push and decides what its answer means; writes nothing. Nil: a stop's cutoff
     /// came before the answer.
     private func deliver(_ claimed: ClaimedPush, now: Millis) async -> Decision? {
         guard let request = request(for: claimed) else {

@@ -10,7 +10,7 @@ import Synchronization
 /// work first, so a key with a million followers does not hold up the next key's; several
 /// instances on PostgreSQL share one fan-out by claiming its ranges in turn) and keeps
 /// ``Configuration/ranges`` of them in flight through ``APNsClient``: when a range is wholly
-/// answered it is recorded in one transaction and the next is claimed, while the others are
+/// answered it is written in one transaction and the next is claimed, while the others are
 /// still being answered, until the pass has taken ``Configuration/rangesPerPass``. Then it sends the followers whose exception is due (joined late, or backing
 /// off), each the newest push of its key.
 ///
@@ -145,7 +145,7 @@ public final class FanOutSender: Sendable {
                     // The pass's `now`, moved on by the time its answers took: a fan-out's
                     // finish (and so its lag on the dashboard) is when its last range was answered.
                     let answeredAt = now + (ContinuousClock.now - started).millis
-                    try await record(range, answers: answers, now: answeredAt, into: &report)
+                    try await write(range, answers: answers, now: answeredAt, into: &report)
                 }
                 if answers != nil, !isStopping, report.ranges < configuration.rangesPerPass,
                     let next = try await claimRange(now: now, excluding: claimedFanOuts)
@@ -167,7 +167,7 @@ public final class FanOutSender: Sendable {
             let outcomes: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)] = zip(catchUps, answers ?? []).map {
                 ($0, $1.outcome)
             }
-            let progress = try await store.recordCatchUps(outcomes, now: now)
+            let progress = try await store.writeCatchUps(outcomes, now: now)
             for (key, count) in Dictionary(grouping: outcomes, by: \.catchUp.activityKey).mapValues(\.count) {
                 observer.fanOutPushes(activityKey: key, count: count)
             }
@@ -190,11 +190,11 @@ public final class FanOutSender: Sendable {
         return range
     }
 
-    /// Records a wholly answered range and counts it in `report` and the observer.
-    private func record(
+    /// Writes a wholly answered range and counts it in `report` and the observer.
+    private func write(
         _ range: FanOutRange, answers: [FollowerAnswer], now: Millis, into report: inout PassReport
     ) async throws {
-        let progress = try await store.recordFanOut(range, answers: answers, instance: configuration.instance, now: now)
+        let progress = try await store.writeFanOut(range, answers: answers, instance: configuration.instance, now: now)
         let sent = answers.filter { $0.outcome == .sent }.count
         report.sent += sent
         report.failed += answers.count - sent

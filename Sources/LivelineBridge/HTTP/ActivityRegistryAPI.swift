@@ -99,14 +99,14 @@ struct ActivityRegistryAPI: Sendable {
 
     /// The activity as `GET` shows it; nil when it is not registered.
     func view(of key: String, logger: Logger) async throws(BridgeHTTPError) -> StateObject? {
-        guard let record = try await storeCall(logger, { try await store.activity(key) }) else { return nil }
+        guard let activity = try await storeCall(logger, { try await store.activity(key) }) else { return nil }
         let pending = try await storeCall(logger) { try await store.pendingEvents(for: key) }
         let queued = try await storeCall(logger) { try await store.queuedPushes(for: key) }
         var view = ActivityStatusView(
-            record: record, pendingEvents: pending, queuedPushes: queued, contentState: contentState(record),
-            source: sources.first { $0.name == record.source }
+            activity: activity, pendingEvents: pending, queuedPushes: queued, contentState: contentState(activity),
+            source: sources.first { $0.name == activity.source }
         ).json
-        if let device, let shown = device(record) { view["device"] = .object(shown) }
+        if let device, let shown = device(activity) { view["device"] = .object(shown) }
         let followers = try await storeCall(logger) { try await store.followerCounts(activityKey: key) }
         if followers.total > 0 {
             let failures = try await storeCall(logger) { try await store.fanOutFailures(activityKey: key, limit: 20) }

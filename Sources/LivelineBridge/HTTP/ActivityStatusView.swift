@@ -17,7 +17,7 @@ import Liveline
 /// enough to push to it. The content-state comes from the dispatcher, which owns the engine
 /// state; it is `null` before the activity has one.
 struct ActivityStatusView {
-    var record: RegisteredActivity
+    var activity: RegisteredActivity
     var pendingEvents: Int
     /// Pushes waiting in the outbox (to be sent, or retried).
     var queuedPushes: Int
@@ -28,17 +28,17 @@ struct ActivityStatusView {
 
     var json: StateObject {
         var object = StateObject()
-        object["key"] = .string(record.activityKey)
-        object["source"] = .string(record.source)
+        object["key"] = .string(activity.activityKey)
+        object["source"] = .string(activity.source)
         object["scenario"] = JSONAnswer.text(source.map { ($0.scenario.file as NSString).lastPathComponent })
-        object["lifecycle"] = .string(record.lifecycle.rawValue)
-        object["update-token"] = JSONAnswer.text(record.updateToken.map(Self.masked))
-        object["push-to-start-token"] = JSONAnswer.text(record.pushToStartToken.map(Self.masked))
-        object["channel"] = JSONAnswer.text(record.channelID)
-        object["frequent-updates"] = .bool(record.frequentUpdates)
+        object["lifecycle"] = .string(activity.lifecycle.rawValue)
+        object["update-token"] = JSONAnswer.text(activity.updateToken.map(Self.masked))
+        object["push-to-start-token"] = JSONAnswer.text(activity.pushToStartToken.map(Self.masked))
+        object["channel"] = JSONAnswer.text(activity.channelID)
+        object["frequent-updates"] = .bool(activity.frequentUpdates)
         object["pending-events"] = .int(pendingEvents)
         object["queued-pushes"] = .int(queuedPushes)
-        if let push = record.lastPush {
+        if let push = activity.lastPush {
             object["last-push"] = .object(
                 StateObject([
                     ("at", JSONAnswer.time(push.at)), ("status", .int(push.status)),
@@ -48,9 +48,9 @@ struct ActivityStatusView {
         } else {
             object["last-push"] = .null
         }
-        object["last-error"] = JSONAnswer.text(record.lastError)
-        object["next-deadline"] = record.nextDeadline.map(JSONAnswer.time) ?? .null
-        object["updated-at"] = JSONAnswer.time(record.updatedAt)
+        object["last-error"] = JSONAnswer.text(activity.lastError)
+        object["next-deadline"] = activity.nextDeadline.map(JSONAnswer.time) ?? .null
+        object["updated-at"] = JSONAnswer.time(activity.updatedAt)
         // Bytes that do not parse would make the whole answer unreadable: show null instead.
         object["content-state"] = contentState.flatMap { try? JSONParser.parse($0) } ?? .null
         return object

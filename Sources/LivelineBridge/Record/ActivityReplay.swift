@@ -19,20 +19,20 @@ import Liveline
 struct ActivityReplay: Sendable {
     let catalog: StoryCatalog
 
-    func replay(_ record: RegisteredActivity, events: [DispatchedEvent]) throws(RecordingError) -> RecordedActivity {
+    func replay(_ activity: RegisteredActivity, events: [DispatchedEvent]) throws(RecordingError) -> RecordedActivity {
         var storedState: BridgeActivityState?
-        if let bytes = record.engineState { storedState = try? BridgeActivityState.decode(bytes) }
+        if let bytes = activity.engineState { storedState = try? BridgeActivityState.decode(bytes) }
         let sourceName =
             storedState?.source
-            ?? (catalog[record.source] != nil ? record.source : nil)
+            ?? (catalog[activity.source] != nil ? activity.source : nil)
             ?? events.first(where: { catalog[$0.event.source] != nil })?.event.source
             ?? catalog.sourceNames.first
         guard let sourceName, let story = catalog[sourceName] else {
-            throw .noStory(activityKey: record.activityKey, source: record.source)
+            throw .noStory(activityKey: activity.activityKey, source: activity.source)
         }
         let storedEngine = storedState.flatMap { try? ActivityEngine(program: story.program, snapshot: $0.engine) }
         let steps = Self.steps(events)
-        guard let first = steps.first?.first else { throw .nothingDispatched(activityKey: record.activityKey) }
+        guard let first = steps.first?.first else { throw .nothingDispatched(activityKey: activity.activityKey) }
 
         let start = storedEngine?.startTime ?? BridgeClock.wholeSecond(first.dispatchedAt)
         var engine = ActivityEngine(
@@ -94,13 +94,13 @@ struct ActivityReplay: Sendable {
             if let last = storedEngine.lastPushTime { engine.advance(to: last, writer: &writer, sink: &sink) }
             if engine.state != storedEngine.state || engine.pushCount != storedEngine.pushCount {
                 warnings.append(
-                    "played again, '\(record.activityKey)' ends with \(CountText.of(engine.pushCount, "push", "pushes")) and not the state the bridge stored (\(CountText.of(storedEngine.pushCount, "push", "pushes"))); the configuration may have changed since, or a dead letter was sent again"
+                    "played again, '\(activity.activityKey)' ends with \(CountText.of(engine.pushCount, "push", "pushes")) and not the state the bridge stored (\(CountText.of(storedEngine.pushCount, "push", "pushes"))); the configuration may have changed since, or a dead letter was sent again"
                 )
             }
         }
         warnings += sink.problems
         return RecordedActivity(
-            activityKey: record.activityKey, source: sourceName, spec: story.program.spec,
+            activityKey: activity.activityKey, source: sourceName, spec: story.program.spec,
             scenario: story.source.scenario,
             start: start,
             attributes: engine.attributes(), initialState: initialState, relevance: relevance, entries: entries,

@@ -64,22 +64,22 @@ public struct BridgeRecorder: Sendable {
         var warnings: [String] = []
         let replay = ActivityReplay(catalog: catalog)
         for key in keys {
-            let record: RegisteredActivity?
+            let activity: RegisteredActivity?
             let events: [DispatchedEvent]
             do {
-                record = try await store.activity(key)
+                activity = try await store.activity(key)
                 events = try await store.dispatchedEvents(activityKey: key)
             } catch {
                 throw .store("\(error)")
             }
-            guard let record, !events.isEmpty else {
+            guard let activity, !events.isEmpty else {
                 if !selection.activityKeys.isEmpty { throw .nothingDispatched(activityKey: key) }
                 warnings.append(
                     "'\(key)' is left out: the bridge has applied none of its events (it is not registered, or waits for a token)"
                 )
                 continue
             }
-            activities.append(try replay.replay(record, events: events))
+            activities.append(try replay.replay(activity, events: events))
         }
         guard let first = activities.min(by: { $0.start < $1.start }) else {
             throw .nothingSelected("no activity of \(Self.describe(selection)) has events the bridge applied")

@@ -5,14 +5,14 @@ import Liveline
 /// waiting for it (oldest order key first; ties in arrival order). A pass holds it by its
 /// transaction's locks; a replay leases it to one instance.
 public struct ActivityWork: Sendable, Hashable {
-    public var record: RegisteredActivity
+    public var activity: RegisteredActivity
     public var events: [StoredEvent]
     /// Whether the key has followers (or had, and keeps a fan-out for the next one to catch up
     /// with): its pushes also fan out to them.
     public var hasFollowers: Bool = false
 
-    public init(record: RegisteredActivity, events: [StoredEvent], hasFollowers: Bool = false) {
-        self.record = record
+    public init(activity: RegisteredActivity, events: [StoredEvent], hasFollowers: Bool = false) {
+        self.activity = activity
         self.events = events
         self.hasFollowers = hasFollowers
     }

@@ -73,7 +73,7 @@ public struct PushAnswer: Sendable, Hashable {
     }
 }
 
-/// What to record for one sent push; ``OutboxStore/recordPushOutcomes(_:)`` writes many in one
+/// What to write for one sent push; ``OutboxStore/writePushOutcomes(_:)`` writes many in one
 /// transaction.
 public enum PushOutcome: Sendable, Hashable {
     /// Delivered: the push leaves the outbox and becomes its activity's last push.

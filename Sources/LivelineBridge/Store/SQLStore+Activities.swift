@@ -55,7 +55,7 @@ extension SQLStore {
             else {
                 return nil
             }
-            return try Self.record(row)
+            return try Self.registeredActivity(row)
         }
     }
 
@@ -79,7 +79,7 @@ extension SQLStore {
     }
 
     /// Reads a row of `activityColumns`.
-    static func record(_ row: SQLRow) throws -> RegisteredActivity {
+    static func registeredActivity(_ row: SQLRow) throws -> RegisteredActivity {
         let lifecycleText = try row.text(6)
         guard let lifecycle = ActivityEngine.Lifecycle(rawValue: lifecycleText) else {
             throw SQLRowError("lifecycle \(lifecycleText) of activity \((try? row.text(0)) ?? "?")")

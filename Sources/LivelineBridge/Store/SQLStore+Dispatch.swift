@@ -82,12 +82,12 @@ extension SQLStore {
     /// The registered activities and pending events of `keys`, in the order of `keys` (unregistered ones left out).
     static func work(for keys: [String], _ tx: any SQLTransaction) async throws -> [ActivityWork] {
         let list = SQLDialect.placeholders(from: 1, count: keys.count)
-        var records: [String: RegisteredActivity] = [:]
+        var activities: [String: RegisteredActivity] = [:]
         for row in try await tx.run(
             "SELECT \(activityColumns) FROM activities WHERE key IN (\(list))", keys.map(SQLValue.text))
         {
-            let record = try record(row)
-            records[record.activityKey] = record
+            let activity = try registeredActivity(row)
+            activities[activity.activityKey] = activity
         }
         var events: [String: [StoredEvent]] = [:]
         let rows = try await tx.run(
@@ -108,8 +108,8 @@ extension SQLStore {
         }
         let following = try await keysWithFollowers(keys, tx)
         return keys.compactMap { key in
-            records[key].map {
-                ActivityWork(record: $0, events: events[key] ?? [], hasFollowers: following.contains(key))
+            activities[key].map {
+                ActivityWork(activity: $0, events: events[key] ?? [], hasFollowers: following.contains(key))
             }
         }
     }

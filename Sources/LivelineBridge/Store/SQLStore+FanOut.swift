@@ -191,7 +191,7 @@ extension SQLStore {
         }
     }
 
-    public func recordFanOut(
+    public func writeFanOut(
         _ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Millis
     ) async throws -> FanOutProgress {
         try await transaction { tx in
@@ -205,7 +205,7 @@ extension SQLStore {
                 "UPDATE fanouts SET sent = sent + $2, failed = failed + $3 WHERE id = $1",
                 [.int(range.fanOutID), .int(Int64(sent)), .int(Int64(answers.count - sent))]
             )
-            try await Self.recordFailures(
+            try await Self.writeFailures(
                 answers.map { ($0.target, $0.outcome, range.fanOutID, range.push.activityKey, 0) }, now: now,
                 progress: &progress, tx
             )
@@ -231,7 +231,7 @@ extension SQLStore {
 
     /// Writes what failed: gone tokens forgotten (and followers left with none removed), retries
     /// as exceptions, and what will never arrive summed per fan-out and reason.
-    private static func recordFailures(
+    private static func writeFailures(
         _ answers: [(target: FanOutTarget, outcome: FollowerOutcome, fanOutID: Int64, key: String, attempts: Int)],
         now: Millis, progress: inout FanOutProgress, _ tx: any SQLTransaction
     ) async throws {
@@ -393,7 +393,7 @@ extension SQLStore {
         }
     }
 
-    public func recordCatchUps(
+    public func writeCatchUps(
         _ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Millis
     ) async throws -> FanOutProgress {
         guard !answers.isEmpty else { return FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0) }
@@ -415,7 +415,7 @@ extension SQLStore {
                     )
                 }
             }
-            try await Self.recordFailures(
+            try await Self.writeFailures(
                 answers.filter { $0.outcome != .sent }.map {
                     ($0.catchUp.target, $0.outcome, $0.catchUp.fanOutID, $0.catchUp.activityKey, $0.catchUp.attempts)
                 },

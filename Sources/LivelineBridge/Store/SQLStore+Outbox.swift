@@ -68,9 +68,9 @@ extension SQLStore {
         }
     }
 
-    /// Records a sender pass's answers in one transaction. Delivered pushes leave the outbox
+    /// Writes a sender pass's answers in one transaction. Delivered pushes leave the outbox
     /// with one statement for all of them; then each touched activity gets its last push.
-    public func recordPushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?] {
+    public func writePushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?] {
         guard !outcomes.isEmpty else { return [] }
         return try await transaction { tx in
             var sent: [(id: Int64, answer: PushAnswer)] = []
@@ -88,7 +88,7 @@ extension SQLStore {
             // In key order, as the dispatcher's commit locks them.
             let answered = sent.compactMap { sent in sentKeys[sent.id].map { (key: $0, answer: sent.answer) } }
             for (key, answer) in answered.sorted(by: { $0.key < $1.key }) {
-                try await Self.recordOnActivity(tx, key: key, answer: answer, error: nil)
+                try await Self.writeLastPush(tx, key: key, answer: answer, error: nil)
             }
 
             var results: [PushFailureOutcome?] = []
@@ -124,7 +124,7 @@ extension SQLStore {
             ).first
         else { return .notFound }
         let attempts = Int(try row.int(0))
-        try await recordOnActivity(tx, key: try row.text(1), answer: answer, error: error)
+        try await writeLastPush(tx, key: try row.text(1), answer: answer, error: error)
         guard attempts >= maxAttempts else {
             try await tx.run("UPDATE outbox SET due_at = $2 WHERE id = $1", [.int(id), .int(retryAt)])
             return .retryScheduled(attempts: attempts)
@@ -145,7 +145,7 @@ extension SQLStore {
             ).first
         else { return nil }
         let key = try row.text(0)
-        try await recordOnActivity(tx, key: key, answer: answer, error: error)
+        try await writeLastPush(tx, key: key, answer: answer, error: error)
         if forgetToken {
             let column = try row.text(1) == PushEvent.start.rawValue ? "push_to_start_token" : "update_token"
             try await tx.run("UPDATE activities SET \(column) = NULL WHERE key = $1", [.text(key)])
@@ -234,7 +234,7 @@ extension SQLStore {
 
     /// The activity's last push (when APNs or the transport answered) and last error, in one
     /// statement: an error is kept, a 2xx clears the previous one.
-    static func recordOnActivity(
+    static func writeLastPush(
         _ tx: any SQLTransaction, key: String, answer: PushAnswer?, error: String?
     ) async throws {
         var assignments: [String] = []

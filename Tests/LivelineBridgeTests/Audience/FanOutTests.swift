@@ -186,7 +186,7 @@ import Testing
                     limit: 2, instance: "test", lease: .seconds(60), now: bridge.now))
             #expect(resumed.resumed && resumed.fromID == lost.fromID && resumed.toID == lost.toID)
             #expect(resumed.push.payload == lost.push.payload)
-            _ = try await bridge.store.recordFanOut(resumed, answers: [], instance: "test", now: bridge.now)
+            _ = try await bridge.store.writeFanOut(resumed, answers: [], instance: "test", now: bridge.now)
             #expect(
                 try await bridge.store.claimFanOutRange(
                     limit: 2, instance: "test", lease: .seconds(60), now: bridge.now) == nil)

@@ -124,7 +124,7 @@ import Testing
                 limit: 6, instance: "test", lease: .seconds(60), now: bridge.now)
             // The story's start push has no one to go to here (no follower waits for a start).
             while let empty = claimed, empty.targets.isEmpty {
-                _ = try await store.recordFanOut(empty, answers: [], instance: "test", now: bridge.now)
+                _ = try await store.writeFanOut(empty, answers: [], instance: "test", now: bridge.now)
                 claimed = try await store.claimFanOutRange(
                     limit: 6, instance: "test", lease: .seconds(60), now: bridge.now)
             }
@@ -138,7 +138,7 @@ import Testing
                 .rejected(reason: "PayloadTooLarge"), .sent,
             ]
             let answers = zip(range.targets, outcomes).map { FollowerAnswer(target: $0, outcome: $1) }
-            let progress = try await store.recordFanOut(range, answers: answers, instance: "test", now: bridge.now)
+            let progress = try await store.writeFanOut(range, answers: answers, instance: "test", now: bridge.now)
             #expect(progress.pruned == 1)
             try await Self.expectCounts(
                 store, "D-1", Self.counts(updating: 300, awaitingStart: 1, onChannel: 2, retrying: 2),
@@ -158,7 +158,7 @@ import Testing
                 "claimed")
             let late = try #require(due.first { $0.target.followerID > range.toID })
             let retries = due.filter { $0.target.followerID <= range.toID }
-            _ = try await store.recordCatchUps(
+            _ = try await store.writeCatchUps(
                 [(late, .sent), (retries[0], .sent), (retries[1], .rejected(reason: "BadTopic"))], now: bridge.now)
             try await Self.expectCounts(
                 store, "D-1", Self.counts(updating: 301, awaitingStart: 1, onChannel: 2), "caught up")
@@ -167,7 +167,7 @@ import Testing
             // alert); one that then finds its token gone leaves.
             _ = try await store.putFollowers([Self.follower(401)], activityKey: "D-1", now: bridge.now)
             let next = try await store.claimCatchUps(limit: 10, instance: "test", lease: .seconds(60), now: bridge.now)
-            _ = try await store.recordCatchUps(
+            _ = try await store.writeCatchUps(
                 next.map { ($0, .retry(reason: "TooManyRequests", error: "429", retryAt: retryAt, maxAttempts: 3)) },
                 now: bridge.now)
             try await Self.expectCounts(
@@ -175,7 +175,7 @@ import Testing
             )
             bridge.advance(seconds: 6)
             let gone = try await store.claimCatchUps(limit: 10, instance: "test", lease: .seconds(60), now: bridge.now)
-            _ = try await store.recordCatchUps(gone.map { ($0, .tokenGone(reason: "Unregistered")) }, now: bridge.now)
+            _ = try await store.writeCatchUps(gone.map { ($0, .tokenGone(reason: "Unregistered")) }, now: bridge.now)
             try await Self.expectCounts(
                 store, "D-1", Self.counts(updating: 301, awaitingStart: 1, onChannel: 2), "retry gone")
 

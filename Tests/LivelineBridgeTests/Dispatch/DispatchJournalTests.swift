@@ -27,7 +27,7 @@ import Testing
 
     @Test func eachEventKeepsItsStepAndTheOldestAreForgotten() async {
         let journal = DispatchJournal(capacity: 2)
-        await journal.record([Self.commit("A", applied: [1, 2], superseded: [(3, "older")], pushes: 1, at: 10)])
+        await journal.remember([Self.commit("A", applied: [1, 2], superseded: [(3, "older")], pushes: 1, at: 10)])
         // Capacity 2: events 2 and 3 are kept, 1 is forgotten.
         #expect(await journal.step(of: 1) == nil)
         #expect(await journal.step(of: 2)?.outcome == .ignored)
@@ -35,13 +35,13 @@ import Testing
         #expect(await journal.step(of: 3)?.pushes.map(\.reason) == ["beat b0"])
 
         // A later step of A that pushed: found after the first step's time, not before.
-        await journal.record([Self.commit("A", applied: [4], pushes: 1, at: 20)])
+        await journal.remember([Self.commit("A", applied: [4], pushes: 1, at: 20)])
         #expect(
             await journal.pushes(of: "A", after: 10_000)?.at == 20_000
         )
         #expect(await journal.pushes(of: "A", after: 20_000) == nil)
         // Activities are bounded too.
-        await journal.record([
+        await journal.remember([
             Self.commit("B", applied: [5], pushes: 1, at: 30), Self.commit("C", applied: [6], pushes: 1, at: 40),
         ])
         #expect(await journal.pushes(of: "A", after: .min) == nil)

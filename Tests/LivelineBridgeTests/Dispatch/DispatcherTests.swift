@@ -208,7 +208,7 @@ import Testing
             #expect(deadline > bridge.now && deadline <= bridge.now + 15_000)
 
             bridge.advance(seconds: 30)
-            try await bridge.store.recordPushOutcomes(
+            try await bridge.store.writePushOutcomes(
                 first.map { .sent($0.id, answer: PushAnswer(at: bridge.now, status: 200, reason: nil, apnsID: nil)) })
             #expect(try await bridge.dispatcher.dispatch(now: bridge.now).pushes == 1)
             let later = try await bridge.store.claimDuePushes(
@@ -231,7 +231,7 @@ import Testing
                 store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "b", lease: .seconds(5)))
             let claimed = try await bridge.store.claimActivity(
                 "D-8", instance: "a", lease: .seconds(5), now: bridge.now)
-            #expect(claimed?.record.activityKey == "D-8")
+            #expect(claimed?.activity.activityKey == "D-8")
             // While a's lease lives, b finds nothing to do.
             #expect(try await b.dispatch(now: bridge.now).activities == 0)
             bridge.advance(seconds: 6)

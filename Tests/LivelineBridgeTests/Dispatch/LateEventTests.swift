@@ -98,7 +98,7 @@ import Testing
         let read = try BridgeActivityState.decode(layout1)
         #expect(read.lastOrderKeys == state.lastOrderKeys && read.fieldOrderKeys.isEmpty)
 
-        state.recordFields(["courierName", "courier.phone"], source: "doordash", orderKey: 2)
+        state.markFieldsSet(["courierName", "courier.phone"], source: "doordash", orderKey: 2)
         #expect(try BridgeActivityState.decode(state.encoded()) == state)
         #expect(state.newerSetter(of: "courier", source: "doordash", than: 1) == 2)
         #expect(state.newerSetter(of: "courierName", source: "doordash", than: 2) == nil)

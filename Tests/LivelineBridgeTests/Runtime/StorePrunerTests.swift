@@ -58,7 +58,7 @@ import Testing
                         headers: PushHeaders(topic: nil, priority: .high, expiration: 0), dueAt: F.epoch,
                         kind: .update, receivedAt: nil
                     ))
-                _ = try await store.recordPushOutcomes([
+                _ = try await store.writePushOutcomes([
                     .undeliverable(
                         id, answer: nil, error: "BadDeviceToken", forgetToken: false,
                         now: F.epoch - Millis(age * Self.day * 1000))

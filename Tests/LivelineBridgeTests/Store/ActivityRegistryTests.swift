@@ -103,7 +103,7 @@ import Testing
             func claim() async throws -> [String] {
                 let written = try await store.dispatchPass(limit: 100, now: F.epoch) {
                     DispatchCommit(
-                        activityKey: $0.record.activityKey, applied: $0.events.map(\.sequence), lifecycle: .active,
+                        activityKey: $0.activity.activityKey, applied: $0.events.map(\.sequence), lifecycle: .active,
                         engineState: [],
                         nextDeadline: nil, now: F.epoch)
                 }

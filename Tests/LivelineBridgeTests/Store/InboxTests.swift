@@ -50,9 +50,9 @@ import Testing
     /// A step that applies every event it is given and changes nothing else.
     static func applyAll(_ work: ActivityWork, now: Millis) -> DispatchCommit {
         DispatchCommit(
-            activityKey: work.record.activityKey, applied: work.events.map(\.sequence),
-            lifecycle: work.record.lifecycle,
-            engineState: work.record.engineState ?? [], nextDeadline: nil, now: now)
+            activityKey: work.activity.activityKey, applied: work.events.map(\.sequence),
+            lifecycle: work.activity.lifecycle,
+            engineState: work.activity.engineState ?? [], nextDeadline: nil, now: now)
     }
 
     @Test(arguments: StoreKind.allCases)
@@ -69,7 +69,7 @@ import Testing
                 return Self.applyAll(work, now: F.epoch)
             }
             #expect(written.map(\.activityKey).sorted() == ["A", "B"])
-            let a = try #require(seen.withLock { $0 }.first { $0.record.activityKey == "A" })
+            let a = try #require(seen.withLock { $0 }.first { $0.activity.activityKey == "A" })
             #expect(a.events.map(\.event.orderKey) == [10, 20, 30])
             #expect(a.events[0].event == F.event("1", activity: "A", order: 10))
             // Applied: the next pass has nothing to do.
@@ -120,9 +120,9 @@ import Testing
             let later = F.epoch + 6000
             let taken = try await store.dispatchPass(limit: 5, now: later) { work in
                 DispatchCommit(
-                    activityKey: work.record.activityKey, applied: [work.events[0].sequence],
+                    activityKey: work.activity.activityKey, applied: [work.events[0].sequence],
                     superseded: [(work.events[1].sequence, "older than applied order 2")],
-                    lifecycle: work.record.lifecycle,
+                    lifecycle: work.activity.lifecycle,
                     engineState: [], nextDeadline: nil, now: later)
             }
             #expect(taken.first?.applied == [died.events[0].sequence])

@@ -29,7 +29,7 @@ import Testing
                 #expect(claimed.first?.push.headers == Self.push().headers)
                 let answer = PushAnswer(at: now, status: 500, reason: "InternalServerError")
                 let outcome =
-                    try await store.recordPushOutcomes([
+                    try await store.writePushOutcomes([
                         .failed(
                             id, answer: answer, error: "APNs 500 InternalServerError",
                             retryAt: now + 2000, maxAttempts: 3
@@ -90,7 +90,7 @@ import Testing
             #expect(Set(first.map(\.id)).isDisjoint(with: second.map(\.id)))
             #expect(Set(first.map(\.id) + second.map(\.id)) == Set(ids))
             let sent = try #require(first.first)
-            _ = try await store.recordPushOutcomes([
+            _ = try await store.writePushOutcomes([
                 .sent(sent.id, answer: PushAnswer(at: now, status: 200, apnsID: "A-1"))
             ])
             // Claims of a dead instance come back after their lease; the sent one does not.
@@ -117,7 +117,7 @@ import Testing
             let first = try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now)
             #expect(first.map(\.id) == [startID])
             #expect(first.first?.target.pushToStartToken == "5757")
-            _ = try await store.recordPushOutcomes([.sent(startID, answer: PushAnswer(at: now, status: 200))])
+            _ = try await store.writePushOutcomes([.sent(startID, answer: PushAnswer(at: now, status: 200))])
             // The update needs an update token, which the app has not reported yet.
             #expect(try await store.claimDuePushes(limit: 10, instance: "one", lease: .seconds(10), now: now).isEmpty)
             #expect(
@@ -130,7 +130,7 @@ import Testing
             #expect(second.map(\.id) == [updateID])
             #expect(second.first?.target == ActivityTargets(updateToken: "abcd", pushToStartToken: "5757"))
             // A dead token: the push goes to the dead letters and the token is forgotten.
-            let letter = try await store.recordPushOutcomes([
+            let letter = try await store.writePushOutcomes([
                 .undeliverable(
                     updateID, answer: PushAnswer(at: now, status: 410, reason: "Unregistered"), error: "gone",
                     forgetToken: true, now: now
@@ -158,7 +158,7 @@ import Testing
             let a = try await store.enqueuePush(Self.push("a")), b = try await store.enqueuePush(Self.push("b"))
             let c = try await store.enqueuePush(Self.push("c"))
             let now = F.epoch + 1000
-            let results = try await store.recordPushOutcomes([
+            let results = try await store.writePushOutcomes([
                 .sent(a, answer: PushAnswer(at: now, status: 200)),
                 .failed(
                     b, answer: PushAnswer(at: now, status: 503, reason: "ServiceUnavailable"), error: "503",

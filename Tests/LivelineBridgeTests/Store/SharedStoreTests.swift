@@ -51,14 +51,14 @@ import Testing
     private static func work(_ store: SQLStore, instance: String, log: ApplyLog, total: Int) async throws {
         while log.applied.count < total {
             let written = try await store.dispatchPass(limit: 3, now: F.epoch) { work in
-                log.enter(work.record.activityKey, instance: instance)
+                log.enter(work.activity.activityKey, instance: instance)
                 for stored in work.events {
-                    log.apply(work.record.activityKey, order: stored.event.orderKey, instance: instance)
+                    log.apply(work.activity.activityKey, order: stored.event.orderKey, instance: instance)
                 }
-                log.leave(work.record.activityKey)
+                log.leave(work.activity.activityKey)
                 return DispatchCommit(
-                    activityKey: work.record.activityKey, applied: work.events.map(\.sequence),
-                    lifecycle: work.record.lifecycle,
+                    activityKey: work.activity.activityKey, applied: work.events.map(\.sequence),
+                    lifecycle: work.activity.lifecycle,
                     engineState: [], nextDeadline: nil, now: F.epoch)
             }
             if written.isEmpty { try await Task.sleep(for: .milliseconds(1)) }

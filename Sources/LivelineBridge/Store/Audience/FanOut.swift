@@ -35,8 +35,8 @@ public struct FollowerCatchUp: Sendable, Hashable {
     public var attempts: Int
 }
 
-/// What became of one follower's push; ``FollowerStore/recordFanOut(_:outcomes:instance:now:)``
-/// and ``FollowerStore/recordCatchUps(_:now:)`` write many in one transaction.
+/// What became of one follower's push; ``FollowerStore/writeFanOut(_:outcomes:instance:now:)``
+/// and ``FollowerStore/writeCatchUps(_:now:)`` write many in one transaction.
 public enum FollowerOutcome: Sendable, Hashable {
     case sent
     /// The token is gone (410, BadDeviceToken): forget it, and the follower with its last token.

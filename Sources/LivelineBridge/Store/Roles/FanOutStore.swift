@@ -15,8 +15,8 @@ public protocol FanOutStore: Sendable {
         limit: Int, instance: String, lease: Duration, now: Millis, excluding: [Int64]
     ) async throws -> FanOutRange?
 
-    /// Records a range's answers in one transaction and gives the range back as done.
-    func recordFanOut(
+    /// Writes a range's answers in one transaction and gives the range back as done.
+    func writeFanOut(
         _ range: FanOutRange, answers: [FollowerAnswer], instance: String, now: Millis
     ) async throws -> FanOutProgress
 
@@ -24,9 +24,9 @@ public protocol FanOutStore: Sendable {
     /// key and kind.
     func claimCatchUps(limit: Int, instance: String, lease: Duration, now: Millis) async throws -> [FollowerCatchUp]
 
-    /// Records catch-up answers in one transaction. A follower sent a push older than its key's
+    /// Writes catch-up answers in one transaction. A follower sent a push older than its key's
     /// newest is due again at once (with the newest).
-    func recordCatchUps(
+    func writeCatchUps(
         _ answers: [(catchUp: FollowerCatchUp, outcome: FollowerOutcome)], now: Millis
     ) async throws -> FanOutProgress
 

@@ -10,12 +10,12 @@ public protocol OutboxStore: Sendable {
     /// oldest push of each activity whose target exists.
     func claimDuePushes(limit: Int, instance: String, lease: Duration, now: Millis) async throws -> [ClaimedPush]
 
-    /// Records the outcomes of many sends in one transaction (one fsync for a whole pass of
+    /// Writes the outcomes of many sends in one transaction (one fsync for a whole pass of
     /// the sender); per outcome, nil for `.sent`, else what became of the push. A sent push
     /// leaves the outbox and becomes the activity's last push; a failed one is retried at its
     /// time or, after its last attempt, becomes a dead letter; an undeliverable one becomes a
     /// dead letter at once and may forget the token it went to.
-    func recordPushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?]
+    func writePushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?]
 
     /// Dead letters, oldest first.
     func deadLetters(limit: Int) async throws -> [DeadLetter]
