@@ -117,22 +117,24 @@ extension BridgeConfigReader {
         }
 
         guard let scenarioNode = fields["scenario"], let scenario = self.scenario(scenarioNode) else { return nil }
-        var activity = 0
+        var activityIndex = 0
         if let node = fields["activity"], let activityName = base.string(node, "activity") {
             let names = scenario.activities.map(\.name)
             if let index = names.firstIndex(of: activityName) {
-                activity = index
+                activityIndex = index
             } else {
                 error(node, "\(scenario.file) has no activity '\(activityName)'\(Self.hint(activityName, names))")
                 return nil
             }
         }
         let events =
-            fields["events"].map { self.events($0, activity: scenario.activities[activity], scenario: scenario) } ?? [:]
+            fields["events"].map { self.events($0, activity: scenario.activities[activityIndex], scenario: scenario) }
+            ?? [:]
         guard let verification, let eventType, let activityKey, !isStream || stream != nil else { return nil }
         return SourceConfiguration(
             name: name, scheme: verification.scheme, verifier: verification.verifier, eventID: eventID,
-            eventType: eventType, activityKey: activityKey, order: order, scenario: scenario, activity: activity,
+            eventType: eventType, activityKey: activityKey, order: order, scenario: scenario,
+            activityIndex: activityIndex,
             events: events, unknownEvents: unknownEvents, rateLimit: rateLimit, stream: stream,
             missingEventID: missingEventID,
             location: base.location(keyNode))

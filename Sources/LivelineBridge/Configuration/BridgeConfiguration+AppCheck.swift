@@ -15,8 +15,8 @@ extension BridgeConfiguration {
         }
         var ruleProblems: [Diagnostic] = []
         for source in sources {
-            guard source.scenario.activities.indices.contains(source.activity) else { continue }
-            let attributesType = source.scenario.activities[source.activity].attributesType
+            guard source.scenario.activities.indices.contains(source.activityIndex) else { continue }
+            let attributesType = source.scenario.activities[source.activityIndex].attributesType
             for event in source.events.keys.sorted() {
                 guard let rules = source.events[event]?.change?.set else { continue }
                 for rule in rules {

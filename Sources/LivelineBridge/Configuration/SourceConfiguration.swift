@@ -27,8 +27,8 @@ public struct SourceConfiguration: Sendable {
     public var order: OrderRule?
     /// The scenario the activities of this source follow, loaded and checked.
     public var scenario: Scenario
-    /// The activity of ``scenario`` that each activity key plays.
-    public var activity: Int
+    /// The index of the activity of ``scenario`` that each activity key plays (its `activity:`, by name).
+    public var activityIndex: Int
     /// What each event type does.
     public var events: [String: EventRule]
     public var unknownEvents: UnknownEventPolicy
@@ -41,7 +41,7 @@ public struct SourceConfiguration: Sendable {
 
     public init(
         name: String, scheme: VerificationScheme, verifier: any WebhookVerifier, eventID: ValueLocation?,
-        eventType: ValueLocation, activityKey: ValueLocation, order: OrderRule?, scenario: Scenario, activity: Int,
+        eventType: ValueLocation, activityKey: ValueLocation, order: OrderRule?, scenario: Scenario, activityIndex: Int,
         events: [String: EventRule], unknownEvents: UnknownEventPolicy, rateLimit: RateLimit? = nil,
         stream: StreamSettings? = nil, missingEventID: MissingEventIDPolicy = .refuse, location: SourceLocation
     ) {
@@ -54,7 +54,7 @@ public struct SourceConfiguration: Sendable {
         self.activityKey = activityKey
         self.order = order
         self.scenario = scenario
-        self.activity = activity
+        self.activityIndex = activityIndex
         self.events = events
         self.unknownEvents = unknownEvents
         self.rateLimit = rateLimit

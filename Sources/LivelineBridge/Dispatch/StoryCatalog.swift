@@ -20,7 +20,7 @@ public struct StoryCatalog: Sendable {
         var stories: [String: Story] = [:]
         for source in sources {
             let scenario = source.scenario
-            let index = min(max(source.activity, 0), max(scenario.activities.count - 1, 0))
+            let index = min(max(source.activityIndex, 0), max(scenario.activities.count - 1, 0))
             guard scenario.activities.indices.contains(index) else { continue }
             let program = ActivityProgram(scenario.activities[index], index: index, scenarioSeed: scenario.seed)
             stories[source.name] = Story(

@@ -8,7 +8,7 @@ import Logging
 /// `liveline bridge send --follow` and for anyone asking "what did my webhook do?".
 ///
 /// ```json
-/// {"source": "stripe", "event": "evt_3Q…", "type": "payment_intent.succeeded", "activity": "58213",
+/// {"source": "stripe", "event": "evt_3Q…", "type": "payment_intent.succeeded", "activity-key": "58213",
 ///  "state": "applied", "reason": null, "received-at": "…", "applied-at": "…",
 ///  "step": {"outcome": "applied", "at": "…", "next-deadline": "…",
 ///           "pushes": [{"event": "update", "priority": 5, "reason": "beat preparing", "bytes": 236, "aps": {…}}]},
@@ -58,7 +58,8 @@ struct EventStatusAPI: Sendable {
         object["source"] = .string(status.source)
         object["event"] = .string(status.eventID)
         object["type"] = .string(status.eventType)
-        object["activity"] = .string(status.activityKey)
+        object["activity-key"] = .string(status.activityKey)
+        object[WebhookIngest.deprecatedActivityKey] = .string(status.activityKey)
         object["state"] = .string(status.state.rawValue)
         object["reason"] = JSONAnswer.text(status.reason)
         object["received-at"] = JSONAnswer.time(status.receivedAt)

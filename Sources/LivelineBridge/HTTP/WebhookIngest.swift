@@ -179,7 +179,8 @@ struct WebhookIngest: Sendable {
                 metadata: ["sequence": .stringConvertible(sequence), "ignored": .stringConvertible(mapped.isIgnored)])
             var answer = StateObject([
                 ("status", .string("stored")), ("event", .string(mapped.eventID)),
-                ("activity", .string(mapped.activityKey)),
+                ("activity-key", .string(mapped.activityKey)),
+                (Self.deprecatedActivityKey, .string(mapped.activityKey)),
             ])
             if mapped.isIgnored { answer["ignored"] = .bool(true) }
             return (JSONAnswer.make(.accepted, answer), mapped.isIgnored ? .ignored : .stored)
@@ -190,11 +191,16 @@ struct WebhookIngest: Sendable {
                     .ok,
                     [
                         "status": .string("duplicate"), "event": .string(mapped.eventID),
-                        "activity": .string(mapped.activityKey),
+                        "activity-key": .string(mapped.activityKey),
+                        Self.deprecatedActivityKey: .string(mapped.activityKey),
                     ]), .duplicate
             )
         }
     }
+
+    /// The activity key's field before `activity-key`, still answered for clients that read it;
+    /// deprecated.
+    static let deprecatedActivityKey = "activity"
 
     /// The URL the sender posted to, for schemes that sign it (``ForwardedURL``).
     static func url(of request: Request) -> String {

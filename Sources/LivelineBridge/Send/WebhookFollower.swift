@@ -28,12 +28,12 @@ public struct WebhookFollower: Sendable {
         self.interval = interval
     }
 
-    /// The event id, activity and status (`stored`, `duplicate`) of a webhook's answer
-    /// (`{"status": "stored", "event": …, "activity": …}`).
-    public static func event(inAnswer body: [UInt8]) -> (event: String, activity: String?, status: String)? {
+    /// The event id, activity key and status (`stored`, `duplicate`) of a webhook's answer
+    /// (`{"status": "stored", "event": …, "activity-key": …}`).
+    public static func event(inAnswer body: [UInt8]) -> (event: String, activityKey: String?, status: String)? {
         guard case .object(let object)? = try? JSONParser.parse(body), let event = WebhookTrace.text(object["event"])
         else { return nil }
-        return (event, WebhookTrace.text(object["activity"]), WebhookTrace.text(object["status"]) ?? "stored")
+        return (event, WebhookTrace.activityKey(in: object), WebhookTrace.text(object["status"]) ?? "stored")
     }
 
     /// Follows `eventID` of `source` until it is done or `timeout` passes; `received` is what
@@ -84,7 +84,7 @@ public struct WebhookFollower: Sendable {
     /// Whether the story of the event is told, from one answer; nil to keep polling.
     static func conclusion(_ answer: StateObject, timedOut: Bool, waitEnds: Millis) -> WebhookTrace.Conclusion? {
         let trace = WebhookTrace(answer: answer, conclusion: .answered)
-        guard let activity = trace.activity else { return .notRegistered }
+        guard let activity = trace.activityStatus else { return .notRegistered }
         switch trace.state {
         case "superseded":
             return .superseded(WebhookTrace.text(answer["reason"]) ?? "no reason recorded")

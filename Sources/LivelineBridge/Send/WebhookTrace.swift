@@ -36,13 +36,18 @@ public struct WebhookTrace: Sendable, Hashable {
         self.received = received
     }
 
-    public var activityKey: String { Self.text(answer["activity"]) ?? "" }
+    public var activityKey: String { Self.activityKey(in: answer) ?? "" }
     /// The status APNs answered the activity's last push with, when one was answered.
     public var apnsStatus: Int? { Self.int(lastPush?["status"]) }
     public var state: String { Self.text(answer["state"]) ?? "" }
     var step: StateObject? { Self.object(answer["step"]) }
-    var activity: StateObject? { Self.object(answer["activity-status"]) }
-    var lastPush: StateObject? { activity.flatMap { Self.object($0["last-push"]) } }
+    var activityStatus: StateObject? { Self.object(answer["activity-status"]) }
+    var lastPush: StateObject? { activityStatus.flatMap { Self.object($0["last-push"]) } }
+
+    /// The activity key an answer names: `activity-key`, or `activity` from a bridge older than it.
+    static func activityKey(in answer: StateObject) -> String? {
+        text(answer["activity-key"]) ?? text(answer["activity"])
+    }
 
     /// The pushes the event's step decided, and any later one that carried a held change.
     var pushes: [StateObject] {
@@ -85,7 +90,7 @@ public struct WebhookTrace: Sendable, Hashable {
             lines.append(
                 row(
                     "pending",
-                    "not applied yet (pending events of the activity: \(activity.flatMap { Self.int($0["pending-events"]) } ?? 0))"
+                    "not applied yet (pending events of the activity: \(activityStatus.flatMap { Self.int($0["pending-events"]) } ?? 0))"
                 ))
         } else if let at = Self.text(answer["applied-at"]) {
             lines.append(row("applied", "at \(at)"))
@@ -112,14 +117,14 @@ public struct WebhookTrace: Sendable, Hashable {
                     "\(Self.int(last["status"]).map(String.init) ?? "?")\(reason) at \(Self.text(last["at"]) ?? "?")\(id)"
                 ))
         }
-        if let error = activity.flatMap({ Self.text($0["last-error"]) }) { lines.append(row("error", error)) }
+        if let error = activityStatus.flatMap({ Self.text($0["last-error"]) }) { lines.append(row("error", error)) }
         appendDevice(to: &lines)
         if case .timedOut(let what) = conclusion { lines.append(row("timeout", what)) }
         return lines
     }
 
     private func appendDevice(to lines: inout [String]) {
-        guard let activity else { return }
+        guard let activity = activityStatus else { return }
         if let device = Self.object(activity["device"]) {
             var parts: [String] = []
             if let outcome = Self.text(device["outcome"]) { parts.append(outcome) }

@@ -232,10 +232,12 @@ extension SQLStore {
     /// Writes what failed: gone tokens forgotten (and followers left with none removed), retries
     /// as exceptions, and what will never arrive summed per fan-out and reason.
     private static func writeFailures(
-        _ answers: [(target: FanOutTarget, outcome: FollowerOutcome, fanOutID: Int64, key: String, attempts: Int)],
+        _ answers: [(
+            target: FanOutTarget, outcome: FollowerOutcome, fanOutID: Int64, activityKey: String, attempts: Int
+        )],
         now: Millis, progress: inout FanOutProgress, _ tx: any SQLTransaction
     ) async throws {
-        var failures: [Int64: [String: (key: String, count: Int, sample: [String])]] = [:]
+        var failures: [Int64: [String: (activityKey: String, count: Int, sample: [String])]] = [:]
         func fail(_ fanOut: Int64, _ key: String, _ reason: String, _ token: String) {
             var entry = failures[fanOut, default: [:]][reason] ?? (key, 0, [])
             entry.count += 1
@@ -244,7 +246,9 @@ extension SQLStore {
         }
         // By key, then follower: the count triggers lock each key's count row, so two instances
         // recording failures of the same keys lock them in the same order.
-        for answer in answers.sorted(by: { ($0.key, $0.target.followerID) < ($1.key, $1.target.followerID) }) {
+        for answer in answers.sorted(by: {
+            ($0.activityKey, $0.target.followerID) < ($1.activityKey, $1.target.followerID)
+        }) {
             let id = SQLValue.int(answer.target.followerID)
             switch answer.outcome {
             case .sent:
@@ -252,7 +256,7 @@ extension SQLStore {
             case .tokenGone(let reason):
                 let column = answer.target.isStartToken ? "start_token" : "update_token"
                 // By key and id: the key leads PostgreSQL's primary key.
-                let key = SQLValue.text(answer.key)
+                let key = SQLValue.text(answer.activityKey)
                 try await tx.run(
                     "UPDATE followers SET \(column) = NULL WHERE activity_key = $2 AND id = $1", [id, key])
                 let removed = try await tx.run(
@@ -261,12 +265,12 @@ extension SQLStore {
                 )
                 try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 progress.pruned += removed.count
-                fail(answer.fanOutID, answer.key, reason, answer.target.token)
+                fail(answer.fanOutID, answer.activityKey, reason, answer.target.token)
             case .retry(let reason, let error, let retryAt, let maxAttempts):
                 if answer.attempts + 1 >= maxAttempts {
                     try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                     progress.gaveUp += 1
-                    fail(answer.fanOutID, answer.key, reason, answer.target.token)
+                    fail(answer.fanOutID, answer.activityKey, reason, answer.target.token)
                 } else {
                     // A late joiner's catch-up that failed stays a catch-up (sent without its alert).
                     try await tx.run(
@@ -277,13 +281,13 @@ extension SQLStore {
                             state = CASE WHEN follower_exceptions.state = 'late' THEN 'late' ELSE 'retrying' END, attempts = excluded.attempts,
                             due_at = excluded.due_at, last_error = excluded.last_error, claimed_by = ''
                         """,
-                        [id, .text(answer.key), .int(Int64(answer.attempts + 1)), .int(retryAt), .text(error)]
+                        [id, .text(answer.activityKey), .int(Int64(answer.attempts + 1)), .int(retryAt), .text(error)]
                     )
                 }
             case .rejected(let reason):
                 try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 progress.gaveUp += 1
-                fail(answer.fanOutID, answer.key, reason, answer.target.token)
+                fail(answer.fanOutID, answer.activityKey, reason, answer.target.token)
             }
         }
         for (fanOut, reasons) in failures.sorted(by: { $0.key < $1.key }) {
@@ -301,7 +305,7 @@ extension SQLStore {
                     ON CONFLICT (fanout_id, reason) DO UPDATE SET count = excluded.count, sample = excluded.sample, failed_at = excluded.failed_at
                     """,
                     [
-                        .int(fanOut), .text(entry.key), .text(reason), .int(count),
+                        .int(fanOut), .text(entry.activityKey), .text(reason), .int(count),
                         .text(sample.joined(separator: " ")), .int(now),
                     ]
                 )

@@ -53,7 +53,7 @@ import Testing
             return
         }
         #expect(statuses.first == "DASHER_CONFIRMED" && statuses.count == 6)
-        #expect(source.scenario.activities[source.activity].name == "order-58213")
+        #expect(source.scenario.activities[source.activityIndex].name == "order-58213")
         #expect(source.events["DASHER_PICKED_UP"]?.trigger?.beat == "picked-up")
         #expect(source.events["DELIVERY_CANCELLED"]?.end == .some(.immediate))
         #expect(source.unknownEvents == .ignore)

@@ -56,7 +56,7 @@ import Testing
             stream.recover?.startWindow == RecoverSettings.standardStartWindow,
             "a first start recovers the last 2 hours")
         #expect(source.order?.kind == .timestamp)
-        #expect(source.scenario.activities[source.activity].name == "northbridge-v-harbour-city")
+        #expect(source.scenario.activities[source.activityIndex].name == "northbridge-v-harbour-city")
         // The key stays out of anything printed.
         #expect(!"\(stream.headers)".contains("k3y"))
         let phase = try #require(source.events["period_start"]?.change?.set.first { $0.path == ["phase"] })

@@ -26,7 +26,7 @@ import Testing
                 "stripe", body: Array(try Self.sample("03-payment-intent-succeeded.json").utf8))
             #expect(answer.status == 202)
             let sent = try #require(WebhookFollower.event(inAnswer: answer.body))
-            #expect(sent.activity == "58213" && sent.status == "stored")
+            #expect(sent.activityKey == "58213" && sent.status == "stored")
             try await bridge.harness.settle()
 
             let trace = try await follower(bridge).follow(source: "stripe", eventID: sent.event)

@@ -132,7 +132,7 @@ import Testing
             await #expect(throws: FollowerImport.Failure.self) {
                 try await FollowerImport.run(path: file.path, activityKey: "M-3", store: store)
             }
-            await #expect(throws: FollowerImport.Failure.notRegistered(key: "nope")) {
+            await #expect(throws: FollowerImport.Failure.notRegistered(activityKey: "nope")) {
                 try await FollowerImport.run(path: file.path, activityKey: "nope", store: store)
             }
         }

@@ -24,7 +24,7 @@ import Testing
                 "\(bridge.base)/v1/webhooks/uber", Curl.headers(try bridge.signed("uber", Self.uber)),
                 body: bytes(Self.uber))
             #expect(answer.status == 202)
-            #expect(answer.body == #"{"status":"stored","event":"evt_1","activity":"del_9"}"#)
+            #expect(answer.body == #"{"status":"stored","event":"evt_1","activity-key":"del_9","activity":"del_9"}"#)
             #expect(answer.headers["content-type"] == "application/json")
             #expect(bridge.wakes.count == 1)
 
@@ -79,7 +79,9 @@ import Testing
             let reformatted = Self.uber.replacingOccurrences(of: ", ", with: ",")
             let retry = try await bridge.post("uber", reformatted, headers: try bridge.signed("uber", reformatted))
             #expect(retry.status == 200)
-            #expect(retry.text == #"{"status":"duplicate","event":"evt_1","activity":"del_9"}"# + "\n")
+            #expect(
+                retry.text == #"{"status":"duplicate","event":"evt_1","activity-key":"del_9","activity":"del_9"}"#
+                    + "\n")
 
             #expect(bridge.wakes.count == 2)
             #expect(try await bridge.store.counts().pendingEvents == 2)

@@ -16,10 +16,10 @@ import Testing
         try await F.withStore(kind) { store in
             // 1,100 dispatched events 9 days old, 30 from an hour ago, on 100 activities.
             let old = (0..<1100).map {
-                F.event("old-\($0)", activity: "act-\($0 % 100)", order: Int64($0), at: -9 * Self.day + Double($0))
+                F.event("old-\($0)", activityKey: "act-\($0 % 100)", order: Int64($0), at: -9 * Self.day + Double($0))
             }
             let recent = (0..<30).map {
-                F.event("new-\($0)", activity: "act-\($0)", order: Int64(5000 + $0), at: -3600)
+                F.event("new-\($0)", activityKey: "act-\($0)", order: Int64(5000 + $0), at: -3600)
             }
             _ = try await store.insertEvents(old + recent)
             let claimed = try await store.claimNextEvents(limit: 1000, instance: "i", lease: .seconds(30), now: F.epoch)
@@ -32,13 +32,15 @@ import Testing
             try await store.releaseActivities(claimed.map(\.activityKey), instance: "i")
             // 50 as old but never dispatched (their activity is not registered): they wait.
             _ = try await store.insertEvents(
-                (0..<50).map { F.event("waiting-\($0)", activity: "unregistered", order: Int64($0), at: -9 * Self.day) }
+                (0..<50).map {
+                    F.event("waiting-\($0)", activityKey: "unregistered", order: Int64($0), at: -9 * Self.day)
+                }
             )
             // A stream source whose events are all old keeps its newest (it resumes from there).
             _ = try await store.insertEvents(
                 (0..<3).map {
                     F.event(
-                        "feed-\($0)", activity: "match", order: Int64($0), source: "feed",
+                        "feed-\($0)", activityKey: "match", order: Int64($0), source: "feed",
                         at: -20 * Self.day + Double($0))
                 })
             let feed = try await store.claimNextEvents(limit: 10, instance: "i", lease: .seconds(30), now: F.epoch)
@@ -83,8 +85,8 @@ import Testing
             #expect(report.batches == 9)
 
             #expect(try await store.counts().pendingEvents == 50)
-            #expect(try await Self.eventIDs(store, activity: "act-7") == ["new-7"])
-            #expect(try await Self.eventIDs(store, activity: "match") == ["feed-2"])
+            #expect(try await Self.eventIDs(store, activityKey: "act-7") == ["new-7"])
+            #expect(try await Self.eventIDs(store, activityKey: "match") == ["feed-2"])
             #expect(try await store.sourcePosition("feed", activityLimit: 10)?.lastEventID == "feed-2")
             #expect(try await store.deadLetters(limit: 10).map(\.lastError) == ["BadDeviceToken"])
             #expect(try await store.deadLetters(limit: 10).first?.failedAt == F.epoch - Millis(Self.day * 1000))
@@ -110,15 +112,15 @@ import Testing
                 store: store, policy: .keepEverything, sources: ["doordash"],
                 logger: Logger(label: "liveline.tests.pruner"))
             #expect(try await pruner.prune(now: F.epoch) == StorePruner.Report())
-            #expect(try await Self.eventIDs(store, activity: "order-1").count == 10)
+            #expect(try await Self.eventIDs(store, activityKey: "order-1").count == 10)
         }
     }
 
-    /// The ids of the events the store holds for `activity`, in arrival order.
-    static func eventIDs(_ store: SQLStore, activity: String) async throws -> [String] {
+    /// The ids of the events the store holds for `activityKey`, in arrival order.
+    static func eventIDs(_ store: SQLStore, activityKey: String) async throws -> [String] {
         try await store.transaction { tx in
             try await tx.run(
-                "SELECT event_id FROM inbox_events WHERE activity_key = $1 ORDER BY sequence", [.text(activity)]
+                "SELECT event_id FROM inbox_events WHERE activity_key = $1 ORDER BY sequence", [.text(activityKey)]
             ).map { try $0.text(0) }
         }
     }

@@ -115,14 +115,16 @@ import Testing
                         activityKey: key, targets: ActivityTargets(updateToken: "aa11"), source: "doordash"),
                     now: F.epoch)
             }
-            _ = try await store.insertEvents((0..<50).map { F.event("waiting-\($0)", activity: "nobody-\($0)") })
-            _ = try await store.insertEvents([F.event("a1", activity: "order-a")])
+            _ = try await store.insertEvents((0..<50).map { F.event("waiting-\($0)", activityKey: "nobody-\($0)") })
+            _ = try await store.insertEvents([F.event("a1", activityKey: "order-a")])
             try await register("order-a")
             #expect(try await claim() == ["order-a"], "the 50 unregistered keys are not claimed")
             #expect(try await claim() == [], "order-a's event was applied")
 
             #expect(try await store.deleteActivity("order-a"))
-            _ = try await store.insertEvents([F.event("a2", activity: "order-a"), F.event("b1", activity: "order-b")])
+            _ = try await store.insertEvents([
+                F.event("a2", activityKey: "order-a"), F.event("b1", activityKey: "order-b"),
+            ])
             #expect(try await claim() == [])
             try await register("order-a")
             try await register("order-b")
@@ -136,8 +138,8 @@ import Testing
         try await F.withStore(kind) { store in
             #expect(try await store.pendingEvents(for: "order-1") == 0)
             _ = try await store.insertEvents([
-                F.event("1", activity: "order-1", order: 1), F.event("2", activity: "order-1", order: 2),
-                F.event("3", activity: "order-2", order: 1),
+                F.event("1", activityKey: "order-1", order: 1), F.event("2", activityKey: "order-1", order: 2),
+                F.event("3", activityKey: "order-2", order: 1),
             ])
             #expect(try await store.pendingEvents(for: "order-1") == 2)
             #expect(try await store.pendingEvents(for: "order-2") == 1)

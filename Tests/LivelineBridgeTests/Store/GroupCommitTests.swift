@@ -16,7 +16,8 @@ import Testing
                         let id = index % 1000
                         return (
                             id,
-                            try await writer.insert(F.event("evt-\(id)", activity: "act-\(id % 50)", order: Int64(id)))
+                            try await writer.insert(
+                                F.event("evt-\(id)", activityKey: "act-\(id % 50)", order: Int64(id)))
                         )
                     }
                 }

@@ -24,7 +24,7 @@ import Testing
             #expect(try await store.counts().pendingEvents == 3)
 
             // A batch larger than one statement's chunk (256 rows), repeating ids across chunks.
-            let big = (0..<600).map { F.event("big-\($0 % 550)", activity: "act-\($0 % 300)", order: Int64($0)) }
+            let big = (0..<600).map { F.event("big-\($0 % 550)", activityKey: "act-\($0 % 300)", order: Int64($0)) }
             let results = try await store.insertEvents(big)
             #expect(results.count == 600)
             #expect(results.prefix(550).allSatisfy { $0 != .duplicate })
@@ -60,8 +60,8 @@ import Testing
         try await F.withStore(kind) { store in
             try await Self.register(["A", "B"], in: store)
             _ = try await store.insertEvents([
-                F.event("3", activity: "A", order: 30), F.event("1", activity: "A", order: 10),
-                F.event("x", activity: "B", order: 5), F.event("2", activity: "A", order: 20),
+                F.event("3", activityKey: "A", order: 30), F.event("1", activityKey: "A", order: 10),
+                F.event("x", activityKey: "B", order: 5), F.event("2", activityKey: "A", order: 20),
             ])
             let seen = Mutex<[ActivityWork]>([])
             let written = try await store.dispatchPass(limit: 10, now: F.epoch) { work in
@@ -71,7 +71,7 @@ import Testing
             #expect(written.map(\.activityKey).sorted() == ["A", "B"])
             let a = try #require(seen.withLock { $0 }.first { $0.activity.activityKey == "A" })
             #expect(a.events.map(\.event.orderKey) == [10, 20, 30])
-            #expect(a.events[0].event == F.event("1", activity: "A", order: 10))
+            #expect(a.events[0].event == F.event("1", activityKey: "A", order: 10))
             // Applied: the next pass has nothing to do.
             #expect(try await store.dispatchPass(limit: 10, now: F.epoch) { Self.applyAll($0, now: F.epoch) }.isEmpty)
             #expect(try await store.counts().pendingEvents == 0)
@@ -83,7 +83,7 @@ import Testing
         try await F.withStore(kind) { store in
             try await Self.register((0..<10).map { "act-\($0)" }, in: store)
             _ = try await store.insertEvents(
-                (0..<40).map { F.event("e\($0)", activity: "act-\($0 % 10)", order: Int64($0)) })
+                (0..<40).map { F.event("e\($0)", activityKey: "act-\($0 % 10)", order: Int64($0)) })
             async let one = store.dispatchPass(limit: 6, now: F.epoch) { Self.applyAll($0, now: F.epoch) }
             async let two = store.dispatchPass(limit: 6, now: F.epoch) { Self.applyAll($0, now: F.epoch) }
             let (first, second) = try await (one, two)
@@ -150,11 +150,11 @@ import Testing
         try await F.withStore(kind) { store in
             #expect(try await store.sourcePosition("feed", activityLimit: 10) == nil)
             _ = try await store.insertEvents([
-                F.event("e1", activity: "m1", source: "feed", at: 1),
-                F.event("e2", activity: "m2", source: "feed", at: 2),
-                F.event("other", activity: "m3", source: "uber", at: 9),
-                F.event("e3", activity: "m1", source: "feed", at: 3),
-                F.event("e4", activity: "m4", source: "feed", at: 4),
+                F.event("e1", activityKey: "m1", source: "feed", at: 1),
+                F.event("e2", activityKey: "m2", source: "feed", at: 2),
+                F.event("other", activityKey: "m3", source: "uber", at: 9),
+                F.event("e3", activityKey: "m1", source: "feed", at: 3),
+                F.event("e4", activityKey: "m4", source: "feed", at: 4),
             ])
             try await store.upsertActivity(
                 RegisteredActivity(activityKey: "m4", source: "feed", lifecycle: .ended, updatedAt: F.epoch))

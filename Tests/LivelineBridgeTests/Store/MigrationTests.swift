@@ -63,7 +63,7 @@ import Testing
             let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 5)
             #expect(old.migrationsAppliedAtOpen == [1, 2, 3, 4, 5])
             _ = try await old.insertEvents([
-                F.event("a", order: 1), F.event("b", order: 2), F.event("c", activity: "order-2", order: 3),
+                F.event("a", order: 1), F.event("b", order: 2), F.event("c", activityKey: "order-2", order: 3),
             ])
             try await Self.registerBeforeMigration11(old, activityKey: "order-1", updateToken: "aa", source: "delivery")
             // What a dispatch step of that bridge wrote when it applied "a" (today's dispatcher

@@ -6,9 +6,9 @@ import Testing
 @Suite struct OutboxTests {
     typealias F = StoreFixture
 
-    static func push(_ activity: String = "order-1", due offset: TimeInterval = 0) -> OutboxPush {
+    static func push(_ activityKey: String = "order-1", due offset: TimeInterval = 0) -> OutboxPush {
         OutboxPush(
-            activityKey: activity, payload: Array("{\"aps\":{}}".utf8),
+            activityKey: activityKey, payload: Array("{\"aps\":{}}".utf8),
             headers: PushHeaders(topic: "com.example.push-type.liveactivity", priority: .high, expiration: 0),
             dueAt: F.epoch + Millis(offset * 1000)
         )

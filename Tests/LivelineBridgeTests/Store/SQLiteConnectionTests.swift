@@ -72,7 +72,8 @@ import Testing
                     for batch in 0..<8 {
                         group.addTask {
                             let events = (0..<25).map {
-                                StoreFixture.event("pref-\(batch)-\($0)", activity: "order-\(batch)", order: Int64($0))
+                                StoreFixture.event(
+                                    "pref-\(batch)-\($0)", activityKey: "order-\(batch)", order: Int64($0))
                             }
                             return try await store.insertEvents(events).count
                         }

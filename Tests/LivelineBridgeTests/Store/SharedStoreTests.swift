@@ -21,7 +21,7 @@ import Testing
                         activityKey: key, targets: ActivityTargets(updateToken: "ab"), source: "delivery"),
                     now: F.epoch)
             }
-            let events = (0..<200).map { F.event("e\($0)", activity: "act-\($0 % 20)", order: Int64($0)) }
+            let events = (0..<200).map { F.event("e\($0)", activityKey: "act-\($0 % 20)", order: Int64($0)) }
             _ = try await one.insertEvents(events.shuffled())
             let log = ApplyLog()
             let worked: Result<Void, any Error>
@@ -40,7 +40,7 @@ import Testing
             let applied = log.applied
             #expect(applied.count == events.count)
             #expect(Set(applied.map(\.order)).count == events.count, "an event was applied twice")
-            for (activity, orders) in Dictionary(grouping: applied, by: \.activity).mapValues({ $0.map(\.order) }) {
+            for (activity, orders) in Dictionary(grouping: applied, by: \.activityKey).mapValues({ $0.map(\.order) }) {
                 #expect(orders == orders.sorted(), "\(activity) applied out of order: \(orders)")
             }
             #expect(log.overlaps.isEmpty, "activities held by both instances: \(log.overlaps)")
@@ -70,7 +70,7 @@ import Testing
 /// synchronous (they run inside a pass's transaction), so the log is a lock, not an actor.
 private final class ApplyLog: Sendable {
     struct Applied: Sendable {
-        var activity: String
+        var activityKey: String
         var order: Int64
         var instance: String
     }
@@ -86,16 +86,16 @@ private final class ApplyLog: Sendable {
     var applied: [Applied] { state.withLock { $0.applied } }
     var overlaps: [String] { state.withLock { $0.overlaps } }
 
-    func enter(_ activity: String, instance: String) {
+    func enter(_ activityKey: String, instance: String) {
         state.withLock {
-            if let holder = $0.holders[activity], holder != instance { $0.overlaps.append(activity) }
-            $0.holders[activity] = instance
+            if let holder = $0.holders[activityKey], holder != instance { $0.overlaps.append(activityKey) }
+            $0.holders[activityKey] = instance
         }
     }
 
-    func leave(_ activity: String) { state.withLock { $0.holders[activity] = nil } }
+    func leave(_ activityKey: String) { state.withLock { $0.holders[activityKey] = nil } }
 
-    func apply(_ activity: String, order: Int64, instance: String) {
-        state.withLock { $0.applied.append(Applied(activity: activity, order: order, instance: instance)) }
+    func apply(_ activityKey: String, order: Int64, instance: String) {
+        state.withLock { $0.applied.append(Applied(activityKey: activityKey, order: order, instance: instance)) }
     }
 }

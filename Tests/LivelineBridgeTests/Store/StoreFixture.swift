@@ -96,11 +96,11 @@ enum StoreFixture {
     }
 
     static func event(
-        _ id: String, activity: String = "order-1", order: Int64 = 1, source: String = "doordash",
+        _ id: String, activityKey: String = "order-1", order: Int64 = 1, source: String = "doordash",
         type: String = "DASHER_CONFIRMED", at offset: TimeInterval = 0
     ) -> InboxEvent {
         InboxEvent(
-            source: source, eventID: id, eventType: type, activityKey: activity, orderKey: order,
+            source: source, eventID: id, eventType: type, activityKey: activityKey, orderKey: order,
             receivedAt: epoch + Millis(offset * 1000), body: Array("{\"id\":\"\(id)\"}".utf8),
             headers: ["content-type": "application/json"]
         )

@@ -16,7 +16,7 @@ public enum FollowerImport {
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
         case unreadable(path: String, reason: String)
         case badLine(path: String, reason: String)
-        case notRegistered(key: String)
+        case notRegistered(activityKey: String)
 
         public var description: String {
             switch self {
@@ -33,7 +33,9 @@ public enum FollowerImport {
         path: String, activityKey: String, store: any FollowerStore & RegistryStore, batch: Int = 1000,
         now: @Sendable () -> Millis = BridgeClock.now, progress: (Report) -> Void = { _ in }
     ) async throws -> Report {
-        guard try await store.activity(activityKey) != nil else { throw Failure.notRegistered(key: activityKey) }
+        guard try await store.activity(activityKey) != nil else {
+            throw Failure.notRegistered(activityKey: activityKey)
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else {
             throw Failure.unreadable(path: path, reason: "no such file, or not readable")
         }
