@@ -1,7 +1,6 @@
 import Foundation
 import Liveline
 import Logging
-import Synchronization
 
 /// Turns stored events (webhooks and stream events) into pushes through the engine's rules, one
 /// activity at a time, and writes each step durably before anything is sent.
@@ -75,12 +74,12 @@ public final class BridgeDispatcher: Sendable {
     /// What this instance's recent steps did with each event, for `GET /v1/events/…`.
     public let journal = DispatchJournal()
     /// Rung when there is new work (a webhook stored, an activity registered).
-    public let wakeSignal = WakeSignal()
+    public var wakeSignal: WakeSignal { loop.wakeSignal }
+    private let loop: WorkerLoop
     /// Rung when a step queued pushes.
     private let outboxSignal: WakeSignal?
     /// Rung when a step started fan-outs.
     private let fanOutSignal: WakeSignal?
-    private let stopping = Mutex(false)
 
     public init(
         store: any DispatchStore, catalog: StoryCatalog, configuration: Configuration,
@@ -96,6 +95,7 @@ public final class BridgeDispatcher: Sendable {
         self.observer = observer
         self.logger = logger
         self.outboxSignal = outboxSignal
+        loop = WorkerLoop(executor: store.taskExecutor, logger: logger, failure: "dispatch failed; retrying")
     }
 
     /// Dispatches until ``stop()`` or until the task is cancelled, waking on ``wakeSignal``, at
@@ -103,35 +103,25 @@ public final class BridgeDispatcher: Sendable {
     /// store error is logged and retried at the next poll: nothing acknowledged is dropped.
     public func run() async {
         var deadlines = DeadlineQueue()
-        while !Task.isCancelled, !isStopping {
-            do {
-                var report: PassReport
+        // A cancellation stops a pass mid-transaction, which rolls back: nothing of it is
+        // written, and the next start applies its events.
+        await loop.run(
+            pass: {
+                let began = BridgeClock.now()
+                let report = try await dispatch(now: began)
+                deadlines.removeAll(through: began)
+                for deadline in report.deadlines { deadlines.insert(deadline, now: began) }
                 // A full batch means more may be waiting: go again at once.
-                repeat {
-                    let began = BridgeClock.now()
-                    report = try await dispatch(now: began)
-                    deadlines.removeAll(through: began)
-                    for deadline in report.deadlines { deadlines.insert(deadline, now: began) }
-                } while report.activities >= configuration.batch && !Task.isCancelled && !isStopping
-            } catch {
-                // A stop cancels the pass mid-transaction, which rolls back: nothing of it is
-                // written, and the next start applies its events.
-                if Task.isCancelled { return }
-                logger.error("dispatch failed; retrying", metadata: ["error": "\(error)"])
-            }
-            if isStopping { return }
-            await wakeSignal.wait(upTo: deadlines.wait(now: BridgeClock.now(), poll: configuration.pollInterval))
-        }
+                return report.activities >= configuration.batch
+            },
+            wait: { deadlines.wait(now: BridgeClock.now(), poll: configuration.pollInterval) })
     }
 
     /// Ends ``run()`` once the pass in flight is committed (a drain): what it decided is in the
     /// outbox for the sender, and what no pass took up waits in the store for the next instance.
     public func stop() {
-        stopping.withLock { $0 = true }
-        wakeSignal.ring()
+        loop.stop()
     }
-
-    private var isStopping: Bool { stopping.withLock { $0 } }
 
     /// One pass at `now`: claims activities with work, runs one step for each and writes them,
     /// all in one transaction (one fsync, however many activities).

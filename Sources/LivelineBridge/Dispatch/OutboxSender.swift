@@ -2,7 +2,6 @@ import Foundation
 import Liveline
 import LivelineAPNs
 import Logging
-import Synchronization
 
 /// Sends the outbox to APNs and records each answer durably, retrying by APNs' reason.
 ///
@@ -58,14 +57,14 @@ public final class OutboxSender: Sendable {
 
     public let configuration: Configuration
     /// Rung when the dispatcher queued pushes.
-    public let wakeSignal = WakeSignal()
+    public var wakeSignal: WakeSignal { loop.wakeSignal }
+    private let loop: WorkerLoop
     private let store: any OutboxStore
     private let client: APNsClient
     private let observer: any DispatchObserver
     private let logger: Logger
     private let host: String
     private let cutoff = SendCutoff()
-    private let stopping = Mutex(false)
 
     public init(
         store: any OutboxStore, client: APNsClient, configuration: Configuration,
@@ -78,39 +77,25 @@ public final class OutboxSender: Sendable {
         self.observer = observer
         self.logger = logger
         self.host = client.configuration.endpoint.description
+        loop = WorkerLoop(executor: store.taskExecutor, logger: logger, failure: "sending the outbox failed; retrying")
     }
 
     /// Sends until ``stop(cutoff:)`` (then gives back this instance's claims) or until the task
     /// is cancelled, waking on ``wakeSignal`` or every poll interval.
     public func run() async {
-        while !Task.isCancelled, !isStopping {
-            do {
-                var report = try await send(now: BridgeClock.now())
-                while report.claimed >= configuration.batch, !Task.isCancelled, !isStopping {
-                    report = try await send(now: BridgeClock.now())
-                }
-            } catch {
-                // A cancellation stops the pass mid-query: the claimed pushes' leases expire and
-                // the next start sends them, so this is no failure to report.
-                if Task.isCancelled { return }
-                logger.error("sending the outbox failed; retrying", metadata: ["error": "\(error)"])
-            }
-            if isStopping { break }
-            await wakeSignal.wait(upTo: configuration.pollInterval)
-        }
-        guard isStopping, !Task.isCancelled else { return }
-        await releaseClaims()
+        // A cancellation stops a pass mid-query: the claimed pushes' leases expire and the next
+        // start sends them, so it is no failure to report.
+        await loop.run(
+            pass: { try await send(now: BridgeClock.now()).claimed >= configuration.batch },
+            wait: { configuration.pollInterval }, stopped: { await releaseClaims() })
     }
 
     /// Ends ``run()`` after the pass in flight; answers that have not come by `cutoff` (nil:
     /// none is waited for) are given up, and their pushes given back.
     public func stop(cutoff at: Millis?) {
-        stopping.withLock { $0 = true }
-        wakeSignal.ring()
+        loop.stop()
         cutoff.fire(at: at)
     }
-
-    private var isStopping: Bool { stopping.withLock { $0 } }
 
     /// Gives back the pushes and activities this instance still claims (unanswered at the cutoff,
     /// or claimed by a pass that failed), so the next instance takes them at once.

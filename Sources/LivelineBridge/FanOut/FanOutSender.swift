@@ -2,7 +2,6 @@ import Foundation
 import Liveline
 import LivelineAPNs
 import Logging
-import Synchronization
 
 /// Sends fan-outs: each push decided for a key with followers, to every token follower.
 ///
@@ -64,13 +63,13 @@ public final class FanOutSender: Sendable {
 
     public let configuration: Configuration
     /// Rung when the dispatcher started fan-outs or a follower joined.
-    public let wakeSignal = WakeSignal()
+    public var wakeSignal: WakeSignal { loop.wakeSignal }
+    private let loop: WorkerLoop
     private let store: any FanOutStore
     private let client: APNsClient
     private let observer: any FanOutObserver
     private let logger: Logger
     private let cutoff = SendCutoff()
-    private let stopping = Mutex(false)
 
     public init(
         store: any FanOutStore, client: APNsClient, configuration: Configuration,
@@ -82,21 +81,19 @@ public final class FanOutSender: Sendable {
         self.configuration = configuration
         self.observer = observer
         self.logger = logger
+        loop = WorkerLoop(executor: store.taskExecutor, logger: logger, failure: "sending fan-outs failed; retrying")
     }
 
     /// Sends until ``stop(cutoff:)`` or cancellation, waking on ``wakeSignal`` or every poll.
     public func run() async {
-        while !Task.isCancelled, !isStopping {
-            do {
-                while try await send(now: BridgeClock.now()).didWork, !Task.isCancelled, !isStopping {}
-            } catch {
-                if Task.isCancelled { return }
-                logger.error("sending fan-outs failed; retrying", metadata: ["error": "\(error)"])
-            }
-            if isStopping { break }
-            await wakeSignal.wait(upTo: configuration.pollInterval)
-        }
-        guard isStopping, !Task.isCancelled else { return }
+        await loop.run(
+            pass: { try await send(now: BridgeClock.now()).didWork }, wait: { configuration.pollInterval },
+            stopped: { await releaseClaims() })
+    }
+
+    /// Gives back the ranges and catch-ups this instance still claims, so the next instance
+    /// sends them at once.
+    private func releaseClaims() async {
         do {
             let released = try await store.releaseFanOutClaims(instance: configuration.instance)
             if released > 0 {
@@ -114,12 +111,9 @@ public final class FanOutSender: Sendable {
     /// their ranges given back, so the next instance sends them again at once (the same payload
     /// and timestamp: a device that has it drops it).
     public func stop(cutoff at: Millis?) {
-        stopping.withLock { $0 = true }
-        wakeSignal.ring()
+        loop.stop()
         cutoff.fire(at: at)
     }
-
-    private var isStopping: Bool { stopping.withLock { $0 } }
 
     /// One pass at `now`: up to ``Configuration/rangesPerPass`` ranges, ``Configuration/ranges``
     /// of them in flight at a time, then the due catch-ups.
@@ -147,7 +141,7 @@ public final class FanOutSender: Sendable {
                     let answeredAt = now + (ContinuousClock.now - started).millis
                     try await write(range, answers: answers, now: answeredAt, into: &report)
                 }
-                if answers != nil, !isStopping, report.ranges < configuration.rangesPerPass,
+                if answers != nil, !loop.isStopping, report.ranges < configuration.rangesPerPass,
                     let next = try await claimRange(now: now, excluding: claimedFanOuts)
                 {
                     claimedFanOuts.append(next.fanOutID)

@@ -130,16 +130,14 @@ public final class BridgeService: Sendable {
                 .init(service: http),
                 .init(
                     service: Worker(name: "sender", stop: { sender.stop(cutoff: drain.sendCutoff) }) {
-                        await withTaskExecutorPreference(store.taskExecutor) { await sender.run() }
+                        await sender.run()
                     }),
                 .init(
                     service: Worker(name: "fan-out", stop: { fanOut.stop(cutoff: drain.sendCutoff) }) {
-                        await withTaskExecutorPreference(store.taskExecutor) { await fanOut.run() }
+                        await fanOut.run()
                     }),
                 .init(
-                    service: Worker(name: "dispatcher", stop: { dispatcher.stop() }) {
-                        await withTaskExecutorPreference(store.taskExecutor) { await dispatcher.run() }
-                    }),
+                    service: Worker(name: "dispatcher", stop: { dispatcher.stop() }) { await dispatcher.run() }),
                 .init(
                     service: Worker(name: "depths") { [metrics] in
                         await Self.reportDepths(store: store, metrics: metrics, logger: logger)
