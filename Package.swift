@@ -191,6 +191,17 @@ let package = Package(
         .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
         // What tests share: running a child process without holding the cooperative pool.
         .target(name: "LivelineTestSupport", path: "Tests/LivelineTestSupport"),
+        // Starts a mock APNs on loopback for the tests that talk to one; apart from
+        // LivelineTestSupport, so the tests that must not import the mock do not link it.
+        .target(
+            name: "LivelineMockTestSupport",
+            dependencies: [
+                "LivelineMockAPNs",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/LivelineMockTestSupport"
+        ),
         .testTarget(
             name: "LivelineTests",
             dependencies: ["Liveline", "LivelineTestSupport"]
@@ -208,6 +219,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // The dispatcher's tests push to a real mock APNs over loopback.
                 "LivelineMockAPNs",
+                "LivelineMockTestSupport",
                 "LivelineAPNs",
             ],
             // Signatures made by the senders' own libraries (Tests/LivelineBridgeTests/Fixtures/signature-vectors.py); read
@@ -237,6 +249,7 @@ let package = Package(
             dependencies: [
                 "LivelineAPNs",
                 "LivelineMockAPNs",
+                "LivelineMockTestSupport",
                 "Liveline",
                 "LivelineTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -252,6 +265,7 @@ let package = Package(
             dependencies: [
                 "LivelineLoad",
                 "LivelineMockAPNs",
+                "LivelineMockTestSupport",
                 "LivelineAPNs",
                 "Liveline",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -263,9 +277,9 @@ let package = Package(
             name: "LivelineCLITests",
             dependencies: [
                 "LivelineMockAPNs",
+                "LivelineMockTestSupport",
                 "Liveline",
                 "LivelineTestSupport",
-                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
@@ -286,6 +300,7 @@ let package = Package(
             name: "LivelineMockAPNsTests",
             dependencies: [
                 "LivelineMockAPNs",
+                "LivelineMockTestSupport",
                 "Liveline",
                 "LivelineTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),

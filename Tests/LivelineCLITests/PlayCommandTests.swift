@@ -1,7 +1,7 @@
-import Crypto
 import Foundation
 import Liveline
 import LivelineMockAPNs
+import LivelineMockTestSupport
 import Testing
 
 /// `liveline play` as a user runs it: against the embedded mock, and against a mock APNs this
@@ -32,29 +32,15 @@ import Testing
         var url: String { "https://127.0.0.1:\(server.port)" }
 
         static func start(faults: FaultPlan = .none) async throws -> Remote {
-            let key = P256.Signing.PrivateKey()
-            var configuration = MockAPNsConfiguration()
-            configuration.host = "127.0.0.1"
-            configuration.port = 0
-            let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "liveline-cli-\(UUID().uuidString).pem"
-            ).path
-            configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
-            configuration.authentication = .keys([
-                ProviderKey(keyID: "ABC123DEFG", teamID: "DEF123GHIJ", publicKey: key.publicKey)
-            ])
-            configuration.faults = faults
-            configuration.eventLoopThreads = 1
-            configuration.logger.logLevel = .critical
-            let server = try await MockAPNsServer.start(configuration)
-            return Remote(server: server, keyFile: try CLI.file(key.pemRepresentation, suffix: ".p8"))
+            let mock = try await LoopbackMockAPNs.start(.tlsVerifyingTokens) { $0.faults = faults }
+            return Remote(server: mock.server, keyFile: try CLI.file(mock.keyPEM, suffix: ".p8"))
         }
 
         /// `play FILE` to this mock with the token and credentials; `trusted` passes its certificate.
         func arguments(_ file: URL, trusted: Bool = true) -> [String] {
             var arguments = [
                 "play", file.path, "--speed", "30", "--no-view", "--apns-url", url, "--token", PlayCommandTests.token,
-                "--key", keyFile.path, "--key-id", "ABC123DEFG", "--team-id", "DEF123GHIJ",
+                "--key", keyFile.path, "--key-id", LoopbackMockAPNs.keyID, "--team-id", LoopbackMockAPNs.teamID,
             ]
             if trusted, let certificate = server.certificatePath { arguments += ["--ca-file", certificate] }
             return arguments

@@ -2,21 +2,14 @@ import Foundation
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineMockTestSupport
 import Testing
 @testable import LivelineLoad
 
 @Suite("End to end against the mock over loopback")
 struct EndToEndTests {
     static func startMock(subscriptions: [String: [String]] = [:]) async throws -> MockAPNsServer {
-        var configuration = MockAPNsConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.transport = .h2c
-        configuration.authentication = .acceptAnyToken
-        configuration.eventLoopThreads = 1
-        configuration.logger.logLevel = .critical
-        configuration.subscriptions = subscriptions
-        return try await MockAPNsServer.start(configuration)
+        try await LoopbackMockAPNs.start(.h2c) { $0.subscriptions = subscriptions }.server
     }
 
     @Test("200 activities, virtual clock: every push delivered, none lost, the devices agree")

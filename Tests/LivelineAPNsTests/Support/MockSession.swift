@@ -1,16 +1,16 @@
-import Crypto
 import Foundation
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineMockTestSupport
 import NIOCore
 import NIOPosix
 
 /// A mock APNs over TLS on an ephemeral loopback port, verifying JWTs from a test key, and a
 /// client that trusts its self-signed certificate.
 struct MockSession {
-    static let keyID = "ABC123DEFG"
-    static let teamID = "DEF123GHIJ"
+    static let keyID = LoopbackMockAPNs.keyID
+    static let teamID = LoopbackMockAPNs.teamID
     static let bundleID = "com.example.matchday"
 
     let server: MockAPNsServer
@@ -21,23 +21,9 @@ struct MockSession {
         connections: Int = 1, clientNow: (@Sendable () -> Int64)? = nil,
         configure: (inout MockAPNsConfiguration) -> Void = { _ in }
     ) async throws -> MockSession {
-        let privateKey = P256.Signing.PrivateKey()
-        let pem = privateKey.pemRepresentation
-        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "liveline-mock-\(UUID().uuidString).pem"
-        ).path
-        var configuration = MockAPNsConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
-        configuration.authentication = .keys([
-            ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)
-        ])
-        configuration.eventLoopThreads = 1
-        configuration.logger.logLevel = .critical
-        configure(&configuration)
-        let server = try await MockAPNsServer.start(configuration)
-        let key = try SigningKey(pem: pem, keyID: keyID, teamID: teamID)
+        let mock = try await LoopbackMockAPNs.start(.tlsVerifyingTokens, configure)
+        let server = mock.server
+        let key = try SigningKey(pem: mock.keyPEM, keyID: keyID, teamID: teamID)
         let endpoint = APNsEndpoint(
             host: "127.0.0.1", port: server.port, tls: true, trustedCertificates: server.certificatePath)
         let client: APNsClient

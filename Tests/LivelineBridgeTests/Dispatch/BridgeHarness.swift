@@ -1,9 +1,9 @@
-import Crypto
 import Foundation
 import HTTPTypes
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineMockTestSupport
 import NIOPosix
 import Testing
 @testable import LivelineBridge
@@ -12,8 +12,8 @@ import Testing
 /// virtual time: the mock's device clock, the client's JWT clock and the dispatcher's `now`
 /// are one ``ManualClock``.
 final class BridgeHarness: Sendable {
-    static let keyID = "ABC123DEFG"
-    static let teamID = "DEF123GHIJ"
+    static let keyID = LoopbackMockAPNs.keyID
+    static let teamID = LoopbackMockAPNs.teamID
 
     let clock: ManualClock
     let mock: MockAPNsServer
@@ -32,24 +32,13 @@ final class BridgeHarness: Sendable {
         configuration: BridgeConfiguration? = nil, fanOut: FanOutSender.Configuration? = nil
     ) async throws {
         let clock = ManualClock(start: 1_800_000_000_000)
-        let privateKey = P256.Signing.PrivateKey()
-        var mockConfiguration = MockAPNsConfiguration()
-        mockConfiguration.host = "127.0.0.1"
-        mockConfiguration.port = 0
-        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "liveline-bridge-\(UUID().uuidString).pem"
-        ).path
-        mockConfiguration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
-        mockConfiguration.authentication = .keys([
-            ProviderKey(keyID: Self.keyID, teamID: Self.teamID, publicKey: privateKey.publicKey)
-        ])
-        mockConfiguration.eventLoopThreads = 1
-        mockConfiguration.logger.logLevel = .critical
-        mockConfiguration.clock = clock
-        // The order checks read every accepted push's timestamp.
-        mockConfiguration.keepsEveryPayload = true
-        let mock = try await MockAPNsServer.start(mockConfiguration)
-        let key = try SigningKey(pem: privateKey.pemRepresentation, keyID: Self.keyID, teamID: Self.teamID)
+        let loopback = try await LoopbackMockAPNs.start(.tlsVerifyingTokens) { configuration in
+            configuration.clock = clock
+            // The order checks read every accepted push's timestamp.
+            configuration.keepsEveryPayload = true
+        }
+        let mock = loopback.server
+        let key = try SigningKey(pem: loopback.keyPEM, keyID: Self.keyID, teamID: Self.teamID)
         let endpoint = APNsEndpoint(
             host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath)
         client = try APNsClient(

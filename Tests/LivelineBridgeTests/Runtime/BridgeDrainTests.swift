@@ -3,6 +3,7 @@ import HTTPTypes
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineMockTestSupport
 import LivelineTestSupport
 import Logging
 import NIOPosix
@@ -103,17 +104,10 @@ struct DrainRig: Sendable {
         _ kind: StoreKind, latency: Latency, drainTimeout: Duration, _ body: (DrainRig) async throws -> Void
     ) async throws {
         try await StoreFixture.withStore(kind) { store in
-            var mockConfiguration = MockAPNsConfiguration()
-            mockConfiguration.port = 0
-            let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
-                "liveline-drain-\(UUID().uuidString).pem"
-            ).path
-            mockConfiguration.transport = .tls(.selfSigned(writeCertificateTo: certificate))
-            mockConfiguration.eventLoopThreads = 1
-            mockConfiguration.logger.logLevel = .critical
-            mockConfiguration.keepsEveryPayload = true
-            mockConfiguration.faults = FaultPlan(latency: latency)
-            let mock = try await MockAPNsServer.start(mockConfiguration)
+            let mock = try await LoopbackMockAPNs.start(.tlsAcceptingAnyToken) { configuration in
+                configuration.keepsEveryPayload = true
+                configuration.faults = FaultPlan(latency: latency)
+            }.server
             let endpoint = APNsEndpoint(
                 host: "127.0.0.1", port: mock.port, tls: true, trustedCertificates: mock.certificatePath)
             let client = try APNsClient(

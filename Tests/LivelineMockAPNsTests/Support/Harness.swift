@@ -1,6 +1,7 @@
 import Foundation
 import Liveline
 import LivelineMockAPNs
+import LivelineMockTestSupport
 import NIOPosix
 
 /// Starts mocks for tests: h2c on an ephemeral loopback port, one event loop, a manual clock.
@@ -14,16 +15,10 @@ enum Harness {
     static func start(
         clock: ManualClock = ManualClock(start: epoch), _ configure: (inout MockAPNsConfiguration) -> Void = { _ in }
     ) async throws -> MockAPNsServer {
-        var configuration = MockAPNsConfiguration()
-        configuration.host = "127.0.0.1"
-        configuration.port = 0
-        configuration.transport = .h2c
-        configuration.authentication = .acceptAnyToken
-        configuration.eventLoopThreads = 1
-        configuration.clock = clock
-        configuration.logger.logLevel = .warning
-        configure(&configuration)
-        return try await MockAPNsServer.start(configuration)
+        try await LoopbackMockAPNs.start(.h2c, logLevel: .warning) { configuration in
+            configuration.clock = clock
+            configure(&configuration)
+        }.server
     }
 
     static func connect(_ server: MockAPNsServer) async throws -> RawH2Client {
