@@ -126,13 +126,12 @@ final class PythonH2Server: @unchecked Sendable {
         let lines = LineCollector()
         output.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
         try process.run()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            if let line = lines.all.first(where: { $0.hasPrefix("listening ") }), let port = Int(line.dropFirst(10)) {
-                return PythonH2Server(port: port, process: process, input: input, lines: lines)
-            }
-            try await Task.sleep(for: .milliseconds(20))
+        var port: Int?
+        await eventually(within: 30, every: .milliseconds(20)) {
+            port = lines.all.first(where: { $0.hasPrefix("listening ") }).flatMap { Int($0.dropFirst(10)) }
+            return port != nil
         }
+        if let port { return PythonH2Server(port: port, process: process, input: input, lines: lines) }
         process.terminate()
         throw CocoaError(
             .fileReadUnknown, userInfo: [NSLocalizedDescriptionKey: "the h2 server did not start: \(lines.all)"])

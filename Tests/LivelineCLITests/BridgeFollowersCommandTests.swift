@@ -56,10 +56,9 @@ import Testing
                 environment: environment)
             #expect(sent?.status == 0)
             var metrics = ""
-            for _ in 0..<400 {
+            await eventually(within: 20, every: .milliseconds(50)) {
                 metrics = (try? await BridgeCommandTests.curl(["\(base)/metrics"])) ?? ""
-                if metrics.contains(#"liveline_fanout_pushes_total{key="D-1"} 3"#) { break }
-                try? await Task.sleep(for: .milliseconds(50))
+                return metrics.contains(#"liveline_fanout_pushes_total{key="D-1"} 3"#)
             }
             #expect(metrics.contains(#"liveline_fanout_pushes_total{key="D-1"} 3"#), "\(metrics)")
             let shown =

@@ -2,6 +2,7 @@ import Foundation
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineTestSupport
 import NIOPosix
 
 /// Plays a scenario in real time (compressed by `speed`) through a ``LiveSession`` (the loop
@@ -32,15 +33,12 @@ final class Player: Sendable {
             delivery: .init(
                 bundleID: MockSession.bundleID, retry: retry,
                 updateTokenResolver: { _, startToken in
-                    for _ in 0..<100 {
-                        if let token = server.activities().first(where: { $0.pushToStartToken == startToken })?
-                            .updateToken
-                        {
-                            return token
-                        }
-                        try? await Task.sleep(for: .milliseconds(10))
+                    var token: String?
+                    await eventually(within: 1, every: .milliseconds(10)) {
+                        token = server.activities().first(where: { $0.pushToStartToken == startToken })?.updateToken
+                        return token != nil
                     }
-                    return nil
+                    return token
                 }),
             targets: Dictionary(uniqueKeysWithValues: targets.enumerated().map { ($0.offset, $0.element) }),
             observer: { event in
