@@ -36,7 +36,7 @@ final class SourceRateLimiter: Sendable {
         let limit = self.limit
         return bucket.withLock { bucket in
             if let updated = bucket.updated, now > updated {
-                let elapsed = Self.seconds(now - updated)
+                let elapsed = BridgeClock.seconds(now - updated)
                 bucket.tokens = min(Double(limit.burst), bucket.tokens + elapsed * limit.perSecond)
             }
             if bucket.updated.map({ now > $0 }) ?? true { bucket.updated = now }
@@ -47,10 +47,5 @@ final class SourceRateLimiter: Sendable {
             let wait = (1 - bucket.tokens) / limit.perSecond
             return .limited(retryAfter: max(1, Int(wait.rounded(.up))))
         }
-    }
-
-    private static func seconds(_ duration: Duration) -> Double {
-        let (seconds, attoseconds) = duration.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }
