@@ -35,7 +35,6 @@ let package = Package(
         // re-reads the manifests) recompiled Hummingbird: SwiftPM passes a package's enabled
         // traits as -D flags in an order that differs from one reading to the next.
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: []),
-        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax.git", from: "602.0.0"),
@@ -107,9 +106,6 @@ let package = Package(
                 "Liveline",
                 "LivelineAPNs",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-                // The client's API takes an event loop group; results arrive on its loops.
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
@@ -134,6 +130,11 @@ let package = Package(
                 // The bridge's configuration file, read with marks for located errors.
                 .product(name: "Yams", package: "Yams"),
                 // The durable store (Store/): SQLite by default, PostgreSQL for several instances.
+                // SQLite's C API is called directly, on a thread of the store's own, through the
+                // module VaporCSQLite: sqlite-nio builds the SQLite amalgamation there (one
+                // version, its compile options, on every platform) but exports it in no product
+                // of its own, so the product SQLiteNIO is what brings it. A system SQLite would
+                // differ by machine and need its headers installed.
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -141,7 +142,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // The HTTP server: webhooks, the registry API, health and metrics.
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 // The HTTP parts under Hummingbird, to answer requests its decoder refuses in JSON.
@@ -165,6 +165,10 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The bridge's log level.
+                .product(name: "Logging", package: "swift-log"),
+                // `bridge send --header 'Name: value'`.
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             // `liveline --version` names the git commit the binary was built from.
             plugins: ["BuildCommitPlugin"]
@@ -217,6 +221,9 @@ let package = Package(
                 // The store tests drop their PostgreSQL schema with a connection of their own.
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                // Raw connections to the bridge's HTTP server, and the event loops they run on.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 // The dispatcher's tests push to a real mock APNs over loopback.
                 "LivelineMockAPNs",
                 "LivelineMockTestSupport",
@@ -255,6 +262,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 // A server nobody here wrote, to check the client's own HTTP/2 framing against.
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
