@@ -1,4 +1,5 @@
 import ArgumentParser
+import LivelineTerminal
 
 /// The `liveline` command: parses arguments and hands over to the libraries.
 @main
@@ -13,4 +14,10 @@ struct LivelineCommand: AsyncParsableCommand {
             MockAPNsCommand.self, BridgeCommand.self, ChannelCommand.self, TokenCommand.self,
         ]
     )
+
+    /// Before ArgumentParser: a closed output is a write error, not a signal (see `Terminal`).
+    static func main() async {
+        StandardStream.ignoreBrokenPipeSignal()
+        await main(Array(CommandLine.arguments.dropFirst()))
+    }
 }

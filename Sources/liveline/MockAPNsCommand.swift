@@ -237,6 +237,8 @@ struct MockAPNsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // A server: a reader that goes away (… | head) stops its printing, not its serving.
+        Terminal.whenOutputCloses {}
         var configuration = MockAPNsConfiguration()
         configuration.logger.logLevel = .warning
         (configuration.host, configuration.port) = try Self.address(listen, option: "--listen")
@@ -464,7 +466,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
 
 /// Writes a line to standard output at once (unbuffered), so logs piped to files follow along.
 func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    Terminal.out(line)
 }
 
 /// Waits for the first of some signals, with handlers that do nothing else.

@@ -4,11 +4,17 @@
     import Darwin
 #endif
 import Foundation
-import Liveline
-import LivelineAppTypes
 import LivelineTerminal
+import Synchronization
 
-/// Where the CLI writes, and whether a person is watching.
+/// Where the CLI writes, whether a person is watching, and what a closed output means.
+///
+/// Everything goes through ``StandardStream``, so a reader that goes away (`… | head -1`) is
+/// never a crash. When standard output closes, the command ends quietly with status 0: at once
+/// by default; a command with work to finish first (`play` ends its activities, `load` writes
+/// its reports, a server keeps serving) says so with ``whenOutputCloses(_:)``. Later writes to
+/// a closed stream are dropped. Another write failure of standard output (a full disk) is said
+/// on standard error, and the command exits 1.
 enum Terminal {
     static var stdoutIsTTY: Bool { isatty(STDOUT_FILENO) == 1 }
     static var stderrIsTTY: Bool { isatty(STDERR_FILENO) == 1 }
@@ -24,11 +30,6 @@ enum Terminal {
         return (Int(window.ws_col), Int(window.ws_row))
     }
 
-    /// Writes without a newline.
-    static func write(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
-    }
-
     /// The terminal's width in columns (stderr's), or 100 when it cannot be told.
     static var columns: Int {
         var size = winsize()
@@ -36,47 +37,63 @@ enum Terminal {
         return Int(ProcessInfo.processInfo.environment["COLUMNS"] ?? "") ?? 100
     }
 
-    static func error(_ text: String) {
-        FileHandle.standardError.write(Data((text + "\n").utf8))
+    /// A line on standard output.
+    static func out(_ text: String) { emit(text + "\n", to: .output) }
+
+    /// Text on standard output, without a newline.
+    static func write(_ text: String) { emit(text, to: .output) }
+
+    /// A line on standard error.
+    static func error(_ text: String) { emit(text + "\n", to: .error) }
+
+    /// Text on standard error, without a newline (a progress line redrawn in place).
+    static func writeError(_ text: String) { emit(text, to: .error) }
+
+    /// What the command does when standard output's reader goes away, instead of ending at
+    /// once with status 0: it runs once, from the thread that found the pipe closed.
+    static func whenOutputCloses(_ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onOutputClosed = action }
     }
 
-    static func out(_ text: String) {
-        FileHandle.standardOutput.write(Data((text + "\n").utf8))
-    }
-}
+    /// Whether standard output's reader has gone away.
+    static var outputClosed: Bool { state.withLock { $0.closed.contains(STDOUT_FILENO) } }
 
-/// Loads scenario files for commands, printing their diagnostics with source snippets.
-enum ScenarioFiles {
-    /// The loaded scenario, with its warnings printed to standard error; or, after printing
-    /// every diagnostic there, nil.
-    /// With `app`, a story that would not decode into the app's types is refused the same way.
-    static func load(_ path: String, printWarnings: Bool = true, app: AppTypes? = nil) -> Scenario? {
-        let formatter = DiagnosticFormatter(color: Terminal.colorOnStderr, sources: sources(path))
-        do {
-            let loaded = try ScenarioLoader().load(file: path)
-            if printWarnings {
-                for warning in loaded.warnings { Terminal.error(formatter.format(warning)) }
-            }
-            if let app {
-                let found = AppTypesReport.check(
-                    loaded.scenario, against: app, formatter: formatter, print: Terminal.error)
-                if found.errors > 0 {
-                    Terminal.error(
-                        "\(path): the app would not decode \(found.errors == 1 ? "this" : "these \(found.errors)") (--app); nothing was sent"
-                    )
-                    return nil
-                }
-            }
-            return loaded.scenario
-        } catch {
-            for diagnostic in error.diagnostics { Terminal.error(formatter.format(diagnostic)) }
-            return nil
+    /// Ends the process with `status` now, without waiting for other threads: what is
+    /// buffered in C's streams (swift-log's) is flushed first.
+    static func leave(_ status: Int32) -> Never {
+        fflush(nil)
+        _exit(status)
+    }
+
+    private struct State {
+        var closed: Set<Int32> = []
+        var onOutputClosed: (@Sendable () -> Void)?
+    }
+
+    private static let state = Mutex(State())
+
+    private static func emit(_ text: String, to stream: StandardStream) {
+        if state.withLock({ $0.closed.contains(stream.descriptor) }) { return }
+        switch stream.write(text) {
+        case .written:
+            return
+        case .closed:
+            closed(stream)
+        case .failed(let code) where stream == .output:
+            emit("liveline: cannot write to standard output: \(StandardStream.describe(code))\n", to: .error)
+            leave(1)
+        case .failed:
+            // Standard error cannot say anything about itself.
+            closed(stream)
         }
     }
 
-    static func sources(_ path: String) -> [String: String] {
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8)
-        else { return [:] }
-        return [path: text]
+    private static func closed(_ stream: StandardStream) {
+        let (first, action) = state.withLock { state in
+            (state.closed.insert(stream.descriptor).inserted, state.onOutputClosed)
+        }
+        guard first, stream == .output else { return }
+        guard let action else { leave(0) }
+        action()
     }
 }

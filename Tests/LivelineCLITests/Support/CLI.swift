@@ -45,8 +45,12 @@ enum CLI {
     }
 
     /// Runs `liveline ARGUMENTS`; `whileRunning` gets the process once it started (to signal it).
+    /// With `closingOutputAfter`, standard output's reader goes away after that many lines (0:
+    /// before the command writes anything), as `| head -n N` does; what it read is the result's
+    /// `stdout`.
     static func run(
         _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60,
+        closingOutputAfter lines: Int? = nil,
         whileRunning: (@Sendable (Process, OutputBuffer) async -> Void)? = nil,
         watchingBoth: (@Sendable (Process, _ stdout: OutputBuffer, _ stderr: OutputBuffer) async -> Void)? = nil
     ) async throws -> Result {
@@ -67,13 +71,21 @@ enum CLI {
         // holding them when the process is seen to have exited).
         let readers = DispatchGroup()
         for (pipe, buffer) in [(outPipe, out), (errPipe, err)] {
+            let limit = pipe === outPipe ? lines : nil
+            if limit == 0 { continue }
             readers.enter()
             Subprocess.detach {
-                buffer.readToEnd(pipe.fileHandleForReading)
+                if let limit {
+                    buffer.read(lines: limit, from: pipe.fileHandleForReading)
+                    try? pipe.fileHandleForReading.close()
+                } else {
+                    buffer.readToEnd(pipe.fileHandleForReading)
+                }
                 readers.leave()
             }
         }
         try process.run()
+        if lines == 0 { try outPipe.fileHandleForReading.close() }
         let watchdog = Task {
             try await Task.sleep(for: .seconds(timeout))
             if process.isRunning { process.terminate() }
@@ -109,6 +121,24 @@ final class OutputBuffer: @unchecked Sendable {
         lock.lock()
         data.append(chunk)
         lock.unlock()
+    }
+
+    /// Appends what `handle` yields until `lines` newlines came, or its end of file.
+    func read(lines: Int, from handle: FileHandle) {
+        var seen = 0
+        while seen < lines {
+            let chunk = handle.availableData
+            if chunk.isEmpty { return }
+            var kept = chunk
+            for (offset, byte) in chunk.enumerated() where byte == UInt8(ascii: "\n") {
+                seen += 1
+                if seen == lines {
+                    kept = chunk.prefix(offset + 1)
+                    break
+                }
+            }
+            append(kept)
+        }
     }
 
     /// Appends what `handle` yields until its end of file (the writer closed it).
