@@ -15,9 +15,15 @@ struct LivelineCommand: AsyncParsableCommand {
         ]
     )
 
-    /// Before ArgumentParser: a closed output is a write error, not a signal (see `Terminal`).
+    /// Before ArgumentParser: a closed output is a write error, not a signal (see `Terminal`),
+    /// and a word that names no command is a usage error, even with `--help`.
     static func main() async {
         StandardStream.ignoreBrokenPipeSignal()
-        await main(Array(CommandLine.arguments.dropFirst()))
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if let message = UnknownCommand.message(for: arguments, root: Self.self) {
+            Terminal.error(message)
+            Terminal.leave(ExitCode.validationFailure.rawValue)
+        }
+        await main(arguments)
     }
 }
