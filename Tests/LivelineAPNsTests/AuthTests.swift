@@ -54,7 +54,9 @@ import Testing
         #expect(throws: CredentialsError.missing("the Team ID (--team-id or LIVELINE_APNS_TEAM_ID)")) {
             try Credentials.resolve(keyFile: nil, keyID: "K", teamID: nil, environment: ["LIVELINE_APNS_KEY": Self.pem])
         }
-        #expect(throws: CredentialsError.missing("the key (--key FILE.p8 or LIVELINE_APNS_KEY)")) {
+        #expect(
+            throws: CredentialsError.missing("the key (--key FILE.p8, LIVELINE_APNS_KEY_FILE or LIVELINE_APNS_KEY)")
+        ) {
             try Credentials.resolve(keyFile: nil, keyID: "K", teamID: "T", environment: [:])
         }
         #expect(throws: CredentialsError.unreadable("/nonexistent.p8")) {
@@ -83,6 +85,87 @@ import Testing
         let third = cache.current()
         cache.renew(replacing: second)
         #expect(cache.current() == third)
+    }
+}
+
+extension AuthTests {
+    /// A key file of `pem`, readable by its owner only; removed by the caller.
+    static func keyFile(_ pem: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("auth-\(UUID().uuidString).p8").path
+        try pem.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func theKeyFileCanComeFromTheEnvironmentButNotTwice() throws {
+        let path = try Self.keyFile(Self.pem)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let ids = ["LIVELINE_APNS_KEY_ID": "ABC123DEFG", "LIVELINE_APNS_TEAM_ID": "DEF123GHIJ"]
+        let key = try Credentials.resolve(
+            keyFile: nil, keyID: nil, teamID: nil, environment: ids.merging(["LIVELINE_APNS_KEY_FILE": path]) { $1 })
+        #expect(key?.keyID == "ABC123DEFG")
+        // The flag wins over both variables.
+        let flagged = try Credentials.resolve(
+            keyFile: path, keyID: nil, teamID: nil,
+            environment: ids.merging(["LIVELINE_APNS_KEY_FILE": "/nonexistent.p8", "LIVELINE_APNS_KEY": "x"]) { $1 })
+        #expect(flagged?.teamID == "DEF123GHIJ")
+        #expect(throws: CredentialsError.self) {
+            try Credentials.resolve(
+                keyFile: nil, keyID: nil, teamID: nil,
+                environment: ids.merging(["LIVELINE_APNS_KEY_FILE": path, "LIVELINE_APNS_KEY": Self.pem]) { $1 })
+        }
+    }
+
+    @Test func keyAndTeamIDsOfTheWrongShapeAreNamedWhereTheyCameFrom() throws {
+        #expect(
+            throws: CredentialsError.invalid(
+                setting: "--key-id", value: "X", problem: APNsIdentifiers.keyIDProblem("X") ?? "")
+        ) {
+            try Credentials.resolve(
+                keyFile: nil, keyID: "X", teamID: "DEF123GHIJ", environment: ["LIVELINE_APNS_KEY": Self.pem])
+        }
+        do {
+            _ = try Credentials.resolve(
+                keyFile: nil, keyID: "ABC123DEFG", teamID: nil,
+                environment: ["LIVELINE_APNS_KEY": Self.pem, "LIVELINE_APNS_TEAM_ID": "DEF-23GHIJ"])
+            Issue.record("a Team ID with a hyphen was accepted")
+        } catch {
+            #expect(
+                error.description
+                    == "LIVELINE_APNS_TEAM_ID=DEF-23GHIJ: a Team ID is letters and digits, and this one has '-'; it is shown under Membership details in your developer account"
+            )
+        }
+    }
+
+    @Test func aKeyOnAnotherCurveIsNamedWithItsFile() throws {
+        let path = try Self.keyFile(P384.Signing.PrivateKey().pemRepresentation)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            _ = try SigningKey(file: path, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+            Issue.record("a P-384 key was accepted")
+        } catch {
+            #expect(error.description.hasPrefix("the APNs key \(path) is not usable: the key is on the curve P-384"))
+            #expect(error.description.contains("P-256"))
+        }
+    }
+
+    @Test func identifierShapes() {
+        let token = String(repeating: "a1", count: 32)
+        #expect(APNsIdentifiers.deviceTokenProblem(token) == nil)
+        #expect(APNsIdentifiers.deviceTokenProblem(token + "b2b2") == nil)
+        #expect(APNsIdentifiers.deviceTokenProblem("abc")?.contains("has 3") == true)
+        #expect(APNsIdentifiers.deviceTokenProblem(token + "b")?.contains("even number") == true)
+        #expect(APNsIdentifiers.deviceTokenProblem(String(token.dropLast()) + "g")?.contains("'g'") == true)
+        #expect(APNsIdentifiers.keyIDProblem("ABC123DEFG") == nil)
+        #expect(APNsIdentifiers.keyIDProblem("ABC123DEF")?.contains("has 9") == true)
+        #expect(APNsIdentifiers.teamIDProblem("DEF123GHIJ") == nil)
+        #expect(APNsIdentifiers.topicProblem("com.example.matchday") == nil)
+        #expect(
+            APNsIdentifiers.topicProblem("com.example.matchday.push-type.liveactivity")
+                == "give the app's bundle id, com.example.matchday: Liveline adds .push-type.liveactivity to every push"
+        )
+        for bad in ["", "com example", ".com.example", "com..example", "com.example."] {
+            #expect(APNsIdentifiers.topicProblem(bad) != nil, "\(bad)")
+        }
     }
 }
 

@@ -26,10 +26,23 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         do {
             rawKey = try P256.Signing.PrivateKey(pemRepresentation: pem).rawRepresentation
         } catch {
-            throw .badKey("the PEM is not a PKCS#8 P-256 private key (the .p8 file from developer.apple.com)")
+            throw .badKey(Self.notP256(pem))
         }
         self.keyID = keyID
         self.teamID = teamID
+    }
+
+    /// Why a PEM private key that is not a P-256 one cannot sign for APNs, naming what it is
+    /// when that can be told (another curve), so the user knows they picked the wrong file.
+    private static func notP256(_ pem: String) -> String {
+        let fix = "APNs signs provider tokens with ES256, on the curve P-256: use the .p8 file from developer.apple.com"
+        if (try? P384.Signing.PrivateKey(pemRepresentation: pem)) != nil {
+            return "the key is on the curve P-384; \(fix)"
+        }
+        if (try? P521.Signing.PrivateKey(pemRepresentation: pem)) != nil {
+            return "the key is on the curve P-521; \(fix)"
+        }
+        return "the PEM is not a PKCS#8 P-256 private key (the .p8 file from developer.apple.com)"
     }
 
     /// A key read from a `.p8` file.
@@ -38,7 +51,11 @@ public struct SigningKey: Sendable, CustomStringConvertible {
         else {
             throw .unreadable(file)
         }
-        try self.init(pem: pem, keyID: keyID, teamID: teamID)
+        do {
+            try self.init(pem: pem, keyID: keyID, teamID: teamID)
+        } catch .badKey(let why, nil) {
+            throw .badKey(why, file: file)
+        }
     }
 
     /// A warning when the key file at `path` can be read by its group or by others: anyone who
@@ -65,13 +82,22 @@ public struct SigningKey: Sendable, CustomStringConvertible {
 public enum CredentialsError: Error, Sendable, CustomStringConvertible, Equatable {
     case missing(String)
     case unreadable(String)
-    case badKey(String)
+    /// The key cannot sign: why, and the file it came from (nil: from the environment).
+    case badKey(String, file: String? = nil)
+    /// Two settings that each give the key.
+    case conflicting(String)
+    /// A value of the wrong shape: `setting` is where it came from (a flag or an environment
+    /// variable), `problem` what is wrong and how to fix it (``APNsIdentifiers``).
+    case invalid(setting: String, value: String, problem: String)
 
     public var description: String {
         switch self {
         case .missing(let what): "missing \(what)"
         case .unreadable(let file): "cannot read the key file \(file)"
-        case .badKey(let why): "the APNs key is not usable: \(why)"
+        case .badKey(let why, let file): "the APNs key\(file.map { " \($0)" } ?? "") is not usable: \(why)"
+        case .conflicting(let what): what
+        case .invalid(let setting, let value, let problem):
+            "\(setting)\(setting.hasPrefix("-") ? " " : "=")\(value): \(problem)"
         }
     }
 }
