@@ -48,7 +48,7 @@ public final class APNsClient: Sendable {
     public let configuration: Configuration
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
-    private let pool: ConnectionPool
+    let pool: ConnectionPool
     private let tokens: ProviderTokenCache?
     /// ``Configuration/requestTimeout`` as NIO's deadlines take it, converted once.
     private let requestTimeout: TimeAmount

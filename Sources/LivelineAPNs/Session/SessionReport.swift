@@ -77,6 +77,9 @@ public enum PlayStatus: Int32, Sendable, Hashable {
     case setupRefused = 2
     /// APNs stopped some activities (410), or pushes failed.
     case pushesFailed = 3
+    /// APNs could not be reached before the first push: every connection attempt failed
+    /// (``APNsClient/connect(patience:)``).
+    case unreachable = 4
     /// A usage error.
     case usage = 64
     /// Ctrl-C.

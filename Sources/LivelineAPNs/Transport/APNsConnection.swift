@@ -33,15 +33,20 @@ final class APNsConnection: Sendable {
         var drainScheduled = false
     }
 
+    /// Completes when the connection can carry requests (TLS done with ALPN `h2`; at once for
+    /// h2c), or fails with why the channel closed first.
+    let ready: EventLoopFuture<Void>
+
     private init(
         channel: any Channel, handler: NIOLoopBound<HTTP2ClientHandler>, number: Int, host: String,
-        closeReason: NIOLockedValueBox<APNsTransportError?>
+        closeReason: NIOLockedValueBox<APNsTransportError?>, ready: EventLoopFuture<Void>
     ) {
         self.channel = channel
         self.handler = handler
         self.number = number
         self.host = host
         self.closeReason = closeReason
+        self.ready = ready
     }
 
     /// Connects on `eventLoop`. `onUnusable` is called once, from the event loop, when the
@@ -53,6 +58,9 @@ final class APNsConnection: Sendable {
         let serverHostname = endpoint.host.isIPAddress ? nil : endpoint.host
         let host = endpoint.hostAndPort
         let closeReason = NIOLockedValueBox<APNsTransportError?>(nil)
+        // Completed once, on the event loop; a later completion (the close of a connection that
+        // was ready) is ignored.
+        let ready = eventLoop.makePromise(of: Void.self)
         let bootstrap = ClientBootstrap(group: eventLoop)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
@@ -61,7 +69,7 @@ final class APNsConnection: Sendable {
                     let sync = channel.pipeline.syncOperations
                     if let sslContext {
                         try sync.addHandler(NIOSSLClientHandler(context: sslContext, serverHostname: serverHostname))
-                        try sync.addHandler(ALPNCheck(host: host))
+                        try sync.addHandler(ALPNCheck(host: host, ready: ready))
                     }
                     try sync.addHandler(
                         HTTP2ClientHandler(
@@ -73,17 +81,26 @@ final class APNsConnection: Sendable {
             }
         return bootstrap.connect(host: endpoint.host, port: endpoint.port)
             .flatMapThrowing { channel in
+                if sslContext == nil { ready.succeed(()) }
+                channel.closeFuture.whenComplete { _ in
+                    ready.fail(
+                        closeReason.withLockedValue { $0 }
+                            ?? APNsTransportError.connectionClosed(host: host, cause: nil))
+                }
                 let handler = try channel.pipeline.syncOperations.handler(type: HTTP2ClientHandler.self)
                 let connection = APNsConnection(
                     channel: channel, handler: NIOLoopBound(handler, eventLoop: channel.eventLoop), number: number,
                     host: host,
-                    closeReason: closeReason
+                    closeReason: closeReason, ready: ready.futureResult
                 )
                 handler.sendWaiting = { [weak connection] in connection?.sendWaitingNow() }
                 return connection
             }
             .flatMapErrorThrowing { error in
-                throw APNsTransportError.connectFailed(host: host, cause: ConnectFailure.cause(of: error) ?? "\(error)")
+                let failure = APNsTransportError.connectFailed(
+                    host: host, cause: ConnectFailure.cause(of: error) ?? "\(error)")
+                ready.fail(failure)
+                throw failure
             }
     }
 
@@ -156,21 +173,27 @@ final class APNsConnection: Sendable {
     }
 }
 
-/// Refuses a TLS connection on which the server did not agree to HTTP/2.
+/// Refuses a TLS connection on which the server did not agree to HTTP/2; says the connection
+/// is ready when it did.
 private final class ALPNCheck: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     let host: String
+    let ready: EventLoopPromise<Void>
 
-    init(host: String) {
+    init(host: String, ready: EventLoopPromise<Void>) {
         self.host = host
+        self.ready = ready
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if case TLSUserEvent.handshakeCompleted(let negotiated) = event {
             if negotiated != "h2" {
-                context.fireErrorCaught(APNsTransportError.notHTTP2(host: host, negotiated: negotiated))
+                let error = APNsTransportError.notHTTP2(host: host, negotiated: negotiated)
+                ready.fail(error)
+                context.fireErrorCaught(error)
                 context.close(promise: nil)
             } else {
+                ready.succeed(())
                 context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
             }
         }

@@ -32,6 +32,14 @@ struct NetworkRun {
         } catch {
             throw .targetUnavailable(target: "the connection to \(endpoint)", cause: "\(error)")
         }
+        // Connected before the first push: a target nobody answers at ends the run within the
+        // connection's patience, not push by push after every retry.
+        do {
+            try await client.connect()
+        } catch {
+            await client.shutdown()
+            throw .targetUnavailable(target: "a connection to \(endpoint)", cause: error.problem)
+        }
         var run = ScenarioRun(activities: context.makeEngines(copies: copies))
         let gate = ReleaseGate()
         let freed = FreedActivities()
