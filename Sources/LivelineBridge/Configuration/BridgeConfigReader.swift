@@ -5,7 +5,7 @@ import Yams
 /// Reads a bridge configuration's YAML nodes, collecting every problem located. It reads the
 /// nodes with Liveline's scenario reader helpers, so messages read the same as scenario errors.
 /// The parts live in extensions: `+Source`, `+Stream` (a stream source's feed), `+Verify`,
-/// `+Events`.
+/// `+Events`, `+APNs` (`apns:` and the variables that stand in for it).
 struct BridgeConfigReader {
     var base: ScenarioReader
     let directory: String
@@ -37,6 +37,12 @@ struct BridgeConfigReader {
 
     mutating func error(_ node: Node, _ message: String) { base.log.error(base.location(node), message) }
 
+    /// Where problems with the environment are reported: they belong to no line of the file.
+    var fileStart: SourceLocation { SourceLocation(file: base.file, line: 1, column: 1) }
+
+    /// Replaces the file's `listen` when set (a container sets it rather than edit the file).
+    static let listenVariable = "LIVELINE_BRIDGE_LISTEN"
+
     /// The whole file; nil when it is too broken to go on.
     mutating func configuration(_ root: Node) -> BridgeConfiguration? {
         guard
@@ -51,7 +57,16 @@ struct BridgeConfigReader {
                 "expected liveline-bridge: 1 (this Liveline reads format version 1), found \(ScenarioReader.describe(node))"
             )
         }
-        if let node = fields["listen"], let text = base.string(node, "listen") {
+        if let text = environment[Self.listenVariable], !text.isEmpty {
+            if let address = ListenAddress(parsing: text) {
+                listen = address
+            } else {
+                base.log.error(
+                    fileStart,
+                    "\(Self.listenVariable)=\(text) is not host:port, like 0.0.0.0:8080 or [::1]:8080 (it replaces the file's listen)"
+                )
+            }
+        } else if let node = fields["listen"], let text = base.string(node, "listen") {
             if let address = ListenAddress(parsing: text) {
                 listen = address
             } else {
@@ -71,7 +86,7 @@ struct BridgeConfigReader {
             stateDirectory = directory
             store = directory.store(forConfiguration: base.file)
         }
-        let apns = fields["apns"].flatMap { self.apns($0) }
+        let apns = self.apns(fields["apns"])
         let apiKeys = fields["api-keys"].map { self.apiKeys($0) } ?? []
         var bodyLimit = BridgeConfiguration.standardBodyLimit
         if let node = fields["body-limit"], let value = self.bodyLimit(node) { bodyLimit = value }
@@ -188,54 +203,6 @@ struct BridgeConfigReader {
             )
         }
         return nil
-    }
-
-    static let apnsKeys = ["key", "key-env", "key-id", "team-id", "topic", "environment"]
-
-    mutating func apns(_ node: Node) -> APNsSettings? {
-        guard
-            let fields = base.fields(
-                of: node, in: "apns", allowed: Self.apnsKeys,
-                required: ["key-id": "the key's 10-character Key ID", "team-id": "the Apple developer Team ID"]
-            )
-        else { return nil }
-        var key: APNsSettings.Key?
-        switch (fields["key"], fields["key-env"]) {
-        case (let file?, nil):
-            if let path = base.string(file, "key") {
-                if FileManager.default.fileExists(atPath: resolve(path)) {
-                    key = .file(resolve(path))
-                } else {
-                    error(file, "the APNs key file '\(path)' does not exist (looked for \(resolve(path)))")
-                }
-            }
-        case (nil, let variable?):
-            if let name = base.string(variable, "key-env") {
-                if environment[name] != nil || !readsSecrets {
-                    key = .environment(name)
-                } else {
-                    error(
-                        variable, "the environment variable \(name) is not set; it should hold the APNs key's PEM text")
-                }
-            }
-        case (.some, .some):
-            error(node, "apns has both 'key' and 'key-env'; give the key one way")
-        case (nil, nil):
-            error(
-                node, "apns is missing 'key' (a .p8 file) or 'key-env' (an environment variable holding its PEM text)")
-        }
-        let keyID = fields["key-id"].flatMap { base.string($0, "key-id") }
-        let teamID = fields["team-id"].flatMap { base.string($0, "team-id") }
-        let topic = fields["topic"].flatMap { base.string($0, "topic") }
-        var environment = APNsSettings.Environment.sandbox
-        if let node = fields["environment"],
-            let value = base.choice(
-                node, "environment", [("sandbox", APNsSettings.Environment.sandbox), ("production", .production)])
-        {
-            environment = value
-        }
-        guard let key, let keyID, let teamID else { return nil }
-        return APNsSettings(key: key, keyID: keyID, teamID: teamID, topic: topic, environment: environment)
     }
 
     mutating func apiKeys(_ node: Node) -> [APIKeyHash] {
