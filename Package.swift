@@ -163,9 +163,8 @@ let package = Package(
                 "LivelineTerminal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // The bridge's log level.
+                // `bridge serve --log-format json` sets up the process's logging.
                 .product(name: "Logging", package: "swift-log"),
                 // `bridge send --header 'Name: value'`.
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -35,22 +35,18 @@ struct BridgeFollowersCommand: AsyncParsableCommand {
 
         func run() async throws {
             let configuration = try options.load(readsSecrets: false)
-            let store = try await options.openStore(configuration)
-            do {
-                let report = try await FollowerImport.run(
-                    path: file, activityKey: key, store: store, batch: max(1, batch))
-                Terminal.out(
-                    "\(key): \(report.total) followers (\(report.created) new, \(report.updated) changed, \(report.unchanged) unchanged)"
-                )
-            } catch let failure as FollowerImport.Failure {
-                try? await store.close()
-                Terminal.error("liveline bridge followers import: \(failure)")
-                throw ExitCode(1)
-            } catch {
-                try? await store.close()
-                throw error
+            try await options.withStore(configuration) { store in
+                do {
+                    let report = try await FollowerImport.run(
+                        path: file, activityKey: key, store: store, batch: max(1, batch))
+                    Terminal.out(
+                        "\(key): \(report.total) followers (\(report.created) new, \(report.updated) changed, \(report.unchanged) unchanged)"
+                    )
+                } catch let failure as FollowerImport.Failure {
+                    Terminal.error("liveline bridge followers import: \(failure)")
+                    throw ExitCode(1)
+                }
             }
-            try await store.close()
         }
     }
 }

@@ -72,23 +72,21 @@ struct BridgeRecordCommand: AsyncParsableCommand {
             )
             throw ExitCode(2)
         }
-        let store = try await options.openStore(configuration)
         let selection = BridgeRecorder.Selection(
             activityKeys: keys, source: source, from: from.flatMap(UTCTime.parse), to: to.flatMap(UTCTime.parse))
-        let recording: BridgeRecorder.Recording
-        do {
-            recording = try await BridgeRecorder(configuration: configuration, store: store).record(
-                selection, file: out ?? "<stdout>")
-        } catch {
-            try? await store.close()
-            Terminal.error("liveline bridge record: \(error)")
-            throw ExitCode(1)
+        let recording = try await options.withStore(configuration) { store in
+            do {
+                return try await BridgeRecorder(configuration: configuration, store: store).record(
+                    selection, file: out ?? "<stdout>")
+            } catch {
+                Terminal.error("liveline bridge record: \(error)")
+                throw ExitCode(1)
+            }
         }
-        try? await store.close()
         for warning in recording.warnings { Terminal.error("warning: \(warning)") }
         for note in recording.notes { Terminal.error("note: \(note)") }
         guard let out else {
-            FileHandle.standardOutput.write(Data(recording.yaml.utf8))
+            Terminal.write(recording.yaml)
             return
         }
         do {

@@ -24,11 +24,8 @@ struct ChannelCommand: AsyncParsableCommand {
 
     /// Where and as whom, shared by the subcommands.
     struct Connection: ParsableArguments {
-        @Option(help: ArgumentHelp("The app's bundle id.", valueName: "bundle-id"))
-        var topic: String
-
-        @Option(help: "APNs environment: sandbox or production.")
-        var env: PlayCommand.Environment = .sandbox
+        /// `--topic` (required here, or LIVELINE_APNS_TOPIC) and `--env`.
+        @OptionGroup var apps: APNsAppOptions
 
         @Option(
             name: .customLong("apns-url"),
@@ -43,30 +40,38 @@ struct ChannelCommand: AsyncParsableCommand {
         @OptionGroup var credentials: CredentialOptions
 
         func channels() throws -> (BroadcastChannels, APNsClient) {
-            let endpoint: APNsEndpoint
-            if let apnsURL {
-                do { endpoint = try APNsEndpoint(url: apnsURL, trustedCertificates: caFile) } catch {
-                    Terminal.error("error: \(error)")
-                    throw ExitCode(1)
-                }
-            } else {
-                endpoint =
-                    env == .production ? BroadcastChannels.productionManagement : BroadcastChannels.sandboxManagement
-            }
             let key: SigningKey?
-            do { key = try credentials.signingKey() } catch {
+            let bundleID: String
+            let endpoint: APNsEndpoint
+            do {
+                key = try credentials.signingKey()
+                guard let topic = try apps.bundleID() else {
+                    throw ValidationError("give the app's bundle id with --topic (or set \(Credentials.topicVariable))")
+                }
+                bundleID = topic
+                if let apnsURL {
+                    endpoint = try APNsEndpoint(url: apnsURL, trustedCertificates: caFile)
+                } else {
+                    endpoint =
+                        try apps.environment() == .production
+                        ? BroadcastChannels.productionManagement : BroadcastChannels.sandboxManagement
+                }
+            } catch let error as CredentialsError {
+                Terminal.error("error: \(error)")
+                throw ExitCode(1)
+            } catch let error as EndpointError {
                 Terminal.error("error: \(error)")
                 throw ExitCode(1)
             }
             if key == nil, apnsURL == nil {
                 Terminal.error(
-                    "error: APNs needs credentials: --key FILE.p8 --key-id ID --team-id ID (or LIVELINE_APNS_KEY…)")
+                    "error: APNs needs credentials: --key FILE.p8 --key-id ID --team-id ID (or \(Credentials.keyFileVariable) or \(Credentials.keyVariable), \(Credentials.keyIDVariable) and \(Credentials.teamIDVariable))"
+                )
                 throw ExitCode(1)
             }
             let client = try APNsClient(
                 configuration: .init(endpoint: endpoint, signingKey: key),
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-            let bundleID = LiveActivityTopic.bundleID(ofTopic: topic)
             return (BroadcastChannels(client: client, bundleID: bundleID), client)
         }
     }

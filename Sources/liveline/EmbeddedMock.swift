@@ -1,10 +1,12 @@
+import Crypto
 import Foundation
 import LivelineAPNs
 import LivelineMockAPNs
 
-/// The mock APNs that `play` and `load` start in-process when no real target is given: on
-/// loopback, on a port the system picks, with a fresh self-signed certificate (or h2c), quiet.
-/// Each command adds only what is its own (keys, expected shapes, channel subscribers).
+/// The mock APNs that `play`, `load` and `bridge serve` start in-process when no real target
+/// is given: on loopback, on a port the system picks, with a fresh self-signed certificate (or
+/// h2c), quiet. Each command adds only what is its own (keys, expected shapes, channel
+/// subscribers, a dashboard).
 enum EmbeddedMock {
     /// Starts the mock and returns it with the endpoint that reaches it.
     static func start(
@@ -29,6 +31,19 @@ enum EmbeddedMock {
         let endpoint = APNsEndpoint(
             host: "127.0.0.1", port: server.port, tls: server.usesTLS, trustedCertificates: server.certificatePath)
         return (server, endpoint)
+    }
+}
+
+/// A key made for one run: the embedded mock trusts its public half, the client signs with it.
+struct ThrowawayKey {
+    let key: SigningKey
+    let providerKey: ProviderKey
+
+    init() throws(CredentialsError) {
+        let privateKey = P256.Signing.PrivateKey()
+        let keyID = "LIVELINE01", teamID = "LIVELINETM"
+        key = try SigningKey(pem: privateKey.pemRepresentation, keyID: keyID, teamID: teamID)
+        providerKey = ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)
     }
 }
 

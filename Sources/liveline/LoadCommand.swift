@@ -43,9 +43,13 @@ struct LoadCommand: AsyncParsableCommand {
             errors lost rejected superseded would-not-render exhausted (a count or a
             percentage: errors<0.1%, lost=0), rate (rate>1000/s); operators < <= > >= =.
 
+            A network target is connected to before the first push: one that cannot be
+            reached within 15 s ends the run (exit 2). A closed output (… | head) does
+            not: the reports are still written and the exit status is the run's.
+
             Exit status: 0 success; 1 a scenario file has errors; 2 the run failed
-            (the target refused the setup, or pushes were lost); 64 usage error;
-            99 a threshold failed.
+            (the target could not be reached or refused the setup, or pushes were
+            lost); 64 usage error; 99 a threshold failed.
             """
     )
 
@@ -173,6 +177,9 @@ struct LoadCommand: AsyncParsableCommand {
     }
 
     mutating func run() async throws {
+        // The run is over when its summary prints: a reader that went away (… | head) does not
+        // keep the reports from being written, and the exit status stays the run's.
+        Terminal.whenOutputCloses {}
         do {
             try await play()
         } catch let error as LoadError {
@@ -181,8 +188,22 @@ struct LoadCommand: AsyncParsableCommand {
         }
     }
 
+    /// The steps of a load test, each its own method below.
     private func play() async throws {
-        // The scenarios.
+        let loaded = try loadScenarios()
+        var configuration = try loadConfiguration(loaded)
+        let thresholds = try self.thresholds.map { text throws(LoadError) in try Threshold(parsing: text) }
+        let mock = try await chooseTarget(&configuration, seed: seedValue ?? loaded[0].scenario.seed)
+        var result = try await execute(configuration, mock: mock)
+        result.thresholds = thresholds.map { $0.check(result) }
+        try Self.write(result, json: json, report: report)
+        throw ExitCode(LoadExitStatus.of(result).rawValue)
+    }
+
+    private var seedValue: UInt64? { seed.map { UInt64(bitPattern: Int64($0)) } }
+
+    /// Every file with its weight; each file's problems are printed, and any stops the test.
+    private func loadScenarios() throws -> [(scenario: Scenario, weight: Int)] {
         var loaded: [(scenario: Scenario, weight: Int)] = []
         var failed = false
         for file in files {
@@ -194,10 +215,13 @@ struct LoadCommand: AsyncParsableCommand {
             }
         }
         if failed { throw ExitCode(LoadExitStatus.scenarioErrors.rawValue) }
-        let seedValue = seed.map { UInt64(bitPattern: Int64($0)) }
+        return loaded
+    }
+
+    /// The workload and the run's settings, from the options (the target comes next).
+    private func loadConfiguration(_ loaded: [(scenario: Scenario, weight: Int)]) throws -> LoadConfiguration {
         let realSpeed: Double? = clock == .real ? speed : nil
         let mix = try ScenarioMix(loaded, seed: seedValue, speed: realSpeed ?? 1)
-
         var configuration = LoadConfiguration(mix: mix, activities: activities)
         configuration.seed = seedValue
         let baseSeed = seedValue ?? loaded[0].scenario.seed
@@ -215,46 +239,56 @@ struct LoadCommand: AsyncParsableCommand {
         if broadcast {
             configuration.broadcast = try BroadcastPlan(channels: channels ?? max(1, (activities + 999) / 1000))
         }
-        let parsedThresholds = try thresholds.map { text throws(LoadError) in try Threshold(parsing: text) }
+        return configuration
+    }
 
-        // The target.
-        var mock: MockAPNsServer?
-        switch target {
-        case "discard":
+    /// `--target`: nothing (`discard`), the embedded mock (returned, to be read and shut down
+    /// after the run), or a server by URL (``APNsChoice``).
+    private func chooseTarget(
+        _ configuration: inout LoadConfiguration, seed baseSeed: UInt64
+    ) async throws
+        -> MockAPNsServer?
+    {
+        guard target != "discard" else {
             configuration.target = .discard
-        case "mock":
-            let started: (server: MockAPNsServer, endpoint: APNsEndpoint)
-            do {
-                started = try await EmbeddedMock.start(for: "load", tls: tls, threads: mockThreads) {
-                    mockConfiguration in
-                    mockConfiguration.authentication = .acceptAnyToken
-                    mockConfiguration.historyPerToken = max(1, mockHistory)
-                    mockConfiguration.keepsLastPayload = false
-                    if let plan = configuration.broadcast {
-                        mockConfiguration.subscriptions = plan.subscriptions(
-                            seed: baseSeed, tokens: configuration.tokens,
-                            copies: (0..<activities).filter {
-                                configuration.shard.contains(copy: plan.channel(ofCopy: $0))
-                            })
-                    }
-                }
-            } catch {
-                throw LoadError.targetUnavailable(target: "the embedded mock APNs", cause: error.cause)
-            }
-            mock = started.server
-            let endpoint = started.endpoint
-            configuration.target = .endpoint(endpoint, signingKey: try signingKey(), name: "mock")
-        default:
-            let endpoint: APNsEndpoint
-            do {
-                endpoint = try APNsEndpoint(url: target, trustedCertificates: caFile)
-            } catch {
-                throw LoadError.targetUnavailable(
-                    target: "--target \(target)", cause: "\(error.problem); or use mock or discard")
-            }
-            configuration.target = .endpoint(endpoint, signingKey: try signingKey(), name: endpoint.description)
+            return nil
         }
+        let choice: APNsChoice
+        do {
+            choice = try APNsChoice.decide(
+                url: target == "mock" ? nil : target, trusting: caFile, hasCredentials: false, apple: .sandbox,
+                mock: target == "mock" ? .always : .never)
+        } catch .badURL(let error) {
+            throw LoadError.targetUnavailable(
+                target: "--target \(target)", cause: "\(error.problem); or use mock or discard")
+        }
+        if let endpoint = choice.endpoint {
+            configuration.target = .endpoint(endpoint, signingKey: try signingKey(), name: endpoint.description)
+            return nil
+        }
+        let started: (server: MockAPNsServer, endpoint: APNsEndpoint)
+        do {
+            started = try await EmbeddedMock.start(for: "load", tls: tls, threads: mockThreads) { mockConfiguration in
+                mockConfiguration.authentication = .acceptAnyToken
+                mockConfiguration.historyPerToken = max(1, mockHistory)
+                mockConfiguration.keepsLastPayload = false
+                if let plan = configuration.broadcast {
+                    mockConfiguration.subscriptions = plan.subscriptions(
+                        seed: baseSeed, tokens: configuration.tokens,
+                        copies: (0..<activities).filter { configuration.shard.contains(copy: plan.channel(ofCopy: $0)) }
+                    )
+                }
+            }
+        } catch {
+            throw LoadError.targetUnavailable(target: "the embedded mock APNs", cause: error.cause)
+        }
+        configuration.target = .endpoint(started.endpoint, signingKey: try signingKey(), name: "mock")
+        return started.server
+    }
 
+    /// Runs the test with the progress line on a terminal; the mock's device counts join the
+    /// result, and the mock is shut down whatever happens.
+    private func execute(_ configuration: LoadConfiguration, mock: MockAPNsServer?) async throws -> LoadResult {
         let runner: LoadRunner
         do {
             runner = try LoadRunner(configuration: configuration)
@@ -277,9 +311,7 @@ struct LoadCommand: AsyncParsableCommand {
             result.device = mock.stats().device
             await mock.shutdown()
         }
-        result.thresholds = parsedThresholds.map { $0.check(result) }
-        try Self.write(result, json: json, report: report)
-        throw ExitCode(LoadExitStatus.of(result).rawValue)
+        return result
     }
 
     private func signingKey() throws(LoadError) -> SigningKey? {
@@ -313,10 +345,10 @@ struct LoadCommand: AsyncParsableCommand {
         let width = Terminal.columns
         while !Task.isCancelled {
             let text = line.render(runner.progress(), width: width)
-            FileHandle.standardError.write(Data(("\r" + text + "\u{1B}[K").utf8))
+            Terminal.writeError("\r" + text + "\u{1B}[K")
             try? await Task.sleep(for: .milliseconds(250))
         }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+        Terminal.writeError("\r\u{1B}[K")
     }
 }
 

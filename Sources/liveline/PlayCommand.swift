@@ -1,13 +1,12 @@
 import ArgumentParser
 import Dispatch
 import Foundation
-import Synchronization
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
 import LivelineTerminal
-import NIOCore
 import NIOPosix
+import Synchronization
 
 /// `liveline play FILE`
 struct PlayCommand: AsyncParsableCommand {
@@ -26,23 +25,28 @@ struct PlayCommand: AsyncParsableCommand {
 
             --speed compresses the story (beat times, !date offsets); the policy
             stays in real time (min-interval, budget, stale-after). Ctrl-C ends the
-            activities with an immediate dismissal (unless --no-end), then exits.
+            activities with an immediate dismissal (unless --no-end), then exits;
+            so does a closed output (… | head), quietly, with status 0.
 
             Targets: --token for activities the app started, --start-token for
             push-to-start, --channel for broadcasts; NAME=VALUE picks the activity
-            in a file with several.
+            in a file with several. Tokens, the key's Key ID and Team ID, the topic
+            and the key itself are checked before anything is sent, and APNs is
+            connected to first: a run that cannot reach it stops within 15 s.
+
+            Environment: LIVELINE_APNS_KEY_FILE (the .p8 file) or LIVELINE_APNS_KEY
+            (its PEM text), LIVELINE_APNS_KEY_ID, LIVELINE_APNS_TEAM_ID,
+            LIVELINE_APNS_TOPIC and LIVELINE_APNS_ENVIRONMENT stand in for --key,
+            --key-id, --team-id, --topic and --env; a flag wins over its variable.
 
             Exit status: 0 the story played to its end; 1 the file has errors (with
-            --app: or would not decode into the app's types) or a
-            target is missing; 2 APNs refused the setup (topic, key, environment);
-            3 APNs stopped some activities (410) or pushes failed; 130 interrupted;
-            64 usage error.
+            --app: or would not decode into the app's types), or a target or
+            credential is missing or malformed; 2 APNs refused the setup (topic,
+            key, environment, certificate); 3 APNs stopped some activities (410) or
+            pushes failed; 4 APNs could not be reached (every connection attempt
+            failed for 15 s); 130 interrupted; 64 usage error.
             """
     )
-
-    enum Environment: String, ExpressibleByArgument, CaseIterable {
-        case sandbox, production
-    }
 
     @Argument(help: ArgumentHelp("The scenario file.", valueName: "file"))
     var file: String
@@ -72,8 +76,7 @@ struct PlayCommand: AsyncParsableCommand {
         help: ArgumentHelp("A broadcast channel id for updates, or NAME=ID.", valueName: "id"))
     var channels: [String] = []
 
-    @Option(help: "APNs environment: sandbox (development builds) or production.")
-    var env: Environment = .sandbox
+    @OptionGroup var apps: APNsAppOptions
 
     @Option(
         name: .customLong("apns-url"),
@@ -90,12 +93,6 @@ struct PlayCommand: AsyncParsableCommand {
     var connections: Int = 1
 
     @OptionGroup var credentials: CredentialOptions
-
-    @Option(
-        help: ArgumentHelp(
-            "The app's bundle id (apns-topic gets .push-type.liveactivity). Default: the scenario's bundle-id.",
-            valueName: "bundle-id"))
-    var topic: String?
 
     @Option(help: "Replace the file's seed (jitter, chance, random and pick).")
     var seed: Int?
@@ -127,21 +124,48 @@ struct PlayCommand: AsyncParsableCommand {
         }
     }
 
+    /// The steps of a play, each its own method below.
     mutating func run() async throws {
+        let scenario = try loadScenario()
+        let (key, bundleID) = try checkSetup(scenario)
+        let destination = try await chooseDestination(scenario, key: key)
+        let client = try APNsClient(
+            configuration: .init(endpoint: destination.endpoint, connections: connections, signingKey: destination.key),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        try await connect(client, destination)
+        let play = PlayRun(
+            scenario: scenario, destination: destination, client: client, bundleID: bundleID, speed: speed,
+            seed: seed.map { UInt64(bitPattern: Int64($0)) }, endsActivities: !noEnd,
+            view: !noView && Terminal.stdoutIsTTY)
+        let report = await play.run()
+        if Terminal.outputClosed { return }
+        try conclude(report)
+    }
+
+    /// The file, checked (against the app's types with `--app`), with only the activities
+    /// `--activity` names.
+    private func loadScenario() throws -> Scenario {
         guard var scenario = ScenarioFiles.load(file, app: try app.load()) else { throw ExitCode(1) }
-        if !only.isEmpty {
-            let unknown = only.filter { name in !scenario.activities.contains { $0.name == name } }
-            guard unknown.isEmpty else {
-                Terminal.error(
-                    "error: \(file) has no activity named \(unknown.joined(separator: ", ")); it has \(scenario.activities.map(\.name).joined(separator: ", "))"
-                )
-                throw ExitCode(1)
-            }
-            scenario.activities = scenario.activities.filter { only.contains($0.name) }
+        guard !only.isEmpty else { return scenario }
+        let unknown = only.filter { name in !scenario.activities.contains { $0.name == name } }
+        guard unknown.isEmpty else {
+            Terminal.error(
+                "error: \(file) has no activity named \(unknown.joined(separator: ", ")); it has \(scenario.activities.map(\.name).joined(separator: ", "))"
+            )
+            throw ExitCode(1)
         }
+        scenario.activities = scenario.activities.filter { only.contains($0.name) }
+        return scenario
+    }
+
+    /// What can be checked before anything is sent: the key (its file, its curve, its IDs), the
+    /// topic, and the shape of every token. Returns the key, if any, and the bundle id.
+    private func checkSetup(_ scenario: Scenario) throws -> (SigningKey?, String) {
         let key: SigningKey?
+        let bundleID: String?
         do {
             key = try credentials.signingKey()
+            bundleID = try apps.bundleID()
         } catch {
             Terminal.error("error: \(error)")
             throw ExitCode(1)
@@ -152,113 +176,75 @@ struct PlayCommand: AsyncParsableCommand {
             )
             throw ExitCode(1)
         }
-        let bundleID =
-            topic.map(LiveActivityTopic.bundleID(ofTopic:)) ?? scenario.bundleID
+        for (flag, values) in [("--token", tokens), ("--start-token", startTokens)] {
+            for value in values {
+                let token = value.split(separator: "=", maxSplits: 1).last.map(String.init) ?? value
+                if let problem = APNsIdentifiers.deviceTokenProblem(token) {
+                    Terminal.error("error: \(flag) \(value): \(problem)")
+                    throw ExitCode(1)
+                }
+            }
+        }
+        return (key, bundleID ?? scenario.bundleID)
+    }
 
-        // Where to play: APNs (or a server given by URL), or the embedded mock.
-        let destination: Destination
+    /// Where to play: the server `--apns-url` names, APNs with credentials, or the embedded mock
+    /// (``APNsChoice``); with a target per activity.
+    private func chooseDestination(_ scenario: Scenario, key: SigningKey?) async throws -> Destination {
         do {
-            if key != nil || apnsURL != nil {
-                destination = try remoteDestination(scenario: scenario, key: key)
-            } else {
+            let environment = try apps.environment()
+            let choice = try APNsChoice.decide(
+                url: apnsURL, trusting: caFile, hasCredentials: key != nil, apple: environment.endpoint,
+                mock: .withoutCredentials)
+            guard let endpoint = choice.endpoint else {
                 let address =
                     dashboard ? try MockAPNsCommand.address(dashboardListen, option: "--dashboard-listen") : nil
-                destination = try await Destination.embeddedMock(scenario: scenario, dashboard: address)
+                return try await Destination.embeddedMock(scenario: scenario, dashboard: address)
             }
+            return Destination(
+                endpoint: endpoint, key: key,
+                targets: try PlayTargets.assign(tokens: tokens, startTokens: startTokens, channels: channels, scenario),
+                mock: nil, banner: "APNs \(endpoint)")
         } catch let error as PlayError {
             Terminal.error("error: \(error.message)")
             throw ExitCode(1)
+        } catch let error as APNsChoiceError {
+            Terminal.error("error: \(error)")
+            throw ExitCode(1)
+        } catch let error as CredentialsError {
+            Terminal.error("error: \(error)")
+            throw ExitCode(1)
         }
+    }
 
-        let client = try APNsClient(
-            configuration: .init(endpoint: destination.endpoint, connections: connections, signingKey: destination.key),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-        let clock = WallClock()
-        let start = clock.now() + 1000
-        let run = ScenarioRun(
-            scenario: scenario, start: start, seed: seed.map { UInt64(bitPattern: Int64($0)) }, speed: speed)
-        let monitor = PlayMonitor(scenario: scenario, start: start, speed: speed, activities: run.activities)
-        let view = !noView && Terminal.stdoutIsTTY
-        let mock = destination.mock
-        var resolver: (@Sendable (Int, String) async -> String?)?
-        if let mock {
-            resolver = { _, startToken in await Destination.updateToken(of: startToken, in: mock) }
-        }
-        let session = LiveSession(
-            run: run, client: client, delivery: .init(bundleID: bundleID, updateTokenResolver: resolver),
-            targets: Dictionary(uniqueKeysWithValues: destination.targets.enumerated().map { ($0.offset, $0.element) }),
-            clock: clock, configuration: .init(endsActivitiesOnStop: !noEnd, reportsWakes: true),
-            observer: { event in
-                monitor.record(event)
-                if let mock { Self.annotate(event, in: mock) }
-                switch event {
-                case .refused(let push, let problem, let engine):
-                    Terminal.error(
-                        "warning: \(engine.program.name): a \(push.event.rawValue) push was not sent: \(problem)")
-                case .delivery(let delivery) where !view:
-                    let outcome = mock.flatMap { destination.deviceOutcome(delivery, in: $0) }
-                    if let line = monitor.line(for: delivery, deviceOutcome: outcome) { Terminal.out(line) }
-                default:
-                    break
-                }
+    /// Connects before the story starts: a run that cannot reach APNs ends here (4), within
+    /// 15 s at any speed, rather than push by push; one refused for its setup (a certificate)
+    /// ends as APNs refusing the setup does (2).
+    private func connect(_ client: APNsClient, _ destination: Destination) async throws {
+        do {
+            try await client.connect()
+        } catch {
+            await client.shutdown()
+            await destination.mock?.shutdown()
+            if let setup = error.setupError {
+                Terminal.error("error: APNs refused the setup: \(setup)")
+                hintAboutCertificates(setup.description)
+                throw ExitCode(PlayStatus.setupRefused.rawValue)
             }
-        )
-
-        let dashboardURL = mock?.dashboardURL
-        if let dashboardURL { Terminal.error("dashboard: \(dashboardURL)") }
-        Terminal.error(
-            destination.banner
-                + " · \(scenario.name) at \(speed == 1 ? "real time" : "\(StateValue.double(speed).templateText)×")"
-                + (view ? "" : " · Ctrl-C ends the activities"))
-        let screen =
-            view
-            ? LiveScreen(
-                monitor: monitor, device: { index in mock.flatMap { destination.deviceSnapshot(index, in: $0) } },
-                title: "\(scenario.name) · \(destination.banner)" + (dashboardURL.map { " · dashboard \($0)" } ?? ""))
-            : nil
-        let drawing = screen.map { screen in Task { await screen.run() } }
-
-        // Ctrl-C asks the session to stop: it ends the activities properly, drains, and returns.
-        // A second Ctrl-C leaves at once, without waiting for the drain.
-        signal(SIGINT, SIG_IGN)
-        let sigint = DispatchSource.makeSignalSource(signal: SIGINT, queue: .main)
-        let interrupts = Atomic<Int>(0)
-        sigint.setEventHandler {
-            if interrupts.add(1, ordering: .relaxed).newValue > 1 {
-                if view { Terminal.write("\u{1B}[?25h") }
-                Terminal.error("interrupted again: leaving without waiting for APNs")
-                Foundation.exit(PlayStatus.interrupted.rawValue)
-            }
-            if !view { Terminal.error("ending the activities (Ctrl-C again to leave at once)") }
-            session.requestStop(.interrupted)
+            let advice =
+                apnsURL == nil
+                ? "check the network (a proxy or a firewall in the way?)"
+                : "is the server running, and is --apns-url right?"
+            Terminal.error("error: \(error); nothing was sent: \(advice)")
+            throw ExitCode(PlayStatus.unreachable.rawValue)
         }
-        sigint.resume()
+    }
 
-        let report = await session.run()
-        // With the dashboard, the page stays up after the story (its ended state is the point)
-        // until Ctrl-C; the same signal source then answers it.
-        let keepsServing = dashboardURL != nil && interrupts.load(ordering: .relaxed) == 0
-        if !keepsServing { sigint.cancel() }
-        if let screen, let drawing {
-            await screen.stop()
-            await drawing.value
-        }
-        await client.shutdown()
-        if keepsServing, let dashboardURL {
-            if screen == nil { Terminal.error(report.summary) }
-            Terminal.error("the story has ended; the dashboard stays up at \(dashboardURL) until Ctrl-C")
-            await Self.untilInterrupted(sigint)
-        }
-        await mock?.shutdown()
-
-        if screen == nil, !keepsServing { Terminal.error(report.summary) }
+    /// The summary's errors and the exit status.
+    private func conclude(_ report: SessionReport) throws {
         if let advice = report.configurationError {
             Terminal.error("error: APNs refused the setup: \(advice)")
-            if advice.contains("certificate not trusted"), apnsURL != nil, caFile == nil {
-                Terminal.error(
-                    "hint: pass the server's certificate with --ca-file FILE.pem (liveline mock-apns writes it with --write-ca)"
-                )
-            }
+            hintAboutCertificates(advice)
         }
         for stopped in report.stoppedActivities { Terminal.error("\(stopped.name): \(stopped.reason)") }
         if !report.abandoned.isEmpty {
@@ -269,89 +255,12 @@ struct PlayCommand: AsyncParsableCommand {
         if report.status != .success { throw ExitCode(report.status.rawValue) }
     }
 
-    /// Returns at Ctrl-C (through `sigint`, the run's own source) or SIGTERM.
-    private static func untilInterrupted(_ sigint: any DispatchSourceSignal) async {
-        let (stream, continuation) = AsyncStream<Void>.makeStream()
-        sigint.setEventHandler { continuation.yield() }
-        signal(SIGTERM, SIG_IGN)
-        let sigterm = DispatchSource.makeSignalSource(signal: SIGTERM, queue: .main)
-        sigterm.setEventHandler { continuation.yield() }
-        sigterm.resume()
-        for await _ in stream { break }
-        sigint.cancel()
-        sigterm.cancel()
-    }
-
-    /// Tells the embedded mock's dashboard why each answered push was sent.
-    private static func annotate(_ event: SessionEvent, in mock: MockAPNsServer) {
-        guard case .delivery(let delivery) = event else { return }
-        switch delivery {
-        case .delivered(_, let push, let response, _, _), .rejected(_, let push, let response):
-            if let id = response.apnsID ?? response.requestID {
-                mock.annotatePush(id: id, reason: push.reason.description)
-            }
-        default:
-            break
+    private func hintAboutCertificates(_ problem: String) {
+        if problem.contains("certificate not trusted"), apnsURL != nil, caFile == nil {
+            Terminal.error(
+                "hint: pass the server's certificate with --ca-file FILE.pem (liveline mock-apns writes it with --write-ca)"
+            )
         }
-    }
-
-    /// The destination for credentials or a URL: every activity needs a token or channel.
-    private func remoteDestination(scenario: Scenario, key: SigningKey?) throws -> Destination {
-        let endpoint: APNsEndpoint
-        if let apnsURL {
-            do { endpoint = try APNsEndpoint(url: apnsURL, trustedCertificates: caFile) } catch {
-                throw PlayError(message: "\(error)")
-            }
-        } else {
-            endpoint = env == .production ? .production : .sandbox
-        }
-        let updateTokens = try Self.assign(tokens, to: scenario, flag: "--token")
-        let starts = try Self.assign(startTokens, to: scenario, flag: "--start-token")
-        let channelIDs = try Self.assign(channels, to: scenario, flag: "--channel")
-        var targets: [PushTarget] = []
-        for activity in scenario.activities {
-            let startedByPush = activity.startBeat != nil
-            let start = starts[activity.name]
-            if startedByPush, start == nil {
-                throw PlayError(
-                    message:
-                        "'\(activity.name)' starts by push: pass its push-to-start token with --start-token \(scenario.activities.count > 1 ? "\(activity.name)=HEX" : "HEX")"
-                )
-            }
-            if let channel = channelIDs[activity.name] {
-                targets.append(PushTarget(startToken: start, updates: .channel(channel)))
-            } else if let token = updateTokens[activity.name] {
-                targets.append(PushTarget(startToken: start, updates: .token(token)))
-            } else if startedByPush {
-                targets.append(PushTarget(startToken: start, updates: .reportedToken))
-            } else {
-                throw PlayError(
-                    message:
-                        "'\(activity.name)' needs a target: its update token with --token \(scenario.activities.count > 1 ? "\(activity.name)=HEX" : "HEX") (from the activity's pushTokenUpdates), or --channel"
-                )
-            }
-        }
-        return Destination(endpoint: endpoint, key: key, targets: targets, mock: nil, banner: "APNs \(endpoint)")
-    }
-
-    /// `VALUE` (one activity) or `NAME=VALUE` options, by activity name.
-    static func assign(_ values: [String], to scenario: Scenario, flag: String) throws -> [String: String] {
-        var result: [String: String] = [:]
-        for value in values {
-            if let equals = value.firstIndex(of: "="),
-                scenario.activities.contains(where: { $0.name == String(value[..<equals]) })
-            {
-                result[String(value[..<equals])] = String(value[value.index(after: equals)...])
-            } else if scenario.activities.count == 1, let only = scenario.activities.first {
-                result[only.name] = value
-            } else {
-                throw PlayError(
-                    message:
-                        "\(flag) \(value): with several activities, write NAME=VALUE (names: \(scenario.activities.map(\.name).joined(separator: ", ")))"
-                )
-            }
-        }
-        return result
     }
 }
 

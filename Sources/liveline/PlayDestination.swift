@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Liveline
 import LivelineAPNs
@@ -21,8 +20,7 @@ struct Destination: Sendable {
     static func embeddedMock(
         scenario: Scenario, dashboard: (host: String, port: Int)? = nil
     ) async throws -> Destination {
-        let privateKey = P256.Signing.PrivateKey()
-        let keyID = "LIVELINE01", teamID = "LIVELINETM"
+        let key = try ThrowawayKey()
         var targets: [PushTarget] = []
         var byToken: [String: StateObject] = [:]
         var byType: [String: StateObject] = [:]
@@ -48,9 +46,7 @@ struct Destination: Sendable {
         let started: (server: MockAPNsServer, endpoint: APNsEndpoint)
         do {
             started = try await EmbeddedMock.start(for: "play") { configuration in
-                configuration.authentication = .keys([
-                    ProviderKey(keyID: keyID, teamID: teamID, publicKey: privateKey.publicKey)
-                ])
+                configuration.authentication = .keys([key.providerKey])
                 configuration.contentStateShapes = ContentStateShapes(byToken: byToken, byAttributesType: byType)
                 configuration.subscriptions = subscriptions
                 if let dashboard {
@@ -64,9 +60,9 @@ struct Destination: Sendable {
             throw PlayError(message: "\(error)")
         }
         let (server, endpoint) = started
-        let key = try SigningKey(pem: privateKey.pemRepresentation, keyID: keyID, teamID: teamID)
         return Destination(
-            endpoint: endpoint, key: key, targets: targets, mock: server, banner: "embedded mock APNs \(server.baseURL)"
+            endpoint: endpoint, key: key.key, targets: targets, mock: server,
+            banner: "embedded mock APNs \(server.baseURL)"
         )
     }
 

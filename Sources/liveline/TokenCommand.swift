@@ -15,8 +15,9 @@ struct TokenCommand: ParsableCommand {
               export AUTHENTICATION_TOKEN=$(liveline token --key AuthKey_ABC123DEFG.p8 \\
                   --key-id ABC123DEFG --team-id DEF123GHIJ)
 
-            The key can also come from the environment: LIVELINE_APNS_KEY (the PEM
-            itself), LIVELINE_APNS_KEY_ID and LIVELINE_APNS_TEAM_ID.
+            The key can also come from the environment: LIVELINE_APNS_KEY_FILE (the
+            .p8 file) or LIVELINE_APNS_KEY (the PEM itself), LIVELINE_APNS_KEY_ID and
+            LIVELINE_APNS_TEAM_ID.
 
             Exit status: 0 success, 1 missing or unusable credentials, 64 usage error.
             """
@@ -28,7 +29,7 @@ struct TokenCommand: ParsableCommand {
         do {
             guard let key = try credentials.signingKey() else {
                 Terminal.error(
-                    "error: no key given; pass --key FILE.p8 --key-id ID --team-id ID (or set \(Credentials.keyVariable), \(Credentials.keyIDVariable) and \(Credentials.teamIDVariable))"
+                    "error: no key given; pass --key FILE.p8 --key-id ID --team-id ID (or set \(Credentials.keyFileVariable) or \(Credentials.keyVariable), \(Credentials.keyIDVariable) and \(Credentials.teamIDVariable))"
                 )
                 throw ExitCode(1)
             }
@@ -37,30 +38,5 @@ struct TokenCommand: ParsableCommand {
             Terminal.error("error: \(error)")
             throw ExitCode(1)
         }
-    }
-}
-
-/// `--key`, `--key-id`, `--team-id`, shared by the commands that talk to APNs.
-struct CredentialOptions: ParsableArguments {
-    @Option(
-        name: .customLong("key"),
-        help: ArgumentHelp(
-            "The APNs auth key, a .p8 file (or LIVELINE_APNS_KEY with the PEM itself).", valueName: "file.p8"))
-    var keyFile: String?
-
-    @Option(help: ArgumentHelp("The key's 10-character Key ID (or LIVELINE_APNS_KEY_ID).", valueName: "id"))
-    var keyID: String?
-
-    @Option(help: ArgumentHelp("Your Apple Developer Team ID (or LIVELINE_APNS_TEAM_ID).", valueName: "id"))
-    var teamID: String?
-
-    /// The key, if any; a key file others can read is used, with a warning on standard error.
-    func signingKey() throws(CredentialsError) -> SigningKey? {
-        let key = try Credentials.resolve(
-            keyFile: keyFile, keyID: keyID, teamID: teamID, environment: ProcessInfo.processInfo.environment)
-        if key != nil, let keyFile, let warning = SigningKey.exposure(ofFile: keyFile) {
-            FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
-        }
-        return key
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Liveline
 import LivelineMockAPNs
 import LivelineMockTestSupport
+import LivelineTestSupport
 import Testing
 
 /// `liveline play` as a user runs it: against the embedded mock, and against a mock APNs this
@@ -102,22 +103,34 @@ import Testing
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    @Test func aPortNobodyListensOnIsSaidInWordsWithTheHost() async throws {
-        let port = try Self.closedPort()
+    /// APNs out of reach ends the run before the story starts, at any speed: at speed 1 the
+    /// first push of a real story may be minutes away.
+    @Test(arguments: ["1", "600"])
+    func aPortNobodyListensOnEndsTheRunWithOneErrorWithinThirtySeconds(speed: String) async throws {
+        let refusing = try RefusingPort()
+        let port = refusing.port
         let file = try CLI.file(Self.story, suffix: ".yaml")
         defer { try? FileManager.default.removeItem(at: file) }
+        let began = ContinuousClock.now
         let result = try await CLI.run(
             [
-                "play", file.path, "--speed", "30", "--no-view", "--apns-url", "http://127.0.0.1:\(port)", "--token",
+                "play", file.path, "--speed", speed, "--no-view", "--apns-url", "http://127.0.0.1:\(port)", "--token",
                 Self.token,
-            ], timeout: 120)
-        #expect(result.status == 3, "the pushes failed")
+            ], timeout: 60)
+        #expect(ContinuousClock.now - began < .seconds(30))
+        #expect(result.status == 4, "APNs could not be reached: \(result.stderr)")
+        let errors = result.stderr.split(separator: "\n").filter { $0.hasPrefix("error:") }
+        #expect(errors.count == 1, "\(result.stderr)")
         #expect(
-            (result.stdout + result.stderr).contains("connection refused by 127.0.0.1:\(port)"),
-            "\(result.stdout)\n\(result.stderr)")
-        for noise in ["SingleConnectionFailure", "errno", "NIOConnectionError"] {
+            errors.first?.hasPrefix(
+                "error: cannot reach http://127.0.0.1:\(port): connection refused by 127.0.0.1:\(port) (")
+                == true, "\(result.stderr)")
+        #expect(errors.first?.contains("nothing was sent") == true)
+        #expect(result.stdout.isEmpty, "no push was tried: \(result.stdout)")
+        for noise in ["SingleConnectionFailure", "errno", "NIOConnectionError", "retry", "gave up"] {
             #expect(!(result.stdout + result.stderr).contains(noise), "\(result.stdout)\n\(result.stderr)")
         }
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func pushesAPNsRefusesExitThreeAndSayWhy() async throws {
