@@ -6,8 +6,8 @@ struct BridgeCommand: AsyncParsableCommand {
         commandName: "bridge",
         abstract: "Turn webhooks and feeds (orders, matches) into Live Activity pushes.",
         subcommands: [
-            BridgeServeCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self, BridgeRecordCommand.self,
-            BridgeFollowersCommand.self,
+            BridgeServeCommand.self, BridgeWaitReadyCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self,
+            BridgeRecordCommand.self, BridgeFollowersCommand.self,
         ]
     )
 }

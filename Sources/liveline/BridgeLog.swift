@@ -57,7 +57,7 @@ struct BridgeLog {
                 "pushes": .string(pushes), "sources": .array(described.map(Logger.MetadataValue.string)),
             ]
             if let dashboard { metadata["dashboard"] = .string(dashboard) }
-            logger.notice("listening", metadata: metadata)
+            logger.notice("started", metadata: metadata)
             return
         }
         Terminal.out(

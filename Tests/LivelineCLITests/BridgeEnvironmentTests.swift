@@ -61,6 +61,39 @@ import Testing
         #expect(listen.stderr.contains("LIVELINE_BRIDGE_LISTEN=everywhere is not host:port"), "\(listen.stderr)")
     }
 
+    /// `bridge wait-ready`, started with the bridge as a script starts them, returns once it
+    /// answers; against nothing it gives up at its timeout, saying why.
+    @Test func waitReadyReturnsOnceTheBridgeAnswers() async throws {
+        let (directory, config, environment) = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let port = try PlayCommandTests.closedPort()
+        let variables = environment.merging(["LIVELINE_BRIDGE_LISTEN": "127.0.0.1:\(port)"]) { $1 }
+        let served = try await CLI.run(
+            ["bridge", "serve", "--config", config], environment: variables, timeout: 120
+        ) { process, _ in
+            let ready = try? await CLI.run(["bridge", "wait-ready", "--config", config], environment: variables)
+            #expect(ready?.status == 0, "\(ready?.stderr ?? "")")
+            #expect(ready?.stdout == "http://127.0.0.1:\(port) is ready\n")
+            let health = try? await Subprocess.run(["curl", "-sf", "http://127.0.0.1:\(port)/readyz"])
+            #expect(health?.status == 0, "ready means /readyz answers 200")
+            process.interrupt()
+        }
+        #expect(served.status == 0, "\(served.stderr)")
+
+        let refusing = try RefusingPort()
+        let began = ContinuousClock.now
+        let nothing = try await CLI.run([
+            "bridge", "wait-ready", "--url", "http://127.0.0.1:\(refusing.port)", "--timeout", "1s",
+        ])
+        #expect(ContinuousClock.now - began < .seconds(20))
+        #expect(nothing.status == 1)
+        #expect(
+            nothing.stderr.hasPrefix(
+                "liveline bridge wait-ready: http://127.0.0.1:\(refusing.port)/readyz did not answer 200 within 1s: "),
+            "\(nothing.stderr)")
+        withExtendedLifetime(refusing) {}
+    }
+
     /// The whole configuration from the environment, the demo asked for with `--embedded-mock`
     /// (over `LIVELINE_BRIDGE_REQUIRE_APNS`), and every line on standard error a JSON object.
     @Test func aContainerStyleStartLogsJSONOnly() async throws {
@@ -88,7 +121,7 @@ import Testing
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
         }
         #expect(!records.isEmpty && records.allSatisfy { $0 != nil }, "every line is a JSON object: \(result.stderr)")
-        let listening = records.compactMap { $0 }.first { $0["message"] as? String == "listening" }
+        let listening = records.compactMap { $0 }.first { $0["message"] as? String == "started" }
         #expect(listening?["url"] as? String == "http://127.0.0.1:\(port)", "\(result.stderr)")
         #expect(listening?["level"] as? String == "notice")
         #expect(listening?["logger"] as? String == "liveline.bridge")
