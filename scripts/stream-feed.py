@@ -11,7 +11,8 @@ Endpoints:
     GET  /stream             the live stream (events published from now on); ndjson or sse
     GET  /timeline           every event published so far: {"generated_at": ..., "timeline": [...]}
                              (?since_id=ID: only those after that event id)
-    POST /control/emit?n=N   publish the next N events of --events
+    POST /control/emit?n=N   publish the next N events of --events; answers how many it published
+                             now, so far, and in all: {"emitted": 3, "published": 4, "total": 25}
     POST /control/cut        close every live stream now (a cut mid-match)
     POST /control/stall      live streams go silent (no events, no heartbeats) but stay open
     POST /control/refuse?on=1|0   answer new streams 503 (while "down"), or accept them again
@@ -58,13 +59,15 @@ class Feed:
                 self.published = min(int(f.read().strip() or 0), len(events))
 
     def emit(self, count):
+        """Publishes the next `count` events (fewer when the file runs out); returns how many."""
         with self.lock:
+            before = self.published
             self.published = min(self.published + count, len(self.events))
             if self.state_file:
                 with open(self.state_file, "w", encoding="utf-8") as f:
                     f.write(str(self.published))
             self.lock.notify_all()
-            return self.published
+            return self.published - before
 
     def cut(self):
         with self.lock:
@@ -97,7 +100,8 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
     def answer(self, status, body, content_type="application/json"):
-        data = body if isinstance(body, bytes) else json.dumps(body).encode()
+        # JSON answers end with a newline, so a shell's prompt does not run onto them.
+        data = body if isinstance(body, bytes) else json.dumps(body).encode() + b"\n"
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
@@ -142,7 +146,10 @@ class Handler(BaseHTTPRequestHandler):
         if length:
             self.rfile.read(length)
         if url.path == "/control/emit":
-            self.answer(200, {"published": self.feed.emit(int(query.get("n", ["1"])[0]))})
+            emitted = self.feed.emit(int(query.get("n", ["1"])[0]))
+            with self.feed.lock:
+                self.answer(200, {"emitted": emitted, "published": self.feed.published,
+                                  "total": len(self.feed.events)})
         elif url.path == "/control/cut":
             self.answer(200, {"cut": self.feed.cut()})
         elif url.path == "/control/stall":

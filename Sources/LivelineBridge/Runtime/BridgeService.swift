@@ -174,6 +174,10 @@ public final class BridgeService: Sendable {
                 // Counting followers reads every follower row: every 30 s, not every 5.
                 if round % 6 == 0 { metrics.setFollowers(try await store.allFollowerCounts()) }
                 round += 1
+            } catch  where Task.isCancelled || error is CancellationError {
+                // The bridge is stopping (a port in use stops it before it started): not a
+                // problem of the store's.
+                return
             } catch {
                 logger.warning("could not read the store's depths", metadata: ["error": "\(error)"])
             }

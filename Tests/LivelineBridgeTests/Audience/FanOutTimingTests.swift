@@ -11,7 +11,10 @@ import Testing
 @Suite struct FanOutTimingTests {
     static let count = ProcessInfo.processInfo.environment["LIVELINE_FANOUT_TIMING"].flatMap(Int.init)
 
-    @Test(.enabled(if: count != nil))
+    @Test(
+        .enabled(
+            if: count != nil,
+            "a timing run, not a check: LIVELINE_FANOUT_TIMING=100000 swift test --filter FanOutTimingTests"))
     func oneFanOutTimed() async throws {
         let count = try #require(Self.count)
         let kind: StoreKind =
