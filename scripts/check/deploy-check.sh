@@ -233,6 +233,26 @@ build_image() {
     "$(( image_bytes / 1000000 ))" "$(( base_bytes / 1000000 ))" "$(( binary_bytes / 1000000 ))"
 }
 
+# The default command serves no demo: without APNs credentials it names what is missing and
+# exits 1; without the configuration's secrets it names those first.
+check_default_command() {
+  step "the default command refuses to serve without APNs credentials"
+  local out status
+  set +e
+  out=$(podman_ run --rm --no-healthcheck "$image" 2>&1); status=$?
+  set -e
+  echo "without the environment: exit $status; $(grep -c 'error:' <<<"$out") errors, e.g. $(grep -m1 'error:' <<<"$out" | cut -c1-140)"
+  [ "$status" = 1 ] && grep -q 'LIVELINE_BRIDGE_STORE' <<<"$out" ||
+    { echo "$out" >&2; fail "the default command without its environment must name what is missing and exit 1"; }
+  set +e
+  out=$(podman_ run --rm --no-healthcheck "${bridge_env[@]}" "$image" 2>&1); status=$?
+  set -e
+  echo "with the configuration's environment, without credentials: exit $status"
+  echo "$out" | sed 's/^/  | /'
+  [ "$status" = 1 ] && grep -q 'no APNs credentials' <<<"$out" && grep -q -- '--embedded-mock' <<<"$out" ||
+    fail "the default command without APNs credentials must say so, name --embedded-mock and exit 1"
+}
+
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 now_ms() { date +%s%3N; }
 
@@ -347,6 +367,19 @@ EOF
   [ "$status" = 0 ] || { show_logs; fail "the bridge exited $status on SIGTERM"; }
   echo "ok exit 0: $(podman_ logs "$pod-bridge" 2>&1 | grep '^stopped: ')"
   podman_ rm -f "$pod-bridge" >/dev/null
+
+  step "the demo is one flag away: bridge serve --embedded-mock"
+  podman_ run -d --pod "$pod" --name "$pod-demo" "${bridge_env[@]}" "$image" bridge serve --embedded-mock >/dev/null
+  local demo=
+  for _ in $(seq 1 600); do
+    curl -fsS -o /dev/null --max-time 1 "http://127.0.0.1:$bridge_port/healthz" 2>/dev/null && { demo=1; break; }
+    sleep 0.05
+  done
+  [ -n "$demo" ] || { podman_ logs "$pod-demo" >&2 || true; fail "bridge serve --embedded-mock never answered /healthz"; }
+  podman_ logs "$pod-demo" 2>&1 | grep -q 'pushes  embedded mock APNs' ||
+    { podman_ logs "$pod-demo" >&2 || true; fail "the demo does not push to the embedded mock"; }
+  echo "ok $(podman_ logs "$pod-demo" 2>&1 | grep 'pushes  ' | sed 's/^ *//')"
+  podman_ rm -f "$pod-demo" >/dev/null
   bridge_port_kept=$bridge_port
 }
 
@@ -393,6 +426,7 @@ if [ "$mode" = all ]; then
   setup_podman
   make_base
   build_image
+  check_default_command
   run_image
   if [ "$measure_rounds" -gt 0 ]; then measure; fi
 fi
