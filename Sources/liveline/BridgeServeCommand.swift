@@ -28,17 +28,21 @@ struct BridgeServeCommand: AsyncParsableCommand {
             mapping that would push a state the phone drops is an error located in the \
             configuration, naming the Swift declaration, and the bridge does not start.
 
-            Environment (a flag wins over its variable, a variable over the configuration file):
-              LIVELINE_BRIDGE_CONFIG      the configuration, for --config
-              LIVELINE_BRIDGE_LISTEN      host:port, for the file's listen
-              LIVELINE_BRIDGE_LOG_LEVEL   for --log-level
-              LIVELINE_BRIDGE_LOG_FORMAT  text or json, for --log-format
+            Environment (a flag wins over its variable, a variable over the file):
+              LIVELINE_BRIDGE_CONFIG        the configuration, for --config
+              LIVELINE_BRIDGE_LISTEN        host:port, for the file's listen
+              LIVELINE_BRIDGE_LOG_LEVEL     for --log-level
+              LIVELINE_BRIDGE_LOG_FORMAT    text or json, for --log-format
               LIVELINE_BRIDGE_REQUIRE_APNS  1 for --require-apns
-              LIVELINE_APNS_KEY_FILE (a .p8 path) or LIVELINE_APNS_KEY (its PEM text), \
-            LIVELINE_APNS_KEY_ID, LIVELINE_APNS_TEAM_ID, LIVELINE_APNS_TOPIC, \
-            LIVELINE_APNS_ENVIRONMENT: each replaces its key of `apns:` (key, key-id, team-id, \
-            topic, environment), or gives the credentials without one
-              LIVELINE_STATE_DIR          where the default SQLite store goes
+              LIVELINE_APNS_KEY_FILE        apns: key (the .p8 file)
+              LIVELINE_APNS_KEY             apns: key-env (the PEM text itself)
+              LIVELINE_APNS_KEY_ID          apns: key-id
+              LIVELINE_APNS_TEAM_ID         apns: team-id
+              LIVELINE_APNS_TOPIC           apns: topic
+              LIVELINE_APNS_ENVIRONMENT     apns: environment
+              LIVELINE_STATE_DIR            where the default SQLite store goes
+            Each LIVELINE_APNS_* variable replaces its key of apns:; without apns:, \
+            they give the credentials on their own.
 
             Exit status: 0 stopped by SIGTERM or Ctrl-C, drained; 1 the configuration has errors \
             (or the app's types refuse it), or --require-apns without credentials; 2 the store \

@@ -30,7 +30,8 @@ struct PlayCommand: AsyncParsableCommand {
 
             Targets: --token for activities the app started, --start-token for
             push-to-start, --channel for broadcasts; NAME=VALUE picks the activity
-            in a file with several. Tokens, the key's Key ID and Team ID, the topic
+            in a file with several; --topic is the scenario's bundle-id unless
+            given. Tokens, the key's Key ID and Team ID, the topic
             and the key itself are checked before anything is sent, and APNs is
             connected to first: a run that cannot reach it stops within 15 s.
 

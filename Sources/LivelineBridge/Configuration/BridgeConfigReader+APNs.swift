@@ -43,7 +43,7 @@ extension BridgeConfigReader {
             ("key-id", "the key's 10-character Key ID", Credentials.keyIDVariable, keyID),
             ("team-id", "the Apple developer Team ID", Credentials.teamIDVariable, teamID),
         ] where value == nil {
-            missing(node, "'\(name)' (\(meaning)), or \(variable)")
+            missing(node, inFile: "'\(name)' (\(meaning)), or \(variable)", variables: "\(variable) (\(meaning))")
         }
         check(keyID, "key-id", APNsIdentifiers.keyIDProblem)
         check(teamID, "team-id", APNsIdentifiers.teamIDProblem)
@@ -100,8 +100,9 @@ extension BridgeConfigReader {
         case (nil, nil):
             missing(
                 node,
-                "'key' (a .p8 file) or 'key-env' (an environment variable holding its PEM text), or \(Credentials.keyFileVariable) or \(Credentials.keyVariable)"
-            )
+                inFile:
+                    "'key' (a .p8 file) or 'key-env' (an environment variable holding its PEM text), or \(Credentials.keyFileVariable) or \(Credentials.keyVariable)",
+                variables: "\(Credentials.keyFileVariable) (the .p8 file) or \(Credentials.keyVariable) (its PEM text)")
         }
         return nil
     }
@@ -121,13 +122,16 @@ extension BridgeConfigReader {
     }
 
     /// Reports a required setting that neither the file nor the environment gives: at `apns:`,
-    /// or at the file's start when the environment alone gave the credentials.
-    private mutating func missing(_ node: Node?, _ what: String) {
+    /// or at the file's start when the environment alone gave the credentials (naming only the
+    /// variables then: there is no `apns:` to add a key to).
+    private mutating func missing(_ node: Node?, inFile: String, variables: String) {
         if let node {
-            error(node, "apns is missing \(what)")
+            error(node, "apns is missing \(inFile)")
         } else {
             base.log.error(
-                fileStart, "the APNs credentials from the environment are incomplete: give \(what) as well")
+                fileStart,
+                "the APNs credentials from the environment are incomplete: set \(variables) as well, or unset the LIVELINE_APNS_* variables to push to the embedded mock"
+            )
         }
     }
 

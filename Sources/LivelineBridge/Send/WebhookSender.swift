@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import LivelineAPNs
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -112,7 +113,8 @@ public struct WebhookSender: Sendable {
             _ = try await bootstrap.connect(host: bareHost, port: port).get()
         } catch {
             promise.fail(error)
-            throw WebhookSendError("cannot connect to \(authority):\(port): \(error)")
+            throw WebhookSendError(
+                "cannot connect to \(authority):\(port): \(ConnectFailure.cause(of: error) ?? "\(error)")")
         }
         do {
             return try await promise.futureResult.get()

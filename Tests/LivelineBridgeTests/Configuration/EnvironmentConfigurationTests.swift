@@ -58,7 +58,7 @@ import Testing
         #expect(try load(Self.base, ["LIVELINE_APNS_TOPIC": "com.example.app"]).apns == nil)
         expectConfigurationError(
             Self.base, 1, 1,
-            "the APNs credentials from the environment are incomplete: give 'team-id' (the Apple developer Team ID), or LIVELINE_APNS_TEAM_ID as well",
+            "the APNs credentials from the environment are incomplete: set LIVELINE_APNS_TEAM_ID (the Apple developer Team ID) as well, or unset the LIVELINE_APNS_* variables to push to the embedded mock",
             environment: ["LIVELINE_APNS_KEY_FILE": key, "LIVELINE_APNS_KEY_ID": "ABC123DEFG"])
         expectConfigurationError(
             Self.base, 1, 1, "LIVELINE_APNS_KEY_FILE=/nonexistent.p8: the APNs key file does not exist",
