@@ -1,4 +1,4 @@
-import Liveline
+import LivelineCore
 
 /// The shapes of the identifiers APNs takes, checked before the first push: a typo is then an
 /// error that names the value and the fix, rather than a 400 or 403 from APNs minutes into a
