@@ -126,6 +126,9 @@ import Testing
                 "error: cannot reach http://127.0.0.1:\(port): connection refused by 127.0.0.1:\(port) (")
                 == true, "\(result.stderr)")
         #expect(errors.first?.contains("nothing was sent") == true)
+        // Tried again, not once: "(7 attempts in 12 s)".
+        let attempts = errors.first.flatMap { $0.firstMatch(of: /\((\d+) attempts in \d+ s\)/) }.flatMap { Int($0.1) }
+        #expect((attempts ?? 0) >= 2, "\(result.stderr)")
         #expect(result.stdout.isEmpty, "no push was tried: \(result.stdout)")
         for noise in ["SingleConnectionFailure", "errno", "NIOConnectionError", "retry", "gave up"] {
             #expect(!(result.stdout + result.stderr).contains(noise), "\(result.stdout)\n\(result.stderr)")
