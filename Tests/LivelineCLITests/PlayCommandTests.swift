@@ -81,26 +81,10 @@ import Testing
         await remote.stop()
     }
 
-    /// A loopback port nothing listens on: bound by the OS's choice, then closed.
+    /// A loopback port nothing listens on: bound by the OS's choice, then closed, so that a
+    /// child process can listen there.
     static func closedPort() throws -> Int {
-        #if os(Linux)
-            let stream = Int32(SOCK_STREAM.rawValue)
-        #else
-            let stream = SOCK_STREAM
-        #endif
-        let descriptor = socket(AF_INET, stream, 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        try #require(bound, "no loopback port to borrow")
-        return Int(UInt16(bigEndian: address.sin_port))
+        try RefusingPort().port
     }
 
     /// APNs out of reach ends the run before the story starts, at any speed: at speed 1 the

@@ -31,71 +31,32 @@ public struct JSONLogHandler: LogHandler {
         var fields = metadata
         if let provided = metadataProvider?.get() { fields.merge(provided) { _, new in new } }
         if let own = event.metadata { fields.merge(own) { _, new in new } }
-        var line = "{"
-        Self.append("time", .string(UTCTime.format(WallClock().now())), to: &line, first: true)
-        Self.append("level", .string(event.level.rawValue), to: &line)
-        Self.append("logger", .string(label), to: &line)
-        Self.append("message", .string(event.message.description), to: &line)
-        Self.append("module", .string(event.source), to: &line)
+        var record = StateObject([
+            ("time", .string(UTCTime.format(WallClock().now()))), ("level", .string(event.level.rawValue)),
+            ("logger", .string(label)), ("message", .string(event.message.description)),
+            ("module", .string(event.source)),
+        ])
         for key in fields.keys.sorted() {
             guard let value = fields[key] else { continue }
-            Self.append(Self.reserved.contains(key) ? "metadata." + key : key, value, to: &line)
+            record[Self.reserved.contains(key) ? "metadata." + key : key] = Self.value(value)
         }
-        if let error = event.error { Self.append("error", .string("\(error)"), to: &line) }
-        line += "}\n"
-        write(line)
+        if let error = event.error { record["error"] = .string("\(error)") }
+        var writer = JSONWriter(capacity: 512)
+        writer.object(record)
+        writer.raw(UInt8(ascii: "\n"))
+        write(String(decoding: writer.bytes, as: UTF8.self))
     }
 
     private static let reserved: Set<String> = ["time", "level", "logger", "message", "module", "error"]
 
-    private static func append(
-        _ key: String, _ value: Logger.Metadata.Value, to line: inout String, first: Bool = false
-    ) {
-        if !first { line += "," }
-        appendString(key, to: &line)
-        line += ":"
-        appendValue(value, to: &line)
-    }
-
-    private static func appendValue(_ value: Logger.Metadata.Value, to line: inout String) {
+    /// A metadata value as JSON: text, a list, or an object with its keys sorted.
+    private static func value(_ value: Logger.Metadata.Value) -> StateValue {
         switch value {
-        case .string(let text): appendString(text, to: &line)
-        case .stringConvertible(let convertible): appendString(convertible.description, to: &line)
-        case .array(let values):
-            line += "["
-            for (index, element) in values.enumerated() {
-                if index > 0 { line += "," }
-                appendValue(element, to: &line)
-            }
-            line += "]"
+        case .string(let text): .string(text)
+        case .stringConvertible(let convertible): .string(convertible.description)
+        case .array(let values): .array(values.map(Self.value))
         case .dictionary(let entries):
-            line += "{"
-            for (index, key) in entries.keys.sorted().enumerated() {
-                if index > 0 { line += "," }
-                appendString(key, to: &line)
-                line += ":"
-                if let element = entries[key] { appendValue(element, to: &line) }
-            }
-            line += "}"
+            .object(StateObject(entries.keys.sorted().compactMap { key in entries[key].map { (key, Self.value($0)) } }))
         }
-    }
-
-    /// A JSON string (RFC 8259): quotes, backslashes and control characters escaped.
-    private static func appendString(_ text: String, to line: inout String) {
-        line += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": line += "\\\""
-            case "\\": line += "\\\\"
-            case "\n": line += "\\n"
-            case "\r": line += "\\r"
-            case "\t": line += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                line += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: line.unicodeScalars.append(scalar)
-            }
-        }
-        line += "\""
     }
 }
