@@ -46,7 +46,7 @@ public enum APNsIdentifiers {
     /// The app's bundle id as a topic: letters, digits, hyphens and dots, without the
     /// `.push-type.liveactivity` that Liveline adds to every Live Activity push itself.
     public static func topicProblem(_ topic: String) -> String? {
-        let suffix = PushHeaders.topic(forBundleID: "")
+        let suffix = "\(LiveActivityTopic.suffix)"
         if topic.hasSuffix(suffix), topic.count > suffix.count {
             return "give the app's bundle id, \(topic.dropLast(suffix.count)): Liveline adds \(suffix) to every push"
         }
