@@ -283,6 +283,7 @@ let package = Package(
         .testTarget(
             name: "LivelineCLITests",
             dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
                 "LivelineMockAPNs",
                 "LivelineMockTestSupport",
                 "Liveline",
