@@ -18,6 +18,10 @@ import NIOTLS
 /// - fails requests with what went wrong (``APNsTransportError``): the TLS problem, the GOAWAY
 ///   code and reason, the protocol error, or why the connection closed.
 ///
+/// The connection's life (connecting, open, going away, closing, closed) and what each event
+/// means for the requests is ``StateMachine``'s, a value apart from the I/O; the handler does
+/// what its transitions return.
+///
 /// It frames HTTP/2 itself, on the bytes under TLS, instead of running `NIOHTTP2Handler`: the
 /// general stream machinery cost more per push than the request itself (see BENCHMARKS.md,
 /// "APNs client"). Frames produced during one event-loop turn are collected in one buffer and
@@ -85,11 +89,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     static let advertisedMaxStreams = 100
 
     private let host: String
-    private let tls: Bool
     private let idlePing: TimeAmount
     /// Told when the connection can take no more requests (GOAWAY or closed), once.
     private let onUnusable: @Sendable () -> Void
-    private var reportedUnusable = false
 
     /// What every request and answer touches, in one value: each step of the hot path (start a
     /// request, take the next event) costs one dynamic exclusivity check on the handler's
@@ -149,23 +151,14 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     }
 
     private var wire: Wire
+    /// Where the connection is in its life, the server's stream limit, when it was last busy.
+    private var machine: StateMachine
     /// This handler's place in the pipeline, while it is in one: ``send(_:)`` writes through it.
     private var context: ChannelHandlerContext?
+    /// Requests that wait: for the connection to come up (the connect future can complete
+    /// before `channelActive` reaches this handler), or for a free stream.
     private var queued = CircularBuffer<PendingRequest>()
-
-    /// The server's limit. APNs starts at 1 until a request carries a valid token.
-    private var maxConcurrentStreams = 1
-    /// Set once the server said GOAWAY: new requests fail with it.
-    private var goAwayError: APNsTransportError?
-    /// Why the connection ends, once known; requests still waiting fail with it.
-    private var closeError: APNsTransportError?
-    /// Whether the connection is up and our preface is written. The connect future can complete
-    /// before `channelActive` reaches this handler, so a request can arrive first; it waits.
-    private var active = false
-    private var handshakeDone = false
-    private var closing = false
     private var sweep: RepeatedTask?
-    private var lastActivity = NIODeadline.now()
     /// Answers handled since the last write.
     private var answeredSinceWrite = 0
     /// Sends what waits in the connection's outbox now. Called part-way through a read that
@@ -182,14 +175,15 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     /// `host` is `host:port` as the user gave it, for messages.
     init(
-        host: String, authority: String, tls: Bool, idlePing: TimeAmount, onUnusable: @escaping @Sendable () -> Void,
+        host: String, authority: String, tls: Bool, idlePing: TimeAmount,
+        onUnusable: @escaping @Sendable () -> Void,
         onClosed: @escaping @Sendable (APNsTransportError) -> Void = { _ in }
     ) {
         self.onClosed = onClosed
         self.host = host
-        self.tls = tls
         self.idlePing = idlePing
         self.onUnusable = onUnusable
+        machine = StateMachine(host: host, tls: tls, now: .now())
         var settings = ConnectionSettings()
         settings.enablePush = false
         settings.maxConcurrentStreams = Self.advertisedMaxStreams
@@ -219,7 +213,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     func handlerRemoved(context: ChannelHandlerContext) {
         self.context = nil
         sweep?.cancel()
-        failAll(closedError())
+        closed()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -228,38 +222,48 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     }
 
     private func begin(context: ChannelHandlerContext) {
-        guard !active else { return }
-        active = true
+        guard machine.activate() else { return }
         wire.startConnection()
         startQueued()
         writeOut(context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        let error = closedError()
-        onClosed(error)
-        failAll(error)
+        onClosed(closed())
         context.fireChannelInactive()
     }
 
+    /// The channel is gone: every request still here fails with the first cause known.
+    @discardableResult
+    private func closed() -> APNsTransportError {
+        let closing = machine.channelClosed()
+        if closing.reportUnusable { onUnusable() }
+        failAll(closing.error)
+        return closing.error
+    }
+
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case TLSUserEvent.handshakeCompleted = event { handshakeDone = true }
+        if case TLSUserEvent.handshakeCompleted = event { machine.handshakeCompleted() }
         context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // The first cause wins: a TLS alert is usually followed by an unclean shutdown.
-        if closeError == nil { closeError = describe(error) }
-        context.close(promise: nil)
+        switch machine.errorCaught(Self.sort(error)) {
+        case .close(let reportUnusable):
+            if reportUnusable { onUnusable() }
+            context.close(promise: nil)
+        case .ignore:
+            break
+        }
     }
 
-    /// What a TLS, socket or pipeline error means for the requests on this connection.
-    private func describe(_ error: any Error) -> APNsTransportError {
-        if let transport = error as? APNsTransportError { return transport }
-        if tls, !handshakeDone, error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
-            return .tlsFailed(host: host, cause: Self.tlsReason(error))
+    /// A TLS, socket or pipeline error, sorted for ``StateMachine/errorCaught(_:)``.
+    private static func sort(_ error: any Error) -> StateMachine.CaughtError {
+        if let transport = error as? APNsTransportError { return .transport(transport) }
+        if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {
+            return .tls(reason: tlsReason(error), text: "\(error)")
         }
-        return .connectionClosed(host: host, cause: "\(error)")
+        return .other("\(error)")
     }
 
     /// BoringSSL's reason codes (`CERTIFICATE_VERIFY_FAILED`) out of NIOSSL's error text, which
@@ -278,19 +282,11 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         return reasons.joined(separator: ", ")
     }
 
-    private func closedError() -> APNsTransportError {
-        if let closeError { return closeError }
-        if tls, !handshakeDone {
-            return .connectionClosed(host: host, cause: "the server closed the connection during the TLS handshake")
-        }
-        return .connectionClosed(host: host, cause: nil)
-    }
-
     // MARK: Sending
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         promise?.succeed()
-        lastActivity = .now()
+        machine.noteActivity(at: .now())
         accept(unwrapOutboundIn(data))
     }
 
@@ -299,10 +295,11 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     /// a boxed `NIOAny` for each. Their frames go out in one write.
     func send(_ requests: [PendingRequest]) {
         guard let context else {
-            for pending in requests { pending.complete(.failure(closedError())) }
+            let failure = machine.failure
+            for pending in requests { pending.complete(.failure(failure)) }
             return
         }
-        lastActivity = .now()
+        machine.noteActivity(at: .now())
         for pending in requests { accept(pending) }
         writeOut(context: context)
     }
@@ -310,14 +307,10 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     /// Starts a request, queues it until a stream is free, or fails it when the connection is
     /// going away.
     private func accept(_ pending: PendingRequest) {
-        if let goAwayError {
-            pending.complete(.failure(goAwayError))
-        } else if closing {
-            pending.complete(.failure(closedError()))
-        } else if active, wire.core.streams.count < maxConcurrentStreams, queued.isEmpty {
-            start(pending)
-        } else {
-            queued.append(pending)
+        switch machine.admit(openStreams: wire.core.streams.count, othersWaiting: !queued.isEmpty) {
+        case .start: start(pending)
+        case .wait: queued.append(pending)
+        case .fail(let error): pending.complete(.failure(error))
         }
     }
 
@@ -338,19 +331,15 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func start(_ pending: PendingRequest) {
         guard wire.start(pending) else {
             // Stream ids are 31-bit; when they run out, the connection retires.
-            pending.complete(
-                .failure(APNsTransportError.goingAway(host: host, code: "NO_ERROR", reason: "stream ids exhausted")))
-            markUnusable()
+            retire(machine.streamIDsExhausted(), failing: pending)
             return
         }
     }
 
     private func startQueued() {
         guard !queued.isEmpty else { return }
-        lastActivity = .now()
-        while active, !closing, goAwayError == nil, wire.core.streams.count < maxConcurrentStreams,
-            let next = queued.popFirst()
-        {
+        machine.noteActivity(at: .now())
+        while machine.mayStart(openStreams: wire.core.streams.count), let next = queued.popFirst() {
             start(next)
         }
     }
@@ -359,9 +348,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         wire.core.append(unwrapInboundIn(data))
-        lastActivity = .now()
+        machine.noteActivity(at: .now())
         do throws(HTTP2ProtocolError) {
-            while !closing, let event = try wire.nextEvent() {
+            while machine.readsFrames, let event = try wire.nextEvent() {
                 handle(event)
                 if answeredSinceWrite >= Self.answersPerEarlyWrite, let sendWaiting {
                     answeredSinceWrite = 0
@@ -372,11 +361,14 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             fail(context: context, error)
         }
         startQueued()
-        if goAwayError != nil, wire.exchanges.isEmpty, queued.isEmpty, !closing {
-            writeOut(context: context)
-            closing = true
-            context.close(promise: nil)
-        }
+        closeIfDrained(context: context)
+    }
+
+    /// Closes a connection that is going away once nothing is left in flight.
+    private func closeIfDrained(context: ChannelHandlerContext) {
+        guard machine.closeIfDrained(inFlight: wire.exchanges.count + queued.count) else { return }
+        writeOut(context: context)
+        context.close(promise: nil)
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -414,23 +406,25 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         case .peerSettingsChanged:
             let peerSettings = wire.core.peerSettings
             wire.encoder.setTableSizeLimit(peerSettings.headerTableSize)
-            maxConcurrentStreams = max(1, min(peerSettings.maxConcurrentStreams ?? Int.max, Int(Int32.max)))
+            _ = machine.peerSettingsChanged(maxConcurrentStreams: peerSettings.maxConcurrentStreams)
         case .localSettingsAcknowledged:
             break
         }
     }
 
     private func receiveGoAway(_ frame: GoAwayFrame, abandoned: [UInt32]) {
-        let reason = frame.debugText.map { Self.reason(inJSON: $0) ?? $0 }
-        let error = APNsTransportError.goingAway(host: host, code: frame.errorName, reason: reason)
-        goAwayError = error
-        // Requests the server may still answer fail with the GOAWAY as their cause if it closes first.
-        closeError = .connectionClosed(host: host, cause: error.description)
-        markUnusable()
+        let retirement = machine.goAwayReceived(code: frame.errorName, debugText: frame.debugText)
         for streamID in abandoned {
-            wire.exchanges.removeValue(forKey: streamID)?.pending.complete(.failure(error))
+            wire.exchanges.removeValue(forKey: streamID)?.pending.complete(.failure(retirement.error))
         }
-        while let next = queued.popFirst() { next.complete(.failure(error)) }
+        retire(retirement, failing: nil)
+    }
+
+    /// The connection takes no more requests: tells the pool (once) and fails what waits.
+    private func retire(_ retirement: StateMachine.Retirement, failing pending: PendingRequest?) {
+        if retirement.reportUnusable { onUnusable() }
+        pending?.complete(.failure(retirement.error))
+        while let next = queued.popFirst() { next.complete(.failure(retirement.error)) }
     }
 
     private func complete(_ exchange: Exchange) {
@@ -453,24 +447,16 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         }
     }
 
-    /// The `reason` of a JSON text such as APNs's GOAWAY debug data.
-    static func reason(inJSON text: String) -> String? {
-        guard case .object(let object)? = try? JSONParser.parse(Array(text.utf8)),
-            case .string(let reason)? = object["reason"]
-        else { return nil }
-        return reason
-    }
-
     // MARK: Housekeeping
 
     /// Ends the connection after the server broke the protocol; its requests fail with why.
     private func fail(context: ChannelHandlerContext, _ error: HTTP2ProtocolError) {
-        guard !closing else { return }
-        closing = true
+        guard case .goAwayAndClose(let failure, let reportUnusable) = machine.protocolError(detail: error.description)
+        else { return }
+        if reportUnusable { onUnusable() }
         wire.goAway(error.code, debug: Array(error.why.utf8))
         writeOut(context: context)
-        closeError = .protocolError(host: host, detail: error.description)
-        failAll(closedError())
+        failAll(failure)
         context.close(promise: nil)
     }
 
@@ -492,22 +478,15 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             }
             queued = kept
         }
-        if active, !closing, now - lastActivity > idlePing {
-            lastActivity = now
+        if machine.pingIfIdle(now: now, interval: idlePing) {
             HTTP2Wire.ping(UInt64(now.uptimeNanoseconds), ack: false, into: &wire.out)
         }
         startQueued()
+        closeIfDrained(context: context)
         writeOut(context: context)
     }
 
-    private func markUnusable() {
-        guard !reportedUnusable else { return }
-        reportedUnusable = true
-        onUnusable()
-    }
-
     private func failAll(_ error: APNsTransportError) {
-        markUnusable()
         let failed = wire.exchanges
         wire.exchanges = [:]
         for exchange in failed.values { exchange.pending.complete(.failure(error)) }
