@@ -104,7 +104,7 @@ public final class StreamClient: Sendable {
     public func run() async {
         metrics.streamConnected(source: source.name, false)
         var position = Position()
-        var gap = false
+        var startsWithGap = false
         if let recover = settings.recover {
             do {
                 if let stored = try await store.sourcePosition(source.name, activityLimit: Self.followedActivities) {
@@ -112,11 +112,11 @@ public final class StreamClient: Sendable {
                     position.lastEventID = stored.lastEventID
                     position.lastEventAt = stored.lastReceivedAt
                     position.activities = stored.openActivityKeys.reversed()
-                    gap = true
+                    startsWithGap = true
                 } else if let window = recover.startWindow {
                     // A first start: what the feed published before the bridge connected.
                     position.startFrom = ingest.clock() - window.millis
-                    gap = true
+                    startsWithGap = true
                 }
             } catch {
                 logger.warning(
@@ -130,17 +130,14 @@ public final class StreamClient: Sendable {
                 "url": "\(settings.url)", "format": "\(settings.format.rawValue)",
                 "heartbeat-timeout": "\(DurationText.format(settings.heartbeatTimeout.millis))",
             ])
-        var attempt = 0
-        var serverRetry: Millis?
+        var reconnection = StreamReconnection(
+            backoff: settings.reconnect, recovers: settings.recover != nil, startsWithGap: startsWithGap)
         while !Task.isCancelled {
-            let (ended, carriedData) = await connectAndRead(&position, recovering: gap, serverRetry: &serverRetry)
+            let (ended, carriedData) = await connectAndRead(&position, &reconnection)
             metrics.streamConnected(source: source.name, false)
             guard let ended, !Task.isCancelled else { return }
-            if carriedData { attempt = 0 }
-            gap = settings.recover != nil
             metrics.streamReconnect(source: source.name, reason: ended.metricReason)
-            let delay = max(settings.reconnect.delay(attempt: attempt, unit: random()), serverRetry ?? 0)
-            attempt += 1
+            let delay = reconnection.connectionEnded(carriedData: carriedData, unit: random())
             let metadata: Logger.Metadata = ["error": "\(ended)", "retry-in": "\(DurationText.format(delay))"]
             if ended.isConfigurationProblem {
                 logger.error("stream refused: check the source's configuration", metadata: metadata)
@@ -151,10 +148,10 @@ public final class StreamClient: Sendable {
         }
     }
 
-    /// One connection: connect, recover a gap, read until it ends. Returns why it ended (nil
-    /// when cancelled) and whether it carried anything.
+    /// One connection: connect, recover a gap (when `reconnection` says so), read until it
+    /// ends. Returns why it ended (nil when cancelled) and whether it carried anything.
     private func connectAndRead(
-        _ position: inout Position, recovering: Bool, serverRetry: inout Millis?
+        _ position: inout Position, _ reconnection: inout StreamReconnection
     ) async -> (StreamError?, Bool) {
         let request = StreamConnection.Request(
             url: settings.url, headers: settings.headers, format: settings.format, lastEventID: position.sseLastEventID,
@@ -169,7 +166,7 @@ public final class StreamClient: Sendable {
         metrics.streamConnected(source: source.name, true)
         logger.info("stream connected", metadata: ["url": "\(settings.url)"])
         do throws(StreamError) {
-            if recovering { try await recoverGap(&position) }
+            if reconnection.recoversGap { try await recoverGap(&position) }
         } catch {
             return (error, false)
         }
@@ -182,7 +179,7 @@ public final class StreamClient: Sendable {
                 case .keepAlive:
                     continue
                 case .retry(let millis):
-                    serverRetry = millis
+                    reconnection.serverAsked(retry: millis)
                 case .tooLarge(let bytes):
                     logger.error(
                         "stream message skipped: over the body-limit",

@@ -125,40 +125,28 @@ struct StreamConnection: Sendable {
 }
 
 /// Sends the GET, waits for the answer's head, then frames the body into messages for the
-/// stream's reader. Lives on the connection's event loop.
+/// stream's reader. Lives on the connection's event loop. What each event means (a refusal, the
+/// stream's end, silence) is ``StreamReadStateMachine``'s; the handler does the I/O.
 private final class StreamReadHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart
 
-    private enum State {
-        case waiting
-        case streaming
-        /// Another answer than 200: its start, for the error.
-        case refused(status: Int, body: [UInt8])
-        case done
-    }
-
-    private static let refusalBodyLimit = 512
-
-    private let url: FeedURL
     private let head: HTTPRequestHead
     private var framing: any StreamFraming
-    private let heartbeatTimeout: Millis
     private let answered: EventLoopPromise<Void>
     private let continuation: AsyncThrowingStream<StreamMessage, any Error>.Continuation
-    private var state = State.waiting
+    private var machine: StreamReadStateMachine
 
     init(
         url: FeedURL, head: HTTPRequestHead, framing: any StreamFraming, heartbeatTimeout: Millis,
         answered: EventLoopPromise<Void>,
         continuation: AsyncThrowingStream<StreamMessage, any Error>.Continuation
     ) {
-        self.url = url
         self.head = head
         self.framing = framing
-        self.heartbeatTimeout = heartbeatTimeout
         self.answered = answered
         self.continuation = continuation
+        machine = StreamReadStateMachine(url: url, heartbeatTimeout: heartbeatTimeout)
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -168,71 +156,38 @@ private final class StreamReadHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch (unwrapInboundIn(data), state) {
-        case (.head(let response), .waiting):
-            let status = Int(response.status.code)
-            if status < 200 { return }
-            if status == 200 {
-                state = .streaming
-                answered.succeed(())
-            } else {
-                state = .refused(status: status, body: [])
-            }
-        case (.body(let buffer), .streaming):
+        switch unwrapInboundIn(data) {
+        case .head(let response):
+            if machine.receivedHead(status: Int(response.status.code)) == .streaming { answered.succeed(()) }
+        case .body(let buffer):
+            guard machine.receivedBody(buffer.readableBytesView) else { return }
             for message in framing.feed(buffer.readableBytesView) { continuation.yield(message) }
-        case (.body(let buffer), .refused(let status, var body)):
-            body.append(contentsOf: buffer.readableBytesView.prefix(Self.refusalBodyLimit - body.count))
-            state = .refused(status: status, body: body)
-        case (.end, .streaming):
-            finish(context, .ended(url: url))
-        case (.end, .refused(let status, let body)):
-            finish(context, .httpStatus(url: url, status: status, body: Self.summary(body)))
-        default:
-            break
+        case .end:
+            finish(context, machine.receivedEnd())
         }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            finish(context, .heartbeatTimeout(url: url, after: heartbeatTimeout))
+            finish(context, machine.heartbeatTimedOut())
             return
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if case .refused(let status, let body) = state {
-            finish(context, .httpStatus(url: url, status: status, body: Self.summary(body)))
-        } else if StreamError.isTLS(error) {
-            finish(context, .tlsFailed(url: url, cause: StreamError.cause(of: error)))
-        } else {
-            finish(context, .closed(url: url, cause: StreamError.cause(of: error)))
-        }
+        finish(context, machine.errorCaught(tls: StreamError.isTLS(error), cause: StreamError.cause(of: error)))
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if case .refused(let status, let body) = state {
-            finish(context, .httpStatus(url: url, status: status, body: Self.summary(body)))
-        } else {
-            finish(context, .closed(url: url, cause: nil))
-        }
+        finish(context, machine.channelClosed())
         context.fireChannelInactive()
     }
 
-    private func finish(_ context: ChannelHandlerContext, _ error: StreamError) {
-        let previous = state
-        if case .done = previous { return }
-        state = .done
-        if case .streaming = previous {} else { answered.fail(error) }
-        continuation.finish(throwing: error)
+    private func finish(_ context: ChannelHandlerContext, _ finish: StreamReadStateMachine.Finish?) {
+        guard let finish else { return }
+        if finish.failOpener { answered.fail(finish.error) }
+        continuation.finish(throwing: finish.error)
         context.close(promise: nil)
-    }
-
-    /// The start of a refusal's body on one line, for the error message.
-    private static func summary(_ body: [UInt8]) -> String {
-        let text = String(decoding: body, as: UTF8.self)
-            .split(whereSeparator: { $0.isNewline }).joined(separator: " ")
-            .trimmingCharacters(in: .whitespaces)
-        return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
 }
