@@ -67,10 +67,14 @@ import Testing
         }
     }
 
-    @Test func tokensAreReusedThenRenewedAtFiftyMinutes() throws {
+    static func cache(_ clock: TestSeconds) throws -> ProviderTokenCache {
         let key = try SigningKey(pem: Self.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
+        return ProviderTokenCache(key: key, now: { clock.value })
+    }
+
+    @Test func tokensAreReusedThenRenewedAtFiftyMinutes() throws {
         let clock = TestSeconds(1000)
-        let cache = ProviderTokenCache(key: key, now: { clock.value })
+        let cache = try Self.cache(clock)
         let first = cache.current()
         clock.value += 49 * 60
         #expect(cache.current() == first)
@@ -78,13 +82,51 @@ import Testing
         let second = cache.current()
         #expect(second != first)
         #expect(second.issuedAt == 1000 + 50 * 60)
-        clock.value += 5
-        cache.renew(replacing: second)
-        #expect(cache.current() != second)
-        // A renewal already done by another request is not repeated.
-        let third = cache.current()
-        cache.renew(replacing: second)
-        #expect(cache.current() == third)
+    }
+
+    @Test func anExpiredTokenIsRenewedNoSoonerThanAPNsAcceptsANewOne() throws {
+        let clock = TestSeconds(1_000_000)
+        let cache = try Self.cache(clock)
+        let first = cache.current()
+        // Called expired at 5 minutes old: a new token now would be TooManyProviderTokenUpdates.
+        clock.value += 5 * 60
+        #expect(cache.renew(replacing: first) == .refused(age: 5 * 60))
+        #expect(cache.current() == first)
+        clock.value += 15 * 60 - 1
+        #expect(cache.renew(replacing: first) == .refused(age: 20 * 60 - 1))
+        clock.value += 1
+        guard case .renewed(let second) = cache.renew(replacing: first) else {
+            Issue.record("not renewed at 20 minutes")
+            return
+        }
+        #expect(second.issuedAt == first.issuedAt + 20 * 60)
+        #expect(cache.current() == second)
+        // A request that still carried the first token finds the renewal done, once.
+        #expect(cache.renew(replacing: first) == .alreadyRenewed(second))
+        #expect(cache.current() == second)
+        // The new token called expired at once: kept, too young.
+        #expect(cache.renew(replacing: second) == .refused(age: 0))
+    }
+
+    @Test func aClockThatWentBackMayRenewAnExpiredToken() throws {
+        let clock = TestSeconds(1_000_000)
+        let cache = try Self.cache(clock)
+        let first = cache.current()
+        clock.value -= 3600
+        guard case .renewed(let second) = cache.renew(replacing: first) else {
+            Issue.record("not renewed after the clock went back")
+            return
+        }
+        #expect(second.issuedAt == 1_000_000 - 3600)
+    }
+
+    @Test func thePolicyIsAPNssRules() {
+        let policy = ProviderTokenPolicy()
+        #expect(!policy.shouldRenew(issuedAt: 0, now: 50 * 60 - 1))
+        #expect(policy.shouldRenew(issuedAt: 0, now: 50 * 60))
+        #expect(!policy.mayRenewAfterExpiry(issuedAt: 0, now: 20 * 60 - 1))
+        #expect(policy.mayRenewAfterExpiry(issuedAt: 0, now: 20 * 60))
+        #expect(policy.mayRenewAfterExpiry(issuedAt: 100, now: 99))
     }
 }
 

@@ -52,6 +52,20 @@ import Testing
         await session.stop()
     }
 
+    @Test func anExpiredTokenTooYoungToRenewIsKeptAndTheAnswerGoesToTheCaller() async throws {
+        // The client's clock stands two hours behind: every token it signs is expired for APNs,
+        // and a new one at once would be refused as TooManyProviderTokenUpdates.
+        let behind = Int64(Date().timeIntervalSince1970) - 7200
+        let session = try await MockSession.start(clientNow: { behind })
+        let response = try await session.client.send(
+            MockSession.updateRequest(token: MockSession.token(2), timestamp: behind))
+        #expect(response.status == 403)
+        #expect(response.reason == .expiredProviderToken)
+        #expect(session.server.stats().reasons["ExpiredProviderToken"] == 1)
+        #expect(session.server.stats().reasons["TooManyProviderTokenUpdates"] == nil)
+        await session.stop()
+    }
+
     @Test func aWrongKeyIDIsAConfigurationErrorThatSaysHowToFixIt() async throws {
         let session = try await MockSession.start()
         let wrong = try APNsClient(

@@ -46,11 +46,14 @@ public struct ProviderToken: Sendable, Hashable, CustomStringConvertible {
 /// When to sign a new provider token, following APNs's rules.
 ///
 /// APNs rejects a token older than an hour (`ExpiredProviderToken`) and a token changed on a
-/// connection more often than every 20 minutes (`TooManyProviderTokenUpdates`). So a token is
-/// reused until it is `renewAfter` old (50 minutes), and a renewal (also on
-/// `ExpiredProviderToken`) is refused while the current one is younger than 20 minutes.
+/// connection more often than every 20 minutes (`TooManyProviderTokenUpdates`). So
+/// ``APNsClient`` reuses a token until it is ``renewAfter`` old (50 minutes), and when APNs
+/// says it expired, renews it only once it is ``minimumAge`` old (20 minutes): a younger
+/// token called expired means the clock is off, and a new one would be refused.
 public struct ProviderTokenPolicy: Sendable {
+    /// The age (seconds) at which a token is replaced before it is sent: well inside APNs's hour.
     public var renewAfter: Int64 = 50 * 60
+    /// The youngest (seconds) a token APNs said expired may be replaced: APNs's minimum between updates.
     public var minimumAge: Int64 = 20 * 60
 
     public init() {}
@@ -60,7 +63,8 @@ public struct ProviderTokenPolicy: Sendable {
         now - issuedAt >= renewAfter
     }
 
-    /// Whether APNs said the token expired and a renewal is allowed now.
+    /// Whether a token issued at `issuedAt`, which APNs said expired, may be replaced at `now`
+    /// (UNIX seconds): once it is ``minimumAge`` old, or when the clock went back past it.
     public func mayRenewAfterExpiry(issuedAt: Int64, now: Int64) -> Bool {
         now - issuedAt >= minimumAge || now < issuedAt
     }

@@ -12,9 +12,10 @@ import NIOPosix
 /// ```
 ///
 /// The client signs and caches the provider token (renewed at 50 minutes; once more when APNs
-/// says `ExpiredProviderToken`), attaches it to every request, and retires a connection that
-/// answers `503 Shutdown` or sends GOAWAY. It does not retry otherwise: retries belong to the
-/// caller, which knows what is still worth sending (see ``PushDelivery``).
+/// says `ExpiredProviderToken`, unless the token is younger than APNs's 20 minutes between
+/// updates: ``ProviderTokenPolicy``), attaches it to every request, and retires a connection
+/// that answers `503 Shutdown` or sends GOAWAY. It does not retry otherwise: retries belong to
+/// the caller, which knows what is still worth sending (see ``PushDelivery``).
 ///
 /// It frames HTTP/2 itself (``HTTP2ClientHandler`` on the connection core it shares with the
 /// mock) rather than using AsyncHTTPClient: the provider-token rules are per connection, the
@@ -147,7 +148,8 @@ public final class APNsClient: Sendable {
 
     /// A request of this client's was answered, or failed, on `connection`: retires the
     /// connection after `503 Shutdown`, and sends the request once more with a new provider
-    /// token after `ExpiredProviderToken`; otherwise (and after `Shutdown`) tells its caller.
+    /// token after `ExpiredProviderToken` (when the token may be renewed); otherwise (and after
+    /// `Shutdown`) tells its caller.
     func received(_ result: Result<APNsResponse, any Error>, for pending: PendingRequest, on connection: APNsConnection)
     {
         if case .success(let response) = result {
@@ -155,9 +157,8 @@ public final class APNsClient: Sendable {
                 pool.retire(connection)
             }
             if response.status == 403, response.reason == .expiredProviderToken, !pending.renewed,
-                let token = pending.token, let tokens
+                let token = pending.token, let tokens, tokens.renew(replacing: token).token != nil
             {
-                tokens.renew(replacing: token)
                 attempt(pending.request, renewed: true, flush: true, completion: pending.completion)
                 return
             }
@@ -169,38 +170,5 @@ public final class APNsClient: Sendable {
     public func shutdown() async {
         await pool.close()
         if ownsGroup { try? await group.shutdownGracefully() }
-    }
-}
-
-/// The provider token in use, shared by every connection, renewed by ``ProviderTokenPolicy``.
-final class ProviderTokenCache: Sendable {
-    private let key: SigningKey
-    private let now: @Sendable () -> Int64
-    private let policy = ProviderTokenPolicy()
-    private let token: NIOLockedValueBox<ProviderToken?>
-
-    init(key: SigningKey, now: @escaping @Sendable () -> Int64) {
-        self.key = key
-        self.now = now
-        self.token = NIOLockedValueBox(nil)
-    }
-
-    func current() -> ProviderToken {
-        let time = now()
-        return token.withLockedValue { token in
-            if let current = token, !policy.shouldRenew(issuedAt: current.issuedAt, now: time) { return current }
-            let fresh = ProviderToken(key: key, issuedAt: time)
-            token = fresh
-            return fresh
-        }
-    }
-
-    /// Replaces `stale` (which APNs said expired) with a new token, unless another request
-    /// already did.
-    func renew(replacing stale: ProviderToken) {
-        let time = now()
-        token.withLockedValue { token in
-            if token == nil || token == stale { token = ProviderToken(key: key, issuedAt: time) }
-        }
     }
 }
