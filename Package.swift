@@ -69,6 +69,7 @@ let package = Package(
                 .product(name: "NIOTLS", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -265,6 +266,8 @@ let package = Package(
                 // A server nobody here wrote, to check the client's own HTTP/2 framing against.
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                // The logging tests give the client a logger of their own.
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -67,14 +67,15 @@ import Testing
         }
     }
 
-    static func cache(_ clock: TestSeconds) throws -> ProviderTokenCache {
+    static func cache(_ clock: TestSeconds, log: CapturedLog = CapturedLog()) throws -> ProviderTokenCache {
         let key = try SigningKey(pem: Self.pem, keyID: "ABC123DEFG", teamID: "DEF123GHIJ")
-        return ProviderTokenCache(key: key, now: { clock.value })
+        return ProviderTokenCache(key: key, logger: log.logger(), now: { clock.value })
     }
 
     @Test func tokensAreReusedThenRenewedAtFiftyMinutes() throws {
         let clock = TestSeconds(1000)
-        let cache = try Self.cache(clock)
+        let log = CapturedLog()
+        let cache = try Self.cache(clock, log: log)
         let first = cache.current()
         clock.value += 49 * 60
         #expect(cache.current() == first)
@@ -82,16 +83,22 @@ import Testing
         let second = cache.current()
         #expect(second != first)
         #expect(second.issuedAt == 1000 + 50 * 60)
+        #expect(log.entries("provider token signed").count == 1)
+        #expect(log.entries("provider token renewed").first?.metadata["previous-age-seconds"] == "3000")
+        // Never the token itself.
+        #expect(!log.all.contains { "\($0)".contains(second.value) || "\($0)".contains(first.value) })
     }
 
     @Test func anExpiredTokenIsRenewedNoSoonerThanAPNsAcceptsANewOne() throws {
         let clock = TestSeconds(1_000_000)
-        let cache = try Self.cache(clock)
+        let log = CapturedLog()
+        let cache = try Self.cache(clock, log: log)
         let first = cache.current()
         // Called expired at 5 minutes old: a new token now would be TooManyProviderTokenUpdates.
         clock.value += 5 * 60
         #expect(cache.renew(replacing: first) == .refused(age: 5 * 60))
         #expect(cache.current() == first)
+        #expect(log.entries("expired").first?.level == .warning)
         clock.value += 15 * 60 - 1
         #expect(cache.renew(replacing: first) == .refused(age: 20 * 60 - 1))
         clock.value += 1
@@ -101,6 +108,7 @@ import Testing
         }
         #expect(second.issuedAt == first.issuedAt + 20 * 60)
         #expect(cache.current() == second)
+        #expect(log.entries("renewed it").first?.level == .notice)
         // A request that still carried the first token finds the renewal done, once.
         #expect(cache.renew(replacing: first) == .alreadyRenewed(second))
         #expect(cache.current() == second)

@@ -56,13 +56,18 @@ import Testing
         // The client's clock stands two hours behind: every token it signs is expired for APNs,
         // and a new one at once would be refused as TooManyProviderTokenUpdates.
         let behind = Int64(Date().timeIntervalSince1970) - 7200
-        let session = try await MockSession.start(clientNow: { behind })
+        let log = CapturedLog()
+        let session = try await MockSession.start(clientNow: { behind }, clientLogger: log.logger())
         let response = try await session.client.send(
             MockSession.updateRequest(token: MockSession.token(2), timestamp: behind))
         #expect(response.status == 403)
         #expect(response.reason == .expiredProviderToken)
         #expect(session.server.stats().reasons["ExpiredProviderToken"] == 1)
         #expect(session.server.stats().reasons["TooManyProviderTokenUpdates"] == nil)
+        // Said as a warning that points at the clock.
+        let refused = try #require(log.entries("APNs said the provider token expired").first)
+        #expect(refused.level == .warning)
+        #expect(refused.message.contains("clock"))
         await session.stop()
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 
 /// The provider token in use, shared by every connection of a client, renewed as
@@ -11,12 +12,17 @@ final class ProviderTokenCache: Sendable {
     private let key: SigningKey
     private let now: @Sendable () -> Int64
     private let policy: ProviderTokenPolicy
+    private let logger: Logger
     private let token: NIOLockedValueBox<ProviderToken?>
 
     /// `now` gives UNIX seconds (tests pass a clock of their own).
-    init(key: SigningKey, policy: ProviderTokenPolicy = ProviderTokenPolicy(), now: @escaping @Sendable () -> Int64) {
+    init(
+        key: SigningKey, policy: ProviderTokenPolicy = ProviderTokenPolicy(), logger: Logger,
+        now: @escaping @Sendable () -> Int64
+    ) {
         self.key = key
         self.policy = policy
+        self.logger = logger
         self.now = now
         self.token = NIOLockedValueBox(nil)
     }
@@ -24,12 +30,20 @@ final class ProviderTokenCache: Sendable {
     /// The token to send now: the current one, or a new one when it is old enough to renew.
     func current() -> ProviderToken {
         let time = now()
-        return token.withLockedValue { token in
-            if let current = token, !policy.shouldRenew(issuedAt: current.issuedAt, now: time) { return current }
+        let (current, replaced) = token.withLockedValue { token -> (ProviderToken, ProviderToken??) in
+            if let current = token, !policy.shouldRenew(issuedAt: current.issuedAt, now: time) {
+                return (current, nil)
+            }
             let fresh = ProviderToken(key: key, issuedAt: time)
-            token = fresh
-            return fresh
+            defer { token = fresh }
+            return (fresh, .some(token))
         }
+        if let replaced {
+            logger.debug(
+                replaced == nil ? "provider token signed" : "provider token renewed",
+                metadata: Self.metadata(key: key, issuedAt: time, replacing: replaced, now: time))
+        }
+        return current
     }
 
     /// What became of a token APNs said expired.
@@ -56,7 +70,7 @@ final class ProviderTokenCache: Sendable {
     /// did, or it is too young for APNs to accept a new one.
     func renew(replacing stale: ProviderToken) -> Renewal {
         let time = now()
-        return token.withLockedValue { token -> Renewal in
+        let renewal = token.withLockedValue { token -> Renewal in
             if let current = token, current != stale { return .alreadyRenewed(current) }
             guard policy.mayRenewAfterExpiry(issuedAt: stale.issuedAt, now: time) else {
                 return .refused(age: time - stale.issuedAt)
@@ -65,5 +79,29 @@ final class ProviderTokenCache: Sendable {
             token = fresh
             return .renewed(fresh)
         }
+        switch renewal {
+        case .renewed:
+            logger.notice(
+                "APNs said the provider token expired; renewed it",
+                metadata: Self.metadata(key: key, issuedAt: time, replacing: stale, now: time))
+        case .refused(let age):
+            logger.warning(
+                "APNs said the provider token expired, but it was signed \(age)s ago; APNs refuses a new one sooner than \(policy.minimumAge)s after the last (TooManyProviderTokenUpdates), so it is kept: check this machine's clock",
+                metadata: Self.metadata(key: key, issuedAt: stale.issuedAt, replacing: nil, now: time))
+        case .alreadyRenewed:
+            break
+        }
+        return renewal
+    }
+
+    /// What a log line says of a token: its key, team and times, never the token.
+    private static func metadata(
+        key: SigningKey, issuedAt: Int64, replacing old: ProviderToken?, now: Int64
+    ) -> Logger.Metadata {
+        var metadata: Logger.Metadata = [
+            "key-id": .string(key.keyID), "team-id": .string(key.teamID), "issued-at": "\(issuedAt)",
+        ]
+        if let old { metadata["previous-age-seconds"] = "\(now - old.issuedAt)" }
+        return metadata
     }
 }

@@ -1,5 +1,5 @@
 import Foundation
-import NIOConcurrencyHelpers
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -16,6 +16,16 @@ import NIOPosix
 /// updates: ``ProviderTokenPolicy``), attaches it to every request, and retires a connection
 /// that answers `503 Shutdown` or sends GOAWAY. It does not retry otherwise: retries belong to
 /// the caller, which knows what is still worth sending (see ``PushDelivery``).
+///
+/// **Logging.** Through the `Logger` given at ``init(configuration:eventLoopGroup:logger:now:)``
+/// (none by default): connections made and lost with their cause at `debug` (a failure at
+/// `warning`), the server's stream limit at `debug`, GOAWAY with its code and debug data at
+/// `notice` (`warning` for an error code), token renewals at `debug` and `notice` (one APNs
+/// would refuse at `warning`), answers that say the setup is wrong at `warning` (once per
+/// connection, then `debug`), each answer at `trace`. Never the provider token; device tokens
+/// only masked (``APNsRequest/masked(token:)``). Whether answers are traced is read from the
+/// logger's level once, when the client is made, so a push costs nothing more when they are not.
+/// ``PushDelivery`` logs its retries to the same logger.
 ///
 /// It frames HTTP/2 itself (``HTTP2ClientHandler`` on the connection core it shares with the
 /// mock) rather than using AsyncHTTPClient: the provider-token rules are per connection, the
@@ -47,6 +57,10 @@ public final class APNsClient: Sendable {
     }
 
     public let configuration: Configuration
+    /// Where the client logs; ``PushDelivery`` logs there too unless given another.
+    public let logger: Logger
+    /// Whether each answer is logged (the logger's level is `trace`), read once.
+    private let tracesAnswers: Bool
     private let group: any EventLoopGroup
     private let ownsGroup: Bool
     let pool: ConnectionPool
@@ -54,13 +68,20 @@ public final class APNsClient: Sendable {
     /// ``Configuration/requestTimeout`` as NIO's deadlines take it, converted once.
     private let requestTimeout: TimeAmount
 
+    /// A logger that drops everything: the client's default.
+    public static let silentLogger = Logger(label: "liveline.apns", factory: { _ in SwiftLogNoOpLogHandler() })
+
     /// A client. Pass an event loop group to share one; otherwise the client makes its own.
+    /// `logger` receives what happens to connections, tokens and answers (see "Logging" above).
     /// `now` gives UNIX seconds for token ages (tests pass a fake clock).
     public init(
         configuration: Configuration, eventLoopGroup: (any EventLoopGroup)? = nil,
+        logger: Logger = APNsClient.silentLogger,
         now: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970) }
     ) throws {
         self.configuration = configuration
+        self.logger = logger
+        tracesAnswers = logger.logLevel <= .trace
         requestTimeout = TimeAmount(configuration.requestTimeout)
         if let eventLoopGroup {
             group = eventLoopGroup
@@ -72,8 +93,8 @@ public final class APNsClient: Sendable {
         }
         pool = try ConnectionPool(
             endpoint: configuration.endpoint, size: configuration.connections, group: group,
-            idlePing: TimeAmount(configuration.idlePing))
-        tokens = configuration.signingKey.map { ProviderTokenCache(key: $0, now: now) }
+            idlePing: TimeAmount(configuration.idlePing), logger: logger)
+        tokens = configuration.signingKey.map { ProviderTokenCache(key: $0, logger: logger, now: now) }
     }
 
     /// The event loops the connections run on (for timers that belong with them).
@@ -152,8 +173,12 @@ public final class APNsClient: Sendable {
     /// `Shutdown`) tells its caller.
     func received(_ result: Result<APNsResponse, any Error>, for pending: PendingRequest, on connection: APNsConnection)
     {
-        if case .success(let response) = result {
+        if tracesAnswers { trace(result, for: pending.request, on: connection) }
+        if case .success(let response) = result, !response.isSuccess {
             if response.status == 503, response.reason == .shutdown {
+                logger.notice(
+                    "APNs answered 503 Shutdown; retiring the connection",
+                    metadata: ["apns-connection": "\(connection.number)", "apns-host": .string(connection.host)])
                 pool.retire(connection)
             }
             if response.status == 403, response.reason == .expiredProviderToken, !pending.renewed,
@@ -162,8 +187,43 @@ public final class APNsClient: Sendable {
                 attempt(pending.request, renewed: true, flush: true, completion: pending.completion)
                 return
             }
+            if case .configurationError(let advice) = APNsDisposition(response) {
+                logConfigurationError(advice, response: response, on: connection)
+            }
         }
         pending.completion(result)
+    }
+
+    /// Logs a setup problem: at `warning` the first time on a connection, at `debug` after
+    /// that, so that a wrong key does not write a line per push.
+    private func logConfigurationError(_ advice: String, response: APNsResponse, on connection: APNsConnection) {
+        let level: Logger.Level = connection.firstConfigurationError() ? .warning : .debug
+        logger.log(
+            level: level, "APNs configuration error: \(advice)",
+            metadata: [
+                "apns-connection": "\(connection.number)", "apns-host": .string(connection.host),
+                "answer": .string(response.description),
+            ])
+    }
+
+    /// One answer, at `trace`: its status, reason and ids, the device token masked.
+    private func trace(
+        _ result: Result<APNsResponse, any Error>, for request: APNsRequest, on connection: APNsConnection
+    ) {
+        var metadata: Logger.Metadata = [
+            "apns-connection": "\(connection.number)", "method": .string(request.method.rawValue),
+            "path": .string(request.maskedPath),
+        ]
+        switch result {
+        case .success(let response):
+            metadata["status"] = "\(response.status)"
+            if let reason = response.reason { metadata["reason"] = .string(reason.rawValue) }
+            if let id = response.apnsID ?? response.requestID { metadata["apns-id"] = .string(id) }
+            logger.trace("APNs answered", metadata: metadata)
+        case .failure(let error):
+            metadata["error"] = .string("\(error)")
+            logger.trace("APNs request failed", metadata: metadata)
+        }
     }
 
     /// Closes the connections (and the event loops, if the client made them).

@@ -1,4 +1,5 @@
 import LivelineCore
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -25,6 +26,9 @@ import NIOCore
 ///   back-offs without waiting.
 /// - **Nothing vanishes.** ``abandon(reason:)`` reports every push still pending as
 ///   ``DeliveryEvent/abandoned(activity:push:reason:)`` when a run stops before they finish.
+/// - **Logged** (besides the events): retries with their reason and delay, rejections, stopped
+///   activities and abandoned pushes at `debug`, pushes given up and the configuration error
+///   that stops delivery at `warning`; nothing for a push delivered at the first attempt.
 ///
 /// **Memory.** State is kept per activity only while it has a push unfinished (in flight,
 /// waiting or held): an idle activity, or one that has ended and whose last push was answered,
@@ -100,19 +104,22 @@ public final class PushDelivery: Sendable {
     public let configuration: Configuration
     private let client: APNsClient
     private let clock: any EngineClock
+    private let logger: Logger
     private let onEvent: @Sendable (DeliveryEvent) -> Void
     private let state = NIOLockedValueBox(State())
 
     /// - Parameters:
     ///   - clock: for latencies, measured from each push's due time, and for retry back-offs.
+    ///   - logger: where retries and failures are logged; the client's logger when nil.
     ///   - onEvent: called for every ``DeliveryEvent``, from any thread; keep it quick.
     public init(
         client: APNsClient, configuration: Configuration, clock: any EngineClock = WallClock(),
-        onEvent: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }
+        logger: Logger? = nil, onEvent: @escaping @Sendable (DeliveryEvent) -> Void = { _ in }
     ) {
         self.client = client
         self.configuration = configuration
         self.clock = clock
+        self.logger = logger ?? client.logger
         self.onEvent = onEvent
     }
 
@@ -207,6 +214,9 @@ public final class PushDelivery: Sendable {
             state.idleWaiters = []
         }
         events.forEach(onEvent)
+        if !events.isEmpty {
+            logger.debug("pushes abandoned", metadata: ["count": "\(events.count)", "reason": .string(reason)])
+        }
         waiters.forEach { $0.resume() }
     }
 
@@ -455,7 +465,10 @@ public final class PushDelivery: Sendable {
                 next = (waiting, Route(activity, attempt: 1, in: state))
             }
         }
-        if let event { onEvent(event) }
+        if let event {
+            onEvent(event)
+            log(event)
+        }
         waiters.forEach { $0.resume() }
         if let next { transmit(next.push, route: next.route, flush: true) }
         if let retry {
@@ -464,6 +477,35 @@ public final class PushDelivery: Sendable {
                 try? await clock.sleep(until: now + retry.after)
                 self.retry(retry.push, epoch: retry.epoch)
             }
+        }
+    }
+
+    /// Logs what went wrong with a push; nothing for one delivered.
+    private func log(_ event: DeliveryEvent) {
+        switch event {
+        case .sent, .delivered, .superseded, .abandoned:
+            return
+        case .retrying(let activity, let push, let failure, let attempt, let after):
+            logger.debug(
+                "push retrying",
+                metadata: [
+                    "activity": "\(activity)", "sequence": "\(push.sequence)", "attempt": "\(attempt)",
+                    "reason": .string(failure), "delay-ms": "\(after)",
+                ])
+        case .rejected(let activity, let push, let response):
+            logger.debug(
+                "push rejected by APNs",
+                metadata: [
+                    "activity": "\(activity)", "sequence": "\(push.sequence)", "answer": .string(response.description),
+                ])
+        case .stopped(let activity, let reason):
+            logger.debug("activity stopped", metadata: ["activity": "\(activity)", "reason": .string(reason)])
+        case .gaveUp(let activity, let push, let failure):
+            logger.warning(
+                "push given up: retries ran out",
+                metadata: ["activity": "\(activity)", "sequence": "\(push.sequence)", "reason": .string(failure)])
+        case .configurationError(let advice):
+            logger.warning("delivery stopped: \(advice)")
         }
     }
 

@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
@@ -24,6 +25,8 @@ final class APNsConnection: Sendable {
     /// Why the connection closed, as its handler saw it: requests that arrive after it closed
     /// fail with that cause (an untrusted certificate), not a bare "closed".
     private let closeReason: NIOLockedValueBox<APNsTransportError?>
+    /// Whether an answer on this connection said the setup is wrong yet (logged once at `warning`).
+    private let configurationErrorSeen = NIOLockedValueBox(false)
 
     private struct Outbox {
         var requests: [PendingRequest] = []
@@ -50,10 +53,11 @@ final class APNsConnection: Sendable {
     }
 
     /// Connects on `eventLoop`. `onUnusable` is called once, from the event loop, when the
-    /// connection can take no more requests (GOAWAY, closed, failed).
+    /// connection can take no more requests (GOAWAY, closed, failed). `logger` hears of the
+    /// connection's life, with its number and host.
     static func connect(
         to endpoint: APNsEndpoint, sslContext: NIOSSLContext?, on eventLoop: any EventLoop, number: Int,
-        idlePing: TimeAmount, onUnusable: @escaping @Sendable () -> Void
+        idlePing: TimeAmount, logger: Logger, onUnusable: @escaping @Sendable () -> Void
     ) -> EventLoopFuture<APNsConnection> {
         let serverHostname = endpoint.host.isIPAddress ? nil : endpoint.host
         let host = endpoint.hostAndPort
@@ -61,6 +65,13 @@ final class APNsConnection: Sendable {
         // Completed once, on the event loop; a later completion (the close of a connection that
         // was ready) is ignored.
         let ready = eventLoop.makePromise(of: Void.self)
+        let logger = {
+            var logger = logger
+            logger[metadataKey: "apns-connection"] = "\(number)"
+            logger[metadataKey: "apns-host"] = .string(host)
+            return logger
+        }()
+        logger.debug("connecting to APNs", metadata: ["tls": "\(endpoint.tls)"])
         let bootstrap = ClientBootstrap(group: eventLoop)
             .channelOption(.tcpOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
@@ -74,7 +85,7 @@ final class APNsConnection: Sendable {
                     try sync.addHandler(
                         HTTP2ClientHandler(
                             host: host, authority: endpoint.authority, tls: endpoint.tls, idlePing: idlePing,
-                            onUnusable: onUnusable,
+                            logger: logger, onUnusable: onUnusable,
                             onClosed: { reason in closeReason.withLockedValue { $0 = $0 ?? reason } }
                         ))
                 }
@@ -94,14 +105,24 @@ final class APNsConnection: Sendable {
                     closeReason: closeReason, ready: ready.futureResult
                 )
                 handler.sendWaiting = { [weak connection] in connection?.sendWaitingNow() }
+                logger.debug("connected to APNs")
                 return connection
             }
             .flatMapErrorThrowing { error in
                 let failure = APNsTransportError.connectFailed(
                     host: host, cause: ConnectFailure.cause(of: error) ?? "\(error)")
                 ready.fail(failure)
+                logger.warning("could not connect to APNs", metadata: ["cause": "\(failure)"])
                 throw failure
             }
+    }
+
+    /// True the first time an answer on this connection says the setup is wrong.
+    func firstConfigurationError() -> Bool {
+        configurationErrorSeen.withLockedValue { seen in
+            defer { seen = true }
+            return !seen
+        }
     }
 
     /// The TLS context for `endpoint`: ALPN `h2`, TLS 1.2 or later, the system's roots or the

@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import NIOSSL
@@ -28,12 +29,14 @@ final class ConnectionPool: Sendable {
     private let group: any EventLoopGroup
     private let sslContext: NIOSSLContext?
     private let idlePing: TimeAmount
+    private let logger: Logger
     private let state: NIOLockedValueBox<State>
 
-    init(endpoint: APNsEndpoint, size: Int, group: any EventLoopGroup, idlePing: TimeAmount) throws {
+    init(endpoint: APNsEndpoint, size: Int, group: any EventLoopGroup, idlePing: TimeAmount, logger: Logger) throws {
         self.endpoint = endpoint
         self.group = group
         self.idlePing = idlePing
+        self.logger = logger
         self.sslContext = try APNsConnection.sslContext(for: endpoint)
         self.state = NIOLockedValueBox(State(slots: Array(repeating: .empty, count: max(1, size))))
     }
@@ -85,7 +88,7 @@ final class ConnectionPool: Sendable {
         guard let (index, number, promise) = connect else { return future }
         let made = APNsConnection.connect(
             to: endpoint, sslContext: sslContext, on: promise.futureResult.eventLoop, number: number,
-            idlePing: idlePing,
+            idlePing: idlePing, logger: logger,
             onUnusable: { [weak self] in self?.vacate(index, number: number) }
         )
         made.whenComplete { [weak self] result in

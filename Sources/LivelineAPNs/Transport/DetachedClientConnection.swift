@@ -5,7 +5,9 @@ import NIOCore
 package enum DetachedClientConnection {
     /// The client's HTTP/2 handler speaking cleartext HTTP/2 to `host`, as a pooled connection has it.
     package static func handler(host: String) -> any ChannelHandler {
-        HTTP2ClientHandler(host: host, authority: host, tls: false, idlePing: .seconds(60), onUnusable: {})
+        HTTP2ClientHandler(
+            host: host, authority: host, tls: false, idlePing: .seconds(60), logger: APNsClient.silentLogger,
+            onUnusable: {})
     }
 
     /// Sends `request` through a channel whose pipeline holds ``handler(host:)``, as the pool

@@ -1,5 +1,6 @@
 import LivelineCore
 import LivelineHTTP2
+import Logging
 import NIOCore
 import NIOSSL
 import NIOTLS
@@ -92,6 +93,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private let idlePing: TimeAmount
     /// Told when the connection can take no more requests (GOAWAY or closed), once.
     private let onUnusable: @Sendable () -> Void
+    /// Connection events: GOAWAY, stream limits, failures. Nothing per request.
+    private let logger: Logger
 
     /// What every request and answer touches, in one value: each step of the hot path (start a
     /// request, take the next event) costs one dynamic exclusivity check on the handler's
@@ -175,13 +178,14 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     /// `host` is `host:port` as the user gave it, for messages.
     init(
-        host: String, authority: String, tls: Bool, idlePing: TimeAmount,
+        host: String, authority: String, tls: Bool, idlePing: TimeAmount, logger: Logger,
         onUnusable: @escaping @Sendable () -> Void,
         onClosed: @escaping @Sendable (APNsTransportError) -> Void = { _ in }
     ) {
         self.onClosed = onClosed
         self.host = host
         self.idlePing = idlePing
+        self.logger = logger
         self.onUnusable = onUnusable
         machine = StateMachine(host: host, tls: tls, now: .now())
         var settings = ConnectionSettings()
@@ -229,7 +233,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        onClosed(closed())
+        let cause = closed()
+        logger.debug("APNs connection closed", metadata: ["cause": "\(cause)"])
+        onClosed(cause)
         context.fireChannelInactive()
     }
 
@@ -250,7 +256,10 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         switch machine.errorCaught(Self.sort(error)) {
         case .close(let reportUnusable):
-            if reportUnusable { onUnusable() }
+            if reportUnusable {
+                onUnusable()
+                logger.warning("APNs connection failed", metadata: ["cause": "\(machine.closeCause)"])
+            }
             context.close(promise: nil)
         case .ignore:
             break
@@ -367,6 +376,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     /// Closes a connection that is going away once nothing is left in flight.
     private func closeIfDrained(context: ChannelHandlerContext) {
         guard machine.closeIfDrained(inFlight: wire.exchanges.count + queued.count) else { return }
+        logger.debug("APNs connection drained after GOAWAY; closing")
         writeOut(context: context)
         context.close(promise: nil)
     }
@@ -406,7 +416,10 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         case .peerSettingsChanged:
             let peerSettings = wire.core.peerSettings
             wire.encoder.setTableSizeLimit(peerSettings.headerTableSize)
-            _ = machine.peerSettingsChanged(maxConcurrentStreams: peerSettings.maxConcurrentStreams)
+            if let change = machine.peerSettingsChanged(maxConcurrentStreams: peerSettings.maxConcurrentStreams) {
+                logger.debug(
+                    "APNs changed the stream limit", metadata: ["from": "\(change.from)", "to": "\(change.to)"])
+            }
         case .localSettingsAcknowledged:
             break
         }
@@ -414,6 +427,15 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     private func receiveGoAway(_ frame: GoAwayFrame, abandoned: [UInt32]) {
         let retirement = machine.goAwayReceived(code: frame.errorName, debugText: frame.debugText)
+        let level: Logger.Level = frame.errorCode == HTTP2Wire.ErrorCode.noError.rawValue ? .notice : .warning
+        if logger.logLevel <= level {
+            var metadata: Logger.Metadata = [
+                "code": .string(frame.errorName), "last-stream-id": "\(frame.lastStreamID)",
+                "abandoned": "\(abandoned.count + queued.count)",
+            ]
+            if let text = frame.debugText { metadata["debug-data"] = .string(String(text.prefix(512))) }
+            logger.log(level: level, "APNs sent GOAWAY", metadata: metadata)
+        }
         for streamID in abandoned {
             wire.exchanges.removeValue(forKey: streamID)?.pending.complete(.failure(retirement.error))
         }
@@ -453,6 +475,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     private func fail(context: ChannelHandlerContext, _ error: HTTP2ProtocolError) {
         guard case .goAwayAndClose(let failure, let reportUnusable) = machine.protocolError(detail: error.description)
         else { return }
+        logger.warning("APNs broke HTTP/2; closing the connection", metadata: ["error": "\(error)"])
         if reportUnusable { onUnusable() }
         wire.goAway(error.code, debug: Array(error.why.utf8))
         writeOut(context: context)

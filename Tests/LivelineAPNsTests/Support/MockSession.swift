@@ -3,6 +3,7 @@ import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
 import LivelineMockTestSupport
+import Logging
 import NIOCore
 import NIOPosix
 
@@ -18,7 +19,7 @@ struct MockSession {
     let key: SigningKey
 
     static func start(
-        connections: Int = 1, clientNow: (@Sendable () -> Int64)? = nil,
+        connections: Int = 1, clientNow: (@Sendable () -> Int64)? = nil, clientLogger: Logger = APNsClient.silentLogger,
         configure: (inout MockAPNsConfiguration) -> Void = { _ in }
     ) async throws -> MockSession {
         let mock = try await LoopbackMockAPNs.start(.tlsVerifyingTokens, configure)
@@ -31,12 +32,12 @@ struct MockSession {
             client = try APNsClient(
                 configuration: .init(
                     endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)),
-                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, now: clientNow)
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: clientLogger, now: clientNow)
         } else {
             client = try APNsClient(
                 configuration: .init(
                     endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)),
-                eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+                eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: clientLogger)
         }
         return MockSession(server: server, client: client, key: key)
     }
