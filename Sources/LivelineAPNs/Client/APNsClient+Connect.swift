@@ -1,3 +1,4 @@
+import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 
@@ -33,6 +34,9 @@ extension APNsClient {
                     endpoint: configuration.endpoint, cause: cause, attempts: attempts,
                     waited: started.duration(to: clock.now))
             }
+            logger.debug(
+                "APNs not reachable yet; connecting again",
+                metadata: ["attempt": "\(attempts)", "cause": .string(cause), "retry-in": "\(delay)"])
             try? await clock.sleep(for: delay)
             delay = min(delay * 2, .seconds(4))
         }
