@@ -1,4 +1,3 @@
-import NIOCore
 import Testing
 
 @testable import LivelineAPNs
@@ -8,7 +7,7 @@ import Testing
 @Suite struct HTTP2ClientStateMachineTests {
     typealias Machine = HTTP2ClientHandler.StateMachine
     static let host = "api.push.apple.com:443"
-    static let start = NIODeadline.uptimeNanoseconds(1_000_000_000)
+    static let start = ContinuousClock.now
 
     static func open(tls: Bool = true, handshaken: Bool = true) -> Machine {
         var machine = Machine(host: host, tls: tls, now: start)
@@ -237,8 +236,59 @@ import Testing
         #expect(closeIfDrained)
     }
 
+    @Test func anErrorOrAProtocolErrorBeforeTheConnectionIsUpEndsItBeforeItStarts() {
+        var errored = Machine(host: Self.host, tls: true, now: Self.start)
+        let errorCaught = errored.errorCaught(.other("connection refused"))
+        #expect(errorCaught == .close(reportUnusable: true))
+        let refused = APNsTransportError.connectionClosed(host: Self.host, cause: "connection refused")
+        #expect(errored.state == .closing(cause: refused, goAway: nil))
+        // The channel may still report itself active: the preface is not written.
+        let activate = errored.activate()
+        #expect(!activate)
+        #expect(errored.admit(openStreams: 0, othersWaiting: false) == .fail(refused))
+        var broken = Machine(host: Self.host, tls: false, now: Self.start)
+        let protocolError = broken.protocolError(detail: "PROTOCOL_ERROR: early")
+        let early = APNsTransportError.protocolError(host: Self.host, detail: "PROTOCOL_ERROR: early")
+        #expect(protocolError == .goAwayAndClose(failure: early, reportUnusable: true))
+        let channelClosed = broken.channelClosed()
+        #expect(channelClosed == .init(error: early, reportUnusable: false))
+    }
+
+    @Test func onlyAConnectionGoingAwayClosesWhenDrained() {
+        var connecting = Machine(host: Self.host, tls: true, now: Self.start)
+        let closeIfDrained = connecting.closeIfDrained(inFlight: 0)
+        #expect(!closeIfDrained)
+        var machine = Self.open()
+        let closeIfDrained2 = machine.closeIfDrained(inFlight: 0)
+        #expect(!closeIfDrained2)
+        #expect(machine.state == .open(handshaken: true))
+        var closed = Self.open()
+        _ = closed.channelClosed()
+        let closeIfDrained3 = closed.closeIfDrained(inFlight: 0)
+        #expect(!closeIfDrained3)
+        #expect(closed.state == .closed(cause: .connectionClosed(host: Self.host, cause: nil), goAway: nil))
+    }
+
+    @Test func aCloseWhileGoingAwayFailsWhatIsInFlightWithTheGoAwayAsItsCause() {
+        var machine = Self.open()
+        _ = machine.goAwayReceived(code: "NO_ERROR", debugText: #"{"reason":"Shutdown"}"#)
+        let closedByGoAway = APNsTransportError.connectionClosed(host: Self.host, cause: Self.shutdown.description)
+        #expect(machine.closeCause == closedByGoAway)
+        #expect(machine.failure == Self.shutdown)
+        // The pool was told at the GOAWAY; not again.
+        let channelClosed = machine.channelClosed()
+        #expect(channelClosed == .init(error: closedByGoAway, reportUnusable: false))
+        #expect(machine.state == .closed(cause: closedByGoAway, goAway: Self.shutdown))
+        #expect(!machine.readsFrames)
+        let activate = machine.activate()
+        #expect(!activate)
+        let streamIDsExhausted = machine.streamIDsExhausted()
+        #expect(!streamIDsExhausted.reportUnusable)
+        #expect(machine.state == .closed(cause: closedByGoAway, goAway: Self.shutdown))
+    }
+
     @Test func theIdlePingGoesOnlyWhileTheConnectionIsUpAndIdle() {
-        let interval = TimeAmount.seconds(60)
+        let interval = Duration.seconds(60)
         var machine = Machine(host: Self.host, tls: false, now: Self.start)
         let pingIfIdle = machine.pingIfIdle(now: Self.start + .seconds(61), interval: interval)
         #expect(!pingIfIdle)
@@ -261,5 +311,8 @@ import Testing
         _ = machine.closeIfDrained(inFlight: 0)
         let pingIfIdle7 = machine.pingIfIdle(now: Self.start + .seconds(300), interval: interval)
         #expect(!pingIfIdle7)
+        _ = machine.channelClosed()
+        let pingIfIdle8 = machine.pingIfIdle(now: Self.start + .seconds(600), interval: interval)
+        #expect(!pingIfIdle8)
     }
 }

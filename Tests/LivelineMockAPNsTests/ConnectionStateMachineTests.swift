@@ -103,6 +103,28 @@ import Testing
         #expect(connectionError4 == .init(sendGoAway: false, countClosed: false))
     }
 
+    @Test func aConnectionThatClosesBeforeItIsUpIsNeverCounted() {
+        var machine = Machine()
+        let closeIfDrained = machine.closeIfDrained(openStreams: 0)
+        #expect(!closeIfDrained)
+        #expect(machine.state == .idle)
+        let closed = machine.closed()
+        #expect(!closed)
+        #expect(machine.isClosed)
+        let opened = machine.opened()
+        #expect(!opened)
+        let goAway = machine.goAway()
+        #expect(goAway == .ignore)
+    }
+
+    @Test func aConnectionGoingAwayDoesNotOpenAgain() {
+        var machine = Self.open()
+        _ = machine.goAway()
+        let opened = machine.opened()
+        #expect(!opened)
+        #expect(machine.state == .goingAway)
+    }
+
     @Test func aHangUpWhileGoingAwayIsCountedOnce() {
         var machine = Self.open()
         _ = machine.goAway()

@@ -1,5 +1,4 @@
 import LivelineCore
-import NIOCore
 
 extension HTTP2ClientHandler {
     /// The life of one client connection as a value: events in (the channel came up, the TLS
@@ -9,14 +8,16 @@ extension HTTP2ClientHandler {
     /// close), is tested without a socket.
     ///
     /// ```
-    /// connecting ─activate─▶ open ─GOAWAY─▶ goingAway ─drained─▶ closing ─closed─▶ closed
-    ///                         │  └──error, protocol error──────────▶ closing
-    ///     (any state) ──closed──▶ closed
+    /// connecting ─activate─▶ open ─GOAWAY, stream ids ran out─▶ goingAway ─drained─▶ closing
+    /// connecting ─GOAWAY─▶ goingAway         (unexpected: the preface is then never written)
+    /// connecting, open, goingAway ─error, protocol error─▶ closing
+    /// any state ─closed─▶ closed             (the end: nothing leaves it)
     /// ```
     ///
     /// It also keeps what decides whether a request may start (the server's stream limit) and
-    /// when the connection was last busy (for the idle PING). A plain value mutated in place:
-    /// no allocation, existential or closure per event, as it sits on every request's path.
+    /// when the connection was last busy (for the idle PING), in the handler's monotonic time
+    /// (`ContinuousClock`). A plain value without NIO, mutated in place: no allocation,
+    /// existential or closure per event, as it sits on every request's path.
     struct StateMachine {
         enum State: Hashable {
             /// The channel is not active yet: requests wait. (The handshake cannot finish
@@ -43,9 +44,9 @@ extension HTTP2ClientHandler {
         /// carries a valid token.
         private(set) var maxConcurrentStreams = 1
         /// When a frame last went out or came in, for the idle PING.
-        private(set) var lastActivity: NIODeadline
+        private(set) var lastActivity: ContinuousClock.Instant
 
-        init(host: String, tls: Bool, now: NIODeadline) {
+        init(host: String, tls: Bool, now: ContinuousClock.Instant) {
             self.host = host
             self.tls = tls
             state = .connecting(handshaken: !tls)
@@ -309,16 +310,16 @@ extension HTTP2ClientHandler {
         // MARK: Keepalive
 
         /// A frame went out or came in.
-        mutating func noteActivity(at now: NIODeadline) {
+        mutating func noteActivity(at now: ContinuousClock.Instant) {
             lastActivity = now
         }
 
         /// True when the connection, up and idle for longer than `interval`, should send a PING
         /// now (which counts as activity).
-        mutating func pingIfIdle(now: NIODeadline, interval: TimeAmount) -> Bool {
+        mutating func pingIfIdle(now: ContinuousClock.Instant, interval: Duration) -> Bool {
             switch state {
             case .open, .goingAway:
-                guard now - lastActivity > interval else { return false }
+                guard lastActivity.duration(to: now) > interval else { return false }
                 lastActivity = now
                 return true
             case .connecting, .closing, .closed:

@@ -90,7 +90,8 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     static let advertisedMaxStreams = 100
 
     private let host: String
-    private let idlePing: TimeAmount
+    /// How long the connection may be idle before it PINGs.
+    private let idlePing: Duration
     /// Told when the connection can take no more requests (GOAWAY or closed), once.
     private let onUnusable: @Sendable () -> Void
     /// Connection events: GOAWAY, stream limits, failures. Nothing per request.
@@ -184,10 +185,10 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     ) {
         self.onClosed = onClosed
         self.host = host
-        self.idlePing = idlePing
+        self.idlePing = .nanoseconds(idlePing.nanoseconds)
         self.logger = logger
         self.onUnusable = onUnusable
-        machine = StateMachine(host: host, tls: tls, now: .now())
+        machine = StateMachine(host: host, tls: tls, now: .now)
         var settings = ConnectionSettings()
         settings.enablePush = false
         settings.maxConcurrentStreams = Self.advertisedMaxStreams
@@ -295,7 +296,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         promise?.succeed()
-        machine.noteActivity(at: .now())
+        machine.noteActivity(at: .now)
         accept(unwrapOutboundIn(data))
     }
 
@@ -308,7 +309,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             for pending in requests { pending.complete(.failure(failure)) }
             return
         }
-        machine.noteActivity(at: .now())
+        machine.noteActivity(at: .now)
         for pending in requests { accept(pending) }
         writeOut(context: context)
     }
@@ -347,7 +348,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     private func startQueued() {
         guard !queued.isEmpty else { return }
-        machine.noteActivity(at: .now())
+        machine.noteActivity(at: .now)
         while machine.mayStart(openStreams: wire.core.streams.count), let next = queued.popFirst() {
             start(next)
         }
@@ -357,7 +358,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         wire.core.append(unwrapInboundIn(data))
-        machine.noteActivity(at: .now())
+        machine.noteActivity(at: .now)
         do throws(HTTP2ProtocolError) {
             while machine.readsFrames, let event = try wire.nextEvent() {
                 handle(event)
@@ -501,7 +502,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             }
             queued = kept
         }
-        if machine.pingIfIdle(now: now, interval: idlePing) {
+        if machine.pingIfIdle(now: .now, interval: idlePing) {
             HTTP2Wire.ping(UInt64(now.uptimeNanoseconds), ack: false, into: &wire.out)
         }
         startQueued()

@@ -7,7 +7,8 @@ extension APNsConnectionHandler {
     ///
     /// ```
     /// idle ─opened─▶ open ─GOAWAY─▶ goingAway ─drained─▶ closed
-    ///                  └──protocol error, hang-up, closed──────▶ closed
+    /// idle ─GOAWAY─▶ closed        (unexpected: closed without a word, never counted)
+    /// any state ─protocol error, hang-up, closed─▶ closed   (the end: nothing leaves it)
     /// ```
     ///
     /// The mock counts open connections (``MockAPNsState``): a transition that ends a

@@ -114,6 +114,28 @@ import Testing
         #expect(channelClosed == .init(error: .closed(url: Self.url, cause: nil), failOpener: true))
     }
 
+    @Test func aHeadAfterARefusalOrTheEndChangesNothing() {
+        var refused = Self.machine()
+        _ = refused.receivedHead(status: 429)
+        let receivedHead = refused.receivedHead(status: 200)
+        #expect(receivedHead == .ignore)
+        #expect(refused.state == .refused(status: 429, body: []))
+        var ended = Self.machine()
+        _ = ended.channelClosed()
+        let receivedHead2 = ended.receivedHead(status: 200)
+        #expect(receivedHead2 == .ignore)
+        #expect(ended.state == .done)
+    }
+
+    @Test func aStreamWhoseConnectionClosesEndsWithoutACause() {
+        var machine = Self.machine()
+        _ = machine.receivedHead(status: 200)
+        let channelClosed = machine.channelClosed()
+        #expect(channelClosed == .init(error: .closed(url: Self.url, cause: nil), failOpener: false))
+        let heartbeatTimedOut = machine.heartbeatTimedOut()
+        #expect(heartbeatTimedOut == nil)
+    }
+
     @Test func aBodyOrAnEndBeforeAnyHeadIsIgnored() {
         var machine = Self.machine()
         let receivedBody = machine.receivedBody([1])
