@@ -3,6 +3,7 @@ import Liveline
 import LivelineAPNs
 import LivelineBridge
 import LivelineMockAPNs
+import Logging
 import NIOPosix
 
 /// Where a running bridge pushes: its client, the embedded mock when that is the destination,
@@ -12,10 +13,14 @@ struct BridgeDestination {
     let mock: MockAPNsServer?
     let banner: String
 
-    init(endpoint: APNsEndpoint, key: SigningKey?, banner: String, mock: MockAPNsServer? = nil) throws {
+    /// `logger`: the bridge's, so that its log shows the client's connections, GOAWAYs and
+    /// token renewals beside its own lines.
+    init(
+        endpoint: APNsEndpoint, key: SigningKey?, banner: String, logger: Logger, mock: MockAPNsServer? = nil
+    ) throws {
         client = try APNsClient(
             configuration: .init(endpoint: endpoint, signingKey: key),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger
         )
         self.mock = mock
         self.banner = banner

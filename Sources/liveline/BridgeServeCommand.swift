@@ -245,10 +245,11 @@ struct BridgeServeCommand: AsyncParsableCommand {
         }
         switch choice {
         case .server(let endpoint):
-            return try BridgeDestination(endpoint: endpoint, key: key ?? ThrowawayKey().key, banner: "\(endpoint)")
+            return try BridgeDestination(
+                endpoint: endpoint, key: key ?? ThrowawayKey().key, banner: "\(endpoint)", logger: log.logger)
         case .apple(let endpoint):
             let banner = configuration.apns.map { "\($0)" } ?? "APNs \(endpoint)"
-            return try BridgeDestination(endpoint: endpoint, key: key, banner: banner)
+            return try BridgeDestination(endpoint: endpoint, key: key, banner: banner, logger: log.logger)
         case .embeddedMock:
             let audiences = BridgeDashboardAudiences(watch: AudienceWatch(store: store, logger: log.logger))
             let dashboardAddress = try dashboard.map { try MockAPNsCommand.address($0, option: "--dashboard") }
@@ -264,7 +265,8 @@ struct BridgeServeCommand: AsyncParsableCommand {
             let why = embeddedMock ? "--embedded-mock" : "no apns: in the configuration"
             return try BridgeDestination(
                 endpoint: started.endpoint, key: throwaway.key,
-                banner: "embedded mock APNs \(started.server.baseURL) (\(why))", mock: started.server)
+                banner: "embedded mock APNs \(started.server.baseURL) (\(why))", logger: log.logger,
+                mock: started.server)
         }
     }
 
