@@ -194,7 +194,12 @@ let package = Package(
         ),
         .plugin(name: "BuildCommitPlugin", capability: .buildTool()),
         // What tests share: running a child process without holding the cooperative pool.
-        .target(name: "LivelineTestSupport", path: "Tests/LivelineTestSupport"),
+        .target(
+            name: "LivelineTestSupport",
+            // CapturedLog: a Logger whose lines the tests read back.
+            dependencies: [.product(name: "Logging", package: "swift-log")],
+            path: "Tests/LivelineTestSupport"
+        ),
         // Starts a mock APNs on loopback for the tests that talk to one; apart from
         // LivelineTestSupport, so the tests that must not import the mock do not link it.
         .target(

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Liveline
 @testable import LivelineAPNs
+import LivelineTestSupport
 import Testing
 
 @Suite struct AuthTests {

@@ -1,8 +1,8 @@
-import Crypto
 import Foundation
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
+import LivelineTestSupport
 import NIOCore
 import NIOPosix
 import Testing
@@ -73,12 +73,7 @@ import Testing
 
     @Test func aWrongKeyIDIsAConfigurationErrorThatSaysHowToFixIt() async throws {
         let session = try await MockSession.start()
-        let wrong = try APNsClient(
-            configuration: .init(
-                endpoint: session.client.configuration.endpoint,
-                signingKey: try SigningKey(
-                    pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ZZZZZZZZZZ", teamID: MockSession.teamID)
-            ), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+        let wrong = try session.clientWithUnknownKey()
         let response = try await wrong.send(
             MockSession.updateRequest(token: MockSession.token(3), timestamp: Int64(Date().timeIntervalSince1970)))
         #expect(response.status == 403)

@@ -1,12 +1,9 @@
-import Crypto
 import Foundation
 import Liveline
 import LivelineAPNs
 import LivelineMockAPNs
 import LivelineTestSupport
 import Logging
-import NIOCore
-import NIOPosix
 import Testing
 
 /// What the client and the delivery write to the `Logger` a backend gives them, against the mock
@@ -82,12 +79,7 @@ import Testing
     @Test func aWrongKeyIsAWarningOncePerConnectionThenDebug() async throws {
         let log = CapturedLog()
         let session = try await MockSession.start()
-        let wrong = try APNsClient(
-            configuration: .init(
-                endpoint: session.client.configuration.endpoint,
-                signingKey: try SigningKey(
-                    pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ZZZZZZZZZZ", teamID: MockSession.teamID)
-            ), eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: log.logger(level: .debug))
+        let wrong = try session.clientWithUnknownKey(logger: log.logger(level: .debug))
         for i in 0..<3 {
             let response = try await wrong.send(
                 MockSession.updateRequest(token: MockSession.token(i), timestamp: Int64(Date().timeIntervalSince1970)))

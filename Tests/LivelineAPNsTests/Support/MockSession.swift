@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Liveline
 import LivelineAPNs
@@ -45,6 +46,17 @@ struct MockSession {
     func stop() async {
         await client.shutdown()
         await server.shutdown()
+    }
+
+    /// A second client of this mock that signs with a key the mock does not know (its Key ID
+    /// `ZZZZZZZZZZ`): every push is answered `403 InvalidProviderToken`. The caller shuts it down.
+    func clientWithUnknownKey(logger: Logger = APNsClient.silentLogger) throws -> APNsClient {
+        try APNsClient(
+            configuration: .init(
+                endpoint: client.configuration.endpoint,
+                signingKey: try SigningKey(
+                    pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "ZZZZZZZZZZ", teamID: Self.teamID)),
+            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
     }
 
     /// A device token, 64 hex digits, different for each `seed`.

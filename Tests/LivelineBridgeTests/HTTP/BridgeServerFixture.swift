@@ -1,7 +1,6 @@
 import Foundation
 import HTTPTypes
 import LivelineTestSupport
-import Logging
 import Synchronization
 import Testing
 @testable import LivelineBridge
@@ -17,7 +16,7 @@ struct RunningBridge: Sendable {
     let metrics: BridgeMetrics
     let configuration: BridgeConfiguration
     let wakes: WakeCounter
-    let logs: LogCapture
+    let logs: CapturedLog
 
     var base: String { "http://127.0.0.1:\(port)" }
 
@@ -65,10 +64,10 @@ struct RunningBridge: Sendable {
             try configure(&configuration)
             let metrics = BridgeMetrics()
             let wakes = WakeCounter()
-            let logs = LogCapture()
+            let logs = CapturedLog()
             let server = BridgeHTTPServer(
                 configuration: configuration, store: store, inbox: InboxWriter(store: store), metrics: metrics,
-                logger: Logger(label: "liveline.tests.bridge", factory: { _ in logs.handler() }),
+                logger: logs.logger(label: "liveline.tests.bridge"),
                 listen: ListenAddress(host: "127.0.0.1", port: 0),
                 wake: { wakes.increment() },
                 contentState: { record in Array("{\"status\":\"\(record.lifecycle.rawValue)\",\"eta\":1800}".utf8) })
@@ -95,36 +94,6 @@ final class WakeCounter: Sendable {
     private let value = Mutex(0)
     func increment() { value.withLock { $0 += 1 } }
     var count: Int { value.withLock { $0 } }
-}
-
-/// Keeps every log line (message and metadata, as text) so tests can look for what must not
-/// be there.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var all: [String] { lines.withLock { $0 } }
-
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    func handler() -> some LogHandler { Handler(capture: self) }
-
-    private struct Handler: LogHandler {
-        let capture: LogCapture
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-
-        func log(event: LogEvent) {
-            let all = metadata.merging(event.metadata ?? [:]) { $1 }
-            capture.append(
-                "\(event.level) \(event.message) \(all.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
-            )
-        }
-    }
 }
 
 /// A request made with curl, a client nobody here wrote.

@@ -26,7 +26,7 @@ struct ConnectionLimitTests {
             }
             #expect(first.isActive && second.isActive)
             #expect(limiter.openConnections == 2)
-            #expect(bridge.logs.all.contains { $0.contains("refused a connection: 2 are open") })
+            #expect(bridge.logs.lines.contains { $0.contains("refused a connection: 2 are open") })
             try? await third.close()
 
             // With a place freed, a request is served (by curl) and the refusal shows in /metrics.

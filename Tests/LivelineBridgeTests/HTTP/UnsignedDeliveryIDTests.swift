@@ -46,7 +46,7 @@ import Testing
             #expect(reused == 202, "a reused delivery id must not drop another event")
             #expect(try await bridge.store.pendingEvents(for: "58213") == 2)
             // The sender's id still shows in the log, beside the hash that keys the event.
-            #expect(bridge.logs.all.contains { $0.contains("webhook stored") && $0.contains("delivery=delivery-1") })
+            #expect(bridge.logs.lines.contains { $0.contains("webhook stored") && $0.contains("delivery=delivery-1") })
         }
     }
 }

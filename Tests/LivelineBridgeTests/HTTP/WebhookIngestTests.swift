@@ -223,7 +223,7 @@ import Testing
                 #expect(metrics.body.contains(line), "no \(line) in\n\(metrics.body)")
             }
 
-            let logs = bridge.logs.all.joined(separator: "\n")
+            let logs = bridge.logs.lines.joined(separator: "\n")
             #expect(logs.contains("webhook stored"))
             let signatureValue = try #require(signature[HTTPField.Name("webhook-signature")!])
             for secret in [

@@ -1,7 +1,6 @@
 import Foundation
 import Liveline
 import LivelineTestSupport
-import Logging
 import Testing
 @testable import LivelineBridge
 
@@ -34,14 +33,13 @@ struct StreamEndToEndTests {
     struct Reader {
         let client: StreamClient
         let metrics = BridgeMetrics()
-        let logs = LogCapture()
+        let logs = CapturedLog()
 
         init(_ configuration: BridgeConfiguration, store: any Store) throws {
             let source = try #require(configuration.sources.first)
-            let logs = logs
             let made = StreamClient(
                 source: source, inbox: InboxWriter(store: store), store: store, metrics: metrics,
-                logger: Logger(label: "liveline.tests.stream", factory: { _ in logs.handler() }), wake: {})
+                logger: logs.logger(label: "liveline.tests.stream"), wake: {})
             client = try #require(made)
         }
 
@@ -109,7 +107,7 @@ struct StreamEndToEndTests {
                 //    refusing streams while half-time and the second half's kick-off happen.
                 await feed.stop()
                 try await eventually("a connect was refused") {
-                    reader.logs.all.contains { $0.contains("connection refused") }
+                    reader.logs.lines.contains { $0.contains("connection refused") }
                 }
                 feed = try await feed.restarted(options: ["--refusing"])
                 try await feed.emit(2)
@@ -142,7 +140,7 @@ struct StreamEndToEndTests {
             // Nothing lost, nothing doubled: each of the 14 events stored once, whatever carried it.
             let stored = reader.count("liveline_stream_events_total", "result=\"stored\"")
             let ignored = reader.count("liveline_stream_events_total", "result=\"ignored\"")
-            #expect(stored + ignored == 14, "\(reader.logs.all.joined(separator: "\n"))")
+            #expect(stored + ignored == 14, "\(reader.logs.lines.joined(separator: "\n"))")
             #expect(ignored == 2, "the corner and the substitution have no rule")
             #expect(reader.count("liveline_stream_gap_recoveries_total", "recovered") >= 3)
             #expect(reader.count("liveline_stream_gap_recoveries_total", "failed") == 0)
@@ -163,7 +161,7 @@ struct StreamEndToEndTests {
             #expect(timestamps == timestamps.sorted() && Set(timestamps).count == timestamps.count)
 
             // Every failure was logged with its cause.
-            let log = reader.logs.all.joined(separator: "\n")
+            let log = reader.logs.lines.joined(separator: "\n")
             #expect(
                 log.contains(
                     "HTTP 503 from stream http://127.0.0.1:\(feed.port)/stream: {\"message\": \"Service temporarily unavailable\"}"
@@ -206,7 +204,7 @@ struct StreamEndToEndTests {
             reading.cancel()
             await reading.value
             await feed.stop()
-            let refusal = reader.logs.all.first { $0.contains("HTTP 401") } ?? ""
+            let refusal = reader.logs.lines.first { $0.contains("HTTP 401") } ?? ""
             #expect(refusal.hasPrefix("error stream refused: check the source's configuration"), "\(refusal)")
             #expect(
                 refusal.contains(
@@ -339,8 +337,8 @@ struct StreamEndToEndTests {
                     reader.count("liveline_stream_events_total", "result=\"stored\"")
                         + reader.count("liveline_stream_events_total", "result=\"ignored\"") == 3)
                 #expect(
-                    reader.logs.all.contains { $0.contains("gap recovered") && $0.contains("events=2") },
-                    "\(reader.logs.all)")
+                    reader.logs.lines.contains { $0.contains("gap recovered") && $0.contains("events=2") },
+                    "\(reader.logs.lines)")
             }
 
             // on-start: off: a fresh store starts live only.
@@ -401,7 +399,7 @@ struct StreamEndToEndTests {
             }
             refused.cancel()
             await refused.value
-            let log = untrusting.logs.all.first { $0.contains("TLS") } ?? ""
+            let log = untrusting.logs.lines.first { $0.contains("TLS") } ?? ""
             #expect(log.hasPrefix("error stream refused: check the source's configuration"), "\(log)")
             #expect(
                 log.contains(

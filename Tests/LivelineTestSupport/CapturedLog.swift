@@ -1,15 +1,17 @@
 import Logging
 import Synchronization
 
-/// What a test's `Logger` wrote, kept in order to be read back.
-final class CapturedLog: Sendable {
-    struct Entry: Sendable, CustomStringConvertible {
-        var level: Logger.Level
-        var message: String
+/// What a test's `Logger` wrote, kept in order to be read back: to check what a line says (its
+/// level and metadata), or that no line shows what must not be there (a secret, a whole token).
+public final class CapturedLog: Sendable {
+    public struct Entry: Sendable, CustomStringConvertible {
+        public var level: Logger.Level
+        public var message: String
         /// The logger's metadata and the line's, values as text.
-        var metadata: [String: String]
+        public var metadata: [String: String]
 
-        var description: String {
+        /// The line as one text: `level message key=value …`, the keys sorted.
+        public var description: String {
             "\(level) \(message) "
                 + metadata.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         }
@@ -17,14 +19,19 @@ final class CapturedLog: Sendable {
 
     private let entries = Mutex<[Entry]>([])
 
-    var all: [Entry] { entries.withLock { $0 } }
+    public init() {}
+
+    public var all: [Entry] { entries.withLock { $0 } }
+
+    /// Every entry as its one text (``Entry/description``).
+    public var lines: [String] { all.map(\.description) }
 
     /// The entries whose message contains `text`.
-    func entries(_ text: String) -> [Entry] { all.filter { $0.message.contains(text) } }
+    public func entries(_ text: String) -> [Entry] { all.filter { $0.message.contains(text) } }
 
     /// A logger that writes here, at `level` and above.
-    func logger(level: Logger.Level = .trace) -> Logger {
-        var logger = Logger(label: "liveline.apns.test", factory: { _ in Handler(log: self) })
+    public func logger(label: String = "liveline.tests", level: Logger.Level = .trace) -> Logger {
+        var logger = Logger(label: label, factory: { _ in Handler(log: self) })
         logger.logLevel = level
         return logger
     }
