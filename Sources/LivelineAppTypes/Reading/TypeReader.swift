@@ -36,8 +36,13 @@ enum TypeReader {
     private static func arguments(_ clause: GenericArgumentClauseSyntax?) -> [TypeSyntax]? {
         guard let clause else { return nil }
         return clause.arguments.compactMap { argument in
-            if case .type(let type) = argument.argument { return type }
-            return nil
+            // swift-syntax 601 made an argument a type or, for value generics, an expression.
+            #if canImport(SwiftSyntax601)
+                if case .type(let type) = argument.argument { return type }
+                return nil
+            #else
+                return argument.argument
+            #endif
         }
     }
 
