@@ -33,6 +33,9 @@ struct SQLiteCheckpointer: Sendable {
             try await connection.open(path: path)
             // It never takes the writer lock; a short wait covers another process's open.
             try await connection.execute("PRAGMA busy_timeout=1000", [])
+            // A checkpoint syncs the database before the log's frames may be overwritten: on
+            // macOS with F_FULLFSYNC, as the store's own commits (SQLiteDriver.open).
+            try await connection.execute("PRAGMA fullfsync=ON", [])
         } catch {
             await connection.close()
             throw error

@@ -17,8 +17,10 @@ actor SQLiteConnection {
 
     nonisolated let name: String
     private let executor: SQLiteExecutor
-    private var handle: OpaquePointer?
-    private var statements: [String: (statement: SQLiteStatement, lastUse: UInt64)] = [:]
+    // Unchecked for the deinit alone, which reads them when no job of the actor can run; all
+    // other access is the actor's.
+    nonisolated(unsafe) private var handle: OpaquePointer?
+    nonisolated(unsafe) private var statements: [String: (statement: SQLiteStatement, lastUse: UInt64)] = [:]
     private var uses: UInt64 = 0
     private var inTransaction = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
@@ -34,8 +36,11 @@ actor SQLiteConnection {
         executor = SQLiteExecutor(name: thread)
     }
 
-    /// On the connection's thread, like all its work; the thread ends after it.
-    isolated deinit {
+    /// Finalizes the statements and closes the file, then lets the thread end. Every job of the
+    /// actor keeps it alive, so none runs or waits now and the handle is this deinit's alone,
+    /// whichever thread released the connection. (An `isolated deinit`, which would hop to the
+    /// connection's thread first, needs macOS 15.4, above the package's floor.)
+    deinit {
         for entry in statements.values { sqlite_nio_sqlite3_finalize(entry.statement.handle) }
         sqlite_nio_sqlite3_close_v2(handle)
         executor.stop()

@@ -37,6 +37,9 @@ final class SQLiteExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
     private static func nameCurrentThread(_ name: String) {
         #if os(Linux)
             try? name.write(toFile: "/proc/thread-self/comm", atomically: false, encoding: .utf8)
+        #elseif canImport(Darwin)
+            // Darwin names only the calling thread, which this is.
+            _ = pthread_setname_np(name)
         #else
             Thread.current.name = name
         #endif
