@@ -11,9 +11,26 @@ import Testing
                 == "/s")
         #expect(BridgeStateDirectory(environment: ["XDG_STATE_HOME": "/x", "HOME": "/h"]).path == "/x/liveline")
         #expect(
-            BridgeStateDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"]).path
+            BridgeStateDirectory(environment: ["XDG_STATE_HOME": "relative", "HOME": "/h"], convention: .xdg).path
                 == "/h/.local/state/liveline")
         #expect(BridgeStateDirectory(environment: [:]).path.hasSuffix("/liveline"))
+    }
+
+    /// Under the home directory, each system's own place: XDG's on Linux, the Library on macOS.
+    @Test func theHomeDirectoryPlaceFollowsTheSystem() {
+        let home = ["HOME": "/Users/ada"]
+        #expect(
+            BridgeStateDirectory(environment: home, convention: .appleLibrary).path
+                == "/Users/ada/Library/Application Support/Liveline")
+        #expect(BridgeStateDirectory(environment: home, convention: .xdg).path == "/Users/ada/.local/state/liveline")
+        #expect(
+            BridgeStateDirectory(environment: home.merging(["XDG_STATE_HOME": "/x"]) { $1 }, convention: .appleLibrary)
+                .path == "/x/liveline", "an XDG_STATE_HOME set by hand wins on a Mac too")
+        #if canImport(Darwin)
+            #expect(BridgeStateDirectory.Convention.current == .appleLibrary)
+        #else
+            #expect(BridgeStateDirectory.Convention.current == .xdg)
+        #endif
     }
 
     @Test func eachConfigurationHasAStoreOfItsOwnFoundFromAnyFolder() throws {
