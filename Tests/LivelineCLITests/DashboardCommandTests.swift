@@ -74,15 +74,24 @@ import Testing
         #expect(result.stderr.contains("--dashboard draws the embedded mock's device"))
     }
 
-    /// Chromium, which scripts/check/dashboard-check.py drives (Debian's package, or Google's browser).
+    /// Chromium or Google Chrome, which scripts/check/dashboard-check.py drives: on the PATH
+    /// (Debian's package, Google's), or where macOS installs them (the script looks there too).
     static let chromiumIsAvailable = ToolRequirement(untested: "the dashboard in Chromium", provider: "chromium")
         .check(
-            ["chromium", "chromium-browser", "google-chrome"].contains(where: ToolRequirement.onPath)
+            (["chromium", "chromium-browser", "google-chrome"].contains(where: ToolRequirement.onPath)
+                || macOSBrowsers.contains(where: FileManager.default.isExecutableFile(atPath:)))
                 && ToolRequirement.onPath("python3"))
+
+    static let macOSBrowsers = [
+        "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+        "/Applications/Chromium.app/Contents/MacOS/Chromium",
+        NSHomeDirectory() + "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+    ]
 
     @Test(
         "the page in headless Chromium while football.yaml plays: score, alert banner, stale, ended, screenshots",
-        .enabled(if: chromiumIsAvailable, "needs chromium and python3 (apt-get install -y chromium)"))
+        .enabled(
+            if: chromiumIsAvailable, "needs Chromium or Google Chrome, and python3 (scripts/test.sh installs them)"))
     func chromium() async throws {
         let binary = try CLI.binary()
         let out = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -97,7 +106,7 @@ import Testing
         let output = check.stdout
         #expect(
             check.status == 0,
-            "scripts/check/dashboard-check.py failed (needs Debian's chromium: apt-get install -y chromium):\n\(output)"
+            "scripts/check/dashboard-check.py failed:\n\(output)"
         )
         #expect(output.contains("dashboard: every check passed"))
         for name in ["lock-screen-goal.png", "stale.png", "ended.png"] {
@@ -110,7 +119,8 @@ import Testing
 
     @Test(
         "bridge serve --dashboard in headless Chromium: a key's followers by state and its fan-outs, done, with one fan's Lock Screen",
-        .enabled(if: chromiumIsAvailable, "needs chromium and python3 (apt-get install -y chromium)"))
+        .enabled(
+            if: chromiumIsAvailable, "needs Chromium or Google Chrome, and python3 (scripts/test.sh installs them)"))
     func audienceInChromium() async throws {
         let binary = try CLI.binary()
         let out = FileManager.default.temporaryDirectory.appendingPathComponent(

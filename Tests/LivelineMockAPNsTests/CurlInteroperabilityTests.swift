@@ -4,7 +4,7 @@ import LivelineMockAPNs
 import Testing
 
 /// Apple's documented `curl --http2` request, against the mock over TLS and h2c.
-@Suite("Interoperability with curl", .enabled(if: Curl.isAvailable, "needs /usr/bin/curl with HTTP/2"))
+@Suite("Interoperability with curl", .enabled(if: Curl.isAvailable, "needs curl with HTTP/2 on the PATH"))
 struct CurlInteroperabilityTests {
     let key = TestKey()
 

@@ -35,7 +35,8 @@ page must show the followers by state, then, after a signed webhook, its fan-out
 fan answered, the event's content-state and one fan's Lock Screen; a second webhook's newer
 state replaces it. Screenshots at 1280×800 (audience.png) and on a 420-pixel-wide phone
 (audience-narrow.png).
-Needs: chromium (Debian's package), curl. Only the Python standard library.
+Needs: Chromium or Google Chrome (Debian's package, or in /Applications on a Mac), curl. Only the
+Python standard library.
 Exits 0 when every check passed, 1 (with what was seen) otherwise.
 """
 
@@ -56,6 +57,20 @@ import time
 import urllib.request
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def browser():
+    """Chromium or Google Chrome: on the PATH (Debian's package, Google's), else where macOS
+    installs them."""
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        if shutil.which(name):
+            return shutil.which(name)
+    for app in ("/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+                "/Applications/Chromium.app/Contents/MacOS/Chromium",
+                os.path.expanduser("~/Applications/Google Chrome.app/Contents/MacOS/Google Chrome")):
+        if os.access(app, os.X_OK):
+            return app
+    return None
 
 
 def free_port():
@@ -202,9 +217,9 @@ class Check:
     def open_page(self, url, width=1400, height=1000):
         """Starts headless Chromium and opens `url` in a `width`×`height` page driven over DevTools."""
         profile = os.path.join(self.work, "chromium")
-        chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+        chromium = browser()
         if not chromium:
-            raise RuntimeError("chromium is not installed (apt-get install -y chromium; .ci/run does it)")
+            raise RuntimeError("neither Chromium nor Google Chrome is installed (scripts/test.sh installs one)")
         self.start([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--hide-scrollbars",
                     "--remote-debugging-port=0", f"--user-data-dir={profile}", f"--window-size={width},{height}", "about:blank"])
         port_file = os.path.join(profile, "DevToolsActivePort")

@@ -26,7 +26,7 @@ public enum ResourceUsage {
         #endif
     }
 
-    /// Current resident memory in bytes (`VmRSS`), 0 where unknown.
+    /// Current resident memory in bytes (`VmRSS`), 0 where unknown (macOS: no /proc).
     public static func residentBytes() -> Int {
         (statusField("VmRSS:") ?? 0) * 1024
     }
@@ -40,14 +40,18 @@ public enum ResourceUsage {
         return user + system
     }
 
-    /// A `kB` field of /proc/self/status.
+    /// A `kB` field of /proc/self/status; nil where there is no /proc.
     static func statusField(_ name: String) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix(name) {
-            let digits = line.dropFirst(name.count).filter(\.isNumber)
-            return Int(digits)
-        }
-        return nil
+        #if os(Linux)
+            guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+            for line in text.split(separator: "\n") where line.hasPrefix(name) {
+                let digits = line.dropFirst(name.count).filter(\.isNumber)
+                return Int(digits)
+            }
+            return nil
+        #else
+            return nil
+        #endif
     }
 }
 

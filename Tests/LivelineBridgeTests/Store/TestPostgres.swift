@@ -39,7 +39,8 @@ enum TestPostgres {
         if let url = environment["LIVELINE_TEST_POSTGRES_URL"], !url.isEmpty { return .url(url) }
         guard let bin = serverBinaries(environment) else {
             return .unavailable(
-                "no PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin or on the PATH")
+                "no PostgreSQL server binaries (initdb, pg_ctl) in /usr/lib/postgresql/*/bin, Homebrew's postgresql@N or on the PATH"
+            )
         }
         var user: String?
         if getuid() == 0 {
@@ -70,9 +71,10 @@ enum TestPostgres {
         }
         if let chosen = environment["LIVELINE_TEST_POSTGRES_BIN"] { return hasServer(chosen) ? chosen : nil }
         var candidates: [String] = []
-        for root in ["/usr/lib/postgresql", "/opt/homebrew/opt", "/usr/local/opt"] {
+        let debian = "/usr/lib/postgresql" // portability: Debian's place, then Homebrew's (Apple silicon, Intel)
+        for root in [debian, "/opt/homebrew/opt", "/usr/local/opt"] {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
-            let versions = names.filter { root == "/usr/lib/postgresql" || $0.hasPrefix("postgresql") }
+            let versions = names.filter { root == debian || $0.hasPrefix("postgresql") }
                 .sorted { $0.compare($1, options: .numeric) == .orderedDescending }
             candidates += versions.map { "\(root)/\($0)/bin" }
         }
@@ -117,7 +119,12 @@ enum TestPostgres {
 
     /// A loopback port nothing listens on now.
     private static func freePort() throws -> Int {
-        let socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #if canImport(Glibc)
+            let stream = Int32(SOCK_STREAM.rawValue)
+        #else
+            let stream = SOCK_STREAM
+        #endif
+        let socket = Foundation.socket(AF_INET, stream, 0)
         guard socket >= 0 else { throw POSIXError(.init(rawValue: errno) ?? .EIO) }
         defer { close(socket) }
         var address = sockaddr_in()

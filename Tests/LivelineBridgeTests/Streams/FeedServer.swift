@@ -12,7 +12,7 @@ final class FeedServer: Sendable {
     static let match = scenariosDirectory + "/sources/sportradar/match.ndjson"
 
     static let pythonIsAvailable = ToolRequirement(untested: "the bridge's stream client", provider: "python3")
-        .check(FileManager.default.isExecutableFile(atPath: "/usr/bin/python3") || ToolRequirement.onPath("python3"))
+        .check(ToolRequirement.onPath("python3"))
 
     let port: Int
     let process: ChildProcess

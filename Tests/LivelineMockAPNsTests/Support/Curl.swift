@@ -19,12 +19,12 @@ enum Curl {
     }
 
     static let isAvailable = ToolRequirement(untested: "the mock against curl", provider: "curl")
-        .check(FileManager.default.isExecutableFile(atPath: "/usr/bin/curl"))
+        .check(ToolRequirement.onPath("curl"))
 
     /// Runs `curl -s -i <arguments>` and parses the last response's status line and headers.
     static func run(_ arguments: [String], timeout: TimeInterval = 10) async throws -> Result {
         let curl = try await Subprocess.run(
-            ["-s", "-i", "--max-time", String(Int(timeout))] + arguments, executable: "/usr/bin/curl")
+            ["curl", "-s", "-i", "--max-time", String(Int(timeout))] + arguments)
         let text = curl.stdout
         let parts = text.components(separatedBy: "\r\n\r\n")
         var status = 0
