@@ -4,6 +4,11 @@ import PackageDescription
 
 let package = Package(
     name: "Liveline",
+    // The floor the code needs: macOS 15 for Synchronization's Mutex and Atomic (the engine's
+    // manual clock, the client, the bridge) and for task executor preference (the bridge's SQLite
+    // store runs its loops on the connection's own thread). Nothing newer is used without
+    // @available: scripts/check/portability fails on a feature above this floor (an isolated
+    // deinit needs 15.4, InlineArray 26) and on Glibc-only code outside its #if branch.
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Liveline", targets: ["Liveline"]),
