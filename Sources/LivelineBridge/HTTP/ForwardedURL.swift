@@ -12,7 +12,7 @@ enum ForwardedURL {
     static func url(headers: HTTPFields, authority: String?, path: String?) -> String {
         var scheme: String?
         var host: String?
-        if let forwarded = forwardedName.flatMap { headers[$0] }, let first = forwarded.split(separator: ",").first {
+        if let forwarded = forwardedName.flatMap({ headers[$0] }), let first = forwarded.split(separator: ",").first {
             for pair in first.split(separator: ";") {
                 guard let equals = pair.firstIndex(of: "=") else { continue }
                 let name = pair[..<equals].trimmingSpaces.lowercased()
