@@ -25,7 +25,7 @@ guard arguments.count == 3 else {
 let now = Millis(Date().timeIntervalSince1970 * 1000)
 let payload = updatePayload(status: "at-the-door", eta: now + 120_000, now: now)
 let headers = PushHeaders(
-    topic: PushHeaders.topic(forBundleID: "com.example.delivery"), priority: .high, expiration: 0)
+    topic: LiveActivityTopic.topic(forBundleID: "com.example.delivery"), priority: .high, expiration: 0)
 
 let client = try APNsClient(configuration: .init(endpoint: try APNsEndpoint(url: arguments[1])))
 let response: APNsResponse
