@@ -43,7 +43,7 @@ extension CheckedValue {
         case .variable(let variable): self = .typed(variable == .activity ? .string : .int, text)
         case .state(let path):
             if let type = Self.type(at: path, in: state) { self = .typed(type, text) } else { self = .runtime(text) }
-        case .input: self = .runtime(text)
+        case .input, .attributes: self = .runtime(text)
         case .random: self = .typed(.int, text)
         case .pick(let choices, _): self = .oneOf(choices.map { CheckedValue($0, state: state) })
         case .negate, .binary:
@@ -63,7 +63,7 @@ extension CheckedValue {
         case .string: return .string
         case .variable(let variable): return variable == .activity ? .string : .int
         case .state(let path): return type(at: path, in: state)
-        case .input: return nil
+        case .input, .attributes: return nil
         case .random: return .int
         case .pick(let choices, _):
             let types = choices.map { numericType($0, state: state) }
@@ -114,6 +114,7 @@ enum TemplateText {
         case .variable(let variable): variable.rawValue
         case .state(let path): "state." + path.joined(separator: ".")
         case .input(let path): "input." + path.joined(separator: ".")
+        case .attributes(let path): "attributes." + path.joined(separator: ".")
         case .negate(let operand): "-" + render(operand)
         case .binary(let op, let lhs, let rhs): render(lhs) + " " + op.symbol + " " + render(rhs)
         case .random(let a, let b, _): "random(" + render(a) + ", " + render(b) + ")"

@@ -234,7 +234,7 @@ extension Expression {
         switch self {
         case .number, .string: true
         case .variable(let variable): variable == .n
-        case .state, .input, .random, .pick: false
+        case .state, .input, .attributes, .random, .pick: false
         case .negate(let operand): operand.dependsOnlyOnOccurrence
         case .binary(_, let lhs, let rhs): lhs.dependsOnlyOnOccurrence && rhs.dependsOnlyOnOccurrence
         }
@@ -254,7 +254,7 @@ extension Expression {
     var readsState: Bool {
         switch self {
         case .state: true
-        case .number, .string, .variable, .input: false
+        case .number, .string, .variable, .input, .attributes: false
         case .negate(let operand): operand.readsState
         case .binary(_, let lhs, let rhs): lhs.readsState || rhs.readsState
         case .random(let a, let b, _): a.readsState || b.readsState

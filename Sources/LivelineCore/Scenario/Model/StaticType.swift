@@ -76,7 +76,7 @@ package indirect enum StaticType: Equatable, CustomStringConvertible {
         case .state(let path):
             guard let type = state.type(at: path), !type.isNull else { return .unknown }
             return type
-        case .input: return .unknown
+        case .input, .attributes: return .unknown
         case .negate(let operand):
             let type = infer(operand, state: state)
             return type == .scalar(.int) || type == .scalar(.double) ? type : .unknown

@@ -51,7 +51,7 @@ extension Expression {
             return .negate(operand.dividingAsDecimals)
         case .pick(let choices, let site):
             return .pick(choices.map(\.dividingAsDecimals), site: site)
-        case .number, .string, .variable, .state, .input, .random:
+        case .number, .string, .variable, .state, .input, .attributes, .random:
             return self
         }
     }

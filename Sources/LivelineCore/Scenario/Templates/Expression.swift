@@ -15,6 +15,8 @@ public indirect enum Expression: Sendable, Hashable {
     case state([String])
     /// `input.a.b`: a field of the webhook body that triggered the beat.
     case input([String])
+    /// `attributes.a.b`: a static attribute, where a template may read them (an `android:` value).
+    case attributes([String])
     case negate(Expression)
     case binary(BinaryOperator, Expression, Expression)
     /// `random(a, b)`: a seeded integer in `a...b`. `site` tells call sites apart.
@@ -55,7 +57,8 @@ public indirect enum Expression: Sendable, Hashable {
     }
 
     /// Every name a template may use, for "did you mean" hints and messages.
-    public static let knownNames = Variable.allCases.map(\.rawValue) + ["state", "input", "random", "pick"]
+    public static let knownNames =
+        Variable.allCases.map(\.rawValue) + ["state", "input", "attributes", "random", "pick"]
 }
 
 /// What an expression is evaluated against: the moment, the activity and its state.
@@ -70,6 +73,8 @@ public struct EvaluationContext {
     public var seed: UInt64
     public var state: StateObject
     public var input: StateValue?
+    /// The static attributes, for templates that may read them (`android:` values); nil elsewhere.
+    public var attributes: StateObject?
 
     public init(
         n: Int, elapsed: Millis, activity: String, index: Int, seed: UInt64, state: StateObject, input: StateValue?
@@ -103,6 +108,7 @@ extension Expression {
         case .input(let path):
             guard let input = context.input else { return .null }
             return input.value(at: path) ?? .null
+        case .attributes(let path): return context.attributes?.value(at: path) ?? .null
         case .negate(let operand):
             switch operand.evaluate(in: context) {
             case .int(let i): return .int(0 &- i)

@@ -197,6 +197,24 @@ package struct TemplateParser {
                 )
             }
             return .input(path)
+        case "attributes":
+            guard !path.isEmpty else {
+                throw TemplateSyntaxError(
+                    offset: offset, message: "'attributes' needs a field, like attributes.homeTeam")
+            }
+            guard let attributes = scope.attributes else {
+                throw TemplateSyntaxError(
+                    offset: offset,
+                    message:
+                        "'attributes.\(path.joined(separator: "."))' can be read only in android: values; this template is \(scope.place)"
+                )
+            }
+            if let problem = Self.missingField(path, in: attributes, owner: "the attributes") {
+                throw TemplateSyntaxError(
+                    offset: offset,
+                    message: "template names 'attributes.\(path.joined(separator: "."))', but \(problem)")
+            }
+            return .attributes(path)
         default:
             guard let variable = Expression.Variable(rawValue: name) else {
                 let hint = DidYouMean.hint(for: name, among: Expression.knownNames)
@@ -220,7 +238,8 @@ package struct TemplateParser {
     }
 
     /// Why `path` names nothing in the content-state template, or nil when it names a field.
-    static func missingField(_ path: [String], in state: ValueTemplate) -> String? {
+    static func missingField(_ path: [String], in state: ValueTemplate, owner top: String = "content-state") -> String?
+    {
         var current = state
         var walked: [String] = []
         for key in path {
@@ -228,7 +247,7 @@ package struct TemplateParser {
                 return "'\(walked.joined(separator: "."))' is not an object"
             }
             guard let field = fields.first(where: { $0.key == key }) else {
-                let owner = walked.isEmpty ? "content-state" : "'\(walked.joined(separator: "."))'"
+                let owner = walked.isEmpty ? top : "'\(walked.joined(separator: "."))'"
                 let hint = DidYouMean.hint(for: key, among: fields.map(\.key))
                 return "\(owner) has no field '\(key)'\(hint)"
             }
@@ -407,6 +426,8 @@ package struct TemplateScope {
     var state: ValueTemplate?
     /// Where the template is, for messages: "in attributes", "in a beat that happens once".
     var place: String
+    /// The attributes, to check `attributes.` paths; nil where templates may not read them.
+    var attributes: ValueTemplate? = nil
 
     package init(allowsN: Bool, allowsInput: Bool, state: ValueTemplate?, place: String) {
         self.allowsN = allowsN
