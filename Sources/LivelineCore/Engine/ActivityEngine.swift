@@ -512,7 +512,7 @@ public struct ActivityEngine: Sendable {
         let push = Push(
             activity: id, sequence: pushCount, time: t, event: event, priority: priority, timestamp: timestamp,
             expiration: policy.expiration == 0 ? 0 : timestamp + policy.expiration / 1000,
-            payload: writer.bytes, reason: reason
+            payload: writer.bytes, reason: reason, staleDate: staleDate, dismissalDate: dismissalDate, alert: p.alert
         )
         if p.end { lifecycle = .ended }
         if writer.count > payloadLimit {

@@ -7,8 +7,12 @@ public enum PushEvent: String, Sendable, Hashable {
 
 /// One push the engine decided to send: when, at what priority, the exact payload bytes, and why.
 ///
-/// The target (an update token, a push-to-start token or a channel) is not the engine's
-/// business: sinks add it.
+/// The decision itself is platform-neutral (when, the event, the priority hint, the timestamp,
+/// the stale and dismissal dates, the alert, the reason; the state is the engine's, read through
+/// ``PushSink/receive(_:from:)``). The engine also writes APNs's rendering of it, `payload`,
+/// in the same pass, because iOS is the hot path; another platform renders its own message from
+/// the neutral fields (``AndroidPlatform``). The target (an update token, a push-to-start token
+/// or a channel) is not the engine's business: sinks add it.
 public struct Push: Sendable {
     /// The activity's place in the run (see ``ScenarioRun/activities``).
     public var activity: Int
@@ -25,10 +29,17 @@ public struct Push: Sendable {
     /// The exact JSON body: `{"aps":{…}}`.
     public var payload: [UInt8]
     public var reason: PushReason
+    /// The `stale-date`, UNIX seconds, or nil when the policy sends none.
+    public var staleDate: Int64?
+    /// On an end, the `dismissal-date`, UNIX seconds; nil leaves it to the system (iOS keeps it up to 4 hours).
+    public var dismissalDate: Int64?
+    /// The alert the push carries, evaluated.
+    public var alert: Alert<String>?
 
     public init(
         activity: Int, sequence: Int, time: Millis, event: PushEvent, priority: Priority,
-        timestamp: Int64, expiration: Int64, payload: [UInt8], reason: PushReason
+        timestamp: Int64, expiration: Int64, payload: [UInt8], reason: PushReason,
+        staleDate: Int64? = nil, dismissalDate: Int64? = nil, alert: Alert<String>? = nil
     ) {
         self.activity = activity
         self.sequence = sequence
@@ -39,6 +50,9 @@ public struct Push: Sendable {
         self.expiration = expiration
         self.payload = payload
         self.reason = reason
+        self.staleDate = staleDate
+        self.dismissalDate = dismissalDate
+        self.alert = alert
     }
 }
 
