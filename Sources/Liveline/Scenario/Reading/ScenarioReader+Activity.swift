@@ -4,6 +4,7 @@ import Yams
 extension ScenarioReader {
     static let activityKeys = [
         "name", "at", "attributes-type", "attributes", "content-state", "relevance", "policy", "beats", "presentation",
+        "android",
     ]
 
     /// One entry of `activities:`. Returns nil, after reporting, when it cannot be played.
@@ -82,6 +83,7 @@ extension ScenarioReader {
         if let node = fields["presentation"] {
             presentation = self.presentation(node, attributes: attributes, state: contentState)
         }
+        let android = fields["android"].flatMap { self.android($0, attributes: attributes, state: contentState) }
         guard log.errorCount == errorsBefore else { return nil }
         var spec = ActivitySpec(
             name: name, offset: offset, attributesType: attributesType, attributes: attributes,
@@ -91,6 +93,7 @@ extension ScenarioReader {
         spec.attributesTypeLocation = fields["attributes-type"].map { location($0) }
         spec.attributesLocation = fields["attributes"].map { location($0) }
         spec.contentStateLocation = fields["content-state"].map { location($0) }
+        spec.android = android
         return spec
     }
 

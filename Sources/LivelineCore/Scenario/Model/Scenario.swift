@@ -53,6 +53,8 @@ public struct ActivitySpec: Sendable {
     public var contentStateLocation: SourceLocation?
     /// How a screen draws it (`presentation:`), when the file says.
     public var presentation: Presentation?
+    /// Its Live Update on Android (`android:`), when the file has one.
+    public var android: AndroidLiveUpdate?
 
     /// The field layout of the content-state: its keys, in written order.
     public var stateKeys: [String] {

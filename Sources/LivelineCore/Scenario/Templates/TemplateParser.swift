@@ -427,13 +427,16 @@ package struct TemplateScope {
     /// Where the template is, for messages: "in attributes", "in a beat that happens once".
     var place: String
     /// The attributes, to check `attributes.` paths; nil where templates may not read them.
-    var attributes: ValueTemplate? = nil
+    var attributes: ValueTemplate?
 
-    package init(allowsN: Bool, allowsInput: Bool, state: ValueTemplate?, place: String) {
+    package init(
+        allowsN: Bool, allowsInput: Bool, state: ValueTemplate?, place: String, attributes: ValueTemplate? = nil
+    ) {
         self.allowsN = allowsN
         self.allowsInput = allowsInput
         self.state = state
         self.place = place
+        self.attributes = attributes
     }
 
     static let anywhere = TemplateScope(allowsN: true, allowsInput: true, state: nil, place: "here")
