@@ -90,6 +90,9 @@ public struct ScenarioLoader: Sendable {
             if !reader.log.hasErrors {
                 DryRun.check(scenario, log: &reader.log)
             }
+            if !reader.log.hasErrors {
+                AndroidDryRun.check(scenario, log: &reader.log)
+            }
         }
         guard let scenario, !reader.log.hasErrors else {
             throw ScenarioError(diagnostics: reader.log.diagnostics)
