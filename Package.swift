@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "LivelineCore", targets: ["LivelineCore"]),
         .library(name: "LivelineAPNs", targets: ["LivelineAPNs"]),
         .library(name: "LivelineMockAPNs", targets: ["LivelineMockAPNs"]),
+        .library(name: "LivelineFCM", targets: ["LivelineFCM"]),
         .library(name: "LivelineAppTypes", targets: ["LivelineAppTypes"]),
         .library(name: "LivelineLoad", targets: ["LivelineLoad"]),
         .library(name: "LivelineBridge", targets: ["LivelineBridge"]),
@@ -94,6 +95,15 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // FCM's HTTP v1 API for Android Live Updates: the service account's OAuth 2.0 assertion
+        // (RS256), the send request and FCM's answers. The transport joins it later.
+        .target(
+            name: "LivelineFCM",
+            dependencies: [
+                "LivelineCore",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The app's own ActivityAttributes read from its Swift source, and the decoding check
@@ -304,6 +314,18 @@ let package = Package(
                 "Liveline",
                 "LivelineTestSupport",
             ]
+        ),
+        .testTarget(
+            name: "LivelineFCMTests",
+            dependencies: [
+                "LivelineFCM",
+                "LivelineCore",
+                "LivelineTestSupport",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            // A peer written with Python's cryptography (Fixtures/service-account.py), read from the
+            // source tree by these tests and the mock's.
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "LivelineTerminalTests",

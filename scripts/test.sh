@@ -6,7 +6,8 @@
 # What the tests use besides Swift: PostgreSQL's server binaries (the store tests start a
 # throwaway server with them; LIVELINE_TEST_POSTGRES_URL names an existing database instead),
 # Chromium or Google Chrome (the dashboard in a browser), curl, openssl, and python3 with
-# jsonschema, PyYAML and h2. Missing ones are installed with apt-get where it is (as root, or
+# jsonschema, PyYAML, h2 and cryptography (a second opinion on the FCM assertion's RS256
+# signature). Missing ones are installed with apt-get where it is (as root, or
 # with sudo without a password), else with Homebrew where `brew` is (a Mac), and Python's
 # modules with pip; without either, the script names what to install. LIVELINE_TEST_INSTALL=0
 # installs nothing. A test whose tool is still missing is skipped, not failed, and the run ends
@@ -69,7 +70,7 @@ if [ "${LIVELINE_TEST_INSTALL:-1}" != 0 ]; then
   command -v curl >/dev/null 2>&1 || missing="$missing curl"
   command -v openssl >/dev/null 2>&1 || missing="$missing openssl"
   command -v python3 >/dev/null 2>&1 || missing="$missing python3"
-  for module in jsonschema:jsonschema yaml:pyyaml h2:h2; do
+  for module in jsonschema:jsonschema yaml:pyyaml h2:h2 cryptography:cryptography; do
     python_modules "${module%%:*}" || missing="$missing pip:${module#*:}"
   done
 

@@ -1,0 +1,124 @@
+import LivelineCore
+import LivelineFCM
+import Testing
+
+/// `messages:send` requests, byte for byte, and FCM's answers read into what to do.
+@Suite struct SendRequestTests {
+    static let data = FCMData([("liveline", "1"), ("activity", "match"), ("title", "Northbridge 1–0 \"Harbour\"")])
+
+    @Test func theBodyIsFCMsHTTPv1Message() throws {
+        let request = try FCMSendRequest(
+            project: "liveline-test", target: .token("dKx9:APA91b-token_1"), data: Self.data, priority: .high,
+            ttlSeconds: 300, collapseKey: "match")
+        #expect(request.path == "/v1/projects/liveline-test/messages:send")
+        #expect(
+            String(decoding: request.body, as: UTF8.self)
+                == #"{"message":{"token":"dKx9:APA91b-token_1","data":{"liveline":"1","activity":"match","title":"Northbridge 1–0 \"Harbour\""},"android":{"priority":"HIGH","ttl":"300s","collapse_key":"match"}}}"#
+        )
+        #expect(request.headers(accessToken: "ya29.x").map(\.name) == ["authorization", "content-type"])
+        #expect(request.headers(accessToken: "ya29.x").first?.value == "Bearer ya29.x")
+    }
+
+    @Test func anInstallationIDIsAddressedAsFid() throws {
+        let request = try FCMSendRequest(
+            project: "p", target: .fid("cR_Qn5b9Tz2wLm7X0aBcDe"), data: FCMData(), priority: .normal, ttlSeconds: 0,
+            collapseKey: nil, validateOnly: true)
+        #expect(
+            String(decoding: request.body, as: UTF8.self)
+                == #"{"validate_only":true,"message":{"fid":"cR_Qn5b9Tz2wLm7X0aBcDe","data":{},"android":{"priority":"NORMAL","ttl":"0s"}}}"#
+        )
+        #expect(FCMTarget.fid("cR_Qn5b9Tz2wLm7X0aBcDe").description == "fid …0aBcDe")
+    }
+
+    @Test func aBadProjectOrTargetIsRefusedBeforeSending() {
+        #expect(throws: FCMRequestError.badProject("a/b")) {
+            try FCMSendRequest(
+                project: "a/b", target: .token("t"), data: FCMData(), priority: .high, ttlSeconds: 1, collapseKey: nil)
+        }
+        #expect(throws: FCMRequestError.badTarget("token")) {
+            try FCMSendRequest(
+                project: "p", target: .token(""), data: FCMData(), priority: .high, ttlSeconds: 1, collapseKey: nil)
+        }
+    }
+
+    @Test func errorBodiesAreReadIntoTypedErrors() {
+        let unregistered = FCMError(
+            httpStatus: 404,
+            body: Array(
+                #"{"error":{"code":404,"message":"Requested entity was not found.","status":"NOT_FOUND","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"UNREGISTERED"}]}}"#
+                    .utf8))
+        #expect(unregistered.errorCode == .unregistered)
+        #expect(unregistered.status == "NOT_FOUND")
+        #expect(unregistered.description == "FCM 404 UNREGISTERED: Requested entity was not found.")
+
+        let field = FCMError(
+            httpStatus: 400,
+            body: Array(
+                #"{"error":{"code":400,"message":"Invalid value at 'message.data[0].value' (TYPE_STRING), 1","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"message.data[0].value","description":"Invalid value at 'message.data[0].value' (TYPE_STRING), 1"}]}]}}"#
+                    .utf8))
+        #expect(field.errorCode == nil)
+        #expect(field.fieldViolations.map(\.field) == ["message.data[0].value"])
+        #expect(!field.concernsTarget)
+
+        let quota = FCMError(
+            httpStatus: 429,
+            body: Array(
+                #"{"error":{"code":429,"message":"Quota exceeded","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"QUOTA_EXCEEDED"}]}}"#
+                    .utf8), retryAfter: "17")
+        #expect(quota.retryAfter == 17)
+        let dated = FCMError(httpStatus: 503, body: [], retryAfter: "Thu, 01 Jan 1970 00:01:40 GMT", now: 40)
+        #expect(dated.retryAfter == 60)
+
+        let proxy = FCMError(httpStatus: 502, body: Array("<html>Bad Gateway</html>".utf8))
+        #expect(proxy.message == "<html>Bad Gateway</html>")
+        #expect(proxy.errorCode == nil)
+    }
+
+    @Test func eachAnswerHasItsDisposition() {
+        func answer(_ status: Int, _ code: String?, _ message: String = "m", field: String? = nil) -> FCMDisposition {
+            var details: [String] = []
+            if let code {
+                details.append(
+                    #"{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#(code)"}"#)
+            }
+            if let field {
+                details.append(
+                    #"{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"\#(field)","description":"d"}]}"#
+                )
+            }
+            let body =
+                #"{"error":{"code":\#(status),"message":"\#(message)","status":"S","details":[\#(details.joined(separator: ","))]}}"#
+            return FCMDisposition(status: status, body: Array(body.utf8), retryAfter: "5")
+        }
+        #expect(
+            FCMDisposition(
+                status: 200, body: Array(#"{"name":"projects/p/messages/0:1500415314455276%31bd1c9631bd1c96"}"#.utf8))
+                == .delivered(name: "projects/p/messages/0:1500415314455276%31bd1c9631bd1c96"))
+        #expect(answer(404, "UNREGISTERED") == .tokenGone)
+        #expect(
+            answer(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token")
+                == .tokenGone)
+        #expect(
+            answer(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", field: "message.data") == .rejected
+        )
+        #expect(answer(400, nil, "bad", field: "message.token") == .tokenGone)
+        #expect(answer(429, "QUOTA_EXCEEDED") == .retry(after: 5))
+        #expect(answer(503, "UNAVAILABLE") == .retry(after: 5))
+        #expect(answer(500, "INTERNAL") == .retry(after: 5))
+        #expect(answer(401, nil) == .renewTokenAndRetry)
+        guard case .configurationError(let mismatch) = answer(403, "SENDER_ID_MISMATCH") else {
+            Issue.record("SENDER_ID_MISMATCH is not a configuration error")
+            return
+        }
+        #expect(mismatch.contains("another Firebase project"))
+        guard case .configurationError(let apns) = answer(401, "THIRD_PARTY_AUTH_ERROR") else {
+            Issue.record("THIRD_PARTY_AUTH_ERROR is not a configuration error")
+            return
+        }
+        #expect(apns.contains("APNs"))
+        guard case .configurationError = answer(403, nil, "Permission denied") else {
+            Issue.record("a 403 without a code is not a configuration error")
+            return
+        }
+    }
+}
