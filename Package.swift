@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LivelineAPNs", targets: ["LivelineAPNs"]),
         .library(name: "LivelineMockAPNs", targets: ["LivelineMockAPNs"]),
         .library(name: "LivelineFCM", targets: ["LivelineFCM"]),
+        .library(name: "LivelineMockFCM", targets: ["LivelineMockFCM"]),
         .library(name: "LivelineAppTypes", targets: ["LivelineAppTypes"]),
         .library(name: "LivelineLoad", targets: ["LivelineLoad"]),
         .library(name: "LivelineBridge", targets: ["LivelineBridge"]),
@@ -101,6 +102,15 @@ let package = Package(
         // (RS256), the send request and FCM's answers. The transport joins it later.
         .target(
             name: "LivelineFCM",
+            dependencies: [
+                "LivelineCore",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
+        ),
+        // The FCM look-alike's parts that need no socket: FCM's request validation and error
+        // bodies, the OAuth assertion check, and a phone's model of a Live Update.
+        .target(
+            name: "LivelineMockFCM",
             dependencies: [
                 "LivelineCore",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -326,6 +336,19 @@ let package = Package(
             // A peer written with Python's cryptography (Fixtures/service-account.py), read from the
             // source tree by these tests and the mock's.
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "LivelineMockFCMTests",
+            dependencies: [
+                "LivelineMockFCM",
+                "LivelineCore",
+                // The example scenarios, played to the phone.
+                "Liveline",
+                // Requests and assertions made by the client, checked by the mock without a socket.
+                "LivelineFCM",
+                "LivelineTestSupport",
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ]
         ),
         .testTarget(
             name: "LivelineTerminalTests",

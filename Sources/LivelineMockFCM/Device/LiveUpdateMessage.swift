@@ -1,0 +1,119 @@
+import LivelineCore
+
+/// A data message read by the app's receiver, following Liveline's contract (`docs/fcm.md`):
+/// what the reference `FirebaseMessagingService` takes out of it before it builds a notification.
+public struct LiveUpdateMessage: Sendable, Hashable {
+    public var activity: String
+    public var event: PushEvent
+    /// UNIX milliseconds.
+    public var timestamp: Millis
+    public var channel: String
+    public var smallIcon: String?
+    public var style: AndroidLiveUpdate.Style
+    public var title: String
+    public var text: String?
+    public var chip: String?
+    public var progress: Int?
+    public var progressMax: Int?
+    public var segments: [AndroidLiveUpdate.Segment]
+    public var points: [AndroidLiveUpdate.Point]
+    public var when: Millis?
+    public var chronometer: AndroidLiveUpdate.Chronometer?
+    /// Whether this post should alert (sound, heads-up).
+    public var alert: Bool
+    public var dismissAt: Millis?
+
+    /// Why a data message does not become a Live Update.
+    public enum Refusal: Error, Sendable, Hashable {
+        /// It has no `liveline` key: one of the app's other messages.
+        case notLiveUpdate
+        /// It is meant as one, but the app cannot show it; the reason says why.
+        case wouldNotRender(String)
+    }
+
+    /// Reads `data` as the app does; `app` says which of the app's own keys its code knows.
+    public static func read(_ data: FCMData, app: AndroidAppModel) -> Result<LiveUpdateMessage, Refusal> {
+        do throws(Refusal) {
+            return .success(try LiveUpdateMessage(data, app: app))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    init(_ data: FCMData, app: AndroidAppModel) throws(Refusal) {
+        guard let version = data[LiveUpdateKeys.version] else { throw .notLiveUpdate }
+        guard version == LiveUpdateKeys.currentVersion else {
+            throw .wouldNotRender(
+                "the message is contract version \(version); the app reads version \(LiveUpdateKeys.currentVersion)")
+        }
+        for entry in data.entries where !LiveUpdateKeys.all.contains(entry.key) && !app.ownKeys.contains(entry.key) {
+            throw .wouldNotRender(
+                "the key '\(entry.key)' is not in the app's contract (Liveline's keys and its own: \(app.ownKeys.sorted().joined(separator: ", ")))"
+            )
+        }
+        func required(_ key: String) throws(Refusal) -> String {
+            guard let value = data[key], !value.isEmpty else { throw .wouldNotRender("the message has no '\(key)'") }
+            return value
+        }
+        func number(_ key: String) throws(Refusal) -> Int64? {
+            guard let text = data[key] else { return nil }
+            guard let value = Int64(text) else { throw .wouldNotRender("'\(key)' is '\(text)', not a whole number") }
+            return value
+        }
+        activity = try required(LiveUpdateKeys.activity)
+        let eventText = try required(LiveUpdateKeys.event)
+        guard let event = PushEvent(rawValue: eventText) else {
+            throw .wouldNotRender("'event' is '\(eventText)'; expected start, update or end")
+        }
+        self.event = event
+        guard let timestamp = try number(LiveUpdateKeys.timestamp) else {
+            throw .wouldNotRender("the message has no 'timestamp'")
+        }
+        self.timestamp = timestamp
+        channel = try required(LiveUpdateKeys.channel)
+        smallIcon = data[LiveUpdateKeys.smallIcon]
+        let styleText = data[LiveUpdateKeys.style] ?? AndroidLiveUpdate.Style.standard.rawValue
+        guard let style = AndroidLiveUpdate.Style(rawValue: styleText) else {
+            throw .wouldNotRender("'style' is '\(styleText)'; expected progress, big-text or standard")
+        }
+        self.style = style
+        title = data[LiveUpdateKeys.title] ?? ""
+        text = data[LiveUpdateKeys.text]
+        chip = data[LiveUpdateKeys.chip]
+        progress = try number(LiveUpdateKeys.progress).map { Int($0) }
+        progressMax = try number(LiveUpdateKeys.progressMax).map { Int($0) }
+        segments = try Self.marks(data[LiveUpdateKeys.segments], key: LiveUpdateKeys.segments, number: "length").map {
+            .init(length: $0.0, color: $0.1)
+        }
+        points = try Self.marks(data[LiveUpdateKeys.points], key: LiveUpdateKeys.points, number: "position").map {
+            .init(position: $0.0, color: $0.1)
+        }
+        when = try number(LiveUpdateKeys.when)
+        if let text = data[LiveUpdateKeys.chronometer] {
+            guard let chronometer = AndroidLiveUpdate.Chronometer(rawValue: text) else {
+                throw .wouldNotRender("'chronometer' is '\(text)'; expected up or down")
+            }
+            self.chronometer = chronometer
+        }
+        alert = data[LiveUpdateKeys.alert] == "1"
+        dismissAt = try number(LiveUpdateKeys.dismissAt)
+    }
+
+    /// `[{"length":45,"color":"#30d158"},…]`
+    private static func marks(_ text: String?, key: String, number: String) throws(Refusal) -> [(Int, String?)] {
+        guard let text else { return [] }
+        guard case .array(let items)? = try? JSONParser.parse(text) else {
+            throw .wouldNotRender("'\(key)' is not a JSON list")
+        }
+        var result: [(Int, String?)] = []
+        for item in items {
+            guard case .object(let fields) = item, case .int(let value)? = fields[number] else {
+                throw .wouldNotRender("an item of '\(key)' has no whole-number '\(number)'")
+            }
+            var color: String?
+            if case .string(let text)? = fields["color"] { color = text }
+            result.append((value, color))
+        }
+        return result
+    }
+}
