@@ -144,6 +144,8 @@ let package = Package(
             dependencies: [
                 "Liveline",
                 "LivelineAPNs",
+                // `plan --platform android`: the FCM requests a plan prints.
+                "LivelineFCM",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),

@@ -16,6 +16,13 @@ struct PlanCommand: ParsableCommand {
                      $AUTHENTICATION_TOKEN and $ACTIVITY_PUSH_TOKEN (or
                      $PUSH_TO_START_TOKEN) from the environment
 
+            A scenario with android: blocks is planned for both platforms: each of the
+            engine's decisions as the APNs push and as the FCM message Android's rules
+            make of it, with both reasons (--platform ios or android for one). jsonl
+            then gives each FCM message (the HTTP v1 message, without its token), and
+            curl the FCM HTTP v1 requests, reading $FCM_ACCESS_TOKEN, $FCM_PROJECT_ID
+            and $FCM_REGISTRATION_TOKEN.
+
             The same file, start and seed always give the same pushes, byte for byte.
 
             Exit status: 0 success, 1 the file has errors (with --app: or would not
@@ -43,6 +50,12 @@ struct PlanCommand: ParsableCommand {
     @Option(help: "Replace the file's seed (jitter, chance, random and pick).")
     var seed: Int?
 
+    @Option(
+        help: ArgumentHelp(
+            "ios, android or both. Default: both when the scenario has an android: block, else ios.",
+            valueName: "platform"))
+    var platform: PlanPlatforms?
+
     mutating func validate() throws {
         if let start, UTCTime.parse(start) == nil {
             throw ValidationError("--start: expected \(UTCTime.expected), found '\(start)'")
@@ -53,18 +66,21 @@ struct PlanCommand: ParsableCommand {
         guard let scenario = ScenarioFiles.load(file, app: try app.load()) else { throw ExitCode(1) }
         let startTime = start.flatMap(UTCTime.parse) ?? WallClock().now() / 1000 * 1000
         var run = ScenarioRun(scenario: scenario, start: startTime, seed: seed.map { UInt64(bitPattern: Int64($0)) })
+        let platforms = try PlanPlatforms.resolve(platform, for: scenario)
         switch format {
         case .table:
-            var table = PlanTable(scenario: scenario, start: startTime)
+            var table = PlanTable(scenario: scenario, start: startTime, platforms: platforms)
             run.run(into: &table)
             Terminal.out(table.render())
         case .jsonl:
-            var sink = PlanJSONL(scenario: scenario, start: startTime, emit: Terminal.out)
+            var sink = PlanJSONL(scenario: scenario, start: startTime, platforms: platforms, emit: Terminal.out)
             run.run(into: &sink)
+            sink.finish()
         case .curl:
-            var sink = PlanCurl(scenario: scenario, start: startTime, emit: Terminal.out)
+            var sink = PlanCurl(scenario: scenario, start: startTime, platforms: platforms, emit: Terminal.out)
             Terminal.out(sink.preamble())
             run.run(into: &sink)
+            sink.finish()
         }
     }
 }

@@ -7,19 +7,42 @@ import Liveline
 /// - `$ACTIVITY_PUSH_TOKEN` for updates and ends, `$PUSH_TO_START_TOKEN` for starts;
 /// - with several activities, one variable each: `$ACTIVITY_PUSH_TOKEN_MATCH_1`, …;
 /// - `$APNS_HOST_NAME` picks the host, `api.sandbox.push.apple.com` by default.
+///
+/// With Android among the platforms, each FCM message is a `messages:send` request of FCM's
+/// HTTP v1 API (``androidCommand(_:)``); call ``finish()`` after the run for the messages still
+/// waiting for their slot.
 public struct PlanCurl: PushSink {
     public let scenario: Scenario
     public let start: Millis
-    private let emit: (String) -> Void
+    public let platforms: Set<Platform>
+    let emit: (String) -> Void
+    var android = AndroidPlatform()
 
-    public init(scenario: Scenario, start: Millis, emit: @escaping (String) -> Void) {
+    public init(
+        scenario: Scenario, start: Millis, platforms: Set<Platform> = [.ios], emit: @escaping (String) -> Void
+    ) {
         self.scenario = scenario
         self.start = start
+        self.platforms = platforms
         self.emit = emit
+    }
+
+    /// Writes the Android requests still waiting for their slot.
+    public mutating func finish() {
+        for message in android.finish() { emit(androidCommand(message)) }
     }
 
     /// The comment block that opens the script.
     public func preamble() -> String {
+        switch (platforms.contains(.ios), platforms.contains(.android)) {
+        case (true, true):
+            return apnsPreamble() + "\n" + androidPreamble().split(separator: "\n").dropFirst().joined(separator: "\n")
+        case (false, true): return androidPreamble()
+        default: return apnsPreamble()
+        }
+    }
+
+    private func apnsPreamble() -> String {
         let variables = scenario.activities.flatMap { activity -> [String] in
             var names = ["$" + variable("ACTIVITY_PUSH_TOKEN", activity.name)]
             if activity.startBeat != nil { names.insert("$" + variable("PUSH_TO_START_TOKEN", activity.name), at: 0) }
@@ -41,6 +64,10 @@ public struct PlanCurl: PushSink {
     }
 
     public mutating func receive(_ push: Push, from activity: ActivityEngine) {
+        if platforms.contains(.android) {
+            for message in android.receive(push, from: activity) { emit(androidCommand(message)) }
+        }
+        guard platforms.contains(.ios) else { return }
         let name = activity.program.spec.name
         let token = variable(push.event == .start ? "PUSH_TO_START_TOKEN" : "ACTIVITY_PUSH_TOKEN", name)
         let body = String(decoding: push.payload, as: UTF8.self).replacing("'", with: #"'\''"#)

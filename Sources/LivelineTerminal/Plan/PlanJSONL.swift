@@ -7,20 +7,37 @@ import Liveline
 /// `aps` object, byte for byte as it would be sent), `bytes` and `reason`. A push the engine
 /// refused has `"rejected"` instead of being sent. The field set is stable; new fields are only
 /// ever added at the end.
+///
+/// With Android among the platforms, each FCM message is a line too (``androidLine(_:)``), and
+/// with both every line ends with `"platform"`. Call ``finish()`` after the run for the Android
+/// messages still waiting for their slot.
 public struct PlanJSONL: PushSink {
     public let scenario: Scenario
     public let start: Millis
+    public let platforms: Set<Platform>
     /// Called with each line, without its newline.
-    private let emit: (String) -> Void
+    let emit: (String) -> Void
+    var android = AndroidPlatform()
 
-    public init(scenario: Scenario, start: Millis, emit: @escaping (String) -> Void) {
+    public init(
+        scenario: Scenario, start: Millis, platforms: Set<Platform> = [.ios], emit: @escaping (String) -> Void
+    ) {
         self.scenario = scenario
         self.start = start
+        self.platforms = platforms
         self.emit = emit
     }
 
     public mutating func receive(_ push: Push, from activity: ActivityEngine) {
-        line(push, activity, rejected: nil)
+        if platforms.contains(.ios) { line(push, activity, rejected: nil) }
+        if platforms.contains(.android) {
+            for message in android.receive(push, from: activity) { androidLine(message) }
+        }
+    }
+
+    /// Writes the Android messages still waiting for their slot.
+    public mutating func finish() {
+        for message in android.finish() { androidLine(message) }
     }
 
     public mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {
@@ -56,6 +73,7 @@ public struct PlanJSONL: PushSink {
             writer.raw(#","rejected":"#)
             writer.string(rejected)
         }
+        if platforms.count > 1 { writer.raw(#","platform":"ios""#) }
         writer.raw(UInt8(ascii: "}"))
         emit(String(decoding: writer.bytes, as: UTF8.self))
     }

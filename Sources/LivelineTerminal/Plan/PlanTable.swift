@@ -3,13 +3,19 @@ import Liveline
 /// A plan as a readable timeline: one row per push with its time, event, priority, size, the
 /// reason it exists, and what changed on the activity since its previous push.
 ///
+/// With Android among its platforms, each decision also gets the FCM message the Android
+/// platform makes of it (``AndroidPlatform``), in a row of its own at the time it is sent, so
+/// both platforms' messages read side by side with their reasons.
+///
 /// Rows are collected as pushes arrive and laid out by ``render()``, so columns line up.
 public struct PlanTable: PushSink {
     struct Row {
         var time: Millis
         var activity: String
+        var platform: Platform = .ios
         var event: PushEvent
-        var priority: Priority
+        /// `10` or `5` for APNs, `HIGH` or `NORMAL` for FCM.
+        var priority: String
         var bytes: Int
         var reason: String
         var changes: String
@@ -19,17 +25,24 @@ public struct PlanTable: PushSink {
     public let scenario: Scenario
     /// The scenario's start, UNIX milliseconds.
     public let start: Millis
+    /// The platforms whose messages it shows.
+    public let platforms: Set<Platform>
     private var rows: [Row] = []
     private var lastState: [Int: StateObject] = [:]
     private var lastRelevance: [Int: Double] = [:]
+    private var android = AndroidPlatform()
 
-    public init(scenario: Scenario, start: Millis) {
+    public init(scenario: Scenario, start: Millis, platforms: Set<Platform> = [.ios]) {
         self.scenario = scenario
         self.start = start
+        self.platforms = platforms
     }
 
     public mutating func receive(_ push: Push, from activity: ActivityEngine) {
-        rows.append(row(push, activity, rejected: nil))
+        if platforms.contains(.ios) { rows.append(row(push, activity, rejected: nil)) }
+        if platforms.contains(.android) {
+            rows.append(contentsOf: android.receive(push, from: activity).map(Self.androidRow))
+        }
     }
 
     public mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {
@@ -67,8 +80,8 @@ public struct PlanTable: PushSink {
         if let alert = aps.flatMap(APSPayload.alertText) { changes.append("alert \"\(alert)\"") }
         lastState[push.activity] = activity.state
         return Row(
-            time: push.time, activity: activity.program.spec.name, event: push.event, priority: push.priority,
-            bytes: push.payload.count, reason: push.reason.description,
+            time: push.time, activity: activity.program.spec.name, event: push.event,
+            priority: String(push.priority.apnsValue), bytes: push.payload.count, reason: push.reason.description,
             changes: changes.isEmpty ? "(same state)" : changes.joined(separator: " · "), rejected: rejected
         )
     }
@@ -83,23 +96,33 @@ public struct PlanTable: PushSink {
         }
     }
 
-    /// The table, with a header and a summary.
+    /// The table, with a header and a summary. Android messages still waiting for their slot
+    /// (the app's update rate) are laid out at the time they go.
     public func render() -> String {
+        var pending = android
+        let rows = (self.rows + pending.finish().map(Self.androidRow)).enumerated()
+            .sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         let multi = scenario.activities.count > 1
+        let both = platforms.count > 1
         var lines: [String] = []
         let activityCount = scenario.activities.count
         lines.append("\(scenario.name) · \(scenario.file)")
         lines.append(
             "\(activityCount) \(activityCount == 1 ? "activity" : "activities") · starts \(UTCTime.format(start)) · topic \(scenario.topic)"
         )
+        if platforms.contains(.android) { lines.append(androidHeadline()) }
         lines.append("")
-        let header = ["TIME", multi ? "ACTIVITY" : nil, "EVENT", "PRI", "BYTES", "REASON", "CHANGES"].compactMap { $0 }
+        let header = [
+            "TIME", multi ? "ACTIVITY" : nil, both ? "PLATFORM" : nil, "EVENT", "PRI", "BYTES", "REASON", "CHANGES",
+        ]
+        .compactMap { $0 }
         var table: [[String]] = [header]
         for row in rows {
-            var cells = [DurationText.clock(row.time - start)]
+            var cells = [Self.clock(row.time - start)]
             if multi { cells.append(row.activity) }
+            if both { cells.append(row.platform.rawValue) }
             cells.append(row.rejected == nil ? row.event.rawValue : "REJECTED")
-            cells.append(String(row.priority.apnsValue))
+            cells.append(row.priority)
             cells.append(String(row.bytes))
             cells.append(row.reason)
             cells.append(row.rejected.map { "\($0)" } ?? row.changes)
@@ -118,13 +141,20 @@ public struct PlanTable: PushSink {
             lines.append(line)
         }
         lines.append("")
-        lines.append(summary())
+        if platforms.contains(.ios) { lines.append(summary(rows.filter { $0.platform == .ios })) }
+        if platforms.contains(.android) { lines.append(androidSummary(rows.filter { $0.platform == .android })) }
         return lines.joined(separator: "\n")
     }
 
-    private func summary() -> String {
+    /// `+33:37`, and tenths of a second when there are any (a paced Android message).
+    static func clock(_ offset: Millis) -> String {
+        let tenths = (abs(offset) % 1000) / 100
+        return DurationText.clock(offset) + (tenths > 0 ? ".\(tenths)" : "")
+    }
+
+    private func summary(_ rows: [Row]) -> String {
         let sent = rows.filter { $0.rejected == nil }
-        let high = sent.filter { $0.priority == .high }.count
+        let high = sent.filter { $0.priority == "10" }.count
         let heartbeats = sent.filter { $0.reason.hasPrefix("heartbeat") }.count
         let downgraded = sent.filter { $0.reason.contains("downgraded") }.count
         let deferred = sent.filter { $0.reason.contains("deferred") }.count
