@@ -16,6 +16,8 @@ public struct APNsResponse: Sendable, Hashable, CustomStringConvertible {
     public var timestamp: Int64?
     /// The body, for calls that return data (channel listings).
     public var body: [UInt8]
+    /// `retry-after`, as sent (seconds or an HTTP date): FCM's back-off after 429 and 503.
+    public var retryAfter: String?
 
     public init(
         status: Int, apnsID: String? = nil, uniqueID: String? = nil, channelID: String? = nil, requestID: String? = nil,

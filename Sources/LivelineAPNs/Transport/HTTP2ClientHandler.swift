@@ -50,18 +50,18 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             self.headers = headers
         }
 
-        /// The answer's `apns-*` fields, in one pass over the block (names compared without
+        /// The answer's `apns-*` fields and `retry-after`, in one pass over the block (names compared without
         /// regard to ASCII case, the first of each kept), instead of a search for each.
         func read(into response: inout APNsResponse) {
             guard let headers else { return }
             for (name, value) in headers {
-                // Only names of the lengths of those four that start with "a" (any case) are
-                // compared; ":status" is not. The lowercase names HTTP/2 requires compare as they
+                // Only names of the lengths of those five that start with their letter (any case)
+                // are compared; ":status" is not. The lowercase names HTTP/2 requires compare as they
                 // are; a name with capitals is lowercased and compared again.
                 let utf8 = name.utf8
                 let length = utf8.count
-                guard length == 7 || length == 14 || length == 15, let first = utf8.first,
-                    first | 0x20 == UInt8(ascii: "a")
+                guard length == 7 || length == 11 || length == 14 || length == 15, let first = utf8.first,
+                    first | 0x20 == UInt8(ascii: "a") || (length == 11 && first | 0x20 == UInt8(ascii: "r"))
                 else { continue }
                 if !Self.keep(name, value, in: &response), utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) {
                     Self.keep(name.lowercased(), value, in: &response)
@@ -78,6 +78,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
             case "apns-unique-id": if response.uniqueID == nil { response.uniqueID = value }
             case "apns-channel-id": if response.channelID == nil { response.channelID = value }
             case "apns-request-id": if response.requestID == nil { response.requestID = value }
+            case "retry-after": if response.retryAfter == nil { response.retryAfter = value }
             default: return false
             }
             return true
