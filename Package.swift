@@ -99,20 +99,29 @@ let package = Package(
             ]
         ),
         // FCM's HTTP v1 API for Android Live Updates: the service account's OAuth 2.0 assertion
-        // (RS256), the send request and FCM's answers. The transport joins it later.
+        // (RS256), the send request, FCM's answers, and the client, which sends on the APNs
+        // client's HTTP/2 transport (one transport, not a second copy).
         .target(
             name: "LivelineFCM",
             dependencies: [
                 "LivelineCore",
+                "LivelineAPNs",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
-        // The FCM look-alike's parts that need no socket: FCM's request validation and error
-        // bodies, the OAuth assertion check, and a phone's model of a Live Update.
+        // The FCM look-alike: FCM's request validation and error bodies, the OAuth token
+        // endpoint, a phone's model of a Live Update, and the server (HTTP/2 on the shared
+        // connection core, and HTTP/1.1 for the Admin SDKs).
         .target(
             name: "LivelineMockFCM",
             dependencies: [
                 "LivelineCore",
+                "LivelineHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
@@ -187,6 +196,9 @@ let package = Package(
                 "Liveline",
                 "LivelineAPNs",
                 "LivelineMockAPNs",
+                // `play --platform android|both` and `liveline mock-fcm`.
+                "LivelineFCM",
+                "LivelineMockFCM",
                 "LivelineLoad",
                 "LivelineBridge",
                 "LivelineAppTypes",
@@ -332,6 +344,9 @@ let package = Package(
             dependencies: [
                 "LivelineFCM",
                 "LivelineCore",
+                // The client against the mock FCM, over loopback.
+                "LivelineMockFCM",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 "LivelineTestSupport",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],
@@ -350,7 +365,9 @@ let package = Package(
                 "LivelineFCM",
                 "LivelineTestSupport",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
-            ]
+            ],
+            // The Firebase Admin SDK's side of the interop test (Fixtures/firebase-admin-send.py).
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "LivelineTerminalTests",

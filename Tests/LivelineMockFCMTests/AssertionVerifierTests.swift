@@ -11,14 +11,14 @@ import _CryptoExtras
     static let email = "fcm-sender@liveline-test.iam.gserviceaccount.com"
     static let audience = "https://oauth2.googleapis.com/token"
 
-    static func account(_ key: _RSA.Signing.PrivateKey) throws -> ServiceAccount {
+    static func account(_ key: _RSA.Signing.PrivateKey, tokenURI: String = audience) throws -> ServiceAccount {
         var object = StateObject()
         object["type"] = .string("service_account")
         object["project_id"] = .string("liveline-test")
         object["private_key_id"] = .string("4f1c0ffee0ddba11")
         object["private_key"] = .string(key.pkcs8PEMRepresentation)
         object["client_email"] = .string(email)
-        object["token_uri"] = .string(audience)
+        object["token_uri"] = .string(tokenURI)
         var writer = JSONWriter(capacity: 4096)
         writer.value(.object(object))
         return try ServiceAccount(json: writer.bytes, source: "test")
@@ -65,10 +65,14 @@ import _CryptoExtras
         let expired = try #require(refusal(Self.form(assertion.value), now: 1_800_004_000))
         #expect(expired.error == "invalid_grant")
         #expect(expired.reason.contains("short-lived token (60 minutes)"))
-        let wrongAudience = AssertionVerifier(
+        // An assertion for another token endpoint; Google's own is taken by any (google-auth always names it).
+        let elsewhere = try OAuthAssertion(
+            account: try Self.account(key, tokenURI: "http://127.0.0.1:5000/token"), issuedAt: 1_800_000_000)
+        let local = AssertionVerifier(
             accounts: [.init(email: Self.email, project: "liveline-test", keyID: nil, publicKey: key.publicKey)],
             audience: "http://127.0.0.1:4000/token")
-        #expect(refusal(Self.form(assertion.value), using: wrongAudience)?.reason.contains("audience") == true)
+        #expect(refusal(Self.form(elsewhere.value), using: local)?.reason.contains("audience") == true)
+        #expect(refusal(Self.form(assertion.value), using: local) == nil)
         let stranger = AssertionVerifier(accounts: [], audience: Self.audience)
         #expect(refusal(Self.form(assertion.value), using: stranger)?.reason == "Invalid grant: account not found")
         let body = try #require(refusal(Self.form("a.b.c"))).body

@@ -8,7 +8,8 @@ import _CryptoExtras
 /// The form must be `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer&assertion=<JWT>`; the
 /// JWT's header `alg` must be `RS256` (and `kid`, when given, the account's key id); its signature
 /// must verify with the account's public key (RSASSA-PKCS1-v1_5, SHA-256); `iss` must be a known
-/// account, `aud` this endpoint, `scope` must include FCM's; and `iat`/`exp` must span at most an
+/// account, `aud` this endpoint (or Google's, see ``googleEndpoint``), `scope` must include one that lets FCM send (``sendingScopes``:
+/// FCM's own, or the wider Firebase and Cloud Platform scopes the Admin SDKs ask for); and `iat`/`exp` must span at most an
 /// hour around now.
 public struct AssertionVerifier: Sendable {
     /// A service account the mock knows: the public half of its key.
@@ -57,12 +58,19 @@ public struct AssertionVerifier: Sendable {
     }
 
     public static let messagingScope = "https://www.googleapis.com/auth/firebase.messaging"
+    /// Scopes under which an access token may send with FCM.
+    public static let sendingScopes: Set<String> = [
+        messagingScope, "https://www.googleapis.com/auth/firebase", "https://www.googleapis.com/auth/cloud-platform",
+    ]
     /// How far a clock may be off, as Google allows.
     public static let skew: Int64 = 300
 
     public var accounts: [String: Account]
     /// The endpoint's own URL: the `aud` an assertion must name.
     public var audience: String
+    /// Google's token endpoint, which google-auth (and so the Admin SDKs) puts in `aud` whatever
+    /// the key file's `token_uri`; a mock standing in for it takes it as its own.
+    public static let googleEndpoint = "https://oauth2.googleapis.com/token"
 
     public init(accounts: [Account], audience: String) {
         self.accounts = Dictionary(accounts.map { ($0.email, $0) }, uniquingKeysWith: { _, last in last })
@@ -105,7 +113,8 @@ public struct AssertionVerifier: Sendable {
             account.publicKey.isValidSignature(
                 _RSA.Signing.RSASignature(rawRepresentation: signature), for: signed, padding: .insecurePKCS1v1_5)
         else { throw .invalidGrant("Invalid JWT Signature.") }
-        guard case .string(let audience)? = claims["aud"], audience == self.audience else {
+        guard case .string(let audience)? = claims["aud"], audience == self.audience || audience == Self.googleEndpoint
+        else {
             throw .invalidGrant("Invalid JWT: the audience must be \(self.audience), this token endpoint")
         }
         guard case .int(let issuedAt)? = claims["iat"], case .int(let expires)? = claims["exp"],
@@ -120,7 +129,7 @@ public struct AssertionVerifier: Sendable {
             throw Refusal(status: 400, error: "invalid_scope", reason: "Empty or missing scope not allowed.")
         }
         let scopes = scope.split(separator: " ").map(String.init)
-        guard scopes.contains(Self.messagingScope) else {
+        guard scopes.contains(where: Self.sendingScopes.contains) else {
             throw Refusal(
                 status: 400, error: "invalid_scope", reason: "The scope does not include \(Self.messagingScope)")
         }

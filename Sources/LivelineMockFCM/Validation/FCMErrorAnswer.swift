@@ -106,6 +106,12 @@ public struct FCMErrorAnswer: Error, Sendable, Hashable, CustomStringConvertible
     public static let senderIDMismatch = FCMErrorAnswer(
         httpStatus: 403, status: "PERMISSION_DENIED", message: "SenderId mismatch", errorCode: "SENDER_ID_MISMATCH")
 
+    /// 401 `THIRD_PARTY_AUTH_ERROR`: FCM could not use the project's APNs key or web push
+    /// credentials (a message that also goes to iOS or the web).
+    public static let thirdPartyAuthError = FCMErrorAnswer(
+        httpStatus: 401, status: "UNAUTHENTICATED", message: "Auth error from APNS or Web Push Service",
+        errorCode: "THIRD_PARTY_AUTH_ERROR")
+
     /// 401: no access token, or one that is expired or unknown.
     public static let unauthenticated = FCMErrorAnswer(
         httpStatus: 401, status: "UNAUTHENTICATED",

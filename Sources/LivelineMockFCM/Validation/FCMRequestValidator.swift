@@ -138,7 +138,8 @@ public struct FCMRequestValidator: Sendable {
                     "bandwidthConstrainedOk",
                 ])
             if let value = android["priority"] {
-                guard case .string(let text) = value, let known = FCMPriority(rawValue: text) else {
+                // Any case: the Admin SDKs send "high" and "normal", and FCM takes them.
+                guard case .string(let text) = value, let known = FCMPriority(rawValue: text.uppercased()) else {
                     throw .invalidField(
                         "message.android.priority",
                         "Invalid value at 'message.android.priority' (type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority), \(value.templateText)"
