@@ -1,0 +1,184 @@
+import Foundation
+import LivelineCore
+import LivelineFCM
+import LivelineMockFCM
+import NIOConcurrencyHelpers
+import Testing
+
+/// The FCM client against the mock FCM on a real socket: the token exchange, many messages in
+/// flight on one HTTP/2 connection, and what it does with each of FCM's error codes.
+@Suite struct ClientOverLoopbackTests {
+    static let project = "liveline-test"
+
+    /// A started mock, a service account it accepts, and a client for both; `pauses` records
+    /// each back-off the client asked for (and skips it).
+    struct Setup {
+        let mock: MockFCMServer
+        let client: FCMClient
+        let pauses: NIOLockedValueBox<[Duration]>
+
+        static func start(retry: FCMRetryPolicy = FCMRetryPolicy(maxAttempts: 4)) async throws -> Setup {
+            let mock = try await MockFCMServer.start(MockFCMConfiguration())
+            let account = try ServiceAccount(json: try mock.makeServiceAccount(project: project), source: "mock")
+            let pauses = NIOLockedValueBox<[Duration]>([])
+            let client = try FCMClient(
+                configuration: .init(account: account, url: mock.baseURL, retry: retry),
+                pause: { pause in pauses.withLockedValue { $0.append(pause) } })
+            return Setup(mock: mock, client: client, pauses: pauses)
+        }
+
+        func stop() async {
+            await client.shutdown()
+            await mock.stop()
+        }
+    }
+
+    static func request(_ token: String, timestamp: Int = 1000, activity: String = "match") throws -> FCMSendRequest {
+        let data = FCMData([
+            ("liveline", "1"), ("activity", activity), ("event", "update"), ("timestamp", String(timestamp)),
+            ("channel", "live-updates"), ("style", "progress"), ("title", "Northbridge 1–0"), ("chip", "1–0"),
+        ])
+        return try FCMSendRequest(
+            project: project, target: .token(token), data: data, priority: .high, ttlSeconds: 300,
+            collapseKey: activity)
+    }
+
+    @Test func aMessageReachesThePhoneWithATokenFromTheServiceAccount() async throws {
+        let setup = try await Setup.start()
+        let outcome = await setup.client.send(try Self.request("reg-1"))
+        #expect(outcome.isDelivered, "\(outcome)")
+        #expect(outcome.attempts == 1)
+        guard case .delivered(let name) = outcome.disposition else { return await setup.stop() }
+        #expect(name.hasPrefix("projects/\(Self.project)/messages/"))
+        #expect(setup.mock.stats().tokensGranted == 1)
+        let shown = setup.mock.phone(.token("reg-1"))?.notifications["match"]
+        #expect(shown?.title == "Northbridge 1–0")
+        #expect(shown?.promoted == true)
+        #expect(setup.mock.messages().first?.message.collapseKey == "match")
+        await setup.stop()
+    }
+
+    @Test func manyMessagesShareOneConnectionAndOneAccessToken() async throws {
+        let setup = try await Setup.start()
+        let outcomes = try await withThrowingTaskGroup(of: FCMSendOutcome.self) { group in
+            for index in 0..<500 {
+                let request = try Self.request("reg-\(index % 50)", timestamp: 1000 + index, activity: "a\(index)")
+                group.addTask { await setup.client.send(request) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(outcomes.count == 500)
+        #expect(outcomes.filter(\.isDelivered).count == 500)
+        #expect(setup.client.connectionsMade == 1)
+        #expect(await setup.client.tokenExchanges == 1)
+        #expect(setup.mock.stats().accepted == 500)
+        #expect(setup.mock.stats().tokensGranted == 1)
+        await setup.stop()
+    }
+
+    @Test func unavailableAndQuotaAreRetriedNoSoonerThanRetryAfter() async throws {
+        let setup = try await Setup.start()
+        setup.mock.inject(.unavailable(retryAfter: 7))
+        setup.mock.inject(.quotaExceeded(retryAfter: 30))
+        setup.mock.inject(.internal)
+        let outcome = await setup.client.send(try Self.request("reg-1"))
+        #expect(outcome.isDelivered, "\(outcome)")
+        #expect(outcome.attempts == 4)
+        let pauses = setup.pauses.withLockedValue { $0 }
+        #expect(pauses.count == 3)
+        #expect(pauses.count == 3 && pauses[0] >= .seconds(7) && pauses[1] >= .seconds(30))
+        // INTERNAL carries no Retry-After: the exponential back-off, 4 s at most on the third try.
+        #expect(pauses.count == 3 && pauses[2] >= .seconds(2) && pauses[2] <= .seconds(4))
+        await setup.stop()
+    }
+
+    @Test func theClientGivesUpAfterItsAttemptsAndSaysWhy() async throws {
+        let setup = try await Setup.start(retry: FCMRetryPolicy(maxAttempts: 2))
+        setup.mock.inject(.unavailable(retryAfter: 1), count: 5)
+        let outcome = await setup.client.send(try Self.request("reg-1"))
+        #expect(outcome.attempts == 2)
+        #expect(outcome.disposition == .retry(after: 1))
+        #expect(outcome.error?.errorCode == .unavailable)
+        #expect(outcome.description.contains("not delivered after 2 attempts"))
+        await setup.stop()
+    }
+
+    @Test func anUninstalledAppsTokenIsForgottenNotRetried() async throws {
+        let setup = try await Setup.start()
+        setup.mock.register(.token("gone-1"), project: Self.project, installed: false)
+        let gone = await setup.client.send(try Self.request("gone-1"))
+        #expect(gone.disposition == .tokenGone)
+        #expect(gone.error?.errorCode == .unregistered)
+        #expect(gone.attempts == 1)
+        // A token FCM never issued is INVALID_ARGUMENT about the token: forgotten as well.
+        let malformed = await setup.client.send(try Self.request("not/a/token"))
+        #expect(malformed.disposition == .tokenGone, "\(malformed)")
+        #expect(setup.pauses.withLockedValue { $0 }.isEmpty)
+        await setup.stop()
+    }
+
+    @Test func anotherProjectsTokenIsAConfigurationError() async throws {
+        let setup = try await Setup.start()
+        setup.mock.register(.token("theirs-1"), project: "someone-else", installed: true)
+        let outcome = await setup.client.send(try Self.request("theirs-1"))
+        guard case .configurationError(let fix) = outcome.disposition else {
+            Issue.record("expected a configuration error, got \(outcome)")
+            return await setup.stop()
+        }
+        #expect(fix.contains("SENDER_ID_MISMATCH"))
+        #expect(outcome.attempts == 1)
+        await setup.stop()
+    }
+
+    @Test func aRefusedAccessTokenIsRenewedOnce() async throws {
+        let setup = try await Setup.start()
+        #expect(await setup.client.send(try Self.request("reg-1")).isDelivered)
+        setup.mock.revokeAccessTokens()
+        let outcome = await setup.client.send(try Self.request("reg-1", timestamp: 2000))
+        #expect(outcome.isDelivered, "\(outcome)")
+        #expect(outcome.attempts == 2)
+        #expect(await setup.client.tokenExchanges == 2)
+        #expect(setup.mock.stats().refused["UNAUTHENTICATED"] == 1)
+        await setup.stop()
+    }
+
+    @Test func aServiceAccountTheEndpointRefusesIsAConfigurationError() async throws {
+        let setup = try await Setup.start()
+        // A key file for the same endpoint whose key the mock never saw.
+        let other = try await MockFCMServer.start(MockFCMConfiguration())
+        var stranger = try other.makeServiceAccount(project: Self.project)
+        await other.stop()
+        stranger = Array(
+            String(decoding: stranger, as: UTF8.self).replacingOccurrences(
+                of: other.tokenURI, with: setup.mock.tokenURI
+            ).utf8)
+        let client = try FCMClient(
+            configuration: .init(
+                account: try ServiceAccount(json: stranger, source: "stranger"), url: setup.mock.baseURL))
+        let outcome = await client.send(try Self.request("reg-1"))
+        guard case .configurationError(let fix) = outcome.disposition else {
+            Issue.record("expected a configuration error, got \(outcome)")
+            await client.shutdown()
+            return await setup.stop()
+        }
+        #expect(fix.contains("invalid_grant"))
+        #expect(setup.mock.stats().tokensRefused == 1)
+        await client.shutdown()
+        await setup.stop()
+    }
+
+    @Test func aMockThatIsNotThereFailsWithTheCauseAfterItsAttempts() async throws {
+        let mock = try await MockFCMServer.start(MockFCMConfiguration())
+        let account = try ServiceAccount(json: try mock.makeServiceAccount(project: Self.project), source: "mock")
+        let url = mock.baseURL
+        await mock.stop()
+        let client = try FCMClient(
+            configuration: .init(account: account, url: url, retry: FCMRetryPolicy(maxAttempts: 2)),
+            pause: { _ in })
+        let outcome = await client.send(try Self.request("reg-1"))
+        #expect(outcome.disposition == .retry(after: nil))
+        #expect(outcome.attempts == 2)
+        #expect(outcome.failure?.contains("refused") == true, "\(outcome)")
+        await client.shutdown()
+    }
+}
