@@ -6,8 +6,8 @@
 # What the tests use besides Swift: PostgreSQL's server binaries (the store tests start a
 # throwaway server with them; LIVELINE_TEST_POSTGRES_URL names an existing database instead),
 # Chromium or Google Chrome (the dashboard in a browser), curl, openssl, and python3 with
-# jsonschema, PyYAML, h2 and cryptography (a second opinion on the FCM assertion's RS256
-# signature). Missing ones are installed with apt-get where it is (as root, or
+# jsonschema, PyYAML, h2, cryptography (a second opinion on the FCM assertion's RS256 signature)
+# and firebase-admin (the Firebase Admin SDK, sending to the mock FCM). Missing ones are installed with apt-get where it is (as root, or
 # with sudo without a password), else with Homebrew where `brew` is (a Mac), and Python's
 # modules with pip; without either, the script names what to install. LIVELINE_TEST_INSTALL=0
 # installs nothing. A test whose tool is still missing is skipped, not failed, and the run ends
@@ -92,6 +92,10 @@ if [ "${LIVELINE_TEST_INSTALL:-1}" != 0 ]; then
       none:*) packages="$packages $tool" ;;
     esac
   done
+  # The Firebase Admin SDK (the mock FCM's interop test) has no Debian or Homebrew package: pip only.
+  if command -v python3 >/dev/null 2>&1; then
+    python_modules "firebase_admin, google.auth" || pip="$pip firebase-admin"
+  fi
 
   if [ -n "$packages$casks" ]; then
     case $installer in
