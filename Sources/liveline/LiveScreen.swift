@@ -8,12 +8,18 @@ import LivelineTerminal
 final class LiveScreen: Sendable {
     let monitor: PlayMonitor
     let device: @Sendable (Int) -> DeviceSnapshot?
+    /// The activity's Android Live Update, drawn beside its card (`--platform both`).
+    let android: @Sendable (Int) -> AndroidCard?
     let title: String
     private let stopped = Atomic<Bool>(false)
 
-    init(monitor: PlayMonitor, device: @escaping @Sendable (Int) -> DeviceSnapshot?, title: String) {
+    init(
+        monitor: PlayMonitor, device: @escaping @Sendable (Int) -> DeviceSnapshot?,
+        android: @escaping @Sendable (Int) -> AndroidCard? = { _ in nil }, title: String
+    ) {
         self.monitor = monitor
         self.device = device
+        self.android = android
         self.title = title
     }
 
@@ -37,8 +43,21 @@ final class LiveScreen: Sendable {
         var lines = [color ? "\u{1B}[1m\(title)\u{1B}[0m" : title, ""]
         let cards = monitor.cards(now: now, device: device)
         var shown = 0
-        for card in cards {
-            let rendered = card.render(width: width, color: color)
+        for (index, card) in cards.enumerated() {
+            var rendered: [String]
+            if let phone = android(index) {
+                // Beside the card when the terminal is wide enough for both, under it otherwise.
+                let left = min(width, columns - 1 - AndroidCard.width)
+                if left >= 56 {
+                    rendered = AndroidCard.beside(
+                        card.render(width: left, color: color), leftWidth: left,
+                        phone.render(width: AndroidCard.width, color: color))
+                } else {
+                    rendered = card.render(width: width, color: color) + phone.render(width: width, color: color)
+                }
+            } else {
+                rendered = card.render(width: width, color: color)
+            }
             if lines.count + rendered.count + 2 > rows, shown > 0 { break }
             lines += rendered
             shown += 1

@@ -11,7 +11,7 @@ struct LivelineCommand: AsyncParsableCommand {
         subcommands: [
             PlayCommand.self, PlanCommand.self, ValidateCommand.self, ScaffoldCommand.self, LoadCommand.self,
             ReportCommand.self,
-            MockAPNsCommand.self, BridgeCommand.self, ChannelCommand.self, TokenCommand.self,
+            MockAPNsCommand.self, MockFCMCommand.self, BridgeCommand.self, ChannelCommand.self, TokenCommand.self,
         ]
     )
 

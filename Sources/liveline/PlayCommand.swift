@@ -115,8 +115,38 @@ struct PlayCommand: AsyncParsableCommand {
         help: ArgumentHelp("Where --dashboard serves the page.", valueName: "host:port"))
     var dashboardListen = "127.0.0.1:2199"
 
+    @Option(
+        help: ArgumentHelp(
+            "The phones the story plays to: ios, android (a Live Update through FCM, for activities with an android: block) or both. With android only, the engine's APNs pushes go to the embedded mock APNs.",
+            valueName: "ios|android|both"))
+    var platform: PlanPlatforms = .ios
+
+    @Option(
+        name: .customLong("fcm-service-account"),
+        help: ArgumentHelp(
+            "The Firebase project's service-account key file, for FCM. Without it, Live Updates go to an embedded mock FCM.",
+            valueName: "file"))
+    var fcmServiceAccount: String?
+
+    @Option(
+        name: .customLong("fcm-token"),
+        help: ArgumentHelp(
+            "The app instance's FCM registration token (fid:ID for an installation id); NAME=TOKEN picks the activity.",
+            valueName: "[name=]token"))
+    var fcmTokens: [String] = []
+
+    @Option(
+        name: .customLong("fcm-url"),
+        help: ArgumentHelp("FCM's address, for a mock (liveline mock-fcm).", valueName: "url"))
+    var fcmURL: String?
+
     mutating func validate() throws {
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
+        if platform == .android, apnsURL != nil || credentials.keyFile != nil || !tokens.isEmpty {
+            throw ValidationError(
+                "--platform android sends no APNs pushes; drop the APNs credentials, --apns-url and --token, or play --platform both"
+            )
+        }
         guard connections >= 1 else { throw ValidationError("--connections must be at least 1") }
         if dashboard, apnsURL != nil || credentials.keyFile != nil {
             throw ValidationError(
@@ -129,18 +159,45 @@ struct PlayCommand: AsyncParsableCommand {
     mutating func run() async throws {
         let scenario = try loadScenario()
         let (key, bundleID) = try checkSetup(scenario)
-        let destination = try await chooseDestination(scenario, key: key)
+        let android = try await prepareAndroid(scenario)
+        let destination = try await chooseDestination(scenario, key: platform == .android ? nil : key)
         let client = try APNsClient(
             configuration: .init(endpoint: destination.endpoint, connections: connections, signingKey: destination.key),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
         try await connect(client, destination)
         let play = PlayRun(
-            scenario: scenario, destination: destination, client: client, bundleID: bundleID, speed: speed,
+            scenario: scenario, destination: destination, client: client, android: android, bundleID: bundleID,
+            speed: speed,
             seed: seed.map { UInt64(bitPattern: Int64($0)) }, endsActivities: !noEnd,
             view: !noView && Terminal.stdoutIsTTY)
         let report = await play.run()
         if Terminal.outputClosed { return }
         try conclude(report)
+    }
+
+    /// Where the Live Updates go with `--platform android|both` (``AndroidPlay``); nil for iOS only.
+    private func prepareAndroid(_ scenario: Scenario) async throws -> AndroidPlay? {
+        guard platform != .ios else {
+            if fcmServiceAccount != nil || !fcmTokens.isEmpty || fcmURL != nil {
+                Terminal.error(
+                    "error: --fcm-service-account, --fcm-token and --fcm-url need --platform android or both")
+                throw ExitCode(1)
+            }
+            return nil
+        }
+        guard scenario.activities.contains(where: { $0.android != nil }) else {
+            Terminal.error(
+                "error: --platform \(platform.rawValue): \(scenario.file) has no android: block; add one to an activity to play its Live Update (Scenarios/README.md, \"Android\")"
+            )
+            throw ExitCode(1)
+        }
+        do {
+            return try await AndroidPlay.prepare(
+                scenario: scenario, serviceAccount: fcmServiceAccount, url: fcmURL, tokens: fcmTokens)
+        } catch {
+            Terminal.error("error: \(error.message)")
+            throw ExitCode(1)
+        }
     }
 
     /// The file, checked (against the app's types with `--app`), with only the activities

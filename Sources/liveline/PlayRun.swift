@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Liveline
 import LivelineAPNs
+import LivelineFCM
 import LivelineMockAPNs
 import LivelineTerminal
 import Synchronization
@@ -14,6 +15,8 @@ struct PlayRun {
     let scenario: Scenario
     let destination: Destination
     let client: APNsClient
+    /// The Live Updates' side, with `--platform android|both`.
+    let android: AndroidPlay?
     let bundleID: String
     let speed: Double
     let seed: UInt64?
@@ -28,18 +31,26 @@ struct PlayRun {
         let start = clock.now() + 1000
         let run = ScenarioRun(scenario: scenario, start: start, seed: seed, speed: speed)
         let monitor = PlayMonitor(scenario: scenario, start: start, speed: speed, activities: run.activities)
-        let session = makeSession(run, clock: clock, monitor: monitor)
+        let relay = android.map { android in
+            let view = self.view
+            return AndroidRelay(client: android.client, project: android.project, targets: android.targets) {
+                delivery in
+                if !view { Terminal.out(android.line(delivery, story: monitor.storyClock(delivery.message.time))) }
+            }
+        }
+        let session = makeSession(run, clock: clock, monitor: monitor, relay: relay)
         let mock = destination.mock
         let dashboardURL = mock?.dashboardURL
         if let dashboardURL { Terminal.error("dashboard: \(dashboardURL)") }
         Terminal.error(
-            destination.banner
+            destination.banner + (android.map { " + " + $0.banner } ?? "")
                 + " · \(scenario.name) at \(speed == 1 ? "real time" : "\(StateValue.double(speed).templateText)×")"
                 + (view ? "" : " · Ctrl-C ends the activities"))
         let screen =
             view
             ? LiveScreen(
                 monitor: monitor, device: { index in mock.flatMap { destination.deviceSnapshot(index, in: $0) } },
+                android: { [android] index in android?.card(index) },
                 title: "\(scenario.name) · \(destination.banner)" + (dashboardURL.map { " · dashboard \($0)" } ?? ""))
             : nil
         let drawing = screen.map { screen in Task { await screen.run() } }
@@ -49,6 +60,7 @@ struct PlayRun {
         let sigint = Self.onInterrupt(session: session, interrupts: interrupts, view: view)
 
         let report = await session.run()
+        let androidReport = await relay?.finish()
         // With the dashboard, the page stays up after the story (its ended state is the point)
         // until Ctrl-C; the same signal source then answers it.
         let keepsServing = dashboardURL != nil && interrupts.none && !Terminal.outputClosed
@@ -58,19 +70,25 @@ struct PlayRun {
             await drawing.value
         }
         await client.shutdown()
+        if let androidReport, !Terminal.outputClosed { Terminal.error(androidReport.description) }
         if keepsServing, let dashboardURL {
             if screen == nil { Terminal.error(report.summary) }
             Terminal.error("the story has ended; the dashboard stays up at \(dashboardURL) until Ctrl-C")
             await Self.untilInterrupted(sigint)
         }
         await mock?.shutdown()
+        await android?.stop()
         if screen == nil, !keepsServing, !Terminal.outputClosed { Terminal.error(report.summary) }
         return report
     }
 
     /// The session, whose observer feeds the monitor, tells the embedded mock's dashboard why
     /// each push was sent, and prints a line per answered push (without the live view).
-    private func makeSession(_ run: ScenarioRun, clock: WallClock, monitor: PlayMonitor) -> LiveSession {
+    private func makeSession(
+        _ run: ScenarioRun, clock: WallClock, monitor: PlayMonitor, relay: AndroidRelay?
+    )
+        -> LiveSession
+    {
         let mock = destination.mock
         let view = self.view
         let destination = self.destination
@@ -84,6 +102,7 @@ struct PlayRun {
             clock: clock, configuration: .init(endsActivitiesOnStop: endsActivities, reportsWakes: true),
             observer: { event in
                 monitor.record(event)
+                relay?.observe(event)
                 if let mock { Self.annotate(event, in: mock) }
                 switch event {
                 case .refused(let push, let problem, let engine):

@@ -1,7 +1,7 @@
 import ArgumentParser
 
 /// A word where a command group expects one of its commands, and names none of them
-/// (`liveline mock-fcm --help`). ArgumentParser would let `--help` print the group's help and
+/// (`liveline mock-wns --help`). ArgumentParser would let `--help` print the group's help and
 /// exit 0; a misspelled or missing command is a usage error (64) that says so.
 enum UnknownCommand {
     /// The error for `arguments` under `root`, or nil when every command word names a command

@@ -3,8 +3,8 @@ import Testing
 /// A word where a command is expected that names none: a usage error, even with `--help`.
 @Suite struct UnknownCommandTests {
     @Test(arguments: [
-        (["mock-fcm", "--help"], "'mock-fcm' is not a command of liveline;"),
-        (["mock-fcm"], "'mock-fcm' is not a command of liveline;"),
+        (["mock-wns", "--help"], "'mock-wns' is not a command of liveline;"),
+        (["mock-wns"], "'mock-wns' is not a command of liveline;"),
         (["bridge", "frobnicate", "--help"], "'frobnicate' is not a command of liveline bridge;"),
         (["report", "joint"], "'joint' is not a command of liveline report;"),
     ])
@@ -17,7 +17,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ["--help"], ["help", "play"], ["bridge", "--help"], ["bridge", "serve", "--help"], ["--version"],
+        ["--help"], ["help", "play"], ["mock-fcm", "--help"], ["bridge", "--help"], ["bridge", "serve", "--help"],
+        ["--version"],
     ])
     func knownCommandsAndHelpStillWork(arguments: [String]) async throws {
         let result = try await CLI.run(arguments)

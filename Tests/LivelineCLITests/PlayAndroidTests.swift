@@ -1,0 +1,73 @@
+import Foundation
+import LivelineTestSupport
+import Testing
+
+/// `liveline play --platform`: the same story to the iPhone and, as a Live Update through FCM, to
+/// an Android phone behind the embedded mock FCM.
+@Suite struct PlayAndroidTests {
+    /// 30 s of story, one second at 30×, with a Live Update.
+    static let story = """
+        liveline: 1
+        name: Short order
+        bundle-id: com.example.matchday
+        policy: { min-interval: 0, stale-after: 10m }
+        activities:
+          - name: order
+            attributes-type: OrderAttributes
+            content-state: { step: 0, message: "Placed" }
+            android:
+              channel: delivery-live
+              title: "Order"
+              text: "{{ state.message }}"
+              chip: "step {{ state.step }}"
+              progress: "{{ state.step }}"
+              progress-max: 3
+            beats:
+              - { id: step, every: 10s, count: 2, set: { step: "{{ n }}" } }
+              - { id: done, at: 30s, set: { message: "Delivered", step: 3 }, end: { dismissal: 1m } }
+        """
+
+    @Test func bothPlatformsPlayTheSameStoryAndThePhoneShowsIt() async throws {
+        let file = try CLI.file(Self.story, suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try await CLI.run(["play", file.path, "--speed", "30", "--no-view", "--platform", "both"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("mock FCM http://127.0.0.1:"), "\(result.stderr)")
+        let android = result.stdout.split(separator: "\n").filter { $0.contains("  android  order  ") }
+        #expect(android.count >= 3, "\(result.stdout)")
+        #expect(android.first?.contains("update HIGH · beat step #1") == true, "\(result.stdout)")
+        #expect(android.first?.contains("FCM 200 · phone: posted") == true, "\(result.stdout)")
+        #expect(android.last?.contains("end HIGH") == true, "\(result.stdout)")
+        // The iPhone's pushes are still there, one story for both.
+        #expect(result.stdout.split(separator: "\n").contains { !$0.contains("android") && $0.contains("order") })
+        #expect(result.stderr.contains("Live Update messages delivered through FCM"), "\(result.stderr)")
+    }
+
+    @Test func aScenarioWithoutAnAndroidBlockSaysWhatToAdd() async throws {
+        let plain = try CLI.file(
+            Self.story.components(separatedBy: "    android:\n")[0] + "    beats:\n"
+                + Self.story.components(separatedBy: "    beats:\n")[1], suffix: ".yaml")
+        defer { try? FileManager.default.removeItem(at: plain) }
+        let result = try await CLI.run(["play", plain.path, "--speed", "30", "--no-view", "--platform", "android"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("has no android: block"), "\(result.stderr)")
+    }
+
+    @Test func mockFCMServesAndWritesAServiceAccountForItsTokenEndpoint() async throws {
+        let account = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-cli-sa-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: account) }
+        let child = try ChildProcess.start([
+            try CLI.binary().path, "mock-fcm", "--listen", "127.0.0.1:0", "--write-service-account", account.path,
+        ])
+        let banner = await child.line(startingWith: "mock FCM listening on ")
+        let base = try #require(banner?.split(separator: " ").dropFirst(4).first.map(String.init), "\(child.output)")
+        let text = try String(contentsOf: account, encoding: .utf8)
+        #expect(text.contains("\"token_uri\":\"\(base)/token\""), "\(text)")
+        #expect(text.contains("\"type\":\"service_account\""))
+        // The inspection API answers on the same port, over HTTP/1.1.
+        let stats = try await Subprocess.run(["curl", "-s", base + "/mock/stats"])
+        #expect(stats.stdout.contains("\"accepted\":0"), "\(stats.stdout)\(stats.stderr)")
+        await child.stop()
+    }
+}
