@@ -51,7 +51,8 @@ struct PlayRun {
             ? LiveScreen(
                 monitor: monitor, device: { index in mock.flatMap { destination.deviceSnapshot(index, in: $0) } },
                 android: { [android] index in android?.card(index) },
-                title: "\(scenario.name) · \(destination.banner)" + (dashboardURL.map { " · dashboard \($0)" } ?? ""))
+                title: "\(scenario.name) · \(destination.banner)" + (android.map { " + " + $0.banner } ?? "")
+                    + (dashboardURL.map { " · dashboard \($0)" } ?? ""))
             : nil
         let drawing = screen.map { screen in Task { await screen.run() } }
         // A reader that went away (… | head) asks for the same stop as Ctrl-C, quietly.

@@ -5,27 +5,20 @@ import Testing
 /// `liveline play --platform`: the same story to the iPhone and, as a Live Update through FCM, to
 /// an Android phone behind the embedded mock FCM.
 @Suite struct PlayAndroidTests {
-    /// 30 s of story, one second at 30×, with a Live Update.
-    static let story = """
-        liveline: 1
-        name: Short order
-        bundle-id: com.example.matchday
-        policy: { min-interval: 0, stale-after: 10m }
-        activities:
-          - name: order
-            attributes-type: OrderAttributes
-            content-state: { step: 0, message: "Placed" }
-            android:
-              channel: delivery-live
-              title: "Order"
-              text: "{{ state.message }}"
-              chip: "step {{ state.step }}"
-              progress: "{{ state.step }}"
-              progress-max: 3
-            beats:
-              - { id: step, every: 10s, count: 2, set: { step: "{{ n }}" } }
-              - { id: done, at: 30s, set: { message: "Delivered", step: 3 }, end: { dismissal: 1m } }
-        """
+    /// ``PlayCommandTests/story`` with a Live Update.
+    static let story = PlayCommandTests.story.replacingOccurrences(
+        of: "    beats:\n",
+        with: """
+                android:
+                  channel: delivery-live
+                  title: "Order"
+                  text: "{{ state.message }}"
+                  chip: "step {{ state.step }}"
+                  progress: "{{ state.step }}"
+                  progress-max: 3
+                beats:
+
+            """)
 
     @Test func bothPlatformsPlayTheSameStoryAndThePhoneShowsIt() async throws {
         let file = try CLI.file(Self.story, suffix: ".yaml")
@@ -34,8 +27,9 @@ import Testing
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("mock FCM http://127.0.0.1:"), "\(result.stderr)")
         let android = result.stdout.split(separator: "\n").filter { $0.contains("  android  order  ") }
-        #expect(android.count >= 3, "\(result.stdout)")
-        #expect(android.first?.contains("update HIGH · beat step #1") == true, "\(result.stdout)")
+        // At least the first update and the end (a wake late on a busy machine may merge the steps).
+        #expect(android.count >= 2, "\(result.stdout)")
+        #expect(android.first?.contains("update HIGH") == true, "\(result.stdout)")
         #expect(android.first?.contains("FCM 200 · phone: posted") == true, "\(result.stdout)")
         #expect(android.last?.contains("end HIGH") == true, "\(result.stdout)")
         // The iPhone's pushes are still there, one story for both.

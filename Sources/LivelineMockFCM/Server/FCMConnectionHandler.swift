@@ -88,6 +88,12 @@ final class FCMConnectionHandler: ChannelInboundHandler {
     private func handle(_ event: HTTP2Event) {
         switch event {
         case .headers(let streamID, let fields, let endStream, let opened):
+            // Past the limit the client has acknowledged, the stream is refused (RFC 9113 §5.1.2);
+            // the client may send it again.
+            if opened, core.streams.count > core.localSettings.maxConcurrentStreams ?? Int.max {
+                core.reset(streamID: streamID, code: .refusedStream, into: &out)
+                return
+            }
             var stream = opened ? PendingStream() : (streams.removeValue(forKey: streamID) ?? PendingStream())
             if opened {
                 for (name, value) in fields {

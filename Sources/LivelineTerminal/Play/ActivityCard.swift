@@ -62,12 +62,7 @@ public struct ActivityCard: Sendable {
     public func render(width: Int, color: Bool) -> [String] {
         let width = max(40, width)
         let inner = width - 4
-        func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
-        func line(_ text: String, _ code: String? = nil) -> String {
-            let clipped = Self.clip(text, to: inner)
-            let padded = clipped + String(repeating: " ", count: inner - clipped.unicodeScalars.count)
-            return "│ " + (code.map { paint(padded, $0) } ?? padded) + " │"
-        }
+        let frame = CardFrame(width: width, color: color)
         let statusColor: String
         switch status {
         case .active: statusColor = "1;32"
@@ -79,28 +74,30 @@ public struct ActivityCard: Sendable {
         let title = " \(Self.clip(name, to: inner - status.rawValue.count - 8)) "
         let tag = " ● \(status.rawValue) "
         let dashes = max(1, width - 3 - title.unicodeScalars.count - tag.unicodeScalars.count)
-        var lines = ["╭─" + paint(title, "1") + String(repeating: "─", count: dashes) + paint(tag, statusColor) + "╮"]
-        lines.append(line(attributes, "2"))
-        if let clock { lines.append(line("story  " + clock, "1")) }
+        var lines = [
+            "╭─" + frame.paint(title, "1") + String(repeating: "─", count: dashes) + frame.paint(tag, statusColor) + "╮"
+        ]
+        lines.append(frame.line(attributes, "2"))
+        if let clock { lines.append(frame.line("story  " + clock, "1")) }
         let keyWidth = min(18, fields.map { $0.key.unicodeScalars.count }.max() ?? 0)
         for field in fields {
             let key = Self.clip(field.key, to: keyWidth)
             lines.append(
-                line(
+                frame.line(
                     "  " + key + String(repeating: " ", count: keyWidth - key.unicodeScalars.count) + "  " + field.value
                 ))
         }
-        if let alert { lines.append(line("alert  " + alert, "1;35")) }
-        if !facts.isEmpty { lines.append(line(facts.joined(separator: " · "))) }
-        if let lastPush { lines.append(line("last   " + lastPush)) }
-        if let held { lines.append(line("held   " + held, "33")) }
-        if let next { lines.append(line("next   " + next)) }
-        if let why { lines.append(line("why    " + why, "2")) }
-        for warning in warnings { lines.append(line("!  " + warning, "1;31")) }
+        if let alert { lines.append(frame.line("alert  " + alert, "1;35")) }
+        if !facts.isEmpty { lines.append(frame.line(facts.joined(separator: " · "))) }
+        if let lastPush { lines.append(frame.line("last   " + lastPush)) }
+        if let held { lines.append(frame.line("held   " + held, "33")) }
+        if let next { lines.append(frame.line("next   " + next)) }
+        if let why { lines.append(frame.line("why    " + why, "2")) }
+        for warning in warnings { lines.append(frame.line("!  " + warning, "1;31")) }
         let barWidth = max(10, min(40, inner - progressText.unicodeScalars.count - 2))
         let filled = Int((progress * Double(barWidth)).rounded())
         lines.append(
-            line(
+            frame.line(
                 String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "  "
                     + progressText))
         lines.append("╰" + String(repeating: "─", count: width - 2) + "╯")

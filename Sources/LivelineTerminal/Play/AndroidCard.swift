@@ -37,33 +37,29 @@ public struct AndroidCard: Sendable {
     public func render(width: Int, color: Bool) -> [String] {
         let width = max(30, width)
         let inner = width - 4
-        func paint(_ text: String, _ code: String) -> String { color ? "\u{1B}[\(code)m\(text)\u{1B}[0m" : text }
-        func line(_ text: String, _ code: String? = nil) -> String {
-            let clipped = ActivityCard.clip(text, to: inner)
-            let padded = clipped + String(repeating: " ", count: inner - clipped.unicodeScalars.count)
-            return "│ " + (code.map { paint(padded, $0) } ?? padded) + " │"
-        }
+        let frame = CardFrame(width: width, color: color)
         let heading = " Android "
         let tag = promoted ? " Live Update " : (ongoing ? " notification " : " ended ")
         let dashes = max(1, width - 3 - heading.unicodeScalars.count - tag.unicodeScalars.count)
         var lines = [
-            "╭─" + paint(heading, "1") + String(repeating: "─", count: dashes) + paint(tag, promoted ? "1;32" : "2")
+            "╭─" + frame.paint(heading, "1") + String(repeating: "─", count: dashes)
+                + frame.paint(tag, promoted ? "1;32" : "2")
                 + "╮"
         ]
-        lines.append(line("chip   " + (chip.map { "[\($0)]" } ?? "—"), chip == nil ? "2" : "1;36"))
-        lines.append(line(title, "1"))
-        if let text { lines.append(line(text)) }
+        lines.append(frame.line("chip   " + (chip.map { "[\($0)]" } ?? "—"), chip == nil ? "2" : "1;36"))
+        lines.append(frame.line(title, "1"))
+        if let text { lines.append(frame.line(text)) }
         if let progress, let progressMax, progressMax > 0 {
             let label = "\(progress)/\(progressMax)"
             let barWidth = max(6, inner - label.unicodeScalars.count - 2)
             let filled = min(barWidth, max(0, progress * barWidth / progressMax))
             lines.append(
-                line(
+                frame.line(
                     String(repeating: "█", count: filled) + String(repeating: "░", count: barWidth - filled) + "  "
                         + label))
         }
-        if let notPromotedBecause { lines.append(line("plain: " + notPromotedBecause, "33")) }
-        if let lastOutcome { lines.append(line("last   " + lastOutcome, "2")) }
+        if let notPromotedBecause { lines.append(frame.line("plain: " + notPromotedBecause, "33")) }
+        if let lastOutcome { lines.append(frame.line("last   " + lastOutcome, "2")) }
         lines.append("╰" + String(repeating: "─", count: width - 2) + "╯")
         return lines
     }
