@@ -1,7 +1,7 @@
 import ArgumentParser
 import Liveline
 
-/// `--platform ios|android|both` of `liveline plan`.
+/// `--platform ios|android|both` of `liveline plan` and `liveline play`.
 enum PlanPlatforms: String, ExpressibleByArgument, CaseIterable {
     case ios, android, both
 
