@@ -54,7 +54,8 @@ import Testing
         let child = try ChildProcess.start([
             try CLI.binary().path, "mock-fcm", "--listen", "127.0.0.1:0", "--write-service-account", account.path,
         ])
-        let banner = await child.line(startingWith: "mock FCM listening on ")
+        // The banner follows the key file, whose 2048-bit RSA key takes seconds in a debug build.
+        let banner = await child.line(startingWith: "mock FCM listening on ", seconds: 180)
         let base = try #require(banner?.split(separator: " ").dropFirst(4).first.map(String.init), "\(child.output)")
         let text = try String(contentsOf: account, encoding: .utf8)
         #expect(text.contains("\"token_uri\":\"\(base)/token\""), "\(text)")
