@@ -77,11 +77,12 @@ import Testing
         let response = try await wrong.send(
             MockSession.updateRequest(token: MockSession.token(3), timestamp: Int64(Date().timeIntervalSince1970)))
         #expect(response.status == 403)
-        guard case .configurationError(let advice) = APNsDisposition(response) else {
+        guard case .stop(let problem) = AnswerPolicy().action(for: PushServiceAnswer(response), attempt: 1, random: 0)
+        else {
             Issue.record("not a configuration error: \(response)")
             return
         }
-        #expect(advice.contains("--key-id"))
+        #expect(problem.fix.contains("--key-id"))
         await wrong.shutdown()
         await session.stop()
     }

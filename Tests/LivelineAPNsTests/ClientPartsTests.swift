@@ -15,47 +15,6 @@ import Testing
         #expect(throws: EndpointError.self) { try APNsEndpoint(url: "https://x:99999") }
     }
 
-    @Test(
-        "responses map to what a sender does",
-        arguments: [
-            (200, nil, APNsDisposition.delivered),
-            (410, "Unregistered", .tokenGone),
-            (410, "ExpiredToken", .tokenGone),
-            (400, "BadDeviceToken", .tokenGone),
-            (400, "DeviceTokenNotForTopic", .tokenGone),
-            (429, "TooManyRequests", .retry(newConnection: false)),
-            (500, "InternalServerError", .retry(newConnection: false)),
-            (503, "ServiceUnavailable", .retry(newConnection: false)),
-            (503, "Shutdown", .retry(newConnection: true)),
-            (403, "ExpiredProviderToken", .renewTokenAndRetry),
-            (400, "BadExpirationDate", .rejected),
-            (413, "PayloadTooLarge", .rejected),
-        ] as [(Int, String?, APNsDisposition)])
-    func disposition(status: Int, reason: String?, expected: APNsDisposition) {
-        #expect(
-            APNsDisposition(APNsResponse(status: status, reason: reason.map(APNsReason.init(rawValue:)))) == expected)
-    }
-
-    @Test(
-        "configuration errors say how to fix them",
-        arguments: [
-            ("BadTopic", 400, "--topic must be the app's bundle id"),
-            ("TopicDisallowed", 400, "--topic"),
-            ("InvalidProviderToken", 403, "--key-id"),
-            ("BadEnvironmentKeyIdInToken", 403, "--env sandbox"),
-            ("MissingProviderToken", 403, ".p8 key"),
-        ])
-    func configuration(reason: String, status: Int, advice: String) {
-        guard
-            case .configurationError(let text) = APNsDisposition(
-                APNsResponse(status: status, reason: APNsReason(rawValue: reason)))
-        else {
-            Issue.record("\(reason) is not a configuration error")
-            return
-        }
-        #expect(text.contains(advice))
-    }
-
     @Test func backoffGrowsExponentiallyWithFullJitterUpToTheCap() {
         let policy = RetryPolicy(base: .milliseconds(100), cap: .seconds(2))
         #expect(policy.delay(beforeAttempt: 2, random: 0.999) <= 100)

@@ -84,7 +84,7 @@ public struct BroadcastChannels: Sendable {
 
     static func failure(_ what: String, _ response: APNsResponse) -> ChannelError {
         var text = "could not \(what): APNs answered \(response)"
-        if case .configurationError(let advice) = APNsDisposition(response) { text += "; " + advice }
+        if case .misconfigured(let problem) = PushServiceAnswer(response) { text += "; " + problem.fix }
         return ChannelError(description: text)
     }
 }

@@ -187,8 +187,8 @@ public final class APNsClient: Sendable {
                 attempt(pending.request, renewed: true, flush: true, completion: pending.completion)
                 return
             }
-            if case .configurationError(let advice) = APNsDisposition(response) {
-                logConfigurationError(advice, response: response, on: connection)
+            if case .misconfigured(let problem) = PushServiceAnswer(response) {
+                logConfigurationError(problem.fix, response: response, on: connection)
             }
         }
         pending.completion(result)

@@ -1,7 +1,5 @@
-/// An APNs error reason (`{"reason": "…"}`), and what a sender should do about it.
-///
-/// The table is APNs's (see Apple's "Handling notification responses from APNs"); unknown
-/// reasons are kept as they came and handled by their status.
+/// An APNs error reason (`{"reason": "…"}`), kept as it came: a reason not named here is read
+/// by its status. What each one means for a sender is ``PushServiceAnswer``'s (docs/answers.md).
 public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     public var rawValue: String
     public init(rawValue: String) { self.rawValue = rawValue }
@@ -39,84 +37,11 @@ public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConv
     public static let internalServerError = APNsReason(rawValue: "InternalServerError")
     public static let serviceUnavailable = APNsReason(rawValue: "ServiceUnavailable")
     public static let shutdown = APNsReason(rawValue: "Shutdown")
-}
-
-/// What to do with a response.
-public enum APNsDisposition: Sendable, Hashable {
-    /// Delivered.
-    case delivered
-    /// Try again after a backoff; `newConnection` when APNs is shutting the connection down.
-    case retry(newConnection: Bool)
-    /// The provider token expired: sign a new one and retry once.
-    case renewTokenAndRetry
-    /// The token (activity) is gone or was never valid: stop sending to it.
-    case tokenGone
-    /// The setup is wrong (topic, key, environment): nothing will succeed until it is fixed.
-    case configurationError(String)
-    /// This push is wrong and will never succeed; later pushes may.
-    case rejected
-
-    /// Classifies a response by status and reason (docs/apns.md §4).
-    public init(_ response: APNsResponse) {
-        if response.isSuccess {
-            self = .delivered
-            return
-        }
-        let reason = response.reason
-        switch response.status {
-        case 410:
-            self = .tokenGone
-        case 429:
-            self = .retry(newConnection: false)
-        case 500:
-            self = .retry(newConnection: false)
-        case 503:
-            self = .retry(newConnection: reason == .shutdown)
-        case 403:
-            if reason == .expiredProviderToken {
-                self = .renewTokenAndRetry
-            } else {
-                self = .configurationError(Self.advice(for: reason))
-            }
-        case 400:
-            switch reason {
-            case .badDeviceToken?, .deviceTokenNotForTopic?:
-                self = .tokenGone
-            case .badTopic?, .topicDisallowed?, .missingTopic?, .invalidPushType?:
-                self = .configurationError(Self.advice(for: reason))
-            case .idleTimeout?:
-                self = .retry(newConnection: true)
-            default:
-                self = .rejected
-            }
-        case 404, 405:
-            self = .configurationError(Self.advice(for: reason))
-        default:
-            self = .rejected
-        }
-    }
-
-    /// How to fix a configuration error, in a user's words.
-    static func advice(for reason: APNsReason?) -> String {
-        switch reason {
-        case .badTopic?, .missingTopic?, .topicDisallowed?:
-            return
-                "APNs refused the topic: --topic must be the app's bundle id (Liveline adds .push-type.liveactivity), and the key's team must own the app"
-        case .invalidPushType?:
-            return "APNs refused apns-push-type liveactivity for this topic: check the bundle id"
-        case .invalidProviderToken?, .unrelatedKeyIdInToken?:
-            return
-                "APNs refused the provider token: check --key-id (the 10-character Key ID of the .p8) and --team-id, and that the key is enabled for APNs"
-        case .badEnvironmentKeyIdInToken?:
-            return
-                "the key is not enabled for this environment: try --env sandbox for development builds or --env production for TestFlight and App Store builds"
-        case .missingProviderToken?, .badCertificate?, .badCertificateEnvironment?, .forbidden?:
-            return
-                "APNs refused the credentials (\(reason?.rawValue ?? "403")): Live Activities need token authentication with a .p8 key (--key, --key-id, --team-id)"
-        case .badPath?, .methodNotAllowed?:
-            return "APNs did not recognise the request path (\(reason?.rawValue ?? "")): check --apns-url"
-        default:
-            return "APNs refused the request (\(reason?.rawValue ?? "no reason given"))"
-        }
-    }
+    // Broadcasts and channels (docs/apns.md §6.2).
+    public static let featureNotEnabled = APNsReason(rawValue: "FeatureNotEnabled")
+    public static let missingChannelId = APNsReason(rawValue: "MissingChannelId")
+    public static let badChannelId = APNsReason(rawValue: "BadChannelId")
+    public static let channelNotRegistered = APNsReason(rawValue: "ChannelNotRegistered")
+    public static let cannotCreateChannelConfig = APNsReason(rawValue: "CannotCreateChannelConfig")
+    public static let topicMismatch = APNsReason(rawValue: "TopicMismatch")
 }

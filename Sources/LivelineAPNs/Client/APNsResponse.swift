@@ -14,14 +14,15 @@ public struct APNsResponse: Sendable, Hashable, CustomStringConvertible {
     public var reason: APNsReason?
     /// For 410: when the token stopped being valid, in milliseconds.
     public var timestamp: Int64?
+    /// `retry-after`, as sent (seconds or an HTTP date): APNs sends none, a proxy in front of it
+    /// may, and FCM backs off by it after 429 and 503 (``PushServiceAnswer`` honours it).
+    public var retryAfter: String?
     /// The body, for calls that return data (channel listings).
     public var body: [UInt8]
-    /// `retry-after`, as sent (seconds or an HTTP date): FCM's back-off after 429 and 503.
-    public var retryAfter: String?
 
     public init(
         status: Int, apnsID: String? = nil, uniqueID: String? = nil, channelID: String? = nil, requestID: String? = nil,
-        reason: APNsReason? = nil, timestamp: Int64? = nil, body: [UInt8] = []
+        reason: APNsReason? = nil, timestamp: Int64? = nil, retryAfter: String? = nil, body: [UInt8] = []
     ) {
         self.status = status
         self.apnsID = apnsID
@@ -30,6 +31,7 @@ public struct APNsResponse: Sendable, Hashable, CustomStringConvertible {
         self.requestID = requestID
         self.reason = reason
         self.timestamp = timestamp
+        self.retryAfter = retryAfter
         self.body = body
     }
 

@@ -10,13 +10,15 @@ import NIOCore
 ///
 /// - **Order is sacred.** An activity has at most one push in flight. A push that comes while
 ///   another is in flight waits; a newer one replaces it (coalescing, newest state wins).
-/// - **Retries by reason.** 429, 5xx and lost connections are retried with exponential backoff
-///   and jitter (``RetryPolicy``); `503 Shutdown` and GOAWAY on a fresh connection (the client
-///   retires the old one). When a retry falls due and a newer push is waiting, the newer push
-///   goes instead, with its fresh timestamp; it inherits the older push's alert and priority if
-///   it has none, so a goal's alert is not lost to a minute tick.
+/// - **Answers by ``AnswerPolicy``**, the one the bridge's senders follow too (docs/answers.md).
+///   429, 5xx and lost connections are retried with exponential backoff and jitter
+///   (``RetryPolicy``), or after the `Retry-After` a proxy gave; `503 Shutdown` and GOAWAY on a
+///   fresh connection (the client retires the old one). When a retry falls due and a newer push
+///   is waiting, the newer push goes instead, with its fresh timestamp; it inherits the older
+///   push's alert and priority if it has none, so a goal's alert is not lost to a minute tick.
 /// - **Gone tokens.** 410, `BadDeviceToken` and `DeviceTokenNotForTopic` stop that activity
-///   only; the reason is reported.
+///   only; the reason is reported (for `BadDeviceToken`, with the hint that the token may be
+///   of the other environment).
 /// - **Configuration errors** (topic, key, environment, a TLS certificate the client does not
 ///   trust) stop everything: ``configurationError`` says how to fix it.
 /// - **Targets may come late.** An activity whose target is not known yet (the app reports its
@@ -44,6 +46,7 @@ public final class PushDelivery: Sendable {
         public var topic: String
         /// The bundle id, for broadcasts.
         public var bundleID: String
+        /// The back-off and attempts of ``AnswerPolicy``'s retries.
         public var retry: RetryPolicy
         /// Finds the update token an activity started by push reported, given its push-to-start
         /// token; nil when it never did. Without it, pushes wait for ``PushDelivery/setUpdateToken(_:for:)``.
@@ -102,6 +105,7 @@ public final class PushDelivery: Sendable {
     }
 
     public let configuration: Configuration
+    private let policy: AnswerPolicy
     private let client: APNsClient
     private let clock: any EngineClock
     private let logger: Logger
@@ -118,6 +122,7 @@ public final class PushDelivery: Sendable {
     ) {
         self.client = client
         self.configuration = configuration
+        policy = AnswerPolicy(retry: configuration.retry)
         self.clock = clock
         self.logger = logger ?? client.logger
         self.onEvent = onEvent
@@ -368,33 +373,34 @@ public final class PushDelivery: Sendable {
     }
 
     private enum Outcome {
-        case delivered(APNsResponse)
-        case rejected(APNsResponse)
-        case retry(String)
+        /// APNs answered (`response`), or the request failed (`error`): ``AnswerPolicy`` decides.
+        case answer(PushServiceAnswer, response: APNsResponse?, error: String?)
+        /// The push cannot be sent at all (no token to send it to): the activity stops.
         case stop(String)
-        case configuration(String)
     }
 
     /// APNs answered the push `sequence` of `activity`, or the request failed.
     private func answered(_ activity: Int, sequence: Int, result: Result<APNsResponse, any Error>) {
         switch result {
         case .success(let response):
-            switch APNsDisposition(response) {
-            case .delivered: finish(activity, sequence: sequence, outcome: .delivered(response))
-            case .retry, .renewTokenAndRetry:
-                finish(activity, sequence: sequence, outcome: .retry(response.description))
-            case .tokenGone:
-                finish(
-                    activity, sequence: sequence,
-                    outcome: .stop("APNs answered \(response): the activity ended or its token is no longer valid"))
-            case .configurationError(let advice): finish(activity, sequence: sequence, outcome: .configuration(advice))
-            case .rejected: finish(activity, sequence: sequence, outcome: .rejected(response))
-            }
-        case .failure(let error as APNsTransportError) where !error.isRetryable:
-            finish(activity, sequence: sequence, outcome: .configuration(error.description))
+            finish(
+                activity, sequence: sequence,
+                outcome: .answer(PushServiceAnswer(response), response: response, error: nil))
         case .failure(let error):
-            finish(activity, sequence: sequence, outcome: .retry(String(describing: error)))
+            finish(
+                activity, sequence: sequence,
+                outcome: .answer(PushServiceAnswer(failure: error), response: nil, error: String(describing: error)))
         }
+    }
+
+    /// Why an activity whose token APNs refused stops, in the user's words.
+    static func stopReason(_ problem: TokenProblem) -> String {
+        var reason = "APNs answered \(problem): the activity ended or its token is no longer valid"
+        if problem.mayBelongToOtherEnvironment {
+            reason +=
+                "; it may be a token of the other environment (a development build's token is for sandbox, a TestFlight or App Store build's for production: --env)"
+        }
+        return reason
     }
 
     /// Ends the push `sequence` of `activity`, the one in flight, with `outcome`; sends what
@@ -423,36 +429,46 @@ public final class PushDelivery: Sendable {
                     state.idleWaiters = []
                 }
             }
-            switch outcome {
-            case .delivered(let response):
-                event = .delivered(
-                    activity: activity, push: entry.inFlight, response: response, attempts: entry.attempts,
-                    latency: now - entry.inFlight.time)
-            case .rejected(let response):
-                event = .rejected(activity: activity, push: entry.inFlight, response: response)
-            case .retry(let failure):
-                if entry.attempts < configuration.retry.maxAttempts {
-                    entry.attempts += 1
-                    state.random = SeededRandom.mix(state.random)
-                    let delay = configuration.retry.delay(
-                        beforeAttempt: entry.attempts, random: SeededRandom.unit(state.random))
-                    event = .retrying(
-                        activity: activity, push: entry.inFlight, failure: failure, attempt: entry.attempts,
-                        after: delay)
-                    retry = (entry.inFlight, delay, state.epoch)
-                    state.unfinished[activity] = entry
-                    return
+            guard case .answer(let answer, let response, let error) = outcome else {
+                if case .stop(let reason) = outcome {
+                    state.stopped[activity] = reason
+                    state.outstanding -= entry.waiting == nil ? 1 : 2
+                    event = .stopped(activity: activity, reason: reason)
                 }
+                return
+            }
+            // The seed moves on only when a back-off draws from it, as it always has.
+            let roll = SeededRandom.mix(state.random)
+            let action = policy.action(for: answer, attempt: entry.attempts, random: SeededRandom.unit(roll))
+            var failure: String { error ?? response?.description ?? "" }
+            switch action {
+            case .deliver:
+                event = .delivered(
+                    activity: activity, push: entry.inFlight, response: response ?? APNsResponse(status: 200),
+                    attempts: entry.attempts, latency: now - entry.inFlight.time)
+            case .reject:
+                event = .rejected(
+                    activity: activity, push: entry.inFlight, response: response ?? APNsResponse(status: 0))
+            case .retry(let delay), .renewTokenAndRetry(let delay):
+                state.random = roll
+                entry.attempts += 1
+                event = .retrying(
+                    activity: activity, push: entry.inFlight, failure: failure, attempt: entry.attempts, after: delay)
+                retry = (entry.inFlight, delay, state.epoch)
+                state.unfinished[activity] = entry
+                return
+            case .giveUp:
                 event = .gaveUp(activity: activity, push: entry.inFlight, failure: failure)
-            case .stop(let reason):
+            case .forgetToken(let problem):
+                let reason = Self.stopReason(problem)
                 state.stopped[activity] = reason
                 state.outstanding -= entry.waiting == nil ? 1 : 2
                 event = .stopped(activity: activity, reason: reason)
                 return
-            case .configuration(let advice):
+            case .stop(let problem):
                 if state.configurationError == nil {
-                    state.configurationError = advice
-                    event = .configurationError(advice)
+                    state.configurationError = problem.description
+                    event = .configurationError(problem.description)
                 }
                 state.outstanding = 0
                 state.unfinished = [:]

@@ -90,7 +90,8 @@ public enum UTCTime {
         }
     }
 
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    /// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
+    package static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
