@@ -15,6 +15,7 @@ extension FaultPlan: Codable {
         case resetEvery = "reset-every"
         case shutdownWindows = "shutdown-windows"
         case unregistered
+        case otherEnvironment = "other-environment"
     }
 
     private struct ErrorEntry: Codable {
@@ -67,6 +68,8 @@ extension FaultPlan: Codable {
             resetEvery: try container.decodeIfPresent(Int.self, forKey: .resetEvery),
             shutdownWindows: windows,
             unregisteredTokens: Set(try container.decodeIfPresent([String].self, forKey: .unregistered) ?? []),
+            otherEnvironmentTokens: Set(
+                (try container.decodeIfPresent([String].self, forKey: .otherEnvironment) ?? []).map { $0.lowercased() }),
             seed: try container.decodeIfPresent(UInt64.self, forKey: .seed) ?? 1
         )
     }
@@ -87,6 +90,9 @@ extension FaultPlan: Codable {
             },
             forKey: .shutdownWindows)
         if !unregisteredTokens.isEmpty { try container.encode(unregisteredTokens.sorted(), forKey: .unregistered) }
+        if !otherEnvironmentTokens.isEmpty {
+            try container.encode(otherEnvironmentTokens.sorted(), forKey: .otherEnvironment)
+        }
         try container.encode(seed, forKey: .seed)
     }
 

@@ -41,13 +41,17 @@ public struct FaultPlan: Sendable, Hashable {
     /// Tokens whose activity is gone (the user removed it, or the app): pushes to them get
     /// 410 `Unregistered`, as APNs answers for a token that is no longer valid.
     public var unregisteredTokens: Set<String>
+    /// Tokens a device got in the other APNs environment (a development build's token sent to
+    /// production, or the reverse): pushes to them get 400 `BadDeviceToken`, as APNs answers. A
+    /// test runs one mock per environment, each with the other's tokens here.
+    public var otherEnvironmentTokens: Set<String>
     /// Seeds the random draws (error rates, latency), per connection.
     public var seed: UInt64
 
     public init(
         errors: [ErrorRate] = [], latency: Latency? = nil, tooManyRequestsAfter: Int? = nil,
         goAwayEvery: Int? = nil, resetEvery: Int? = nil, shutdownWindows: [ShutdownWindow] = [],
-        unregisteredTokens: Set<String> = [], seed: UInt64 = 1
+        unregisteredTokens: Set<String> = [], otherEnvironmentTokens: Set<String> = [], seed: UInt64 = 1
     ) {
         self.errors = errors
         self.latency = latency
@@ -56,6 +60,7 @@ public struct FaultPlan: Sendable, Hashable {
         self.resetEvery = resetEvery
         self.shutdownWindows = shutdownWindows
         self.unregisteredTokens = unregisteredTokens
+        self.otherEnvironmentTokens = otherEnvironmentTokens
         self.seed = seed
     }
 
@@ -64,7 +69,7 @@ public struct FaultPlan: Sendable, Hashable {
 
     public var isEmpty: Bool {
         errors.isEmpty && latency == nil && tooManyRequestsAfter == nil && goAwayEvery == nil && resetEvery == nil
-            && shutdownWindows.isEmpty && unregisteredTokens.isEmpty
+            && shutdownWindows.isEmpty && unregisteredTokens.isEmpty && otherEnvironmentTokens.isEmpty
     }
 
     /// The injected error for a roll in `0..<1`, if any: rates stack in order.

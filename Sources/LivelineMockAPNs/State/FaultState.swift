@@ -29,10 +29,14 @@ struct FaultState {
             latency: plan.latency, goAwayEvery: plan.goAwayEvery, resetEvery: plan.resetEvery, seed: plan.seed)
     }
 
-    /// The fault for a push to `key` at `now`, drawn with `roll` (in `0..<1`), if any: an
-    /// unregistered token, a shutdown window, a drawn error, then the per-token rate limit.
+    /// The fault for a push to `key` at `now`, drawn with `roll` (in `0..<1`), if any: a token
+    /// of the other environment, an unregistered token, a shutdown window, a drawn error, then
+    /// the per-token rate limit.
     mutating func fault(for key: String, roll: Double, now: Millis) -> InjectedFault? {
         if plan.isEmpty { return nil }
+        if !plan.otherEnvironmentTokens.isEmpty, plan.otherEnvironmentTokens.contains(key) {
+            return InjectedFault(error: .badDeviceToken, directive: .none)
+        }
         if !plan.unregisteredTokens.isEmpty, plan.unregisteredTokens.contains(key) {
             return InjectedFault(error: .unregistered, directive: .none)
         }
