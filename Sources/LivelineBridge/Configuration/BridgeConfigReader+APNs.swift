@@ -9,7 +9,9 @@ import Yams
 /// credentials. Key and Team IDs and the topic are checked for their shape here, before the
 /// bridge serves (``APNsIdentifiers``).
 extension BridgeConfigReader {
-    static let apnsKeys = ["key", "key-env", "key-id", "team-id", "topic", "environment"]
+    static let apnsKeys = [
+        "key", "key-env", "key-id", "team-id", "topic", "environment", "environments", "probe-interval",
+    ]
 
     /// A value for one of `apns:`'s keys, from the file or from the environment.
     private struct Setting {
@@ -48,10 +50,12 @@ extension BridgeConfigReader {
         check(keyID, "key-id", APNsIdentifiers.keyIDProblem)
         check(teamID, "team-id", APNsIdentifiers.teamIDProblem)
         check(topic, "topic", APNsIdentifiers.topicProblem)
-        let environment = apnsEnvironment(fields)
+        let environment = apnsEnvironment(fields) ?? .sandbox
+        let (environments, probeInterval) = apnsSending(fields, environment: environment)
         guard let key, let keyID, let teamID else { return nil }
         return APNsSettings(
-            key: key, keyID: keyID.text, teamID: teamID.text, topic: topic?.text, environment: environment ?? .sandbox)
+            key: key, keyID: keyID.text, teamID: teamID.text, topic: topic?.text, environment: environment,
+            environments: environments, probeInterval: probeInterval)
     }
 
     /// An environment variable's value, or nil when it is unset or empty.

@@ -143,24 +143,35 @@ public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
         case environment(String)
     }
 
-    public enum Environment: String, Sendable, Hashable {
-        case sandbox
-        case production
-    }
+    public typealias Environment = APNsEnvironment
+
+    /// How often a halted app and environment is probed when nothing says otherwise.
+    public static let standardProbeInterval: Duration = .seconds(5)
 
     public var key: Key
     public var keyID: String
     public var teamID: String
     /// The app's bundle id; nil takes each scenario's.
     public var topic: String?
+    /// The environment of a token registered without one.
     public var environment: Environment
+    /// The environments the bridge sends to, with the one key (`environments:`; by default
+    /// `environment` alone). A token registered for another is refused.
+    public var environments: [Environment]
+    /// How often sending halted by a setup error is tried again, with one waiting push.
+    public var probeInterval: Duration
 
-    public init(key: Key, keyID: String, teamID: String, topic: String?, environment: Environment) {
+    public init(
+        key: Key, keyID: String, teamID: String, topic: String?, environment: Environment,
+        environments: [Environment]? = nil, probeInterval: Duration = APNsSettings.standardProbeInterval
+    ) {
         self.key = key
         self.keyID = keyID
         self.teamID = teamID
         self.topic = topic
         self.environment = environment
+        self.environments = Array(Set((environments ?? []) + [environment])).sorted()
+        self.probeInterval = probeInterval
     }
 
     /// Where the key is and whose it is, never the key.
@@ -170,7 +181,10 @@ public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
             case .file(let path): path
             case .environment(let name): "$\(name)"
             }
-        return "APNs \(environment.rawValue) (key \(keyID) from \(place), team \(teamID))"
+        let served =
+            environments == [environment]
+            ? environment.rawValue : environments.map(\.rawValue).joined(separator: " and ")
+        return "APNs \(served) (key \(keyID) from \(place), team \(teamID))"
     }
 }
 

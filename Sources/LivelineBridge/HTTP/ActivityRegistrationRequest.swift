@@ -5,7 +5,7 @@ import Liveline
 ///
 /// ```json
 /// {"update-token": "80f7…", "push-to-start-token": "a1b2…", "channel": "dHN0LXNyY2gtY2hubA==",
-///  "source": "doordash", "scenario": "delivery.yaml", "frequent-updates": true}
+///  "environment": "production", "source": "doordash", "scenario": "delivery.yaml", "frequent-updates": true}
 /// ```
 ///
 /// Every field is optional, and a PUT changes only the fields it names: one that only brings a
@@ -15,6 +15,9 @@ import Liveline
 ///
 /// - Tokens are hex (either case, stored lower-case), an even number of 16 to 400 digits.
 /// - `channel` is a broadcast channel id, base64 as APNs gives it.
+/// - `environment` is the APNs environment of the tokens and channel: `sandbox` (a development
+///   build's) or `production` (TestFlight, App Store); one the bridge does not send to is
+///   refused with 422. Without it (or with `null`) they go to the configuration's `apns.environment`.
 /// - `source` names the configured source whose scenario the activity plays. Without it the
 ///   activity keeps its source; a new one takes the only source, or the one whose scenario
 ///   `scenario` names; with several sources and nothing to tell them apart it is refused.
@@ -41,6 +44,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
     var updateToken: Edit<String> = .keep
     var pushToStartToken: Edit<String> = .keep
     var channel: Edit<String> = .keep
+    var environment: Edit<APNsEnvironment> = .keep
     var source: String?
     var scenario: String?
     var frequentUpdates: Bool?
@@ -49,7 +53,8 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
     var audience: Bool?
 
     static let fields = [
-        "update-token", "push-to-start-token", "channel", "source", "scenario", "frequent-updates", "audience",
+        "update-token", "push-to-start-token", "channel", "environment", "source", "scenario", "frequent-updates",
+        "audience",
     ]
 
     /// Reads a request body. An empty body is an empty object.
@@ -75,6 +80,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         updateToken = try Self.token(object["update-token"], field: "update-token")
         pushToStartToken = try Self.token(object["push-to-start-token"], field: "push-to-start-token")
         channel = try Self.channel(object["channel"])
+        environment = try Self.environment(object["environment"])
         source = try Self.name(object["source"], field: "source")
         scenario = try Self.name(object["scenario"], field: "scenario")
         switch object["frequent-updates"] {
@@ -91,12 +97,14 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
 
     /// The registration to store for activity `key`, given what is stored already.
     func registration(
-        key: String, existing: RegisteredActivity?, sources: [SourceConfiguration]
+        key: String, existing: RegisteredActivity?, sources: [SourceConfiguration],
+        environments: APNsEnvironments = .both
     ) throws(BridgeHTTPError) -> ActivityRegistration {
         let targets = ActivityTargets(
             updateToken: updateToken.applied(to: existing?.updateToken),
             pushToStartToken: pushToStartToken.applied(to: existing?.pushToStartToken),
-            channelID: channel.applied(to: existing?.channelID))
+            channelID: channel.applied(to: existing?.channelID),
+            environment: try Self.served(environment.applied(to: existing?.environment), by: environments))
         let audienceOnly =
             audience
             ?? (existing.map {
@@ -197,6 +205,35 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         default:
             throw bad("channel must be a base64 string, or null to remove it")
         }
+    }
+
+    /// `"environment"`: `sandbox`, `production`, or `null` for the configuration's.
+    static func environment(_ value: StateValue?) throws(BridgeHTTPError) -> Edit<APNsEnvironment> {
+        switch value {
+        case nil: return .keep
+        case .null?: return .remove
+        case .string(let text)?:
+            guard let environment = APNsEnvironment(rawValue: text) else {
+                throw bad(
+                    "environment must be \"sandbox\" (a development build's tokens) or \"production\" (TestFlight and App Store builds'), not '\(text.prefix(40))'"
+                )
+            }
+            return .set(environment)
+        default:
+            throw bad("environment must be \"sandbox\" or \"production\", or null for the bridge's default")
+        }
+    }
+
+    /// `environment`, refused with 422 when the bridge does not send there.
+    static func served(
+        _ environment: APNsEnvironment?, by environments: APNsEnvironments
+    ) throws(BridgeHTTPError) -> APNsEnvironment? {
+        guard let environment, !environments.served.contains(environment) else { return environment }
+        throw BridgeHTTPError(
+            .unprocessableContent, code: "environment-not-served",
+            reason:
+                "this bridge sends to \(environments.served.map(\.rawValue).joined(separator: " and ")) only, not \(environment.rawValue): add it to apns.environments in the configuration (the key must be enabled for it)"
+        )
     }
 
     private static func name(_ value: StateValue?, field: String) throws(BridgeHTTPError) -> String? {

@@ -28,19 +28,23 @@ struct ActivityRegistryAPI: Sendable {
     let device: DeviceView?
     let wake: @Sendable () -> Void
     let clock: @Sendable () -> Millis
+    /// The environments a registration may name.
+    var environments: APNsEnvironments = .both
 
     func put(_ request: Request, context: some RequestContext) async -> Response {
         await answer(request, context) { key, logger async throws(BridgeHTTPError) in
             try JSONContentType.check(request.headers)
             let change = try ActivityRegistrationRequest(parsing: try await bodyLimit.collect(request))
             let existing = try await storeCall(logger) { try await store.activity(key) }
-            let registration = try change.registration(key: key, existing: existing, sources: sources)
+            let registration = try change.registration(
+                key: key, existing: existing, sources: sources, environments: environments)
             let created = try await storeCall(logger) { try await store.registerActivity(registration, now: clock()) }
             wake()
             logger.info(
                 created ? "activity registered" : "activity registration changed",
                 metadata: [
                     "source": .string(registration.source),
+                    "environment": .string(environments.resolve(registration.targets.environment).rawValue),
                     "update-token": .string(registration.targets.updateToken.map(ActivityStatusView.masked) ?? "none"),
                     "push-to-start-token": .string(
                         registration.targets.pushToStartToken.map(ActivityStatusView.masked) ?? "none"),
@@ -104,13 +108,13 @@ struct ActivityRegistryAPI: Sendable {
         let queued = try await storeCall(logger) { try await store.queuedPushes(for: key) }
         var view = ActivityStatusView(
             activity: activity, pendingEvents: pending, queuedPushes: queued, contentState: contentState(activity),
-            source: sources.first { $0.name == activity.source }
+            source: sources.first { $0.name == activity.source }, environments: environments
         ).json
         if let device, let shown = device(activity) { view["device"] = .object(shown) }
         let followers = try await storeCall(logger) { try await store.followerCounts(activityKey: key) }
         if followers.total > 0 {
             let failures = try await storeCall(logger) { try await store.fanOutFailures(activityKey: key, limit: 20) }
-            view["followers"] = .object(FollowersAPI.view(followers, failures: failures))
+            view["followers"] = .object(FollowersAPI.view(followers, failures: failures, environments: environments))
         }
         return view
     }

@@ -7,15 +7,16 @@ import Liveline
 /// ```json
 /// {"key": "D-58213", "source": "doordash", "scenario": "delivery.yaml", "lifecycle": "active",
 ///  "update-token": "…9c3e51aa", "push-to-start-token": null, "channel": null,
-///  "frequent-updates": false, "pending-events": 0, "queued-pushes": 0,
+///  "environment": "production", "frequent-updates": false, "pending-events": 0, "queued-pushes": 0,
 ///  "last-push": {"at": "2026-11-23T13:05:00.412Z", "status": 200, "reason": null, "apns-id": "…"},
 ///  "last-error": null, "next-deadline": "2026-11-23T13:15:00.000Z",
 ///  "updated-at": "2026-11-23T13:05:00.398Z", "content-state": {"status": "picked-up", …}}
 /// ```
 ///
 /// Tokens show only their last 8 hex digits: enough to tell which device registered, not
-/// enough to push to it. The content-state comes from the dispatcher, which owns the engine
-/// state; it is `null` before the activity has one.
+/// enough to push to it. `environment` is where its tokens go: the one it was registered for,
+/// or the configuration's `apns.environment`. The content-state comes from the dispatcher,
+/// which owns the engine state; it is `null` before the activity has one.
 struct ActivityStatusView {
     var activity: RegisteredActivity
     var pendingEvents: Int
@@ -25,6 +26,8 @@ struct ActivityStatusView {
     var contentState: [UInt8]?
     /// The source the activity plays, if still configured.
     var source: SourceConfiguration?
+    /// The environments the bridge serves, to show the environment of a registration that named none.
+    var environments: APNsEnvironments
 
     var json: StateObject {
         var object = StateObject()
@@ -35,6 +38,7 @@ struct ActivityStatusView {
         object["update-token"] = JSONAnswer.text(activity.updateToken.map(Self.masked))
         object["push-to-start-token"] = JSONAnswer.text(activity.pushToStartToken.map(Self.masked))
         object["channel"] = JSONAnswer.text(activity.channelID)
+        object["environment"] = .string(environments.resolve(activity.environment).rawValue)
         object["frequent-updates"] = .bool(activity.frequentUpdates)
         object["pending-events"] = .int(pendingEvents)
         object["queued-pushes"] = .int(queuedPushes)

@@ -4,12 +4,14 @@ import Liveline
 /// A follower as `PUT /v1/activities/{key}/followers/{device}` and the NDJSON import give it:
 ///
 /// ```json
-/// {"update-token": "80f7…", "push-to-start-token": "a1b2…", "channel": false}
+/// {"update-token": "80f7…", "push-to-start-token": "a1b2…", "channel": false, "environment": "sandbox"}
 /// ```
 ///
 /// Tokens are hex as for activities (an even number of 16 to 400 digits). `channel: true`
 /// says the device listens to the key's broadcast channel, so it is sent no per-token updates
-/// (a push-to-start token is still started by token). A `PUT` changes only the fields it names
+/// (a push-to-start token is still started by token). `environment` is its tokens' APNs
+/// environment, as for an activity (``ActivityRegistrationRequest``): without it, the
+/// configuration's; one the bridge does not send to is refused with 422. A `PUT` changes only the fields it names
 /// (`null` removes a token), so the app can report its update token later alone; an import line
 /// (``lines(_:)``) also names `device` and replaces the follower whole. After the change the
 /// follower needs a token: 422 `no-token` otherwise. Unknown fields are refused.
@@ -18,8 +20,9 @@ struct FollowerRequest: Sendable, Hashable {
     var updateToken: ActivityRegistrationRequest.Edit<String> = .keep
     var startToken: ActivityRegistrationRequest.Edit<String> = .keep
     var onChannel: Bool?
+    var environment: ActivityRegistrationRequest.Edit<APNsEnvironment> = .keep
 
-    static let fields = ["update-token", "push-to-start-token", "channel"]
+    static let fields = ["update-token", "push-to-start-token", "channel", "environment"]
 
     /// Reads a `PUT` body (an empty body is an empty object).
     init(parsing body: [UInt8]) throws(BridgeHTTPError) {
@@ -50,6 +53,7 @@ struct FollowerRequest: Sendable, Hashable {
         }
         updateToken = try ActivityRegistrationRequest.token(object["update-token"], field: "update-token")
         startToken = try ActivityRegistrationRequest.token(object["push-to-start-token"], field: "push-to-start-token")
+        environment = try ActivityRegistrationRequest.environment(object["environment"])
         switch object["channel"] {
         case nil, .null?: onChannel = nil
         case .bool(let flag)?: onChannel = flag
@@ -67,11 +71,15 @@ struct FollowerRequest: Sendable, Hashable {
     }
 
     /// The follower after this change to `existing` (nil: a new one).
-    func follower(device: String, existing: Follower?) throws(BridgeHTTPError) -> Follower {
+    func follower(
+        device: String, existing: Follower?, environments: APNsEnvironments = .both
+    ) throws(BridgeHTTPError) -> Follower {
         let follower = Follower(
             device: device, updateToken: updateToken.applied(to: existing?.updateToken),
             startToken: startToken.applied(to: existing?.startToken),
-            onChannel: onChannel ?? existing?.onChannel ?? false
+            onChannel: onChannel ?? existing?.onChannel ?? false,
+            environment: try ActivityRegistrationRequest.served(
+                environment.applied(to: existing?.environment), by: environments)
         )
         guard follower.updateToken != nil || follower.startToken != nil else {
             throw BridgeHTTPError(
@@ -83,7 +91,9 @@ struct FollowerRequest: Sendable, Hashable {
 
     /// The lines of an NDJSON import, each a whole follower with its `device`; blank lines are
     /// skipped. A bad line refuses the whole import, naming the line.
-    static func lines(_ body: [UInt8], limit: Int) throws(BridgeHTTPError) -> [Follower] {
+    static func lines(
+        _ body: [UInt8], limit: Int, environments: APNsEnvironments = .both
+    ) throws(BridgeHTTPError) -> [Follower] {
         var followers: [Follower] = []
         var number = 0
         for text in body.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
@@ -94,13 +104,15 @@ struct FollowerRequest: Sendable, Hashable {
                     .contentTooLarge, code: "too-many-followers",
                     reason: "an import takes at most \(limit) followers; send the rest in another")
             }
-            followers.append(try Self.line(Array(text), number: number))
+            followers.append(try Self.line(Array(text), number: number, environments: environments))
         }
         return followers
     }
 
     /// One import line: a whole follower with its `device`; a refusal names the line.
-    static func line(_ bytes: [UInt8], number: Int) throws(BridgeHTTPError) -> Follower {
+    static func line(
+        _ bytes: [UInt8], number: Int, environments: APNsEnvironments = .both
+    ) throws(BridgeHTTPError) -> Follower {
         do throws(BridgeHTTPError) {
             let document: StateValue
             do {
@@ -109,7 +121,7 @@ struct FollowerRequest: Sendable, Hashable {
                 throw BridgeHTTPError(.badRequest, code: "bad-json", reason: "not JSON: \(error)")
             }
             let request = try FollowerRequest(document, allowed: fields + ["device"])
-            return try request.follower(device: request.device ?? "", existing: nil)
+            return try request.follower(device: request.device ?? "", existing: nil, environments: environments)
         } catch {
             throw BridgeHTTPError(error.status, code: error.code, reason: "line \(number): \(error.reason)")
         }

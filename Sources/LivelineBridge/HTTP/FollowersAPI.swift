@@ -22,6 +22,8 @@ struct FollowersAPI: Sendable {
     let bodyLimit: RequestBodyLimit
     let wake: @Sendable () -> Void
     let clock: @Sendable () -> Millis
+    /// The environments a follower may name.
+    var environments: APNsEnvironments = .both
 
     func put(_ request: Request, context: some RequestContext) async -> Response {
         await answer(request, context) { key, logger async throws(BridgeHTTPError) in
@@ -29,14 +31,14 @@ struct FollowersAPI: Sendable {
             try JSONContentType.check(request.headers)
             let change = try FollowerRequest(parsing: try await bodyLimit.collect(request))
             let existing = try await storeCall(logger) { try await store.follower(device: device, activityKey: key) }
-            let follower = try change.follower(device: device, existing: existing)
+            let follower = try change.follower(device: device, existing: existing, environments: environments)
             let result = try await storeCall(logger) {
                 try await store.putFollowers([follower], activityKey: key, now: clock())
             }
             wake()
             let created = result.first == .created
             logger.info(created ? "follower added" : "follower changed")
-            return JSONAnswer.make(created ? .created : .ok, Self.view(follower))
+            return JSONAnswer.make(created ? .created : .ok, Self.view(follower, environments: environments))
         }
     }
 
@@ -62,7 +64,8 @@ struct FollowersAPI: Sendable {
                     .unsupportedMediaType, code: "unsupported-media-type",
                     reason: "an import is NDJSON: send Content-Type: application/x-ndjson, one follower a line")
             }
-            let followers = try FollowerRequest.lines(try await bodyLimit.collect(request), limit: Self.importLimit)
+            let followers = try FollowerRequest.lines(
+                try await bodyLimit.collect(request), limit: Self.importLimit, environments: environments)
             let changes = try await storeCall(logger) {
                 try await store.putFollowers(followers, activityKey: key, now: clock())
             }
@@ -124,33 +127,45 @@ struct FollowersAPI: Sendable {
         return device
     }
 
-    /// A follower as the answers show it: tokens masked.
-    static func view(_ follower: Follower) -> StateObject {
+    /// A follower as the answers show it: tokens masked, and the environment its tokens go to.
+    static func view(_ follower: Follower, environments: APNsEnvironments) -> StateObject {
         StateObject([
             ("device", .string(follower.device)),
             ("update-token", JSONAnswer.text(follower.updateToken.map(ActivityStatusView.masked))),
             ("push-to-start-token", JSONAnswer.text(follower.startToken.map(ActivityStatusView.masked))),
             ("channel", .bool(follower.onChannel)),
+            ("environment", .string(environments.resolve(follower.environment).rawValue)),
         ])
     }
 
-    /// The key's followers by state, as `GET /v1/activities/{key}` shows them.
-    static func view(_ counts: FollowerCounts, failures: [FanOutFailureSummary]) -> StateObject {
+    /// The key's followers by state and by environment, as `GET /v1/activities/{key}` shows
+    /// them, with the newest failure summaries (a `BadDeviceToken` summed under the environment
+    /// the tokens were registered for, with a hint).
+    static func view(
+        _ counts: FollowerCounts, failures: [FanOutFailureSummary], environments: APNsEnvironments
+    ) -> StateObject {
         var object = StateObject([
             ("total", .int(counts.total)), ("updating", .int(counts.updating)),
             ("awaiting-start", .int(counts.awaitingStart)),
             ("on-channel", .int(counts.onChannel)), ("retrying", .int(counts.retrying)),
             ("catching-up", .int(counts.catchingUp)),
         ])
+        let byEnvironment = counts.byEnvironment(default: environments.defaultEnvironment)
+        object["environments"] = .object(
+            StateObject(
+                APNsEnvironment.allCases.filter { environments.served.contains($0) || byEnvironment[$0] != nil }.map {
+                    ($0.rawValue, StateValue.int(byEnvironment[$0] ?? 0))
+                }))
         object["failures"] = .array(
             failures.map { failure in
-                .object(
-                    StateObject([
-                        ("fan-out", .int(Int(failure.fanOutID))), ("reason", .string(failure.reason)),
-                        ("count", .int(failure.count)),
-                        ("sample", .array(failure.sample.map(StateValue.string))),
-                        ("failed-at", JSONAnswer.time(failure.failedAt)),
-                    ]))
+                var entry = StateObject([
+                    ("fan-out", .int(Int(failure.fanOutID))), ("reason", .string(failure.reason)),
+                    ("count", .int(failure.count)),
+                    ("sample", .array(failure.sample.map(StateValue.string))),
+                    ("failed-at", JSONAnswer.time(failure.failedAt)),
+                ])
+                if let hint = EnvironmentHint.hint(forSummaryReason: failure.reason) { entry["hint"] = .string(hint) }
+                return .object(entry)
             })
         return object
     }

@@ -12,14 +12,22 @@ extension BridgeMetrics: FanOutObserver {
         MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
     }
 
-    /// Sets the followers gauge from the store's counts, by state.
-    public func setFollowers(_ counts: FollowerCounts) {
+    /// Sets the followers gauges from the store's counts: by state, and by the APNs environment
+    /// their tokens go to (those that named none in `defaultEnvironment`).
+    public func setFollowers(_ counts: FollowerCounts, defaultEnvironment: APNsEnvironment = .sandbox) {
         let descriptor = Self.descriptor("liveline_followers", "Followers of all keys, by state.")
         for (state, value) in [
             ("updating", counts.updating), ("awaiting_start", counts.awaitingStart), ("on_channel", counts.onChannel),
             ("retrying", counts.retrying), ("catching_up", counts.catchingUp),
         ] {
             registry.makeGauge(descriptor: descriptor, labels: [("state", state)]).set(to: Double(value))
+        }
+        let environments = Self.descriptor(
+            "liveline_followers_by_environment", "Followers of all keys, by the APNs environment of their tokens.")
+        let byEnvironment = counts.byEnvironment(default: defaultEnvironment)
+        for environment in APNsEnvironment.allCases {
+            registry.makeGauge(descriptor: environments, labels: [("environment", environment.rawValue)])
+                .set(to: Double(byEnvironment[environment] ?? 0))
         }
     }
 

@@ -45,11 +45,17 @@ public struct ActivityTargets: Sendable, Hashable {
     public var updateToken: String?
     public var pushToStartToken: String?
     public var channelID: String?
+    /// The APNs environment of its tokens and channel; nil: the configuration's `apns.environment`.
+    public var environment: APNsEnvironment?
 
-    public init(updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil) {
+    public init(
+        updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil,
+        environment: APNsEnvironment? = nil
+    ) {
         self.updateToken = updateToken
         self.pushToStartToken = pushToStartToken
         self.channelID = channelID
+        self.environment = environment
     }
 
     /// Whether a push can go anywhere at all.
@@ -86,6 +92,9 @@ public enum PushOutcome: Sendable, Hashable {
     /// push becomes a dead letter at once and, with `forgetToken`, the token it went to is
     /// cleared, so nothing more is sent there until a new one is registered.
     case undeliverable(Int64, answer: PushAnswer?, error: String, forgetToken: Bool, now: Millis)
+    /// Sending is halted for the push's app and environment (a setup error): the push waits,
+    /// due again at `until`, and the attempt is not counted. The error is recorded on the activity.
+    case held(Int64, answer: PushAnswer?, error: String, until: Millis)
 }
 
 /// What became of a failed push.
@@ -94,6 +103,8 @@ public enum PushFailureOutcome: Sendable, Hashable {
     case retryScheduled(attempts: Int)
     /// The last attempt failed: moved to the dead letters under this id.
     case deadLettered(id: Int64)
+    /// Waiting while sending is halted; its attempts unchanged.
+    case held
     /// No such push in the outbox (already sent or moved).
     case notFound
 }

@@ -9,6 +9,8 @@ public struct RegisteredActivity: Sendable, Hashable {
     public var updateToken: String?
     public var pushToStartToken: String?
     public var channelID: String?
+    /// The APNs environment of its tokens; nil: the configuration's `apns.environment`.
+    public var environment: APNsEnvironment?
     /// The name of the source whose story (its scenario's activity) the activity follows.
     public var source: String
     public var frequentUpdates: Bool
@@ -23,7 +25,8 @@ public struct RegisteredActivity: Sendable, Hashable {
 
     public init(
         activityKey: String, updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil,
-        source: String, frequentUpdates: Bool = false, lifecycle: ActivityEngine.Lifecycle = .pending,
+        environment: APNsEnvironment? = nil, source: String, frequentUpdates: Bool = false,
+        lifecycle: ActivityEngine.Lifecycle = .pending,
         engineState: [UInt8]? = nil, nextDeadline: Millis? = nil, lastPush: PushAnswer? = nil,
         lastError: String? = nil, updatedAt: Millis
     ) {
@@ -31,6 +34,7 @@ public struct RegisteredActivity: Sendable, Hashable {
         self.updateToken = updateToken
         self.pushToStartToken = pushToStartToken
         self.channelID = channelID
+        self.environment = environment
         self.source = source
         self.frequentUpdates = frequentUpdates
         self.lifecycle = lifecycle

@@ -5,18 +5,19 @@ import Liveline
 extension SQLStore {
     static let activityColumns = """
         key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, engine_state,
-        next_deadline, last_push_at, last_push_status, last_push_reason, last_push_apns_id, last_error, updated_at
+        next_deadline, last_push_at, last_push_status, last_push_reason, last_push_apns_id, last_error, updated_at,
+        environment
         """
 
     /// One transaction: a new activity starts pending with no engine state; an existing one
-    /// changes only its tokens, channel, source, frequent-updates flag and update time, so a
+    /// changes only its tokens, channel, environment, source, frequent-updates flag and update time, so a
     /// registration that races the dispatcher never undoes what the dispatcher wrote.
     public func registerActivity(_ registration: ActivityRegistration, now: Millis) async throws -> Bool {
         let targets = registration.targets
         let values: [SQLValue] = [
             .text(registration.activityKey), .optional(targets.updateToken), .optional(targets.pushToStartToken),
             .optional(targets.channelID), .text(registration.source), .int(registration.frequentUpdates ? 1 : 0),
-            .text(ActivityEngine.Lifecycle.pending.rawValue), .int(now),
+            .text(ActivityEngine.Lifecycle.pending.rawValue), .int(now), .optional(targets.environment?.rawValue),
         ]
         return try await transaction { tx in
             try await Self.markRegistered(registration.activityKey, tx)
@@ -25,11 +26,12 @@ extension SQLStore {
                 .isEmpty)
             try await tx.run(
                 """
-                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, updated_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, updated_at, environment)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
                 ON CONFLICT (key) DO UPDATE SET update_token = excluded.update_token,
                     push_to_start_token = excluded.push_to_start_token, channel_id = excluded.channel_id,
-                    source = excluded.source, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at
+                    source = excluded.source, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at,
+                    environment = excluded.environment
                 """,
                 values
             )
@@ -70,7 +72,7 @@ extension SQLStore {
             try await tx.run(
                 "DELETE FROM fanout_claims WHERE fanout_id IN (SELECT id FROM fanouts WHERE activity_key = $1)",
                 [.text(key)])
-            for table in ["fanouts", "follower_exceptions", "followers", "follower_counts"] {
+            for table in ["fanouts", "follower_exceptions", "followers", "follower_counts", "follower_environments"] {
                 try await tx.run("DELETE FROM \(table) WHERE activity_key = $1", [.text(key)])
             }
             try await tx.run("UPDATE activity_leases SET registered = 0 WHERE activity_key = $1", [.text(key)])
@@ -94,9 +96,18 @@ extension SQLStore {
         return RegisteredActivity(
             activityKey: try row.text(0), updateToken: try row.optionalText(1),
             pushToStartToken: try row.optionalText(2),
-            channelID: try row.optionalText(3), source: try row.text(4), frequentUpdates: try row.int(5) != 0,
+            channelID: try row.optionalText(3), environment: try environment(row.optionalText(15)),
+            source: try row.text(4),
+            frequentUpdates: try row.int(5) != 0,
             lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalInt(8),
             lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.int(14)
         )
+    }
+
+    /// A stored environment: NULL for the configuration's, else `sandbox` or `production`.
+    static func environment(_ text: String?) throws -> APNsEnvironment? {
+        guard let text else { return nil }
+        guard let environment = APNsEnvironment(rawValue: text) else { throw SQLRowError("environment '\(text)'") }
+        return environment
     }
 }

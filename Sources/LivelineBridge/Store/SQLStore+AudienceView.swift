@@ -68,7 +68,7 @@ extension SQLStore {
             for column in ["update_token", "start_token"] {
                 if let row = try await tx.run(
                     """
-                    SELECT device, update_token, start_token, on_channel FROM followers
+                    SELECT device, update_token, start_token, on_channel, environment FROM followers
                     WHERE activity_key = $1 AND \(column) IS NOT NULL ORDER BY id LIMIT 1
                     """,
                     [.text(activityKey)]

@@ -108,7 +108,7 @@ extension SQLStore {
     }
 
     public func claimFanOutRange(
-        limit: Int, instance: String, lease: Duration, now: Millis, excluding: [Int64]
+        limit: Int, instance: String, lease: Duration, now: Millis, excluding: [Int64], haltedTopics: [String]
     ) async throws -> FanOutRange? {
         let expires = now + lease.millis
         let postgres = !driver.dialect.lockRowsSkipLocked.isEmpty
@@ -149,7 +149,7 @@ extension SQLStore {
                 let row = try await tx.run(
                     """
                     SELECT \(Self.fanOutColumns), reached, upto FROM fanouts
-                    WHERE state = 'running' AND reached < upto
+                    WHERE state = 'running' AND reached < upto \(Self.notHalted(haltedTopics))
                       AND NOT EXISTS (SELECT 1 FROM fanout_claims c JOIN fanouts o ON o.id = c.fanout_id
                                       WHERE o.activity_key = fanouts.activity_key AND o.id < fanouts.id
                                         AND (o.kind = 'start') = (fanouts.kind = 'start'))
@@ -171,6 +171,14 @@ extension SQLStore {
         }
     }
 
+    /// A condition on `fanouts` that leaves out the fan-outs of `topics` (`''` for none): their
+    /// app is halted in every environment, and their followers wait where the cursor is.
+    private static func notHalted(_ topics: [String]) -> String {
+        guard !topics.isEmpty else { return "" }
+        let quoted = topics.map { "'" + $0.replacingOccurrences(of: "'", with: "''") + "'" }
+        return "AND COALESCE(topic, '') NOT IN (\(quoted.joined(separator: ", ")))"
+    }
+
     /// The followers with ids in `(after, through]` that `push` goes to, by id, skipping those
     /// with an exception (their catch-up sends them the newest push).
     private static func targets(
@@ -179,7 +187,7 @@ extension SQLStore {
         let column = push.kind == .start ? "start_token" : "update_token"
         return try await tx.run(
             """
-            SELECT fo.id, fo.\(column) FROM followers fo
+            SELECT fo.id, fo.\(column), fo.environment FROM followers fo
             WHERE fo.activity_key = $1 AND fo.id > $2 AND fo.id <= $3 AND \(audience(push.kind))
               AND NOT EXISTS (SELECT 1 FROM follower_exceptions e WHERE e.follower_id = fo.id)
             ORDER BY fo.id \(limit.map { "LIMIT \(SQLDialect.limit($0))" } ?? "")
@@ -187,7 +195,8 @@ extension SQLStore {
             [.text(push.activityKey), .int(after), .int(through)]
         ).map { row in
             FanOutTarget(
-                followerID: try row.int(0), token: HexToken.hex(try row.bytes(1)), isStartToken: push.kind == .start)
+                followerID: try row.int(0), token: HexToken.hex(try row.bytes(1)), isStartToken: push.kind == .start,
+                environment: try environment(row.optionalText(2)))
         }
     }
 
@@ -201,9 +210,10 @@ extension SQLStore {
             )
             var progress = FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0)
             let sent = answers.filter { $0.outcome == .sent }.count
+            let failed = answers.filter(\.outcome.isFailure).count
             try await tx.run(
                 "UPDATE fanouts SET sent = sent + $2, failed = failed + $3 WHERE id = $1",
-                [.int(range.fanOutID), .int(Int64(sent)), .int(Int64(answers.count - sent))]
+                [.int(range.fanOutID), .int(Int64(sent)), .int(Int64(failed))]
             )
             try await Self.writeFailures(
                 answers.map { ($0.target, $0.outcome, range.fanOutID, range.push.activityKey, 0) }, now: now,
@@ -288,6 +298,17 @@ extension SQLStore {
                 try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 progress.gaveUp += 1
                 fail(answer.fanOutID, answer.activityKey, reason, answer.target.token)
+            case .held(let error, let until):
+                // Waits, its attempts as they were; a late joiner stays a late joiner.
+                try await tx.run(
+                    """
+                    INSERT INTO follower_exceptions (follower_id, activity_key, state, attempts, due_at, last_error)
+                    VALUES ($1, $2, 'retrying', $3, $4, $5)
+                    ON CONFLICT (follower_id) DO UPDATE SET due_at = excluded.due_at, last_error = excluded.last_error,
+                        claimed_by = ''
+                    """,
+                    [id, .text(answer.activityKey), .int(Int64(answer.attempts)), .int(until), .text(error)]
+                )
             }
         }
         for (fanOut, reasons) in failures.sorted(by: { $0.key < $1.key }) {
@@ -320,7 +341,7 @@ extension SQLStore {
         return try await transaction { tx in
             let rows = try await tx.run(
                 """
-                SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token, e.state
+                SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token, e.state, fo.environment
                 FROM follower_exceptions e JOIN followers fo ON fo.activity_key = e.activity_key AND fo.id = e.follower_id
                 WHERE e.due_at <= $1 ORDER BY e.due_at, e.follower_id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
@@ -356,13 +377,17 @@ extension SQLStore {
             for row in rows {
                 let follower = try row.int(0), key = try row.text(1)
                 let update = try row.optionalBytes(3), start = try row.optionalBytes(4)
+                let environment = try Self.environment(row.optionalText(6))
                 let target: FanOutTarget?
                 let fanOut: Int64?
                 if let update {
-                    target = FanOutTarget(followerID: follower, token: HexToken.hex(update), isStartToken: false)
+                    target = FanOutTarget(
+                        followerID: follower, token: HexToken.hex(update), isStartToken: false, environment: environment
+                    )
                     fanOut = newest[key]?.update
                 } else if let start {
-                    target = FanOutTarget(followerID: follower, token: HexToken.hex(start), isStartToken: true)
+                    target = FanOutTarget(
+                        followerID: follower, token: HexToken.hex(start), isStartToken: true, environment: environment)
                     fanOut = newest[key]?.start
                 } else {
                     target = nil

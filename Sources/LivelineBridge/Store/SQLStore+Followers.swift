@@ -24,7 +24,7 @@ extension SQLStore {
                 var existing: [String: Follower] = [:]
                 let rows = try await tx.run(
                     """
-                    SELECT device, update_token, start_token, on_channel FROM followers
+                    SELECT device, update_token, start_token, on_channel, environment FROM followers
                     WHERE activity_key = $1 AND device IN (\(SQLDialect.placeholders(from: 2, count: devices.count)))
                     """,
                     [.text(activityKey)] + devices.map(SQLValue.text)
@@ -37,7 +37,7 @@ extension SQLStore {
                 var last: [String: Int] = [:]
                 for index in chunk { last[followers[index].device] = index }
                 let written = chunk.filter { last[followers[$0].device] == $0 }
-                let values = written.indices.map { "(\(SQLDialect.placeholders(from: $0 * 5 + 1, count: 5)))" }.joined(
+                let values = written.indices.map { "(\(SQLDialect.placeholders(from: $0 * 6 + 1, count: 6)))" }.joined(
                     separator: ", ")
                 var parameters: [SQLValue] = []
                 for index in written {
@@ -45,13 +45,14 @@ extension SQLStore {
                     parameters += [
                         .text(activityKey), .text(follower.device), HexToken.stored(follower.updateToken),
                         HexToken.stored(follower.startToken), .int(follower.onChannel ? 1 : 0),
+                        .optional(follower.environment?.rawValue),
                     ]
                 }
                 let ids = try await tx.run(
                     """
-                    INSERT INTO followers (activity_key, device, update_token, start_token, on_channel) VALUES \(values)
+                    INSERT INTO followers (activity_key, device, update_token, start_token, on_channel, environment) VALUES \(values)
                     ON CONFLICT (activity_key, device) DO UPDATE SET update_token = excluded.update_token,
-                        start_token = excluded.start_token, on_channel = excluded.on_channel
+                        start_token = excluded.start_token, on_channel = excluded.on_channel, environment = excluded.environment
                     RETURNING id, device
                     """,
                     parameters
@@ -101,7 +102,7 @@ extension SQLStore {
     public func follower(device: String, activityKey: String) async throws -> Follower? {
         try await transaction { tx in
             try await tx.run(
-                "SELECT device, update_token, start_token, on_channel FROM followers WHERE activity_key = $1 AND device = $2",
+                "SELECT device, update_token, start_token, on_channel, environment FROM followers WHERE activity_key = $1 AND device = $2",
                 [.text(activityKey), .text(device)]
             ).first.map(Self.follower)
         }
@@ -122,16 +123,21 @@ extension SQLStore {
     /// One row of `follower_counts`, which triggers keep exact (see ``FollowerCountTriggers``).
     public func followerCounts(activityKey: String) async throws -> FollowerCounts {
         try await transaction { tx in
-            try await Self.followerCounts(
+            var counts = try await Self.followerCounts(
                 "SELECT updating, awaiting_start, on_channel, retrying, catching_up FROM follower_counts WHERE activity_key = $1",
                 [.text(activityKey)], tx
             )
+            counts.named = try await Self.namedEnvironments(
+                "SELECT environment, followers FROM follower_environments WHERE activity_key = $1",
+                [.text(activityKey)],
+                tx)
+            return counts
         }
     }
 
     public func allFollowerCounts() async throws -> FollowerCounts {
         try await transaction { tx in
-            try await Self.followerCounts(
+            var counts = try await Self.followerCounts(
                 """
                 SELECT CAST(COALESCE(SUM(updating), 0) AS BIGINT), CAST(COALESCE(SUM(awaiting_start), 0) AS BIGINT),
                        CAST(COALESCE(SUM(on_channel), 0) AS BIGINT), CAST(COALESCE(SUM(retrying), 0) AS BIGINT),
@@ -139,7 +145,25 @@ extension SQLStore {
                 """,
                 [], tx
             )
+            counts.named = try await Self.namedEnvironments(
+                "SELECT environment, CAST(SUM(followers) AS BIGINT) FROM follower_environments GROUP BY environment",
+                [],
+                tx)
+            return counts
         }
+    }
+
+    /// Followers that named an environment, by environment (rows of `follower_environments`).
+    private static func namedEnvironments(
+        _ query: String, _ parameters: [SQLValue], _ tx: any SQLTransaction
+    ) async throws -> [APNsEnvironment: Int] {
+        var named: [APNsEnvironment: Int] = [:]
+        for row in try await tx.run(query, parameters) {
+            if let environment = try environment(row.optionalText(0)) {
+                named[environment, default: 0] += Int(try row.int(1))
+            }
+        }
+        return named.filter { $0.value != 0 }
     }
 
     private static func followerCounts(
@@ -174,11 +198,12 @@ extension SQLStore {
         }
     }
 
-    /// Reads `device, update_token, start_token, on_channel`.
+    /// Reads `device, update_token, start_token, on_channel, environment`.
     static func follower(_ row: SQLRow) throws -> Follower {
         Follower(
             device: try row.text(0), updateToken: try row.optionalBytes(1).map(HexToken.hex),
-            startToken: try row.optionalBytes(2).map(HexToken.hex), onChannel: try row.int(3) != 0
+            startToken: try row.optionalBytes(2).map(HexToken.hex), onChannel: try row.int(3) != 0,
+            environment: try environment(row.optionalText(4))
         )
     }
 }

@@ -40,7 +40,7 @@ extension SQLStore {
             let rows = try await tx.run(
                 """
                 SELECT o.id, o.activity_key, o.payload, o.topic, o.priority, o.expiration, o.due_at, o.kind,
-                       o.received_at, o.attempts, a.update_token, a.push_to_start_token, a.channel_id
+                       o.received_at, o.attempts, a.update_token, a.push_to_start_token, a.channel_id, a.environment
                 FROM outbox o JOIN activities a ON a.key = o.activity_key
                 WHERE o.due_at <= $1 AND (o.claimed_by = '' OR o.claim_expires_at <= $1)
                   AND o.id = (SELECT MIN(f.id) FROM outbox f WHERE f.activity_key = o.activity_key)
@@ -55,7 +55,7 @@ extension SQLStore {
                     id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(9)),
                     target: ActivityTargets(
                         updateToken: try row.optionalText(10), pushToStartToken: try row.optionalText(11),
-                        channelID: try row.optionalText(12)
+                        channelID: try row.optionalText(12), environment: try Self.environment(row.optionalText(13))
                     )
                 )
             }
@@ -105,6 +105,8 @@ extension SQLStore {
                     let letter = try await Self.undeliverable(
                         id, answer: answer, error: error, forgetToken: forgetToken, now: now, tx)
                     results.append(letter.map { .deadLettered(id: $0) } ?? .notFound)
+                case .held(let id, let answer, let error, let until):
+                    results.append(try await Self.held(id, answer: answer, error: error, until: until, tx))
                 }
             }
             return results
@@ -130,6 +132,24 @@ extension SQLStore {
             return .retryScheduled(attempts: attempts)
         }
         return .deadLettered(id: try await moveToDeadLetters(id, failedAt: answer?.at ?? retryAt, tx))
+    }
+
+    /// A push that waits while sending is halted: due at `until`, its claim given back, its
+    /// attempts unchanged.
+    private static func held(
+        _ id: Int64, answer: PushAnswer?, error: String, until: Millis, _ tx: any SQLTransaction
+    ) async throws -> PushFailureOutcome {
+        guard
+            let row = try await tx.run(
+                """
+                UPDATE outbox SET due_at = $3, last_error = $2, claimed_by = '', claim_expires_at = 0
+                WHERE id = $1 RETURNING activity_key
+                """,
+                [.int(id), .text(error), .int(until)]
+            ).first
+        else { return .notFound }
+        try await writeLastPush(tx, key: try row.text(0), answer: answer, error: error)
+        return .held
     }
 
     private static func undeliverable(

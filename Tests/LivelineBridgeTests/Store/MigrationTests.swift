@@ -146,6 +146,43 @@ import Testing
         }
     }
 
+    /// Tokens stored before they had an environment go where the configuration's
+    /// `apns.environment` says, and a key's followers are counted by environment from the
+    /// upgrade on (the followers there already are the rest of its total).
+    @Test(arguments: StoreKind.allCases)
+    func tokensStoredBeforeEnvironmentsFollowTheDefault(_ kind: StoreKind) async throws {
+        try await F.withLocation(kind) { location in
+            let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 11)
+            try await old.transaction { tx in
+                try await SQLStore.markRegistered("match", tx)
+                try await tx.run(
+                    """
+                    INSERT INTO activities (key, update_token, source, frequent_updates, lifecycle, updated_at)
+                    VALUES ('match', 'aa11', 'football', 0, 'pending', $1)
+                    """,
+                    [.int(F.epoch)])
+            }
+            _ = try await old.transaction { tx in
+                try await tx.run(
+                    "INSERT INTO followers (activity_key, device, update_token) VALUES ('match', 'old', $1)",
+                    [.bytes([0xAA, 0x22])])
+            }
+            try await old.close()
+
+            let upgraded = try await SQLStore.open(location, now: F.epoch)
+            #expect(upgraded.migrationsAppliedAtOpen == Migrations.steps.map(\.version).filter { $0 > 11 })
+            #expect(try await upgraded.activity("match")?.environment == nil)
+            #expect(try await upgraded.follower(device: "old", activityKey: "match")?.environment == nil)
+            _ = try await upgraded.putFollowers(
+                [Follower(device: "new", updateToken: "bb33", environment: .production)], activityKey: "match",
+                now: F.epoch)
+            let counts = try await upgraded.followerCounts(activityKey: "match")
+            #expect(counts.named == [.production: 1])
+            #expect(counts.byEnvironment(default: .sandbox) == [.sandbox: 1, .production: 1])
+            try await upgraded.close()
+        }
+    }
+
     /// What each index is for, checked in SQLite's plans: the dispatcher's read of pending
     /// events uses the pending index, and the recorder's read of an activity the index by activity.
     @Test func theDispatcherAndTheRecorderReadThroughTheirIndexes() async throws {

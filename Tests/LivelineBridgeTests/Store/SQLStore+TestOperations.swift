@@ -87,7 +87,7 @@ extension SQLStore {
             .text(record.lifecycle.rawValue), .optional(record.engineState), .optional(record.nextDeadline),
             .optional(record.lastPush?.at), .optional(record.lastPush.map { Int64($0.status) }),
             .optional(record.lastPush?.reason), .optional(record.lastPush?.apnsID), .optional(record.lastError),
-            .int(record.updatedAt),
+            .int(record.updatedAt), .optional(record.environment?.rawValue),
         ]
         let updates = Self.activityColumns.split(separator: ",").dropFirst()
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }

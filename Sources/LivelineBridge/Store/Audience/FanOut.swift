@@ -22,6 +22,15 @@ public struct FanOutTarget: Sendable, Hashable {
     public var token: String
     /// The push-to-start token (a start push), or the update token.
     public var isStartToken: Bool
+    /// The follower's APNs environment; nil: the configuration's `apns.environment`.
+    public var environment: APNsEnvironment?
+
+    public init(followerID: Int64, token: String, isStartToken: Bool, environment: APNsEnvironment? = nil) {
+        self.followerID = followerID
+        self.token = token
+        self.isStartToken = isStartToken
+        self.environment = environment
+    }
 }
 
 /// A follower whose exception is due: it is sent the key's newest push of its kind (a
@@ -46,6 +55,18 @@ public enum FollowerOutcome: Sendable, Hashable {
     case retry(reason: String, error: String, retryAt: Millis, maxAttempts: Int)
     /// This push can never reach this device (another 4xx): counted in the failure summary.
     case rejected(reason: String)
+    /// Sending to the follower's app and environment is halted (a setup error): it waits as an
+    /// exception due at `until` (the next probe), its attempts unchanged, and is then sent the
+    /// key's newest push; not a failure.
+    case held(error: String, until: Millis)
+
+    /// Whether the push reached APNs and was refused, or given up on (not sent, not waiting).
+    var isFailure: Bool {
+        switch self {
+        case .sent, .held: false
+        case .tokenGone, .retry, .rejected: true
+        }
+    }
 }
 
 /// One follower's answer, by id.

@@ -9,12 +9,18 @@ public struct Follower: Sendable, Hashable {
     public var updateToken: String?
     public var startToken: String?
     public var onChannel: Bool
+    /// The APNs environment of its tokens; nil: the configuration's `apns.environment`.
+    public var environment: APNsEnvironment?
 
-    public init(device: String, updateToken: String? = nil, startToken: String? = nil, onChannel: Bool = false) {
+    public init(
+        device: String, updateToken: String? = nil, startToken: String? = nil, onChannel: Bool = false,
+        environment: APNsEnvironment? = nil
+    ) {
         self.device = device
         self.updateToken = updateToken
         self.startToken = startToken
         self.onChannel = onChannel
+        self.environment = environment
     }
 }
 
@@ -30,10 +36,21 @@ public struct FollowerCounts: Sendable, Hashable {
     public var retrying = 0
     /// Followers that joined after the story began and wait for their catch-up push.
     public var catchingUp = 0
+    /// Followers that named their APNs environment, by environment; the others (``total``
+    /// less these) follow the configuration's `apns.environment` (``byEnvironment(default:)``).
+    public var named: [APNsEnvironment: Int] = [:]
 
     public init() {}
 
     public var total: Int { updating + awaitingStart + onChannel }
+
+    /// Every follower by the environment its tokens go to, those that named none counted in
+    /// `defaultEnvironment`.
+    public func byEnvironment(default defaultEnvironment: APNsEnvironment) -> [APNsEnvironment: Int] {
+        var counts = named
+        counts[defaultEnvironment, default: 0] += max(0, total - named.values.reduce(0, +))
+        return counts
+    }
 }
 
 /// What registering one follower did.

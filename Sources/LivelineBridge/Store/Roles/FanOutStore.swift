@@ -10,9 +10,11 @@ public protocol FanOutStore: Sendable {
     /// claimed once no older fan-out of its key and kind has a range in flight, so a device
     /// never gets an older push after a newer one. A fan-out in `excluding` is taken only when
     /// no other has a range to give, so one pass serves several keys' fan-outs before it takes a
-    /// second range of one. Nil when there is nothing to send.
+    /// second range of one. A fan-out of a topic in `haltedTopics` (`""` for none) hands out no
+    /// range: sending to its app is halted in every environment, so its followers wait where its
+    /// cursor is. Nil when there is nothing to send.
     func claimFanOutRange(
-        limit: Int, instance: String, lease: Duration, now: Millis, excluding: [Int64]
+        limit: Int, instance: String, lease: Duration, now: Millis, excluding: [Int64], haltedTopics: [String]
     ) async throws -> FanOutRange?
 
     /// Writes a range's answers in one transaction and gives the range back as done.
@@ -37,10 +39,11 @@ public protocol FanOutStore: Sendable {
 }
 
 extension FanOutStore {
-    /// The next range of any fan-out (see ``claimFanOutRange(limit:instance:lease:now:excluding:)``).
+    /// The next range of any fan-out (see ``claimFanOutRange(limit:instance:lease:now:excluding:haltedTopics:)``).
     public func claimFanOutRange(
         limit: Int, instance: String, lease: Duration, now: Millis
     ) async throws -> FanOutRange? {
-        try await claimFanOutRange(limit: limit, instance: instance, lease: lease, now: now, excluding: [])
+        try await claimFanOutRange(
+            limit: limit, instance: instance, lease: lease, now: now, excluding: [], haltedTopics: [])
     }
 }

@@ -306,6 +306,8 @@ enum Migrations {
         // An activity's column names the source it follows, as the registry API does; it was
         // `scenario`, the word the API keeps for the scenario file.
         Step(version: 11, statements: ["ALTER TABLE activities RENAME COLUMN scenario TO source"]),
+        // Each token's APNs environment, and a key's followers counted by environment.
+        TokenEnvironmentMigration.step(version: 12),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one
