@@ -183,6 +183,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                // SIGHUP: the APNs key read again (Runtime/BridgeService).
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 // The HTTP parts under Hummingbird, to answer requests its decoder refuses in JSON.
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 // `liveline bridge send`: a small HTTP/1.1 client (with TLS) that posts a signed webhook.

@@ -6,22 +6,33 @@ import LivelineMockAPNs
 import Logging
 import NIOPosix
 
-/// Where a running bridge pushes: its client, the embedded mock when that is the destination,
-/// and the words the start banner gives it.
+/// Where a running bridge pushes: a client per APNs environment it serves, the embedded mock
+/// when that is the destination, and the words the start banner gives it.
 struct BridgeDestination {
-    let client: APNsClient
+    let clients: APNsClients
     let mock: MockAPNsServer?
     let banner: String
 
-    /// `logger`: the bridge's, so that its log shows the client's connections, GOAWAYs and
-    /// token renewals beside its own lines.
+    /// Clients for `environments`, each to its `endpoint`, signing with `key`. With `settings`
+    /// (credentials in the configuration or the environment), every reload (SIGHUP) reads the
+    /// key again; without them, `key` is for good. `logger`: the bridge's, so that its log shows
+    /// the clients' connections, GOAWAYs and token renewals beside its own lines.
     init(
-        endpoint: APNsEndpoint, key: SigningKey?, banner: String, logger: Logger, mock: MockAPNsServer? = nil
+        endpoint: @escaping @Sendable (APNsEnvironment) -> APNsEndpoint, environments: [APNsEnvironment],
+        defaultEnvironment: APNsEnvironment, key: SigningKey?, settings: APNsSettings?, banner: String,
+        logger: Logger, mock: MockAPNsServer? = nil
     ) throws {
-        client = try APNsClient(
-            configuration: .init(endpoint: endpoint, signingKey: key),
-            eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger
-        )
+        let fixedKey = settings == nil ? key : nil
+        clients = try APNsClients(defaultEnvironment: defaultEnvironment) {
+            let signingKey = try settings.map { try $0.signingKey(environment: ProcessInfo.processInfo.environment) }
+            var clients: [APNsEnvironment: APNsClient] = [:]
+            for environment in environments {
+                clients[environment] = try APNsClient(
+                    configuration: .init(endpoint: endpoint(environment), signingKey: signingKey ?? fixedKey),
+                    eventLoopGroup: MultiThreadedEventLoopGroup.singleton, logger: logger)
+            }
+            return clients
+        }
         self.mock = mock
         self.banner = banner
     }
@@ -44,7 +55,7 @@ struct BridgeDestination {
     }
 
     func shutdown() async {
-        await client.shutdown()
+        await clients.shutdown()
         await mock?.shutdown()
     }
 }

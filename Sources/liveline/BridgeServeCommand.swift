@@ -144,7 +144,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
             var serviceOptions = bridgeOptions
             serviceOptions.device = destination.deviceView
             let service = BridgeService(
-                configuration: configuration, store: store, client: destination.client, options: serviceOptions,
+                configuration: configuration, store: store, clients: destination.clients, options: serviceOptions,
                 logger: log.logger)
             try await serve(
                 service, configuration, options: serviceOptions, store: store, destination: destination, log: log)
@@ -243,13 +243,21 @@ struct BridgeServeCommand: AsyncParsableCommand {
             Terminal.error("liveline bridge: \(error)")
             throw ExitCode(2)
         }
+        let settings = configuration.apns
+        let environments = settings?.environments ?? [.sandbox]
+        let defaultEnvironment = settings?.environment ?? .sandbox
         switch choice {
         case .server(let endpoint):
+            // Every environment's tokens go to the one server (a mock, or a proxy).
             return try BridgeDestination(
-                endpoint: endpoint, key: key ?? ThrowawayKey().key, banner: "\(endpoint)", logger: log.logger)
+                endpoint: { _ in endpoint }, environments: environments, defaultEnvironment: defaultEnvironment,
+                key: key ?? ThrowawayKey().key, settings: settings, banner: "\(endpoint)", logger: log.logger)
         case .apple(let endpoint):
-            let banner = configuration.apns.map { "\($0)" } ?? "APNs \(endpoint)"
-            return try BridgeDestination(endpoint: endpoint, key: key, banner: banner, logger: log.logger)
+            let banner = settings.map { "\($0)" } ?? "APNs \(endpoint)"
+            return try BridgeDestination(
+                endpoint: { $0 == .production ? .production : .sandbox }, environments: environments,
+                defaultEnvironment: defaultEnvironment, key: key, settings: settings, banner: banner,
+                logger: log.logger)
         case .embeddedMock:
             let audiences = BridgeDashboardAudiences(watch: AudienceWatch(store: store, logger: log.logger))
             let dashboardAddress = try dashboard.map { try MockAPNsCommand.address($0, option: "--dashboard") }
@@ -263,8 +271,11 @@ struct BridgeServeCommand: AsyncParsableCommand {
                 }
             }
             let why = embeddedMock ? "--embedded-mock" : "no apns: in the configuration"
+            // A demo's tokens are the mock's: both environments reach it.
+            let mockEndpoint = started.endpoint
             return try BridgeDestination(
-                endpoint: started.endpoint, key: throwaway.key,
+                endpoint: { _ in mockEndpoint }, environments: APNsEnvironment.allCases,
+                defaultEnvironment: defaultEnvironment, key: throwaway.key, settings: nil,
                 banner: "embedded mock APNs \(started.server.baseURL) (\(why))", logger: log.logger,
                 mock: started.server)
         }

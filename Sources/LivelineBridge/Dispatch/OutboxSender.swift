@@ -3,23 +3,25 @@ import Liveline
 import LivelineAPNs
 import Logging
 
-/// Sends the outbox to APNs and records each answer durably, retrying by APNs' reason.
+/// Sends the outbox to APNs and records each answer durably, as ``AnswerPolicy`` decides.
 ///
-/// Per push, by what APNs (or the transport) answered (docs/apns.md §4):
-/// - **2xx**: removed from the outbox; the answer becomes the activity's last push.
-/// - **429, 500, 503, a transport failure, an expired provider token**: tried again after an
-///   exponential back-off with full jitter (``RetryPolicy``); after the last attempt the push
-///   goes to the dead letters.
-/// - **410, `BadDeviceToken`, `DeviceTokenNotForTopic`**: the token is dead. The push goes to
+/// Per push, by what APNs (or the transport) answered (docs/answers.md):
+/// - **Delivered**: removed from the outbox; the answer becomes the activity's last push.
+/// - **Retry** (429, 5xx, a transport failure, an expired provider token): tried again after
+///   the `Retry-After` a proxy gave, else an exponential back-off with full jitter
+///   (``RetryPolicy``); after the last attempt the push goes to the dead letters.
+/// - **Forget the token** (410, `BadDeviceToken`, `DeviceTokenNotForTopic`): the push goes to
 ///   the dead letters at once and the token is forgotten, so nothing more is sent to it until
-///   the app registers a new one (the activity's later pushes wait for it).
-/// - **Any other 4xx**: this push can never succeed: dead letters at once.
-/// - **A configuration error** (topic, key, environment, or a server certificate that is not
-///   trusted): retried like an outage, so that fixing the setup and restarting loses
-///   nothing; the error is on the activity and logged at error level.
+///   the app registers a new one (the activity's later pushes wait for it). After
+///   `BadDeviceToken` the activity's error says the token may be of the other environment.
+/// - **Reject** (another 4xx): this push can never succeed: dead letters at once.
+/// - **Stop** (a configuration error: credentials, topic, capability, a server certificate
+///   that is not trusted): sending to the push's app and environment halts (``APNsHalts``);
+///   its pushes wait, their attempts not counted, until a probe succeeds.
 ///
-/// The store hands out one push per activity at a time, the oldest, so an activity's pushes
-/// reach APNs in the order they were decided even across retries and instances.
+/// Each push goes through the client of its activity's environment (``APNsClients``). The store
+/// hands out one push per activity at a time, the oldest, so an activity's pushes reach APNs in
+/// the order they were decided even across retries, halts and instances.
 ///
 /// **Stopping.** ``stop(cutoff:)`` ends ``run()`` after the pass in flight: its pushes are
 /// answered and recorded, except those APNs has not answered by the cutoff, which are given
@@ -52,6 +54,8 @@ public final class OutboxSender: Sendable {
         public var sent = 0
         public var retried = 0
         public var deadLettered = 0
+        /// Pushes that wait while their app and environment is halted.
+        public var held = 0
         public var claimed = 0
     }
 
@@ -60,24 +64,41 @@ public final class OutboxSender: Sendable {
     public var wakeSignal: WakeSignal { loop.wakeSignal }
     private let loop: WorkerLoop
     private let store: any OutboxStore
-    private let client: APNsClient
+    private let clients: APNsClients
+    private let halts: APNsHalts
+    private let policy: AnswerPolicy
     private let observer: any DispatchObserver
     private let logger: Logger
-    private let host: String
     private let cutoff = SendCutoff()
 
+    /// - Parameters:
+    ///   - clients: a client per environment; each push goes to its activity's.
+    ///   - halts: where a configuration error halts an app and environment, shared with the
+    ///     fan-out sender.
     public init(
-        store: any OutboxStore, client: APNsClient, configuration: Configuration,
+        store: any OutboxStore, clients: APNsClients, halts: APNsHalts, configuration: Configuration,
         observer: any DispatchObserver = SilentDispatchObserver(),
         logger: Logger = Logger(label: "liveline.bridge.outbox")
     ) {
         self.store = store
-        self.client = client
+        self.clients = clients
+        self.halts = halts
         self.configuration = configuration
+        policy = AnswerPolicy(retry: configuration.retry)
         self.observer = observer
         self.logger = logger
-        self.host = client.configuration.endpoint.description
         loop = WorkerLoop(executor: store.taskExecutor, logger: logger, failure: "sending the outbox failed; retrying")
+    }
+
+    /// A sender through one client, for the default environment.
+    public convenience init(
+        store: any OutboxStore, client: APNsClient, configuration: Configuration,
+        observer: any DispatchObserver = SilentDispatchObserver(),
+        logger: Logger = Logger(label: "liveline.bridge.outbox")
+    ) {
+        self.init(
+            store: store, clients: APNsClients(client), halts: APNsHalts(logger: logger), configuration: configuration,
+            observer: observer, logger: logger)
     }
 
     /// Sends until ``stop(cutoff:)`` (then gives back this instance's claims) or until the task
@@ -116,8 +137,9 @@ public final class OutboxSender: Sendable {
         }
     }
 
-    /// One pass: claims the pushes due at `now`, sends them concurrently, writes each answer.
-    /// Retry times are computed from `now`, so a test in virtual time controls the back-off.
+    /// One pass: claims the pushes due at `now`, sends them concurrently through the halts,
+    /// writes each answer. Retry times are computed from `now`, so a test in virtual time
+    /// controls the back-off.
     @discardableResult
     public func send(now: Millis) async throws -> PassReport {
         let claimed = try await store.claimDuePushes(
@@ -126,17 +148,30 @@ public final class OutboxSender: Sendable {
         var report = PassReport()
         report.claimed = claimed.count
         guard !claimed.isEmpty else { return report }
+        var decisions: [Decision] = []
+        var sending: [ClaimedPush] = []
+        var outgoing: [APNsHalts.Outgoing] = []
+        for push in claimed {
+            guard let request = request(for: push) else {
+                // The target vanished between the claim and now: give the claim back for later
+                // (the attempt is counted, but never sends it to the dead letters).
+                decisions.append(
+                    Decision(
+                        outcome: .failed(
+                            push.id, answer: nil, error: "no token to send to", retryAt: now, maxAttempts: .max),
+                        error: nil, retryReason: "no token"))
+                continue
+            }
+            sending.append(push)
+            outgoing.append(APNsHalts.Outgoing(scope: scope(of: push), request: request))
+        }
         // Send concurrently; write every answer of the pass in one transaction. A push left
         // unanswered at a stop's cutoff has no decision: its claim is given back after the pass.
-        let decisions = await withTaskGroup(of: Decision?.self) { group in
-            for push in claimed {
-                group.addTask { await self.deliver(push, now: now) }
+        let passages = await halts.send(outgoing, clients: clients, cutoff: cutoff, now: now)
+        for (index, passage) in passages.enumerated() {
+            if let decision = decide(sending[index], scope: outgoing[index].scope, passage: passage, now: now) {
+                decisions.append(decision)
             }
-            var decisions: [Decision] = []
-            for await decision in group {
-                if let decision { decisions.append(decision) }
-            }
-            return decisions
         }
         let results = try await store.writePushOutcomes(decisions.map(\.outcome))
         for (decision, result) in zip(decisions, results) {
@@ -147,6 +182,8 @@ public final class OutboxSender: Sendable {
                 report.deadLettered += 1
                 observer.deadLettered()
                 logger.warning("a push went to the dead letters", metadata: ["error": "\(decision.error ?? "")"])
+            case .held?:
+                report.held += 1
             case .retryScheduled?, .notFound?:
                 report.retried += 1
                 observer.retried(reason: decision.retryReason)
@@ -162,72 +199,99 @@ public final class OutboxSender: Sendable {
         var retryReason: String
     }
 
-    /// Sends one push and decides what its answer means; writes nothing. Nil: a stop's cutoff
+    /// The app and environment a push belongs to, for the halts: a broadcast when it goes to
+    /// the channel (``request(for:)``).
+    private func scope(of claimed: ClaimedPush) -> APNsScope {
+        APNsScope(
+            environment: clients.resolve(claimed.target.environment), topic: claimed.push.headers.topic,
+            broadcast: claimed.push.kind != .start && claimed.target.updateToken == nil)
+    }
+
+    /// What one push's passage means, by ``AnswerPolicy``; writes nothing. Nil: a stop's cutoff
     /// came before the answer.
-    private func deliver(_ claimed: ClaimedPush, now: Millis) async -> Decision? {
-        guard let request = request(for: claimed) else {
-            // The target vanished between the claim and now: give the claim back for later
-            // (the attempt is counted, but never sends it to the dead letters).
-            return Decision(
-                outcome: .failed(
-                    claimed.id, answer: nil, error: "no token to send to", retryAt: now, maxAttempts: .max),
-                error: nil, retryReason: "no token"
-            )
-        }
-        guard let result = await cutoff.send(request, with: client) else { return nil }
+    private func decide(
+        _ claimed: ClaimedPush, scope: APNsScope, passage: APNsHalts.Passage, now: Millis
+    ) -> Decision? {
         let answeredAt = BridgeClock.now()
-        switch result {
-        case .success(let response):
-            let answer = PushAnswer(
-                at: answeredAt, status: response.status, reason: response.reason?.rawValue, apnsID: response.apnsID)
-            observer.pushAnswered(status: response.status, reason: response.reason?.rawValue)
-            let described =
-                "APNs answered \(response.status)\(response.reason.map { " \($0.rawValue)" } ?? "") from \(host)"
-            switch APNsDisposition(response) {
-            case .delivered:
+        switch passage {
+        case .unanswered:
+            return nil
+        case .held(let until, let problem, let response):
+            if let response { observer.pushAnswered(status: response.status, reason: response.reason?.rawValue) }
+            let error =
+                "sending to \(scope) is halted\(problem.map { ": APNs refused the setup (\($0))" } ?? " while a probe is out"); the push waits"
+            return Decision(
+                outcome: .held(
+                    claimed.id, answer: response.map { Self.answer($0, at: answeredAt) }, error: error, until: until),
+                error: error, retryReason: "halted")
+        case .answered(let result, let answer):
+            let response = try? result.get()
+            observer.pushAnswered(status: response?.status ?? 0, reason: response?.reason?.rawValue ?? "transport")
+            let stored = response.map { Self.answer($0, at: answeredAt) }
+            let described: String
+            switch result {
+            case .success(let response):
+                described =
+                    "APNs answered \(response.status)\(response.reason.map { " \($0.rawValue)" } ?? "") from \(clients.client(for: scope.environment)?.configuration.endpoint.description ?? scope.environment.rawValue)"
+            case .failure(let error):
+                described = "\(error)"
+            }
+            let action = policy.action(
+                for: answer, attempt: claimed.attempts + 1, random: Double.random(in: 0..<1))
+            switch action {
+            case .deliver:
                 if let receivedAt = claimed.push.receivedAt {
                     observer.receiptToAnswer(seconds: max(0, BridgeClock.seconds(from: receivedAt, to: answeredAt)))
                 }
-                return Decision(outcome: .sent(claimed.id, answer: answer), error: nil, retryReason: "")
-            case .retry, .renewTokenAndRetry:
-                return retry(claimed, answer: answer, error: described, now: now)
-            case .configurationError(let advice):
-                logger.error("APNs refused the setup", metadata: ["advice": "\(advice)"])
-                return retry(claimed, answer: answer, error: "\(described): \(advice)", now: now)
-            case .tokenGone:
-                let error = "\(described): the token is no longer valid; register a new one"
+                return Decision(
+                    outcome: .sent(claimed.id, answer: stored ?? PushAnswer(at: answeredAt, status: 200)), error: nil,
+                    retryReason: "")
+            case .retry(let after), .renewTokenAndRetry(let after):
+                return Decision(
+                    outcome: .failed(
+                        claimed.id, answer: stored, error: described, retryAt: now + after,
+                        maxAttempts: configuration.retry.maxAttempts),
+                    error: described, retryReason: answer.reason ?? "transport")
+            case .giveUp:
+                let error = "\(described): gave up after \(claimed.attempts + 1) attempts"
                 return Decision(
                     outcome: .undeliverable(
-                        claimed.id, answer: answer, error: error, forgetToken: true, now: answeredAt),
-                    error: error, retryReason: ""
-                )
-            case .rejected:
+                        claimed.id, answer: stored, error: error, forgetToken: false, now: answeredAt),
+                    error: error, retryReason: "")
+            case .forgetToken(let problem):
+                var error = "\(described): the token is no longer valid; register a new one"
+                if problem.mayBelongToOtherEnvironment {
+                    error += "; " + EnvironmentHint.text(registered: scope.environment)
+                    logger.warning(
+                        "APNs refused a token as BadDeviceToken",
+                        metadata: [
+                            "activity": "\(claimed.push.activityKey)", "environment": "\(scope.environment.rawValue)",
+                            "hint": "\(EnvironmentHint.text(registered: scope.environment))",
+                        ])
+                }
                 return Decision(
                     outcome: .undeliverable(
-                        claimed.id, answer: answer, error: described, forgetToken: false, now: answeredAt),
-                    error: described, retryReason: ""
-                )
+                        claimed.id, answer: stored, error: error, forgetToken: true, now: answeredAt),
+                    error: error, retryReason: "")
+            case .reject:
+                return Decision(
+                    outcome: .undeliverable(
+                        claimed.id, answer: stored, error: described, forgetToken: false, now: answeredAt),
+                    error: described, retryReason: "")
+            case .stop(let problem):
+                // Expired again right after a renewal: the clock, a setup problem like any other.
+                let until = halts.halt(scope, problem: problem, now: now)
+                let error = "sending to \(scope) is halted: \(problem); the push waits"
+                return Decision(
+                    outcome: .held(claimed.id, answer: stored, error: error, until: until), error: error,
+                    retryReason: "halted")
             }
-        case .failure(let error):
-            observer.pushAnswered(status: 0, reason: "transport")
-            if let transport = error as? APNsTransportError, transport.isSetupError {
-                // An untrusted certificate or a server without HTTP/2 will not heal by itself:
-                // say so loudly, as for a refused key or topic, and keep the push for after the fix.
-                logger.error("APNs cannot be reached as configured", metadata: ["error": "\(transport)"])
-            }
-            return retry(claimed, answer: nil, error: "\(error)", now: now)
         }
     }
 
-    private func retry(_ claimed: ClaimedPush, answer: PushAnswer?, error: String, now: Millis) -> Decision {
-        let delay = configuration.retry.delay(beforeAttempt: claimed.attempts + 2, random: Double.random(in: 0..<1))
-        return Decision(
-            outcome: .failed(
-                claimed.id, answer: answer, error: error, retryAt: now + delay,
-                maxAttempts: configuration.retry.maxAttempts
-            ),
-            error: error, retryReason: answer?.reason ?? (answer.map { "status \($0.status)" } ?? "transport")
-        )
+    /// What is recorded of an APNs answer.
+    private static func answer(_ response: APNsResponse, at: Millis) -> PushAnswer {
+        PushAnswer(at: at, status: response.status, reason: response.reason?.rawValue, apnsID: response.apnsID)
     }
 
     /// The APNs request for a claimed push and its activity's current target.

@@ -13,10 +13,16 @@ import Logging
 /// still being answered, until the pass has taken ``Configuration/rangesPerPass``. Then it sends the followers whose exception is due (joined late, or backing
 /// off), each the newest push of its key.
 ///
-/// Per follower, by APNs' answer: 2xx, done; 410, `BadDeviceToken`, `DeviceTokenNotForTopic`,
-/// the token is forgotten (and the follower with its last token); 429, 5xx, a transport
-/// failure, that follower alone backs off (``RetryPolicy``) and is then sent the newest push;
-/// another 4xx, or the last retry failing, is counted in the fan-out's failure summary.
+/// Each follower's push goes through the client of its environment (``APNsClients``) and the
+/// halts (``APNsHalts``); per follower, by what ``AnswerPolicy`` makes of APNs' answer: 2xx,
+/// done; 410, `BadDeviceToken`, `DeviceTokenNotForTopic`, the token is forgotten (and the
+/// follower with its last token; a `BadDeviceToken` is summed under its environment, with the
+/// hint that the token may be of the other); 429, 5xx, a transport failure, that follower alone
+/// backs off (``RetryPolicy``, or the `Retry-After` a proxy gave) and is then sent the newest
+/// push; another 4xx, or the last retry failing, is counted in the fan-out's failure summary.
+/// A configuration error halts the follower's app and environment: its followers wait (as
+/// exceptions, attempts unchanged), and a fan-out whose app is halted in every environment
+/// hands out no ranges until a probe succeeds.
 public final class FanOutSender: Sendable {
     public struct Configuration: Sendable {
         public var instance: String
@@ -54,6 +60,8 @@ public final class FanOutSender: Sendable {
         public var ranges = 0
         public var sent = 0
         public var failed = 0
+        /// Followers that wait while their app and environment is halted.
+        public var held = 0
         public var catchUps = 0
         public var finished = 0
         public var pruned = 0
@@ -66,22 +74,40 @@ public final class FanOutSender: Sendable {
     public var wakeSignal: WakeSignal { loop.wakeSignal }
     private let loop: WorkerLoop
     private let store: any FanOutStore
-    private let client: APNsClient
+    private let clients: APNsClients
+    private let halts: APNsHalts
+    private let policy: AnswerPolicy
     private let observer: any FanOutObserver
     private let logger: Logger
     private let cutoff = SendCutoff()
 
+    /// - Parameters:
+    ///   - clients: a client per environment; each follower's push goes to its environment's.
+    ///   - halts: shared with the outbox sender.
     public init(
-        store: any FanOutStore, client: APNsClient, configuration: Configuration,
+        store: any FanOutStore, clients: APNsClients, halts: APNsHalts, configuration: Configuration,
         observer: any FanOutObserver = SilentFanOutObserver(),
         logger: Logger = Logger(label: "liveline.bridge.fanout")
     ) {
         self.store = store
-        self.client = client
+        self.clients = clients
+        self.halts = halts
         self.configuration = configuration
+        policy = AnswerPolicy(retry: configuration.retry)
         self.observer = observer
         self.logger = logger
         loop = WorkerLoop(executor: store.taskExecutor, logger: logger, failure: "sending fan-outs failed; retrying")
+    }
+
+    /// A sender through one client, for the default environment.
+    public convenience init(
+        store: any FanOutStore, client: APNsClient, configuration: Configuration,
+        observer: any FanOutObserver = SilentFanOutObserver(),
+        logger: Logger = Logger(label: "liveline.bridge.fanout")
+    ) {
+        self.init(
+            store: store, clients: APNsClients(client), halts: APNsHalts(logger: logger), configuration: configuration,
+            observer: observer, logger: logger)
     }
 
     /// Sends until ``stop(cutoff:)`` or cancellation, waking on ``wakeSignal`` or every poll.
@@ -165,9 +191,9 @@ public final class FanOutSender: Sendable {
             for (key, count) in Dictionary(grouping: outcomes, by: \.catchUp.activityKey).mapValues(\.count) {
                 observer.fanOutPushes(activityKey: key, count: count)
             }
-            let sent = outcomes.filter { $0.outcome == .sent }.count
-            report.sent += sent
-            report.failed += outcomes.count - sent
+            report.sent += outcomes.filter { $0.outcome == .sent }.count
+            report.failed += outcomes.filter(\.outcome.isFailure).count
+            report.held += outcomes.filter { if case .held = $0.outcome { true } else { false } }.count
             report.pruned += progress.pruned
             if progress.pruned > 0 { observer.followersPruned(progress.pruned) }
         }
@@ -178,7 +204,7 @@ public final class FanOutSender: Sendable {
     private func claimRange(now: Millis, excluding claimed: [Int64]) async throws -> FanOutRange? {
         let range = try await store.claimFanOutRange(
             limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now,
-            excluding: claimed
+            excluding: claimed, haltedTopics: halts.haltedTopics(in: clients.environments, now: now)
         )
         if let range, range.resumed { observer.fanOutResumed(duplicates: range.targets.count) }
         return range
@@ -189,9 +215,9 @@ public final class FanOutSender: Sendable {
         _ range: FanOutRange, answers: [FollowerAnswer], now: Millis, into report: inout PassReport
     ) async throws {
         let progress = try await store.writeFanOut(range, answers: answers, instance: configuration.instance, now: now)
-        let sent = answers.filter { $0.outcome == .sent }.count
-        report.sent += sent
-        report.failed += answers.count - sent
+        report.sent += answers.filter { $0.outcome == .sent }.count
+        report.failed += answers.filter(\.outcome.isFailure).count
+        report.held += answers.filter { if case .held = $0.outcome { true } else { false } }.count
         report.pruned += progress.pruned
         if !answers.isEmpty { observer.fanOutPushes(activityKey: range.push.activityKey, count: answers.count) }
         if progress.pruned > 0 { observer.followersPruned(progress.pruned) }
@@ -218,53 +244,77 @@ public final class FanOutSender: Sendable {
         await deliver(targets.map { Send(push: push, target: $0, attempts: attempts) }, now: now)
     }
 
-    /// Sends every push at once; the answers in their order, or nil when a stop's cutoff came
-    /// before every answer.
+    /// Sends every push at once through the halts; the answers in their order, or nil when a
+    /// stop's cutoff came before every answer.
     private func deliver(_ sends: [Send], now: Millis) async -> [FollowerAnswer]? {
         // Pushes of one fan-out share its payload's bytes and headers: a push to a device token
         // keeps them as they are, and the connection writes them straight into its frames.
-        let requests = sends.map { send in
-            APNsRequest.push(token: send.target.token, headers: send.push.headers, payload: send.push.payload)
+        let outgoing = sends.map { send in
+            APNsHalts.Outgoing(
+                scope: APNsScope(
+                    environment: clients.resolve(send.target.environment), topic: send.push.headers.topic),
+                request: .push(token: send.target.token, headers: send.push.headers, payload: send.push.payload))
         }
-        // A child task per request measured faster here than one burst with a single flush
-        // (the client spreads flushed requests over its connections as they come).
-        let results = await withTaskGroup(of: (Int, Result<APNsResponse, any Error>?).self) { group in
-            for (index, request) in requests.enumerated() {
-                group.addTask { (index, await self.cutoff.send(request, with: self.client)) }
-            }
-            var results = [Result<APNsResponse, any Error>?](repeating: nil, count: requests.count)
-            for await (index, result) in group { results[index] = result }
-            return results
-        }
+        let passages = await halts.send(outgoing, clients: clients, cutoff: cutoff, now: now)
         // One left unanswered at a stop's cutoff leaves the whole batch unrecorded (sent again later).
-        guard !results.contains(where: { $0 == nil }) else { return nil }
-        return zip(sends, results.compactMap { $0 }).map { send, result in
-            FollowerAnswer(target: send.target, outcome: outcome(of: result, attempts: send.attempts, now: now))
+        if passages.contains(where: { if case .unanswered = $0 { true } else { false } }) { return nil }
+        var otherEnvironment: [APNsEnvironment: Int] = [:]
+        let answers = zip(sends, zip(outgoing, passages)).map { send, sent in
+            let outcome = outcome(of: sent.1, scope: sent.0.scope, attempts: send.attempts, now: now)
+            if case .tokenGone(let reason) = outcome, EnvironmentHint.hint(forSummaryReason: reason) != nil {
+                otherEnvironment[sent.0.scope.environment, default: 0] += 1
+            }
+            return FollowerAnswer(target: send.target, outcome: outcome)
         }
+        for (environment, count) in otherEnvironment.sorted(by: { $0.key < $1.key }) {
+            logger.warning(
+                "APNs refused followers' tokens as BadDeviceToken; they are forgotten",
+                metadata: [
+                    "activity": "\(sends.first?.push.activityKey ?? "")", "followers": "\(count)",
+                    "environment": "\(environment.rawValue)",
+                    "hint": "\(EnvironmentHint.text(registered: environment))",
+                ])
+        }
+        return answers
     }
 
-    /// What an answer means for one follower.
-    private func outcome(of result: Result<APNsResponse, any Error>, attempts: Int, now: Millis) -> FollowerOutcome {
-        let delay = configuration.retry.delay(beforeAttempt: attempts + 2, random: Double.random(in: 0..<1))
-        let retryAt = now + delay
-        switch result {
-        case .success(let response):
-            let reason = response.reason?.rawValue ?? "status \(response.status)"
-            switch APNsDisposition(response) {
-            case .delivered:
-                return .sent
-            case .retry, .renewTokenAndRetry, .configurationError:
-                return .retry(
-                    reason: reason, error: "APNs answered \(response.status) \(reason)", retryAt: retryAt,
-                    maxAttempts: configuration.retry.maxAttempts)
-            case .tokenGone:
-                return .tokenGone(reason: reason)
-            case .rejected:
-                return .rejected(reason: reason)
+    /// What a push's passage means for one follower, by ``AnswerPolicy``.
+    private func outcome(
+        of passage: APNsHalts.Passage, scope: APNsScope, attempts: Int, now: Millis
+    ) -> FollowerOutcome {
+        switch passage {
+        case .unanswered, .held:
+            var until = now
+            var problem: ConfigurationProblem?
+            if case .held(let at, let reason, _) = passage {
+                until = at
+                problem = reason
             }
-        case .failure(let error):
-            return .retry(
-                reason: "transport", error: "\(error)", retryAt: retryAt, maxAttempts: configuration.retry.maxAttempts)
+            return .held(
+                error:
+                    "sending to \(scope) is halted\(problem.map { ": APNs refused the setup (\($0))" } ?? " while a probe is out")",
+                until: until)
+        case .answered(let result, let answer):
+            let error: String
+            switch result {
+            case .success(let response): error = "APNs answered \(response.status) \(answer.reason ?? "")"
+            case .failure(let failure): error = "\(failure)"
+            }
+            let reason = answer.reason ?? "transport"
+            switch policy.action(for: answer, attempt: attempts + 1, random: Double.random(in: 0..<1)) {
+            case .deliver:
+                return .sent
+            case .retry(let after), .renewTokenAndRetry(let after):
+                return .retry(
+                    reason: reason, error: error, retryAt: now + after, maxAttempts: configuration.retry.maxAttempts)
+            case .forgetToken(let problem):
+                return .tokenGone(reason: EnvironmentHint.summaryReason(problem, registered: scope.environment))
+            case .reject(let reason), .giveUp(let reason):
+                return .rejected(reason: reason)
+            case .stop(let problem):
+                let until = halts.halt(scope, problem: problem, now: now)
+                return .held(error: "sending to \(scope) is halted: \(problem)", until: until)
+            }
         }
     }
 }

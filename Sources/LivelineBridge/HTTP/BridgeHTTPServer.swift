@@ -71,13 +71,17 @@ public final class BridgeHTTPServer: Service, Sendable {
     ///   - device: what the device behind an activity shows, when the bridge can see it.
     ///   - drain: once it begins, webhooks get 503 with `Retry-After` and `/readyz` says not
     ///     ready, while the server keeps listening until its own graceful shutdown.
+    ///   - environments: the APNs environments a registration or follower may name.
+    ///   - halts: while sending is halted for an app and environment, `/readyz` says not ready,
+    ///     with the reason and the fix.
     public init(
         configuration: BridgeConfiguration, store: any Store, inbox: InboxWriter, metrics: BridgeMetrics,
         logger: Logger,
         listen: ListenAddress? = nil, clock: @escaping @Sendable () -> Millis = BridgeClock.now,
         wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer,
         journal: DispatchJournal? = nil,
-        device: DeviceView? = nil, drain: BridgeDrain = BridgeDrain()
+        device: DeviceView? = nil, drain: BridgeDrain = BridgeDrain(),
+        environments: APNsEnvironments = .both, halts: APNsHalts? = nil
     ) {
         address = listen ?? configuration.listen
         idleTimeout = configuration.idleTimeout
@@ -88,13 +92,14 @@ public final class BridgeHTTPServer: Service, Sendable {
         registry = ActivityRegistryAPI(
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
             sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, device: device,
-            wake: wake, clock: clock)
+            wake: wake, clock: clock, environments: environments)
         // An import moves thousands of followers in one request: it may be larger than a webhook.
         followers = FollowersAPI(
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
-            bodyLimit: RequestBodyLimit(limit: max(configuration.bodyLimit, 4 << 20)), wake: wake, clock: clock)
+            bodyLimit: RequestBodyLimit(limit: max(configuration.bodyLimit, 4 << 20)), wake: wake, clock: clock,
+            environments: environments)
         events = EventStatusAPI(store: store, registry: registry, journal: journal)
-        operations = OperationsAPI(store: store, metrics: metrics, drain: drain)
+        operations = OperationsAPI(store: store, metrics: metrics, drain: drain, halts: halts)
         connectionLimiter = ConnectionLimiter(
             limit: configuration.maxConnections, logger: logger, onRefused: { metrics.connectionRefused() })
     }

@@ -1,4 +1,5 @@
 import Prometheus
+import Synchronization
 
 /// The bridge's metrics, kept in one explicit Prometheus registry that `GET /metrics` prints.
 ///
@@ -7,7 +8,7 @@ import Prometheus
 /// server counts webhooks and refused connections; the store's depths are set every few
 /// seconds and on each `/metrics` and `/readyz`; the outbox sender counts APNs answers, retries,
 /// dead letters and the receipt-to-answer latency; the pruner counts deleted rows; the streams
-/// and the fan-out sender count in `+Streams` and `+Audiences`.
+/// and the fan-out sender count in `+Streams` and `+Audiences`, the halts in `+Halts`.
 ///
 /// Label values come from configuration (source names, event types), from small fixed sets
 /// (results, HTTP statuses, APNs reasons), or, for the fan-out pushes of `+Audiences`, from an
@@ -55,6 +56,8 @@ public final class BridgeMetrics: Sendable {
     private let deadLetteredCounter: Counter
     private let connectionsRefusedCounter: Counter
     private let pruneBatchHistogram: ValueHistogram
+    /// Every `liveline_apns_halted` series set so far (``apnsHalted(_:)``).
+    let haltSeries = Mutex<Set<HaltLabels>>([])
 
     /// Upper bounds of the receipt-to-APNs histogram, in seconds: 1 ms to 10 s, about three
     /// buckets per decade.

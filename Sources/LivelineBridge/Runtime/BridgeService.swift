@@ -4,6 +4,7 @@ import LivelineAPNs
 import Logging
 import ServiceLifecycle
 import Synchronization
+import UnixSignals
 
 /// The whole bridge in one process: the HTTP server (webhooks, registry, operations), a
 /// ``StreamClient`` per stream source, the dispatcher, the outbox sender, the fan-out sender
@@ -19,6 +20,11 @@ import Synchronization
 /// this instance, so the next instance (or another sharing a PostgreSQL store) takes them at
 /// once; then the HTTP server closes. Whatever is still queued stays in the store.
 ///
+/// Pushes go through a client per APNs environment (``APNsClients``) and the ``APNsHalts``,
+/// shared by both senders: a configuration error APNs reports halts that app and environment
+/// until a probe succeeds, and `/readyz` says so meanwhile. SIGHUP (or ``reloadCredentials()``)
+/// reads the APNs key again and makes new clients: every halted app is probed at once.
+///
 /// `liveline bridge serve` is this type plus argument parsing; tests build it the same way.
 public final class BridgeService: Sendable {
     public struct Options: Sendable {
@@ -27,6 +33,8 @@ public final class BridgeService: Sendable {
         /// How long a dead instance's activities and pushes stay claimed before others take them.
         public var lease: Duration
         public var retry: RetryPolicy
+        /// Overrides the configuration's `apns.probe-interval`.
+        public var probeInterval: Duration?
         /// Overrides the configuration's `listen` (port 0: any free port).
         public var listen: ListenAddress?
         /// What the device behind an activity shows, when the caller can see it (the embedded
@@ -57,14 +65,30 @@ public final class BridgeService: Sendable {
     public let pruner: StorePruner
     /// Begins at the graceful shutdown; the HTTP server and the sender follow it.
     public let drain: BridgeDrain
+    /// A client per APNs environment.
+    public let clients: APNsClients
+    /// Which apps and environments are halted by a setup error, shared by both senders.
+    public let halts: APNsHalts
     /// One per stream source, in configuration order.
     public let streams: [StreamClient]
     private let logger: Logger
     private let group = Mutex<ServiceGroup?>(nil)
 
-    /// - Parameter client: where pushes go (APNs, or a mock); the caller shuts it down.
-    public init(
+    /// - Parameter client: where pushes go (APNs, or a mock), for the configuration's
+    ///   environment alone; the caller shuts it down.
+    public convenience init(
         configuration: BridgeConfiguration, store: any Store, client: APNsClient, options: Options = Options(),
+        logger: Logger
+    ) {
+        self.init(
+            configuration: configuration, store: store,
+            clients: APNsClients(client, environment: configuration.apns?.environment ?? .sandbox), options: options,
+            logger: logger)
+    }
+
+    /// - Parameter clients: where pushes go, a client per environment; the caller shuts them down.
+    public init(
+        configuration: BridgeConfiguration, store: any Store, clients: APNsClients, options: Options = Options(),
         logger: Logger
     ) {
         self.configuration = configuration
@@ -72,15 +96,21 @@ public final class BridgeService: Sendable {
         self.logger = logger
         let metrics = BridgeMetrics()
         self.metrics = metrics
+        self.clients = clients
+        let halts = APNsHalts(
+            probeInterval: options.probeInterval ?? configuration.apns?.probeInterval
+                ?? APNsSettings.standardProbeInterval,
+            logger: logger, observer: metrics)
+        self.halts = halts
         inbox = InboxWriter(store: store)
         let catalog = StoryCatalog(sources: configuration.sources, topic: configuration.apns?.topic)
         sender = OutboxSender(
-            store: store, client: client,
+            store: store, clients: clients, halts: halts,
             configuration: .init(instance: options.instance, lease: options.lease * 2, retry: options.retry),
             observer: metrics, logger: logger
         )
         let fanOut = FanOutSender(
-            store: store, client: client,
+            store: store, clients: clients, halts: halts,
             configuration: .init(
                 instance: options.instance, lease: options.lease * 2, rangesPerPass: 16, retry: options.retry),
             observer: metrics, logger: logger
@@ -99,7 +129,10 @@ public final class BridgeService: Sendable {
             wake: {
                 dispatcher.wakeSignal.ring(); fanOut.wakeSignal.ring()
             }, contentState: { dispatcher.contentState(of: $0) },
-            journal: dispatcher.journal, device: options.device, drain: drain
+            journal: dispatcher.journal, device: options.device, drain: drain,
+            environments: APNsEnvironments(
+                served: clients.environments, defaultEnvironment: clients.defaultEnvironment),
+            halts: halts
         )
         pruner = StorePruner(
             store: store, policy: configuration.retention, sources: configuration.sources.map(\.name), metrics: metrics,
@@ -122,6 +155,7 @@ public final class BridgeService: Sendable {
     /// the task is cancelled.
     public func run() async throws {
         let drain = drain, sender = sender, fanOut = fanOut, dispatcher = dispatcher, store = store, logger = logger
+        let clients = clients, halts = halts
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse: the drain's start first (webhooks get 503 from then on), the
             // streams, the pruner, the dispatcher after its pass, the sender after its pushes in
@@ -140,8 +174,12 @@ public final class BridgeService: Sendable {
                     service: Worker(name: "dispatcher", stop: { dispatcher.stop() }) { await dispatcher.run() }),
                 .init(
                     service: Worker(name: "depths") { [metrics] in
-                        await Self.reportDepths(store: store, metrics: metrics, logger: logger)
+                        await Self.reportDepths(
+                            store: store, metrics: metrics, defaultEnvironment: clients.defaultEnvironment,
+                            logger: logger)
                     }),
+                .init(service: Worker(name: "halts") { await Self.remindOfHalts(halts) }),
+                .init(service: Worker(name: "reload") { await self.reloadOnHangUp() }),
                 .init(service: Worker(name: "pruner") { [pruner] in await pruner.run() }),
             ]
                 + streams.map { stream in
@@ -165,14 +203,58 @@ public final class BridgeService: Sendable {
         await group.withLock { $0 }?.triggerGracefulShutdown()
     }
 
-    /// Sets the queue-depth gauges every few seconds, and the followers gauge every 30 s.
-    private static func reportDepths(store: any Store, metrics: BridgeMetrics, logger: Logger) async {
+    /// Reads the APNs key again and makes new clients (on SIGHUP): every app and environment is
+    /// unverified again, so a halted one is probed with its next waiting push, at once. A key
+    /// that cannot be read leaves the clients as they were, and says why.
+    public func reloadCredentials() {
+        guard clients.canReload else {
+            logger.warning(
+                "SIGHUP: this bridge's APNs clients cannot be made again (no credentials to read); restart it")
+            return
+        }
+        do {
+            try clients.reload()
+        } catch {
+            logger.error(
+                "SIGHUP: the APNs key could not be read again; the clients stay as they were",
+                metadata: ["error": "\(error)"])
+            return
+        }
+        halts.reset()
+        logger.notice(
+            "SIGHUP: the APNs key was read again; halted apps are probed with their next push",
+            metadata: ["environments": "\(clients.environments.map(\.rawValue).joined(separator: ", "))"])
+        sender.wakeSignal.ring()
+        fanOut.wakeSignal.ring()
+    }
+
+    /// Reloads the credentials at each SIGHUP until cancelled.
+    private func reloadOnHangUp() async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            reloadCredentials()
+        }
+    }
+
+    /// One log line a minute while sending is halted (``APNsHalts/remind(now:)``).
+    private static func remindOfHalts(_ halts: APNsHalts) async {
+        while !Task.isCancelled {
+            halts.remind(now: BridgeClock.now())
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+
+    /// Sets the queue-depth gauges every few seconds, and the followers gauges every 30 s.
+    private static func reportDepths(
+        store: any Store, metrics: BridgeMetrics, defaultEnvironment: APNsEnvironment, logger: Logger
+    ) async {
         var round = 0
         while !Task.isCancelled {
             do {
                 metrics.setDepths(try await store.counts())
                 // Counting followers reads every follower row: every 30 s, not every 5.
-                if round % 6 == 0 { metrics.setFollowers(try await store.allFollowerCounts()) }
+                if round % 6 == 0 {
+                    metrics.setFollowers(try await store.allFollowerCounts(), defaultEnvironment: defaultEnvironment)
+                }
                 round += 1
             } catch  where Task.isCancelled || error is CancellationError {
                 // The bridge is stopping (a port in use stops it before it started): not a

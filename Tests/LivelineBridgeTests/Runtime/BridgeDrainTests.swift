@@ -113,24 +113,7 @@ struct DrainRig: Sendable {
             let client = try APNsClient(
                 configuration: .init(endpoint: endpoint, requestTimeout: .seconds(60)),
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-            var configuration = try BridgeConfigurationLoader(environment: [:]).load(
-                yaml: """
-                    liveline-bridge: 1
-                    sources:
-                      orders:
-                        verify: standard-webhooks
-                        secrets: [\(secret)]
-                        event-id: header:webhook-id
-                        event-type: /type
-                        activity-key: /data/order_id
-                        order-key: /data/sequence
-                        order: sequence
-                        scenario: delivery.yaml
-                        events:
-                          order.eta:
-                            set: { minutesLeft: /data/minutes_left }
-                    """, file: testConfigurationFile)
-            configuration.drainTimeout = drainTimeout
+            let configuration = try Self.configuration(drainTimeout: drainTimeout)
             let rig = DrainRig(store: store, mock: mock, client: client, configuration: configuration)
             do {
                 try await body(rig)
@@ -142,6 +125,29 @@ struct DrainRig: Sendable {
             await client.shutdown()
             await mock.shutdown()
         }
+    }
+
+    /// A bridge with one source, `orders` (Standard Webhooks), playing delivery.yaml.
+    static func configuration(drainTimeout: Duration) throws -> BridgeConfiguration {
+        var configuration = try BridgeConfigurationLoader(environment: [:]).load(
+            yaml: """
+                liveline-bridge: 1
+                sources:
+                  orders:
+                    verify: standard-webhooks
+                    secrets: [\(secret)]
+                    event-id: header:webhook-id
+                    event-type: /type
+                    activity-key: /data/order_id
+                    order-key: /data/sequence
+                    order: sequence
+                    scenario: delivery.yaml
+                    events:
+                      order.eta:
+                        set: { minutesLeft: /data/minutes_left }
+                """, file: testConfigurationFile)
+        configuration.drainTimeout = drainTimeout
+        return configuration
     }
 
     func bridge(instance: String) throws -> BridgeService {
@@ -160,12 +166,21 @@ struct DrainRig: Sendable {
 
     /// Registers `activities` activities (again: no change) and stores one event for each.
     func receive(activities: Int, sequence: Int) async throws {
+        try await Self.receive(activities: activities, sequence: sequence, store: store, configuration: configuration)
+    }
+
+    /// Registers `activities` activities in `store` (again: no change) and stores one event for each.
+    static func receive(
+        activities: Int, sequence: Int, store: any Store, configuration: BridgeConfiguration,
+        environment: APNsEnvironment? = nil
+    ) async throws {
         let source = try #require(configuration.source(named: "orders"))
         var events: [InboxEvent] = []
         for activity in 0..<activities {
             _ = try await store.registerActivity(
                 ActivityRegistration(
-                    activityKey: "order-\(activity)", targets: ActivityTargets(updateToken: Self.token(activity)),
+                    activityKey: "order-\(activity)",
+                    targets: ActivityTargets(updateToken: Self.token(activity), environment: environment),
                     source: "orders"),
                 now: BridgeClock.now()
             )
