@@ -111,17 +111,14 @@ import Testing
             ],
             timeout: 120
         ) { mock, mockOut in
-            guard await mockOut.wait(for: "https://127.0.0.1:"),
-                let mockPort = mockOut.text.firstMatch(of: /https:\/\/127\.0\.0\.1:(\d+)/)?.1
-            else {
+            guard let mockURL = await mockOut.mockURL() else {
                 Issue.record("the mock did not say where it listens: \(mockOut.text)")
                 mock.interrupt()
                 return
             }
             let bridge = try? await CLI.run(
                 [
-                    "bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url",
-                    "https://127.0.0.1:\(mockPort)",
+                    "bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url", mockURL,
                 ],
                 environment: environment, timeout: 120
             ) { process, out in

@@ -16,10 +16,6 @@ import Testing
     static let keyID = "ABCDE12345"
     static let teamID = "TEAM123456"
 
-    static func curl(_ arguments: [String]) async throws -> String {
-        try await Subprocess.run(["curl", "-s", "--max-time", "10"] + arguments).stdout
-    }
-
     @Test func aWrongKeyHaltsTheBridgeAndSIGHUPWithTheRightKeyResumesIt() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "liveline-bridge-reload-\(UUID().uuidString)")
@@ -57,28 +53,23 @@ import Testing
             ],
             timeout: 180
         ) { mock, mockOut in
-            guard await mockOut.wait(for: "https://127.0.0.1:"),
-                let mockPort = mockOut.text.firstMatch(of: /https:\/\/127\.0\.0\.1:(\d+)/)?.1
-            else {
+            guard let mockURL = await mockOut.mockURL() else {
                 Issue.record("the mock did not say where it listens: \(mockOut.text)")
                 mock.interrupt()
                 return
             }
             let bridge = try? await CLI.run(
                 [
-                    "bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url",
-                    "https://127.0.0.1:\(mockPort)", "--ca-file", ca,
+                    "bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url", mockURL,
+                    "--ca-file", ca,
                 ],
                 environment: environment, timeout: 150
             ) { process, out in
-                guard await out.wait(for: "listening on http://127.0.0.1:"),
-                    let port = out.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/)?.1
-                else {
+                guard let base = await out.bridgeBase() else {
                     Issue.record("the bridge did not say where it listens: \(out.text)")
                     process.interrupt()
                     return
                 }
-                let base = "http://127.0.0.1:\(port)"
                 do {
                     try await Self.exercise(base: base, process: process, config: config.path, body: body.path) {
                         try? FileManager.default.removeItem(at: keyFile)
@@ -104,7 +95,7 @@ import Testing
         base: String, process: Process, config: String, body: String, fix: () -> Void
     ) async throws {
         let token = String(repeating: "e1", count: 32)
-        _ = try? await curl([
+        _ = try? await BridgeCommandTests.curl([
             "-X", "PUT", "\(base)/v1/activities/D-9", "-H", "Authorization: Bearer demo-key", "-H",
             "Content-Type: application/json", "-d", #"{"update-token": "\#(token)"}"#,
         ])
@@ -115,7 +106,7 @@ import Testing
         #expect(sent?.stdout.hasPrefix("202 ") == true, "\(sent?.stdout ?? "") \(sent?.stderr ?? "")")
         var readiness = ""
         try await eventually("the bridge says it is halted", within: 30, every: .milliseconds(100)) {
-            readiness = (try? await curl(["\(base)/readyz"])) ?? ""
+            readiness = (try? await BridgeCommandTests.curl(["\(base)/readyz"])) ?? ""
             return readiness.contains("apns-halted")
         }
         #expect(ContinuousClock.now - sentAt < .seconds(5), "unready only after \(ContinuousClock.now - sentAt)")
@@ -123,7 +114,9 @@ import Testing
         #expect(readiness.contains("check the Key ID"), "\(readiness)")
         // Halted, the push waits with its attempts unspent.
         try? await Task.sleep(for: .seconds(2))
-        let shown = (try? await curl(["\(base)/v1/activities/D-9", "-H", "Authorization: Bearer demo-key"])) ?? ""
+        let shown =
+            (try? await BridgeCommandTests.curl(["\(base)/v1/activities/D-9", "-H", "Authorization: Bearer demo-key"]))
+            ?? ""
         #expect(shown.contains(#""queued-pushes":1"#), "\(shown)")
 
         fix()
@@ -131,7 +124,7 @@ import Testing
         kill(process.processIdentifier, SIGHUP)
         var ready = ""
         try await eventually("the bridge is ready again", within: 30, every: .milliseconds(100)) {
-            ready = (try? await curl(["-w", " %{http_code}", "\(base)/readyz"])) ?? ""
+            ready = (try? await BridgeCommandTests.curl(["-w", " %{http_code}", "\(base)/readyz"])) ?? ""
             return ready.hasSuffix(" 200")
         }
         #expect(ready.hasSuffix(" 200"), "\(ready)")
@@ -139,7 +132,9 @@ import Testing
         var delivered = ""
         try await eventually("the push is delivered", within: 30, every: .milliseconds(100)) {
             delivered =
-                (try? await curl(["\(base)/v1/activities/D-9", "-H", "Authorization: Bearer demo-key"])) ?? ""
+                (try? await BridgeCommandTests.curl([
+                    "\(base)/v1/activities/D-9", "-H", "Authorization: Bearer demo-key",
+                ])) ?? ""
             return delivered.contains(#""status":200"#)
         }
         #expect(delivered.contains(#""queued-pushes":0"#), "\(delivered)")

@@ -171,4 +171,13 @@ final class OutputBuffer: @unchecked Sendable {
         else { return nil }
         return "http://127.0.0.1:\(port)"
     }
+
+    /// Waits for `liveline mock-apns` to say where it listens; its `https://127.0.0.1:PORT`,
+    /// or nil when it never did.
+    func mockURL() async -> String? {
+        guard await wait(for: "https://127.0.0.1:"),
+            let port = text.firstMatch(of: /https:\/\/127\.0\.0\.1:(\d+)/)?.1
+        else { return nil }
+        return "https://127.0.0.1:\(port)"
+    }
 }
