@@ -110,7 +110,10 @@ import Testing
             readiness = (try? await BridgeCommandTests.curl(["\(base)/readyz"])) ?? ""
             return readiness.contains("apns-halted")
         }
-        #expect(ContinuousClock.now - sentAt < .seconds(5), "unready only after \(ContinuousClock.now - sentAt)")
+        // The 5 s bound, from APNs' refusal, is APNsHaltTests'; here, on a machine that may be
+        // busy with other builds, the whole way from a process's webhook is bounded loosely.
+        let unready = ContinuousClock.now - sentAt
+        #expect(unready < .seconds(15), "unready only after \(unready)")
         #expect(readiness.contains("InvalidProviderToken"), "\(readiness)")
         #expect(readiness.contains("check the Key ID"), "\(readiness)")
         // Halted, the push waits with its attempts unspent.
@@ -129,7 +132,11 @@ import Testing
             return ready.hasSuffix(" 200")
         }
         #expect(ready.hasSuffix(" 200"), "\(ready)")
-        #expect(ContinuousClock.now - fixedAt < .seconds(5), "ready only after \(ContinuousClock.now - fixedAt)")
+        let readyAfter = ContinuousClock.now - fixedAt
+        #expect(readyAfter < .seconds(15), "ready only after \(readyAfter)")
+        print(
+            "bridge serve with the wrong key: unready \(unready) after the webhook's 202; ready \(readyAfter) after SIGHUP"
+        )
         var delivered = ""
         try await eventually("the push is delivered", within: 30, every: .milliseconds(100)) {
             delivered =
