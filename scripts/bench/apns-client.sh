@@ -21,6 +21,7 @@
 # client, and against the faster ones most).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/calibration.sh
 
 REQUESTS=${REQUESTS:-100000}
 PY_REQUESTS=${PY_REQUESTS:-20000}
@@ -177,3 +178,4 @@ awk -v h="$MH" -v l="$ML" -v d="$MD" -v a="$MA" 'BEGIN {
 echo "CPU µs per request, medians: h2load $CH, liveline client $CL, liveline delivery $CD, aioapns $CA (start-up included)"
 awk -v h="$CH" -v l="$CL" -v d="$CD" -v a="$CA" 'BEGIN {
   printf "by CPU per request (h2load / liveline): client %.2f, delivery %.2f (target >= 0.8); aioapns / delivery %.1fx\n", h / l, h / d, a / d }'
+calibration

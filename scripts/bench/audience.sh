@@ -27,6 +27,7 @@
 # largest; store bytes are pg_total_relation_size of the followers table (with its indexes).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/calibration.sh
 . scripts/bench/bridge-common.sh
 
 LIVELINE=${LIVELINE:-.build/release/liveline}
@@ -159,5 +160,6 @@ done
 
 echo
 echo "commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores, ${STORE%%://*}, $INSTANCES bridge(s), mock APNs over TLS in its own process"
+calibration
 echo "followers | 202 -> last answer | lag metric | status | pushes/s | bridge CPU/push | mock CPU/push | peak RSS | store/follower | import | h2load alone (req/s)"
 printf '%s\n' "${rows[@]}"

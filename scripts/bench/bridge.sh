@@ -16,6 +16,7 @@
 #   STORE='postgres://liveline:liveline@127.0.0.1:5432/liveline_test' scripts/bench/bridge.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/calibration.sh
 . scripts/bench/bridge-common.sh
 
 LIVELINE=${LIVELINE:-.build/release/liveline}
@@ -99,4 +100,5 @@ sleep 3
 receipt_latency "$BRIDGE_PORT" "$work/metrics.txt"
 echo "bridge RSS at the end: $(rss) kB"
 curl -s "http://127.0.0.1:$BRIDGE_PORT/readyz"; echo
+calibration
 echo "(work files in $work)"

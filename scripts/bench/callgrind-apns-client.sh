@@ -19,6 +19,8 @@
 # and TLS-record work is not in the counts.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/calibration.sh
+. scripts/bench/callgrind-common.sh
 
 REQUESTS=${REQUESTS:-20000}
 SHORT=${SHORT:-2000}
@@ -38,10 +40,8 @@ else
   swift build -c release --package-path Benchmarks --product ClientThroughput 2>&1 | tail -1
   CLIENT=$(swift build -c release --package-path Benchmarks --show-bin-path)/ClientThroughput
 fi
-# Valgrind 3.19 cannot read the DWARF 5 of a default build: profile a copy without debug
-# information (function names come from the symbol table).
-mkdir -p out
-objcopy --strip-debug "$CLIENT" out/ClientThroughput.callgrind
+# Valgrind profiles a copy without debug information (scripts/bench/callgrind-common.sh).
+callgrind_copy "$CLIENT" out/ClientThroughput.callgrind
 
 WORK=$(mktemp -d)
 MOCK_PID=""
@@ -61,20 +61,8 @@ for i in $(seq 1 "$TOKENS"); do
   echo "https://127.0.0.1:$PORT/3/device/$token" >> "$WORK/uris"
 done
 
-# Valgrind 3.19 writes into the signal mask given to sigsuspend, and Swift's runtime passes a
-# read-only one: valgrind then dies of a SIGSEGV of its own. A preloaded sigsuspend that passes
-# a copy avoids it (as in scripts/bench/callgrind-mock-apns.sh).
-cat > "$WORK/sigsuspend.c" <<'C'
-#define _GNU_SOURCE
-#include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int sigsuspend(const sigset_t *mask) {
-    sigset_t copy = *mask;
-    return (int)syscall(SYS_rt_sigsuspend, &copy, 8);
-}
-C
-cc -shared -fPIC -O2 -o "$WORK/libsigsuspend.so" "$WORK/sigsuspend.c"
+# A preloaded sigsuspend that valgrind survives (scripts/bench/callgrind-common.sh).
+callgrind_shim "$WORK"
 
 "$BIN" mock-apns --listen "127.0.0.1:$PORT" --threads 1 --write-ca "$WORK/ca.pem" \
   --auth-key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID" >"$WORK/mock.log" 2>&1 &
@@ -126,3 +114,4 @@ for mode in client delivery; do
   echo "$mode: $per_push instructions per push ($long - $short over $REQUESTS pushes)$ratio"
 done
 echo "profiles: out/callgrind.client-client, out/callgrind.client-delivery, out/callgrind.client-h2load (callgrind_annotate --inclusive=yes FILE | head -60)"
+calibration

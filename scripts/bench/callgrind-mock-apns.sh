@@ -15,6 +15,8 @@
 # callgrind_annotate.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/calibration.sh
+. scripts/bench/callgrind-common.sh
 
 REQUESTS=${REQUESTS:-50000}
 WARMUP=${WARMUP:-5000}
@@ -30,10 +32,8 @@ if [ "${BUILD:-1}" = 1 ]; then
   swift build -c release --product liveline 2>&1 | tail -1
 fi
 BIN=${BIN:-$(swift build -c release --show-bin-path)/liveline}
-# Valgrind 3.19 cannot read the DWARF 5 of a default build: profile a copy without debug
-# information (function names come from the symbol table).
-mkdir -p out
-objcopy --strip-debug "$BIN" out/liveline.callgrind
+# Valgrind profiles a copy without debug information (scripts/bench/callgrind-common.sh).
+callgrind_copy "$BIN" out/liveline.callgrind
 
 WORK=$(mktemp -d)
 VG_PID=""
@@ -55,20 +55,8 @@ for i in $(seq 1 "$TOKENS"); do
   echo "http://127.0.0.1:$PORT/3/device/$token" >> "$WORK/uris"
 done
 
-# Valgrind 3.19 writes into the signal mask given to sigsuspend, and libdispatch (the main
-# thread of `liveline` waits in dispatchMain) passes a read-only one: valgrind then dies of a
-# SIGSEGV of its own. A preloaded sigsuspend that passes a copy avoids it.
-cat > "$WORK/sigsuspend.c" <<'C'
-#define _GNU_SOURCE
-#include <signal.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-int sigsuspend(const sigset_t *mask) {
-    sigset_t copy = *mask;
-    return (int)syscall(SYS_rt_sigsuspend, &copy, 8);
-}
-C
-cc -shared -fPIC -O2 -o "$WORK/libsigsuspend.so" "$WORK/sigsuspend.c"
+# A preloaded sigsuspend that valgrind survives (scripts/bench/callgrind-common.sh).
+callgrind_shim "$WORK"
 
 rm -f out/callgrind.mock-apns.*
 LD_PRELOAD="$WORK/libsigsuspend.so" valgrind --tool=callgrind --callgrind-out-file="$PWD/out/callgrind.mock-apns.%p" \
@@ -96,3 +84,4 @@ TOTAL=$(sed -n 's/^summary: \([0-9]*\).*/\1/p' "$DUMP")
 echo "instructions: $TOTAL over $REQUESTS requests"
 echo "instructions per request: $((TOTAL / REQUESTS))"
 echo "profile: $DUMP (callgrind_annotate --inclusive=yes $DUMP | head -60)"
+calibration

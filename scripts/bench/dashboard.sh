@@ -12,6 +12,7 @@
 #     typing a token into the search box to its card coming first (scripts/check/dashboard-check.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/calibration.sh
 ACTIVITIES=${ACTIVITIES:-100000}
 REFERENCE=${REFERENCE:-100}
 PORT=${PORT:-18597}
@@ -55,3 +56,4 @@ for n in "$REFERENCE" "$ACTIVITIES"; do
   run "$n" yes
   run "$n" no
 done
+calibration

@@ -13,6 +13,7 @@
 # CPU seconds much less so.
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+. "$source_dir/scripts/bench/calibration.sh"
 dir=${1:-$(mktemp -d /tmp/liveline-first-build.XXXXXX)/liveline}
 from=${FROM:-1}
 [ "$from" -gt 1 ] || git clone --quiet "$source_dir" "$dir"
@@ -54,3 +55,4 @@ echo "debug .build: $(du -sh .build | cut -f1)"
 [ "$from" -gt 5 ] || step "5 swift build -c release --product liveline" swift build -c release --product liveline
 echo "debug and release .build: $(du -sh .build | cut -f1)"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+calibration

@@ -61,3 +61,4 @@ for path in sys.argv[1:]:
         runs.append(time.thread_time() - start)
     print(f"{os.path.basename(path)}\t{len(data)}\t{sorted(runs)[10] * 1000:.3f}")
 PY
+"$root/scripts/bench/calibrate"

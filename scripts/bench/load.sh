@@ -13,6 +13,7 @@
 # two builds, each against its own reference).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/calibration.sh
 
 ROUNDS=${ROUNDS:-3}
 OUT=${OUT:-/tmp/liveline-bench-load}
@@ -64,3 +65,4 @@ print(f"produced {p['produced']:,} submitted {v['submitted']:,} delivered {v['de
       f"{v['delivered']*1000/d['duration-ms']:,.0f} pushes/s")
 PY
 fi
+calibration

@@ -14,6 +14,7 @@
 # measures that binary instead of building this tree's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/calibration.sh
 
 REQUESTS=${REQUESTS:-200000}
 ROUNDS=${ROUNDS:-3}
@@ -143,6 +144,8 @@ echo "nghttpd: $NG_RPS req/s median ($NG_2XX/$TOTAL 2xx)"
 echo "mock:    $MOCK_RPS req/s median ($MOCK_2XX/$TOTAL 2xx)"
 echo "ratio:   $RATIO (target ≥ 0.50)"
 echo "server CPU per request (median): nghttpd $NG_CPU_MED ns, mock $MOCK_CPU_MED ns"
+CALIBRATION=$(calibration)
+echo "$CALIBRATION"
 
 echo "soak: $SOAK requests against the mock, RSS sampled every second"
 rss() { awk '/VmRSS/ {print $2}' "/proc/$MOCK_PID/status"; }
@@ -187,6 +190,8 @@ machine than requests/s): nghttpd ${NG_CPU[*]} ns (median $NG_CPU_MED), mock ${M
 
 Memory over $SOAK requests ($SOAK_RPS req/s, $SOAK_2XX 2xx): RSS before $RSS_BEFORE KiB, mid-run $RSS_MID KiB,
 max $RSS_MAX KiB, after $RSS_AFTER KiB. Samples (KiB, 1 s apart): $SAMPLES
+
+$CALIBRATION
 
 Reproduce: \`scripts/bench/mock-apns.sh\` (installs nghttp2-client and nghttp2-server if missing).
 EOF

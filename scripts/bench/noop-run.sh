@@ -15,6 +15,7 @@
 # less so. Then which processes a changed environment starts: the manifests SwiftPM compiles.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. scripts/bench/calibration.sh
 runs=${1:-5}
 swift build --product liveline --quiet
 
@@ -50,3 +51,4 @@ if command -v strace >/dev/null 2>&1; then
   git=$(grep 'execve("[^"]*/git"' "$trace" | grep -vc ENOENT || true)
   echo "a changed environment: $manifests manifests compiled and run again, $plugins plugin compiles, $git git commands"
 fi
+calibration

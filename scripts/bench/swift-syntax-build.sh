@@ -6,6 +6,7 @@
 #   syntax     a library depending on swift-syntax's SwiftSyntax and SwiftParser
 # and prints each debug build's wall time and the ratio. Usage: scripts/bench/swift-syntax-build.sh
 set -euo pipefail
+. "$(dirname "$0")/calibration.sh"
 work=$(mktemp -d /tmp/liveline-syntax-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
@@ -41,3 +42,4 @@ syntax=$(time_build syntax)
 printf 'clean debug build, reference (Yams): %.1f s\n' "$reference"
 printf 'clean debug build, SwiftSyntax + SwiftParser: %.1f s\n' "$syntax"
 printf 'ratio: %.1fx the reference\n' "$(echo "$syntax / $reference" | bc -l)"
+calibration
