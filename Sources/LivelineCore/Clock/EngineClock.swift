@@ -17,6 +17,7 @@ public protocol EngineClock: Sendable {
 
 /// The system's real-time clock.
 public struct WallClock: EngineClock {
+    /// The clock of the machine it runs on.
     public init() {}
 
     public func now() -> Millis {

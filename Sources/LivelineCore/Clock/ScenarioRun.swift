@@ -1,13 +1,14 @@
 /// A set of activities played together from one ``Scheduler``.
 ///
 /// Pushes come out in global time order: the scheduler always wakes the activity with the
-/// earliest deadline, and each engine plays only what is due. ``run(until:into:)`` jumps from
+/// earliest deadline, and each engine plays only what is due. ``run(until:into:)-(_,Sink)`` jumps from
 /// deadline to deadline (the virtual clock, as fast as the CPU allows); in real time,
 /// `LiveSession` (in LivelineAPNs) sleeps until ``nextDeadline()`` and runs until then (a speed
 /// factor was applied when the programs were compiled).
 ///
 /// A run is a value owned by one task at a time; it holds no locks and shares nothing mutable.
 public struct ScenarioRun: Sendable {
+    /// The activities' engines, each at its id's place; read them for state and counts as the run goes.
     public private(set) var activities: [ActivityEngine]
     private var scheduler: Scheduler
 
@@ -53,7 +54,7 @@ public struct ScenarioRun: Sendable {
         sink.batchEnded()
     }
 
-    /// Plays what is due at or before `until` in time order, like ``run(until:into:)``, but wakes
+    /// Plays what is due at or before `until` in time order, like ``run(until:into:)-(_,Sink)``, but wakes
     /// at most `maxWakes` activities (each hands the sink what it has due, usually one push):
     /// a caller that buffers pushes, with a million activities due at the same instant, takes
     /// them a slice at a time instead of all at once. What is left plays at the next call, in
@@ -77,7 +78,8 @@ public struct ScenarioRun: Sendable {
         return woken
     }
 
-    /// Applies a triggered beat to one activity at `now` (see ``ActivityEngine/trigger(_:input:at:writer:sink:)``).
+    /// Applies a triggered beat to one activity at `now`
+    /// (see ``ActivityEngine/trigger(_:input:at:writer:sink:advancing:)``).
     /// Everything due by `now` in every activity is played first, so pushes stay in time order.
     public mutating func trigger<Sink: PushSink>(
         _ beatID: String, activity index: Int, input: StateValue?, at now: Millis, into sink: inout Sink
@@ -91,8 +93,8 @@ public struct ScenarioRun: Sendable {
         return outcome
     }
 
-    /// Applies an external change to one activity at `now` (see ``ActivityEngine/apply(_:at:writer:sink:)``),
-    /// after playing everything due by `now`. Returns nil when there is no such activity.
+    /// Applies an external change to one activity at `now`
+    /// (see ``ActivityEngine/apply(_:at:writer:sink:advancing:)``), after playing everything due by `now`. Returns nil when there is no such activity.
     public mutating func apply<Sink: PushSink>(
         _ change: ExternalChange, activity index: Int, at now: Millis, into sink: inout Sink
     ) -> ActivityEngine.ChangeOutcome? {

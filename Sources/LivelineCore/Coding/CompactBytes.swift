@@ -10,13 +10,16 @@
 /// than 10 bytes, invalid UTF-8 or nesting deeper than ``CompactReader/maxDepth`` throws a
 /// ``CompactDecodingError`` naming the offset, never traps or allocates without bound.
 public struct CompactWriter: Sendable {
+    /// Everything written so far, ready to store.
     public private(set) var bytes: [UInt8]
 
+    /// An empty writer with room for `capacity` bytes before it grows.
     public init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
+    /// Appends one byte as it is (a tag, a version number).
     public mutating func byte(_ value: UInt8) {
         bytes.append(value)
     }
@@ -26,6 +29,7 @@ public struct CompactWriter: Sendable {
         bytes.append(contentsOf: raw)
     }
 
+    /// Appends `value` as an LEB128 varint: seven bits a byte, so values below 128 take one byte.
     public mutating func unsigned(_ value: UInt64) {
         var rest = value
         while rest >= 0x80 {
@@ -35,18 +39,22 @@ public struct CompactWriter: Sendable {
         bytes.append(UInt8(rest))
     }
 
+    /// Appends `value` zigzag-encoded as a varint, so small negative numbers stay short too.
     public mutating func int(_ value: Int64) {
         unsigned(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
+    /// Appends `value` as ``int(_:)-(Int64)`` does; read it back with ``CompactReader/int()``.
     public mutating func int(_ value: Int) {
         int(Int64(value))
     }
 
+    /// Appends `value` as one byte, 0 or 1.
     public mutating func bool(_ value: Bool) {
         bytes.append(value ? 1 : 0)
     }
 
+    /// Appends the 8 bytes of `value`'s IEEE 754 bit pattern, little-endian, so it reads back exactly.
     public mutating func double(_ value: Double) {
         var bits = value.bitPattern
         for _ in 0..<8 {
@@ -55,6 +63,7 @@ public struct CompactWriter: Sendable {
         }
     }
 
+    /// Appends the length of `value`'s UTF-8 as a varint, then those bytes.
     public mutating func string(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
@@ -79,22 +88,28 @@ public struct CompactReader: Sendable {
     /// How deeply nested values (arrays in objects in arrays…) may go before reading refuses.
     public static let maxDepth = 64
 
+    /// The bytes being read.
     public let bytes: [UInt8]
+    /// Where the next read starts, in bytes from the start of ``bytes``.
     public private(set) var offset: Int
     /// Nesting depth, kept by readers of recursive values through ``nested(_:)``.
     private var depth = 0
 
+    /// A reader of `bytes` that starts at `offset` (past a header its caller has checked, say).
     public init(_ bytes: [UInt8], offset: Int = 0) {
         self.bytes = bytes
         self.offset = offset
     }
 
+    /// Whether every byte has been read: a layout reader checks it last, so trailing bytes are noticed.
     public var isAtEnd: Bool { offset >= bytes.count }
 
+    /// An error at the current offset saying what was expected there, for a reader's own checks.
     public func error(_ expected: String) -> CompactDecodingError {
         CompactDecodingError(offset: offset, expected: expected)
     }
 
+    /// Reads one byte.
     public mutating func byte() throws(CompactDecodingError) -> UInt8 {
         guard offset < bytes.count else { throw error("a byte, but the data ends") }
         defer { offset += 1 }
@@ -110,6 +125,7 @@ public struct CompactReader: Sendable {
         offset += expected.count
     }
 
+    /// Reads a varint of at most 64 bits; a longer one throws.
     public mutating func unsigned() throws(CompactDecodingError) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
@@ -122,22 +138,26 @@ public struct CompactReader: Sendable {
         }
     }
 
+    /// Reads a zigzag varint as written by ``CompactWriter/int(_:)-(Int64)``.
     public mutating func int64() throws(CompactDecodingError) -> Int64 {
         let zigzag = try unsigned()
         return Int64(bitPattern: (zigzag >> 1) ^ (0 &- (zigzag & 1)))
     }
 
+    /// Reads a zigzag varint and throws when it does not fit this machine's `Int`.
     public mutating func int() throws(CompactDecodingError) -> Int {
         let value = try int64()
         guard let int = Int(exactly: value) else { throw error("an integer that fits this machine") }
         return int
     }
 
+    /// Reads a zigzag varint and throws when it does not fit in 32 bits.
     public mutating func int32() throws(CompactDecodingError) -> Int32 {
         guard let value = Int32(exactly: try int64()) else { throw error("a 32-bit integer") }
         return value
     }
 
+    /// Reads a boolean; any byte other than 0 or 1 throws, so corruption is not read as `true`.
     public mutating func bool() throws(CompactDecodingError) -> Bool {
         switch try byte() {
         case 0: return false
@@ -146,6 +166,7 @@ public struct CompactReader: Sendable {
         }
     }
 
+    /// Reads the 8 bytes of a double written by ``CompactWriter/double(_:)``.
     public mutating func double() throws(CompactDecodingError) -> Double {
         guard bytes.count - offset >= 8 else { throw error("8 bytes of a double, but the data ends") }
         var bits: UInt64 = 0
@@ -166,6 +187,7 @@ public struct CompactReader: Sendable {
         return Int(count)
     }
 
+    /// Reads a length and that many bytes of UTF-8; invalid UTF-8 throws and leaves the offset before it.
     public mutating func string() throws(CompactDecodingError) -> String {
         let length = try count()
         let start = offset
@@ -203,6 +225,7 @@ public struct CompactDecodingError: Error, Sendable, Hashable, CustomStringConve
     /// What the reader expected there.
     public var expected: String
 
+    /// An error at `offset` saying what was `expected` there.
     public init(offset: Int, expected: String) {
         self.offset = offset
         self.expected = expected

@@ -25,19 +25,23 @@
 /// - **Unchanged beats.** A beat that changes nothing (no field, relevance, alert, start or end)
 ///   sends nothing: Apple asks for updates only when content changes.
 public struct ActivityEngine: Sendable {
+    /// Where an activity is in its life.
     public enum Lifecycle: String, Sendable, Hashable {
         /// Not started: before its start time, or waiting for its start push.
         case pending
+        /// Started: beats play and pushes go out.
         case active
         /// Ended: nothing more is sent.
         case ended
     }
 
-    /// What ``trigger(_:input:at:writer:sink:)`` did with a beat.
+    /// What ``trigger(_:input:at:writer:sink:advancing:)`` did with a beat.
     public enum TriggerOutcome: Sendable, Hashable {
+        /// The beat changed the activity; a push will carry it.
         case applied
         /// The beat changed nothing, so nothing will be sent.
         case unchanged
+        /// The activity's program has no beat of that id.
         case unknownBeat
         /// The activity has not started yet; the beat was ignored.
         case notStarted
@@ -67,20 +71,24 @@ public struct ActivityEngine: Sendable {
         var externalLabel: String?
     }
 
+    /// The compiled story the engine plays, shared by every copy of the activity.
     public let program: ActivityProgram
     /// The activity's place in its run.
     public let id: Int
     /// The copy number in a load test (the `index` template), from 0.
     public let copy: Int
+    /// This copy's seed: jitter, `chance`, `random` and `pick` draw from it, so a run replays exactly.
     public let seed: UInt64
     /// When the activity starts, in UNIX milliseconds.
     public let startTime: Millis
     /// The largest payload it may send: 4096 to a device, 5120 to a channel.
     public let payloadLimit: Int
 
+    /// Whether the activity is pending, active or ended.
     public internal(set) var lifecycle: Lifecycle = .pending
     /// The content-state as the engine has it: everything applied, sent or waiting.
     public internal(set) var state: StateObject
+    /// The `relevance-score` every push carries from now on, or nil for none.
     public internal(set) var relevance: Double?
     /// Pushes sent so far.
     public internal(set) var pushCount = 0

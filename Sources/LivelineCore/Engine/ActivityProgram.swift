@@ -3,7 +3,7 @@
 /// Compiling expands repeating beats into a sorted list of occurrences, resolves each patch to a
 /// field index, pre-evaluates constant values and pre-encodes the content-state keys. A load test
 /// of 100,000 copies holds one program; each ``ActivityEngine`` holds only its own state and a
-/// cursor into ``occurrences``.
+/// cursor into `occurrences`.
 ///
 /// `speed` compresses the story for real-time play: beat times, activity offsets, jitter and
 /// `!date` offsets are divided by it. The policy is not: min-interval, the budget, stale-after,
@@ -73,6 +73,7 @@ public final class ActivityProgram: Sendable {
         var byOccurrence: [StateValue]?
     }
 
+    /// The activity as the file describes it.
     public let spec: ActivitySpec
     /// The activity's name (kept apart from `spec` so the hot path reads it without touching the spec).
     public let name: String
@@ -80,9 +81,11 @@ public final class ActivityProgram: Sendable {
     public let index: Int
     /// The scenario's seed; each copy's seed derives from it.
     public let scenarioSeed: UInt64
+    /// How much faster than real time the story plays (1 is real time); offsets are divided by it.
     public let speed: Double
     /// When the activity starts after the scenario start, divided by the speed.
     public let offset: Millis
+    /// The rules the engine keeps for this activity: budget, coalescing, stale dates, the end.
     public let policy: Policy
     /// The beat that starts the activity by push, if any.
     public let startBeat: Int?

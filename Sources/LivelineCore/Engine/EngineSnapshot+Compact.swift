@@ -117,6 +117,7 @@ extension StateValue {
         }
     }
 
+    /// Reads a value written by ``write(to:)``, refusing nesting deeper than ``CompactReader/maxDepth``.
     public init(reading reader: inout CompactReader) throws(CompactDecodingError) {
         guard let tag = Tag(rawValue: try reader.byte()) else { throw reader.error("a value tag 0-8") }
         switch tag {

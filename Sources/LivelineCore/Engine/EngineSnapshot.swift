@@ -6,6 +6,8 @@
 /// A snapshot records everything that changes while the activity plays, and nothing the
 /// program already says.
 extension ActivityEngine {
+    /// What ``ActivityEngine/snapshot()`` saves, in the byte form ``write(to:)`` writes and
+    /// ``init(reading:)`` reads.
     public struct Snapshot: Sendable, Hashable {
         /// Bumped when the layout changes; an older or newer snapshot is refused, not guessed at.
         /// Its byte form is in `EngineSnapshot+Compact.swift`.
@@ -37,9 +39,11 @@ extension ActivityEngine {
 
     /// Why a snapshot cannot become an engine.
     public enum SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
+        /// Written by another layout than ``Snapshot/currentVersion``.
         case unsupportedVersion(Int)
         /// The snapshot was taken of another activity than the program's.
         case otherActivity(snapshot: String, program: String)
+        /// The lifecycle is none this version knows.
         case unknownLifecycle(String)
         /// The bytes are not a snapshot: truncated or corrupt.
         case unreadable(CompactDecodingError)

@@ -8,9 +8,12 @@
 public struct ExternalChange: Sendable, Hashable {
     /// One field to set: a key path into the content-state (`["eta"]`, `["courier", "name"]`).
     public struct FieldChange: Sendable, Hashable {
+        /// The keys from the top of the content-state down to the field.
         public var path: [String]
+        /// The new value; its JSON type must be the field's.
         public var value: StateValue
 
+        /// A change setting the field at `path` to `value`.
         public init(_ path: [String], _ value: StateValue) {
             self.path = path
             self.value = value
@@ -19,16 +22,20 @@ public struct ExternalChange: Sendable, Hashable {
 
     /// Names the change in push reasons: `event courier-arrived`.
     public var label: String
+    /// The fields to set, in order; later ones win on the same path.
     public var set: [FieldChange]
     /// The new `relevance-score`, carried by every push from now on.
     public var relevance: Double?
+    /// An alert to show with the update; nil for a silent one.
     public var alert: Alert<String>?
     /// `.high` asks for priority 10 (charged against the budget); `.low` or nil for 5.
     public var priority: Priority?
     /// Ends the activity, with `dismissal` (nil: the policy's).
     public var end: Bool
+    /// When the ended activity leaves the Lock Screen, with ``end``; nil takes the policy's.
     public var dismissal: Dismissal?
 
+    /// A change named `label`; every part defaults to "leave as it is".
     public init(
         label: String, set: [FieldChange] = [], relevance: Double? = nil, alert: Alert<String>? = nil,
         priority: Priority? = nil, end: Bool = false, dismissal: Dismissal? = nil
@@ -66,8 +73,9 @@ public enum ExternalChangeError: Error, Sendable, Hashable, CustomStringConverti
 }
 
 extension ActivityEngine {
-    /// What ``apply(_:at:writer:sink:)`` did with a change.
+    /// What ``apply(_:at:writer:sink:advancing:)`` did with a change.
     public enum ChangeOutcome: Sendable, Hashable {
+        /// The change was taken in; a push will carry it.
         case applied
         /// The change changed nothing, so nothing will be sent.
         case unchanged

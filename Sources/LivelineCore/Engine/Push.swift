@@ -1,7 +1,10 @@
 /// An ActivityKit event: `start`, `update` or `end`.
 public enum PushEvent: String, Sendable, Hashable {
+    /// The push starts an activity on a device (push-to-start).
     case start
+    /// The push changes a running activity's content-state, alert or relevance.
     case update
+    /// The push ends the activity, with a dismissal date.
     case end
 }
 
@@ -20,7 +23,9 @@ public struct Push: Sendable {
     public var sequence: Int
     /// When it is due, in UNIX milliseconds on the clock that drives the engine.
     public var time: Millis
+    /// Whether it starts, updates or ends the activity (the payload's `aps.event`).
     public var event: PushEvent
+    /// The `apns-priority`: 10 is delivered at once and charged to the budget, 5 when the device sees fit.
     public var priority: Priority
     /// The `aps.timestamp`, UNIX seconds. Strictly increasing per activity.
     public var timestamp: Int64
@@ -28,6 +33,7 @@ public struct Push: Sendable {
     public var expiration: Int64
     /// The exact JSON body: `{"aps":{…}}`.
     public var payload: [UInt8]
+    /// Why the engine sent it, for plans and logs.
     public var reason: PushReason
     /// The `stale-date`, UNIX seconds, or nil when the policy sends none.
     public var staleDate: Int64?
@@ -36,6 +42,7 @@ public struct Push: Sendable {
     /// The alert the push carries, evaluated.
     public var alert: Alert<String>?
 
+    /// A push with every field given; the engine makes these, tests and tools build their own.
     public init(
         activity: Int, sequence: Int, time: Millis, event: PushEvent, priority: Priority,
         timestamp: Int64, expiration: Int64, payload: [UInt8], reason: PushReason,
@@ -61,6 +68,7 @@ public struct Push: Sendable {
 /// It is a few plain fields, not text, so the hot path allocates nothing for it; its
 /// `description` reads like `beat goal-home · budget 11/12` or `heartbeat: stale in 60s`.
 public struct PushReason: Sendable, Hashable, CustomStringConvertible {
+    /// What caused a push.
     public enum Kind: Sendable, Hashable {
         /// One or more beats of the story.
         case beat
@@ -88,6 +96,7 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
         case deferredThenDowngraded(Millis, of: Int)
     }
 
+    /// What caused the push.
     public var kind: Kind
     /// The label of the last beat merged into the push (its id, or its line).
     public var beat: String
@@ -95,12 +104,14 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
     public var occurrence: Int
     /// How many beats the push carries (more than 1 when beats were coalesced).
     public var merged: Int
+    /// How the priority-10 budget was charged, or why it was not.
     public var budget: Budget
     /// When a rule delayed the push (`min-interval`, one push a second), how long its first beat waited.
     public var held: Millis
     /// For heartbeats: how long until the activity would have gone stale.
     public var staleIn: Millis
 
+    /// A reason of `kind`; the other fields default to "not applicable".
     public init(
         kind: Kind, beat: String = "", occurrence: Int = 0, merged: Int = 0, budget: Budget = .notCharged,
         held: Millis = 0, staleIn: Millis = 0
@@ -163,6 +174,7 @@ public enum PushProblem: Sendable, Hashable, CustomStringConvertible {
 /// activity right after the push, for sinks that show what the device would show; reading it
 /// costs nothing, keeping a copy of its state costs a copy on the engine's next change.
 public protocol PushSink {
+    /// Receives a push the engine has decided to send, in time order.
     mutating func receive(_ push: Push, from activity: ActivityEngine)
     /// A push the engine did not send because something was wrong with it.
     mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine)

@@ -8,27 +8,37 @@
 /// heartbeats, budget downgrades and deferrals, starts and ends) and which activities ran out
 /// of budget: a few compares per push, and a set insertion only when a budget rule fired.
 public struct DiscardSink: PushSink, Sendable {
+    /// Pushes received.
     public private(set) var pushes = 0
+    /// Payload bytes received, summed.
     public private(set) var bytes = 0
+    /// Pushes at priority 10.
     public private(set) var highPriority = 0
+    /// Pushes the engine refused (over the size limit).
     public private(set) var rejected = 0
     /// Pushes that carry more than one beat (`reason.merged > 1`).
     public private(set) var coalesced = 0
+    /// Pushes sent only to move the stale date.
     public private(set) var heartbeats = 0
     /// High beats sent at priority 5 because the budget was empty (deferred first or not).
     public private(set) var downgraded = 0
     /// High beats that waited for a budget token (sent at 10 later, or downgraded after all).
     public private(set) var deferred = 0
+    /// Push-to-start pushes.
     public private(set) var starts = 0
+    /// End pushes, for whatever reason.
     public private(set) var ends = 0
     /// Ends the engine sent because an activity reached max-duration.
     public private(set) var maxDurationEnds = 0
+    /// The largest payload seen, in bytes.
     public private(set) var largestPayload = 0
     /// The activities (their ``Push/activity``) that saw a downgrade or a deferral.
     public private(set) var exhaustedActivities: Set<Int> = []
 
+    /// A sink with every count at zero.
     public init() {}
 
+    /// Counts `push` and drops it.
     public mutating func receive(_ push: Push, from activity: ActivityEngine) {
         pushes += 1
         let size = push.payload.count
@@ -69,7 +79,7 @@ public struct DiscardSink: PushSink, Sendable {
 }
 
 extension ScenarioRun {
-    /// ``run(until:into:)`` for a ``DiscardSink``, specialized here.
+    /// ``ScenarioRun/run(until:into:)-(_,Sink)`` for a ``DiscardSink``, specialized here.
     public mutating func run(until: Millis = .max, into sink: inout DiscardSink) {
         runGeneric(until: until, into: &sink)
     }

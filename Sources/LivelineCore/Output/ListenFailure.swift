@@ -7,7 +7,9 @@
 public struct ListenFailure: Error, Sendable, Hashable, CustomStringConvertible {
     /// Which server: "the bridge", "the mock APNs", "the mock's inspection API", "the dashboard".
     public var server: String
+    /// The address it tried to listen on.
     public var host: String
+    /// The port it tried to listen on.
     public var port: Int
     /// Whether another socket holds the address (`EADDRINUSE`).
     public var addressInUse: Bool
@@ -16,6 +18,7 @@ public struct ListenFailure: Error, Sendable, Hashable, CustomStringConvertible 
     /// What the socket said.
     public var cause: String
 
+    /// A failure with every part given; see the properties.
     public init(server: String, host: String, port: Int, addressInUse: Bool, setting: String, cause: String) {
         self.server = server
         self.host = host

@@ -1,9 +1,13 @@
 /// What a start push adds: the attributes and what the started activity does next.
 public struct StartContent: Sendable {
+    /// The Swift `ActivityAttributes` type name (`attributes-type` in the payload).
     public var attributesType: String
+    /// The static attributes the activity starts with.
     public var attributes: StateObject
+    /// How the started activity gets its update token or channel.
     public var input: StartSpec
 
+    /// Start content with every part given.
     public init(attributesType: String, attributes: StateObject, input: StartSpec) {
         self.attributesType = attributesType
         self.attributes = attributes

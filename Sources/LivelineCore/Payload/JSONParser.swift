@@ -17,8 +17,10 @@ public struct JSONSyntaxError: Error, Sendable, Hashable, CustomStringConvertibl
     public var offset: Int
     /// What was wrong there.
     public var message: String
+    /// What kind of problem it is, for callers that answer each differently.
     public var kind: Kind
 
+    /// An error at `offset`.
     public init(offset: Int, message: String, kind: Kind = .syntax) {
         self.offset = offset
         self.message = message
@@ -45,6 +47,7 @@ public struct JSONParser {
         /// The most object members in the whole document, counted over every object.
         public var keys: Int
 
+        /// Limits of `depth` levels and `keys` members in all.
         public init(depth: Int = 512, keys: Int = .max) {
             self.depth = depth
             self.keys = keys
@@ -61,6 +64,7 @@ public struct JSONParser {
     private var depth = 0
     private var keys = 0
 
+    /// Reads `bytes` as one JSON value, within `limits`.
     public static func parse(_ bytes: [UInt8], limits: Limits = .standard) throws(JSONSyntaxError) -> StateValue {
         if let offset = UTF8Validation.firstInvalidByte(in: bytes) {
             throw JSONSyntaxError(
@@ -74,6 +78,7 @@ public struct JSONParser {
         return value
     }
 
+    /// Reads `text` as one JSON value, within ``Limits/standard``.
     public static func parse(_ text: String) throws(JSONSyntaxError) -> StateValue {
         try parse(Array(text.utf8))
     }

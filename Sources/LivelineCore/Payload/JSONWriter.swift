@@ -12,6 +12,7 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
     @usableFromInline var capacity: Int
     @usableFromInline var written = 0
 
+    /// A writer whose buffer starts with room for `capacity` bytes (at least 64) and grows as needed.
     public init(capacity: Int = 512) {
         self.capacity = max(64, capacity)
         base = .allocate(capacity: self.capacity)
@@ -58,6 +59,7 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
 
     // MARK: Raw bytes
 
+    /// Appends one byte as it is (punctuation).
     @inlinable
     public mutating func raw(_ byte: UInt8) {
         reserve(1).pointee = byte
@@ -97,6 +99,7 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
 
     // MARK: Numbers
 
+    /// Appends `value` in decimal.
     public mutating func int(_ value: Int64) {
         if value < 0 {
             let target = reserve(20)
@@ -108,9 +111,11 @@ public struct JSONWriter: ~Copyable, @unchecked Sendable {
         }
     }
 
+    /// Appends `value` in decimal.
     @inlinable
     public mutating func int(_ value: Int) { int(Int64(value)) }
 
+    /// Appends `value` in decimal.
     public mutating func uint(_ value: UInt64) {
         commit(Self.writeDigits(value, to: reserve(20)))
     }
@@ -366,6 +371,7 @@ public struct EncodedKeys: Sendable {
     /// Where each key's bytes end in `blob`.
     @usableFromInline let ends: [Int]
 
+    /// The encoded `"key":` forms of `keys`, in their order.
     public init(_ keys: [String]) {
         var writer = JSONWriter(capacity: 64)
         var ends: [Int] = []
@@ -379,5 +385,6 @@ public struct EncodedKeys: Sendable {
         self.ends = ends
     }
 
+    /// How many keys there are.
     public var count: Int { ends.count }
 }

@@ -5,10 +5,14 @@
 /// `apns-expiration` is UNIX seconds, or 0 for "deliver now or drop". `apns-collapse-id` is
 /// never sent: it is undocumented for Live Activities.
 public struct PushHeaders: Sendable, Hashable {
+    /// The `apns-topic`; nil for a broadcast, which has none.
     public var topic: String?
+    /// The `apns-priority`.
     public var priority: Priority
+    /// The `apns-expiration`: UNIX seconds, or 0.
     public var expiration: Int64
 
+    /// Headers with every part given.
     public init(topic: String?, priority: Priority, expiration: Int64) {
         self.topic = topic
         self.priority = priority

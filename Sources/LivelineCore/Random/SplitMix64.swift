@@ -7,6 +7,7 @@
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     @usableFromInline var state: UInt64
 
+    /// A generator whose stream is fixed by `seed`.
     public init(seed: UInt64) {
         state = seed
     }

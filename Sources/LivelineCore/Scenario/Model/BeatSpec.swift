@@ -4,6 +4,7 @@
 /// only when the bridge triggers it by id (``Timing/triggered``). What it does is the union of its
 /// parts: a state patch, a relevance change, an alert, a stale-after override, a start or an end.
 public struct BeatSpec: Sendable {
+    /// When a beat happens, relative to the activity's start.
     public enum Timing: Sendable, Hashable {
         /// Once, this long after the activity starts.
         case at(Millis)
@@ -15,6 +16,7 @@ public struct BeatSpec: Sendable {
 
     /// Names the beat in plans; the bridge triggers beats by id.
     public var id: String?
+    /// When the beat happens: once, repeatedly, or only when triggered.
     public var timing: Timing
     /// Each occurrence moves by a seeded amount within ±jitter.
     public var jitter: Millis = 0
@@ -24,11 +26,15 @@ public struct BeatSpec: Sendable {
     public var patch: [PatchEntry] = []
     /// The priority hint; nil takes the policy's.
     public var priority: Priority?
+    /// An alert shown with the update (`title` and `body`, with templates), or nil for a silent one.
     public var alert: Alert<TextTemplate>?
+    /// The new `relevance-score`, which orders several activities of one app; nil keeps the last.
     public var relevance: Double?
     /// `.some(nil)` is `stale-after: none`.
     public var staleAfter: Millis??
+    /// Set when the beat starts the activity with a push-to-start.
     public var start: StartSpec?
+    /// Set when the beat ends the activity.
     public var end: EndSpec?
     /// Where the beat is declared.
     public var location: SourceLocation
@@ -47,6 +53,7 @@ public struct BeatSpec: Sendable {
     /// A label for plans: the id, or where the beat is written.
     public var label: String { id ?? "line \(location.line)" }
 
+    /// A beat with only its identity and timing; the reader fills in the parts the file gives.
     public init(id: String?, timing: Timing, location: SourceLocation) {
         self.id = id
         self.timing = timing
@@ -58,9 +65,12 @@ public struct BeatSpec: Sendable {
 public struct PatchEntry: Sendable {
     /// The keys from the top of the content-state down to the field.
     public var path: [String]
+    /// The value to set, evaluated when the beat plays.
     public var value: ValueTemplate
+    /// Where the assignment is written, for diagnostics.
     public var location: SourceLocation
 
+    /// An assignment of `value` at `path`, written at `location`.
     public init(path: [String], value: ValueTemplate, location: SourceLocation) {
         self.path = path
         self.value = value
@@ -80,7 +90,9 @@ public enum StartSpec: Sendable, Hashable {
 
 /// The end of an activity, with its dismissal (nil takes the policy's).
 public struct EndSpec: Sendable, Hashable {
+    /// When the ended activity leaves the Lock Screen; nil takes the policy's.
     public var dismissal: Dismissal?
 
+    /// An end with `dismissal`, or the policy's when nil.
     public init(dismissal: Dismissal?) { self.dismissal = dismissal }
 }

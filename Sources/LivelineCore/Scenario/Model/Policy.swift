@@ -17,6 +17,7 @@ public struct Policy: Sendable, Hashable {
     public var budget: Int = 12
     /// Whether the app declares `NSSupportsLiveActivitiesFrequentUpdates`.
     public var frequentUpdates = false
+    /// What happens to a high-priority beat when the budget is spent.
     public var overBudget: OverBudget = .downgrade
     /// Low-priority beats closer than this to the last push merge into one push.
     public var minInterval: Millis = 15_000
@@ -34,12 +35,15 @@ public struct Policy: Sendable, Hashable {
     /// ActivityKit ends an activity after 8 hours.
     public static let activityKitMaxDuration: Millis = 8 * 3_600_000
 
+    /// The defaults, as a file with no `policy:` gets them.
     public init() {}
 }
 
 /// A push's priority: `apns-priority` 10 (shown now, charged to the budget) or 5.
 public enum Priority: String, Sendable, Hashable {
+    /// `apns-priority: 10`: shown at once, charged to the budget.
     case high
+    /// `apns-priority: 5`: delivered when the device sees fit, free.
     case low
 
     /// The `apns-priority` header value.

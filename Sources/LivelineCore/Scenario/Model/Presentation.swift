@@ -12,18 +12,24 @@ public struct Presentation: Sendable, Hashable, Encodable {
     public var icon: String?
     /// The Lock Screen banner: a title line and the lines under it.
     public var lockScreenTitle: PresentationText?
+    /// The lines under the Lock Screen title, top to bottom.
     public var lockScreenLines: [PresentationText]
     /// The compact Dynamic Island, left and right of the camera.
     public var compactLeading: PresentationText?
+    /// The compact Dynamic Island, right of the camera.
     public var compactTrailing: PresentationText?
     /// The minimal Dynamic Island, when several activities share it.
     public var minimal: PresentationText?
     /// The expanded Dynamic Island's regions.
     public var expandedLeading: PresentationText?
+    /// The expanded Dynamic Island's trailing region, right of the camera.
     public var expandedTrailing: PresentationText?
+    /// The expanded Dynamic Island's centre region, under the camera.
     public var expandedCenter: PresentationText?
+    /// The expanded Dynamic Island's bottom region, across its width.
     public var expandedBottom: PresentationText?
 
+    /// A presentation with the regions given; the others are derived from the activity's fields.
     public init(
         tint: String? = nil, icon: String? = nil, lockScreenTitle: PresentationText? = nil,
         lockScreenLines: [PresentationText] = [], compactLeading: PresentationText? = nil,
@@ -69,14 +75,18 @@ public struct Presentation: Sendable, Hashable, Encodable {
 /// Encoded as a list of parts, `{"text": "…"}` or `{"field": "state.minute", "format": "countdown"}`,
 /// so a page fills it in without parsing templates.
 public struct PresentationText: Sendable, Hashable, Encodable {
+    /// A piece of a presentation text.
     public enum Part: Sendable, Hashable {
+        /// Words shown as they are.
         case text(String)
         /// A value: `scope` is `state` or `attributes`, `path` the field (nested with dots).
         case field(scope: String, path: [String], format: PresentationFormat?)
     }
 
+    /// The parts, in reading order.
     public var parts: [Part]
 
+    /// A text of `parts`.
     public init(parts: [Part]) { self.parts = parts }
 
     public func encode(to encoder: any Encoder) throws {

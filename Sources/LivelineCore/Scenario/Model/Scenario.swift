@@ -1,8 +1,8 @@
 /// A loaded, validated scenario file: one or more activities, each with its story.
 ///
-/// A `Scenario` is what ``ScenarioLoader`` returns when a file has no errors. It is safe to
-/// play: every template resolves, every patch keeps the content-state's types, and every
-/// payload fits APNs's limits for the file's own seed.
+/// A `Scenario` is what `ScenarioLoader` (in the Liveline module) returns when a file has no
+/// errors. It is safe to play: every template resolves, every patch keeps the content-state's
+/// types, and every payload fits APNs's limits for the file's own seed.
 public struct Scenario: Sendable {
     /// Where it was read from, as the user named it.
     public var file: String
@@ -18,6 +18,7 @@ public struct Scenario: Sendable {
     /// `<bundle-id>.push-type.liveactivity`, the `apns-topic` of every push.
     public var topic: String { LiveActivityTopic.topic(forBundleID: bundleID) }
 
+    /// A scenario with every part given, for code that builds one without a file.
     public init(file: String, name: String, bundleID: String, seed: UInt64, activities: [ActivitySpec]) {
         self.file = file
         self.name = name
@@ -29,6 +30,7 @@ public struct Scenario: Sendable {
 
 /// One activity's story: its static attributes, its first content-state and its beats.
 public struct ActivitySpec: Sendable {
+    /// Names the activity in plans, reports and the bridge's configuration.
     public var name: String
     /// When the activity starts, after the scenario starts.
     public var offset: Millis
@@ -49,7 +51,9 @@ public struct ActivitySpec: Sendable {
     /// Where `attributes-type`, `attributes` and `content-state` are written, for checks made
     /// after loading (against the app's own types); nil when built in code.
     public var attributesTypeLocation: SourceLocation?
+    /// Where `attributes` is written; nil when built in code.
     public var attributesLocation: SourceLocation?
+    /// Where `content-state` is written; nil when built in code.
     public var contentStateLocation: SourceLocation?
     /// How a screen draws it (`presentation:`), when the file says.
     public var presentation: Presentation?
@@ -65,6 +69,7 @@ public struct ActivitySpec: Sendable {
     /// The beat that starts the activity by push, if it is started by push.
     public var startBeat: Int? { beats.firstIndex { $0.start != nil } }
 
+    /// An activity with every part given, for code that builds one without a file.
     public init(
         name: String, offset: Millis, attributesType: String, attributes: ValueTemplate,
         contentState: ValueTemplate, relevance: Double?, policy: Policy, beats: [BeatSpec],

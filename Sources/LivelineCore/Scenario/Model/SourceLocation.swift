@@ -7,6 +7,7 @@ public struct SourceLocation: Sendable, Hashable, CustomStringConvertible {
     /// Column number, from 1, counted in Unicode scalars.
     public var column: Int
 
+    /// A location at `line` and `column` of `file`.
     public init(file: String, line: Int, column: Int) {
         self.file = file
         self.line = line

@@ -5,11 +5,14 @@
 /// seeded functions `random(a, b)` and `pick(x, y, …)`. `+` joins strings when either side is one.
 /// `/` between two whole numbers divides whole numbers (`7 / 2` is `3`) and any decimal makes the
 /// result decimal, except in a field the first content-state declares as a decimal (`0.0`):
-/// there `/` always divides as decimals (``DeclaredArithmetic``), so `random(1, 40) / 10` gives
+/// there `/` always divides as decimals (`DeclaredArithmetic`), so `random(1, 40) / 10` gives
 /// `0.1`…`4.0`, as the app's `Double` expects.
 public indirect enum Expression: Sendable, Hashable {
+    /// A number literal (an `int` or a `double`).
     case number(StateValue)
+    /// A quoted string literal.
     case string(String)
+    /// A name bound by the moment the beat plays: `n`, `minute`, `activity`…
     case variable(Variable)
     /// `state.a.b`: the current content-state value at that path.
     case state([String])
@@ -17,13 +20,16 @@ public indirect enum Expression: Sendable, Hashable {
     case input([String])
     /// `attributes.a.b`: a static attribute, where a template may read them (an `android:` value).
     case attributes([String])
+    /// `-x`.
     case negate(Expression)
+    /// `x op y`.
     case binary(BinaryOperator, Expression, Expression)
     /// `random(a, b)`: a seeded integer in `a...b`. `site` tells call sites apart.
     case random(Expression, Expression, site: Int)
     /// `pick(x, y, …)`: a seeded choice. `site` tells call sites apart.
     case pick([Expression], site: Int)
 
+    /// A name an expression may read, bound when the beat plays.
     public enum Variable: String, Sendable, Hashable, CaseIterable {
         /// The occurrence number of a repeating beat, from 1.
         case n
@@ -37,8 +43,16 @@ public indirect enum Expression: Sendable, Hashable {
         case index
     }
 
+    /// An arithmetic operator between two expressions.
     public enum BinaryOperator: Sendable, Hashable {
-        case add, subtract, multiply, remainder
+        /// `+`: a sum, or strings joined when either side is one.
+        case add
+        /// `-`.
+        case subtract
+        /// `*`.
+        case multiply
+        /// `%`: the remainder of a whole-number division.
+        case remainder
         /// `/` as written: whole numbers divide as whole numbers.
         case divide
         /// `/` in a field declared as a decimal: always a decimal result.
@@ -67,15 +81,20 @@ public struct EvaluationContext {
     public var n: Int
     /// Story time since the activity started.
     public var elapsed: Millis
+    /// The activity's name, for `activity`.
     public var activity: String
+    /// The activity's copy number in a load test, from 0, for `index`.
     public var index: Int
     /// Seeds `random` and `pick` for this occurrence.
     public var seed: UInt64
+    /// The content-state before the beat, for `state.<field>`.
     public var state: StateObject
+    /// The body of the webhook that triggered the beat, for `input.<field>`; nil for timeline beats.
     public var input: StateValue?
     /// The static attributes, for templates that may read them (`android:` values); nil elsewhere.
     public var attributes: StateObject?
 
+    /// A context for one occurrence; `attributes` starts nil (set it where templates may read them).
     public init(
         n: Int, elapsed: Millis, activity: String, index: Int, seed: UInt64, state: StateObject, input: StateValue?
     ) {

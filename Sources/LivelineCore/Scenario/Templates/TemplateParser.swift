@@ -2,6 +2,7 @@
 public struct TemplateSyntaxError: Error, Sendable {
     /// Offset in Unicode scalars from the start of the string.
     public var offset: Int
+    /// What is wrong there.
     public var message: String
 }
 

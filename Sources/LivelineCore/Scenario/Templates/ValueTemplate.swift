@@ -4,8 +4,11 @@
 /// activity start), and strings may hold `{{ }}` templates; both only become a ``StateValue``
 /// when the engine plays the beat.
 public indirect enum ValueTemplate: Sendable {
+    /// A value fixed in the file.
     case literal(StateValue)
+    /// A `!date`, resolved when the beat plays.
     case date(DateTemplate)
+    /// A `!date-range` of two dates, resolved when the beat plays.
     case dateRange(DateTemplate, DateTemplate)
     /// A string that is exactly one `{{ expr }}`: the value keeps the expression's type.
     case expression(Expression)
@@ -13,6 +16,7 @@ public indirect enum ValueTemplate: Sendable {
     case text(TextTemplate)
     /// A mapping, keys in written order.
     case object([ValueField])
+    /// A list, items in written order.
     case array([ValueTemplate])
 
     /// The fields of an object template, or nil.
@@ -34,10 +38,14 @@ public indirect enum ValueTemplate: Sendable {
 
 /// One `key: value` of an object template.
 public struct ValueField: Sendable {
+    /// The field's name, exactly the app's Swift property name.
     public var key: String
+    /// The field's value, not yet evaluated.
     public var value: ValueTemplate
+    /// Where the field is written, for diagnostics.
     public var location: SourceLocation
 
+    /// A field `key` of `value`, written at `location`.
     public init(key: String, value: ValueTemplate, location: SourceLocation) {
         self.key = key
         self.value = value
@@ -57,13 +65,18 @@ public enum DateTemplate: Sendable, Hashable {
 
 /// A string with `{{ }}` templates in it: `"GOAL! {{ state.minute }}'"`.
 public struct TextTemplate: Sendable, Hashable {
+    /// A piece of a text template.
     public enum Part: Sendable, Hashable {
+        /// Text kept as written.
         case literal(String)
+        /// A `{{ }}` whose value is formatted into the text.
         case expression(Expression)
     }
 
+    /// The parts, in order; their values are joined.
     public var parts: [Part]
 
+    /// A template of `parts`.
     public init(parts: [Part]) { self.parts = parts }
 
     /// A template with no expressions.
