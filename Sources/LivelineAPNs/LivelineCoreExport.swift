@@ -1,3 +1,3 @@
-/// `import LivelineAPNs` brings the payload and header types its API speaks in (``PushHeaders``,
+/// `import LivelineAPNs` brings the payload and header types its API speaks in (`PushHeaders`,
 /// `APSEncoder`, `ReferenceDate`, `Scenario` for `LiveSession`), so a backend needs one import.
 @_exported import LivelineCore

@@ -7,15 +7,22 @@
 /// all is an error that names what is missing. A Key ID or Team ID of the wrong shape is an
 /// error that names where it came from (``APNsIdentifiers``).
 public enum Credentials {
+    /// The environment variable holding the `.p8` key's PEM text itself.
     public static let keyVariable = "LIVELINE_APNS_KEY"
+    /// The environment variable holding the path of the `.p8` key file.
     public static let keyFileVariable = "LIVELINE_APNS_KEY_FILE"
+    /// The environment variable holding the key's 10-character Key ID.
     public static let keyIDVariable = "LIVELINE_APNS_KEY_ID"
+    /// The environment variable holding the 10-character Team ID.
     public static let teamIDVariable = "LIVELINE_APNS_TEAM_ID"
     /// The app's bundle id, for commands that take `--topic`.
     public static let topicVariable = "LIVELINE_APNS_TOPIC"
     /// `sandbox` or `production`, for commands that take `--env`.
     public static let environmentVariable = "LIVELINE_APNS_ENVIRONMENT"
 
+    /// The signing key from the values given (a flag's, or nil) and `environment`, flags first.
+    /// Returns nil when neither names any part of a key; throws when some parts are given and
+    /// others are missing, or a part is unreadable or of the wrong shape.
     public static func resolve(
         keyFile: String?, keyID: String?, teamID: String?, environment: [String: String]
     ) throws(CredentialsError) -> SigningKey? {

@@ -56,6 +56,7 @@ public struct ProviderTokenPolicy: Sendable {
     /// The youngest (seconds) a token APNs said expired may be replaced: APNs's minimum between updates.
     public var minimumAge: Int64 = 20 * 60
 
+    /// APNs's own limits: renew at 50 minutes, never younger than 20.
     public init() {}
 
     /// Whether a token issued at `issuedAt` should be replaced at `now` (UNIX seconds).

@@ -9,7 +9,9 @@ public struct SigningKey: Sendable, CustomStringConvertible {
     /// The P-256 scalar. Kept as bytes (swift-crypto's key type is not `Sendable`); a token is
     /// signed about once every 50 minutes, so rebuilding the key then costs nothing.
     private let rawKey: Data
+    /// The key's 10-character Key ID, the `kid` of every provider token.
     public let keyID: String
+    /// The 10-character Team ID that owns the key, the `iss` of every provider token.
     public let teamID: String
 
     /// A key from the PEM text of a `.p8` file.
@@ -80,7 +82,9 @@ public struct SigningKey: Sendable, CustomStringConvertible {
 
 /// What is wrong with the credentials, said so a user can fix it. Never contains the key.
 public enum CredentialsError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// A part of the key is missing: the value names it and the flag or variable that gives it.
     case missing(String)
+    /// The key file at this path could not be read.
     case unreadable(String)
     /// The key cannot sign: why, and the file it came from (nil: from the environment).
     case badKey(String, file: String? = nil)

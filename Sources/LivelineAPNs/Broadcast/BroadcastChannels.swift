@@ -3,9 +3,11 @@ import NIOCore
 
 /// A broadcast channel as APNs describes it.
 public struct BroadcastChannelInfo: Sendable, Hashable {
+    /// The channel id APNs assigned (`apns-channel-id`), base64.
     public var id: String
     /// 0: no message is stored (a higher budget); 1: the latest message is kept for up to 8 hours.
     public var messageStoragePolicy: Int
+    /// The push type the channel carries: `LiveActivity`.
     public var pushType: String
 }
 
@@ -20,9 +22,12 @@ public struct ChannelError: Error, Sendable, CustomStringConvertible {
 /// 2195 for sandbox and 2196 for production): give this a client connected there, or to the
 /// mock, which serves everything on one port.
 public struct BroadcastChannels: Sendable {
+    /// The client the requests go through, connected to the channel-management host.
     public let client: APNsClient
+    /// The app whose channels these are.
     public let bundleID: String
 
+    /// Channel management for `bundleID` through `client`.
     public init(client: APNsClient, bundleID: String) {
         self.client = client
         self.bundleID = bundleID

@@ -80,11 +80,13 @@ extension APNsClient {
 
 /// APNs (or the server given instead) could not be reached before the first push.
 public struct APNsUnreachable: Error, Sendable, CustomStringConvertible {
+    /// Where the client tried to connect.
     public var endpoint: APNsEndpoint
     /// The last attempt's failure, in words.
     public var cause: String
     /// The failure, when it is one that trying again cannot mend (a certificate, ALPN).
     public var setupError: APNsTransportError?
+    /// How many connection attempts were made.
     public var attempts: Int
     /// How long the attempts went on; nil when the first failure ended them.
     public var waited: Duration?

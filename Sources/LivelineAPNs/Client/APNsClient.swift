@@ -27,13 +27,15 @@ import NIOPosix
 /// logger's level once, when the client is made, so a push costs nothing more when they are not.
 /// ``PushDelivery`` logs its retries to the same logger.
 ///
-/// It frames HTTP/2 itself (``HTTP2ClientHandler`` on the connection core it shares with the
+/// It frames HTTP/2 itself (`HTTP2ClientHandler` on the connection core it shares with the
 /// mock) rather than using AsyncHTTPClient: the provider-token rules are per connection, the
 /// stream limit and GOAWAY reasons must be seen, and a connection that answers `Shutdown` must
 /// be retired, none of which AsyncHTTPClient's pool exposes. Framing by hand also measured 2×
 /// the pushes per second of swift-nio-http2's handler (BENCHMARKS.md).
 public final class APNsClient: Sendable {
+    /// What a client connects to and how: the endpoint, the connections, the key, the timeouts.
     public struct Configuration: Sendable {
+        /// Where to connect: Apple's sandbox or production host, or a mock.
         public var endpoint: APNsEndpoint
         /// How many HTTP/2 connections to keep.
         public var connections: Int
@@ -44,6 +46,7 @@ public final class APNsClient: Sendable {
         /// A PING goes out after this long without traffic.
         public var idlePing: Duration
 
+        /// A configuration for `endpoint`; the defaults suit one sender of modest volume.
         public init(
             endpoint: APNsEndpoint, connections: Int = 1, signingKey: SigningKey? = nil,
             requestTimeout: Duration = .seconds(10), idlePing: Duration = .seconds(60)
@@ -56,6 +59,7 @@ public final class APNsClient: Sendable {
         }
     }
 
+    /// What the client was made with.
     public let configuration: Configuration
     /// Where the client logs; ``PushDelivery`` logs there too unless given another.
     public let logger: Logger

@@ -1,12 +1,15 @@
 /// Where the client connects: Apple's sandbox or production host, or a URL (the mock).
 public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
+    /// The host name to connect to (and to send as the TLS server name).
     public var host: String
+    /// The TCP port: 443 for Apple's hosts.
     public var port: Int
     /// TLS with ALPN `h2`, or h2c with prior knowledge (`http://`, for a local mock).
     public var tls: Bool
     /// A PEM file of certificates to trust (the mock's self-signed one), instead of the system's.
     public var trustedCertificates: String?
 
+    /// An endpoint at `host` and `port`; TLS and the system's trust store unless told otherwise.
     public init(host: String, port: Int, tls: Bool = true, trustedCertificates: String? = nil) {
         self.host = host
         self.port = port
@@ -74,7 +77,9 @@ public struct APNsEndpoint: Sendable, Hashable, CustomStringConvertible {
 
 /// An APNs URL that cannot be used.
 public struct EndpointError: Error, Sendable, CustomStringConvertible {
+    /// The URL as it was given.
     public var url: String
+    /// What is wrong with it and what is accepted.
     public var problem: String
     public var description: String { "--apns-url \(url): \(problem)" }
 }

@@ -4,14 +4,20 @@ import NIOCore
 /// One HTTP/2 request to APNs: a push to a device token, a broadcast, or a channel-management call.
 ///
 /// A push to a device token (``push(token:headers:payload:apnsID:)``) keeps its parts as given
-/// (the token, the ``PushHeaders``, the payload bytes) and the connection writes them straight
+/// (the token, the `PushHeaders`, the payload bytes) and the connection writes them straight
 /// into its frames: no path string, header list or body buffer is built for it, which on a
 /// fan-out of a hundred thousand pushes would be three allocations and a copy of the payload
 /// each. ``path``, ``headers`` and ``body`` read the same for it as for any other request, and
 /// setting one of them turns it into a request of the general form.
 public struct APNsRequest: Sendable {
+    /// An HTTP method APNs uses.
     public enum Method: String, Sendable {
-        case get = "GET", post = "POST", delete = "DELETE"
+        /// Reads a channel or lists them.
+        case get = "GET"
+        /// Sends a push or a broadcast, or creates a channel.
+        case post = "POST"
+        /// Deletes a channel.
+        case delete = "DELETE"
     }
 
     /// How the request is kept.
@@ -21,6 +27,7 @@ public struct APNsRequest: Sendable {
         case general(path: String, headers: [(name: String, value: String)], body: ByteBuffer?)
     }
 
+    /// The HTTP method: POST for pushes, GET and DELETE for channel management.
     public var method: Method
     var content: Content
 
@@ -29,6 +36,7 @@ public struct APNsRequest: Sendable {
         self.content = content
     }
 
+    /// A request of the general form: any path, headers and body.
     public init(method: Method = .post, path: String, headers: [(name: String, value: String)], body: ByteBuffer?) {
         self.method = method
         content = .general(path: path, headers: headers, body: body)
@@ -64,6 +72,7 @@ public struct APNsRequest: Sendable {
         }
     }
 
+    /// The body: a push's payload, a channel call's JSON, or nil for none.
     public var body: ByteBuffer? {
         get {
             switch content {

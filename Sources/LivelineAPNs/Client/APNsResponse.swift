@@ -20,6 +20,7 @@ public struct APNsResponse: Sendable, Hashable, CustomStringConvertible {
     /// The body, for calls that return data (channel listings).
     public var body: [UInt8]
 
+    /// An answer with the parts given; the client builds these from APNs's frames.
     public init(
         status: Int, apnsID: String? = nil, uniqueID: String? = nil, channelID: String? = nil, requestID: String? = nil,
         reason: APNsReason? = nil, timestamp: Int64? = nil, retryAfter: String? = nil, body: [UInt8] = []
@@ -35,6 +36,7 @@ public struct APNsResponse: Sendable, Hashable, CustomStringConvertible {
         self.body = body
     }
 
+    /// Whether the status is 2xx.
     public var isSuccess: Bool { (200..<300).contains(status) }
 
     public var description: String {

@@ -4,7 +4,7 @@ import LivelineCore
 public enum DeliveryEvent: Sendable {
     /// The push (attempt `attempt`, from 1) went to the client, to be written to APNs.
     case sent(activity: Int, push: Push, attempt: Int)
-    /// APNs answered 200. `latency` counts from when the push was due (its ``Push/time``), not
+    /// APNs answered 200. `latency` counts from when the push was due (its `Push.time`), not
     /// from when it went out, so queueing and retries are in it.
     case delivered(activity: Int, push: Push, response: APNsResponse, attempts: Int, latency: Millis)
     /// A retryable failure; the push (or a newer one) goes again after `after`.

@@ -41,6 +41,7 @@ import NIOCore
 /// loops; the per-activity state is a small table guarded by one lock, held only to update it,
 /// never across I/O or callbacks. (An actor would cost a task hop per answer on this hot path.)
 public final class PushDelivery: Sendable {
+    /// What a delivery needs besides its client: the app, the retry policy, and where pushes go.
     public struct Configuration: Sendable {
         /// `apns-topic` for device pushes: `<bundle id>.push-type.liveactivity`.
         public var topic: String
@@ -58,6 +59,7 @@ public final class PushDelivery: Sendable {
         /// back into the delivery from it. A target given to `setTarget` wins.
         public var targetResolver: (@Sendable (_ activity: Int) -> PushTarget?)?
 
+        /// A configuration for the app `bundleID`; its topic follows from it.
         public init(
             bundleID: String, retry: RetryPolicy = RetryPolicy(),
             updateTokenResolver: (@Sendable (Int, String) async -> String?)? = nil,
@@ -104,6 +106,7 @@ public final class PushDelivery: Sendable {
         var epoch = 0
     }
 
+    /// What the delivery was made with.
     public let configuration: Configuration
     private let policy: AnswerPolicy
     private let client: APNsClient
@@ -112,7 +115,11 @@ public final class PushDelivery: Sendable {
     private let onEvent: @Sendable (DeliveryEvent) -> Void
     private let state = NIOLockedValueBox(State())
 
+    /// A delivery sending through `client`.
+    ///
     /// - Parameters:
+    ///   - client: the connection to APNs (or the mock) the pushes go through.
+    ///   - configuration: the app's topic, the retry policy and the resolvers for targets and tokens.
     ///   - clock: for latencies, measured from each push's due time, and for retry back-offs.
     ///   - logger: where retries and failures are logged; the client's logger when nil.
     ///   - onEvent: called for every ``DeliveryEvent``, from any thread; keep it quick.

@@ -15,8 +15,10 @@ public struct PushTarget: Sendable, Hashable, CustomStringConvertible {
 
     /// The push-to-start token (`pushToStartTokenUpdates`) for the start push, if any.
     public var startToken: String?
+    /// Where the activity's updates and its end go.
     public var updates: Updates
 
+    /// A target sending updates to `updates`, and the start to `startToken` when there is one.
     public init(startToken: String? = nil, updates: Updates) {
         self.startToken = startToken
         self.updates = updates

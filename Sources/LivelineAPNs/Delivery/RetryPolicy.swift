@@ -11,6 +11,7 @@ public struct RetryPolicy: Sendable {
     /// Give up after this many attempts in all.
     public var maxAttempts = 12
 
+    /// A policy with the bounds given; with the defaults, the waits add up to at most about a minute.
     public init(base: Duration = .milliseconds(100), cap: Duration = .seconds(10), maxAttempts: Int = 12) {
         self.base = base
         self.cap = cap

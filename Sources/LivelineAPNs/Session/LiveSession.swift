@@ -8,11 +8,11 @@ import LivelineCore
 /// the same engine differently: one stored step at a time, so any instance can resume a story;
 /// see `BridgeDispatcher`.) What a session does, in order:
 ///
-/// 1. **Scheduled beats.** The loop sleeps on the session's ``EngineClock`` until the next
+/// 1. **Scheduled beats.** The loop sleeps on the session's `EngineClock` until the next
 ///    deadline of any activity (a beat, a flush, a heartbeat, the 8-hour cap) and plays what is
-///    due, through the engine's rules (see ``ActivityEngine``).
+///    due, through the engine's rules (see `ActivityEngine`).
 /// 2. **External events**, at any moment: ``trigger(_:activity:input:)`` a beat by id with
-///    `input` values, ``apply(_:activity:)`` an ``ExternalChange`` (fields, relevance, alert,
+///    `input` values, ``apply(_:activity:)`` an `ExternalChange` (fields, relevance, alert,
 ///    priority, end), ``end(activity:dismissal:)``. Each first plays everything due by now, so
 ///    it lands in time order with the beats, then wakes the loop to pick up new deadlines.
 /// 3. **Targets that come late.** An activity may have no token yet (``setTarget(_:activity:)``
@@ -26,13 +26,14 @@ import LivelineCore
 ///    any number of ``events(bufferingPolicy:)`` streams; ``run()`` returns the
 ///    ``SessionReport``, whose ``SessionReport/status`` is the exit status of a play.
 ///
-/// Time is the clock's: ``WallClock`` for real runs, ``ManualClock`` in tests, where a test
+/// Time is the clock's: `WallClock` for real runs, `ManualClock` in tests, where a test
 /// steps through hours of story, retry back-offs and drain deadlines without sleeping.
 ///
 /// **Concurrency.** The engines and the scheduler belong to the actor. Delivery answers arrive
 /// on NIO event loops and go straight to the event hub; only ``requestStop(_:)`` and the
 /// doorbell cross into the loop from outside.
 public actor LiveSession {
+    /// How a session stops and what it reports.
     public struct Configuration: Sendable {
         /// How long a stop waits for pushes in flight, on the session's clock.
         public var drainTimeout: Duration
@@ -45,6 +46,7 @@ public actor LiveSession {
         /// Send ``SessionEvent/woke(activities:now:)`` after each wake, for live views.
         public var reportsWakes: Bool
 
+        /// A configuration for a play: drain for 15 seconds, end the activities, finish when done.
         public init(
             drainTimeout: Duration = .seconds(15), endsActivitiesOnStop: Bool = true, finishesWhenIdle: Bool = true,
             reportsWakes: Bool = false
@@ -64,6 +66,7 @@ public actor LiveSession {
     public nonisolated let clock: any EngineClock
     /// Where the pushes go.
     public nonisolated let delivery: PushDelivery
+    /// What the session was made with.
     public nonisolated let configuration: Configuration
 
     private var scenarioRun: ScenarioRun
@@ -76,8 +79,13 @@ public actor LiveSession {
     /// A session over `run`'s activities, sending through `client`.
     ///
     /// - Parameters:
+    ///   - run: the activities to play, each at the place its id names.
+    ///   - client: the connection to APNs (or the mock) the pushes go through.
+    ///   - delivery: the app's topic, the retry policy and the resolvers for targets and tokens.
     ///   - targets: where each activity's pushes go, by its place in `run`; an activity without
     ///     one waits for ``setTarget(_:activity:)``.
+    ///   - clock: the time the session follows: `WallClock` for real runs, a manual clock in tests.
+    ///   - configuration: how the session stops and what it reports.
     ///   - observer: sees every event synchronously, from the actor or an event loop; keep it quick.
     public init(
         run: ScenarioRun, client: APNsClient, delivery: PushDelivery.Configuration, targets: [Int: PushTarget] = [:],

@@ -4,10 +4,14 @@ import LivelineCore
 public struct SessionReport: Sendable {
     /// An activity APNs stopped (410, a bad token), with why.
     public struct StoppedActivity: Sendable, Hashable {
+        /// The activity's place in the run.
         public var activity: Int
+        /// The activity's name in the scenario.
         public var name: String
+        /// APNs's reason, with the status.
         public var reason: String
 
+        /// A record of `activity` stopped for `reason`.
         public init(activity: Int, name: String, reason: String) {
             self.activity = activity
             self.name = name
@@ -29,6 +33,7 @@ public struct SessionReport: Sendable {
     public var gaveUp = 0
     /// Pushes the engine refused to send (over the payload limit).
     public var refused = 0
+    /// The activities APNs stopped, in the order it did.
     public var stoppedActivities: [StoppedActivity] = []
     /// The setup problem that stopped the run, with how to fix it.
     public var configurationError: String?
@@ -37,6 +42,7 @@ public struct SessionReport: Sendable {
     /// Why the session stopped early, or nil when its story ran to the end.
     public var stopReason: StopReason?
 
+    /// A report with every count at zero.
     public init() {}
 
     /// Pushes that did not get where they were going.

@@ -8,11 +8,11 @@ import NIOTLS
 /// One HTTP/2 connection to APNs, ready for requests.
 ///
 /// Requests come from any thread and wait in an outbox; one task on the channel's event loop
-/// drains it and hands them all to ``HTTP2ClientHandler`` directly (not a pipeline write
+/// drains it and hands them all to `HTTP2ClientHandler` directly (not a pipeline write
 /// each), which writes their frames at once. A burst (a goal for
 /// every fan at once) then costs one event-loop wake-up and one flush per connection, not one
 /// per push. While a read answers many requests, the handler sends what waits every 16
-/// answers (``HTTP2ClientHandler/sendWaiting``), so the server works on the next requests
+/// answers (`HTTP2ClientHandler.sendWaiting`), so the server works on the next requests
 /// while the client handles the rest of the answers.
 final class APNsConnection: Sendable {
     let channel: any Channel

@@ -5,11 +5,11 @@ import NIOCore
 import NIOSSL
 import NIOTLS
 
-/// Speaks HTTP/2 to APNs on one connection: a thin NIO adapter around ``HTTP2ConnectionCore``
+/// Speaks HTTP/2 to APNs on one connection: a thin NIO adapter around `HTTP2ConnectionCore`
 /// (which keeps the protocol's rules: SETTINGS, PING, flow control, CONTINUATION, stream
 /// states, GOAWAY) plus what is the client's own:
 ///
-/// - writes each request as HEADERS (see ``RequestHeaderEncoder``) and DATA;
+/// - writes each request as HEADERS (see `RequestHeaderEncoder`) and DATA;
 /// - keeps to the server's `SETTINGS_MAX_CONCURRENT_STREAMS` (APNs starts at 1 until a request
 ///   carries a valid token), queueing the rest;
 /// - assembles each answer (status, `apns-*` headers, JSON body) and completes its request;
@@ -20,7 +20,7 @@ import NIOTLS
 ///   code and reason, the protocol error, or why the connection closed.
 ///
 /// The connection's life (connecting, open, going away, closing, closed) and what each event
-/// means for the requests is ``StateMachine``'s, a value apart from the I/O; the handler does
+/// means for the requests is `StateMachine`'s, a value apart from the I/O; the handler does
 /// what its transitions return.
 ///
 /// It frames HTTP/2 itself, on the bytes under TLS, instead of running `NIOHTTP2Handler`: the
@@ -29,8 +29,8 @@ import NIOTLS
 /// written once.
 ///
 /// **Concurrency.** Loop-bound: NIO calls it only on its channel's event loop, so its state
-/// needs no lock. Other threads reach it through ``APNsConnection``, whose outbox hands it
-/// requests on the event loop (``send(_:)``), or by writing a ``PendingRequest`` to the channel.
+/// needs no lock. Other threads reach it through `APNsConnection`, whose outbox hands it
+/// requests on the event loop (``send(_:)``), or by writing a `PendingRequest` to the channel.
 final class HTTP2ClientHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = PendingRequest
@@ -268,7 +268,7 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         }
     }
 
-    /// A TLS, socket or pipeline error, sorted for ``StateMachine/errorCaught(_:)``.
+    /// A TLS, socket or pipeline error, sorted for `StateMachine.errorCaught(_:)`.
     private static func sort(_ error: any Error) -> StateMachine.CaughtError {
         if let transport = error as? APNsTransportError { return .transport(transport) }
         if error is NIOSSLError || error is NIOSSLExtraError || error is BoringSSLError {

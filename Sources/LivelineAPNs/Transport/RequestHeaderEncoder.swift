@@ -10,7 +10,7 @@ import NIOCore
 /// provider token costs two bytes per push. What changes per push (`:path`, `apns-expiration`,
 /// `apns-id`, …) is a literal without indexing. Strings are never Huffman-coded: the block is
 /// a few hundred bytes, and copying them is cheaper than compressing them. A push to a device
-/// token is written from its parts (token, ``PushHeaders``), with no header list built for it.
+/// token is written from its parts (token, `PushHeaders`), with no header list built for it.
 ///
 /// The encoder keeps its own copy of the dynamic table the server builds from these blocks,
 /// with the same eviction rule, within the table size the server allows. It remembers where
@@ -57,7 +57,7 @@ struct RequestHeaderEncoder {
     /// Entries ever added: the entry added as number `k` (from 0) is at dynamic index
     /// `62 + insertions - 1 - k` while it is in the table.
     private var insertions = 0
-    /// Where each repeating field's value last went, by ``Repeating``'s raw value.
+    /// Where each repeating field's value last went, by `Repeating`'s raw value.
     private var remembered = [Remembered?](repeating: nil, count: Repeating.allCases.count)
     /// A size to announce at the start of the next block, after the server lowered its limit.
     private var pendingSizeUpdate: Int?

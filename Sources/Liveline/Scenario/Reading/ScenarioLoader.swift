@@ -4,12 +4,13 @@ import Yams
 
 /// A scenario that loaded, with the warnings found on the way.
 public struct LoadedScenario: Sendable {
+    /// The scenario, checked and ready to play.
     public var scenario: Scenario
     /// Legal but suspicious things, such as more high-priority beats than the budget allows.
     public var warnings: [Diagnostic]
 }
 
-/// Loads scenario files: YAML in, a checked ``Scenario`` out, or every problem, located.
+/// Loads scenario files: YAML in, a checked `Scenario` out, or every problem, located.
 ///
 /// Loading reads the YAML, checks every key and value, resolves every template name, follows
 /// each content-state field's type through the patches, checks the timeline (start first, nothing
@@ -21,6 +22,7 @@ public struct LoadedScenario: Sendable {
 /// for warning in loaded.warnings { print(warning) }
 /// ```
 public struct ScenarioLoader: Sendable {
+    /// A loader; it keeps nothing between files, so one can load any number of them.
     public init() {}
 
     /// The largest scenario file read. Load tests multiply one story (`--activities`) rather

@@ -1,7 +1,7 @@
 import LivelineCore
 import Yams
 
-/// Reads one scenario file's YAML nodes into a ``Scenario``, collecting every problem on the way.
+/// Reads one scenario file's YAML nodes into a `Scenario`, collecting every problem on the way.
 ///
 /// The reader never stops at the first problem: each part is read as far as it can be, so one
 /// `liveline validate` run lists everything to fix. Each problem is located at the node it is
