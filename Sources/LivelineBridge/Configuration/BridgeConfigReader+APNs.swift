@@ -7,7 +7,7 @@ import Yams
 /// reads them: a variable that is set replaces its key (a deployment keeps one file and sets
 /// the credentials from its secrets), and without `apns:` the variables alone give the
 /// credentials. Key and Team IDs and the topic are checked for their shape here, before the
-/// bridge serves (``APNsIdentifiers``).
+/// bridge serves (`APNsIdentifiers`).
 extension BridgeConfigReader {
     static let apnsKeys = [
         "key", "key-env", "key-id", "team-id", "topic", "environment", "environments", "probe-interval",

@@ -9,7 +9,9 @@ import Liveline
 public struct BridgeConfiguration: Sendable {
     /// The configuration file, as the user named it.
     public var file: String
+    /// The address the HTTP server binds (`listen:`).
     public var listen: ListenAddress
+    /// Where the store is: a SQLite file or a PostgreSQL database (`store:`).
     public var store: StoreLocation
     /// Where the store lives when the file names none (``BridgeStateDirectory``); nil when it
     /// names one. That directory is created before the store is opened.
@@ -43,6 +45,7 @@ public struct BridgeConfiguration: Sendable {
     /// Where `app:` is written.
     public var appLocation: SourceLocation?
 
+    /// A configuration with the parts given; ``BridgeConfigurationLoader`` builds these from the file.
     public init(
         file: String, listen: ListenAddress = .standard, store: StoreLocation = .standard, apns: APNsSettings? = nil,
         apiKeys: [APIKeyHash] = [], bodyLimit: Int = BridgeConfiguration.standardBodyLimit,
@@ -99,8 +102,10 @@ public struct BridgeConfiguration: Sendable {
 public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     /// A host name or IP address, without brackets.
     public var host: String
+    /// The TCP port, 1 to 65535 (0 only where a caller asks for any free port).
     public var port: Int
 
+    /// The address `host`:`port`.
     public init(host: String, port: Int) {
         self.host = host
         self.port = port
@@ -136,6 +141,7 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
 
 /// APNs credentials, as `liveline play` takes them.
 public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
+    /// Where the `.p8` key's PEM text comes from.
     public enum Key: Sendable, Hashable {
         /// A `.p8` file, resolved against the configuration file's folder.
         case file(String)
@@ -148,8 +154,11 @@ public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
     /// How often a halted app and environment is probed when nothing says otherwise.
     public static let standardProbeInterval: Duration = .seconds(5)
 
+    /// Where the key's PEM text comes from.
     public var key: Key
+    /// The key's 10-character Key ID.
     public var keyID: String
+    /// The 10-character Team ID that owns the key.
     public var teamID: String
     /// The app's bundle id; nil takes each scenario's.
     public var topic: String?
@@ -192,6 +201,7 @@ public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Make one with `printf %s "$KEY" | sha256sum` and write `sha256:<the 64 hex digits>`.
 public struct APIKeyHash: Sendable, Hashable, CustomStringConvertible {
+    /// The key's SHA-256, 32 bytes; a request's key is hashed and compared in constant time.
     public let digest: [UInt8]
 
     /// From `sha256:<64 hex digits>`; nil otherwise.

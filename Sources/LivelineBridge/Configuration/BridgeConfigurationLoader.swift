@@ -6,7 +6,7 @@ import Yams
 /// problem located at `file:line:column` like scenario errors.
 ///
 /// Loading checks every key (with a did-you-mean for typos), builds each source's verifier,
-/// reads `env:` secrets, loads each source's scenario with ``ScenarioLoader`` and checks the
+/// reads `env:` secrets, loads each source's scenario with `ScenarioLoader` and checks the
 /// event rules against it (beats by id, content-state fields and their types). A configuration
 /// that loads is safe to serve.
 ///
@@ -22,6 +22,7 @@ public struct BridgeConfigurationLoader: Sendable {
     /// (``SecretsNotLoaded``). The store's own `env:` must still be set.
     public var readsSecrets: Bool
 
+    /// A loader reading secrets from `environment`, and requiring them unless `readsSecrets` is false.
     public init(environment: [String: String] = ProcessInfo.processInfo.environment, readsSecrets: Bool = true) {
         self.environment = environment
         self.readsSecrets = readsSecrets
@@ -69,14 +70,17 @@ public struct BridgeConfigurationLoader: Sendable {
 
 /// Thrown when a configuration cannot be served; carries every problem found, located.
 public struct BridgeConfigurationError: Error, Sendable, CustomStringConvertible {
+    /// Every problem found, in file order: errors and warnings.
     public var diagnostics: [Diagnostic]
 
+    /// An error carrying `diagnostics`.
     public init(diagnostics: [Diagnostic]) { self.diagnostics = diagnostics }
 
     init(_ file: String, _ message: String) {
         diagnostics = [Diagnostic(.error, SourceLocation(file: file, line: 1, column: 1), message)]
     }
 
+    /// The diagnostics that stop the configuration from being served.
     public var errors: [Diagnostic] { diagnostics.filter { $0.severity == .error } }
 
     /// One `file:line:column: error: message` line per problem.

@@ -10,6 +10,7 @@ public struct RateLimit: Sendable, Hashable, CustomStringConvertible {
     /// The bucket's capacity: requests that may come at once.
     public var burst: Int
 
+    /// A limit of `perSecond` requests a second, with a burst of one second's worth unless given.
     public init(perSecond: Double, burst: Int? = nil) {
         self.perSecond = perSecond
         self.burst = burst ?? max(1, Int(perSecond.rounded(.up)))

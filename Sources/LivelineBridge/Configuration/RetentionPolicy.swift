@@ -16,11 +16,12 @@ import Foundation
 public struct RetentionPolicy: Sendable, Hashable {
     /// nil keeps them for good.
     public var events: Duration?
+    /// How long dead letters (and the fan-outs' failure summaries) are kept; nil keeps them for good.
     public var deadLetters: Duration?
     /// The most rows one transaction deletes.
     public var batch: Int
     /// How long one batch may hold the store's writer: the pruner sizes its batches to take
-    /// about this long (``PruneBatchSizer``), so a webhook that arrives during a batch waits at
+    /// about this long (`PruneBatchSizer`), so a webhook that arrives during a batch waits at
     /// most that. A delete's cost is mostly the index pages it touches, which depends on the
     /// store, the disk and the machine's load, so a fixed row count could not promise a time.
     public var batchTime: Duration
@@ -32,6 +33,7 @@ public struct RetentionPolicy: Sendable, Hashable {
     /// How often a round of pruning starts.
     public var interval: Duration
 
+    /// A policy with the parts given.
     public init(
         events: Duration? = RetentionPolicy.standard.events,
         deadLetters: Duration? = RetentionPolicy.standard.deadLetters,

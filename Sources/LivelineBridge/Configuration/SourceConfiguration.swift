@@ -21,7 +21,9 @@ public struct SourceConfiguration: Sendable {
     /// What an event whose id is missing, empty or only whitespace gets (`event-id: {from:,
     /// when-missing:}`): refused with 422, or deduplicated on the body's SHA-256.
     public var missingEventID: MissingEventIDPolicy
+    /// Where the event's type is (a JSON Pointer into the body, or a header): it picks the ``EventRule``.
     public var eventType: ValueLocation
+    /// Where the key naming the activity is (an order number, a match id): one activity per key.
     public var activityKey: ValueLocation
     /// nil: events apply in arrival order.
     public var order: OrderRule?
@@ -31,6 +33,7 @@ public struct SourceConfiguration: Sendable {
     public var activityIndex: Int
     /// What each event type does.
     public var events: [String: EventRule]
+    /// What an event of a type no rule names gets: ignored, or refused.
     public var unknownEvents: UnknownEventPolicy
     /// nil: no limit. Over it, webhooks are answered 429 with `Retry-After`.
     public var rateLimit: RateLimit?
@@ -39,6 +42,7 @@ public struct SourceConfiguration: Sendable {
     /// Where the source is declared.
     public var location: SourceLocation
 
+    /// A source with every part given; ``BridgeConfigurationLoader`` builds these from the file.
     public init(
         name: String, scheme: VerificationScheme, verifier: any WebhookVerifier, eventID: ValueLocation?,
         eventType: ValueLocation, activityKey: ValueLocation, order: OrderRule?, scenario: Scenario, activityIndex: Int,
@@ -95,6 +99,7 @@ public struct EventRule: Sendable, Hashable {
     /// End the activity, with this dismissal (nil inside: the policy's).
     public var end: Dismissal??
 
+    /// A rule doing the parts given, in the order start, trigger, change, end.
     public init(start: Bool = false, trigger: BeatTrigger? = nil, change: ChangeRule? = nil, end: Dismissal?? = nil) {
         self.start = start
         self.trigger = trigger
@@ -107,19 +112,24 @@ public struct EventRule: Sendable, Hashable {
 public struct BeatTrigger: Sendable, Hashable {
     /// One `input` field and where the event carries it.
     public struct InputField: Sendable, Hashable {
+        /// The name the beat's templates read, as `input.<name>`.
         public var name: String
+        /// Where the event carries the value.
         public var location: ValueLocation
 
+        /// An input field `name`, read from `location`.
         public init(name: String, location: ValueLocation) {
             self.name = name
             self.location = location
         }
     }
 
+    /// The id of the scenario's beat to trigger.
     public var beat: String
     /// `input` fields taken from the event; nil passes the whole body as `input`.
     public var input: [InputField]?
 
+    /// A trigger of `beat`, with `input` taken from the event (nil: the whole body).
     public init(beat: String, input: [InputField]?) {
         self.beat = beat
         self.input = input
@@ -129,11 +139,16 @@ public struct BeatTrigger: Sendable, Hashable {
 /// Content-state fields and presentation set straight from the event, for events no beat
 /// describes (an ETA that moved).
 public struct ChangeRule: Sendable, Hashable {
+    /// The content-state fields to set, each with where its value comes from.
     public var set: [FieldRule]
+    /// The new `relevance-score`; nil keeps the current one.
     public var relevance: Double?
+    /// `.high` asks for priority 10 (charged to the budget); nil or `.low` sends at 5.
     public var priority: Priority?
+    /// An alert filled from the event; nil for a silent update.
     public var alert: AlertRule?
 
+    /// A change with the parts given; an empty one changes nothing.
     public init(set: [FieldRule] = [], relevance: Double? = nil, priority: Priority? = nil, alert: AlertRule? = nil) {
         self.set = set
         self.relevance = relevance
@@ -144,6 +159,7 @@ public struct ChangeRule: Sendable, Hashable {
 
 /// One content-state field and where its value comes from.
 public struct FieldRule: Sendable, Hashable {
+    /// Where a field's new value comes from.
     public enum Value: Sendable, Hashable {
         /// A fixed value.
         case literal(StateValue)
@@ -158,6 +174,7 @@ public struct FieldRule: Sendable, Hashable {
 
     /// A translation table from what a sender sends (as text) to a content-state value.
     public struct ValueMap: Sendable, Hashable {
+        /// Each word the sender may send, and the content-state value it becomes.
         public var entries: [String: StateValue]
         /// For anything the table does not name; nil: such an event does not map.
         public var fallback: StateValue?
@@ -165,6 +182,7 @@ public struct FieldRule: Sendable, Hashable {
         /// messages; not part of what the map means, so not of its equality.
         public var locations: [String: SourceLocation]
 
+        /// A table of `entries`, with `fallback` for any other word.
         public init(
             entries: [String: StateValue], fallback: StateValue? = nil, locations: [String: SourceLocation] = [:]
         ) {
@@ -193,10 +211,12 @@ public struct FieldRule: Sendable, Hashable {
 
     /// The key path into the content-state.
     public var path: [String]
+    /// Where the new value comes from.
     public var value: Value
     /// Where the value is written, for messages; not part of the rule's equality.
     public var location: SourceLocation?
 
+    /// A rule setting the field at `path` from `value`.
     public init(path: [String], value: Value, location: SourceLocation? = nil) {
         self.path = path
         self.value = value
@@ -214,10 +234,14 @@ public struct FieldRule: Sendable, Hashable {
 /// An alert whose title and body are filled from the event: `{{ /courier/name }}` is replaced by
 /// what the pointer finds.
 public struct AlertRule: Sendable, Hashable {
+    /// The alert's title, filled from the event; nil for none.
     public var title: BodyTemplate?
+    /// The alert's body, filled from the event; nil for none.
     public var body: BodyTemplate?
+    /// The sound file in the app's bundle, `default`, or nil for silence.
     public var sound: String?
 
+    /// An alert rule with the parts given.
     public init(title: BodyTemplate?, body: BodyTemplate?, sound: String?) {
         self.title = title
         self.body = body

@@ -4,10 +4,10 @@ import Liveline
 /// state: the engine's snapshot, the story it follows, the newest order key applied, so a
 /// late event is recognised as older after a restart too, and per content-state field the
 /// order key of the newest event that set it, so a late event's fields that no newer event
-/// set still apply (``EventApplication``).
+/// set still apply (`EventApplication`).
 ///
 /// It is written with every step of every activity, so it is stored in the compact byte form
-/// (``CompactWriter``) behind a magic number and a layout version, not as JSON: reading and
+/// (`CompactWriter`) behind a magic number and a layout version, not as JSON: reading and
 /// writing it costs microseconds, not a general-purpose coder's walk.
 struct BridgeActivityState: Sendable, Hashable {
     /// `LLA` and the layout version; bumped when the layout changes. Layout 2 added

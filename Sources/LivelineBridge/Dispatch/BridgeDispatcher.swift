@@ -12,7 +12,7 @@ import Logging
 ///    (same source) applies only the fields no newer applied event has set (last writer wins
 ///    per field, by order key) and is superseded whole when there are none: a late
 ///    `DASHER_CONFIRMED` shows the courier's name but never undoes `DASHER_PICKED_UP`
-///    (``EventApplication``).
+///    (`EventApplication`).
 /// 3. **Apply** each event's mapped actions (start, trigger a beat with `input`, set fields,
 ///    end) with the engine's rules: coalescing, one push a second, the budget, relevance,
 ///    the end and its dismissal. An event the story cannot take (an unknown beat, a field of
@@ -32,6 +32,7 @@ import Logging
 /// activity is on one instance at a time. Within an instance, ``run()`` is the only loop;
 /// ``dispatch(now:)`` is for tests that step in virtual time.
 public final class BridgeDispatcher: Sendable {
+    /// How the dispatcher claims work: its instance name, leases, batch size and polling.
     public struct Configuration: Sendable {
         /// This instance's name in leases; unique per running bridge.
         public var instance: String
@@ -42,6 +43,7 @@ public final class BridgeDispatcher: Sendable {
         /// How often to look for work nobody rang about (deadlines, other instances' webhooks).
         public var pollInterval: Duration
 
+        /// A configuration for `instance`; the defaults suit one bridge on one store.
         public init(
             instance: String, lease: Duration = .seconds(30), batch: Int = 256,
             pollInterval: Duration = .milliseconds(100)
@@ -55,9 +57,13 @@ public final class BridgeDispatcher: Sendable {
 
     /// What one pass did.
     public struct PassReport: Sendable, Hashable {
+        /// Activities stepped.
         public var activities = 0
+        /// Events applied.
         public var applied = 0
+        /// Events kept but not applied (older than one applied, the activity ended…).
         public var superseded = 0
+        /// Pushes queued in the outbox.
         public var pushes = 0
         /// Fan-outs started (pushes decided for keys with followers).
         public var fanOuts = 0
@@ -65,7 +71,9 @@ public final class BridgeDispatcher: Sendable {
         public var deadlines: [Millis] = []
     }
 
+    /// What the dispatcher was made with.
     public let configuration: Configuration
+    /// Each source's story, compiled once: what an activity plays.
     public let catalog: StoryCatalog
     private let application: EventApplication
     private let store: any DispatchStore
@@ -81,6 +89,16 @@ public final class BridgeDispatcher: Sendable {
     /// Rung when a step started fan-outs.
     private let fanOutSignal: WakeSignal?
 
+    /// A dispatcher over `store`, playing the stories of `catalog`.
+    ///
+    /// - Parameters:
+    ///   - store: where events wait and where each step is committed.
+    ///   - catalog: each source's story, compiled.
+    ///   - configuration: the instance name, leases, batch size and polling.
+    ///   - observer: told of each step, for metrics.
+    ///   - logger: where failed passes and bad events are logged.
+    ///   - outboxSignal: rung when a step queued pushes, so the outbox sender wakes at once.
+    ///   - fanOutSignal: rung when a step started fan-outs, so the fan-out sender wakes at once.
     public init(
         store: any DispatchStore, catalog: StoryCatalog, configuration: Configuration,
         observer: any DispatchObserver = SilentDispatchObserver(),
@@ -171,7 +189,9 @@ public final class BridgeDispatcher: Sendable {
         return .queued(pushes: commit.pushes.count)
     }
 
+    /// What ``replay(_:now:)`` did with a dead letter.
     public enum ReplayOutcome: Sendable, Hashable {
+        /// A fresh push of the activity's current state was queued (`pushes` of them).
         case queued(pushes: Int)
         /// Not registered any more, or another instance is working on it: try again later.
         case activityUnavailable

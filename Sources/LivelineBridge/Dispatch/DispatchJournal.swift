@@ -13,7 +13,9 @@ import Liveline
 public actor DispatchJournal {
     /// A push a step decided.
     public struct DecidedPush: Sendable, Hashable {
+        /// Whether it starts, updates or ends the activity.
         public var event: PushEvent
+        /// Its `apns-priority`: 10 or 5.
         public var priority: Int
         /// The engine's reason, as `plan` prints it.
         public var reason: String
@@ -23,14 +25,19 @@ public actor DispatchJournal {
 
     /// One step, as far as one of its events is concerned.
     public struct Step: Sendable, Hashable {
+        /// What the step did with the event.
         public enum Outcome: Sendable, Hashable {
+            /// Applied to the story.
             case applied
             /// Recorded only: no rule names its type.
             case ignored
+            /// Kept, never applied, for the reason given (older than an event already applied, the activity ended…).
             case superseded(String)
         }
 
+        /// What the step did with the event.
         public var outcome: Outcome
+        /// When the step ran.
         public var at: Millis
         /// The pushes the step decided (for every event it applied).
         public var pushes: [DecidedPush]
@@ -38,6 +45,7 @@ public actor DispatchJournal {
         public var nextDeadline: Millis?
     }
 
+    /// How many events, and as many activities, the journal remembers; the oldest go first.
     public let capacity: Int
     private var steps: [Int64: Step] = [:]
     private var stepOrder: Admissions<Int64>
@@ -45,6 +53,7 @@ public actor DispatchJournal {
     private var latestPushes: [String: (at: Millis, pushes: [DecidedPush])] = [:]
     private var activityOrder: Admissions<String>
 
+    /// A journal remembering the newest `capacity` events (at least 1).
     public init(capacity: Int = 4096) {
         self.capacity = max(1, capacity)
         stepOrder = Admissions(capacity: self.capacity)

@@ -19,6 +19,7 @@ extension DispatchObserver {
 
 /// Reports nowhere.
 public struct SilentDispatchObserver: DispatchObserver {
+    /// An observer that reports nothing.
     public init() {}
     public func pushAnswered(status: Int, reason: String?) {}
     public func receiptToAnswer(seconds: Double) {}

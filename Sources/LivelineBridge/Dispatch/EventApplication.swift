@@ -96,7 +96,7 @@ struct EventApplication: Sendable {
         return .applied(mapped)
     }
 
-    /// A field's dotted path, as ``BridgeActivityState/fieldOrderKeys`` keeps it.
+    /// A field's dotted path, as `BridgeActivityState.fieldOrderKeys` keeps it.
     private static func path(_ field: ExternalChange.FieldChange) -> String { field.path.joined(separator: ".") }
 
     /// The fields an event's own rules set.

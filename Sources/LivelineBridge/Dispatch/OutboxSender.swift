@@ -28,15 +28,20 @@ import Logging
 /// back (with every other claim of this instance) so that the next instance sends them at once
 /// instead of after their lease.
 public final class OutboxSender: Sendable {
+    /// How the sender claims pushes: its instance name, leases, batch size, retries and polling.
     public struct Configuration: Sendable {
+        /// This instance's name in claims; unique per running bridge.
         public var instance: String
         /// How long a claim holds a push; a dead instance's claims are taken over after it.
         public var lease: Duration
         /// Pushes claimed per pass (and so in flight at once).
         public var batch: Int
+        /// The back-off between attempts after a retryable answer, and how many to make.
         public var retry: RetryPolicy
+        /// How often to look for pushes nobody rang about (due retries, other instances' pushes).
         public var pollInterval: Duration
 
+        /// A configuration for `instance`; the defaults suit one bridge on one store.
         public init(
             instance: String, lease: Duration = .seconds(60), batch: Int = 256, retry: RetryPolicy = RetryPolicy(),
             pollInterval: Duration = .milliseconds(100)
@@ -51,14 +56,18 @@ public final class OutboxSender: Sendable {
 
     /// What one pass did.
     public struct PassReport: Sendable, Hashable {
+        /// Pushes APNs accepted.
         public var sent = 0
+        /// Pushes scheduled to be tried again.
         public var retried = 0
+        /// Pushes moved to the dead letters.
         public var deadLettered = 0
         /// Pushes that wait while their app and environment is halted.
         public var held = 0
         public var claimed = 0
     }
 
+    /// What the sender was made with.
     public let configuration: Configuration
     /// Rung when the dispatcher queued pushes.
     public var wakeSignal: WakeSignal { loop.wakeSignal }

@@ -3,9 +3,13 @@ import Liveline
 /// The stories activities follow, compiled once per source: the program each activity key of
 /// a source plays, the topic its pushes carry, and the mapper that reads its webhooks.
 public struct StoryCatalog: Sendable {
+    /// One source's story, compiled.
     public struct Story: Sendable {
+        /// The source as configured.
         public let source: SourceConfiguration
+        /// The activity program each of the source's activity keys plays.
         public let program: ActivityProgram
+        /// Reads the source's events into actions.
         public let mapper: EventMapper
         /// `<bundle id>.push-type.liveactivity`.
         public let topic: String
@@ -15,7 +19,11 @@ public struct StoryCatalog: Sendable {
     /// Source names in the configuration's order.
     public let sourceNames: [String]
 
-    /// - Parameter topic: overrides every scenario's bundle id (the configuration's `apns.topic`).
+    /// The stories of `sources`, each compiled once.
+    ///
+    /// - Parameters:
+    ///   - sources: the configured sources; one whose activity the scenario lacks is left out.
+    ///   - topic: overrides every scenario's bundle id (the configuration's `apns.topic`).
     public init(sources: [SourceConfiguration], topic: String? = nil) {
         var stories: [String: Story] = [:]
         for source in sources {
@@ -32,5 +40,6 @@ public struct StoryCatalog: Sendable {
         self.sourceNames = sources.map(\.name).filter { stories[$0] != nil }
     }
 
+    /// The story of the source named `source`, if there is one.
     public subscript(source: String) -> Story? { stories[source] }
 }

@@ -16,6 +16,7 @@ public final class WakeSignal: Sendable {
 
     private let state = Mutex(State())
 
+    /// A signal nobody has rung yet.
     public init() {}
 
     /// Wakes the waiter now, or the next one to wait.

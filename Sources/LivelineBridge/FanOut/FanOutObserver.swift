@@ -13,6 +13,7 @@ public protocol FanOutObserver: Sendable {
 
 /// Reports nowhere.
 public struct SilentFanOutObserver: FanOutObserver {
+    /// An observer that reports nothing.
     public init() {}
     public func fanOutPushes(activityKey: String, count: Int) {}
     public func fanOutFinished(lagSeconds: Double) {}

@@ -8,7 +8,7 @@ import Logging
 /// A pass claims ranges of followers (keyset pages by follower id; one of each fan-out with
 /// work first, so a key with a million followers does not hold up the next key's; several
 /// instances on PostgreSQL share one fan-out by claiming its ranges in turn) and keeps
-/// ``Configuration/ranges`` of them in flight through ``APNsClient``: when a range is wholly
+/// ``Configuration/ranges`` of them in flight through `APNsClient`: when a range is wholly
 /// answered it is written in one transaction and the next is claimed, while the others are
 /// still being answered, until the pass has taken ``Configuration/rangesPerPass``. Then it sends the followers whose exception is due (joined late, or backing
 /// off), each the newest push of its key.
@@ -24,7 +24,9 @@ import Logging
 /// exceptions, attempts unchanged), and a fan-out whose app is halted in every environment
 /// hands out no ranges until a probe succeeds.
 public final class FanOutSender: Sendable {
+    /// How the sender claims fan-outs: its instance name, leases, page sizes, retries and polling.
     public struct Configuration: Sendable {
+        /// This instance's name in claims; unique per running bridge.
         public var instance: String
         /// How long a claimed range holds; a dead instance's range is sent again after it.
         public var lease: Duration
@@ -36,9 +38,12 @@ public final class FanOutSender: Sendable {
         public var rangesPerPass: Int
         /// Catch-ups and retries per pass.
         public var catchUps: Int
+        /// The back-off of a follower after a retryable answer, and how many attempts it gets.
         public var retry: RetryPolicy
+        /// How often to look for work nobody rang about (due catch-ups, other instances' fan-outs).
         public var pollInterval: Duration
 
+        /// A configuration for `instance`; `rangesPerPass` defaults to `ranges`.
         public init(
             instance: String, lease: Duration = .seconds(60), page: Int = 1000, ranges: Int = 4,
             rangesPerPass: Int? = nil,
@@ -57,18 +62,25 @@ public final class FanOutSender: Sendable {
 
     /// What one pass did.
     public struct PassReport: Sendable, Hashable {
+        /// Ranges sent and recorded.
         public var ranges = 0
+        /// Followers APNs accepted a push for.
         public var sent = 0
+        /// Followers whose push failed (to be retried, or counted in a failure summary).
         public var failed = 0
         /// Followers that wait while their app and environment is halted.
         public var held = 0
         public var catchUps = 0
+        /// Fan-outs whose every range is now recorded.
         public var finished = 0
+        /// Followers forgotten because their token is gone.
         public var pruned = 0
 
+        /// Whether the pass sent anything, so the loop polls again at once.
         public var didWork: Bool { ranges > 0 || catchUps > 0 }
     }
 
+    /// What the sender was made with.
     public let configuration: Configuration
     /// Rung when the dispatcher started fan-outs or a follower joined.
     public var wakeSignal: WakeSignal { loop.wakeSignal }

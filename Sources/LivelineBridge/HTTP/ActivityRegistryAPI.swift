@@ -7,10 +7,10 @@ import Logging
 /// The registry API: `PUT`, `GET` and `DELETE /v1/activities/{key}`, for the app's backend to
 /// say where an activity's pushes go and to see how it is doing.
 ///
-/// Every request needs a registry API key (``RegistryAuthenticator``). A `PUT` answers 201 for
+/// Every request needs a registry API key (`RegistryAuthenticator`). A `PUT` answers 201 for
 /// a new activity and 200 for a changed one, with the activity as `GET` shows it
-/// (``ActivityStatusView``), then wakes the dispatcher so a waiting event can go out to the new
-/// token at once; its body is ``ActivityRegistrationRequest``. `DELETE` answers 204, or 404
+/// (`ActivityStatusView`), then wakes the dispatcher so a waiting event can go out to the new
+/// token at once; its body is `ActivityRegistrationRequest`. `DELETE` answers 204, or 404
 /// for an activity that is not registered.
 ///
 /// The key in the path is percent-decoded; it must meet ``ActivityKeyRule``, as webhooks' keys do.

@@ -8,6 +8,7 @@ import Liveline
 /// says what was wrong in words the sender's developer can act on. Neither ever holds a
 /// secret, a token or the request's body.
 public struct BridgeHTTPError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The HTTP status of the answer.
     public var status: HTTPResponse.Status
     /// A short, stable code such as `bad-signature`.
     public var code: String
@@ -16,6 +17,7 @@ public struct BridgeHTTPError: Error, Sendable, Hashable, CustomStringConvertibl
     /// Headers the answer must carry, such as `WWW-Authenticate`.
     public var headers: HTTPFields
 
+    /// An error answered with `status`, `code` and `reason`, and `headers` besides.
     public init(_ status: HTTPResponse.Status, code: String, reason: String, headers: HTTPFields = HTTPFields()) {
         self.status = status
         self.code = code
@@ -33,7 +35,7 @@ public struct BridgeHTTPError: Error, Sendable, Hashable, CustomStringConvertibl
     }
 
     /// The answer's JSON body alone, for answers written below Hummingbird
-    /// (``HTTPFramingErrorAnswer``).
+    /// (`HTTPFramingErrorAnswer`).
     var jsonBytes: [UInt8] {
         var writer = JSONWriter(capacity: 256)
         writer.object(StateObject([("error", .string(code)), ("reason", .string(reason))]))

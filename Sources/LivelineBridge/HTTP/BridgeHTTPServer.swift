@@ -11,18 +11,18 @@ import Synchronization
 ///
 /// | route | does |
 /// |---|---|
-/// | `POST /v1/webhooks/{source}` | verify, map, store durably, then 202 (``WebhookIngest``) |
-/// | `PUT/GET/DELETE /v1/activities/{key}` | the activity registry, with an API key (``ActivityRegistryAPI``) |
-/// | `PUT/DELETE /v1/activities/{key}/followers/{device}`, `POST …/followers` (NDJSON) | a key's audience (``FollowersAPI``) |
-/// | `GET /v1/events/{source}/{event}` | what became of one event, with an API key (``EventStatusAPI``) |
-/// | `GET /healthz`, `/readyz`, `/metrics` | operations (``OperationsAPI``) |
+/// | `POST /v1/webhooks/{source}` | verify, map, store durably, then 202 (`WebhookIngest`) |
+/// | `PUT/GET/DELETE /v1/activities/{key}` | the activity registry, with an API key (`ActivityRegistryAPI`) |
+/// | `PUT/DELETE /v1/activities/{key}/followers/{device}`, `POST …/followers` (NDJSON) | a key's audience (`FollowersAPI`) |
+/// | `GET /v1/events/{source}/{event}` | what became of one event, with an API key (`EventStatusAPI`) |
+/// | `GET /healthz`, `/readyz`, `/metrics` | operations (`OperationsAPI`) |
 ///
 /// Every refusal is JSON: `{"error": "<code>", "reason": "<sentence>"}`.
 ///
 /// The server is a swift-service-lifecycle `Service`: put it in the `ServiceGroup` beside the
 /// dispatcher, and a graceful shutdown (SIGTERM) stops it accepting connections and lets the
 /// requests in flight finish. ``BridgeService`` shuts it down last, so that it answers 503
-/// (``DrainMiddleware``) rather than refusing connections while the rest drains. ``makeApplication()`` gives the Hummingbird application itself
+/// (`DrainMiddleware`) rather than refusing connections while the rest drains. ``makeApplication()`` gives the Hummingbird application itself
 /// for callers that compose it differently. Listening on port 0 picks a free port, which
 /// ``listeningPort()`` reports once the server is bound (tests use this).
 public final class BridgeHTTPServer: Service, Sendable {
@@ -32,6 +32,7 @@ public final class BridgeHTTPServer: Service, Sendable {
 
     /// Why ``listeningPort()`` has no port to give.
     public struct NotListening: Error, Sendable, CustomStringConvertible {
+        /// Why there is no port: not started yet, or stopped.
         public var reason: String
         public var description: String { "the bridge's HTTP server is not listening: \(reason)" }
     }
@@ -153,7 +154,7 @@ public final class BridgeHTTPServer: Service, Sendable {
     }
 
     /// Runs the server until a graceful shutdown or cancellation; a socket that cannot be bound
-    /// throws ``ListenFailure`` (the address, and whether another program holds it).
+    /// throws `ListenFailure` (the address, and whether another program holds it).
     public func run() async throws {
         do {
             try await makeApplication().run()

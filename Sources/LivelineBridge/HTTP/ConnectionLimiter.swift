@@ -22,8 +22,11 @@ public final class ConnectionLimiter: Sendable {
     private let logger: Logger
     private let onRefused: @Sendable () -> Void
 
+    /// A limiter admitting `limit` connections at once.
+    ///
     /// - Parameters:
     ///   - limit: the most connections open at once (at least 1).
+    ///   - logger: where a refused connection is logged, as a warning.
     ///   - onRefused: called for each connection closed over the limit (a metric).
     public init(limit: Int, logger: Logger, onRefused: @escaping @Sendable () -> Void = {}) {
         self.limit = max(1, limit)

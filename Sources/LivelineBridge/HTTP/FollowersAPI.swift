@@ -7,7 +7,7 @@ import Logging
 /// A key's audience: `PUT` and `DELETE /v1/activities/{key}/followers/{device}`, and
 /// `POST /v1/activities/{key}/followers` with NDJSON to move an existing audience in.
 ///
-/// The key must be registered (404 otherwise). `PUT` (body ``FollowerRequest``) answers 201 for
+/// The key must be registered (404 otherwise). `PUT` (body `FollowerRequest`) answers 201 for
 /// a new follower, 200 for a changed or unchanged one, with the follower (tokens masked); a
 /// follower that joins after the story began gets one catch-up push of the current state at
 /// once. `DELETE` answers 204, or 404. The import (`Content-Type: application/x-ndjson`, one

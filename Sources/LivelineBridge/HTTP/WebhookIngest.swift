@@ -10,10 +10,10 @@ import Logging
 /// The steps, each with its own refusal:
 /// 1. the source must be configured (404);
 /// 2. the source's rate limit, if it has one, must have room (429 with `Retry-After`, see
-///    ``SourceRateLimiter``). It is checked before the body is read, so a flood costs no
+///    `SourceRateLimiter`). It is checked before the body is read, so a flood costs no
 ///    reading, hashing or storing;
-/// 3. a declared `Content-Type` must be JSON (415, see ``JSONContentType``);
-/// 4. the body must fit the configured limit (413, see ``RequestBodyLimit``);
+/// 3. a declared `Content-Type` must be JSON (415, see `JSONContentType`);
+/// 4. the body must fit the configured limit (413, see `RequestBodyLimit`);
 /// 5. the source's verifier checks the raw bytes (400 for a malformed request, 401 for a wrong
 ///    signature, credentials or timestamp; missing or wrong credentials of a bearer, basic or
 ///    header-value source are 401 with a `WWW-Authenticate` challenge);
@@ -202,7 +202,7 @@ struct WebhookIngest: Sendable {
     /// deprecated.
     static let deprecatedActivityKey = "activity"
 
-    /// The URL the sender posted to, for schemes that sign it (``ForwardedURL``).
+    /// The URL the sender posted to, for schemes that sign it (`ForwardedURL`).
     static func url(of request: Request) -> String {
         ForwardedURL.url(headers: request.headers, authority: request.head.authority, path: request.head.path)
     }

@@ -5,11 +5,15 @@ import Liveline
 /// Text with `{{ /pointer }}` or `{{ header:Name }}` holes filled from a webhook, for alert
 /// titles and bodies: `"{{ /dasher/first_name }} picked up your order"`.
 public struct BodyTemplate: Sendable, Hashable {
+    /// A piece of a template.
     public enum Piece: Sendable, Hashable {
+        /// Text kept as written.
         case text(String)
+        /// A `{{ /pointer }}`, filled with what it finds in the event.
         case value(ValueLocation)
     }
 
+    /// The pieces, in order; their texts are joined.
     public var pieces: [Piece]
 
     /// Parses template text.

@@ -1,7 +1,7 @@
 import Liveline
 
 /// Reads the dates webhook senders write into UNIX milliseconds, which is how the engine holds
-/// a `Date` (``StateValue/date(_:)``); the encoder turns them into ActivityKit's reference-date
+/// a `Date` (`StateValue.date(_:)`); the encoder turns them into ActivityKit's reference-date
 /// seconds later.
 ///
 /// Accepted: ISO-8601 / RFC 3339 date-times (`2026-11-23T13:05:00Z`, with or without fractional
@@ -34,7 +34,7 @@ public enum DateConversion {
         return Millis((number * 1000).rounded())
     }
 
-    /// An ISO-8601 / RFC 3339 instant, read by Liveline's own ``UTCTime`` (the reader scenario
+    /// An ISO-8601 / RFC 3339 instant, read by Liveline's own `UTCTime` (the reader scenario
     /// files' absolute dates use): `2026-11-23T13:05:00.123Z`, `…+01:00`; seconds optional.
     public static func iso8601(_ text: String) -> Millis? { UTCTime.parse(text) }
 }

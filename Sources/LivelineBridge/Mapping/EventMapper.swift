@@ -8,8 +8,10 @@ import Liveline
 /// stores the result; the dispatcher applies its actions to the activity's engine in order
 /// (`EventApplication`).
 public struct EventMapper: Sendable {
+    /// The source whose rules the mapper applies.
     public let source: SourceConfiguration
 
+    /// A mapper with the rules of `source`.
     public init(source: SourceConfiguration) { self.source = source }
 
     /// Maps one webhook. `body` must already be verified.

@@ -9,6 +9,7 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
     /// The reference tokens, unescaped.
     public let tokens: [String]
 
+    /// A pointer of `tokens`, already unescaped.
     public init(tokens: [String]) { self.tokens = tokens }
 
     /// Parses pointer text.
@@ -80,9 +81,12 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
 /// Pointer text that is not an RFC 6901 JSON Pointer.
 public struct JSONPointerError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The text as written.
     public var text: String
+    /// What is wrong with it.
     public var message: String
 
+    /// An error about `text`.
     public init(text: String, message: String) {
         self.text = text
         self.message = message

@@ -2,7 +2,7 @@ import Foundation
 import Liveline
 
 extension MappedEvent {
-    /// The inbox row for this event, with its order key as ``InboxOrder`` makes it.
+    /// The inbox row for this event, with its order key as `InboxOrder` makes it.
     public func inboxEvent(
         source: SourceConfiguration, body: [UInt8], headers: [String: String], receivedAt: Millis
     ) -> InboxEvent {

@@ -9,7 +9,9 @@ public struct MappedEvent: Sendable, Hashable {
     public var eventID: String
     /// Whether ``eventID`` is the body's hash rather than the sender's id.
     public var eventIDIsBodyHash: Bool
+    /// The event's type, which picked its rule.
     public var eventType: String
+    /// The key of the activity it drives.
     public var activityKey: String
     /// nil when the source has no order key: arrival order.
     public var orderKey: OrderKey?
@@ -18,6 +20,7 @@ public struct MappedEvent: Sendable, Hashable {
     /// Whether no rule names the event type and the source ignores such events.
     public var isIgnored: Bool
 
+    /// A mapped event with the parts given.
     public init(
         eventID: String, eventIDIsBodyHash: Bool, eventType: String, activityKey: String, orderKey: OrderKey?,
         actions: [MappedAction], isIgnored: Bool = false
@@ -33,7 +36,7 @@ public struct MappedEvent: Sendable, Hashable {
 }
 
 /// One thing a mapped event does to its activity; `EventApplication` makes each one call on
-/// the activity's ``ActivityEngine``.
+/// the activity's `ActivityEngine`.
 public enum MappedAction: Sendable, Hashable {
     /// Push-to-start the activity: its start beat, triggered.
     case start

@@ -7,8 +7,11 @@ import Liveline
 /// (UNIX milliseconds), or a status's rank in the source's configured order, for senders such as
 /// DoorDash Drive that send neither.
 public enum OrderKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// A sender's sequence number: larger is later.
     case sequence(Int)
+    /// A sender's timestamp, in UNIX milliseconds: later is later.
     case timestamp(Millis)
+    /// A status's place in the source's configured order, with the status as the sender wrote it.
     case statusRank(Int, status: String)
 
     /// The kind first, then the value, so keys of different kinds still have a total order.
@@ -33,6 +36,7 @@ public enum OrderKey: Sendable, Hashable, Comparable, CustomStringConvertible {
 
 /// How a source orders its events: where the order key is and what kind it is.
 public struct OrderRule: Sendable, Hashable {
+    /// What kind of value the order key is.
     public enum Kind: Sendable, Hashable {
         /// A whole number that grows with each event.
         case sequence
@@ -42,9 +46,12 @@ public struct OrderRule: Sendable, Hashable {
         case statusRank([String])
     }
 
+    /// Where the order key is in the event.
     public var location: ValueLocation
+    /// How it is read and compared.
     public var kind: Kind
 
+    /// A rule reading a key of `kind` from `location`.
     public init(location: ValueLocation, kind: Kind) {
         self.location = location
         self.kind = kind

@@ -5,7 +5,9 @@ import Liveline
 /// Where a webhook carries one value: a JSON Pointer into the body (`/data/id`) or a request
 /// header (`header:X-Shopify-Event-Id`).
 public enum ValueLocation: Sendable, Hashable, CustomStringConvertible {
+    /// A value in the JSON body, found by a JSON Pointer.
     case body(JSONPointer)
+    /// The value of a request header, by name.
     case header(String)
 
     /// Parses `/pointer` or `header:Name`.

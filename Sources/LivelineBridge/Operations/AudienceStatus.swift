@@ -3,13 +3,16 @@ import Foundation
 /// One key's audience as a watcher (the dashboard) shows it: followers by state, one of them as
 /// a sample, and the newest fan-out with its progress, rate and lag. Counts only.
 public struct AudienceStatus: Sendable, Hashable {
+    /// The key the audience follows.
     public var activityKey: String
+    /// How its followers stand: updating, awaiting a start, on the channel, retrying.
     public var followers: FollowerCounts
     /// Followers the key's recent fan-outs found gone (410, `BadDeviceToken`,
     /// `DeviceTokenNotForTopic`), by their failure summaries.
     public var removed: Int
     /// The device a dashboard draws for the whole audience.
     public var sample: Follower?
+    /// The newest fan-out of the key, with its progress; nil before the first.
     public var fanOut: FanOutStatus?
     /// The newest fan-out's content-state as compact JSON, shortened.
     public var contentState: String?

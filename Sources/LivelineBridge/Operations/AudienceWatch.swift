@@ -13,6 +13,7 @@ import Synchronization
 /// one kept row per key) every ``Configuration/countsInterval``. Nothing is read while no one asks.
 /// Progress comes from the store, so on PostgreSQL it sums every instance's share of a fan-out.
 public final class AudienceWatch: Sendable {
+    /// How often the watch reads the store, and how much it shows.
     public struct Configuration: Sendable {
         /// How often the fan-outs are read while someone asks.
         public var interval: Duration
@@ -21,6 +22,7 @@ public final class AudienceWatch: Sendable {
         /// The most keys shown: those with a fan-out under way first, then the newest fan-outs.
         public var keys: Int
 
+        /// A configuration with the intervals given; at least one key is shown.
         public init(interval: Duration = .seconds(1), countsInterval: Duration = .seconds(5), keys: Int = 8) {
             self.interval = interval
             self.countsInterval = countsInterval
@@ -54,11 +56,13 @@ public final class AudienceWatch: Sendable {
         APNsReason.deviceTokenNotForTopic.rawValue,
     ]
 
+    /// What the watch was made with.
     public let configuration: Configuration
     private let store: any FollowerStore
     private let logger: Logger
     private let state = Mutex(State())
 
+    /// A watch over `store`'s followers and fan-outs; it reads nothing until asked.
     public init(
         store: any FollowerStore, configuration: Configuration = Configuration(),
         logger: Logger = Logger(label: "liveline.bridge.audiences")

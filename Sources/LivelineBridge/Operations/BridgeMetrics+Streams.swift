@@ -6,6 +6,7 @@ import Prometheus
 extension BridgeMetrics {
     /// What became of one event a stream delivered (live or recovered).
     public enum StreamEventResult: String, Sendable, Hashable, CaseIterable {
+        /// Stored in the inbox, to be dispatched.
         case stored
         /// Stored and recorded, but no rule names its type.
         case ignored

@@ -8,7 +8,7 @@ import Liveline
 /// (``DispatchedEvent/dispatchedAt``), and within a step they come by order key, then arrival,
 /// as the dispatcher claimed them. Each step runs as ``BridgeDispatcher`` runs one: the engine
 /// starts where the bridge's did (the stored snapshot's start), plays what was due by the
-/// step's whole second, applies the step's events through ``EventApplication`` without
+/// step's whole second, applies the step's events through `EventApplication` without
 /// flushing between them, and plays what is due again. Before and after each event the
 /// content-state, relevance and pending alert are compared, which gives the beat: the fields it
 /// changed (templates and `!date +14m` already evaluated), its priority, alert, start and end.

@@ -7,7 +7,7 @@ import Liveline
 /// file, `liveline plan --start <first start>` on it shows the pushes the bridge decided (same
 /// order, same payloads), and `play` and `load` replay it as any scenario.
 ///
-/// The events are played again with the configuration's rules (``ActivityReplay``), and the
+/// The events are played again with the configuration's rules (`ActivityReplay`), and the
 /// written file is then played under the virtual clock and compared with that replay, push by
 /// push; any difference is a warning on the result, as is a replay that ends elsewhere than
 /// the state the bridge stored.
@@ -19,10 +19,14 @@ public struct BridgeRecorder: Sendable {
         /// Activity keys; when empty, those with events of `source` (every source when nil)
         /// received in `from..<to`.
         public var activityKeys: [String]
+        /// The source whose activities to record, when no keys are given; nil for every source.
         public var source: String?
+        /// The earliest receipt time of the events that select an activity, in UNIX milliseconds.
         public var from: Millis?
+        /// The receipt time before which those events came, in UNIX milliseconds.
         public var to: Millis?
 
+        /// A selection of the keys given, or of the activities with events in the window.
         public init(activityKeys: [String] = [], source: String? = nil, from: Millis? = nil, to: Millis? = nil) {
             self.activityKeys = activityKeys
             self.source = source
@@ -33,6 +37,7 @@ public struct BridgeRecorder: Sendable {
 
     /// A recording: the scenario text and what went into it.
     public struct Recording: Sendable {
+        /// The scenario file's text, ready to write.
         public var yaml: String
         /// In the file's order (by start).
         public var activities: [RecordedActivity]
@@ -45,10 +50,12 @@ public struct BridgeRecorder: Sendable {
         public var notes: [String]
     }
 
+    /// The configuration whose sources' stories the events are played against.
     public let configuration: BridgeConfiguration
     private let store: any RecordingStore
     private let catalog: StoryCatalog
 
+    /// A recorder of `store`'s events, with the rules of `configuration`.
     public init(configuration: BridgeConfiguration, store: any RecordingStore) {
         self.configuration = configuration
         self.store = store

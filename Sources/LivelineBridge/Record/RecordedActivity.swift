@@ -2,7 +2,7 @@ import Foundation
 import Liveline
 
 /// One activity of a recording: how its story began and what each stored event did to it, as
-/// ``ActivityReplay`` found by playing the events again the way the bridge applied them.
+/// `ActivityReplay` found by playing the events again the way the bridge applied them.
 public struct RecordedActivity: Sendable {
     /// The activity key the bridge knew it by.
     public var activityKey: String
@@ -16,7 +16,9 @@ public struct RecordedActivity: Sendable {
     public var start: Millis
     /// The attributes and the first content-state, as the engine evaluated them at `start`.
     public var attributes: StateObject
+    /// The first content-state, as the engine evaluated it at `start`.
     public var initialState: StateObject
+    /// The first `relevance-score`, if any.
     public var relevance: Double?
     /// One entry per event a dispatch step took up, in the order the steps took them.
     public var entries: [RecordedEntry]
@@ -46,6 +48,7 @@ public enum RecordedEntry: Sendable {
 /// One beat of a recording: what an applied event did, as plain values (no templates, dates
 /// as instants), at the offset its dispatch step had from the activity's start.
 public struct RecordedBeat: Sendable {
+    /// The stored event the beat comes from.
     public var event: DispatchedEvent
     /// After the activity's start. A step that came at the same instant as the one before it,
     /// or after a deadline due at that instant, is a millisecond later, so that the engine
@@ -55,8 +58,11 @@ public struct RecordedBeat: Sendable {
     public var set: StateObject
     /// The new relevance, when it changed.
     public var relevance: Double?
+    /// The priority the event asked for.
     public var priority: Priority
+    /// The alert it showed, if any.
     public var alert: Alert<String>?
+    /// Set when the event started the activity.
     public var start: StartSpec?
     /// `.some(nil)`: an end with the policy's dismissal.
     public var end: Dismissal??

@@ -2,14 +2,14 @@ import Liveline
 
 /// The bridge's time, and the one place it changes form.
 ///
-/// An instant is ``Millis`` (UNIX milliseconds) everywhere in the bridge: in memory, in the
+/// An instant is `Millis` (UNIX milliseconds) everywhere in the bridge: in memory, in the
 /// store (BIGINT), and for the engine, which counts in it. It is read from the system's clock
 /// here, rounded down to the millisecond, and turned into whole seconds here for what counts
 /// in seconds (the engine's steps, signature windows). The HTTP API writes an instant as
-/// ISO-8601 text with ``JSONAnswer``, the recorder with `UTCTime`; a configured span is a
-/// `Duration`, added to an instant as its ``Swift/Duration/millis``.
+/// ISO-8601 text with `JSONAnswer`, the recorder with `UTCTime`; a configured span is a
+/// `Duration`, added to an instant as its `Duration.millis`.
 public enum BridgeClock {
-    /// Now, from the system's real-time clock (``WallClock``), rounded down to the millisecond.
+    /// Now, from the system's real-time clock (`WallClock`), rounded down to the millisecond.
     public static func now() -> Millis { WallClock().now() }
 
     /// The whole second at or before `instant` (rounded down), in milliseconds: the instant a

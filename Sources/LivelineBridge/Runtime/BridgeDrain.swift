@@ -11,6 +11,7 @@ public final class BridgeDrain: Sendable {
     public let timeout: Duration
     private let began = Mutex<Millis?>(nil)
 
+    /// A drain that gives up on what is in flight `timeout` after it begins.
     public init(timeout: Duration = BridgeConfiguration.standardDrainTimeout) {
         self.timeout = timeout
     }

@@ -27,11 +27,13 @@ import UnixSignals
 ///
 /// `liveline bridge serve` is this type plus argument parsing; tests build it the same way.
 public final class BridgeService: Sendable {
+    /// How this instance takes part: its name, leases, retries, and an address to override.
     public struct Options: Sendable {
         /// This instance's name in leases: unique among instances sharing a store.
         public var instance: String
         /// How long a dead instance's activities and pushes stay claimed before others take them.
         public var lease: Duration
+        /// The back-off between attempts to send a push after a retryable answer, and how many to make.
         public var retry: RetryPolicy
         /// Overrides the configuration's `apns.probe-interval`.
         public var probeInterval: Duration?
@@ -41,6 +43,7 @@ public final class BridgeService: Sendable {
         /// mock APNs); the registry and `GET /v1/events/…` show it as `device`.
         public var device: DeviceView?
 
+        /// Options for one bridge; the defaults suit one instance on one store.
         public init(
             instance: String = BridgeService.defaultInstanceName(), lease: Duration = .seconds(30),
             retry: RetryPolicy = RetryPolicy(base: .milliseconds(500), cap: .seconds(60), maxAttempts: 10),
@@ -53,15 +56,23 @@ public final class BridgeService: Sendable {
         }
     }
 
+    /// What the bridge serves: sources, listen address, limits, retention.
     public let configuration: BridgeConfiguration
+    /// Where everything between a webhook and its push is kept.
     public let store: any Store
+    /// The Prometheus metrics served at `/metrics`.
     public let metrics: BridgeMetrics
+    /// Where webhooks and stream events are stored before they are answered.
     public let inbox: InboxWriter
+    /// Turns stored events into pushes.
     public let dispatcher: BridgeDispatcher
+    /// Sends the outbox to APNs.
     public let sender: OutboxSender
     /// Sends each push of a key with followers to all of them.
     public let fanOut: FanOutSender
+    /// The HTTP server: webhooks, the registry API, health and metrics.
     public let http: BridgeHTTPServer
+    /// Removes what the retention policy no longer keeps.
     public let pruner: StorePruner
     /// Begins at the graceful shutdown; the HTTP server and the sender follow it.
     public let drain: BridgeDrain

@@ -5,7 +5,7 @@ import Logging
 /// Deletes what the ``RetentionPolicy`` no longer keeps, in the background, so the store stays
 /// the same size at a steady rate: every `interval`, for each table, one short transaction
 /// after another until a batch finds fewer rows than it could take. Batches are sized to take
-/// about the policy's `batchTime` (``PruneBatchSizer``), and each is followed by a pause at
+/// about the policy's `batchTime` (`PruneBatchSizer`), and each is followed by a pause at
 /// least three times as long (by default), so the writers have the store most of the round.
 ///
 /// The pruner never runs two batches at once, so webhooks and dispatch passes wait at most one
@@ -14,19 +14,31 @@ import Logging
 public final class StorePruner: Sendable {
     /// What one round deleted.
     public struct Report: Sendable, Hashable {
+        /// Events deleted from the inbox.
         public var events = 0
+        /// Dead letters deleted.
         public var deadLetters = 0
+        /// Finished fan-outs deleted.
         public var fanOuts = 0
+        /// Transactions the round took.
         public var batches = 0
     }
 
+    /// How long each kind of row is kept, and how the pruning is paced.
     public let policy: RetentionPolicy
     private let store: any RetentionStore
     private let sources: [String]
     private let metrics: BridgeMetrics?
     private let logger: Logger
 
-    /// - Parameter sources: whose events to prune (the configured sources).
+    /// A pruner of `store` by `policy`; ``run()`` starts its rounds.
+    ///
+    /// - Parameters:
+    ///   - store: the store to prune.
+    ///   - policy: how long each kind of row is kept, and how the pruning is paced.
+    ///   - sources: whose events to prune (the configured sources).
+    ///   - metrics: where the rows deleted are counted; nil counts nowhere.
+    ///   - logger: where each round's deletions and failures are logged.
     public init(
         store: any RetentionStore, policy: RetentionPolicy, sources: [String], metrics: BridgeMetrics? = nil,
         logger: Logger

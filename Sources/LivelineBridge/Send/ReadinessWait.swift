@@ -12,6 +12,7 @@ public struct ReadinessWait: Sendable {
     /// The pause between two asks.
     public var interval: Duration
 
+    /// A wait for the bridge at `base`, asking every `interval` for up to `timeout`.
     public init(base: String, timeout: Duration = .seconds(30), interval: Duration = .milliseconds(100)) {
         self.base = base
         self.timeout = timeout
@@ -45,7 +46,9 @@ public struct ReadinessWait: Sendable {
 
 /// The bridge did not answer `/readyz` with 200 in time.
 public struct ReadinessTimedOut: Error, Sendable, CustomStringConvertible {
+    /// The readiness URL asked.
     public var url: String
+    /// How long it was asked for.
     public var timeout: Duration
     /// The last answer, or why there was none.
     public var last: String

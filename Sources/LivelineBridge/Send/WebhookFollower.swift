@@ -7,6 +7,7 @@ import Liveline
 /// wait for a registration) and the push it caused is answered, or the wait runs out. The loop
 /// of `liveline bridge send --follow`; read-only, so following never changes what the bridge does.
 public struct WebhookFollower: Sendable {
+    /// The HTTP client the events API is asked with.
     public var sender: WebhookSender
     /// The bridge's base URL, like `http://127.0.0.1:8080`.
     public var base: String
@@ -14,8 +15,10 @@ public struct WebhookFollower: Sendable {
     public var apiKey: String
     /// The longest wait for the push to be answered.
     public var timeout: Duration
+    /// The pause between two asks.
     public var interval: Duration
 
+    /// A follower asking the bridge at `base` with `apiKey`.
     public init(
         sender: WebhookSender = WebhookSender(timeout: .seconds(10)), base: String, apiKey: String,
         timeout: Duration = .seconds(15),

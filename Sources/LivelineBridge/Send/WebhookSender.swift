@@ -18,12 +18,16 @@ import NIOSSL
 public struct WebhookSender: Sendable {
     /// What the server answered.
     public struct Answer: Sendable, Hashable {
+        /// The HTTP status.
         public var status: Int
+        /// The answer's header fields.
         public var headers: HTTPFields
+        /// The answer's body, up to the limit read.
         public var body: [UInt8]
         /// Whether the body was cut at the sender's `maximumAnswer`.
         public var truncated: Bool
 
+        /// An answer with the parts given.
         public init(status: Int, headers: HTTPFields, body: [UInt8], truncated: Bool = false) {
             self.status = status
             self.headers = headers

@@ -25,20 +25,24 @@ public struct WebhookTrace: Sendable, Hashable {
 
     /// The answer the bridge gave last, as parsed JSON.
     public var answer: StateObject
+    /// How the following ended.
     public var conclusion: Conclusion
     /// What the webhook's own answer said: `stored`, or `duplicate` for an event the bridge
     /// already held (its story is that of the first).
     public var received: String
 
+    /// A trace of `answer`, concluded as `conclusion`.
     public init(answer: StateObject, conclusion: Conclusion, received: String = "stored") {
         self.answer = answer
         self.conclusion = conclusion
         self.received = received
     }
 
+    /// The activity the event maps to; empty when the answer names none.
     public var activityKey: String { Self.activityKey(in: answer) ?? "" }
     /// The status APNs answered the activity's last push with, when one was answered.
     public var apnsStatus: Int? { Self.int(lastPush?["status"]) }
+    /// The event's state in the bridge: `pending`, `applied` or `superseded`.
     public var state: String { Self.text(answer["state"]) ?? "" }
     var step: StateObject? { Self.object(answer["step"]) }
     var activityStatus: StateObject? { Self.object(answer["activity-status"]) }

@@ -30,9 +30,12 @@ public struct GenericHMAC: WebhookVerifier {
 
     /// A signed timestamp header and its window.
     public struct Timestamp: Sendable, Hashable {
+        /// The header carrying the UNIX-seconds timestamp; it must also be a signed part.
         public var header: String
+        /// How far from now the timestamp may be.
         public var tolerance: TimestampTolerance
 
+        /// A timestamp read from `header`, within `tolerance`.
         public init(header: String, tolerance: TimestampTolerance = .standard) {
             self.header = header
             self.tolerance = tolerance

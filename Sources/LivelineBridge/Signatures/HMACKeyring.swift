@@ -3,8 +3,11 @@ import Foundation
 
 /// The hash under an HMAC: SHA-256 for nearly every sender, SHA-1 and SHA-512 for a few.
 public enum HMACAlgorithm: String, Sendable, Hashable, CaseIterable {
+    /// SHA-1, for older senders only.
     case sha1
+    /// SHA-256.
     case sha256
+    /// SHA-512.
     case sha512
 }
 

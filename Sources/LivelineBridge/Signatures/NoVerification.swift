@@ -6,6 +6,7 @@ import HTTPTypes
 /// pushes. The configuration must allow it only on a loopback listener, which
 /// ``isAllowed(onListenHost:)`` decides.
 public struct NoVerification: WebhookVerifier {
+    /// A verifier that checks nothing.
     public init() {}
 
     public func verify(

@@ -5,6 +5,7 @@ import HTTPTypes
 /// webhook secret, so none has to be in its environment. It refuses every webhook, in case one
 /// ever reaches it.
 public struct SecretsNotLoaded: WebhookVerifier {
+    /// A verifier that refuses every webhook.
     public init() {}
 
     public func verify(

@@ -7,7 +7,9 @@ import Liveline
 /// Hex is read in either case; base64 in the standard or the URL-safe alphabet, with or
 /// without `=` padding.
 public enum SignatureEncoding: String, Sendable, Hashable, CaseIterable {
+    /// Hexadecimal: written lowercase, read in either case.
     case hex
+    /// Base64: written in the standard alphabet with padding, read in either alphabet.
     case base64
 
     /// Whether `text` decodes to exactly the bytes of `mac`. Once the decoded length is known to

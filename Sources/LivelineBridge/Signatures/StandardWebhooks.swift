@@ -16,6 +16,7 @@ public struct StandardWebhooks: WebhookVerifier {
     private let signatureHeader: HTTPField.Name
     private let keyring: HMACKeyring?
     private let publicKeys: [CryptoKey<Curve25519.Signing.PublicKey>]
+    /// How far the `webhook-timestamp` may be from now.
     public let tolerance: TimestampTolerance
 
     /// - Parameters:

@@ -9,6 +9,7 @@ import HTTPTypes
 public struct StripeSignature: WebhookVerifier {
     private let header: HTTPField.Name
     private let keyring: HMACKeyring
+    /// How far the signature's `t=` may be from now.
     public let tolerance: TimestampTolerance
 
     /// - Parameters:

@@ -8,6 +8,7 @@ public struct TimestampTolerance: Sendable, Hashable {
     /// The largest allowed distance from now, in seconds.
     public var seconds: Int64
 
+    /// A window of `seconds` either side of now.
     public init(seconds: Int64) { self.seconds = seconds }
 
     /// Five minutes.

@@ -3,14 +3,26 @@
 ///
 /// Printing one names the scheme and counts its secrets; it never shows a secret.
 public enum VerificationScheme: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`): HMAC-SHA256 with
+    /// `whsec_` secrets, or Ed25519 with `whpk_` public keys; the timestamp within `tolerance`.
     case standardWebhooks(secrets: [String], publicKeys: [String] = [], tolerance: TimestampTolerance = .standard)
+    /// Stripe's `Stripe-Signature: t=…,v1=…`: HMAC-SHA256 of the timestamp and the body, the
+    /// timestamp within `tolerance`.
     case stripe(secrets: [String], tolerance: TimestampTolerance = .standard)
+    /// GitHub's `X-Hub-Signature-256: sha256=<hex>`: HMAC-SHA256 of the body.
     case github(secrets: [String])
+    /// Shopify's `X-Shopify-Hmac-Sha256`: base64 HMAC-SHA256 of the body.
     case shopify(secrets: [String])
+    /// Square's `x-square-hmacsha256-signature`: base64 HMAC-SHA256 of the notification URL and the
+    /// body.
     case square(signatureKeys: [String], notificationURL: String)
+    /// An HMAC in a header, described part by part (``GenericHMAC``).
     case hmac(GenericHMACConfiguration)
+    /// A bearer token in `header` (`Authorization: Bearer …`), one of `tokens`.
     case bearer(tokens: [String], header: String = "Authorization")
+    /// A shared secret as the whole value of `header`, one of `values`.
     case headerValue(header: String = "Authorization", values: [String])
+    /// HTTP Basic authentication with one of `credentials`.
     case basic(credentials: [BasicCredential])
     /// Only on a loopback listener (``NoVerification/isAllowed(onListenHost:)``).
     case none
@@ -86,15 +98,24 @@ public enum VerificationScheme: Sendable, Hashable, CustomStringConvertible, Cus
 
 /// The settings of a ``GenericHMAC`` scheme, as configuration gives them.
 public struct GenericHMACConfiguration: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The header carrying the signature.
     public var header: String
+    /// The hash the HMAC uses.
     public var algorithm: HMACAlgorithm
+    /// How the signature's bytes are written: hex or base64.
     public var encoding: SignatureEncoding
+    /// Text before the signature in the header (`sha256=`); empty for none.
     public var prefix: String
+    /// Splits one header value into several signatures, each tried; nil for one signature.
     public var separator: Character?
+    /// What is signed, fed to the HMAC in this order.
     public var signed: [GenericHMAC.Part]
+    /// The signed timestamp header and its tolerance; nil when the sender signs none.
     public var timestamp: GenericHMAC.Timestamp?
+    /// The shared secrets; any one of them may have signed (rotation).
     public var secrets: [String]
 
+    /// A configuration with the parts given; by default a hex HMAC-SHA256 of the body.
     public init(
         header: String, algorithm: HMACAlgorithm = .sha256, encoding: SignatureEncoding = .hex,
         prefix: String = "", separator: Character? = nil, signed: [GenericHMAC.Part] = [.body],
@@ -120,9 +141,12 @@ public struct GenericHMACConfiguration: Sendable, Hashable, CustomStringConverti
 
 /// One user name and password accepted by HTTP Basic authentication.
 public struct BasicCredential: Sendable, Hashable, CustomStringConvertible, CustomDebugStringConvertible {
+    /// The user name.
     public var user: String
+    /// The password; never printed.
     public var password: String
 
+    /// A credential of `user` and `password`.
     public init(user: String, password: String) {
         self.user = user
         self.password = password

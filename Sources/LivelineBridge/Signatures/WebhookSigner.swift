@@ -23,8 +23,10 @@ import HTTPTypes
 ///
 /// Every answer also carries `Content-Type: application/json` unless the headers given set one.
 public struct WebhookSigner: Sendable {
+    /// The scheme whose headers the signer writes.
     public let scheme: VerificationScheme
 
+    /// A signer for `scheme`; schemes holding only public keys cannot sign.
     public init(scheme: VerificationScheme) {
         self.scheme = scheme
     }

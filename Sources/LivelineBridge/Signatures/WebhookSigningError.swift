@@ -3,8 +3,10 @@
 ///
 /// Messages name the setting or header and never repeat a secret.
 public struct WebhookSigningError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, naming the setting or header.
     public var message: String
 
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
 
     public var description: String { message }

@@ -49,8 +49,10 @@ public enum WebhookVerificationError: Error, Sendable, Hashable {
 ///
 /// Messages name the setting and never repeat a secret.
 public struct WebhookConfigurationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, naming the setting.
     public var message: String
 
+    /// An error saying `message`.
     public init(_ message: String) { self.message = message }
 
     public var description: String { message }

@@ -45,6 +45,7 @@ public struct VerifiedWebhook: Sendable, Hashable {
     /// A key other than the newest still in use tells an operator a rotation is not finished.
     public var keyIndex: Int?
 
+    /// What a verifier learnt, each part nil when the scheme does not say it.
     public init(id: String? = nil, timestamp: Int64? = nil, keyIndex: Int? = nil) {
         self.id = id
         self.timestamp = timestamp

@@ -5,12 +5,15 @@ import Liveline
 /// waiting for it (oldest order key first; ties in arrival order). A pass holds it by its
 /// transaction's locks; a replay leases it to one instance.
 public struct ActivityWork: Sendable, Hashable {
+    /// The activity as registered, with its engine state.
     public var activity: RegisteredActivity
+    /// The events waiting for it, in the order they apply.
     public var events: [StoredEvent]
     /// Whether the key has followers (or had, and keeps a fan-out for the next one to catch up
     /// with): its pushes also fan out to them.
     public var hasFollowers: Bool = false
 
+    /// Work of `events` for `activity`.
     public init(activity: RegisteredActivity, events: [StoredEvent], hasFollowers: Bool = false) {
         self.activity = activity
         self.events = events
@@ -22,14 +25,19 @@ public struct ActivityWork: Sendable, Hashable {
 /// superseded, the engine state after them, and the pushes they decided. Either all of it is
 /// committed or none, so a crash between deciding a push and storing it cannot happen.
 public struct DispatchCommit: Sendable {
+    /// The activity the step ran.
     public var activityKey: String
+    /// The inbox sequence numbers of the events it applied.
     public var applied: [Int64]
     /// Events kept but not applied, each with why (older than one applied, activity ended…).
     public var superseded: [(sequence: Int64, reason: String)]
+    /// The activity's lifecycle after the step.
     public var lifecycle: ActivityEngine.Lifecycle
+    /// The engine's snapshot after the step, in its compact byte form.
     public var engineState: [UInt8]
     /// When the engine next wants to run (nil: never, it has ended).
     public var nextDeadline: Millis?
+    /// The pushes the step decided, for the outbox.
     public var pushes: [OutboxPush]
     /// The pushes that fan out to the key's followers (all it decided, when it has any), each
     /// one fan-out row; ``pushes`` then holds only those the key's own token or channel takes.
@@ -38,6 +46,7 @@ public struct DispatchCommit: Sendable {
     public var replacedDeadLetters: [Int64]
     /// The activity's last error, when this step met one (an event that does not fit the story).
     public var error: String?
+    /// When the step ran; the store stamps what it writes with it.
     public var now: Millis
     /// Keep the lease (more work follows at once) or give it back.
     public var releasesLease: Bool
@@ -47,6 +56,7 @@ public struct DispatchCommit: Sendable {
     /// The applied events that no rule names (recorded only); a subset of ``applied``.
     public var ignored: [Int64] = []
 
+    /// A step with the parts given.
     public init(
         activityKey: String, applied: [Int64] = [], superseded: [(sequence: Int64, reason: String)] = [],
         lifecycle: ActivityEngine.Lifecycle, engineState: [UInt8], nextDeadline: Millis?, pushes: [OutboxPush] = [],
@@ -69,12 +79,16 @@ public struct DispatchCommit: Sendable {
 /// What `PUT /v1/activities/{key}` sets: where pushes go and which story the activity follows.
 /// The engine state is the dispatcher's and is never touched by a registration.
 public struct ActivityRegistration: Sendable, Hashable {
+    /// The key naming the activity (an order number, a match id).
     public var activityKey: String
+    /// Where its pushes go.
     public var targets: ActivityTargets
     /// The name of the source whose story the activity follows.
     public var source: String
+    /// Whether the app declares `NSSupportsLiveActivitiesFrequentUpdates` (a larger budget).
     public var frequentUpdates: Bool
 
+    /// A registration with the parts given.
     public init(activityKey: String, targets: ActivityTargets, source: String, frequentUpdates: Bool = false) {
         self.activityKey = activityKey
         self.targets = targets

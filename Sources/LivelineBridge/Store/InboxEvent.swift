@@ -11,15 +11,20 @@ public struct InboxEvent: Sendable, Hashable {
     public var source: String
     /// The sender's event id, or a hash of the body where the sender has none.
     public var eventID: String
+    /// The event's type, which picks its rule.
     public var eventType: String
+    /// The key of the activity it drives.
     public var activityKey: String
+    /// Where it falls in its activity's story (see ``OrderKey``); the arrival order when unordered.
     public var orderKey: Int64
+    /// When the bridge received it.
     public var receivedAt: Millis
     /// The raw body, as verified.
     public var body: [UInt8]
     /// The headers the mapping needs later (lower-cased names).
     public var headers: [String: String]
 
+    /// An event with the parts given.
     public init(
         source: String, eventID: String, eventType: String, activityKey: String, orderKey: Int64,
         receivedAt: Millis, body: [UInt8], headers: [String: String] = [:]

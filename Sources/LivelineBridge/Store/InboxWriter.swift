@@ -18,6 +18,7 @@ public actor InboxWriter {
     /// Events written so far, stored or duplicate.
     public private(set) var events = 0
 
+    /// A writer into `store`'s inbox, committing at most `maxBatch` events a transaction.
     public init(store: any InboxStore, maxBatch: Int = 256) {
         self.store = store
         self.maxBatch = max(maxBatch, 1)

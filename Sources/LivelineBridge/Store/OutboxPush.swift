@@ -5,12 +5,15 @@ import Liveline
 /// read from the activity when it is sent, so a token registered (or replaced) after the push
 /// was decided still receives it.
 public struct OutboxPush: Sendable, Hashable {
+    /// The activity the push belongs to; its targets are read from the registry when it is sent.
     public var activityKey: String
+    /// The exact body, `{"aps":{…}}`.
     public var payload: [UInt8]
     /// The request's headers, typed: the topic, the priority and the expiration (the push type
     /// is always `liveactivity`, and no collapse id is sent). Stored in columns of their own,
     /// and sent as they are (a broadcast takes the bundle id from the topic).
     public var headers: PushHeaders
+    /// When the push is due, in UNIX milliseconds; it is not sent before.
     public var dueAt: Millis
     /// A start goes to the push-to-start token; an update or end to the update token or channel.
     public var kind: PushEvent
@@ -18,6 +21,7 @@ public struct OutboxPush: Sendable, Hashable {
     /// latency; nil for pushes no webhook caused (heartbeats, the 8-hour end).
     public var receivedAt: Millis?
 
+    /// A push with the parts given.
     public init(
         activityKey: String, payload: [UInt8], headers: PushHeaders, dueAt: Millis, kind: PushEvent = .update,
         receivedAt: Millis? = nil
@@ -33,8 +37,11 @@ public struct OutboxPush: Sendable, Hashable {
 
 /// A push claimed for sending, with the attempts already made and where it goes now.
 public struct ClaimedPush: Sendable, Hashable {
+    /// The push's row id in the outbox.
     public var id: Int64
+    /// The push.
     public var push: OutboxPush
+    /// Attempts made before this one.
     public var attempts: Int
     /// The activity's targets at the claim.
     public var target: ActivityTargets
@@ -42,8 +49,11 @@ public struct ClaimedPush: Sendable, Hashable {
 
 /// Where an activity's pushes can go.
 public struct ActivityTargets: Sendable, Hashable {
+    /// The running activity's update token (`pushTokenUpdates`).
     public var updateToken: String?
+    /// The app's push-to-start token (`pushToStartTokenUpdates`), for start pushes.
     public var pushToStartToken: String?
+    /// A broadcast channel the activity subscribes to, instead of an update token.
     public var channelID: String?
     /// The APNs environment of its tokens and channel; nil: the configuration's `apns.environment`.
     public var environment: APNsEnvironment?
@@ -64,13 +74,16 @@ public struct ActivityTargets: Sendable, Hashable {
 
 /// What APNs answered (or the transport said) for one push.
 public struct PushAnswer: Sendable, Hashable {
+    /// When the answer came, or when the attempt failed.
     public var at: Millis
     /// The HTTP status; 0 when no answer came.
     public var status: Int
     /// APNs' `reason`, if any.
     public var reason: String?
+    /// APNs's `apns-id` for the push, when it answered.
     public var apnsID: String?
 
+    /// An answer with the parts given.
     public init(at: Millis, status: Int, reason: String? = nil, apnsID: String? = nil) {
         self.at = at
         self.status = status

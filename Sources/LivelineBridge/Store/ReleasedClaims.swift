@@ -5,6 +5,7 @@ public struct ReleasedClaims: Sendable, Hashable {
     /// Leased activities, now free for any instance.
     public var activities: Int
 
+    /// Counts of what was given back.
     public init(pushes: Int, activities: Int) {
         self.pushes = pushes
         self.activities = activities

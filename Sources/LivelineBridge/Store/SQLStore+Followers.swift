@@ -120,7 +120,7 @@ extension SQLStore {
         }
     }
 
-    /// One row of `follower_counts`, which triggers keep exact (see ``FollowerCountTriggers``).
+    /// One row of `follower_counts`, which triggers keep exact (see `FollowerCountTriggers`).
     public func followerCounts(activityKey: String) async throws -> FollowerCounts {
         try await transaction { tx in
             var counts = try await Self.followerCounts(

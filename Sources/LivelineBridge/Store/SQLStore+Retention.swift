@@ -5,7 +5,7 @@ import Liveline
 /// batch finds its rows by an index range (events by source and time of receipt) and deletes
 /// them by key, so it holds the writer for milliseconds however large the store is. On SQLite
 /// the freed pages are reused by new rows, so the file stops growing. A batch's commit does
-/// not wait for the disk (``CommitDurability/processCrash``): a deletion a power loss undoes is
+/// not wait for the disk (`CommitDurability.processCrash`): a deletion a power loss undoes is
 /// made again by the next round, and the webhooks' commits wait less behind the batches.
 extension SQLStore {
     public func pruneEvents(source: String, receivedBefore cutoff: Millis, limit: Int) async throws -> PruneBatch {

@@ -1,6 +1,7 @@
 /// A store failure, naming the store ("SQLite at /var/lib/liveline/bridge.db", "PostgreSQL at
 /// 127.0.0.1:5432") and the cause as the database said it.
 public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, for callers that answer each kind differently.
     public enum Kind: Sendable, Hashable {
         /// The location string is not `sqlite:PATH` or `postgres://…`.
         case badLocation
@@ -14,12 +15,14 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
         case corruptRow
     }
 
+    /// What went wrong.
     public var kind: Kind
     /// Which store, e.g. "PostgreSQL at 127.0.0.1:5432".
     public var store: String
     /// The cause, e.g. "password authentication failed for user \"liveline\" (28P01)".
     public var cause: String
 
+    /// An error of `kind` about `store` (its location, without a password), with the database's words.
     public init(_ kind: Kind, store: String, cause: String) {
         self.kind = kind
         self.store = store

@@ -16,6 +16,7 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
     /// code. A loaded configuration without `store:` uses ``BridgeStateDirectory`` instead.
     public static let standard = StoreLocation.sqlite(path: "liveline-bridge.sqlite")
 
+    /// Reads `sqlite:PATH` or a `postgres://` URL; anything else throws, naming what is accepted.
     public init(parsing text: String) throws(StoreError) {
         if text.hasPrefix("sqlite:") {
             let path = String(text.dropFirst("sqlite:".count))
@@ -48,15 +49,22 @@ public enum StoreLocation: Sendable, Hashable, CustomStringConvertible {
 
 /// A PostgreSQL server, role and database, parsed from a `postgres://` URL.
 public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
+    /// The server's host name or address.
     public var host: String
+    /// The server's port: 5432 unless the URL says otherwise.
     public var port: Int
+    /// The role to connect as.
     public var user: String
+    /// The role's password; never printed.
     public var password: String?
+    /// The database holding the bridge's tables.
     public var database: String
     /// A schema of their own for the bridge's tables (created if missing).
     public var schema: String?
+    /// The most connections the pool opens (`max-connections`, 8 by default).
     public var maximumConnections: Int
 
+    /// A location with the parts given.
     public init(
         host: String, port: Int = 5432, user: String, password: String?, database: String, schema: String? = nil,
         maximumConnections: Int = 8
@@ -70,6 +78,7 @@ public struct PostgresLocation: Sendable, Hashable, CustomStringConvertible {
         self.maximumConnections = maximumConnections
     }
 
+    /// Reads `postgres://USER:PASSWORD@HOST:PORT/DATABASE?schema=NAME&max-connections=N`.
     public init(parsing text: String) throws(StoreError) {
         let shown = StoreLocation.redacted(text)
         func bad(_ cause: String) -> StoreError { StoreError(.badLocation, store: shown, cause: cause) }

@@ -5,9 +5,11 @@ import Foundation
 /// Its ``description`` shows the scheme, host, port and path but never the query, where feeds
 /// such as Sportradar's carry the API key (`?api_key=…`), so logs and errors can name the URL.
 public struct FeedURL: Sendable, Hashable, CustomStringConvertible {
+    /// Whether to connect with TLS (`https://`).
     public let tls: Bool
     /// The host without brackets (an IPv6 address stays bare here).
     public let host: String
+    /// The TCP port: the URL's, else 443 or 80.
     public let port: Int
     /// The path and query, as sent in the request line.
     public let target: String
@@ -51,6 +53,7 @@ public struct FeedURL: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a text is not a feed URL.
 public struct FeedURLError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong with the text, and what a feed URL looks like.
     public var message: String
     init(_ message: String) { self.message = message }
     public var description: String { message }

@@ -4,9 +4,12 @@ import Liveline
 /// each wait drawn between half and all of that (jitter), so many bridges that lost the same
 /// feed at once do not all come back in the same instant.
 public struct ReconnectBackoff: Sendable, Hashable, CustomStringConvertible {
+    /// The first wait's bound.
     public var initial: Duration
+    /// The largest bound.
     public var maximum: Duration
 
+    /// A back-off from `initial` up to `maximum`.
     public init(initial: Duration = .seconds(1), maximum: Duration = .seconds(60)) {
         self.initial = max(.milliseconds(1), initial)
         self.maximum = max(self.initial, maximum)

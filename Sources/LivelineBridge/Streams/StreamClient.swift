@@ -9,7 +9,7 @@ import NIOPosix
 /// same mapping and the same durable, deduplicated inbox as webhooks.
 ///
 /// The loop:
-/// 1. **Connect** (``StreamConnection``): a GET with the source's headers; for SSE, the last
+/// 1. **Connect** (`StreamConnection`): a GET with the source's headers; for SSE, the last
 ///    event id as `Last-Event-ID`.
 /// 2. **Recover** after a gap, before going live: while the new connection holds what arrives,
 ///    the recover URL gives what was missed since the last stored event (a bridge that starts
@@ -29,7 +29,9 @@ import NIOPosix
 ///
 /// ``run()`` returns when its task is cancelled (the bridge's graceful shutdown).
 public final class StreamClient: Sendable {
+    /// The source whose rules map the stream's events.
     public let source: SourceConfiguration
+    /// Where the stream is and how it is read.
     public let settings: StreamSettings
     private let ingest: StreamIngest
     private let store: any InboxStore
@@ -51,9 +53,12 @@ public final class StreamClient: Sendable {
     ///   - source: a source with ``SourceConfiguration/stream`` settings.
     ///   - inbox: the bridge's shared writer, so stream events share commits with webhooks.
     ///   - store: where a restart finds the last event of this source, to recover from.
+    ///   - metrics: where the stream's connections, events and gaps are counted.
+    ///   - logger: where connections, gaps and unreadable messages are logged.
     ///   - bodyLimit: the largest message accepted; larger ones are skipped and logged.
     ///   - wake: rung after an event is stored, so the dispatcher looks at once.
     ///   - clock: the time of receipt; the wall clock by default.
+    ///   - group: the event loops the connection runs on.
     ///   - random: draws in 0..<1 for the back-off's jitter.
     public init?(
         source: SourceConfiguration, inbox: InboxWriter, store: any InboxStore, metrics: BridgeMetrics, logger: Logger,

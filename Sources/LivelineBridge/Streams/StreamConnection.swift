@@ -126,7 +126,7 @@ struct StreamConnection: Sendable {
 
 /// Sends the GET, waits for the answer's head, then frames the body into messages for the
 /// stream's reader. Lives on the connection's event loop. What each event means (a refusal, the
-/// stream's end, silence) is ``StreamReadStateMachine``'s; the handler does the I/O.
+/// stream's end, silence) is `StreamReadStateMachine`'s; the handler does the I/O.
 private final class StreamReadHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPClientResponsePart
     typealias OutboundOut = HTTPClientRequestPart

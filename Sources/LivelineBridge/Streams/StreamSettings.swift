@@ -24,18 +24,21 @@ public struct StreamSettings: Sendable, Hashable {
     /// Sent with every request (the stream and recovery), values already read from the
     /// environment. Never printed.
     public var headers: [FeedHeader]
+    /// How messages are framed: NDJSON or Server-Sent Events.
     public var format: Format
     /// Silence longer than this (not a byte: no event, no heartbeat) drops the connection and
     /// reconnects.
     public var heartbeatTimeout: Duration
     /// Messages with a value here are heartbeats (`{"heartbeat": {…}}`), not events.
     public var keepAlive: JSONPointer?
+    /// How long to wait between reconnects, growing with each failure.
     public var reconnect: ReconnectBackoff
     /// Where missed events are fetched after a gap; nil: not recovered.
     public var recover: RecoverSettings?
     /// Extra trusted certificates (PEM) for a feed with a private CA.
     public var caFile: String?
 
+    /// Settings for the stream at `url`; the defaults suit a feed with a heartbeat every few seconds.
     public init(
         url: FeedURL, headers: [FeedHeader] = [], format: Format = .ndjson, heartbeatTimeout: Duration = .seconds(30),
         keepAlive: JSONPointer? = nil, reconnect: ReconnectBackoff = ReconnectBackoff(),
@@ -59,9 +62,12 @@ public struct StreamSettings: Sendable, Hashable {
 
 /// One request header of a stream; its value may be an API key, so it is never printed.
 public struct FeedHeader: Sendable, Hashable, CustomStringConvertible {
+    /// The header's name.
     public var name: String
+    /// The header's value, read from the environment when it is a secret; never printed.
     public var value: String
 
+    /// A header `name: value`.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
@@ -92,6 +98,7 @@ public struct RecoverSettings: Sendable, Hashable {
     /// How far back the first start recovers (`on-start`); nil: it does not (`on-start: off`).
     public var startWindow: Duration?
 
+    /// Recovery from `template`, the events at `events` in each answer.
     public init(
         template: String, events: JSONPointer? = nil, startWindow: Duration? = RecoverSettings.standardStartWindow
     ) {

@@ -6,8 +6,11 @@ import Foundation
 public struct Follower: Sendable, Hashable {
     /// The app's own name for the device (an install id); unique within a key.
     public var device: String
+    /// The device's running activity's update token; nil when it has none yet.
     public var updateToken: String?
+    /// The device's push-to-start token, to start the activity with the story.
     public var startToken: String?
+    /// Whether the device listens to the key's broadcast channel instead of per-token updates.
     public var onChannel: Bool
     /// The APNs environment of its tokens; nil: the configuration's `apns.environment`.
     public var environment: APNsEnvironment?
@@ -40,8 +43,10 @@ public struct FollowerCounts: Sendable, Hashable {
     /// less these) follow the configuration's `apns.environment` (``byEnvironment(default:)``).
     public var named: [APNsEnvironment: Int] = [:]
 
+    /// Counts of zero.
     public init() {}
 
+    /// Every follower of the key: updating, awaiting a start, or on the channel.
     public var total: Int { updating + awaitingStart + onChannel }
 
     /// Every follower by the environment its tokens go to, those that named none counted in
@@ -55,7 +60,10 @@ public struct FollowerCounts: Sendable, Hashable {
 
 /// What registering one follower did.
 public enum FollowerChange: Sendable, Hashable {
+    /// The follower is new.
     case created
+    /// The follower existed and its tokens or channel changed.
     case updated
+    /// The follower existed exactly so.
     case unchanged
 }

@@ -5,17 +5,25 @@ import Liveline
 /// `POST /v1/activities/{key}/followers` takes them) stored in batches, read a megabyte at a
 /// time so a file of a million followers is never held whole.
 public enum FollowerImport {
+    /// What an import stored.
     public struct Report: Sendable, Hashable {
+        /// Followers that were new.
         public var created = 0
+        /// Followers whose tokens or channel changed.
         public var updated = 0
+        /// Followers already stored exactly so.
         public var unchanged = 0
+        /// Every follower read.
         public var total: Int { created + updated + unchanged }
     }
 
     /// Why an import stopped; the batches stored before it stay stored.
     public enum Failure: Error, Sendable, Hashable, CustomStringConvertible {
+        /// The file could not be read.
         case unreadable(path: String, reason: String)
+        /// A line is not a follower; `reason` names the line and what is wrong with it.
         case badLine(path: String, reason: String)
+        /// The key is not registered; followers follow registered activities only.
         case notRegistered(activityKey: String)
 
         public var description: String {

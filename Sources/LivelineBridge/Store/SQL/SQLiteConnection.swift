@@ -2,7 +2,7 @@ import VaporCSQLite
 
 /// One SQLite connection on a thread of its own, with its statements kept prepared.
 ///
-/// The actor's executor is a ``SQLiteExecutor``, a thread of its own, so everything that touches
+/// The actor's executor is a `SQLiteExecutor`, a thread of its own, so everything that touches
 /// the database handle (prepare, bind, step, fsync at `COMMIT`, a busy wait for another
 /// process's write lock) runs there, never on Swift's cooperative pool. A transaction's body is
 /// `nonisolated(nonsending)`: it runs on this executor too, so each of its statements is a plain

@@ -1,8 +1,8 @@
 import Foundation
 
 /// SQLite: one connection to a file, in WAL mode with `synchronous=FULL` (`NORMAL` for the one
-/// transaction of a prune batch, ``CommitDurability/processCrash``), on a thread of its own
-/// (``SQLiteConnection``), and a second that only checkpoints the log (``SQLiteCheckpointer``).
+/// transaction of a prune batch, `CommitDurability.processCrash`), on a thread of its own
+/// (`SQLiteConnection`), and a second that only checkpoints the log (`SQLiteCheckpointer`).
 ///
 /// One process owns the file. Transactions are serialized by the connection and start with
 /// `BEGIN IMMEDIATE`, so the claim semantics match PostgreSQL's row locks: nobody else writes
