@@ -47,6 +47,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/swiftlang/swift-syntax.git", "600.0.1"..<"604.0.0"),
+        // `swift package generate-documentation --target LivelineAPNs` (and LivelineCore, Liveline,
+        // LivelineBridge): the DocC catalogs in Sources/<target>/<target>.docc. A command plugin
+        // only: no target depends on it, so no build compiles it. CI builds the same catalogs from
+        // the test build's modules instead (scripts/check/docs), without building everything again.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // The story without its YAML: the engine, payloads, clocks, coding, the scenario model and
