@@ -5,7 +5,7 @@ import Logging
 /// Turns stored events (webhooks and stream events) into pushes through the engine's rules, one
 /// activity at a time, and writes each step durably before anything is sent.
 ///
-/// A step, for each activity the store hands over (see ``Store/dispatchPass(limit:now:step:)``):
+/// A step, for each activity the store hands over (see ``DispatchStore/dispatchPass(limit:now:step:)``):
 /// 1. **Resume** the activity's engine from its stored state, or start a new one at the first
 ///    step (its story is the registration's source, else its first event's).
 /// 2. **Order.** Events come oldest order key first. One older than an event already applied

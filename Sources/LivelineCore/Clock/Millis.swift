@@ -5,5 +5,5 @@
 ///
 /// At the public surface a `Millis` is an instant (`start`, `now()`, a deadline); spans that
 /// callers configure (timeouts, intervals, back-offs) are Swift's `Duration`, turned into
-/// milliseconds once with ``Duration.millis``.
+/// milliseconds once with ``Swift/Duration/millis``.
 public typealias Millis = Int64

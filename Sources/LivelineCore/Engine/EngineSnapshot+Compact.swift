@@ -153,6 +153,7 @@ extension StateObject {
         }
     }
 
+    /// Reads an object written by ``write(to:)``, its keys in their written order.
     public init(reading reader: inout CompactReader) throws(CompactDecodingError) {
         let count = try reader.count()
         var pairs: [(String, StateValue)] = []

@@ -6,7 +6,7 @@
 /// A snapshot records everything that changes while the activity plays, and nothing the
 /// program already says.
 extension ActivityEngine {
-    /// What ``ActivityEngine/snapshot()`` saves, in the byte form ``write(to:)`` writes and
+    /// What ``ActivityEngine/snapshot`` saves, in the byte form ``write(to:)`` writes and
     /// ``init(reading:)`` reads.
     public struct Snapshot: Sendable, Hashable {
         /// Bumped when the layout changes; an older or newer snapshot is refused, not guessed at.

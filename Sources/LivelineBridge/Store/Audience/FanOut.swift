@@ -54,8 +54,8 @@ public struct FollowerCatchUp: Sendable, Hashable {
     public var attempts: Int
 }
 
-/// What became of one follower's push; ``FollowerStore/writeFanOut(_:outcomes:instance:now:)``
-/// and ``FollowerStore/writeCatchUps(_:now:)`` write many in one transaction.
+/// What became of one follower's push; ``FanOutStore/writeFanOut(_:answers:instance:now:)``
+/// and ``FanOutStore/writeCatchUps(_:now:)`` write many in one transaction.
 public enum FollowerOutcome: Sendable, Hashable {
     /// APNs accepted the push.
     case sent
