@@ -15,7 +15,9 @@ public struct LoadedScenario: Sendable {
 /// Loading reads the YAML, checks every key and value, resolves every template name, follows
 /// each content-state field's type through the patches, checks the timeline (start first, nothing
 /// after the end, the 8-hour limit), and finally plays each activity under a virtual clock to
-/// check each payload's size and the budget. A file that loads is safe to play.
+/// check each payload's size and the budget, and, for an activity with an `android:` block, each
+/// FCM message (its size, and values Android would not show as written). A file that loads is
+/// safe to play.
 ///
 /// ```swift
 /// let loaded = try ScenarioLoader().load(file: "Scenarios/football.yaml")

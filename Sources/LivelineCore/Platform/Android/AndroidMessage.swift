@@ -15,6 +15,7 @@ public enum FCMPriority: String, Sendable, Hashable {
 public struct AndroidMessage: Sendable, Hashable {
     /// The activity's place in the run.
     public var activity: Int
+    /// The activity's name: the notification's tag on the phone.
     public var activityName: String
     /// The message's number within its activity, from 0.
     public var sequence: Int
@@ -22,7 +23,9 @@ public struct AndroidMessage: Sendable, Hashable {
     public var time: Millis
     /// When the engine decided it.
     public var decidedAt: Millis
+    /// Whether it starts, updates or ends the Live Update.
     public var event: PushEvent
+    /// `android.priority`: high only when the user sees something change.
     public var priority: FCMPriority
     /// `android.ttl`, whole seconds: how long FCM keeps it for a phone that is offline.
     public var ttlSeconds: Int64
@@ -33,8 +36,10 @@ public struct AndroidMessage: Sendable, Hashable {
     public var data: FCMData
     /// What the notification shows after it.
     public var content: LiveUpdateContent
+    /// Why the message is what it is, for `plan` and the session's report.
     public var reason: AndroidReason
 
+    /// A message with every field given; ``AndroidPlatform`` is what makes them.
     public init(
         activity: Int, activityName: String, sequence: Int, time: Millis, decidedAt: Millis, event: PushEvent,
         priority: FCMPriority, ttlSeconds: Int64, collapseKey: String?, data: FCMData, content: LiveUpdateContent,

@@ -42,6 +42,7 @@ public struct AndroidPlatform: Sendable {
     private var attributes: [Int: StateObject] = [:]
     private var collapsible: BudgetBucket?
 
+    /// A platform for one app on one phone that has shown nothing yet; `spacing` paces its messages.
     public init(spacing: Millis = AndroidRules.updateSpacing) {
         pacer = AndroidUpdatePacer(spacing: spacing)
     }

@@ -24,17 +24,24 @@ public struct AndroidReason: Sendable, Hashable, CustomStringConvertible {
     public var decision: PushReason
     /// What Android shows differently (``LiveUpdateContent/visibleChanges(from:)``); empty when nothing.
     public var visible: [String]
+    /// Whether the message alerts (sound, heads-up); an alert always goes at high priority.
     public var alert: Bool
+    /// The message's event; a start or an end always goes at high priority.
     public var event: PushEvent
+    /// The priority chosen; ``priorityText`` says why.
     public var priority: FCMPriority
+    /// Where the time to live came from.
     public var ttl: TTLSource
+    /// The time to live, whole seconds (the message's `android.ttl`).
     public var ttlSeconds: Int64
+    /// Whether the message carries its collapse key, and the allowance left.
     public var collapse: Collapse
     /// How long the app's update rate held it after the decision.
     public var paced: Millis
     /// How many decisions it carries (more than 1 when newer ones replaced it while it was held).
     public var decisions: Int
 
+    /// A reason with every part given; `paced` and `decisions` are for a message the update rate held.
     public init(
         decision: PushReason, visible: [String], alert: Bool, event: PushEvent, priority: FCMPriority,
         ttl: TTLSource, ttlSeconds: Int64, collapse: Collapse, paced: Millis = 0, decisions: Int = 1

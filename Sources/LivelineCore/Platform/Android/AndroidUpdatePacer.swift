@@ -11,7 +11,9 @@
 public struct AndroidUpdatePacer<Item: Sendable>: Sendable {
     /// An item with its slot.
     public struct Slot: Sendable {
+        /// The item, or the newest of those that replaced one another while it waited.
         public var item: Item
+        /// The activity it belongs to: a newer offer for it replaces a held item.
         public var activity: Int
         /// When it was offered (its first offer, when newer items replaced it).
         public var offeredAt: Millis
@@ -21,10 +23,12 @@ public struct AndroidUpdatePacer<Item: Sendable>: Sendable {
         public var merged: Int
     }
 
+    /// The least time between two slots.
     public let spacing: Millis
     private var held: [Slot] = []
     private var lastSlot: Millis = .min
 
+    /// A pacer with nothing held, its slots `spacing` apart (Android's rate by default).
     public init(spacing: Millis = AndroidRules.updateSpacing) {
         self.spacing = spacing
     }

@@ -3,19 +3,23 @@
 /// FCM takes at most ``limit`` bytes of keys and values in one message; ``byteCount`` counts
 /// them as FCM does, in UTF-8.
 public struct FCMData: Sendable, Hashable {
+    /// The keys and values, in the order they are written (and sent).
     public private(set) var entries: [(key: String, value: String)]
 
     /// The most bytes of keys and values FCM takes in a data message.
     public static let limit = 4096
 
+    /// Data with `entries`, in their order; empty by default.
     public init(_ entries: [(key: String, value: String)] = []) {
         self.entries = entries
     }
 
+    /// Adds `key` with `value` after the others; a key already there is not replaced.
     public mutating func append(_ key: String, _ value: String) {
         entries.append((key, value))
     }
 
+    /// The value of the first entry with `key`, or nil.
     public subscript(key: String) -> String? {
         entries.first { $0.key == key }?.value
     }

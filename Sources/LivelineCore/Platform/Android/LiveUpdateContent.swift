@@ -2,19 +2,29 @@
 /// content-state. Two contents that differ differ on the screen, which is what makes an
 /// Android message worth FCM's high priority.
 public struct LiveUpdateContent: Sendable, Hashable {
+    /// The `NotificationChannel` id.
     public var channel: String
+    /// The small icon's drawable name; nil: the app's default.
     public var smallIcon: String?
+    /// The `Notification.Style`.
     public var style: AndroidLiveUpdate.Style
+    /// The content title; empty when its template evaluates to nothing (a problem the renderer reports).
     public var title: String
+    /// The content text; nil when its template was absent, null or empty.
     public var text: String?
+    /// The status-bar chip's text, as sent (the phone may show less: ``AndroidRules/chipAsShown(_:)``).
     public var chip: String?
+    /// The tracker's position in progress units, within `0...progressMax`.
     public var progress: Int?
     /// Sent with a progress or segments; nil when the bar is not drawn.
     public var progressMax: Int?
+    /// The bar's segments, as the `android:` block writes them.
     public var segments: [AndroidLiveUpdate.Segment]
+    /// The points along the bar.
     public var points: [AndroidLiveUpdate.Point]
     /// UNIX milliseconds.
     public var when: Millis?
+    /// How `when` shows: a running chronometer, or a time of day when nil.
     public var chronometer: AndroidLiveUpdate.Chronometer?
     /// The app's own keys (`data:`) with their values. Liveline does not know how the app uses
     /// them, so they do not count as visible.
@@ -22,15 +32,19 @@ public struct LiveUpdateContent: Sendable, Hashable {
 
     /// One of the app's own keys with its value.
     public struct DataPair: Sendable, Hashable {
+        /// The app's key.
         public var key: String
+        /// Its evaluated value, as text.
         public var value: String
 
+        /// The app's `key` with `value`.
         public init(key: String, value: String) {
             self.key = key
             self.value = value
         }
     }
 
+    /// A content with every field given; ``LiveUpdateRenderer`` is what makes them from a scenario.
     public init(
         channel: String, smallIcon: String? = nil, style: AndroidLiveUpdate.Style, title: String, text: String? = nil,
         chip: String? = nil, progress: Int? = nil, progressMax: Int? = nil, segments: [AndroidLiveUpdate.Segment] = [],

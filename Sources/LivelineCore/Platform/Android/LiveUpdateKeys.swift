@@ -13,15 +13,21 @@ public enum LiveUpdateKeys {
     /// UNIX milliseconds (a whole second), strictly increasing per activity: the app drops a
     /// message that is not newer than what it shows, since FCM does not keep order.
     public static let timestamp = "timestamp"
+    /// The `NotificationChannel` id the app posts the notification on.
     public static let channel = "channel"
+    /// The small icon's drawable resource name; absent: the app's default.
     public static let smallIcon = "small_icon"
     /// `progress`, `big-text` or `standard`.
     public static let style = "style"
+    /// The content title.
     public static let title = "title"
+    /// The content text; absent: none.
     public static let text = "text"
     /// The status-bar chip's short critical text.
     public static let chip = "chip"
+    /// The tracker's position on the bar, in progress units.
     public static let progress = "progress"
+    /// The bar's length in progress units; present whenever a bar is drawn.
     public static let progressMax = "progress_max"
     /// `[{"length":45,"color":"#30d158"},…]`
     public static let segments = "segments"
@@ -33,12 +39,17 @@ public enum LiveUpdateKeys {
     public static let chronometer = "chronometer"
     /// `"1"`: this update should alert (sound, heads-up) rather than update quietly.
     public static let alert = "alert"
+    /// The alert's title, when it is plain text.
     public static let alertTitle = "alert_title"
+    /// The alert's body, when it is plain text.
     public static let alertBody = "alert_body"
+    /// The string resource name of a localized alert title, in place of ``alertTitle``.
     public static let alertTitleLocKey = "alert_title_loc_key"
-    /// A JSON list of strings.
+    /// A JSON list of strings: the format arguments of ``alertTitleLocKey``.
     public static let alertTitleLocArgs = "alert_title_loc_args"
+    /// The string resource name of a localized alert body, in place of ``alertBody``.
     public static let alertBodyLocKey = "alert_body_loc_key"
+    /// A JSON list of strings: the format arguments of ``alertBodyLocKey``.
     public static let alertBodyLocArgs = "alert_body_loc_args"
     /// On an end: UNIX milliseconds when the notification leaves the screen.
     public static let dismissAt = "dismiss_at"

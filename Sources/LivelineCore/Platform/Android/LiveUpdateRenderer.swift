@@ -8,7 +8,9 @@
 public enum LiveUpdateRenderer {
     /// A value that will not show as written, located at the `android:` value that made it.
     public struct Problem: Sendable, Hashable {
+        /// Where the value is written in the scenario file.
         public var location: SourceLocation
+        /// What shows instead of what was written, and why: `progress is 120, over its maximum of 100…`.
         public var message: String
     }
 
