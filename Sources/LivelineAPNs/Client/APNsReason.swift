@@ -71,10 +71,16 @@ public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConv
     /// 503: this APNs server is shutting down; send on another connection.
     public static let shutdown = APNsReason(rawValue: "Shutdown")
     // Broadcasts and channels (docs/apns.md §6.2).
+    /// 400: a broadcast from an app whose App ID lacks the broadcast capability.
     public static let featureNotEnabled = APNsReason(rawValue: "FeatureNotEnabled")
+    /// 400: a broadcast without `apns-channel-id`.
     public static let missingChannelId = APNsReason(rawValue: "MissingChannelId")
+    /// 400: `apns-channel-id` is not a valid channel id.
     public static let badChannelId = APNsReason(rawValue: "BadChannelId")
+    /// 400: the channel was deleted (or never created); register a new one.
     public static let channelNotRegistered = APNsReason(rawValue: "ChannelNotRegistered")
+    /// 400: APNs could not create the channel's configuration.
     public static let cannotCreateChannelConfig = APNsReason(rawValue: "CannotCreateChannelConfig")
+    /// 400: the channel belongs to another app than the request's topic.
     public static let topicMismatch = APNsReason(rawValue: "TopicMismatch")
 }

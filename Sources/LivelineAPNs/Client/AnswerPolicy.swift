@@ -12,6 +12,7 @@ public struct AnswerPolicy: Sendable {
     /// The longest wait a `Retry-After` is honoured for; a longer one waits this long.
     public var longestRetryAfter: Duration
 
+    /// A policy retrying by `retry`, honouring a `Retry-After` up to `longestRetryAfter` (an hour).
     public init(retry: RetryPolicy = RetryPolicy(), longestRetryAfter: Duration = .seconds(3600)) {
         self.retry = retry
         self.longestRetryAfter = longestRetryAfter

@@ -56,6 +56,7 @@ public struct TokenProblem: Sendable, Hashable, CustomStringConvertible {
     /// `BadDeviceToken`: a sandbox token sent to production, or the reverse).
     public var mayBelongToOtherEnvironment: Bool
 
+    /// A problem with the parts given.
     public init(reason: String, status: Int, mayBelongToOtherEnvironment: Bool = false) {
         self.reason = reason
         self.status = status
@@ -74,6 +75,7 @@ public struct ConfigurationProblem: Sendable, Hashable, CustomStringConvertible 
     /// How to fix it, in a user's words.
     public var fix: String
 
+    /// A problem with the parts given.
     public init(reason: String, status: Int?, fix: String) {
         self.reason = reason
         self.status = status

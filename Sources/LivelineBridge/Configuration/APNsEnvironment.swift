@@ -2,7 +2,9 @@
 /// `sandbox`, a TestFlight or App Store build's to `production`; the other answers it
 /// `400 BadDeviceToken`.
 public enum APNsEnvironment: String, Sendable, Hashable, CaseIterable, Comparable, CustomStringConvertible {
+    /// `api.sandbox.push.apple.com`: tokens of apps built by Xcode for development.
     case sandbox
+    /// `api.push.apple.com`: tokens of apps from TestFlight and the App Store.
     case production
 
     public var description: String { rawValue }
@@ -18,8 +20,10 @@ public enum APNsEnvironment: String, Sendable, Hashable, CaseIterable, Comparabl
 public struct APNsEnvironments: Sendable, Hashable {
     /// In order; never empty.
     public var served: [APNsEnvironment]
+    /// Where a token registered without an environment goes; one of `served`.
     public var defaultEnvironment: APNsEnvironment
 
+    /// The environments `served`, with `defaultEnvironment` added when missing, in order.
     public init(served: [APNsEnvironment], defaultEnvironment: APNsEnvironment) {
         self.served = Array(Set(served + [defaultEnvironment])).sorted()
         self.defaultEnvironment = defaultEnvironment

@@ -149,6 +149,7 @@ public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
         case environment(String)
     }
 
+    /// One of APNs' two environments (``APNsEnvironment``).
     public typealias Environment = APNsEnvironment
 
     /// How often a halted app and environment is probed when nothing says otherwise.
@@ -170,6 +171,7 @@ public struct APNsSettings: Sendable, Hashable, CustomStringConvertible {
     /// How often sending halted by a setup error is tried again, with one waiting push.
     public var probeInterval: Duration
 
+    /// Settings with every part given; `environments` nil serves `environment` alone.
     public init(
         key: Key, keyID: String, teamID: String, topic: String?, environment: Environment,
         environments: [Environment]? = nil, probeInterval: Duration = APNsSettings.standardProbeInterval

@@ -3,13 +3,13 @@ import Liveline
 import LivelineAPNs
 import Logging
 
-/// Sends the outbox to APNs and records each answer durably, as ``AnswerPolicy`` decides.
+/// Sends the outbox to APNs and records each answer durably, as `AnswerPolicy` decides.
 ///
 /// Per push, by what APNs (or the transport) answered (docs/answers.md):
 /// - **Delivered**: removed from the outbox; the answer becomes the activity's last push.
 /// - **Retry** (429, 5xx, a transport failure, an expired provider token): tried again after
 ///   the `Retry-After` a proxy gave, else an exponential back-off with full jitter
-///   (``RetryPolicy``); after the last attempt the push goes to the dead letters.
+///   (`RetryPolicy`); after the last attempt the push goes to the dead letters.
 /// - **Forget the token** (410, `BadDeviceToken`, `DeviceTokenNotForTopic`): the push goes to
 ///   the dead letters at once and the token is forgotten, so nothing more is sent to it until
 ///   the app registers a new one (the activity's later pushes wait for it). After
@@ -64,6 +64,7 @@ public final class OutboxSender: Sendable {
         public var deadLettered = 0
         /// Pushes that wait while their app and environment is halted.
         public var held = 0
+        /// Pushes the pass claimed from the outbox.
         public var claimed = 0
     }
 
@@ -80,10 +81,16 @@ public final class OutboxSender: Sendable {
     private let logger: Logger
     private let cutoff = SendCutoff()
 
+    /// A sender of `store`'s outbox through `clients`.
+    ///
     /// - Parameters:
+    ///   - store: where the pushes wait and the answers are recorded.
     ///   - clients: a client per environment; each push goes to its activity's.
     ///   - halts: where a configuration error halts an app and environment, shared with the
     ///     fan-out sender.
+    ///   - configuration: the instance name, leases, batch size, retries and polling.
+    ///   - observer: told of each answer, for metrics.
+    ///   - logger: where failures and dead letters are logged.
     public init(
         store: any OutboxStore, clients: APNsClients, halts: APNsHalts, configuration: Configuration,
         observer: any DispatchObserver = SilentDispatchObserver(),
@@ -216,7 +223,7 @@ public final class OutboxSender: Sendable {
             broadcast: claimed.push.kind != .start && claimed.target.updateToken == nil)
     }
 
-    /// What one push's passage means, by ``AnswerPolicy``; writes nothing. Nil: a stop's cutoff
+    /// What one push's passage means, by `AnswerPolicy`; writes nothing. Nil: a stop's cutoff
     /// came before the answer.
     private func decide(
         _ claimed: ClaimedPush, scope: APNsScope, passage: APNsHalts.Passage, now: Millis

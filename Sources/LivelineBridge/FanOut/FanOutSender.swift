@@ -14,11 +14,11 @@ import Logging
 /// off), each the newest push of its key.
 ///
 /// Each follower's push goes through the client of its environment (``APNsClients``) and the
-/// halts (``APNsHalts``); per follower, by what ``AnswerPolicy`` makes of APNs' answer: 2xx,
+/// halts (``APNsHalts``); per follower, by what `AnswerPolicy` makes of APNs' answer: 2xx,
 /// done; 410, `BadDeviceToken`, `DeviceTokenNotForTopic`, the token is forgotten (and the
 /// follower with its last token; a `BadDeviceToken` is summed under its environment, with the
 /// hint that the token may be of the other); 429, 5xx, a transport failure, that follower alone
-/// backs off (``RetryPolicy``, or the `Retry-After` a proxy gave) and is then sent the newest
+/// backs off (`RetryPolicy`, or the `Retry-After` a proxy gave) and is then sent the newest
 /// push; another 4xx, or the last retry failing, is counted in the fan-out's failure summary.
 /// A configuration error halts the follower's app and environment: its followers wait (as
 /// exceptions, attempts unchanged), and a fan-out whose app is halted in every environment
@@ -70,6 +70,7 @@ public final class FanOutSender: Sendable {
         public var failed = 0
         /// Followers that wait while their app and environment is halted.
         public var held = 0
+        /// Catch-ups (a follower's own retry or late start) the pass sent.
         public var catchUps = 0
         /// Fan-outs whose every range is now recorded.
         public var finished = 0
@@ -93,9 +94,16 @@ public final class FanOutSender: Sendable {
     private let logger: Logger
     private let cutoff = SendCutoff()
 
+    /// A sender of `store`'s fan-outs through `clients`.
+    ///
     /// - Parameters:
+    ///   - store: where fan-outs and followers are, and where answers are recorded.
     ///   - clients: a client per environment; each follower's push goes to its environment's.
-    ///   - halts: shared with the outbox sender.
+    ///   - halts: where a configuration error halts an app and environment, shared with the
+    ///     outbox sender.
+    ///   - configuration: the instance name, leases, page sizes, retries and polling.
+    ///   - observer: told of each range and answer, for metrics.
+    ///   - logger: where failures are logged.
     public init(
         store: any FanOutStore, clients: APNsClients, halts: APNsHalts, configuration: Configuration,
         observer: any FanOutObserver = SilentFanOutObserver(),
@@ -290,7 +298,7 @@ public final class FanOutSender: Sendable {
         return answers
     }
 
-    /// What a push's passage means for one follower, by ``AnswerPolicy``.
+    /// What a push's passage means for one follower, by `AnswerPolicy`.
     private func outcome(
         of passage: APNsHalts.Passage, scope: APNsScope, attempts: Int, now: Millis
     ) -> FollowerOutcome {

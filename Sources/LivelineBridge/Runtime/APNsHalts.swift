@@ -4,16 +4,18 @@ import LivelineAPNs
 import Logging
 import Synchronization
 
-/// Where sending stops when APNs refuses the setup (``AnswerPolicy``'s `stop`): one app (its
+/// Where sending stops when APNs refuses the setup (`AnswerPolicy`'s `stop`): one app (its
 /// topic) in one environment, device pushes and broadcasts apart (a key without the broadcast
 /// capability still sends to tokens). A revoked sandbox key does not halt production.
 public struct APNsScope: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The environment the pushes go to.
     public var environment: APNsEnvironment
     /// The `apns-topic` (`<bundle id>.push-type.liveactivity`); empty when the push has none.
     public var topic: String
     /// Broadcasts to channels, not pushes to tokens.
     public var broadcast: Bool
 
+    /// The scope of pushes to `topic` (nil: none) in `environment`, broadcasts or not.
     public init(environment: APNsEnvironment, topic: String?, broadcast: Bool = false) {
         self.environment = environment
         self.topic = topic ?? ""
@@ -32,7 +34,9 @@ public struct APNsScope: Sendable, Hashable, Comparable, CustomStringConvertible
 
 /// A scope that sending is halted for, and why.
 public struct APNsHalt: Sendable, Hashable {
+    /// What is halted.
     public var scope: APNsScope
+    /// What APNs said of the setup, and how to fix it.
     public var problem: ConfigurationProblem
     /// When APNs first refused the setup.
     public var since: Millis
@@ -44,13 +48,13 @@ public struct APNsHalt: Sendable, Hashable {
 
 /// Which apps and environments the bridge may send to now, and the probes that find out when
 /// a halted one may send again. The outbox and fan-out senders send every push through it
-/// (``send(_:clients:cutoff:now:)``).
+/// (`send(_:clients:cutoff:now:)`).
 ///
 /// - **Open**: every push goes.
 /// - **Unverified** (at start, and after new credentials): the first push goes alone, and the
 ///   rest of its pass follow once it is answered, so a bridge started with a wrong key sends one
 ///   request, not a pass of hundreds.
-/// - **Halted** (a configuration error, ``AnswerPolicy``'s `stop`): pushes wait, their attempts
+/// - **Halted** (a configuration error, `AnswerPolicy`'s `stop`): pushes wait, their attempts
 ///   unchanged (the outbox keeps them, due at the next probe; fan-out followers wait as
 ///   exceptions; a fan-out whose app is halted in every environment hands out no ranges). Once
 ///   per ``probeInterval`` one waiting push goes as the probe; an answer that shows APNs took
@@ -66,6 +70,7 @@ public final class APNsHalts: Sendable {
     /// How long a push held while another probes waits before it is looked at again.
     static let probeWait: Millis = 1000
 
+    /// How long a halted scope waits between probes.
     public let probeInterval: Duration
     private let logger: Logger
     private let observer: (any APNsHaltObserver)?
@@ -100,6 +105,8 @@ public final class APNsHalts: Sendable {
         }
     }
 
+    /// Every scope open until APNs refuses it; probes every `probeInterval`, logs a halt to
+    /// `logger` (once a minute while it lasts) and tells `observer`, for metrics.
     public init(
         probeInterval: Duration = APNsSettings.standardProbeInterval, logger: Logger,
         observer: (any APNsHaltObserver)? = nil
@@ -234,7 +241,7 @@ public final class APNsHalts: Sendable {
         }
     }
 
-    /// Halts `scope` for `problem` at `now` (a setup problem ``AnswerPolicy`` found in an answer
+    /// Halts `scope` for `problem` at `now` (a setup problem `AnswerPolicy` found in an answer
     /// that was no configuration error by itself: a provider token expired again right after its
     /// renewal); returns when its next probe may go.
     func halt(_ scope: APNsScope, problem: ConfigurationProblem, now: Millis) -> Millis {

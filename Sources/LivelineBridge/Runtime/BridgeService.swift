@@ -85,8 +85,15 @@ public final class BridgeService: Sendable {
     private let logger: Logger
     private let group = Mutex<ServiceGroup?>(nil)
 
-    /// - Parameter client: where pushes go (APNs, or a mock), for the configuration's
-    ///   environment alone; the caller shuts it down.
+    /// The bridge for `configuration`, on `store`, sending through one `client`; ``run()`` starts it.
+    ///
+    /// - Parameters:
+    ///   - configuration: the sources, listen address, limits and retention.
+    ///   - store: the store the configuration names, opened; the caller closes it.
+    ///   - client: where pushes go (APNs, or a mock), for the configuration's environment alone;
+    ///     the caller shuts it down.
+    ///   - options: this instance's name, leases and retries.
+    ///   - logger: where every part of the bridge logs.
     public convenience init(
         configuration: BridgeConfiguration, store: any Store, client: APNsClient, options: Options = Options(),
         logger: Logger
@@ -97,7 +104,14 @@ public final class BridgeService: Sendable {
             logger: logger)
     }
 
-    /// - Parameter clients: where pushes go, a client per environment; the caller shuts them down.
+    /// The bridge for `configuration`, on `store`, sending through `clients`; ``run()`` starts it.
+    ///
+    /// - Parameters:
+    ///   - configuration: the sources, listen address, limits and retention.
+    ///   - store: the store the configuration names, opened; the caller closes it.
+    ///   - clients: where pushes go, a client per environment; the caller shuts them down.
+    ///   - options: this instance's name, leases, retries and probe interval.
+    ///   - logger: where every part of the bridge logs.
     public init(
         configuration: BridgeConfiguration, store: any Store, clients: APNsClients, options: Options = Options(),
         logger: Logger

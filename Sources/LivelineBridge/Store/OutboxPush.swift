@@ -58,6 +58,7 @@ public struct ActivityTargets: Sendable, Hashable {
     /// The APNs environment of its tokens and channel; nil: the configuration's `apns.environment`.
     public var environment: APNsEnvironment?
 
+    /// Targets with the parts given; none at all means nowhere to send yet.
     public init(
         updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil,
         environment: APNsEnvironment? = nil

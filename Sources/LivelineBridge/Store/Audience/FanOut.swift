@@ -31,6 +31,7 @@ public struct FanOutTarget: Sendable, Hashable {
     /// The follower's APNs environment; nil: the configuration's `apns.environment`.
     public var environment: APNsEnvironment?
 
+    /// A target with the parts given.
     public init(followerID: Int64, token: String, isStartToken: Bool, environment: APNsEnvironment? = nil) {
         self.followerID = followerID
         self.token = token

@@ -15,6 +15,7 @@ public struct Follower: Sendable, Hashable {
     /// The APNs environment of its tokens; nil: the configuration's `apns.environment`.
     public var environment: APNsEnvironment?
 
+    /// A follower `device` with the tokens given.
     public init(
         device: String, updateToken: String? = nil, startToken: String? = nil, onChannel: Bool = false,
         environment: APNsEnvironment? = nil
