@@ -147,6 +147,10 @@ skipped=$(mktemp)
 trap 'rm -f "$skipped"' EXIT
 export LIVELINE_TEST_SKIPPED=$skipped
 
+# A test process that crashes prints the crashed thread's backtrace alone: every thread's,
+# symbolicated, takes minutes and buries the one that matters. SWIFT_BACKTRACE set by the
+# caller wins.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=yes,threads=crashed,registers=none,images=none}
 # ${1+"$@"}: no arguments expand to nothing in every bash.
 swift test ${1+"$@"}
 status=$?
