@@ -103,11 +103,11 @@ final class PythonH2Server: @unchecked Sendable {
         .check(ToolRequirement.succeeds(["python3", "-c", "import h2"]))
 
     let port: Int
-    private let process: Process
+    private let process: SpawnedProcess
     private let input: Pipe
     private let lines: LineCollector
 
-    private init(port: Int, process: Process, input: Pipe, lines: LineCollector) {
+    private init(port: Int, process: SpawnedProcess, input: Pipe, lines: LineCollector) {
         self.port = port
         self.process = process
         self.input = input
@@ -115,17 +115,12 @@ final class PythonH2Server: @unchecked Sendable {
     }
 
     static func start() async throws -> PythonH2Server {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script, "serve"]
         let output = Pipe()
         let input = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        process.standardError = FileHandle.nullDevice
         let lines = LineCollector()
         output.fileHandleForReading.readabilityHandler = { handle in lines.append(handle.availableData) }
-        try process.run()
+        let process = try SpawnedProcess.launch(
+            "/usr/bin/env", arguments: ["python3", script, "serve"], input: input, output: output)
         var port: Int?
         await eventually(within: 30, every: .milliseconds(20)) {
             port = lines.all.first(where: { $0.hasPrefix("listening ") }).flatMap { Int($0.dropFirst(10)) }

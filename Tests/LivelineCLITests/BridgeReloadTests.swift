@@ -92,7 +92,7 @@ import Testing
     /// Registers an activity, sends it a webhook, waits for the halt, puts the right key in
     /// place (`fix`), sends SIGHUP, and waits for the push to be delivered.
     private static func exercise(
-        base: String, process: Process, config: String, body: String, fix: () -> Void
+        base: String, process: SpawnedProcess, config: String, body: String, fix: () -> Void
     ) async throws {
         let token = String(repeating: "e1", count: 32)
         _ = try? await BridgeCommandTests.curl([

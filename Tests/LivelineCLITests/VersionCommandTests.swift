@@ -1,4 +1,5 @@
 import Foundation
+import LivelineTestSupport
 import Testing
 
 /// `liveline --version`: the release and the commit the binary was built from, which the
@@ -8,13 +9,11 @@ import Testing
     /// files), as the build stamps it; nil when the package is not its own git repository.
     static func gitCommit() -> String? {
         func git(_ arguments: [String]) -> (status: Int32, output: String)? {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["git", "-C", CLI.packageRoot.path] + arguments
             let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = FileHandle.nullDevice
-            guard (try? process.run()) != nil else { return nil }
+            guard
+                let process = try? SpawnedProcess.launch(
+                    "/usr/bin/env", arguments: ["git", "-C", CLI.packageRoot.path] + arguments, output: pipe)
+            else { return nil }
             let data = pipe.fileHandleForReading.readDataToEndOfFile()
             process.waitUntilExit()
             return (

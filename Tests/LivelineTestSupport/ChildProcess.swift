@@ -7,26 +7,20 @@ import Synchronization
 /// As with ``Subprocess``, nothing here blocks a thread of Swift's cooperative pool: output is
 /// read on Dispatch threads and waiting for the exit happens there too; callers only await.
 public final class ChildProcess: Sendable {
-    private let process: Process
+    private let process: SpawnedProcess
     private let lines = Mutex<[String]>([])
     private let partial = Mutex<Data>(Data())
 
-    private init(process: Process) {
+    private init(process: SpawnedProcess) {
         self.process = process
     }
 
     /// Starts `executable ARGUMENTS` (by default `env`, which finds the program named first on
     /// the `PATH`); standard error is collected with standard output.
     public static func start(_ arguments: [String], executable: String = "/usr/bin/env") throws -> ChildProcess {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
         let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        let child = ChildProcess(process: process)
-        try process.run()
+        let child = ChildProcess(
+            process: try SpawnedProcess.launch(executable, arguments: arguments, output: pipe, error: pipe))
         let handle = pipe.fileHandleForReading
         Subprocess.detach {
             while true {
@@ -72,11 +66,11 @@ public final class ChildProcess: Sendable {
     /// still running 5 seconds after SIGTERM gets SIGKILL.
     public func stop(kill: Bool = false) async {
         if process.isRunning {
-            if kill { Foundation.kill(process.processIdentifier, SIGKILL) } else { process.terminate() }
+            process.send(kill ? SIGKILL : SIGTERM)
         }
         let deadline = Date().addingTimeInterval(5)
         while process.isRunning, Date() < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
-        await Subprocess.offPool { [process] in process.waitUntilExit() }
+        process.send(SIGKILL)
+        await process.exit()
     }
 }

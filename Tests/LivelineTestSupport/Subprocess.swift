@@ -27,20 +27,14 @@ public enum Subprocess {
         _ arguments: [String], executable: String = "/usr/bin/env",
         environment: [String: String]? = nil, mergingErrors: Bool = false
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let environment { process.environment = environment }
         let out = Pipe()
         let err = mergingErrors ? out : Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try SpawnedProcess.launch(
+            executable, arguments: arguments, environment: environment, output: out, error: err)
         async let stdout = readToEnd(out)
         async let stderr = mergingErrors ? Data() : readToEnd(err)
         let (output, errors) = await (stdout, stderr)
-        await offPool { process.waitUntilExit() }
+        await process.exit()
         return Result(
             status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
             stderr: String(decoding: errors, as: UTF8.self), signalled: process.terminationReason == .uncaughtSignal)

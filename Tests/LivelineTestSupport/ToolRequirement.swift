@@ -43,12 +43,7 @@ public struct ToolRequirement: Sendable {
 
     /// Whether `arguments` (the first found on the `PATH`) runs and exits 0, its output discarded.
     public static func succeeds(_ arguments: [String]) -> Bool {
-        let probe = Process()
-        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = arguments
-        probe.standardOutput = FileHandle.nullDevice
-        probe.standardError = FileHandle.nullDevice
-        guard (try? probe.run()) != nil else { return false }
+        guard let probe = try? SpawnedProcess.launch("/usr/bin/env", arguments: arguments) else { return false }
         probe.waitUntilExit()
         return probe.terminationReason == .exit && probe.terminationStatus == 0
     }

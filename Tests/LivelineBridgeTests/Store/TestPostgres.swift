@@ -32,7 +32,7 @@ enum TestPostgres {
 
     /// The supervising shell and the write end of its standard input, kept open for the life of
     /// the process: its closing at exit stops the server.
-    private static let supervisor = Mutex<(Process, FileHandle)?>(nil)
+    private static let supervisor = Mutex<(SpawnedProcess, FileHandle)?>(nil)
 
     private static func resolve() async -> Server {
         let environment = ProcessInfo.processInfo.environment
@@ -92,16 +92,13 @@ enum TestPostgres {
         let port: Int
         do { port = try freePort() } catch { return .failed("no free port: \(error)") }
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script, "test-postgres", bin, directory, String(port), user ?? ""]
         let input = Pipe()
         let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = output
+        let process: SpawnedProcess
         do {
-            try process.run()
+            process = try SpawnedProcess.launch(
+                "/bin/sh", arguments: ["-c", script, "test-postgres", bin, directory, String(port), user ?? ""],
+                input: input, output: output, error: output)
         } catch {
             try? FileManager.default.removeItem(atPath: directory)
             return .failed("cannot run /bin/sh: \(error)")
@@ -110,7 +107,7 @@ enum TestPostgres {
         _ = fcntl(input.fileHandleForWriting.fileDescriptor, F_SETFD, FD_CLOEXEC)
         let said = String(decoding: await Subprocess.readToEnd(output), as: UTF8.self)
         guard said.hasPrefix("ready") else {
-            await Subprocess.offPool { process.waitUntilExit() }
+            await process.exit()
             return .failed("a throwaway PostgreSQL server (\(bin)) did not start: \(said)")
         }
         supervisor.withLock { $0 = (process, input.fileHandleForWriting) }

@@ -51,21 +51,15 @@ enum CLI {
     static func run(
         _ arguments: [String], environment: [String: String] = [:], timeout: Double = 60,
         closingOutputAfter lines: Int? = nil,
-        whileRunning: (@Sendable (Process, OutputBuffer) async -> Void)? = nil,
-        watchingBoth: (@Sendable (Process, _ stdout: OutputBuffer, _ stderr: OutputBuffer) async -> Void)? = nil
+        whileRunning: (@Sendable (SpawnedProcess, OutputBuffer) async -> Void)? = nil,
+        watchingBoth: (@Sendable (SpawnedProcess, _ stdout: OutputBuffer, _ stderr: OutputBuffer) async -> Void)? = nil
     ) async throws -> Result {
-        let process = Process()
-        process.executableURL = try binary()
-        process.arguments = arguments
+        let executable = try binary()
         var env = ProcessInfo.processInfo.environment
         env["NO_COLOR"] = "1"
         for (key, value) in environment { env[key] = value }
-        process.environment = env
         let out = OutputBuffer(), err = OutputBuffer()
         let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
         // Each pipe is read to its end on a thread of its own, so the last lines a process
         // prints before it exits are in the result (a readability handler can still be
         // holding them when the process is seen to have exited).
@@ -84,7 +78,8 @@ enum CLI {
                 readers.leave()
             }
         }
-        try process.run()
+        let process = try SpawnedProcess.launch(
+            executable.path, arguments: arguments, environment: env, output: outPipe, error: errPipe)
         if lines == 0 { try outPipe.fileHandleForReading.close() }
         let watchdog = Task {
             try await Task.sleep(for: .seconds(timeout))
