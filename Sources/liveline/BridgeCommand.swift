@@ -7,6 +7,7 @@ struct BridgeCommand: AsyncParsableCommand {
         abstract: "Turn webhooks and feeds (orders, matches) into Live Activity pushes.",
         subcommands: [
             BridgeServeCommand.self, BridgeWaitReadyCommand.self, BridgeSendCommand.self, BridgeDeadLettersCommand.self,
+            BridgeHistoryCommand.self,
             BridgeRecordCommand.self, BridgeFollowersCommand.self,
         ]
     )

@@ -22,11 +22,22 @@ from the mock's own history of every follower's token:
   bridge was killed is sent again with the same payload, and the device drops it) are counted
   and reported, not taken as shown.
 
+With --starters N, N more followers have only a push-to-start token, and the match begins with
+a `pre_match` webhook that starts the activity (a start fan-out to them); --kill-at 0 kills the
+bridge a third of the way through that start fan-out. A start is delivered once: a start range
+the killed bridge may have sent is not sent again but marked in doubt. It checks, from the mock:
+
+- no phone shows two Live Activities: the mock's `duplicate-starts` is 0 and no push-to-start
+  token started a second activity;
+- every starter has exactly one activity, or is in doubt (counted in the key's followers and
+  printed, with how many of them the killed bridge had in fact reached).
+
 Exits 1 on any violation.
 
     scripts/soak/audience-crash-test.py                                  # SQLite, one instance
     scripts/soak/audience-crash-test.py --postgres --instances 2         # a throwaway PostgreSQL
     scripts/soak/audience-crash-test.py --store postgres://… --instances 2
+    scripts/soak/audience-crash-test.py --starters 3000 --kill-at 0 [--postgres --instances 2]
     [--followers 10000] [--kill-at 2] [--liveline .build/release/liveline] [--latency 20ms]
 """
 import argparse, base64, hashlib, hmac, json, os, shutil, signal, socket, subprocess, sys, tempfile, threading, time
@@ -119,6 +130,37 @@ class ThrowawayPostgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+def check_starters(starters, view, metrics):
+    """No phone with two Live Activities; each starter started once, or in doubt."""
+    problems = []
+    stats = json.loads(get(f"http://127.0.0.1:{INSPECT_PORT[0]}/stats"))
+    activities, after = [], None
+    while True:
+        page = json.loads(get(f"http://127.0.0.1:{INSPECT_PORT[0]}/activities?limit=10000" + (f"&after={after}" if after else "")))
+        activities += [a["id"] for a in page["activities"] if a["id"].startswith("start:")]
+        after = page.get("next")
+        if not after:
+            break
+    per_token = Counter(a.split(":")[1] for a in activities)
+    twice = [t for t in starters if per_token.get(t[:12], 0) >= 2]
+    never = [t for t in starters if per_token.get(t[:12], 0) == 0]
+    in_doubt = (view.get("followers") or {}).get("in-doubt", 0)
+    metric = sum(float(line.split()[-1]) for line in metrics.splitlines()
+                 if line.startswith('liveline_followers{state="in_doubt"}'))
+    print(f"starters: {len(starters)}; devices with two activities: {len(twice)} (mock duplicate-starts "
+          f"{stats.get('duplicate-starts')}); in doubt: {in_doubt} (metric {metric:g}), of which the killed bridge "
+          f"had reached {in_doubt - min(in_doubt, len(never))}; never started: {len(never)}")
+    if twice or stats.get("duplicate-starts", 0):
+        problems.append(f"{len(twice)} devices show two Live Activities for one match (duplicate-starts "
+                        f"{stats.get('duplicate-starts')}), e.g. …{twice[0][-8:] if twice else '?'}")
+    if len(never) > in_doubt:
+        problems.append(f"{len(never) - in_doubt} starters were never started and are not in doubt")
+    return problems
+
+
+INSPECT_PORT = []  # the mock's inspection port, once started
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--liveline", default=os.path.join(ROOT, ".build/debug/liveline"))
@@ -127,18 +169,25 @@ def main():
     parser.add_argument("--instances", type=int, default=1)
     parser.add_argument("--followers", type=int, default=10000)
     parser.add_argument("--kill-at", type=int, default=2, help="the event (1-6) whose fan-out is killed a third of the way; "
-                        "6, full time: nothing newer supersedes the killed ranges, so they are sent again after the lease")
+                        "6, full time: nothing newer supersedes the killed ranges, so they are sent again after the lease; "
+                        "0 (with --starters): the start fan-out to the push-to-start followers")
+    parser.add_argument("--starters", type=int, default=0, help="followers with only a push-to-start token, started by a "
+                        "pre_match webhook before kick-off")
     parser.add_argument("--latency", default="20ms", help="the mock's delay on every answer, so a fan-out lasts long enough to kill")
     args = parser.parse_args()
-    KILL_AT = args.kill_at - 1
-    if args.followers > 10000:
-        raise SystemExit("the mock keeps a push history for 10,000 tokens; --followers must be at most that")
+    if args.kill_at == 0 and not args.starters:
+        raise SystemExit("--kill-at 0 kills the start fan-out: give --starters")
+    if args.followers + args.starters > 10000:
+        raise SystemExit("the mock keeps a push history for 10,000 tokens; --followers and --starters must be at most that")
+    match = ([("pre_match", {"minute": 0})] if args.starters else []) + MATCH
+    KILL_AT = args.kill_at - (0 if args.starters else 1)
 
     work = tempfile.mkdtemp(prefix="liveline-audience-crash-")
     pg = ThrowawayPostgres(work) if args.postgres else None
     store = pg.url if pg else (args.store or f"sqlite:{work}/bridge.sqlite")
     logs = open(f"{work}/processes.log", "w")
     mock_port, inspect_port = free_port(), free_port()
+    INSPECT_PORT.append(inspect_port)
     ports = [free_port() for _ in range(args.instances)]
     ca = f"{work}/mock.pem"
     mock = subprocess.Popen([args.liveline, "mock-apns", "--listen", f"127.0.0.1:{mock_port}", "--write-ca", ca,
@@ -170,6 +219,9 @@ sources:
     order: sequence
     scenario: {scenario}
     events:
+      pre_match:
+        start: true
+        alert: {{ title: "The match starts soon", body: "Follow it live" }}
       kick_off:
         set: {{ phase: first-half, minute: /data/minute, lastEvent: "Kick-off" }}
         priority: high
@@ -214,28 +266,38 @@ sources:
             status, body = request("POST", f"http://127.0.0.1:{ports[0]}/v1/activities/{KEY}/followers", lines.encode(),
                                    {"authorization": f"Bearer {API_KEY}", "content-type": "application/x-ndjson"})
             assert status == 200, (status, body)
-        print(f"{args.followers} followers of {KEY} on {store.split('@')[-1]}, {args.instances} instance(s)")
+        starters = [hashlib.sha256(f"crash-start-{n}".encode()).hexdigest() for n in range(args.starters)]
+        for first in range(0, len(starters), 10000):
+            lines = "".join(json.dumps({"device": f"starter-{n}", "push-to-start-token": starters[n]}) + "\n"
+                            for n in range(first, min(first + 10000, len(starters))))
+            status, body = request("POST", f"http://127.0.0.1:{ports[0]}/v1/activities/{KEY}/followers", lines.encode(),
+                                   {"authorization": f"Bearer {API_KEY}", "content-type": "application/x-ndjson"})
+            assert status == 200, (status, body)
+        print(f"{args.followers} followers of {KEY} (and {args.starters} with only a push-to-start token) "
+              f"on {store.split('@')[-1]}, {args.instances} instance(s)")
 
         killed_at = None
-        for index, (kind, data) in enumerate(MATCH):
+        for index, (kind, data) in enumerate(match):
             sequence = index + 1
             before = answered()
             while (status := webhook(up(), sequence, kind, data)) not in (200, 202):
                 time.sleep(0.2)
             if index == KILL_AT:
                 deadline = time.time() + 60
-                while answered() - before < args.followers // 3 and time.time() < deadline:
+                audience = args.starters if kind == "pre_match" else args.followers
+                while answered() - before < audience // 3 and time.time() < deadline:
                     time.sleep(0.002)
                 bridges[0].send_signal(signal.SIGKILL)
                 bridges[0].wait()
                 killed_at = answered() - before
-                print(f"kill -9 of bridge 0 after {killed_at} of {args.followers} answers of event {sequence} ({kind})")
+                print(f"kill -9 of bridge 0 after {killed_at} of {audience} answers of event {sequence} ({kind})")
                 if args.instances == 1:
                     start(0)
             elif index < KILL_AT:
                 # Let kick-off reach everyone first, so the goal's fan-out is the one killed.
                 deadline = time.time() + 120
-                while answered() - before < args.followers and time.time() < deadline:
+                audience = args.starters if kind == "pre_match" else args.followers
+                while answered() - before < audience and time.time() < deadline:
                     time.sleep(0.05)
         if args.instances > 1:
             time.sleep(2)
@@ -304,8 +366,9 @@ sources:
             problems.append(f"{len(wrong)} devices do not show the final state, e.g. {wrong[0][-8:]}: {states.get(wrong[0])}")
         if older:
             problems.append(f"{len(older)} devices got an older state after a newer one, e.g. …{older[0][-8:]}")
-        if killed_at is None or killed_at >= args.followers:
-            problems.append(f"the kill did not land in the middle of a fan-out ({killed_at} of {args.followers} answered)")
+        killed_audience = args.starters if KILL_AT == 0 and args.starters else args.followers
+        if killed_at is None or killed_at >= killed_audience:
+            problems.append(f"the kill did not land in the middle of a fan-out ({killed_at} of {killed_audience} answered)")
         view = json.loads(request("GET", f"http://127.0.0.1:{up()}/v1/activities/{KEY}",
                                   headers={"authorization": f"Bearer {API_KEY}"})[1])
         metrics = "".join(get(f"http://127.0.0.1:{ports[i]}/metrics").decode() for i in bridges if bridges[i].poll() is None)
@@ -314,6 +377,8 @@ sources:
               f"{repeats} repeats with a timestamp the device had (dropped by it; the bridge counted "
               f"{duplicates:g} resent after the kill), {len(older)} older after newer")
         print(f"followers: {view.get('followers')}")
+        if starters:
+            problems += check_starters(starters, view, metrics)
         if sample:
             print(f"a device with a repeat, …{sample[0][-8:]}: " + "; ".join(
                 f"{r['time'] % 100000} ms {r['status']} ts={r.get('timestamp')} {[d.get('outcome') for d in r.get('deliveries', [])]}"

@@ -40,7 +40,13 @@ real senders do. Besides the checks above it requires:
 - no stall: every acknowledged webhook's state reached the mock within the drain deadline of
   its acknowledgement (pushes at most 1 s apart here); a push left claimed by a stopped
   instance would wait out its lease (60 s);
-- webhooks sent to a draining bridge were answered 503 with Retry-After (counted).
+- webhooks sent to a draining bridge were answered 503 with Retry-After (counted);
+- held pushes go out on time (--held N, 300 by default; 0 leaves it out): once the burst is
+  over, N activities get one more webhook each, which is pushed at once, and a second one
+  that the engine holds for min-interval (1 s), and bridge 0 is stopped with SIGTERM 0.1 s
+  later and started again at once (with two instances the other one is up throughout). Every
+  held push must reach the mock within 2 s of its due time (the first push's arrival plus 1 s)
+  or of the restarted bridge's readiness, whichever is later, and none twice.
 
     scripts/soak/bridge-crash-test.py [--store postgres://…] [--instances 2] [--activities 1000] [--events 10]
     scripts/soak/bridge-crash-test.py --faults --rate 200 [--events 30]
@@ -119,6 +125,8 @@ def main():
     parser.add_argument("--sigterm", action="store_true",
                         help="rolling restarts with SIGTERM under load and a slow mock, instead of a kill -9")
     parser.add_argument("--restarts", type=int, default=4, help="with --sigterm: how many stops and starts")
+    parser.add_argument("--held", type=int, default=300,
+                        help="with --sigterm: activities whose held push is stopped with SIGTERM (0: none)")
     parser.add_argument("--latency", default="300ms", help="with --sigterm: the mock's latency on every answer")
     parser.add_argument("--drain-timeout", type=float, default=10, help="with --sigterm: the bridges' drain-timeout, seconds")
     parser.add_argument("--rss-every", type=float, default=0,
@@ -360,6 +368,66 @@ sources:
             print(f"replayed: {sum('queued' in line for line in replies.splitlines())} queued with the current state")
             wait_idle()
 
+    def shown_at(token, minutes_left):
+        """When the mock accepted the push showing `minutes_left` for `token` (seconds), or None."""
+        history = json.loads(wait_http(f"http://127.0.0.1:{inspect_port}/activities/{token}/pushes"))
+        for push in history:
+            if push["status"] == 200 and json.loads(push["payload"])["aps"]["content-state"]["minutesLeft"] == minutes_left:
+                return push["time"] / 1000
+        return None
+
+    def held_case():
+        """--sigterm --held N: a push the engine holds while its bridge is stopped goes out on time."""
+        keys = list(tokens)[:args.held]
+        first, second = args.events + 1, args.events + 2
+        for sequence in (first, second):
+            items = [(key, sequence, f"msg_{key}_{sequence}", json.dumps({"type": "order.eta", "data": {
+                "order_id": key, "sequence": sequence, "minutes_left": 1000 - sequence}}).encode()) for key in keys]
+            with ThreadPoolExecutor(args.threads) as pool:
+                statuses = list(pool.map(lambda item: poster.post(ports[0], "/v1/webhooks/orders", item[3],
+                                                                  sign(item[3], item[2], int(time.time()))), items))
+            for (key, sequence, _, _), status in zip(items, statuses):
+                if 200 <= status < 300:
+                    acknowledged[(key, sequence)] = True
+            if sequence == first:
+                # The first goes out at once; the second is then held for min-interval.
+                deadline = time.time() + 30
+                pushed = {}
+                while len(pushed) < len(keys) and time.time() < deadline:
+                    with ThreadPoolExecutor(16) as pool:
+                        for key, at in zip(keys, pool.map(lambda k: shown_at(tokens[k], 1000 - first), keys)):
+                            if at is not None:
+                                pushed[key] = at
+                    time.sleep(0.2)
+        time.sleep(0.1)
+        began = time.time()
+        bridges[0].send_signal(signal.SIGTERM)
+        code = bridges[0].wait(timeout=args.drain_timeout + 30)
+        start(0)
+        ready = time.time()
+        deadline = ready + 60
+        arrivals = {}
+        while len(arrivals) < len(keys) and time.time() < deadline:
+            with ThreadPoolExecutor(16) as pool:
+                for key, at in zip(keys, pool.map(lambda k: shown_at(tokens[k], 1000 - second), keys)):
+                    if at is not None:
+                        arrivals[key] = at
+            time.sleep(0.2)
+        late = []
+        for key in keys:
+            due = max(pushed.get(key, began) + 1, ready)
+            at = arrivals.get(key)
+            if at is None or at > due + 2:
+                late.append((key, None if at is None else at - due))
+        print(f"held pushes: {len(keys)} activities, SIGTERM 0.1 s after their held event (exited {code} after "
+              f"{ready - began:.2f}s with the restart); {len(arrivals)} held pushes out, at most "
+              f"{max((arrivals[k] - max(pushed.get(k, began) + 1, ready) for k in arrivals), default=0):.2f}s after "
+              f"their due time or the restart")
+        return [f"{len(late)} held pushes not out within 2 s of their due time after the restart, e.g. "
+                f"{late[0][0]}: {'never' if late[0][1] is None else f'{late[0][1]:.1f}s late'}"] if late else []
+
+    held_problems = held_case() if args.sigterm and args.held else []
+
     delays = []
 
     def check():
@@ -411,6 +479,7 @@ sources:
             process.wait(timeout=30)
         except subprocess.TimeoutExpired:
             process.kill()
+    problems += held_problems
     if args.sigterm:
         if repeats:
             problems.append(f"{repeats} pushes were sent twice (a stop abandoned pushes in flight)")

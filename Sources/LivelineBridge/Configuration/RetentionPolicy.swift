@@ -7,7 +7,8 @@ import Foundation
 ///   received; `liveline bridge record` reads them, and a webhook sent again after this long
 ///   is no longer recognised as a repeat. Events still pending are never deleted. Finished
 ///   fan-outs go by the same cutoff, except the newest of a key whose story goes on (the push a
-///   follower joining late is sent).
+///   follower joining late is sent), and so does the delivery history (`GET
+///   /v1/activities/{key}/pushes`), by when each push was stored.
 /// - `dead-letters`: pushes that failed for good, by when they failed (a replayed dead letter
 ///   leaves at its replay), with the fan-outs' failure summaries as old.
 ///

@@ -298,6 +298,7 @@ public final class BridgeDispatcher: Sendable {
             // can (a start needs its push-to-start token), so none waits in the outbox for a
             // target the key will never have.
             commit.fanOuts = sink.pushes
+            commit.fanOutReasons = sink.reasons
             let own = zip(sink.pushes, sink.reasons).filter { push, _ in
                 push.kind == .start
                     ? activity.pushToStartToken != nil : (activity.updateToken != nil || activity.channelID != nil)

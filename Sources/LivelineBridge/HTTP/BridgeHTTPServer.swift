@@ -14,6 +14,7 @@ import Synchronization
 /// | `POST /v1/webhooks/{source}` | verify, map, store durably, then 202 (`WebhookIngest`) |
 /// | `PUT/GET/DELETE /v1/activities/{key}` | the activity registry, with an API key (`ActivityRegistryAPI`) |
 /// | `PUT/DELETE /v1/activities/{key}/followers/{device}`, `POST …/followers` (NDJSON) | a key's audience (`FollowersAPI`) |
+/// | `GET /v1/activities/{key}/pushes`, `GET …/followers/{device}` | the delivery history (`PushHistoryAPI`) |
 /// | `GET /v1/events/{source}/{event}` | what became of one event, with an API key (`EventStatusAPI`) |
 /// | `GET /healthz`, `/readyz`, `/metrics` | operations (`OperationsAPI`) |
 ///
@@ -49,6 +50,7 @@ public final class BridgeHTTPServer: Service, Sendable {
     private let ingest: WebhookIngest
     private let registry: ActivityRegistryAPI
     private let followers: FollowersAPI
+    private let history: PushHistoryAPI
     private let events: EventStatusAPI
     private let operations: OperationsAPI
     /// Caps the open connections (`max-connections`).
@@ -99,6 +101,8 @@ public final class BridgeHTTPServer: Service, Sendable {
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
             bodyLimit: RequestBodyLimit(limit: max(configuration.bodyLimit, 4 << 20)), wake: wake, clock: clock,
             environments: environments)
+        history = PushHistoryAPI(
+            store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store))
         events = EventStatusAPI(store: store, registry: registry, journal: journal)
         operations = OperationsAPI(store: store, metrics: metrics, drain: drain, halts: halts)
         connectionLimiter = ConnectionLimiter(
@@ -111,6 +115,7 @@ public final class BridgeHTTPServer: Service, Sendable {
         router.add(middleware: JSONErrorMiddleware())
         router.add(middleware: DrainMiddleware(drain: drain))
         let ingest = ingest, registry = registry, followers = followers, events = events, operations = operations
+        let history = history
         router.post("/v1/webhooks/:source") { request, context in await ingest.respond(to: request, context: context) }
         router.put("/v1/activities/:key") { request, context in await registry.put(request, context: context) }
         router.get("/v1/activities/:key") { request, context in await registry.get(request, context: context) }
@@ -121,6 +126,10 @@ public final class BridgeHTTPServer: Service, Sendable {
         router.delete("/v1/activities/:key/followers/:device") { request, context in
             await followers.delete(request, context: context)
         }
+        router.get("/v1/activities/:key/followers/:device") { request, context in
+            await history.follower(request, context: context)
+        }
+        router.get("/v1/activities/:key/pushes") { request, context in await history.pushes(request, context: context) }
         router.post("/v1/activities/:key/followers") { request, context in
             await followers.importFollowers(request, context: context)
         }

@@ -148,7 +148,7 @@ struct FollowersAPI: Sendable {
             ("total", .int(counts.total)), ("updating", .int(counts.updating)),
             ("awaiting-start", .int(counts.awaitingStart)),
             ("on-channel", .int(counts.onChannel)), ("retrying", .int(counts.retrying)),
-            ("catching-up", .int(counts.catchingUp)),
+            ("catching-up", .int(counts.catchingUp)), ("in-doubt", .int(counts.inDoubt)),
         ])
         let byEnvironment = counts.byEnvironment(default: environments.defaultEnvironment)
         object["environments"] = .object(

@@ -14,7 +14,7 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as HTTPError where error.status == .notFound {
             return BridgeHTTPError.notFound(
                 "no route for \(request.method) \(request.uri.path.prefix(100)); the bridge serves POST /v1/webhooks/{source}, "
-                    + "PUT, GET and DELETE /v1/activities/{key}, GET /healthz, /readyz and /metrics"
+                    + "PUT, GET and DELETE /v1/activities/{key}, GET /v1/activities/{key}/pushes, GET /healthz, /readyz and /metrics"
             ).response
         } catch let error as any HTTPResponseError {
             return BridgeHTTPError(error.status, code: "http-error", reason: error.status.reasonPhrase).response

@@ -18,7 +18,7 @@ extension BridgeMetrics: FanOutObserver {
         let descriptor = Self.descriptor("liveline_followers", "Followers of all keys, by state.")
         for (state, value) in [
             ("updating", counts.updating), ("awaiting_start", counts.awaitingStart), ("on_channel", counts.onChannel),
-            ("retrying", counts.retrying), ("catching_up", counts.catchingUp),
+            ("retrying", counts.retrying), ("catching_up", counts.catchingUp), ("in_doubt", counts.inDoubt),
         ] {
             registry.makeGauge(descriptor: descriptor, labels: [("state", state)]).set(to: Double(value))
         }

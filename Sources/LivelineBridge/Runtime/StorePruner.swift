@@ -20,13 +20,15 @@ public final class StorePruner: Sendable {
         public var deadLetters = 0
         /// Finished fan-outs deleted.
         public var fanOuts = 0
+        /// Delivery history entries and followers' own answers deleted.
+        public var history = 0
         /// Transactions the round took.
         public var batches = 0
     }
 
     /// How long each kind of row is kept, and how the pruning is paced.
     public let policy: RetentionPolicy
-    private let store: any RetentionStore
+    private let store: any RetentionStore & HistoryStore
     private let sources: [String]
     private let metrics: BridgeMetrics?
     private let logger: Logger
@@ -40,8 +42,8 @@ public final class StorePruner: Sendable {
     ///   - metrics: where the rows deleted are counted; nil counts nowhere.
     ///   - logger: where each round's deletions and failures are logged.
     public init(
-        store: any RetentionStore, policy: RetentionPolicy, sources: [String], metrics: BridgeMetrics? = nil,
-        logger: Logger
+        store: any RetentionStore & HistoryStore, policy: RetentionPolicy, sources: [String],
+        metrics: BridgeMetrics? = nil, logger: Logger
     ) {
         self.store = store
         self.policy = policy
@@ -57,12 +59,12 @@ public final class StorePruner: Sendable {
         while !Task.isCancelled {
             do {
                 let report = try await prune(now: BridgeClock.now())
-                if report.events + report.deadLetters + report.fanOuts > 0 {
+                if report.events + report.deadLetters + report.fanOuts + report.history > 0 {
                     logger.info(
                         "pruned the store",
                         metadata: [
                             "events": "\(report.events)", "dead-letters": "\(report.deadLetters)",
-                            "fan-outs": "\(report.fanOuts)",
+                            "fan-outs": "\(report.fanOuts)", "history": "\(report.history)",
                             "batches": "\(report.batches)",
                         ])
                 }
@@ -94,6 +96,12 @@ public final class StorePruner: Sendable {
             }
             report.fanOuts = fanOuts
             report.batches += fanOutBatches
+            // The delivery history is kept as long as the events that caused its pushes.
+            let (history, historyBatches) = try await batches(table: "push_history") { size in
+                try await self.store.prunePushHistory(before: cutoff, limit: size)
+            }
+            report.history = history
+            report.batches += historyBatches
         }
         if let keep = policy.deadLetters {
             let cutoff = now - keep.millis

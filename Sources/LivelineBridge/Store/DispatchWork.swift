@@ -51,8 +51,11 @@ public struct DispatchCommit: Sendable {
     /// Keep the lease (more work follows at once) or give it back.
     public var releasesLease: Bool
     /// The engine's reason for each of ``pushes``, in the same order ("beat picked-up · budget
-    /// 11/12"). Not stored: the instance that ran the step keeps it in its ``DispatchJournal``.
+    /// 11/12"): stored with the push for its delivery history, and kept by the instance that ran
+    /// the step in its ``DispatchJournal``.
     public var pushReasons: [String] = []
+    /// The engine's reason for each of ``fanOuts``, in the same order.
+    public var fanOutReasons: [String] = []
     /// The applied events that no rule names (recorded only); a subset of ``applied``.
     public var ignored: [Int64] = []
 
@@ -94,5 +97,12 @@ public struct ActivityRegistration: Sendable, Hashable {
         self.targets = targets
         self.source = source
         self.frequentUpdates = frequentUpdates
+    }
+}
+
+extension DispatchCommit {
+    /// The engine's reason for the push at `index` of ``pushes`` ("" when the step gave none).
+    func reason(ofPush index: Int) -> String {
+        index < pushReasons.count ? pushReasons[index] : ""
     }
 }

@@ -162,9 +162,12 @@ extension SQLStore {
         }
         for commit in held { try await Self.write(commit, releasingLease: releasingLeases && commit.releasesLease, tx) }
         try await Self.writeStates(held, bytesType: dialect.bytes, tx)
-        try await Self.insertPushes(held.flatMap(\.pushes), tx)
+        try await Self.insertPushes(
+            held.flatMap { commit in
+                commit.pushes.indices.map { (commit.pushes[$0], commit.reason(ofPush: $0), commit.now) }
+            }, tx)
         for commit in held where !commit.fanOuts.isEmpty {
-            try await Self.insertFanOuts(commit.fanOuts, now: commit.now, tx)
+            try await Self.insertFanOuts(commit.fanOuts, reasons: commit.fanOutReasons, now: commit.now, tx)
         }
         // Activities left with no pending event are no longer looked at for events. Their
         // lease rows are locked since the first statement, so an insert racing this commit

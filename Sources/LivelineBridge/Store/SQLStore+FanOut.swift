@@ -60,14 +60,18 @@ extension SQLStore {
         return found
     }
 
-    /// Starts a fan-out per push, in order; each supersedes the running one of its key and kind.
-    static func insertFanOuts(_ pushes: [OutboxPush], now: Millis, _ tx: any SQLTransaction) async throws {
-        for push in pushes {
+    /// Starts a fan-out per push, in order (each with the engine's reason, for its history
+    /// entry); each supersedes the running one of its key and kind.
+    static func insertFanOuts(
+        _ pushes: [OutboxPush], reasons: [String], now: Millis, _ tx: any SQLTransaction
+    ) async throws {
+        for (index, push) in pushes.enumerated() {
             let kind = push.kind == .start ? "kind = 'start'" : "kind <> 'start'"
-            try await tx.run(
-                "UPDATE fanouts SET state = 'superseded', finished_at = $2 WHERE activity_key = $1 AND state = 'running' AND \(kind)",
+            let superseded = try await tx.run(
+                "UPDATE fanouts SET state = 'superseded', finished_at = $2 WHERE activity_key = $1 AND state = 'running' AND \(kind) RETURNING id",
                 [.text(push.activityKey), .int(now)]
             )
+            try await recordSuperseded(fanOuts: try superseded.map { try $0.int(0) }, now: now, tx)
             // Only the newest of a kind is read again (by catch-ups); older ones go once no range
             // of theirs is in flight.
             try await tx.run(
@@ -77,13 +81,19 @@ extension SQLStore {
                 """,
                 [.text(push.activityKey)]
             )
-            try await tx.run(
-                """
-                INSERT INTO fanouts (\(pushColumns), created_at, upto)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1))
-                """,
-                pushValues(push) + [.int(now)]
-            )
+            let reason = index < reasons.count ? reasons[index] : ""
+            guard
+                let inserted = try await tx.run(
+                    """
+                    INSERT INTO fanouts (\(pushColumns), created_at, upto, reason)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1), $10)
+                    RETURNING id, upto
+                    """,
+                    pushValues(push) + [.int(now), .text(reason)]
+                ).first
+            else { throw SQLRowError("no id from INSERT INTO fanouts") }
+            try await recordFanOut(
+                id: try inserted.int(0), push: push, reason: reason, audience: try inserted.int(1), now: now, tx)
             // With no follower (they all left) it has no range to send: done at once, the push
             // kept for the next follower's catch-up.
             try await tx.run(
@@ -122,24 +132,30 @@ extension SQLStore {
                 """,
                 [.int(now)]
             )
-            if let row = try await tx.run(
+            while let row = try await tx.run(
                 """
-                SELECT fanout_id, from_id, to_id FROM fanout_claims WHERE expires_at <= $1
+                SELECT fanout_id, from_id, to_id, instance FROM fanout_claims WHERE expires_at <= $1
                 ORDER BY fanout_id, from_id LIMIT 1 \(postgres ? "FOR UPDATE SKIP LOCKED" : "")
                 """,
                 [.int(now)]
             ).first {
                 let id = try row.int(0), from = try row.int(1), to = try row.int(2)
-                try await tx.run(
-                    "UPDATE fanout_claims SET instance = $3, expires_at = $4 WHERE fanout_id = $1 AND from_id = $2",
-                    [.int(id), .int(from), .text(instance), .int(expires)]
-                )
-                try await tx.run("UPDATE fanouts SET resumed = resumed + 1 WHERE id = $1", [.int(id)])
                 guard
                     let fanOut = try await tx.run("SELECT \(Self.fanOutColumns) FROM fanouts WHERE id = $1", [.int(id)])
                         .first
                 else { return nil }
                 let (_, push) = try Self.fanOut(fanOut)
+                // A start is delivered once: one its sender may have sent is not sent again.
+                if push.kind == .start {
+                    try await Self.markStartsInDoubt(
+                        fanOut: id, from: from, to: to, push: push, sender: try row.text(3), now: now, tx)
+                    continue
+                }
+                try await tx.run(
+                    "UPDATE fanout_claims SET instance = $3, expires_at = $4 WHERE fanout_id = $1 AND from_id = $2",
+                    [.int(id), .int(from), .text(instance), .int(expires)]
+                )
+                try await tx.run("UPDATE fanouts SET resumed = resumed + 1 WHERE id = $1", [.int(id)])
                 let targets = try await Self.targets(push, after: from, through: to, limit: nil, tx)
                 return FanOutRange(fanOutID: id, fromID: from, toID: to, push: push, targets: targets, resumed: true)
             }
@@ -163,6 +179,7 @@ extension SQLStore {
             let targets = try await Self.targets(push, after: reached, through: upto, limit: limit, tx)
             let to = targets.count >= limit ? targets.last?.followerID ?? upto : upto
             try await tx.run("UPDATE fanouts SET reached = $2 WHERE id = $1", [.int(id), .int(to)])
+            try await Self.recordRangeSent(fanOut: id, now: now, tx)
             try await tx.run(
                 "INSERT INTO fanout_claims (fanout_id, from_id, to_id, instance, expires_at) VALUES ($1, $2, $3, $4, $5)",
                 [.int(id), .int(reached), .int(to), .text(instance), .int(expires)]
@@ -219,24 +236,36 @@ extension SQLStore {
                 answers.map { ($0.target, $0.outcome, range.fanOutID, range.push.activityKey, 0) }, now: now,
                 progress: &progress, tx
             )
-            guard
-                let row = try await tx.run(
-                    """
-                    SELECT reached, upto, state, received_at,
-                           (SELECT COUNT(*) FROM fanout_claims c WHERE c.fanout_id = fanouts.id) FROM fanouts WHERE id = $1
-                    """,
-                    [.int(range.fanOutID)]
-                ).first
-            else { return progress }
-            if try row.text(2) == "running", try row.int(0) >= row.int(1), try row.int(4) == 0 {
-                try await tx.run(
-                    "UPDATE fanouts SET state = 'done', finished_at = $2 WHERE id = $1",
-                    [.int(range.fanOutID), .int(now)])
-                progress.finished = true
-                progress.receivedAt = try row.optionalInt(3)
+            guard let finish = try await Self.finishIfDone(fanOut: range.fanOutID, now: now, tx) else {
+                return progress
             }
+            (progress.finished, progress.receivedAt) = finish
+            try await Self.recordRange(
+                fanOut: range.fanOutID, sent: sent, failed: failed, instance: instance,
+                finished: progress.finished, now: now, tx)
             return progress
         }
+    }
+
+    /// Marks the fan-out done when every range is handed out and answered; whether it is now,
+    /// with when its webhook came. Nil when the fan-out is gone.
+    static func finishIfDone(
+        fanOut id: Int64, now: Millis, _ tx: any SQLTransaction
+    ) async throws -> (finished: Bool, receivedAt: Millis?)? {
+        guard
+            let row = try await tx.run(
+                """
+                SELECT reached, upto, state, received_at,
+                       (SELECT COUNT(*) FROM fanout_claims c WHERE c.fanout_id = fanouts.id) FROM fanouts WHERE id = $1
+                """,
+                [.int(id)]
+            ).first
+        else { return nil }
+        guard try row.text(2) == "running", try row.int(0) >= row.int(1), try row.int(4) == 0 else {
+            return (false, nil)
+        }
+        try await tx.run("UPDATE fanouts SET state = 'done', finished_at = $2 WHERE id = $1", [.int(id), .int(now)])
+        return (true, try row.optionalInt(3))
     }
 
     /// Writes what failed: gone tokens forgotten (and followers left with none removed), retries
@@ -247,13 +276,19 @@ extension SQLStore {
         )],
         now: Millis, progress: inout FanOutProgress, _ tx: any SQLTransaction
     ) async throws {
-        var failures: [Int64: [String: (activityKey: String, count: Int, sample: [String])]] = [:]
-        func fail(_ fanOut: Int64, _ key: String, _ reason: String, _ token: String) {
-            var entry = failures[fanOut, default: [:]][reason] ?? (key, 0, [])
+        var failures: [Int64: [String: (activityKey: String, count: Int, sample: [String], devices: [String])]] = [:]
+        let devices = try await sampleDevices(answers.map { ($0.target.followerID, $0.activityKey, $0.outcome) }, tx)
+        func fail(_ fanOut: Int64, _ key: String, _ reason: String, _ target: FanOutTarget) {
+            var entry = failures[fanOut, default: [:]][reason] ?? (key, 0, [], [])
             entry.count += 1
-            if entry.sample.count < 5 { entry.sample.append("…" + String(token.suffix(8))) }
+            if entry.sample.count < 5 { entry.sample.append("…" + String(target.token.suffix(8))) }
+            if entry.devices.count < 5, let device = devices[target.followerID] { entry.devices.append(device) }
             failures[fanOut, default: [:]][reason] = entry
         }
+        try await recordFollowerAnswers(
+            answers.filter { $0.outcome != .sent }.map {
+                ($0.target.followerID, $0.activityKey, $0.fanOutID, $0.outcome)
+            }, now: now, tx)
         // By key, then follower: the count triggers lock each key's count row, so two instances
         // recording failures of the same keys lock them in the same order.
         for answer in answers.sorted(by: {
@@ -275,12 +310,12 @@ extension SQLStore {
                 )
                 try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 progress.pruned += removed.count
-                fail(answer.fanOutID, answer.activityKey, reason, answer.target.token)
+                fail(answer.fanOutID, answer.activityKey, reason, answer.target)
             case .retry(let reason, let error, let retryAt, let maxAttempts):
                 if answer.attempts + 1 >= maxAttempts {
                     try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                     progress.gaveUp += 1
-                    fail(answer.fanOutID, answer.activityKey, reason, answer.target.token)
+                    fail(answer.fanOutID, answer.activityKey, reason, answer.target)
                 } else {
                     // A late joiner's catch-up that failed stays a catch-up (sent without its alert).
                     try await tx.run(
@@ -297,7 +332,7 @@ extension SQLStore {
             case .rejected(let reason):
                 try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 progress.gaveUp += 1
-                fail(answer.fanOutID, answer.activityKey, reason, answer.target.token)
+                fail(answer.fanOutID, answer.activityKey, reason, answer.target)
             case .held(let error, let until):
                 // Waits, its attempts as they were; a late joiner stays a late joiner.
                 try await tx.run(
@@ -314,20 +349,23 @@ extension SQLStore {
         for (fanOut, reasons) in failures.sorted(by: { $0.key < $1.key }) {
             for (reason, entry) in reasons.sorted(by: { $0.key < $1.key }) {
                 let existing = try await tx.run(
-                    "SELECT count, sample FROM fanout_failures WHERE fanout_id = $1 AND reason = $2",
+                    "SELECT count, sample, devices FROM fanout_failures WHERE fanout_id = $1 AND reason = $2",
                     [.int(fanOut), .text(reason)]
                 ).first
                 let count = Int64(entry.count) + (try existing?.int(0) ?? 0)
                 var sample = try existing.map { try $0.text(1).split(separator: " ").map(String.init) } ?? []
                 for token in entry.sample where sample.count < 5 { sample.append(token) }
+                var devices = try existing.map { try $0.text(2).split(separator: "\n").map(String.init) } ?? []
+                for device in entry.devices where devices.count < 5 { devices.append(device) }
                 try await tx.run(
                     """
-                    INSERT INTO fanout_failures (fanout_id, activity_key, reason, count, sample, failed_at) VALUES ($1, $2, $3, $4, $5, $6)
-                    ON CONFLICT (fanout_id, reason) DO UPDATE SET count = excluded.count, sample = excluded.sample, failed_at = excluded.failed_at
+                    INSERT INTO fanout_failures (fanout_id, activity_key, reason, count, sample, failed_at, devices) VALUES ($1, $2, $3, $4, $5, $6, $7)
+                    ON CONFLICT (fanout_id, reason) DO UPDATE SET count = excluded.count, sample = excluded.sample, failed_at = excluded.failed_at,
+                        devices = excluded.devices
                     """,
                     [
                         .int(fanOut), .text(entry.activityKey), .text(reason), .int(count),
-                        .text(sample.joined(separator: " ")), .int(now),
+                        .text(sample.joined(separator: " ")), .int(now), .text(devices.joined(separator: "\n")),
                     ]
                 )
             }
@@ -341,7 +379,8 @@ extension SQLStore {
         return try await transaction { tx in
             let rows = try await tx.run(
                 """
-                SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token, e.state, fo.environment
+                SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token, e.state, fo.environment,
+                       e.claimed_by
                 FROM follower_exceptions e JOIN followers fo ON fo.activity_key = e.activity_key AND fo.id = e.follower_id
                 WHERE e.due_at <= $1 ORDER BY e.due_at, e.follower_id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
@@ -374,9 +413,15 @@ extension SQLStore {
             }
             var catchUps: [FollowerCatchUp] = []
             var nothing: [Int64] = []
+            var inDoubt: [Int64] = []
             for row in rows {
                 let follower = try row.int(0), key = try row.text(1)
                 let update = try row.optionalBytes(3), start = try row.optionalBytes(4)
+                // A start claimed before and never answered may have reached the phone.
+                if update == nil, start != nil, try !row.text(7).isEmpty {
+                    inDoubt.append(follower)
+                    continue
+                }
                 let environment = try Self.environment(row.optionalText(6))
                 let target: FanOutTarget?
                 let fanOut: Int64?
@@ -402,6 +447,7 @@ extension SQLStore {
                     FollowerCatchUp(
                         target: target, activityKey: key, fanOutID: fanOut, push: sent, attempts: Int(try row.int(2))))
             }
+            try await Self.markCatchUpsInDoubt(inDoubt, tx)
             if !nothing.isEmpty {
                 try await tx.run(
                     "DELETE FROM follower_exceptions WHERE follower_id IN (\(SQLDialect.placeholders(from: 1, count: nothing.count)))",
@@ -428,6 +474,10 @@ extension SQLStore {
         guard !answers.isEmpty else { return FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0) }
         return try await transaction { tx in
             var progress = FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0)
+            try await Self.recordFollowerAnswers(
+                answers.filter { $0.outcome == .sent }.map {
+                    ($0.catchUp.target.followerID, $0.catchUp.activityKey, $0.catchUp.fanOutID, $0.outcome)
+                }, now: now, tx)
             let newest = try await Self.newestFanOuts(keys: Array(Set(answers.map(\.catchUp.activityKey))).sorted(), tx)
             for (catchUp, outcome) in answers where outcome == .sent {
                 let id = SQLValue.int(catchUp.target.followerID)
@@ -460,7 +510,8 @@ extension SQLStore {
                 "UPDATE fanout_claims SET expires_at = 0 WHERE instance = $1 RETURNING fanout_id", [.text(instance)]
             )
             let catchUps = try await tx.run(
-                "UPDATE follower_exceptions SET due_at = 0, claimed_by = '' WHERE claimed_by = $1 RETURNING follower_id",
+                // Still marked as claimed: a start among them may have been sent (see markCatchUpsInDoubt).
+                "UPDATE follower_exceptions SET due_at = 0 WHERE claimed_by = $1 RETURNING follower_id",
                 [.text(instance)]
             )
             return ranges.count + catchUps.count

@@ -60,6 +60,7 @@ extension SQLStore {
                 var idOf: [String: Int64] = [:]
                 for row in ids { idOf[try row.text(1)] = try row.int(0) }
                 var late: [Int64] = []
+                var settled: [Int64] = []
                 for index in chunk {
                     let follower = followers[index]
                     let before = existing[follower.device]
@@ -78,7 +79,12 @@ extension SQLStore {
                         catchesUp = false
                     }
                     if catchesUp { late.append(id) }
+                    // Only a follower stored before can have a start in doubt.
+                    if let before, follower.updateToken != nil, follower.updateToken != before.updateToken {
+                        settled.append(id)
+                    }
                 }
+                try await Self.settleStarts(settled, tx)
                 try await Self.markLate(late, activityKey: activityKey, now: now, tx)
             }
             return changes
@@ -125,7 +131,7 @@ extension SQLStore {
         try await transaction { tx in
             var counts = try await Self.followerCounts(
                 "SELECT updating, awaiting_start, on_channel, retrying, catching_up FROM follower_counts WHERE activity_key = $1",
-                [.text(activityKey)], tx
+                [.text(activityKey)], inDoubtOf: activityKey, tx
             )
             counts.named = try await Self.namedEnvironments(
                 "SELECT environment, followers FROM follower_environments WHERE activity_key = $1",
@@ -143,7 +149,7 @@ extension SQLStore {
                        CAST(COALESCE(SUM(on_channel), 0) AS BIGINT), CAST(COALESCE(SUM(retrying), 0) AS BIGINT),
                        CAST(COALESCE(SUM(catching_up), 0) AS BIGINT) FROM follower_counts
                 """,
-                [], tx
+                [], inDoubtOf: nil, tx
             )
             counts.named = try await Self.namedEnvironments(
                 "SELECT environment, CAST(SUM(followers) AS BIGINT) FROM follower_environments GROUP BY environment",
@@ -167,9 +173,10 @@ extension SQLStore {
     }
 
     private static func followerCounts(
-        _ query: String, _ parameters: [SQLValue], _ tx: any SQLTransaction
+        _ query: String, _ parameters: [SQLValue], inDoubtOf key: String?, _ tx: any SQLTransaction
     ) async throws -> FollowerCounts {
         var counts = FollowerCounts()
+        counts.inDoubt = try await inDoubtCount(activityKey: key, tx)
         if let row = try await tx.run(query, parameters).first {
             counts.updating = Int(try row.int(0))
             counts.awaitingStart = Int(try row.int(1))

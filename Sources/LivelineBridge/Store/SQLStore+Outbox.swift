@@ -6,27 +6,36 @@ import Liveline
 /// the push to `dead_letters` in the same transaction.
 extension SQLStore {
     /// Inserts one push in `tx`; returns its id.
-    static func insertPush(_ push: OutboxPush, _ tx: any SQLTransaction) async throws -> Int64 {
+    static func insertPush(
+        _ push: OutboxPush, reason: String = "", storedAt: Millis? = nil, _ tx: any SQLTransaction
+    ) async throws -> Int64 {
         let rows = try await tx.run(
             """
-            INSERT INTO outbox (\(pushColumns)) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+            INSERT INTO outbox (\(pushColumns), reason, stored_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            RETURNING id
             """,
-            pushValues(push)
+            pushValues(push) + [.text(reason), .int(storedAt ?? push.dueAt)]
         )
         guard let row = rows.first else { throw SQLRowError("no id from INSERT INTO outbox") }
         return try row.int(0)
     }
 
     /// Inserts `pushes` in `tx` with one multi-row statement per chunk, in their order (an
-    /// activity's pushes get increasing ids, which is the order they are sent in).
-    static func insertPushes(_ pushes: [OutboxPush], _ tx: any SQLTransaction) async throws {
+    /// activity's pushes get increasing ids, which is the order they are sent in), each with the
+    /// engine's reason and when its step stored it, for the delivery history.
+    static func insertPushes(
+        _ pushes: [(push: OutboxPush, reason: String, storedAt: Millis)], _ tx: any SQLTransaction
+    ) async throws {
         for chunk in chunks(pushes.count) {
-            let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 8 + 1, count: 8)))" }.joined(
-                separator: ", ")
+            let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 10 + 1, count: 10)))" }
+                .joined(separator: ", ")
             var parameters: [SQLValue] = []
-            parameters.reserveCapacity(chunk.count * 8)
-            for index in chunk { parameters += pushValues(pushes[index]) }
-            try await tx.run("INSERT INTO outbox (\(pushColumns)) VALUES \(values)", parameters)
+            parameters.reserveCapacity(chunk.count * 10)
+            for index in chunk {
+                let stored = pushes[index]
+                parameters += pushValues(stored.push) + [.text(stored.reason), .int(stored.storedAt)]
+            }
+            try await tx.run("INSERT INTO outbox (\(pushColumns), reason, stored_at) VALUES \(values)", parameters)
         }
     }
 
@@ -61,8 +70,8 @@ extension SQLStore {
             }
             guard !pushes.isEmpty else { return [] }
             try await tx.run(
-                "UPDATE outbox SET claimed_by = $1, claim_expires_at = $2 WHERE id IN (\(SQLDialect.placeholders(from: 3, count: pushes.count)))",
-                [.text(instance), .int(now + lease.millis)] + pushes.map { .int($0.id) }
+                "UPDATE outbox SET claimed_by = $1, claim_expires_at = $2, claimed_at = $3 WHERE id IN (\(SQLDialect.placeholders(from: 4, count: pushes.count)))",
+                [.text(instance), .int(now + lease.millis), .int(now)] + pushes.map { .int($0.id) }
             )
             return pushes
         }
@@ -73,6 +82,7 @@ extension SQLStore {
     public func writePushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?] {
         guard !outcomes.isEmpty else { return [] }
         return try await transaction { tx in
+            try await Self.recordAnswers(outcomes, tx)
             var sent: [(id: Int64, answer: PushAnswer)] = []
             for outcome in outcomes {
                 if case .sent(let id, let answer) = outcome { sent.append((id, answer)) }

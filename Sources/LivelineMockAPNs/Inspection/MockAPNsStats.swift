@@ -13,6 +13,9 @@ public struct MockAPNsStats: Sendable, Hashable, Codable {
     public var channelRequests = 0
     /// Responses whose error came from the fault plan, and injected GOAWAYs and resets.
     public var faultsInjected = 0
+    /// Starts a phone rendered on a push-to-start token while an activity an earlier start on
+    /// it made was still shown: a phone with two Live Activities for one story, a sender's fault.
+    public var duplicateStarts = 0
     /// What the device did, summed over activities.
     public var device = DeviceCounts()
     public var activities = 0
@@ -32,6 +35,7 @@ public struct MockAPNsStats: Sendable, Hashable, Codable {
         case devicePushes = "device-pushes"
         case channelRequests = "channel-requests"
         case faultsInjected = "faults-injected"
+        case duplicateStarts = "duplicate-starts"
         case connectionsOpen = "connections-open"
         case connectionsTotal = "connections-total"
         case goAwaysSent = "goaways-sent"

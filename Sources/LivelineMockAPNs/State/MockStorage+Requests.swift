@@ -176,6 +176,20 @@ extension MockStorage {
             ?? []
     }
 
+    /// The id of an activity an earlier start on `token` made that the phone still shows.
+    private func shownStart(token: String, before count: Int, now: Millis) -> String? {
+        guard count > 1 else { return nil }
+        for earlier in stride(from: count - 1, through: 1, by: -1) {
+            let id = "start:\(token.prefix(12)):\(earlier)"
+            if let activity = devices.activities[id], activity.lifecycle(at: now) != .ended,
+                activity.lifecycle(at: now) != .dismissed
+            {
+                return id
+            }
+        }
+        return nil
+    }
+
     /// A push to a push-to-start token: each start makes a new activity, which may get an
     /// update token of its own and join a channel (and receive its stored message).
     private mutating func start(
@@ -191,6 +205,13 @@ extension MockStorage {
         activity.pushToStartToken = token
         var delivery = devices.simulator.apply(payload, to: &activity, route: .start, priority: priority, now: now)
         var storedMessage: ChannelRegistry.StoredMessage?
+        if delivery.outcome == .rendered, let shown = shownStart(token: token, before: count, now: now) {
+            // What a phone does with a second start: a second Live Activity beside the first.
+            stats.duplicateStarts += 1
+            delivery.reasons.append(
+                "a second start on this push-to-start token while \(shown) is still shown: the phone now shows two Live Activities for one story"
+            )
+        }
         if delivery.outcome == .rendered {
             if payload.inputPushToken {
                 let updateToken = MockAPNsState.randomToken()

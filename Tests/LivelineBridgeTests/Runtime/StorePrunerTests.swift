@@ -81,8 +81,8 @@ import Testing
             #expect(report.events == 1100 + 2)
             #expect(report.deadLetters == 1)
             // 32, 64, 128, 256, 500 and 120 for doordash, one for feed, one for fan-outs, one for
-            // dead letters.
-            #expect(report.batches == 9)
+            // the delivery history, one for dead letters.
+            #expect(report.batches == 10)
 
             #expect(try await store.counts().pendingEvents == 50)
             #expect(try await Self.eventIDs(store, activityKey: "act-7") == ["new-7"])

@@ -123,4 +123,7 @@ public struct FanOutFailureSummary: Sendable, Hashable {
     public var sample: [String]
     /// When the last of them failed.
     public var failedAt: Millis
+    /// A few of the followers it failed for, by device (those still following), for their
+    /// `GET …/followers/{device}`.
+    public var devices: [String] = []
 }

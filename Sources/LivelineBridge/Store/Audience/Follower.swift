@@ -40,6 +40,9 @@ public struct FollowerCounts: Sendable, Hashable {
     public var retrying = 0
     /// Followers that joined after the story began and wait for their catch-up push.
     public var catchingUp = 0
+    /// Followers whose start may or may not have arrived (its sender stopped before APNs'
+    /// answer was recorded): sent nothing until their app reports an update token.
+    public var inDoubt = 0
     /// Followers that named their APNs environment, by environment; the others (``total``
     /// less these) follow the configuration's `apns.environment` (``byEnvironment(default:)``).
     public var named: [APNsEnvironment: Int] = [:]

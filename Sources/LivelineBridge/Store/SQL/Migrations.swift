@@ -308,6 +308,59 @@ enum Migrations {
         Step(version: 11, statements: ["ALTER TABLE activities RENAME COLUMN scenario TO source"]),
         // Each token's APNs environment, and a key's followers counted by environment.
         TokenEnvironmentMigration.step(version: 12),
+        // The delivery history (`GET /v1/activities/{key}/pushes`): a row per answered attempt of
+        // an outbox push and one per fan-out, written in the transaction that records the
+        // answer. The outbox and the fan-outs keep the engine's reason and when the push was
+        // stored; a claim notes when it was sent. Per follower, only what differs from its
+        // fan-out is kept (a failure, a catch-up's answer), and a failure summary names a few
+        // followers by device.
+        Step(
+            version: 13,
+            statements: [
+                "ALTER TABLE outbox ADD COLUMN reason TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE outbox ADD COLUMN stored_at BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE outbox ADD COLUMN claimed_at BIGINT NOT NULL DEFAULT 0",
+                "ALTER TABLE fanouts ADD COLUMN reason TEXT NOT NULL DEFAULT ''",
+                "ALTER TABLE fanout_failures ADD COLUMN devices TEXT NOT NULL DEFAULT ''",
+                """
+                CREATE TABLE push_history (
+                    id {serial},
+                    activity_key TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    priority BIGINT NOT NULL,
+                    reason TEXT NOT NULL,
+                    payload {bytes} NOT NULL,
+                    stored_at BIGINT NOT NULL,
+                    sent_at BIGINT,
+                    answered_at BIGINT,
+                    status BIGINT,
+                    apns_reason TEXT,
+                    apns_id TEXT,
+                    instance TEXT NOT NULL DEFAULT '',
+                    outcome TEXT NOT NULL,
+                    error TEXT,
+                    attempt BIGINT NOT NULL DEFAULT 1,
+                    fanout_id BIGINT,
+                    audience BIGINT NOT NULL DEFAULT 0,
+                    sent BIGINT NOT NULL DEFAULT 0,
+                    failed BIGINT NOT NULL DEFAULT 0
+                )
+                """,
+                "CREATE INDEX push_history_key ON push_history (activity_key, id)",
+                "CREATE INDEX push_history_fanout ON push_history (fanout_id) WHERE fanout_id IS NOT NULL",
+                "CREATE INDEX push_history_stored ON push_history (stored_at, id)",
+                """
+                CREATE TABLE follower_pushes (
+                    follower_id BIGINT PRIMARY KEY,
+                    activity_key TEXT NOT NULL,
+                    fanout_id BIGINT NOT NULL,
+                    outcome TEXT NOT NULL,
+                    reason TEXT,
+                    answered_at BIGINT NOT NULL
+                )
+                """,
+                "CREATE INDEX follower_pushes_answered ON follower_pushes (answered_at)",
+            ]),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one

@@ -1,0 +1,41 @@
+import Foundation
+import Liveline
+
+/// The delivery history as `liveline bridge history` prints it for an operator: one line per
+/// entry (newest first), then its content-state and, for a fan-out, its failures by reason.
+public enum PushHistoryText {
+    public static func lines(_ records: [PushRecord]) -> [String] {
+        var lines: [String] = []
+        for record in records {
+            let stored = UTCTime.format(record.storedAt)
+            var line =
+                "#\(record.id)  \(stored)  \(record.kind.rawValue) p\(record.priority)  \(record.outcome.rawValue)"
+            if let fanOut = record.fanOut {
+                line += "  \(CountText.of(fanOut.sent, "follower")) sent, \(fanOut.failed) failed"
+            } else {
+                if let status = record.status { line += " \(status)" }
+                if let reason = record.apnsReason { line += " \(reason)" }
+                if record.attempt > 1 { line += " (attempt \(record.attempt))" }
+                if let id = record.apnsID { line += "  apns-id \(id)" }
+            }
+            if !record.instances.isEmpty { line += "  by \(record.instances.joined(separator: ", "))" }
+            if let answered = record.answeredAt {
+                line += "  +\(answered - record.storedAt) ms"
+            }
+            lines.append(line)
+            if !record.reason.isEmpty { lines.append("    why: \(record.reason)") }
+            if let state = PushHistoryView.contentState(of: record.payload) {
+                var writer = JSONWriter()
+                writer.value(state)
+                lines.append("    state: \(String(decoding: writer.bytes, as: UTF8.self))")
+            }
+            if let error = record.error { lines.append("    error: \(error)") }
+            for failure in record.fanOut?.failures ?? [] {
+                var text = "    \(failure.reason) ×\(failure.count)"
+                if !failure.devices.isEmpty { text += ": " + failure.devices.joined(separator: ", ") }
+                lines.append(text)
+            }
+        }
+        return lines
+    }
+}
