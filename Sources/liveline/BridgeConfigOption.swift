@@ -49,7 +49,7 @@ struct BridgeConfigOption: ParsableArguments {
         let store: SQLStore
         do {
             try configuration.stateDirectory?.create()
-            store = try await SQLStore.open(configuration.store)
+            store = try await SQLStore.open(configuration.store, keepsHistory: configuration.retention.keepsHistory)
         } catch {
             Terminal.error("liveline bridge: \(error)")
             throw ExitCode(2)

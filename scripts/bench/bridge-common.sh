@@ -3,13 +3,14 @@
 # bridge_config FILE PORT STORE: a bridge with one Standard Webhooks source, `orders`, whose
 # webhooks set `minutesLeft` of delivery.yaml's order, and the API key "bench-key". RETENTION
 # (e.g. 2m, or forever) sets how long dispatched events are kept (default: the bridge's, 7d);
-# TOLERANCE (default 30m) how old a signed timestamp may be.
+# HISTORY=off writes no delivery history (default: on); TOLERANCE (default 30m) how old a
+# signed timestamp may be.
 bridge_config() {
   cat > "$1" <<YAML
 liveline-bridge: 1
 listen: 127.0.0.1:$2
 store: $3
-$([ -n "${RETENTION:-}" ] && printf 'retention: { events: %s }' "$RETENTION")
+retention: { $([ -n "${RETENTION:-}" ] && printf 'events: %s, ' "$RETENTION")history: ${HISTORY:-on} }
 api-keys: [sha256:$(printf %s bench-key | sha256sum | cut -d' ' -f1)]
 sources:
   orders:

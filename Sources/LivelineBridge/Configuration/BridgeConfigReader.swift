@@ -226,16 +226,26 @@ struct BridgeConfigReader {
         return keys
     }
 
-    /// `retention: {events: 7d, dead-letters: 30d, batch: 500, batch-time: 500us}`: the periods
-    /// each a duration (days allowed, like `7d`) or `forever`; the most rows a prune batch
-    /// deletes, and the time a batch aims at. A key left out keeps its default.
+    /// `retention: {events: 7d, dead-letters: 30d, batch: 500, batch-time: 500us, history: on}`:
+    /// the periods each a duration (days allowed, like `7d`) or `forever`; the most rows a prune
+    /// batch deletes, and the time a batch aims at; `history: off` writes no delivery history. A
+    /// key left out keeps its default.
     mutating func retention(_ node: Node) -> RetentionPolicy {
         var policy = RetentionPolicy.standard
         guard
             let fields = base.fields(
-                of: node, in: "retention", allowed: ["events", "dead-letters", "batch", "batch-time"], required: [:])
+                of: node, in: "retention", allowed: ["events", "dead-letters", "batch", "batch-time", "history"],
+                required: [:])
         else { return policy }
         if let node = fields["events"], let value = retentionPeriod(node, "retention.events") { policy.events = value }
+        if let node = fields["history"] {
+            switch node.scalar?.string {
+            case "on", "true": policy.keepsHistory = true
+            case "off", "false": policy.keepsHistory = false
+            default:
+                error(node, "expected retention.history as on or off, found \(ScenarioReader.describe(node))")
+            }
+        }
         if let node = fields["dead-letters"], let value = retentionPeriod(node, "retention.dead-letters") {
             policy.deadLetters = value
         }

@@ -17,6 +17,9 @@ import Foundation
 public struct RetentionPolicy: Sendable, Hashable {
     /// nil keeps them for good.
     public var events: Duration?
+    /// Whether the delivery history is written at all (`history: off` keeps no record of sent
+    /// pushes, nor their content-state, once answered); it is kept as long as ``events``.
+    public var keepsHistory = true
     /// How long dead letters (and the fan-outs' failure summaries) are kept; nil keeps them for good.
     public var deadLetters: Duration?
     /// The most rows one transaction deletes.

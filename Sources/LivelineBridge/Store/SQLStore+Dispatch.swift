@@ -37,7 +37,8 @@ extension SQLStore {
             )
             let commits = try await Self.work(for: keys, tx).map(step)
             try await Self.write(
-                commits.sorted { $0.activityKey < $1.activityKey }, releasingLeases: false, dialect: driver.dialect, tx)
+                commits.sorted { $0.activityKey < $1.activityKey }, releasingLeases: false, dialect: driver.dialect,
+                history: keepsHistory, tx)
             return commits
         }
     }
@@ -137,14 +138,15 @@ extension SQLStore {
             }
             let written = commits.map { holders[$0.activityKey] == instance }
             let held = zip(commits, written).filter(\.1).map(\.0).sorted { $0.activityKey < $1.activityKey }
-            try await Self.write(held, releasingLeases: true, dialect: driver.dialect, tx)
+            try await Self.write(held, releasingLeases: true, dialect: driver.dialect, history: keepsHistory, tx)
             return written
         }
     }
 
     /// Writes steps whose activities this transaction holds, in key order, set-wise.
     private static func write(
-        _ held: [DispatchCommit], releasingLeases: Bool, dialect: SQLDialect, _ tx: any SQLTransaction
+        _ held: [DispatchCommit], releasingLeases: Bool, dialect: SQLDialect, history: Bool,
+        _ tx: any SQLTransaction
     ) async throws {
         // Applied events, grouped by the step's instant (one group in a pass).
         var applied: [Millis: [Int64]] = [:]
@@ -167,7 +169,8 @@ extension SQLStore {
                 commit.pushes.indices.map { (commit.pushes[$0], commit.reason(ofPush: $0), commit.now) }
             }, tx)
         for commit in held where !commit.fanOuts.isEmpty {
-            try await Self.insertFanOuts(commit.fanOuts, reasons: commit.fanOutReasons, now: commit.now, tx)
+            try await Self.insertFanOuts(
+                commit.fanOuts, reasons: commit.fanOutReasons, now: commit.now, history: history, tx)
         }
         // Activities left with no pending event are no longer looked at for events. Their
         // lease rows are locked since the first statement, so an insert racing this commit

@@ -63,7 +63,7 @@ extension SQLStore {
     /// Starts a fan-out per push, in order (each with the engine's reason, for its history
     /// entry); each supersedes the running one of its key and kind.
     static func insertFanOuts(
-        _ pushes: [OutboxPush], reasons: [String], now: Millis, _ tx: any SQLTransaction
+        _ pushes: [OutboxPush], reasons: [String], now: Millis, history: Bool = true, _ tx: any SQLTransaction
     ) async throws {
         for (index, push) in pushes.enumerated() {
             let kind = push.kind == .start ? "kind = 'start'" : "kind <> 'start'"
@@ -71,7 +71,7 @@ extension SQLStore {
                 "UPDATE fanouts SET state = 'superseded', finished_at = $2 WHERE activity_key = $1 AND state = 'running' AND \(kind) RETURNING id",
                 [.text(push.activityKey), .int(now)]
             )
-            try await recordSuperseded(fanOuts: try superseded.map { try $0.int(0) }, now: now, tx)
+            if history { try await recordSuperseded(fanOuts: try superseded.map { try $0.int(0) }, now: now, tx) }
             // Only the newest of a kind is read again (by catch-ups); older ones go once no range
             // of theirs is in flight.
             try await tx.run(
@@ -92,8 +92,10 @@ extension SQLStore {
                     pushValues(push) + [.int(now), .text(reason)]
                 ).first
             else { throw SQLRowError("no id from INSERT INTO fanouts") }
-            try await recordFanOut(
-                id: try inserted.int(0), push: push, reason: reason, audience: try inserted.int(1), now: now, tx)
+            if history {
+                try await recordFanOut(
+                    id: try inserted.int(0), push: push, reason: reason, audience: try inserted.int(1), now: now, tx)
+            }
             // With no follower (they all left) it has no range to send: done at once, the push
             // kept for the next follower's catch-up.
             try await tx.run(
@@ -148,7 +150,8 @@ extension SQLStore {
                 // A start is delivered once: one its sender may have sent is not sent again.
                 if push.kind == .start {
                     try await Self.markStartsInDoubt(
-                        fanOut: id, from: from, to: to, push: push, sender: try row.text(3), now: now, tx)
+                        fanOut: id, from: from, to: to, push: push, sender: try row.text(3), now: now,
+                        history: keepsHistory, tx)
                     continue
                 }
                 try await tx.run(
@@ -179,7 +182,7 @@ extension SQLStore {
             let targets = try await Self.targets(push, after: reached, through: upto, limit: limit, tx)
             let to = targets.count >= limit ? targets.last?.followerID ?? upto : upto
             try await tx.run("UPDATE fanouts SET reached = $2 WHERE id = $1", [.int(id), .int(to)])
-            try await Self.recordRangeSent(fanOut: id, now: now, tx)
+            if keepsHistory { try await Self.recordRangeSent(fanOut: id, now: now, tx) }
             try await tx.run(
                 "INSERT INTO fanout_claims (fanout_id, from_id, to_id, instance, expires_at) VALUES ($1, $2, $3, $4, $5)",
                 [.int(id), .int(reached), .int(to), .text(instance), .int(expires)]
@@ -234,12 +237,13 @@ extension SQLStore {
             )
             try await Self.writeFailures(
                 answers.map { ($0.target, $0.outcome, range.fanOutID, range.push.activityKey, 0) }, now: now,
-                progress: &progress, tx
+                history: keepsHistory, progress: &progress, tx
             )
             guard let finish = try await Self.finishIfDone(fanOut: range.fanOutID, now: now, tx) else {
                 return progress
             }
             (progress.finished, progress.receivedAt) = finish
+            guard keepsHistory else { return progress }
             try await Self.recordRange(
                 fanOut: range.fanOutID, sent: sent, failed: failed, instance: instance,
                 finished: progress.finished, now: now, tx)
@@ -274,7 +278,7 @@ extension SQLStore {
         _ answers: [(
             target: FanOutTarget, outcome: FollowerOutcome, fanOutID: Int64, activityKey: String, attempts: Int
         )],
-        now: Millis, progress: inout FanOutProgress, _ tx: any SQLTransaction
+        now: Millis, history: Bool, progress: inout FanOutProgress, _ tx: any SQLTransaction
     ) async throws {
         var failures: [Int64: [String: (activityKey: String, count: Int, sample: [String], devices: [String])]] = [:]
         let devices = try await sampleDevices(answers.map { ($0.target.followerID, $0.activityKey, $0.outcome) }, tx)
@@ -285,10 +289,12 @@ extension SQLStore {
             if entry.devices.count < 5, let device = devices[target.followerID] { entry.devices.append(device) }
             failures[fanOut, default: [:]][reason] = entry
         }
-        try await recordFollowerAnswers(
-            answers.filter { $0.outcome != .sent }.map {
-                ($0.target.followerID, $0.activityKey, $0.fanOutID, $0.outcome)
-            }, now: now, tx)
+        if history {
+            try await recordFollowerAnswers(
+                answers.filter { $0.outcome != .sent }.map {
+                    ($0.target.followerID, $0.activityKey, $0.fanOutID, $0.outcome)
+                }, now: now, tx)
+        }
         // By key, then follower: the count triggers lock each key's count row, so two instances
         // recording failures of the same keys lock them in the same order.
         for answer in answers.sorted(by: {
@@ -474,10 +480,12 @@ extension SQLStore {
         guard !answers.isEmpty else { return FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0) }
         return try await transaction { tx in
             var progress = FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0)
-            try await Self.recordFollowerAnswers(
-                answers.filter { $0.outcome == .sent }.map {
-                    ($0.catchUp.target.followerID, $0.catchUp.activityKey, $0.catchUp.fanOutID, $0.outcome)
-                }, now: now, tx)
+            if keepsHistory {
+                try await Self.recordFollowerAnswers(
+                    answers.filter { $0.outcome == .sent }.map {
+                        ($0.catchUp.target.followerID, $0.catchUp.activityKey, $0.catchUp.fanOutID, $0.outcome)
+                    }, now: now, tx)
+            }
             let newest = try await Self.newestFanOuts(keys: Array(Set(answers.map(\.catchUp.activityKey))).sorted(), tx)
             for (catchUp, outcome) in answers where outcome == .sent {
                 let id = SQLValue.int(catchUp.target.followerID)
@@ -498,7 +506,7 @@ extension SQLStore {
                 answers.filter { $0.outcome != .sent }.map {
                     ($0.catchUp.target, $0.outcome, $0.catchUp.fanOutID, $0.catchUp.activityKey, $0.catchUp.attempts)
                 },
-                now: now, progress: &progress, tx
+                now: now, history: keepsHistory, progress: &progress, tx
             )
             return progress
         }

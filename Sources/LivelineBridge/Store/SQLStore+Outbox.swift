@@ -82,7 +82,7 @@ extension SQLStore {
     public func writePushOutcomes(_ outcomes: [PushOutcome]) async throws -> [PushFailureOutcome?] {
         guard !outcomes.isEmpty else { return [] }
         return try await transaction { tx in
-            try await Self.recordAnswers(outcomes, tx)
+            if keepsHistory { try await Self.recordAnswers(outcomes, tx) }
             var sent: [(id: Int64, answer: PushAnswer)] = []
             for outcome in outcomes {
                 if case .sent(let id, let answer) = outcome { sent.append((id, answer)) }

@@ -30,7 +30,7 @@ extension SQLStore {
     /// start-only followers are marked in doubt, the claim is removed, and the fan-out counts
     /// them as failed (`in-doubt`), finishing if this was its last range.
     static func markStartsInDoubt(
-        fanOut id: Int64, from: Int64, to: Int64, push: OutboxPush, sender: String, now: Millis,
+        fanOut id: Int64, from: Int64, to: Int64, push: OutboxPush, sender: String, now: Millis, history: Bool,
         _ tx: any SQLTransaction
     ) async throws {
         let marked = try await tx.run(
@@ -53,6 +53,7 @@ extension SQLStore {
                 fanOut: id, activityKey: push.activityKey, followers: marked, now: now, tx)
         }
         let finish = try await finishIfDone(fanOut: id, now: now, tx)
+        guard history else { return }
         try await recordRange(
             fanOut: id, sent: 0, failed: marked.count, instance: sender, finished: finish?.finished ?? false, now: now,
             tx)

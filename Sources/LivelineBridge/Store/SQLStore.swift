@@ -10,21 +10,29 @@ public final class SQLStore: Store {
     let driver: any SQLDriver
     /// The schema versions this open applied (empty when the store was up to date).
     public let migrationsAppliedAtOpen: [Int]
+    /// Whether answers are written to the delivery history (`retention: {history: off}` keeps
+    /// none: no content-state is kept after its push is answered).
+    public let keepsHistory: Bool
 
-    private init(driver: any SQLDriver, migrationsAppliedAtOpen: [Int]) {
+    private init(driver: any SQLDriver, migrationsAppliedAtOpen: [Int], keepsHistory: Bool) {
         self.driver = driver
         self.migrationsAppliedAtOpen = migrationsAppliedAtOpen
+        self.keepsHistory = keepsHistory
     }
 
     /// Opens the store at `location` (creating a SQLite file on first open) and applies the
     /// migrations it lacks.
-    public static func open(_ location: StoreLocation, now: Millis = BridgeClock.now()) async throws -> SQLStore {
-        try await open(location, now: now, migratingThrough: .max)
+    public static func open(
+        _ location: StoreLocation, now: Millis = BridgeClock.now(), keepsHistory: Bool = true
+    ) async throws -> SQLStore {
+        try await open(location, now: now, migratingThrough: .max, keepsHistory: keepsHistory)
     }
 
     /// Opens the store with the migrations up to `last` only: an older bridge's store, for
     /// tests of an upgrade.
-    static func open(_ location: StoreLocation, now: Millis, migratingThrough last: Int) async throws -> SQLStore {
+    static func open(
+        _ location: StoreLocation, now: Millis, migratingThrough last: Int, keepsHistory: Bool = true
+    ) async throws -> SQLStore {
         let driver: any SQLDriver =
             switch location {
             case .sqlite(let path): try await SQLiteDriver.open(path: path)
@@ -32,7 +40,7 @@ public final class SQLStore: Store {
             }
         do {
             let applied = try await Migrations.apply(on: driver, now: now, through: last)
-            return SQLStore(driver: driver, migrationsAppliedAtOpen: applied)
+            return SQLStore(driver: driver, migrationsAppliedAtOpen: applied, keepsHistory: keepsHistory)
         } catch {
             try? await driver.close()
             throw error
@@ -40,8 +48,10 @@ public final class SQLStore: Store {
     }
 
     /// Opens `sqlite:PATH` or `postgres://…`.
-    public static func open(_ location: String, now: Millis = BridgeClock.now()) async throws -> SQLStore {
-        try await open(StoreLocation(parsing: location), now: now)
+    public static func open(
+        _ location: String, now: Millis = BridgeClock.now(), keepsHistory: Bool = true
+    ) async throws -> SQLStore {
+        try await open(StoreLocation(parsing: location), now: now, keepsHistory: keepsHistory)
     }
 
     /// "SQLite at PATH" or "PostgreSQL at HOST:PORT".
