@@ -197,7 +197,17 @@ def main():
 
     scenario = f"{work}/football.yaml"
     with open(f"{ROOT}/Scenarios/football.yaml") as source, open(scenario, "w") as copy:
-        copy.write(source.read().replace("min-interval: 15s", "min-interval: 1s"))
+        story = source.read().replace("min-interval: 15s", "min-interval: 1s")
+        if args.starters:
+            # The beat push-to-start sends: the activity starts on the starters' phones before kick-off.
+            story = story.replace("\n    beats:\n", """
+    beats:
+      - id: pre-match
+        at: 0
+        start: { input-push-token: true }
+        alert: { title: "Northbridge v Harbour City starts soon", body: "Follow it live" }
+""", 1)
+        copy.write(story)
     env = dict(os.environ, CRASH_TEST_SECRET=SECRET)
     bridges = {}
 
@@ -221,7 +231,6 @@ sources:
     events:
       pre_match:
         start: true
-        alert: {{ title: "The match starts soon", body: "Follow it live" }}
       kick_off:
         set: {{ phase: first-half, minute: /data/minute, lastEvent: "Kick-off" }}
         priority: high

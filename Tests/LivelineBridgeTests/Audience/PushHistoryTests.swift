@@ -210,4 +210,56 @@ import Testing
             try await other.close()
         }
     }
+
+    @Test(arguments: StoreKind.allCases)
+    func historyOffWritesNoneAndStillDelivers(_ kind: StoreKind) async throws {
+        let configuration = try BridgeConfigurationLoader(environment: [:]).load(
+            yaml: """
+                liveline-bridge: 1
+                listen: 127.0.0.1:8080
+                retention: { history: off }
+                sources:
+                  match:
+                    verify: none
+                    event-id: /id
+                    event-type: /type
+                    activity-key: /match
+                    order-key: /seq
+                    order: sequence
+                    scenario: push-to-start.yaml
+                    events:
+                      match.start:
+                        start: true
+                """, file: testConfigurationFile)
+        #expect(configuration.retention.keepsHistory == false)
+        #expect(
+            throws: (any Error).self,
+            performing: {
+                try BridgeConfigurationLoader(environment: [:]).load(
+                    yaml: "liveline-bridge: 1\nretention: { history: sometimes }\nsources: {}\n",
+                    file: testConfigurationFile)
+            })
+        try await StoreFixture.withLocation(kind) { location in
+            let store = try await SQLStore.open(location, now: StoreFixture.epoch, keepsHistory: false)
+            let bridge = try await BridgeHarness(store: store)
+            do {
+                try await bridge.register("D-1", updateToken: BridgeHarness.token(11))
+                try await FanOutTests.registerAudience(bridge, "D-2")
+                _ = try await store.putFollowers([FanOutTests.follower(1)], activityKey: "D-2", now: bridge.now)
+                try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
+                try await bridge.receive("doordash", doordash("DASHER_CONFIRMED", delivery: "D-2"))
+                try await bridge.settle()
+                #expect(bridge.shown(BridgeHarness.token(11))["courierName"]?.stringValue == "Priya")
+                #expect(bridge.shown(try #require(FanOutTests.follower(1).updateToken))["courierName"] != nil)
+                #expect(try await store.pushHistory(activityKey: "D-1", before: nil, limit: 10).isEmpty)
+                #expect(try await store.pushHistory(activityKey: "D-2", before: nil, limit: 10).isEmpty)
+            } catch {
+                await bridge.stop()
+                try? await store.close()
+                throw error
+            }
+            await bridge.stop()
+            try await store.close()
+        }
+    }
 }
