@@ -101,8 +101,7 @@ public final class BridgeHTTPServer: Service, Sendable {
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
             bodyLimit: RequestBodyLimit(limit: max(configuration.bodyLimit, 4 << 20)), wake: wake, clock: clock,
             environments: environments)
-        history = PushHistoryAPI(
-            store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store))
+        history = PushHistoryAPI(store: store, followers: followers)
         events = EventStatusAPI(store: store, registry: registry, journal: journal)
         operations = OperationsAPI(store: store, metrics: metrics, drain: drain, halts: halts)
         connectionLimiter = ConnectionLimiter(

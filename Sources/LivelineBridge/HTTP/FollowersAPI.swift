@@ -82,8 +82,8 @@ struct FollowersAPI: Sendable {
     }
 
     /// Authenticates, reads the key (which must be registered), runs `body`, and turns a
-    /// refusal into its JSON answer.
-    private func answer(
+    /// refusal into its JSON answer (the history API's too).
+    func answer(
         _ request: Request, _ context: some RequestContext,
         _ body: (_ key: String, _ logger: Logger) async throws(BridgeHTTPError) -> Response
     ) async -> Response {
@@ -110,7 +110,7 @@ struct FollowersAPI: Sendable {
         }
     }
 
-    private func storeCall<T>(_ logger: Logger, _ call: () async throws -> T) async throws(BridgeHTTPError) -> T {
+    func storeCall<T>(_ logger: Logger, _ call: () async throws -> T) async throws(BridgeHTTPError) -> T {
         do {
             return try await call()
         } catch {

@@ -21,7 +21,19 @@ struct PushHistoryAPI: Sendable {
     static let maximumLimit = 200
 
     let store: any RegistryStore & FollowerStore & HistoryStore
-    let authenticator: RegistryAuthenticator
+    /// Its authentication, registered-key check and refusals are the followers API's.
+    let followers: FollowersAPI
+
+    private func answer(
+        _ request: Request, _ context: some RequestContext,
+        _ body: (_ key: String, _ logger: Logger) async throws(BridgeHTTPError) -> Response
+    ) async -> Response {
+        await followers.answer(request, context, body)
+    }
+
+    private func storeCall<T>(_ logger: Logger, _ call: () async throws -> T) async throws(BridgeHTTPError) -> T {
+        try await followers.storeCall(logger, call)
+    }
 
     func pushes(_ request: Request, context: some RequestContext) async -> Response {
         await answer(request, context) { key, logger async throws(BridgeHTTPError) in
@@ -76,44 +88,5 @@ struct PushHistoryAPI: Sendable {
                     + (range.upperBound == .max ? " up" : " to \(range.upperBound)") + ", not '\(raw.prefix(32))'")
         }
         return value
-    }
-
-    /// Authenticates, reads the key (which must be registered), runs `body`, and turns a
-    /// refusal into its JSON answer.
-    private func answer(
-        _ request: Request, _ context: some RequestContext,
-        _ body: (_ key: String, _ logger: Logger) async throws(BridgeHTTPError) -> Response
-    ) async -> Response {
-        var logger = context.logger
-        do throws(BridgeHTTPError) {
-            let who = try await authenticator.authenticate(request.headers)
-            logger[metadataKey: "api-key"] = .string(who)
-            let key = try ActivityRegistryAPI.key(context.parameters.get("key"))
-            logger[metadataKey: "activity"] = .string(key)
-            guard try await storeCall(logger, { try await store.activity(key) }) != nil else {
-                throw BridgeHTTPError(
-                    .notFound, code: "unknown-activity", reason: "no activity '\(key.prefix(64))' is registered")
-            }
-            return try await body(key, logger)
-        } catch {
-            logger.info(
-                "history request refused",
-                metadata: [
-                    "status": .stringConvertible(error.status.code), "error": .string(error.code),
-                    "reason": .string(error.reason),
-                ])
-            return error.response
-        }
-    }
-
-    private func storeCall<T>(_ logger: Logger, _ call: () async throws -> T) async throws(BridgeHTTPError) -> T {
-        do {
-            return try await call()
-        } catch {
-            logger.error("history store call failed", metadata: ["error": .string("\(error)")])
-            throw BridgeHTTPError(
-                .serviceUnavailable, code: "store-unavailable",
-                reason: "the store cannot be reached now; try again later")
-        }
     }
 }

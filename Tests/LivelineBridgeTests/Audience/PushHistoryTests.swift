@@ -214,23 +214,9 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func historyOffWritesNoneAndStillDelivers(_ kind: StoreKind) async throws {
         let configuration = try BridgeConfigurationLoader(environment: [:]).load(
-            yaml: """
-                liveline-bridge: 1
-                listen: 127.0.0.1:8080
-                retention: { history: off }
-                sources:
-                  match:
-                    verify: none
-                    event-id: /id
-                    event-type: /type
-                    activity-key: /match
-                    order-key: /seq
-                    order: sequence
-                    scenario: push-to-start.yaml
-                    events:
-                      match.start:
-                        start: true
-                """, file: testConfigurationFile)
+            yaml: PushToStartFollowerTests.yaml.replacingOccurrences(
+                of: "listen: 127.0.0.1:8080\n", with: "listen: 127.0.0.1:8080\nretention: { history: off }\n"),
+            file: testConfigurationFile)
         #expect(configuration.retention.keepsHistory == false)
         #expect(
             throws: (any Error).self,
