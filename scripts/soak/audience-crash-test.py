@@ -267,21 +267,21 @@ sources:
                                json.dumps({"source": "match", "audience": True}).encode(),
                                {"authorization": f"Bearer {API_KEY}", "content-type": "application/json"})
         assert status in (200, 201), (status, body)
+        def import_followers(prefix, field, tokens):
+            """The NDJSON import, 10,000 a request: device PREFIX-n with FIELD tokens[n]."""
+            for first in range(0, len(tokens), 10000):
+                lines = "".join(json.dumps({"device": f"{prefix}-{n}", field: tokens[n]}) + "\n"
+                                for n in range(first, min(first + 10000, len(tokens))))
+                # (`liveline bridge followers import FILE` does the same from a file, with the bridge stopped.)
+                status, body = request("POST", f"http://127.0.0.1:{ports[0]}/v1/activities/{KEY}/followers",
+                                       lines.encode(), {"authorization": f"Bearer {API_KEY}",
+                                                        "content-type": "application/x-ndjson"})
+                assert status == 200, (status, body)
+
         tokens = [hashlib.sha256(f"crash-fan-{n}".encode()).hexdigest() for n in range(args.followers)]
-        for first in range(0, len(tokens), 10000):
-            lines = "".join(json.dumps({"device": f"fan-{n}", "update-token": tokens[n]}) + "\n"
-                            for n in range(first, min(first + 10000, len(tokens))))
-            # (`liveline bridge followers import FILE` does the same from a file, with the bridge stopped.)
-            status, body = request("POST", f"http://127.0.0.1:{ports[0]}/v1/activities/{KEY}/followers", lines.encode(),
-                                   {"authorization": f"Bearer {API_KEY}", "content-type": "application/x-ndjson"})
-            assert status == 200, (status, body)
+        import_followers("fan", "update-token", tokens)
         starters = [hashlib.sha256(f"crash-start-{n}".encode()).hexdigest() for n in range(args.starters)]
-        for first in range(0, len(starters), 10000):
-            lines = "".join(json.dumps({"device": f"starter-{n}", "push-to-start-token": starters[n]}) + "\n"
-                            for n in range(first, min(first + 10000, len(starters))))
-            status, body = request("POST", f"http://127.0.0.1:{ports[0]}/v1/activities/{KEY}/followers", lines.encode(),
-                                   {"authorization": f"Bearer {API_KEY}", "content-type": "application/x-ndjson"})
-            assert status == 200, (status, body)
+        import_followers("starter", "push-to-start-token", starters)
         print(f"{args.followers} followers of {KEY} (and {args.starters} with only a push-to-start token) "
               f"on {store.split('@')[-1]}, {args.instances} instance(s)")
 
