@@ -130,26 +130,35 @@ class ThrowawayPostgres:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
-def check_starters(starters, view, metrics):
-    """No phone with two Live Activities; each starter started once, or in doubt."""
+def check_starters(starters, view_of, metrics):
+    """No phone with two Live Activities; each starter started once, or in doubt. A range the
+    killed bridge held is marked in doubt once its claim's lease (5 s) is over: waits for that."""
     problems = []
-    stats = json.loads(get(f"http://127.0.0.1:{INSPECT_PORT[0]}/stats"))
-    activities, after = [], None
+    deadline = time.time() + 30
     while True:
-        page = json.loads(get(f"http://127.0.0.1:{INSPECT_PORT[0]}/activities?limit=10000" + (f"&after={after}" if after else "")))
-        activities += [a["id"] for a in page["activities"] if a["id"].startswith("start:")]
-        after = page.get("next")
-        if not after:
+        stats = json.loads(get(f"http://127.0.0.1:{INSPECT_PORT[0]}/stats"))
+        activities, after = [], None
+        while True:
+            page = json.loads(get(f"http://127.0.0.1:{INSPECT_PORT[0]}/activities?limit=10000"
+                                  + (f"&after={after}" if after else "")))
+            activities += [a["id"] for a in page["activities"] if a["id"].startswith("start:")]
+            after = page.get("next")
+            if not after:
+                break
+        per_token = Counter(a.split(":")[1] for a in activities)
+        twice = [t for t in starters if per_token.get(t[:12], 0) >= 2]
+        never = [t for t in starters if per_token.get(t[:12], 0) == 0]
+        view = view_of()
+        in_doubt = (view.get("followers") or {}).get("in-doubt", 0)
+        if len(never) <= in_doubt or time.time() > deadline:
             break
-    per_token = Counter(a.split(":")[1] for a in activities)
-    twice = [t for t in starters if per_token.get(t[:12], 0) >= 2]
-    never = [t for t in starters if per_token.get(t[:12], 0) == 0]
-    in_doubt = (view.get("followers") or {}).get("in-doubt", 0)
+        time.sleep(0.5)
     metric = sum(float(line.split()[-1]) for line in metrics.splitlines()
                  if line.startswith('liveline_followers{state="in_doubt"}'))
+    print(f"followers: {view.get('followers')}")
     print(f"starters: {len(starters)}; devices with two activities: {len(twice)} (mock duplicate-starts "
-          f"{stats.get('duplicate-starts')}); in doubt: {in_doubt} (metric {metric:g}), of which the killed bridge "
-          f"had reached {in_doubt - min(in_doubt, len(never))}; never started: {len(never)}")
+          f"{stats.get('duplicate-starts')}); in doubt: {in_doubt} (metric {metric:g}, set every 30 s), of which the "
+          f"killed bridge had reached {in_doubt - min(in_doubt, len(never))}; never started: {len(never)}")
     if twice or stats.get("duplicate-starts", 0):
         problems.append(f"{len(twice)} devices show two Live Activities for one match (duplicate-starts "
                         f"{stats.get('duplicate-starts')}), e.g. …{twice[0][-8:] if twice else '?'}")
@@ -385,9 +394,12 @@ sources:
         print(f"checked {len(tokens)} devices: {pushes} pushes accepted by the mock, device outcomes {dict(outcomes)}; "
               f"{repeats} repeats with a timestamp the device had (dropped by it; the bridge counted "
               f"{duplicates:g} resent after the kill), {len(older)} older after newer")
-        print(f"followers: {view.get('followers')}")
         if starters:
-            problems += check_starters(starters, view, metrics)
+            problems += check_starters(starters, lambda: json.loads(request(
+                "GET", f"http://127.0.0.1:{up()}/v1/activities/{KEY}", headers={"authorization": f"Bearer {API_KEY}"})[1]),
+                metrics)
+        else:
+            print(f"followers: {view.get('followers')}")
         if sample:
             print(f"a device with a repeat, …{sample[0][-8:]}: " + "; ".join(
                 f"{r['time'] % 100000} ms {r['status']} ts={r.get('timestamp')} {[d.get('outcome') for d in r.get('deliveries', [])]}"
