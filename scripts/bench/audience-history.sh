@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The delivery history's cost to a fan-out (BENCHMARKS.md "Webhook bridge: the delivery
-# history's cost"): scripts/bench/audience.sh at FOLLOWERS (100,000 by default), ROUNDS times
+# The delivery history's cost to a fan-out (BENCHMARKS.md "Webhook bridge: one event to an
+# audience", its run of the history's cost): scripts/bench/audience.sh at FOLLOWERS (100,000 by default), ROUNDS times
 # (3 by default) with the history off (`retention: {history: off}`) and on, alternately, in one
 # run on one machine; prints each run and the medians' ratios (on / off) of the time from the
 # webhook's 202 to the last follower answered and of the bridge's CPU per push.
