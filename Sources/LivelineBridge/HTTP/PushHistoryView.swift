@@ -18,6 +18,7 @@ enum PushHistoryView {
             object["fan-out"] = .object(
                 StateObject([
                     ("id", .int(Int(fanOut.id))), ("sent", .int(fanOut.sent)), ("failed", .int(fanOut.failed)),
+                    ("held", .int(fanOut.held)),
                     ("failures", .array(fanOut.failures.map { .object(failure($0)) })),
                 ]))
         } else {
@@ -54,6 +55,10 @@ enum PushHistoryView {
             object["delivery-reason"] = .string(reason)
         case .inDoubt:
             object["delivery"] = .string("in-doubt")
+        case .held(let error, let until):
+            object["delivery"] = .string("held")
+            object["delivery-error"] = JSONAnswer.text(error)
+            object["held-until"] = JSONAnswer.time(until)
         case .retrying(let error, let dueAt):
             object["delivery"] = .string("retrying")
             object["delivery-error"] = JSONAnswer.text(error)

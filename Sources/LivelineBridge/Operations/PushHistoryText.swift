@@ -4,6 +4,9 @@ import Liveline
 /// The delivery history as `liveline bridge history` prints it for an operator: one line per
 /// entry (newest first), then its content-state and, for a fan-out, its failures by reason.
 public enum PushHistoryText {
+    /// The lines for `records`, in their order: a summary line each (id, time stored, kind,
+    /// priority, outcome, APNs' answer or the fan-out's counts, instances, time to the answer),
+    /// then the engine's reason, the content-state, the error and a fan-out's failures, indented.
     public static func lines(_ records: [PushRecord]) -> [String] {
         var lines: [String] = []
         for record in records {
@@ -12,6 +15,7 @@ public enum PushHistoryText {
                 "#\(record.id)  \(stored)  \(record.kind.rawValue) p\(record.priority)  \(record.outcome.rawValue)"
             if let fanOut = record.fanOut {
                 line += "  \(CountText.of(fanOut.sent, "follower")) sent, \(fanOut.failed) failed"
+                if fanOut.held > 0 { line += ", \(fanOut.held) held" }
             } else {
                 if let status = record.status { line += " \(status)" }
                 if let reason = record.apnsReason { line += " \(reason)" }

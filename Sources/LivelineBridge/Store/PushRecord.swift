@@ -32,8 +32,11 @@ public struct PushRecord: Sendable, Hashable {
         case noFollowers = "no-followers"
     }
 
+    /// The entry's id: newer entries have higher ids (`?before=` pages by it).
     public var id: Int64
+    /// The activity the push was for.
     public var activityKey: String
+    /// Whether it started, updated or ended the activity.
     public var kind: PushEvent
     /// 10 or 5.
     public var priority: Int
@@ -49,34 +52,44 @@ public struct PushRecord: Sendable, Hashable {
     public var answeredAt: Millis?
     /// APNs' HTTP status; nil when nothing answered (a transport failure) and for fan-outs.
     public var status: Int?
+    /// APNs' reason for refusing it (`BadDeviceToken`); nil when it was accepted.
     public var apnsReason: String?
+    /// The `apns-id` APNs answered with, to look the push up in Apple's Push Notifications Console.
     public var apnsID: String?
     /// The instance that sent it; for a fan-out, every instance that sent a range of it.
     public var instances: [String]
+    /// What became of it.
     public var outcome: Outcome
     /// What went wrong, in words, when it did not arrive.
     public var error: String?
-    /// Which attempt this was (1 for the first).
+    /// Which attempt this was (1 for the first). A hold does not count: the attempt after it
+    /// has the same number.
     public var attempt: Int
-    /// For a fan-out: its id, how many followers it was decided for (the highest follower id
-    /// then), and the followers APNs accepted it for and refused it for so far.
+    /// For a fan-out: its id, and the followers APNs accepted it for, refused it for, and that
+    /// wait because their app is halted, so far.
     public var fanOut: FanOutTally?
 
     /// A fan-out's own part of its history entry.
     public struct FanOutTally: Sendable, Hashable {
+        /// The fan-out's id.
         public var id: Int64
+        /// Followers APNs accepted it for.
         public var sent: Int
+        /// Followers it failed for (refused, given up, or a start in doubt).
         public var failed: Int
+        /// Followers held while their app and environment is halted: they wait as exceptions
+        /// and are sent the key's newest push when sending resumes (not failures).
+        public var held = 0
         /// Its failures by APNs reason, each with a few followers' devices.
         public var failures: [FanOutFailureSummary] = []
     }
-
 }
 
 /// A follower's newest push, as `GET /v1/activities/{key}/followers/{device}` shows it: the
 /// history entry of the fan-out (or catch-up) that reached it last, and what became of it for
 /// this device.
 public struct FollowerLastPush: Sendable, Hashable {
+    /// What became of the push for this follower.
     public enum Outcome: Sendable, Hashable {
         /// Its fan-out has not reached this follower yet.
         case queued
@@ -86,14 +99,20 @@ public struct FollowerLastPush: Sendable, Hashable {
         case failed(reason: String)
         /// The follower waits for a retry or its catch-up, after this error.
         case retrying(error: String?, dueAt: Millis)
+        /// Its app and environment is halted (APNs refused the setup): the follower waits, its
+        /// attempts not counted, and is sent the key's newest push after the probe due `until`
+        /// takes the setup; `error` says why.
+        case held(error: String?, until: Millis)
         /// Its start may or may not have arrived (its sender stopped before the answer was
         /// recorded): not sent again; the app's update token settles it.
         case inDoubt
     }
 
+    /// The history entry of the push.
     public var push: PushRecord
+    /// What became of it for this follower.
     public var outcome: Outcome
-    /// When this follower's own answer came (a catch-up or a failure); nil when it is the
-    /// fan-out's.
+    /// When this follower's own answer came (a catch-up, a failure or a hold); the fan-out's
+    /// latest answer when it is the fan-out's; nil while it is queued.
     public var answeredAt: Millis?
 }

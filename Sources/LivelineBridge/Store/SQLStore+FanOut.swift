@@ -231,6 +231,7 @@ extension SQLStore {
             var progress = FanOutProgress(finished: false, receivedAt: nil, pruned: 0, gaveUp: 0)
             let sent = answers.filter { $0.outcome == .sent }.count
             let failed = answers.filter(\.outcome.isFailure).count
+            let held = answers.count - sent - failed
             try await tx.run(
                 "UPDATE fanouts SET sent = sent + $2, failed = failed + $3 WHERE id = $1",
                 [.int(range.fanOutID), .int(Int64(sent)), .int(Int64(failed))]
@@ -245,7 +246,7 @@ extension SQLStore {
             (progress.finished, progress.receivedAt) = finish
             guard keepsHistory else { return progress }
             try await Self.recordRange(
-                fanOut: range.fanOutID, sent: sent, failed: failed, instance: instance,
+                fanOut: range.fanOutID, sent: sent, failed: failed, held: held, instance: instance,
                 finished: progress.finished, now: now, tx)
             return progress
         }

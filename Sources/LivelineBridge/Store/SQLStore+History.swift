@@ -6,12 +6,15 @@ import Liveline
 ///
 /// - An outbox push gets a row per answered attempt, copied from its outbox row (kind,
 ///   priority, the engine's reason, payload, when it was stored and claimed, the instance that
-///   claimed it) beside APNs' answer, with one statement per 256 answers.
-/// - A fan-out gets one row when it is decided, updated as its ranges are answered (counts,
-///   the instances that sent them, the latest answer) and when it finishes or a newer push
+///   claimed it) beside APNs' answer, with one statement per 256 answers. A push held while its
+///   app is halted gets a row when it is first held, and again only when APNs refuses it (as
+///   the probe): while it waits, the passes that hold it without sending add nothing.
+/// - A fan-out gets one row when it is decided, updated as its ranges are answered (counts of
+///   followers sent, failed and held, the instances that sent them, the latest answer) and when it finishes or a newer push
 ///   supersedes it: a few statements per range of 1,000 followers, none per follower.
 /// - A follower gets a row of its own (`follower_pushes`) only where it differs from its
-///   fan-out: a failure in a range, or a catch-up's answer (those are sent one by one anyway).
+///   fan-out: a failure or a hold in a range, or a catch-up's answer (those are sent one by one
+///   anyway).
 ///   Its last push is the newer of that row and the newest fan-out that reached it.
 extension SQLStore {
     // MARK: Writing
@@ -35,19 +38,24 @@ extension SQLStore {
                     .int(maxAttempts),
                 ]
             }
-            // A failed attempt that was the last one is a dead letter.
+            // A failed attempt that was the last one is a dead letter. A hold without APNs' answer
+            // sent nothing (no `sent_at`), and adds no row while the push's newest is a hold.
             try await tx.run(
                 """
                 WITH answer (id, answered_at, status, apns_reason, apns_id, outcome, error, max_attempts) AS (VALUES \(rows))
                 INSERT INTO push_history (activity_key, kind, priority, reason, payload, stored_at, sent_at, answered_at,
-                                          status, apns_reason, apns_id, instance, outcome, error, attempt)
+                                          status, apns_reason, apns_id, instance, outcome, error, attempt, outbox_id)
                 SELECT o.activity_key, o.kind, o.priority, o.reason, o.payload, o.stored_at,
-                       CASE WHEN o.claimed_at = 0 THEN NULL ELSE o.claimed_at END, answer.answered_at, answer.status,
-                       answer.apns_reason, answer.apns_id, o.claimed_by,
+                       CASE WHEN o.claimed_at = 0 OR (answer.outcome = 'held' AND answer.status IS NULL) THEN NULL
+                            ELSE o.claimed_at END,
+                       answer.answered_at, answer.status, answer.apns_reason, answer.apns_id, o.claimed_by,
                        CASE WHEN answer.outcome = 'retrying' AND o.attempts + 1 >= answer.max_attempts THEN 'dead-letter'
                             ELSE answer.outcome END,
-                       answer.error, o.attempts + 1
+                       answer.error, o.attempts + 1, o.id
                 FROM outbox o JOIN answer ON o.id = answer.id
+                WHERE NOT (answer.outcome = 'held' AND answer.status IS NULL AND EXISTS (
+                    SELECT 1 FROM push_history h WHERE h.outbox_id = o.id AND h.outcome = 'held'
+                      AND h.id = (SELECT MAX(p.id) FROM push_history p WHERE p.outbox_id = o.id)))
                 ORDER BY o.id
                 """,
                 parameters
@@ -110,25 +118,30 @@ extension SQLStore {
             "UPDATE push_history SET sent_at = $2 WHERE fanout_id = $1 AND sent_at IS NULL", [.int(id), .int(now)])
     }
 
-    /// A range's answers: counted, the instance named, and the fan-out's end when it came.
+    /// A range's answers: counted (sent, failed, held while the app is halted), the instance
+    /// named, and the fan-out's end when it came.
     static func recordRange(
-        fanOut id: Int64, sent: Int, failed: Int, instance: String, finished: Bool, now: Millis,
+        fanOut id: Int64, sent: Int, failed: Int, held: Int = 0, instance: String, finished: Bool, now: Millis,
         _ tx: any SQLTransaction
     ) async throws {
         try await tx.run(
             """
-            UPDATE push_history SET sent = sent + $2, failed = failed + $3, answered_at = $4,
+            UPDATE push_history SET sent = sent + $2, failed = failed + $3, held = held + $7, answered_at = $4,
                    instance = CASE WHEN instance = '' THEN $5
                                    WHEN (' ' || instance || ' ') LIKE ('% ' || $5 || ' %') THEN instance
                                    ELSE instance || ' ' || $5 END,
                    outcome = CASE WHEN $6 = 1 THEN 'fanned-out' ELSE outcome END
             WHERE fanout_id = $1
             """,
-            [.int(id), .int(Int64(sent)), .int(Int64(failed)), .int(now), .text(instance), .int(finished ? 1 : 0)]
+            [
+                .int(id), .int(Int64(sent)), .int(Int64(failed)), .int(now), .text(instance), .int(finished ? 1 : 0),
+                .int(Int64(held)),
+            ]
         )
     }
 
-    /// One follower's own answer (a failure, or a catch-up's): it replaces the follower's older one.
+    /// One follower's own answer (a failure, a hold, or a catch-up's): it replaces the follower's
+    /// older one.
     static func recordFollowerAnswers(
         _ answers: [(followerID: Int64, activityKey: String, fanOutID: Int64, outcome: FollowerOutcome)],
         now: Millis, _ tx: any SQLTransaction
@@ -192,7 +205,7 @@ extension SQLStore {
 
     private static let recordColumns = """
         h.id, h.activity_key, h.kind, h.priority, h.reason, h.payload, h.stored_at, h.sent_at, h.answered_at, h.status,
-        h.apns_reason, h.apns_id, h.instance, h.outcome, h.error, h.attempt, h.fanout_id, h.sent, h.failed
+        h.apns_reason, h.apns_id, h.instance, h.outcome, h.error, h.attempt, h.fanout_id, h.sent, h.failed, h.held
         """
 
     private static func record(_ row: SQLRow) throws -> PushRecord {
@@ -211,7 +224,8 @@ extension SQLStore {
             apnsReason: try row.optionalText(10), apnsID: try row.optionalText(11), instances: instances,
             outcome: outcome, error: try row.optionalText(14), attempt: Int(try row.int(15)),
             fanOut: try row.optionalInt(16).map {
-                PushRecord.FanOutTally(id: $0, sent: Int(try row.int(17)), failed: Int(try row.int(18)))
+                PushRecord.FanOutTally(
+                    id: $0, sent: Int(try row.int(17)), failed: Int(try row.int(18)), held: Int(try row.int(19)))
             }
         )
     }
@@ -301,9 +315,17 @@ extension SQLStore {
             var answeredAt: Millis? = push.answeredAt
             if own {
                 answeredAt = try follower.optionalInt(7)
-                outcome =
-                    try follower.text(5) == "delivered"
-                    ? .delivered : .failed(reason: try follower.optionalText(6) ?? "unknown")
+                switch try follower.text(5) {
+                case "delivered":
+                    outcome = .delivered
+                case "held":
+                    // Held, and no longer waiting (its wait is below while it lasts): the key's
+                    // next push is its next.
+                    outcome = .queued
+                    answeredAt = nil
+                default:
+                    outcome = .failed(reason: try follower.optionalText(6) ?? "unknown")
+                }
             } else if let reach, try reach.optionalInt(1).map({ $0 < id }) ?? false || reach.int(3) > 0,
                 try reach.optionalText(2) == "running"
             {
@@ -316,8 +338,12 @@ extension SQLStore {
                 outcome = .inDoubt
             } else if let due = try follower.optionalInt(3) {
                 let error = try follower.optionalText(2)
-                // A catch-up not tried yet is on its way, not failing.
-                if state == "late", error == nil {
+                // A catch-up not tried yet is on its way, not failing; a follower whose own last
+                // answer is a hold waits for its app's sending to resume, whichever push it waits with.
+                if try follower.optionalText(5) == "held" {
+                    outcome = .held(error: error, until: due)
+                    answeredAt = try follower.optionalInt(7)
+                } else if state == "late", error == nil {
                     outcome = .queued
                     answeredAt = nil
                 } else {

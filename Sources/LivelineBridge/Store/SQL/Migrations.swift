@@ -312,8 +312,9 @@ enum Migrations {
         // an outbox push and one per fan-out, written in the transaction that records the
         // answer. The outbox and the fan-outs keep the engine's reason and when the push was
         // stored; a claim notes when it was sent. Per follower, only what differs from its
-        // fan-out is kept (a failure, a catch-up's answer), and a failure summary names a few
-        // followers by device.
+        // fan-out is kept (a failure, a catch-up's answer, a hold), and a failure summary names a
+        // few followers by device. An outbox push's rows name it (`outbox_id`), so a push held
+        // again while its app is halted adds no row; a fan-out counts the followers it held.
         Step(
             version: 13,
             statements: [
@@ -343,11 +344,14 @@ enum Migrations {
                     fanout_id BIGINT,
                     audience BIGINT NOT NULL DEFAULT 0,
                     sent BIGINT NOT NULL DEFAULT 0,
-                    failed BIGINT NOT NULL DEFAULT 0
+                    failed BIGINT NOT NULL DEFAULT 0,
+                    held BIGINT NOT NULL DEFAULT 0,
+                    outbox_id BIGINT
                 )
                 """,
                 "CREATE INDEX push_history_key ON push_history (activity_key, id)",
                 "CREATE INDEX push_history_fanout ON push_history (fanout_id) WHERE fanout_id IS NOT NULL",
+                "CREATE INDEX push_history_outbox ON push_history (outbox_id) WHERE outbox_id IS NOT NULL",
                 "CREATE INDEX push_history_stored ON push_history (stored_at, id)",
                 """
                 CREATE TABLE follower_pushes (
