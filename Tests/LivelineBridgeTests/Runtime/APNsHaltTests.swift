@@ -33,8 +33,14 @@ struct APNsHaltTests {
             #expect(try await rig.readiness(port).status == 200, "a bridge that has sent nothing knows of no problem")
 
             let started = ContinuousClock.now
-            try await DrainRig.receive(activities: 20, sequence: 1, store: rig.store, configuration: rig.configuration)
+            // order-0's followers before its event: the dispatcher polls, and an event it took up
+            // before they joined would go to order-0's own token alone (no fan-out to catch up with).
+            _ = try await rig.store.registerActivity(
+                ActivityRegistration(
+                    activityKey: "order-0", targets: ActivityTargets(updateToken: DrainRig.token(0)), source: "orders"),
+                now: BridgeClock.now())
             _ = try await rig.store.putFollowers(followers, activityKey: "order-0", now: BridgeClock.now())
+            try await DrainRig.receive(activities: 20, sequence: 1, store: rig.store, configuration: rig.configuration)
             service.dispatcher.wakeSignal.ring()
             var body = ""
             try await eventually("the bridge turns unready", within: 5, every: .milliseconds(20)) {
