@@ -22,6 +22,17 @@ import Testing
             ActivityRegistration(activityKey: key, targets: ActivityTargets(), source: "doordash"), now: bridge.now)
     }
 
+    /// Registers `key` as ``registerAudience(_:_:)`` does, with followers 1 to `count`
+    /// (``follower(_:)``); returns them.
+    static func audience(
+        _ bridge: BridgeHarness, followers count: Int, _ key: String = "D-1"
+    ) async throws -> [Follower] {
+        try await registerAudience(bridge, key)
+        let followers = (1...count).map(follower)
+        _ = try await bridge.store.putFollowers(followers, activityKey: key, now: bridge.now)
+        return followers
+    }
+
     /// Each token's accepted timestamps never go back, and none repeats.
     static func expectOrdered(
         _ bridge: BridgeHarness, _ tokens: [String], sourceLocation: Testing.SourceLocation = #_sourceLocation

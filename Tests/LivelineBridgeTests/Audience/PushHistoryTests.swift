@@ -106,9 +106,7 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func aFanOutIsOneEntryWithItsCountsAndFailuresLinkingToFollowers(_ kind: StoreKind) async throws {
         try await Self.withServer(kind) { bridge, base in
-            try await FanOutTests.registerAudience(bridge)
-            let followers = (1...4).map(FanOutTests.follower)
-            _ = try await bridge.store.putFollowers(followers, activityKey: "D-1", now: bridge.now)
+            let followers = try await FanOutTests.audience(bridge, followers: 4)
             let gone = try #require(followers[1].updateToken)
             bridge.mock.setFaults(FaultPlan(unregisteredTokens: [gone]))
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
@@ -140,9 +138,7 @@ import Testing
     @Test(arguments: StoreKind.allCases)
     func aFollowerShowsQueuedRetryingAndItsCatchUp(_ kind: StoreKind) async throws {
         try await withBridge(kind, fanOut: FanOutTests.stepwise) { bridge in
-            try await FanOutTests.registerAudience(bridge)
-            let followers = (1...4).map(FanOutTests.follower)
-            _ = try await bridge.store.putFollowers(followers, activityKey: "D-1", now: bridge.now)
+            _ = try await FanOutTests.audience(bridge, followers: 4)
             try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
             _ = try await bridge.dispatcher.dispatch(now: bridge.now)
             // One range of two answered: the other two are still to come.
