@@ -12,7 +12,7 @@ struct BridgeDashboardAudiences: DashboardAudienceSource {
             return DashboardAudience(
                 key: status.activityKey, updating: followers.updating, awaitingStart: followers.awaitingStart,
                 onChannel: followers.onChannel, retrying: followers.retrying, catchingUp: followers.catchingUp,
-                removed: status.removed,
+                inDoubt: followers.inDoubt, removed: status.removed,
                 sampleToken: status.sample.flatMap { $0.updateToken ?? $0.startToken },
                 fanOut: status.fanOut.map { fanOut in
                     DashboardAudience.FanOut(

@@ -89,7 +89,7 @@ import Testing
     ]
 
     @Test(
-        "the page in headless Chromium while football.yaml plays: score, alert banner, stale, ended, screenshots",
+        "the page in headless Chromium while football.yaml plays: score, alert banner, stale, ended, a second start, screenshots",
         .enabled(
             if: chromiumIsAvailable, "needs Chromium or Google Chrome, and python3 (scripts/test.sh installs them)"))
     func chromium() async throws {
@@ -109,7 +109,7 @@ import Testing
             "scripts/check/dashboard-check.py failed:\n\(output)"
         )
         #expect(output.contains("dashboard: every check passed"))
-        for name in ["lock-screen-goal.png", "stale.png", "ended.png"] {
+        for name in ["lock-screen-goal.png", "stale.png", "ended.png", "duplicate-start.png"] {
             let size =
                 (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path)[.size] as? Int)
                 ?? 0
@@ -118,7 +118,7 @@ import Testing
     }
 
     @Test(
-        "bridge serve --dashboard in headless Chromium: a key's followers by state and its fan-outs, done, with one fan's Lock Screen",
+        "bridge serve --dashboard in headless Chromium: a key's followers by state (starts in doubt highlighted) and its fan-outs, with one fan's Lock Screen",
         .enabled(
             if: chromiumIsAvailable, "needs Chromium or Google Chrome, and python3 (scripts/test.sh installs them)"))
     func audienceInChromium() async throws {
@@ -136,7 +136,7 @@ import Testing
         let output = check.stdout
         #expect(check.status == 0, "scripts/check/dashboard-check.py --audience failed:\n\(output)")
         #expect(output.contains("dashboard: every check passed"))
-        for name in ["audience.png", "audience-narrow.png"] {
+        for name in ["audience.png", "audience-in-doubt.png", "audience-narrow.png"] {
             let size =
                 (try? FileManager.default.attributesOfItem(atPath: out.appendingPathComponent(name).path)[.size] as? Int)
                 ?? 0

@@ -14,9 +14,12 @@ protocol the script reads the DOM and checks, in order:
      scenario has an Int), each highlighted in the "Not rendered" panel with its reason;
   3. the stale state (dimmed, "stale" label) during a quiet stretch: the player is paused
      (SIGSTOP) after half-time, as when a backend goes quiet, and resumed once it shows;
-  4. the ended state with the dismissal countdown after full time.
+  4. the ended state with the dismissal countdown after full time;
+  5. one start sent twice to a push-to-start token: the second highlighted as a phone now
+     showing two Live Activities for one story, and counted at the top.
 
-It saves screenshots of each stage (lock-screen-goal.png, stale.png, ended.png) to --out.
+It saves screenshots of each stage (lock-screen-goal.png, stale.png, ended.png,
+duplicate-start.png) to --out.
 
     python3 scripts/check/dashboard-check.py --screenshot http://127.0.0.1:2199/ --out shot.png [--wait 2]
 
@@ -33,7 +36,9 @@ checks the bridge's audiences on the page: `liveline bridge serve --dashboard` w
 --followers fans (update tokens, imported as NDJSON) and 40 with only a push-to-start token; the
 page must show the followers by state, then, after a signed webhook, its fan-out done with every
 fan answered, the event's content-state and one fan's Lock Screen; a second webhook's newer
-state replaces it. Screenshots at 1280×800 (audience.png) and on a 420-pixel-wide phone
+state replaces it. A starter's start then put in doubt in the store (what a bridge killed between
+a start and APNs' answer leaves) must show on its own highlighted tile with what it means.
+Screenshots at 1280×800 (audience.png, audience-in-doubt.png) and on a 420-pixel-wide phone
 (audience-narrow.png).
 Needs: Chromium or Google Chrome (Debian's package, or in /Applications on a Mac), curl. Only the
 Python standard library.
@@ -49,6 +54,7 @@ import os
 import re
 import shutil
 import signal
+import sqlite3
 import socket
 import subprocess
 import sys
@@ -310,6 +316,25 @@ class Check:
         if play.returncode != 0:
             self.failures.append(f"liveline play exited {play.returncode}: {play.stdout.read()[-2000:]}")
 
+        # The same start sent twice to one push-to-start token (a sender that resent it): the
+        # phone shows two Live Activities for one match, and the page says so.
+        start_token = "a1b2c3d4" * 8
+        start = json.dumps({"aps": {"timestamp": int(time.time()), "event": "start", "attributes-type": "MatchAttributes",
+                                    "attributes": {"homeTeam": "Northbridge FC", "awayTeam": "Harbour City", "competition": "Premier Division", "venue": "Riverside Park"},
+                                    "content-state": {"minute": 0, "addedTime": 0, "homeScore": 0, "awayScore": 0, "phase": "pre-match", "lastEvent": None, "kickoff": 0},
+                                    "alert": {"title": "Northbridge v Harbour City", "body": "Kick-off in 10 minutes"}}})
+        for _ in range(2):
+            subprocess.run(["curl", "-s", "-o", "/dev/null", "--http2-prior-knowledge", "-H", "apns-topic: com.example.matchday.push-type.liveactivity",
+                            "-H", "apns-push-type: liveactivity", "-H", "apns-priority: 10", "--data", start,
+                            f"http://127.0.0.1:{apns}/3/device/{start_token}"], check=True)
+        self.wait_for("the second start highlighted, saying the phone now shows two Live Activities for one story",
+                      "[...document.querySelectorAll('#problems .push.notable.duplicate')].some(e => e.textContent.includes('two Live Activities for one story')"
+                      f" && e.textContent.includes('start:{start_token[:12]}:1'))"
+                      " && document.querySelectorAll('#timeline .push.duplicate').length === 1", 5)
+        self.wait_for("the second starts counted at the top",
+                      "(document.querySelector('#counts .chip.duplicate b') || {}).textContent === '1'", 5)
+        self.screenshot("duplicate-start.png")
+
 
     def audience(self):
         """The bridge's audiences on its embedded mock's dashboard (see --audience)."""
@@ -368,7 +393,8 @@ sources:
         self.wait_for("the page connected to its event stream", "document.getElementById('conn').className.includes('live')", 10)
         self.wait_for(f"the key's audience: {len(lines):,} followers, {args.followers:,} with an update token, 40 push-to-start only",
                       f"{audience} && {number('total')} === {len(lines)} && {number('updating')} === {args.followers}"
-                      f" && {number('awaiting-start')} === 40", 30)
+                      f" && {number('awaiting-start')} === 40 && {number('in-doubt')} === 0"
+                      f" && !{audience}.querySelector('[data-count=\"in-doubt\"]').classList.contains('doubt')", 30)
         self.wait_for("no fan-out before the first event", f"{audience}.querySelector('.fanout.idle') !== null", 5)
 
         webhook(1, 25)
@@ -385,6 +411,17 @@ sources:
         self.wait_for("the devices below are counted, not drawn one by one",
                       f"document.querySelectorAll('#activities .activity').length <= 24 && Number(document.querySelector('#counts .chip b').textContent.replace(/,/g, '')) >= {args.followers}", 10)
         self.screenshot("audience.png")
+
+        # What a bridge stopped between a start and APNs' answer leaves in its store: a starter's
+        # start in doubt. The page shows it on its own highlighted tile, with what it means.
+        with sqlite3.connect(os.path.join(self.work, "bridge.db"), timeout=30) as db:
+            db.execute("INSERT INTO follower_exceptions (follower_id, activity_key, state, attempts, due_at, last_error)"
+                       " SELECT id, activity_key, 'in-doubt', 0, 9223372036854775807, 'the start is in doubt' FROM followers"
+                       " WHERE activity_key = ? AND device = 'starter-0'", (key,))
+        self.wait_for("one start in doubt, on a highlighted tile and explained",
+                      f"{number('in-doubt')} === 1 && {audience}.querySelector('[data-count=\"in-doubt\"]').classList.contains('doubt')"
+                      f" && ({audience}.querySelector('[data-note=\"in-doubt\"]') || {{}}).textContent?.includes('two Live Activities on one phone')", 15)
+        self.screenshot("audience-in-doubt.png")
 
         webhook(2, 20)
         self.wait_for("a newer event's fan-out replaces the older one (minutesLeft 20), every fan answered",

@@ -14,6 +14,10 @@ public struct DashboardAudience: Sendable, Hashable, Encodable {
     /// Followers backing off after a failed push, and those waiting for a catch-up push.
     public var retrying: Int
     public var catchingUp: Int
+    /// Followers whose start is in doubt: its sender stopped between sending it and recording
+    /// APNs' answer, so it is not sent again until the app reports an update token (the phone
+    /// has it) or a new push-to-start token (it has not).
+    public var inDoubt: Int
     /// Followers removed by the newest fan-outs because APNs said their token is gone.
     public var removed: Int
     /// One follower's token (update, else push-to-start), whose device the page draws as the
@@ -65,8 +69,8 @@ public struct DashboardAudience: Sendable, Hashable, Encodable {
     }
 
     public init(
-        key: String, updating: Int, awaitingStart: Int, onChannel: Int, retrying: Int, catchingUp: Int, removed: Int,
-        sampleToken: String?, fanOut: FanOut?
+        key: String, updating: Int, awaitingStart: Int, onChannel: Int, retrying: Int, catchingUp: Int, inDoubt: Int,
+        removed: Int, sampleToken: String?, fanOut: FanOut?
     ) {
         self.key = key
         self.updating = updating
@@ -74,6 +78,7 @@ public struct DashboardAudience: Sendable, Hashable, Encodable {
         self.onChannel = onChannel
         self.retrying = retrying
         self.catchingUp = catchingUp
+        self.inDoubt = inDoubt
         self.removed = removed
         self.sampleToken = sampleToken
         self.fanOut = fanOut
@@ -87,6 +92,7 @@ public struct DashboardAudience: Sendable, Hashable, Encodable {
         case awaitingStart = "awaiting-start"
         case onChannel = "on-channel"
         case catchingUp = "catching-up"
+        case inDoubt = "in-doubt"
         case sampleToken = "sample-token"
         case fanOut = "fan-out"
     }
@@ -100,6 +106,7 @@ public struct DashboardAudience: Sendable, Hashable, Encodable {
         try container.encode(onChannel, forKey: .onChannel)
         try container.encode(retrying, forKey: .retrying)
         try container.encode(catchingUp, forKey: .catchingUp)
+        try container.encode(inDoubt, forKey: .inDoubt)
         try container.encode(removed, forKey: .removed)
         try container.encodeIfPresent(sampleToken, forKey: .sampleToken)
         try container.encodeIfPresent(fanOut, forKey: .fanOut)

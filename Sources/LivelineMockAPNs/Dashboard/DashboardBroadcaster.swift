@@ -195,7 +195,8 @@ final class DashboardBroadcaster: Sendable {
         let frame = DashboardFrame(
             now: selection.now, query: query, total: selection.total, matched: selection.matched,
             lifecycles: selection.lifecycles, outcomes: selection.outcomes, requests: selection.stats.requests,
-            statuses: selection.stats.statuses, reasons: selection.stats.reasons, budgetPerHour: budgetPerHour,
+            statuses: selection.stats.statuses, reasons: selection.stats.reasons,
+            duplicateStarts: selection.stats.duplicateStarts, budgetPerHour: budgetPerHour,
             activities: selection.activities.map(drawn), timeline: recent, notable: notable, audiences: audienceViews)
         return (frame.eventBytes(), selection.sequence)
     }

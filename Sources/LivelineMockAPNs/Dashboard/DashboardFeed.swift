@@ -1,5 +1,5 @@
 /// The last pushes the mock answered, kept for the dashboard: a ring of every push and a ring of
-/// the notable ones (rejected by APNs, or not rendered by the device), so a flood of good pushes
+/// the notable ones (rejected by APNs, not rendered by the device, or a second start), so a flood of good pushes
 /// does not push a problem out of view.
 ///
 /// Lives inside ``MockAPNsState``'s storage and is written under its lock, one append per push
@@ -32,9 +32,10 @@ struct DashboardFeed {
         (recent.entries(after: sequence), notable.entries(after: sequence))
     }
 
-    /// A push is notable when APNs refused it or any reached activity did not render it.
+    /// A push is notable when APNs refused it, any reached activity did not render it, or it
+    /// was a second start on one push-to-start token (a phone with two activities for one story).
     static func isNotable(_ record: AnsweredPush) -> Bool {
-        record.status != 200 || record.deliveries.contains { $0.outcome != .rendered }
+        record.status != 200 || record.deliveries.contains { $0.outcome != .rendered || $0.duplicateOf != nil }
     }
 
     /// A fixed-size ring, oldest overwritten first.

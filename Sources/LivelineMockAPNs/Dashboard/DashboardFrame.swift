@@ -17,6 +17,9 @@ struct DashboardFrame: Encodable {
     var requests: Int
     var statuses: [String: Int]
     var reasons: [String: Int]
+    /// Second starts on one push-to-start token shown beside the first
+    /// (``MockAPNsStats/duplicateStarts``): phones with two Live Activities for one story.
+    var duplicateStarts: Int
     var budgetPerHour: Int
     var activities: [DashboardActivity]
     /// The last pushes, newest last.
@@ -31,6 +34,7 @@ struct DashboardFrame: Encodable {
         case now, query, total, matched, lifecycles, outcomes, requests, statuses, reasons, activities, timeline,
             notable, audiences
         case budgetPerHour = "budget-per-hour"
+        case duplicateStarts = "duplicate-starts"
     }
 
     /// `data: <json>\n\n`, one Server-Sent Event.

@@ -184,7 +184,14 @@ extension DashboardPage {
             `<div class="tile ${cls || ""}" data-count="${name}"><b>${count(value)}</b><span>${esc(label)}</span></div>`;
           const tiles = tile("updating", "with update token", a.updating, "good") + tile("awaiting-start", "push-to-start only", a["awaiting-start"])
             + tile("on-channel", "on the channel", a["on-channel"]) + tile("retrying", "retrying", a.retrying, a.retrying ? "warn" : "")
-            + tile("catching-up", "catching up", a["catching-up"]) + tile("removed", "removed (token gone)", a.removed, a.removed ? "bad" : "");
+            + tile("catching-up", "catching up", a["catching-up"]) + tile("in-doubt", "start in doubt", a["in-doubt"], a["in-doubt"] ? "doubt" : "")
+            + tile("removed", "removed (token gone)", a.removed, a.removed ? "bad" : "");
+          const doubt = a["in-doubt"]
+            ? `<div class="doubt-note" data-note="in-doubt"><b>${count(a["in-doubt"])}</b> ${a["in-doubt"] === 1 ? "follower's start is" : "followers' starts are"} in doubt: `
+              + `the bridge stopped between sending the start and recording APNs' answer. It is not sent again, since a second start `
+              + `would show two Live Activities on one phone; the app reporting an update token (it has the activity) or a new `
+              + `push-to-start token (it has not) settles it.</div>`
+            : "";
           let progress = `<div class="fanout idle">No fan-out yet: the first push of this key reaches every follower.</div>`;
           if (f) {
             const share = f.audience > 0 ? Math.min(100, 100 * f.answered / f.audience) : 100;
@@ -203,7 +210,7 @@ extension DashboardPage {
           const sample = view.sample ? card(view.sample, true) : `<div class="phone"><div class="caption">One follower's Lock Screen</div><p class="hint">no device has it yet</p></div>`;
           return `<article class="audience" data-key="${esc(a.key)}">
             <div class="head"><span class="key">${esc(a.key)}</span><span class="total" data-count="total"><b>${count(a.total)}</b> followers</span></div>
-            <div class="body"><div class="stats"><div class="tiles">${tiles}</div>${progress}</div><div class="sample">${sample}</div></div></article>`;
+            <div class="body"><div class="stats"><div class="tiles">${tiles}</div>${doubt}${progress}</div><div class="sample">${sample}</div></div></article>`;
         }
         function drawAudiences(f) {
           const box = $("audiences"), list = f.audiences || [];
@@ -222,12 +229,15 @@ extension DashboardPage {
           const why = [p["plan-reason"], p.event].filter(Boolean).join(" · ");
           const reasons = [];
           if (p.status !== 200) reasons.push(`APNs ${p.status} ${p["apns-reason"] || ""}`);
+          const second = p["duplicate-of"];
           if (p.outcome && p.outcome !== "rendered") reasons.push(...p["outcome-reasons"]);
-          const flagged = p.status !== 200 || (p.outcome && p.outcome !== "rendered");
-          return `<li class="push ${flagged ? "notable" : ""} ${esc(outcome)}" data-outcome="${esc(outcome)}">
+          if (second) reasons.unshift(`a second start on one push-to-start token: this phone now shows two Live Activities for one story (${second} is still shown)`);
+          const flagged = p.status !== 200 || (p.outcome && p.outcome !== "rendered") || second;
+          const label = second ? "second start" : outcome;
+          return `<li class="push ${flagged ? "notable" : ""} ${second ? "duplicate" : ""} ${esc(outcome)}" data-outcome="${esc(second ? "duplicate-start" : outcome)}">
             <span class="t">${time(p.time)}</span><span class="p ${high ? "high" : ""}">p${p.priority}</span>
             <span class="what"><span class="who">${esc(who)}</span> <span class="why">${esc(why || "—")}${p["alert-title"] ? " · alert" : ""}</span></span>
-            <span class="o ${esc(outcome)}">${p.status} ${esc(outcome)}</span>
+            <span class="o ${esc(outcome)}">${p.status} ${esc(label)}</span>
             ${flagged ? `<span class="reasons">${esc(reasons.join("; "))}</span>` : ""}</li>`;
         }
         function chip(label, value, cls) { return `<span class="chip ${cls || ""}">${esc(label)}<b>${Number(value || 0).toLocaleString("en-US")}</b></span>`; }
@@ -238,7 +248,8 @@ extension DashboardPage {
           $("counts").innerHTML = chip("activities", f.total) + chip("active", lc.active, "active") + chip("stale", lc.stale, "stale")
             + chip("ended", lc.ended, "ended") + (lc.pending ? chip("pending", lc.pending) : "") + (lc.dismissed ? chip("dismissed", lc.dismissed) : "")
             + chip("rendered", o.rendered, "active") + chip("would-not-render", o["would-not-render"], "bad")
-            + chip("dropped-old", o["dropped-old"], "old") + chip("throttled", o.throttled, "old") + chip("alerts", o.alerts);
+            + chip("dropped-old", o["dropped-old"], "old") + chip("throttled", o.throttled, "old") + chip("alerts", o.alerts)
+            + (f["duplicate-starts"] ? chip("second starts (two activities on one phone)", f["duplicate-starts"], "bad duplicate") : "");
           drawAudiences(f);
           const note = $("scale-note");
           if (f.matched > f.activities.length || f.query) {

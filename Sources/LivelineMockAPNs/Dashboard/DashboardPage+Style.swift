@@ -95,6 +95,8 @@ extension DashboardPage {
         .push.notable { background: rgba(255,69,58,.08); border-left: 3px solid var(--bad); }
         .push.notable.dropped-old, .push.notable.throttled { background: rgba(255,159,10,.09); border-left-color: var(--old); }
         .push.notable .o { color: var(--bad); }
+        .push.notable.duplicate { background: rgba(255,69,58,.16); border-left-width: 5px; }
+        .chip.duplicate { background: rgba(255,69,58,.2); color: #ffb4ad; box-shadow: 0 0 0 1px var(--bad); }
         .push.notable.dropped-old .o, .push.notable.throttled .o { color: var(--old); }
         .push .reasons { grid-column: 2 / -1; color: #ffb4ad; font-size: 12.5px; }
         .push.dropped-old .reasons, .push.throttled .reasons { color: #ffd199; }
@@ -119,6 +121,9 @@ extension DashboardPage {
         .tile { background: #161922; border-radius: 12px; padding: 8px 12px; display: flex; flex-direction: column; gap: 2px; }
         .tile b { font-size: 22px; font-variant-numeric: tabular-nums; } .tile span { color: var(--muted); font-size: 12.5px; }
         .tile.good b { color: var(--good); } .tile.warn b { color: var(--warn); } .tile.bad b { color: var(--bad); }
+        .tile.doubt { background: rgba(255,159,10,.16); box-shadow: inset 0 0 0 2px var(--old); } .tile.doubt b { color: var(--old); }
+        .doubt-note { margin-top: 10px; padding: 8px 12px; border-radius: 10px; background: rgba(255,159,10,.1); border-left: 3px solid var(--old); color: #ffd199; font-size: 13.5px; line-height: 1.4; }
+        .doubt-note b { color: var(--old); }
         .fanout { margin-top: 12px; font-size: 14px; }
         .fanout.idle { color: var(--muted); }
         .fanout .what { display: flex; gap: 10px; align-items: baseline; flex-wrap: wrap; margin-bottom: 8px; }

@@ -20,6 +20,9 @@ struct DashboardPush: Sendable, Encodable {
     /// What the device did: `rendered`, `dropped-old`, `would-not-render`, …; nil when refused.
     var outcome: String?
     var outcomeReasons: [String]
+    /// For a second start on one push-to-start token: the activity an earlier start made, still
+    /// shown beside the one this push made.
+    var duplicateOf: String?
     var lifecycle: String?
     var alertTitle: String?
     var alertBody: String?
@@ -36,7 +39,10 @@ struct DashboardPush: Sendable, Encodable {
         status = record.status
         apnsReason = record.reason
         id = record.id
-        let delivery = record.deliveries.first { $0.outcome != .rendered } ?? record.deliveries.first
+        let delivery =
+            record.deliveries.first { $0.duplicateOf != nil } ?? record.deliveries.first { $0.outcome != .rendered }
+            ?? record.deliveries.first
+        duplicateOf = delivery?.duplicateOf
         activityID = delivery?.activityID
         outcome = delivery?.outcome.rawValue
         outcomeReasons = delivery?.reasons ?? []
@@ -67,6 +73,7 @@ struct DashboardPush: Sendable, Encodable {
         case apnsReason = "apns-reason"
         case planReason = "plan-reason"
         case outcomeReasons = "outcome-reasons"
+        case duplicateOf = "duplicate-of"
         case alertTitle = "alert-title"
         case alertBody = "alert-body"
     }

@@ -26,4 +26,8 @@ public struct DeviceDelivery: Sendable, Hashable, Codable {
     public var lifecycle: ActivityLifecycle
     /// Whether this push started the activity.
     public var started: Bool
+    /// For a start on a push-to-start token while an activity an earlier start on it made is
+    /// still shown: that activity's id. The phone now shows two Live Activities for one story,
+    /// a sender's fault (counted in ``MockAPNsStats/duplicateStarts``).
+    public var duplicateOf: String? = nil
 }

@@ -208,6 +208,7 @@ extension MockStorage {
         if delivery.outcome == .rendered, let shown = shownStart(token: token, before: count, now: now) {
             // What a phone does with a second start: a second Live Activity beside the first.
             stats.duplicateStarts += 1
+            delivery.duplicateOf = shown
             delivery.reasons.append(
                 "a second start on this push-to-start token while \(shown) is still shown: the phone now shows two Live Activities for one story"
             )

@@ -188,7 +188,7 @@ struct DashboardStreamTests {
             $0 = [
                 DashboardAudience(
                     key: "match-1", updating: 100_000, awaitingStart: 20, onChannel: 5, retrying: 1, catchingUp: 0,
-                    removed: 2,
+                    inDoubt: 3, removed: 2,
                     sampleToken: Harness.token, fanOut: fanOut)
             ]
         }
@@ -203,7 +203,7 @@ struct DashboardStreamTests {
         #expect(audience["key"] as? String == "match-1")
         #expect(
             audience["total"] as? Int == 100_025 && audience["awaiting-start"] as? Int == 20
-                && audience["removed"] as? Int == 2)
+                && audience["removed"] as? Int == 2 && audience["in-doubt"] as? Int == 3)
         let progress = try #require(audience["fan-out"] as? [String: Any])
         #expect(progress["answered"] as? Int == 40_000 && progress["audience"] as? Int == 100_000)
         #expect(progress["pushes-per-second"] as? Double == 52_000 && progress["lag-seconds"] as? Double == 0.8)
