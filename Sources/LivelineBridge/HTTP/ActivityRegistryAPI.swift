@@ -106,8 +106,10 @@ struct ActivityRegistryAPI: Sendable {
         guard let activity = try await storeCall(logger, { try await store.activity(key) }) else { return nil }
         let pending = try await storeCall(logger) { try await store.pendingEvents(for: key) }
         let queued = try await storeCall(logger) { try await store.queuedPushes(for: key) }
+        let inDoubt = try await storeCall(logger) { try await store.startInDoubt(for: key) }
         var view = ActivityStatusView(
-            activity: activity, pendingEvents: pending, queuedPushes: queued, contentState: contentState(activity),
+            activity: activity, pendingEvents: pending, queuedPushes: queued, startInDoubt: inDoubt,
+            contentState: contentState(activity),
             source: sources.first { $0.name == activity.source }, environments: environments
         ).json
         if let device, let shown = device(activity) { view["device"] = .object(shown) }

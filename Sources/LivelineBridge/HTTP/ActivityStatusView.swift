@@ -8,6 +8,7 @@ import Liveline
 /// {"key": "D-58213", "source": "doordash", "scenario": "delivery.yaml", "lifecycle": "active",
 ///  "update-token": "…9c3e51aa", "push-to-start-token": null, "channel": null,
 ///  "environment": "production", "frequent-updates": false, "pending-events": 0, "queued-pushes": 0,
+///  "start-in-doubt": false,
 ///  "last-push": {"at": "2026-11-23T13:05:00.412Z", "status": 200, "reason": null, "apns-id": "…"},
 ///  "last-error": null, "next-deadline": "2026-11-23T13:15:00.000Z",
 ///  "updated-at": "2026-11-23T13:05:00.398Z", "content-state": {"status": "picked-up", …}}
@@ -16,12 +17,17 @@ import Liveline
 /// Tokens show only their last 8 hex digits: enough to tell which device registered, not
 /// enough to push to it. `environment` is where its tokens go: the one it was registered for,
 /// or the configuration's `apns.environment`. The content-state comes from the dispatcher,
-/// which owns the engine state; it is `null` before the activity has one.
+/// which owns the engine state; it is `null` before the activity has one. `start-in-doubt` is
+/// true while the activity's start was sent by an instance that stopped before APNs' answer
+/// was recorded: it is not sent again until the app reports an update token or a new
+/// push-to-start token.
 struct ActivityStatusView {
     var activity: RegisteredActivity
     var pendingEvents: Int
     /// Pushes waiting in the outbox (to be sent, or retried).
     var queuedPushes: Int
+    /// Whether its start is in doubt (``RegistryStore/startInDoubt(for:)``).
+    var startInDoubt = false
     /// The JSON bytes of the current content-state, if any.
     var contentState: [UInt8]?
     /// The source the activity plays, if still configured.
@@ -42,6 +48,7 @@ struct ActivityStatusView {
         object["frequent-updates"] = .bool(activity.frequentUpdates)
         object["pending-events"] = .int(pendingEvents)
         object["queued-pushes"] = .int(queuedPushes)
+        object["start-in-doubt"] = .bool(startInDoubt)
         if let push = activity.lastPush {
             object["last-push"] = .object(
                 StateObject([

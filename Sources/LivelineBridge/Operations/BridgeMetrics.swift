@@ -51,6 +51,7 @@ public final class BridgeMetrics: Sendable {
     private let receiptToAnswerHistogram: ValueHistogram
     private let inboxPending: Gauge
     private let outboxDepth: Gauge
+    private let outboxStartsInDoubt: Gauge
     private let deadLetterDepth: Gauge
     private let activityCount: Gauge
     private let deadLetteredCounter: Counter
@@ -86,6 +87,12 @@ public final class BridgeMetrics: Sendable {
         }
         static var outboxDepth: MetricNameDescriptor {
             descriptor("liveline_outbox_depth", "Pushes waiting to be sent or retried.")
+        }
+        static var outboxStartsInDoubt: MetricNameDescriptor {
+            descriptor(
+                "liveline_outbox_starts_in_doubt",
+                "Activities' starts sent by an instance that stopped before APNs' answer was recorded: not sent again until the app reports a token."
+            )
         }
         static var deadLetters: MetricNameDescriptor {
             descriptor("liveline_dead_letters", "Pushes given up on, kept for inspection.")
@@ -126,6 +133,7 @@ public final class BridgeMetrics: Sendable {
             descriptor: Name.receiptToAnswer, buckets: Self.latencyBuckets)
         inboxPending = registry.makeGauge(descriptor: Name.inboxPending)
         outboxDepth = registry.makeGauge(descriptor: Name.outboxDepth)
+        outboxStartsInDoubt = registry.makeGauge(descriptor: Name.outboxStartsInDoubt)
         deadLetterDepth = registry.makeGauge(descriptor: Name.deadLetters)
         activityCount = registry.makeGauge(descriptor: Name.activities)
         deadLetteredCounter = registry.makeCounter(descriptor: Name.deadLettered)
@@ -159,6 +167,7 @@ public final class BridgeMetrics: Sendable {
     public func setDepths(_ counts: StoreCounts) {
         inboxPending.set(Double(counts.pendingEvents))
         outboxDepth.set(Double(counts.outbox))
+        outboxStartsInDoubt.set(Double(counts.startsInDoubt))
         deadLetterDepth.set(Double(counts.deadLetters))
         activityCount.set(Double(counts.activities))
     }

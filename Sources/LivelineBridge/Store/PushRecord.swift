@@ -30,6 +30,10 @@ public struct PushRecord: Sendable, Hashable {
         case superseded
         /// A fan-out decided while the key had no follower, kept for the next one's catch-up.
         case noFollowers = "no-followers"
+        /// A start its sender may have sent before it stopped without recording APNs' answer:
+        /// not sent again (a phone given two starts shows two Live Activities); the app's
+        /// update token settles it, a new push-to-start token sends it again.
+        case inDoubt = "in-doubt"
     }
 
     /// The entry's id: newer entries have higher ids (`?before=` pages by it).

@@ -19,11 +19,13 @@ extension SQLStore {
             .optional(targets.channelID), .text(registration.source), .int(registration.frequentUpdates ? 1 : 0),
             .text(ActivityEngine.Lifecycle.pending.rawValue), .int(now), .optional(targets.environment?.rawValue),
         ]
+        let history = keepsHistory
         return try await transaction { tx in
             try await Self.markRegistered(registration.activityKey, tx)
-            let existed =
-                !(try await tx.run("SELECT key FROM activities WHERE key = $1", [.text(registration.activityKey)])
-                .isEmpty)
+            let existing = try await tx.run(
+                "SELECT push_to_start_token FROM activities WHERE key = $1", [.text(registration.activityKey)]
+            ).first
+            let existed = existing != nil
             try await tx.run(
                 """
                 INSERT INTO activities (key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, updated_at, environment)
@@ -35,6 +37,11 @@ extension SQLStore {
                 """,
                 values
             )
+            if existed {
+                try await Self.settleOutboxStartInDoubt(
+                    registration.activityKey, targets: targets, previousStartToken: try existing?.optionalText(0),
+                    now: now, history: history, tx)
+            }
             return !existed
         }
     }

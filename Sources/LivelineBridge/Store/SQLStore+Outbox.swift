@@ -42,7 +42,9 @@ extension SQLStore {
     public func claimDuePushes(limit: Int, instance: String, lease: Duration, now: Millis) async throws -> [ClaimedPush]
     {
         let lock = driver.dialect.lockRowsSkipLocked.isEmpty ? "" : "FOR UPDATE OF o SKIP LOCKED"
+        let history = keepsHistory
         return try await transaction { tx in
+            try await Self.markOutboxStartsInDoubt(.claimExpired(now: now), history: history, tx)
             // One push per activity at a time, the oldest: an activity's pushes reach APNs in the
             // order they were decided, retries included. A push waits while its activity has no
             // token it can go to (a start needs the push-to-start token).
@@ -200,8 +202,12 @@ extension SQLStore {
         return try deadLetter.int(0)
     }
 
+    /// A start still claimed here was sent and its answer given up on (the drain's cutoff): it
+    /// is marked in doubt, not given back (``markOutboxStartsInDoubt(_:history:_:)``).
     public func releaseClaims(instance: String) async throws -> ReleasedClaims {
-        try await transaction { tx in
+        let history = keepsHistory
+        return try await transaction { tx in
+            try await Self.markOutboxStartsInDoubt(.heldBy(instance: instance), history: history, tx)
             let pushes = try await tx.run(
                 "UPDATE outbox SET claimed_by = '', claim_expires_at = 0 WHERE claimed_by = $1 RETURNING id",
                 [.text(instance)]

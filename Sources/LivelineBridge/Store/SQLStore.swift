@@ -86,13 +86,16 @@ public final class SQLStore: Store {
             let rows = try await tx.run(
                 """
                 SELECT (SELECT COUNT(*) FROM inbox_events WHERE state = 'pending'), (SELECT COUNT(*) FROM outbox),
-                       (SELECT COUNT(*) FROM dead_letters), (SELECT COUNT(*) FROM activities)
-                """
+                       (SELECT COUNT(*) FROM dead_letters), (SELECT COUNT(*) FROM activities),
+                       (SELECT COUNT(*) FROM outbox WHERE kind = 'start' AND due_at = $1)
+                """,
+                [.int(Self.inDoubtDue)]
             )
             guard let row = rows.first else { throw SQLRowError("no row from COUNT") }
             return StoreCounts(
                 pendingEvents: Int(try row.int(0)), outbox: Int(try row.int(1)),
-                deadLetters: Int(try row.int(2)), activities: Int(try row.int(3))
+                deadLetters: Int(try row.int(2)), activities: Int(try row.int(3)),
+                startsInDoubt: Int(try row.int(4))
             )
         }
     }

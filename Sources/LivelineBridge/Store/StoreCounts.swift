@@ -8,4 +8,6 @@ public struct StoreCounts: Sendable, Hashable {
     public var deadLetters: Int
     /// Registered activities.
     public var activities: Int
+    /// Activities' own starts in doubt (``RegistryStore/startInDoubt(for:)``).
+    public var startsInDoubt = 0
 }

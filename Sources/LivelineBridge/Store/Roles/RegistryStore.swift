@@ -20,6 +20,10 @@ public protocol RegistryStore: Sendable {
     /// How many pushes of this activity wait in the outbox (to be sent, or retried).
     func queuedPushes(for activityKey: String) async throws -> Int
 
+    /// Whether the activity's start is in doubt: sent by an instance that stopped before APNs'
+    /// answer was recorded, and not sent again until the app reports a token.
+    func startInDoubt(for activityKey: String) async throws -> Bool
+
     /// Where one event stands (pending, applied or superseded, and its activity); nil when the
     /// inbox holds no event with this id from `source`.
     func eventStatus(source: String, eventID: String) async throws -> InboxEventStatus?
