@@ -132,12 +132,14 @@ final class BridgeHarness: Sendable {
     }
 }
 
-/// Runs `body` with a harness on a fresh store of `kind`.
+/// Runs `body` with a harness on a fresh store of `kind`, with `configuration`'s sources
+/// (Scenarios/bridge.example.yaml's by default).
 func withBridge(
-    _ kind: StoreKind, fanOut: FanOutSender.Configuration? = nil, _ body: (BridgeHarness) async throws -> Void
+    _ kind: StoreKind, configuration: BridgeConfiguration? = nil, fanOut: FanOutSender.Configuration? = nil,
+    _ body: (BridgeHarness) async throws -> Void
 ) async throws {
     try await StoreFixture.withStore(kind) { store in
-        let harness = try await BridgeHarness(store: store, fanOut: fanOut)
+        let harness = try await BridgeHarness(store: store, configuration: configuration, fanOut: fanOut)
         do {
             try await body(harness)
         } catch {

@@ -17,18 +17,11 @@ import Testing
     static func withStartQueued(_ kind: StoreKind, _ body: (BridgeHarness) async throws -> Void) async throws {
         let configuration = try BridgeConfigurationLoader(environment: [:]).load(
             yaml: PushToStartFollowerTests.yaml, file: testConfigurationFile)
-        try await StoreFixture.withStore(kind) { store in
-            let bridge = try await BridgeHarness(store: store, configuration: configuration)
-            do {
-                try await bridge.register("M-1", pushToStartToken: Self.startToken, source: "match")
-                try await bridge.receive("match", PushToStartFollowerTests.event("match.start", seq: 1))
-                _ = try await bridge.dispatcher.dispatch(now: bridge.now)
-                try await body(bridge)
-            } catch {
-                await bridge.stop()
-                throw error
-            }
-            await bridge.stop()
+        try await withBridge(kind, configuration: configuration) { bridge in
+            try await bridge.register("M-1", pushToStartToken: Self.startToken, source: "match")
+            try await bridge.receive("match", PushToStartFollowerTests.event("match.start", seq: 1))
+            _ = try await bridge.dispatcher.dispatch(now: bridge.now)
+            try await body(bridge)
         }
     }
 
