@@ -203,7 +203,7 @@ extension SQLStore {
     }
 
     /// A start still claimed here was sent and its answer given up on (the drain's cutoff): it
-    /// is marked in doubt, not given back (``markOutboxStartsInDoubt(_:history:_:)``).
+    /// is marked in doubt, not given back (`markOutboxStartsInDoubt`).
     public func releaseClaims(instance: String) async throws -> ReleasedClaims {
         let history = keepsHistory
         return try await transaction { tx in

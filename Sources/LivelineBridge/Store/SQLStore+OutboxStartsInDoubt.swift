@@ -1,10 +1,9 @@
 import Foundation
 import Liveline
 
-/// An activity's own start is delivered once, as its followers' are
-/// (``SQLStore/markStartsInDoubt(fanOut:from:to:push:sender:now:history:_:)``). A `start` in the
-/// outbox whose claim ran out while still claimed was taken by an instance that stopped before
-/// recording APNs' answer (a `kill -9`, a cutoff): it may have reached the phone, and a second
+/// An activity's own start is delivered once, as its followers' are (`markStartsInDoubt`). A
+/// `start` in the outbox whose claim ran out while still claimed was taken by an instance that
+/// stopped before recording APNs' answer (a `kill -9`, a cutoff): it may have reached the phone, and a second
 /// start would show a second Live Activity for one story. So it is not sent again but marked
 /// *in doubt*: never due (it holds back the activity's later pushes, which need the update
 /// token the started activity reports anyway), `last_error` saying why, an `in-doubt` entry in
