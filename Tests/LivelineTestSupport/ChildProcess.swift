@@ -51,8 +51,9 @@ public final class ChildProcess: Sendable {
     public var isRunning: Bool { process.isRunning }
 
     /// The first line starting with `prefix`, waiting for it up to `seconds`; nil if none came
-    /// (or the process ended first).
-    public func line(startingWith prefix: String, seconds: Double = 30) async -> String? {
+    /// (or the process ended first). The default allows for a busy machine, where a Python
+    /// child's start alone has taken over half a minute.
+    public func line(startingWith prefix: String, seconds: Double = 60) async -> String? {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if let line = output.first(where: { $0.hasPrefix(prefix) }) { return line }
