@@ -1,16 +1,26 @@
 # Shared by scripts/bench/bridge.sh and scripts/soak/bridge-soak.sh (sourced, not run).
 
+# bridge_retention: the configuration's retention line, with the keys RETENTION and HISTORY set.
+bridge_retention() {
+  local keys=()
+  [ -n "${RETENTION:-}" ] && keys+=("events: $RETENTION")
+  [ -n "${HISTORY:-}" ] && keys+=("history: $HISTORY")
+  if [ ${#keys[@]} -gt 0 ]; then printf 'retention: { %s }' "$(printf '%s, ' "${keys[@]}" | sed 's/, $//')"; fi
+}
+
 # bridge_config FILE PORT STORE: a bridge with one Standard Webhooks source, `orders`, whose
 # webhooks set `minutesLeft` of delivery.yaml's order, and the API key "bench-key". RETENTION
 # (e.g. 2m, or forever) sets how long dispatched events are kept (default: the bridge's, 7d);
-# HISTORY=off writes no delivery history (default: on); TOLERANCE (default 30m) how old a
-# signed timestamp may be.
+# HISTORY=off writes no delivery history (default: the bridge's, on); unset, each stays out of
+# the file, so a build older than the delivery history reads it too. TOLERANCE (default 30m)
+# sets how old a signed timestamp may be; SCENARIO (default this tree's Scenarios/delivery.yaml)
+# the scenario file, for a build older than one of its keys.
 bridge_config() {
   cat > "$1" <<YAML
 liveline-bridge: 1
 listen: 127.0.0.1:$2
 store: $3
-retention: { $([ -n "${RETENTION:-}" ] && printf 'events: %s, ' "$RETENTION")history: ${HISTORY:-on} }
+$(bridge_retention)
 api-keys: [sha256:$(printf %s bench-key | sha256sum | cut -d' ' -f1)]
 sources:
   orders:
@@ -22,7 +32,7 @@ sources:
     activity-key: /data/order_id
     order-key: /data/sequence
     order: sequence
-    scenario: $PWD/Scenarios/delivery.yaml
+    scenario: ${SCENARIO:-$PWD/Scenarios/delivery.yaml}
     events:
       order.eta:
         set: { minutesLeft: /data/minutes_left }
