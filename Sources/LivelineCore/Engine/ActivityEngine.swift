@@ -21,6 +21,9 @@
 /// - **End.** The end carries the final state and the policy's `dismissal-date`; nothing follows
 ///   it. Once an end is decided, no beat or external change applies, even while it waits for the
 ///   next second. An activity that reaches max-duration is ended by the engine.
+/// - **Renewal.** With ``renewal`` set, `before` into each activity the engine starts a successor
+///   and ends the predecessor, both with the current state (see `ActivityEngine+Renewal.swift`),
+///   until the story ends or reaches its `until`.
 /// - **Size.** A payload over the limit is rejected (``PushSink/reject(_:problem:from:)``), never sent.
 /// - **Unchanged beats.** A beat that changes nothing (no field, relevance, alert, start or end)
 ///   sends nothing: Apple asks for updates only when content changes.
@@ -115,6 +118,17 @@ public struct ActivityEngine: Sendable {
     /// when webhooks trigger them, while the policy's rules (heartbeats, the cap) still apply.
     public let followsTimeline: Bool
 
+    /// Whether and when the story renews its activity before the system's limit: the program's
+    /// policy's, unless set otherwise (a bridge key's own `renew`). Not part of the snapshot.
+    public var renewal: Renewal?
+    /// Renewals so far: pushes now go to the story's `renewals`-th successor (0: the first activity).
+    public internal(set) var renewals = 0
+    /// When the story's first activity started, once it has been renewed.
+    var storySince: Millis = .max
+    /// The start (``activeSince``) of the activity whose renewal could not be made (its start push
+    /// too large): that activity is not renewed again, and ends at the system's limit.
+    var renewalRefusedFor: Millis = .max
+
     /// An engine for one copy of `program`, in a run that starts at `scenarioStart`.
     public init(
         program: ActivityProgram, id: Int, copy: Int = 0, scenarioStart: Millis,
@@ -133,6 +147,7 @@ public struct ActivityEngine: Sendable {
         self.relevance = program.spec.relevance
         self.staleAfter = program.policy.staleAfter
         self.bucket = BudgetBucket(perHour: program.policy.budget, now: start)
+        self.renewal = program.policy.renewal
         self.state = StateObject()
         self.state = initialState()
         if followsTimeline {
@@ -208,7 +223,7 @@ public struct ActivityEngine: Sendable {
         if lifecycle == .pending, program.startBeat == nil { t = min(t, startTime) }
         if pending.active { t = min(t, pending.flushAt) }
         if lifecycle == .active {
-            t = min(t, heartbeatTime, capTime)
+            t = min(t, heartbeatTime, capTime, renewalTime)
         }
         return t
     }
@@ -225,6 +240,8 @@ public struct ActivityEngine: Sendable {
                 activeSince = startTime
             } else if t == nextOccurrence {
                 occur(at: t)
+            } else if lifecycle == .active, t == renewalTime {
+                renew(at: t, writer: &writer, sink: &sink)
             } else if pending.active, t == pending.flushAt {
                 flush(at: t, force: false, writer: &writer, sink: &sink)
             } else if lifecycle == .active, t == capTime {
@@ -430,15 +447,16 @@ public struct ActivityEngine: Sendable {
     // MARK: Pushes
 
     /// The first instant whose whole second is after the last push's timestamp.
-    private var nextSecond: Millis { lastTimestamp == .min ? .min : (lastTimestamp + 1) * 1000 }
+    var nextSecond: Millis { lastTimestamp == .min ? .min : (lastTimestamp + 1) * 1000 }
 
     private var heartbeatTime: Millis {
         guard staleDeadline != .max else { return .max }
         return max(staleDeadline - program.policy.heartbeat, nextSecond)
     }
 
+    /// When the engine ends the activity: the system's limit, or a renewing story's `until`.
     private var capTime: Millis {
-        activeSince == .max ? .max : activeSince + program.policy.maxDuration
+        activeSince == .max ? .max : min(activeSince + program.policy.maxDuration, storyLimitTime)
     }
 
     private mutating func heartbeat<Sink: PushSink>(at t: Millis, writer: inout JSONWriter, sink: inout Sink) {
@@ -455,7 +473,7 @@ public struct ActivityEngine: Sendable {
 
     private mutating func reachMaxDuration<Sink: PushSink>(at t: Millis, writer: inout JSONWriter, sink: inout Sink) {
         var p = pending.active ? pending : Pending(active: true, firstAt: t, lastAt: t, flushAt: t)
-        p.kind = .reachedMaxDuration
+        p.kind = t >= storyLimitTime ? .reachedStoryLimit : .reachedMaxDuration
         p.end = true
         p.high = false
         pending = p
@@ -520,7 +538,8 @@ public struct ActivityEngine: Sendable {
         let push = Push(
             activity: id, sequence: pushCount, time: t, event: event, priority: priority, timestamp: timestamp,
             expiration: policy.expiration == 0 ? 0 : timestamp + policy.expiration / 1000,
-            payload: writer.bytes, reason: reason, staleDate: staleDate, dismissalDate: dismissalDate, alert: p.alert
+            payload: writer.bytes, reason: reason, staleDate: staleDate, dismissalDate: dismissalDate, alert: p.alert,
+            generation: renewals
         )
         if p.end { lifecycle = .ended }
         if writer.count > payloadLimit {

@@ -118,7 +118,7 @@ public final class ActivityProgram: Sendable {
         for (i, beat) in spec.beats.enumerated() {
             if let id = beat.id, byID[id] == nil { byID[id] = i }
             let activityEnd =
-                spec.beats.first { $0.end != nil && $0.firstOffset != nil }?.firstOffset ?? spec.policy.maxDuration
+                spec.beats.first { $0.end != nil && $0.firstOffset != nil }?.firstOffset ?? spec.policy.storyLimit
             let occurrences = Int32(min(BeatSpec.maxOccurrences, beat.occurrenceCount(end: activityEnd) ?? 0))
             let patch = beat.patch.map { entry -> Patch in
                 let field = keys.firstIndex(of: entry.path[0]) ?? 0
@@ -155,7 +155,8 @@ public final class ActivityProgram: Sendable {
         self.beatsByID = byID
 
         // The timeline. Repeating beats without an end of their own stop at the activity's end,
-        // or at max-duration. At the same instant a start goes first and an end last.
+        // or at the story's limit (max-duration, or a renewing story's until). At the same
+        // instant a start goes first and an end last.
         let end = spec.beats.first { $0.end != nil && $0.firstOffset != nil }?.firstOffset
         var occurrences: [(occurrence: Occurrence, rank: Int)] = []
         for (i, beat) in spec.beats.enumerated() {
@@ -164,7 +165,7 @@ public final class ActivityProgram: Sendable {
             case .at(let at):
                 occurrences.append((Occurrence(offset: scaled(at), beat: Int32(i), n: 0), rank))
             case .every(let interval, let from, let through):
-                let last = through ?? ((end ?? spec.policy.maxDuration) - 1)
+                let last = through ?? ((end ?? spec.policy.storyLimit) - 1)
                 var time = from
                 var n: Int32 = 1
                 while time <= last, n <= BeatSpec.maxOccurrences {

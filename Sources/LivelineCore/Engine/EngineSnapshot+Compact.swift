@@ -1,6 +1,7 @@
 /// The byte form of an engine snapshot (``CompactWriter``): written with every bridge step,
 /// so it is small and quick both ways. Layout version ``ActivityEngine/Snapshot/currentVersion``
-/// comes first; a snapshot of another version is refused, not guessed at.
+/// comes first; version 2 (the same without the renewal's three fields at the end) is still
+/// read, and a snapshot of any other version is refused, not guessed at.
 extension ActivityEngine.Snapshot {
     /// Appends the snapshot to `writer`.
     public func write(to writer: inout CompactWriter) {
@@ -26,6 +27,10 @@ extension ActivityEngine.Snapshot {
         writer.int(staleDeadline)
         writer.int(activeSince)
         writer.optional(pending) { $1.write(to: &$0) }
+        guard version >= 3 else { return }
+        writer.int(renewals)
+        writer.int(storySince)
+        writer.int(renewalRefusedFor)
     }
 
     /// Reads a snapshot ``write(to:)`` wrote. Throws ``ActivityEngine/SnapshotError/unsupportedVersion(_:)``
@@ -34,7 +39,9 @@ extension ActivityEngine.Snapshot {
     public init(reading reader: inout CompactReader) throws(ActivityEngine.SnapshotError) {
         let version: Int
         do { version = try reader.int() } catch { throw .unreadable(error) }
-        guard version == Self.currentVersion else { throw .unsupportedVersion(version) }
+        guard (Self.oldestReadableVersion...Self.currentVersion).contains(version) else {
+            throw .unsupportedVersion(version)
+        }
         do {
             self.init(
                 version: version, activityName: try reader.string(), id: try reader.int(), copy: try reader.int(),
@@ -49,6 +56,12 @@ extension ActivityEngine.Snapshot {
                 pending: try reader.optional { r throws(CompactDecodingError) in try ActivityEngine.Pending(reading: &r)
                 }
             )
+            // Version 2 ends here: an activity of then was never renewed.
+            if version >= 3 {
+                renewals = try reader.int()
+                storySince = try reader.int64()
+                renewalRefusedFor = try reader.int64()
+            }
         } catch {
             throw .unreadable(error)
         }
@@ -251,6 +264,9 @@ extension PushReason.Kind {
             case .heartbeat: 2
             case .reachedMaxDuration: 3
             case .stopped: 4
+            case .renewalStart: 5
+            case .renewalEnd: 6
+            case .reachedStoryLimit: 7
             }
         writer.byte(code)
     }
@@ -262,7 +278,10 @@ extension PushReason.Kind {
         case 2: self = .heartbeat
         case 3: self = .reachedMaxDuration
         case 4: self = .stopped
-        default: throw reader.error("a push kind 0-4")
+        case 5: self = .renewalStart
+        case 6: self = .renewalEnd
+        case 7: self = .reachedStoryLimit
+        default: throw reader.error("a push kind 0-7")
         }
     }
 }

@@ -9,9 +9,12 @@ extension ActivityEngine {
     /// What ``ActivityEngine/snapshot`` saves, in the byte form ``write(to:)`` writes and
     /// ``init(reading:)`` reads.
     public struct Snapshot: Sendable, Hashable {
-        /// Bumped when the layout changes; an older or newer snapshot is refused, not guessed at.
-        /// Its byte form is in `EngineSnapshot+Compact.swift`.
-        public static let currentVersion = 2
+        /// Bumped when the layout changes; a newer snapshot is refused, not guessed at. Its byte
+        /// form is in `EngineSnapshot+Compact.swift`.
+        public static let currentVersion = 3
+        /// The oldest layout still read: version 2 is version 3 without the renewal's fields, so
+        /// an activity stored before renewals existed resumes as one never renewed.
+        public static let oldestReadableVersion = 2
 
         var version: Int
         var activityName: String
@@ -35,11 +38,15 @@ extension ActivityEngine {
         var staleDeadline: Millis
         var activeSince: Millis
         var pending: Pending?
+        var renewals = 0
+        var storySince: Millis = .max
+        var renewalRefusedFor: Millis = .max
     }
 
     /// Why a snapshot cannot become an engine.
     public enum SnapshotError: Error, Sendable, Hashable, CustomStringConvertible {
-        /// Written by another layout than ``Snapshot/currentVersion``.
+        /// Written by a layout this version does not read (newer than ``Snapshot/currentVersion``,
+        /// or older than ``Snapshot/oldestReadableVersion``).
         case unsupportedVersion(Int)
         /// The snapshot was taken of another activity than the program's.
         case otherActivity(snapshot: String, program: String)
@@ -51,7 +58,7 @@ extension ActivityEngine {
         public var description: String {
             switch self {
             case .unsupportedVersion(let version):
-                "engine snapshot version \(version) is not \(Snapshot.currentVersion): written by another Liveline version"
+                "engine snapshot version \(version) is not one of \(Snapshot.oldestReadableVersion)-\(Snapshot.currentVersion): written by another Liveline version"
             case .otherActivity(let snapshot, let program):
                 "the engine snapshot is of activity '\(snapshot)', not '\(program)': the scenario changed under a running activity"
             case .unknownLifecycle(let text):
@@ -71,13 +78,16 @@ extension ActivityEngine {
             cursor: cursor, nextOccurrence: nextOccurrence, lastOccurrence: lastOccurrence,
             lastTimestamp: lastTimestamp,
             lastPush: lastPush, staleDeadline: staleDeadline, activeSince: activeSince,
-            pending: pending.active ? pending : nil
+            pending: pending.active ? pending : nil, renewals: renewals, storySince: storySince,
+            renewalRefusedFor: renewalRefusedFor
         )
     }
 
     /// The engine `snapshot` was taken of, playing `program` again.
     public init(program: ActivityProgram, snapshot: Snapshot) throws(SnapshotError) {
-        guard snapshot.version == Snapshot.currentVersion else { throw .unsupportedVersion(snapshot.version) }
+        guard (Snapshot.oldestReadableVersion...Snapshot.currentVersion).contains(snapshot.version) else {
+            throw .unsupportedVersion(snapshot.version)
+        }
         guard snapshot.activityName == program.name else {
             throw .otherActivity(snapshot: snapshot.activityName, program: program.name)
         }
@@ -103,5 +113,8 @@ extension ActivityEngine {
         staleDeadline = snapshot.staleDeadline
         activeSince = snapshot.activeSince
         pending = snapshot.pending ?? Pending(firstAt: 0, lastAt: 0, flushAt: .max)
+        renewals = snapshot.renewals
+        storySince = snapshot.storySince
+        renewalRefusedFor = snapshot.renewalRefusedFor
     }
 }

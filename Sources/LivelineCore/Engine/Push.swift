@@ -41,12 +41,17 @@ public struct Push: Sendable {
     public var dismissalDate: Int64?
     /// The alert the push carries, evaluated.
     public var alert: Alert<String>?
+    /// Which of the story's Live Activities on a device the push is for: 0 the first, `n` the
+    /// one the `n`-th renewal started (``Renewal``). A renewal's start is for the successor and
+    /// its end for the predecessor; a sink sends pushes of a newer generation to the update token
+    /// the successor reports.
+    public var generation: Int
 
     /// A push with every field given; the engine makes these, tests and tools build their own.
     public init(
         activity: Int, sequence: Int, time: Millis, event: PushEvent, priority: Priority,
         timestamp: Int64, expiration: Int64, payload: [UInt8], reason: PushReason,
-        staleDate: Int64? = nil, dismissalDate: Int64? = nil, alert: Alert<String>? = nil
+        staleDate: Int64? = nil, dismissalDate: Int64? = nil, alert: Alert<String>? = nil, generation: Int = 0
     ) {
         self.activity = activity
         self.sequence = sequence
@@ -60,6 +65,7 @@ public struct Push: Sendable {
         self.staleDate = staleDate
         self.dismissalDate = dismissalDate
         self.alert = alert
+        self.generation = generation
     }
 }
 
@@ -80,6 +86,13 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
         case reachedMaxDuration
         /// The run is stopping (Ctrl-C in `liveline play`): the activity ends with what it shows.
         case stopped
+        /// A renewal's first push: the successor starts with the current state (`occurrence` is
+        /// the renewal's number, from 1).
+        case renewalStart
+        /// A renewal's second push: the predecessor ends with the same state, dismissed at once.
+        case renewalEnd
+        /// A renewing story reached its `until` without an end: the engine ends it.
+        case reachedStoryLimit
     }
 
     /// What happened to the budget for this push.
@@ -100,7 +113,8 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
     public var kind: Kind
     /// The label of the last beat merged into the push (its id, or its line).
     public var beat: String
-    /// The occurrence number of a repeating beat, from 1; 0 for one-off beats.
+    /// The occurrence number of a repeating beat, from 1; 0 for one-off beats. For a renewal's
+    /// pushes, the renewal's number, from 1.
     public var occurrence: Int
     /// How many beats the push carries (more than 1 when beats were coalesced).
     public var merged: Int
@@ -141,6 +155,12 @@ public struct PushReason: Sendable, Hashable, CustomStringConvertible {
             parts.append("ended: reached max-duration")
         case .stopped:
             parts.append("ended: run stopped")
+        case .renewalStart:
+            parts.append("renewal #\(occurrence): successor starts")
+        case .renewalEnd:
+            parts.append("renewal #\(occurrence): predecessor ends")
+        case .reachedStoryLimit:
+            parts.append("ended: reached renew until")
         }
         switch budget {
         case .notCharged: break

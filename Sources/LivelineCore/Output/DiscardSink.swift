@@ -28,7 +28,7 @@ public struct DiscardSink: PushSink, Sendable {
     public private(set) var starts = 0
     /// End pushes, for whatever reason.
     public private(set) var ends = 0
-    /// Ends the engine sent because an activity reached max-duration.
+    /// Ends the engine sent because an activity reached max-duration (or a renewing story its `until`).
     public private(set) var maxDurationEnds = 0
     /// The largest payload seen, in bytes.
     public private(set) var largestPayload = 0
@@ -50,8 +50,8 @@ public struct DiscardSink: PushSink, Sendable {
         switch reason.kind {
         case .beat, .event: break
         case .heartbeat: heartbeats += 1
-        case .reachedMaxDuration: maxDurationEnds += 1
-        case .stopped: break
+        case .reachedMaxDuration, .reachedStoryLimit: maxDurationEnds += 1
+        case .stopped, .renewalStart, .renewalEnd: break
         }
         switch push.event {
         case .update: break

@@ -24,8 +24,8 @@ public struct PushTally: Sendable {
         if reason.merged > 1 { counts.coalesced += 1 }
         switch reason.kind {
         case .heartbeat: counts.heartbeats += 1
-        case .reachedMaxDuration: counts.maxDurationEnds += 1
-        case .beat, .event, .stopped: break
+        case .reachedMaxDuration, .reachedStoryLimit: counts.maxDurationEnds += 1
+        case .beat, .event, .stopped, .renewalStart, .renewalEnd: break
         }
         switch reason.budget {
         case .notCharged, .spent: break

@@ -5,6 +5,7 @@ import Liveline
 /// token from the environment:
 ///
 /// - `$ACTIVITY_PUSH_TOKEN` for updates and ends, `$PUSH_TO_START_TOKEN` for starts;
+/// - after the `n`-th renewal, `$ACTIVITY_PUSH_TOKEN_RENEWAL_n`: the successor's update token;
 /// - with several activities, one variable each: `$ACTIVITY_PUSH_TOKEN_MATCH_1`, …;
 /// - `$APNS_HOST_NAME` picks the host, `api.sandbox.push.apple.com` by default.
 ///
@@ -45,7 +46,12 @@ public struct PlanCurl: PushSink {
     private func apnsPreamble() -> String {
         let variables = scenario.activities.flatMap { activity -> [String] in
             var names = ["$" + variable("ACTIVITY_PUSH_TOKEN", activity.name)]
-            if activity.startBeat != nil { names.insert("$" + variable("PUSH_TO_START_TOKEN", activity.name), at: 0) }
+            if activity.startBeat != nil || activity.policy.renewal != nil {
+                names.insert("$" + variable("PUSH_TO_START_TOKEN", activity.name), at: 0)
+            }
+            if activity.policy.renewal != nil {
+                names.append("$" + variable("ACTIVITY_PUSH_TOKEN", activity.name) + "_RENEWAL_n")
+            }
             return names
         }
         return """
@@ -69,7 +75,9 @@ public struct PlanCurl: PushSink {
         }
         guard platforms.contains(.ios) else { return }
         let name = activity.program.spec.name
-        let token = variable(push.event == .start ? "PUSH_TO_START_TOKEN" : "ACTIVITY_PUSH_TOKEN", name)
+        var token = variable(push.event == .start ? "PUSH_TO_START_TOKEN" : "ACTIVITY_PUSH_TOKEN", name)
+        // After a renewal, updates go to the token the successor reports.
+        if push.event != .start, push.generation > 0 { token += "_RENEWAL_\(push.generation)" }
         let body = String(decoding: push.payload, as: UTF8.self).replacing("'", with: #"'\''"#)
         var lines = [
             "", "# \(DurationText.clock(push.time - start)) \(name) · \(push.event.rawValue) · \(push.reason)",

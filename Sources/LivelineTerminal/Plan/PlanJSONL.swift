@@ -6,7 +6,9 @@ import Liveline
 /// `time` (ISO-8601), `event`, `priority`, `headers` (the APNs headers), `payload` (the exact
 /// `aps` object, byte for byte as it would be sent), `bytes` and `reason`. A push the engine
 /// refused has `"rejected"` instead of being sent. The field set is stable; new fields are only
-/// ever added at the end.
+/// ever added at the end. After a renewal (``Renewal``), each push ends with `"generation"`:
+/// which of the story's activities on the device it is for (a renewal's start is for the
+/// successor, its end for the predecessor).
 ///
 /// With Android among the platforms, each FCM message is a line too (``androidLine(_:)``), and
 /// with both every line ends with `"platform"`. Call ``finish()`` after the run for the Android
@@ -74,6 +76,10 @@ public struct PlanJSONL: PushSink {
             writer.string(rejected)
         }
         if platforms.count > 1 { writer.raw(#","platform":"ios""#) }
+        if push.generation > 0 {
+            writer.raw(#","generation":"#)
+            writer.int(push.generation)
+        }
         writer.raw(UInt8(ascii: "}"))
         emit(String(decoding: writer.bytes, as: UTF8.self))
     }

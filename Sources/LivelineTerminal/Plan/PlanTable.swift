@@ -168,6 +168,8 @@ public struct PlanTable: PushSink {
         parts.append(CountText.of(heartbeats, "heartbeat"))
         parts.append("\(downgraded) downgraded")
         if deferred > 0 { parts.append("\(deferred) deferred") }
+        let renewals = sent.filter { $0.event == .start && $0.reason.hasPrefix("renewal #") }.count
+        if renewals > 0 { parts.append(CountText.of(renewals, "renewal")) }
         if rejected > 0 { parts.append("\(rejected) REJECTED") }
         parts.append("largest payload \(largest) bytes")
         return parts.joined(separator: " · ")

@@ -158,6 +158,7 @@ extension ScenarioReader {
             }
         }
         let name = fields["name"].flatMap { string($0, "the scenario name") } ?? defaultName
+        scenarioName = name
         let bundleID = fields["bundle-id"].flatMap { string($0, "bundle-id") } ?? "com.example.app"
         if let node = fields["bundle-id"], bundleID.isEmpty || bundleID.contains(where: { $0 == " " || $0 == "/" }) {
             log.error(

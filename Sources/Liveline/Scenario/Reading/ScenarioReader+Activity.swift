@@ -65,7 +65,9 @@ extension ScenarioReader {
         let relevance = fields["relevance"].flatMap { number($0, "relevance (the relevance-score)") }
         var layers = [filePolicy]
         if let node = fields["policy"] { layers.append(policy(node)) }
-        let policy = PolicyOverrides.resolve(layers)
+        var policy = PolicyOverrides.resolve(layers)
+        policy.renewal = renewal(
+            layers.last(where: { $0.renewal != nil })?.renewal, policy: policy, state: contentState)
 
         var beats: [BeatSpec] = []
         if let node = fields["beats"] {

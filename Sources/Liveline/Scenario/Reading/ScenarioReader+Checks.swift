@@ -6,6 +6,7 @@ extension ScenarioReader {
     mutating func check(_ activity: ActivitySpec) {
         checkTimeline(activity)
         checkTypes(activity)
+        checkRenewal(activity)
     }
 
     private mutating func checkTimeline(_ activity: ActivitySpec) {
@@ -35,16 +36,21 @@ extension ScenarioReader {
                 beats[extra].location,
                 "the activity already ends at line \(beats[timedEnds[0]].location.line); nothing is sent after the end")
         }
+        // The story's limit and its name in messages: max-duration, or a renewing story's until.
+        let limit = policy.storyLimit
+        let limitName =
+            policy.renewal == nil
+            ? "\(DurationText.format(limit)) (max-duration)" : "\(DurationText.format(limit)) (renew's until)"
         let endIndex = timedEnds.first
         let endOffset = endIndex.flatMap { beats[$0].firstOffset }
         for beat in beats {
-            guard let count = beat.occurrenceCount(end: endOffset ?? policy.maxDuration),
+            guard let count = beat.occurrenceCount(end: endOffset ?? limit),
                 count > BeatSpec.maxOccurrences,
                 case .every(let interval, let from, let through) = beat.timing
             else { continue }
             let until =
                 through.map { "to \(DurationText.format($0))" }
-                ?? (endOffset != nil ? "to the end" : "to max-duration (\(DurationText.format(policy.maxDuration)))")
+                ?? (endOffset != nil ? "to the end" : "to \(limitName)")
             log.error(
                 beat.location,
                 "this beat repeats every \(DurationText.format(interval)) from \(DurationText.format(from)) \(until): \(count) occurrences, more than the \(BeatSpec.maxOccurrences) a beat may have; repeat less often or stop it sooner with 'to'"
@@ -81,10 +87,12 @@ extension ScenarioReader {
                     )
                 }
             }
-            if endOffset > policy.maxDuration {
+            if endOffset > limit {
                 log.error(
                     beats[e].location,
-                    "the end at \(DurationText.format(endOffset)) is after \(DurationText.format(policy.maxDuration)) (max-duration); ActivityKit ends activities after 8 hours, so end it sooner"
+                    policy.renewal == nil
+                        ? "the end at \(DurationText.format(endOffset)) is after \(limitName); ActivityKit ends activities after 8 hours, so end it sooner, or renew (renew: {before: 7h30m})"
+                        : "the end at \(DurationText.format(endOffset)) is after \(limitName): the story ends there; end it sooner, or renew until later"
                 )
             }
         } else {
@@ -99,15 +107,17 @@ extension ScenarioReader {
                 }
                 if last > (latest?.0 ?? -1) { latest = (last, beat) }
             }
-            if let (last, beat) = latest, last > policy.maxDuration {
+            if let (last, beat) = latest, last > limit {
                 log.error(
                     beat.location,
-                    "this beat at \(DurationText.format(last)) is past \(DurationText.format(policy.maxDuration)) and the activity has no end; ActivityKit ends activities after 8 hours: add an end beat before then"
+                    policy.renewal == nil
+                        ? "this beat at \(DurationText.format(last)) is past \(DurationText.format(limit)) and the activity has no end; ActivityKit ends activities after 8 hours: add an end beat before then, or renew (renew: {before: 7h30m})"
+                        : "this beat at \(DurationText.format(last)) is past \(limitName) and the activity has no end: the story ends there; add an end beat before then, or renew until later"
                 )
             } else if !beats.contains(where: { $0.end != nil }) {
                 log.warning(
                     activity.location,
-                    "no beat ends '\(activity.name)'; the engine will end it at \(DurationText.format(policy.maxDuration)) (max-duration)"
+                    "no beat ends '\(activity.name)'; the engine will end it at \(limitName)"
                 )
             }
         }

@@ -13,6 +13,8 @@ struct PolicyOverrides {
     var dismissal: Dismissal?
     var expiration: Millis?
     var maxDuration: Millis?
+    /// `renew:`, applied per activity (``ScenarioReader/renewal(_:policy:state:)``).
+    var renewal: RenewalOverride?
 
     /// The policy that results from applying the file's and then the activity's overrides.
     static func resolve(_ layers: [PolicyOverrides]) -> Policy {
@@ -38,7 +40,7 @@ struct PolicyOverrides {
 extension ScenarioReader {
     static let policyKeys = [
         "priority", "budget", "frequent-updates", "over-budget", "min-interval", "stale-after",
-        "heartbeat", "dismissal", "expiration", "max-duration",
+        "heartbeat", "dismissal", "expiration", "max-duration", "renew",
     ]
 
     mutating func policy(_ node: Node) -> PolicyOverrides {
@@ -72,6 +74,7 @@ extension ScenarioReader {
                 policy.maxDuration = value
             }
         }
+        if let node = fields["renew"] { policy.renewal = renewal(node) }
         return policy
     }
 

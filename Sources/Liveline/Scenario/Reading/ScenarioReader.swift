@@ -12,6 +12,8 @@ package struct ScenarioReader {
     package let file: String
     package var log = DiagnosticLog()
     var templates = TemplateParser()
+    /// The scenario's name, once read: a renewal's alert says it when the file gives none.
+    var scenarioName = ""
 
     package init(file: String) { self.file = file }
 

@@ -17,6 +17,8 @@
 ///   delayed by FCM, and its time to live keeps the backlog short.
 /// - **Update rate.** Messages of the app are spaced by ``AndroidRules/updateSpacing``
 ///   (``AndroidUpdatePacer``), the newest state of an activity replacing an older one that waits.
+/// - **No renewals.** A renewal (``Renewal``) answers iOS's 8-hour limit, which Android does not
+///   have: its two pushes become no message, and the notification simply carries on.
 ///
 /// A value: feed it decisions in time order with ``receive(_:from:)``, take what comes due, and
 /// ``finish()`` at the end for what still waits.
@@ -55,6 +57,8 @@ public struct AndroidPlatform: Sendable {
     /// `android:` block only lets time pass.
     public mutating func receive(_ push: Push, from engine: ActivityEngine) -> [AndroidMessage] {
         guard let spec = engine.program.spec.android else { return release(until: push.time) }
+        // A renewal answers iOS's 8 hours; Android keeps a Live Update as long as the app does.
+        if push.reason.kind == .renewalStart || push.reason.kind == .renewalEnd { return release(until: push.time) }
         let attributes = self.attributes[push.activity] ?? engine.attributes()
         self.attributes[push.activity] = attributes
         let content = LiveUpdateRenderer.render(spec, engine: engine, attributes: attributes, at: push.time).content

@@ -31,6 +31,12 @@ public struct Policy: Sendable, Hashable {
     public var expiration: Millis = 3_600_000
     /// The engine ends an activity that reaches this age. ActivityKit allows 8 hours.
     public var maxDuration: Millis = Policy.activityKitMaxDuration
+    /// Whether and when the story renews its activity before the system's limit (`renew:`);
+    /// nil: never, and the engine ends the activity at ``maxDuration``.
+    public var renewal: Renewal?
+
+    /// How long the whole story may run: ``Renewal/until`` when it renews, else ``maxDuration``.
+    public var storyLimit: Millis { renewal?.until ?? maxDuration }
 
     /// ActivityKit ends an activity after 8 hours.
     public static let activityKitMaxDuration: Millis = 8 * 3_600_000
