@@ -34,6 +34,12 @@ struct Destination: Sendable {
             byType[activity.attributesType] = byType[activity.attributesType] ?? first
             let start = activity.startBeat.flatMap { activity.beats[$0].start }
             switch start {
+            case nil where activity.policy.renewal != nil:
+                // The app started it; its renewals start successors by push, so the device has a
+                // push-to-start token too.
+                let startToken = Self.token(for: "\(scenario.name)/\(activity.name)/\(index)/push-to-start")
+                byToken[startToken] = first
+                targets.append(PushTarget(startToken: startToken, updates: .token(token)))
             case nil:
                 targets.append(.device(token))
             case .inputPushChannel(let channel)?:
@@ -73,16 +79,20 @@ struct Destination: Sendable {
         return HexText.encode(words: (0..<4).map { SeededRandom.hash(seed, UInt64($0)) })
     }
 
-    /// The update token the mock gave an activity started with `startToken`.
+    /// The update token the mock gave the activity started with `startToken` that the device
+    /// shows now: after a renewal, the successor's.
     static func updateToken(of startToken: String, in mock: MockAPNsServer) async -> String? {
         for _ in 0..<50 {
-            if let token = mock.activities().first(where: { $0.pushToStartToken == startToken && $0.updateToken != nil }
-            )?.updateToken {
-                return token
-            }
+            if let token = current(startedWith: startToken, in: mock)?.updateToken { return token }
             try? await Task.sleep(for: .milliseconds(20))
         }
         return nil
+    }
+
+    /// The newest activity started with `startToken` that has not ended, else the newest one.
+    static func current(startedWith startToken: String, in mock: MockAPNsServer) -> ActivitySnapshot? {
+        let started = mock.activities().filter { $0.pushToStartToken == startToken }
+        return started.last { $0.lifecycle == .active || $0.lifecycle == .stale } ?? started.last
     }
 
     /// What the mock's device shows for activity `index`.
@@ -90,8 +100,9 @@ struct Destination: Sendable {
         guard targets.indices.contains(index) else { return nil }
         let target = targets[index]
         let snapshot: ActivitySnapshot?
-        if let start = target.startToken {
-            snapshot = mock.activities().first { $0.pushToStartToken == start }
+        if let start = target.startToken, let started = Self.current(startedWith: start, in: mock) {
+            // Started by push, or renewed: the activity the device shows now.
+            snapshot = started
         } else if case .token(let token) = target.updates {
             snapshot = mock.activity(token: token)
         } else {
@@ -120,17 +131,22 @@ struct Destination: Sendable {
     func deviceOutcome(_ event: DeliveryEvent, in mock: MockAPNsServer) -> String? {
         guard case .delivered(let activity, let push, let response, _, _) = event, targets.indices.contains(activity)
         else { return nil }
-        let key: String?
-        switch (push.event, targets[activity].updates) {
-        case (.start, _): key = targets[activity].startToken
-        case (_, .token(let token)): key = token
-        case (_, .channel(let channel, _)): key = "channel:" + channel
-        case (_, .reportedToken):
-            key = mock.activities().first { $0.pushToStartToken == targets[activity].startToken }?.updateToken
+        let target = targets[activity]
+        var keys: [String] = []
+        switch (push.event, target.updates) {
+        case (.start, _): keys = target.startToken.map { [$0] } ?? []
+        case (_, .token(let token)): keys = [token]
+        case (_, .channel(let channel, _)): keys = ["channel:" + channel]
+        case (_, .reportedToken): break
         }
-        guard let key,
-            let record = mock.pushes(token: key).last(where: { $0.id == response.apnsID || $0.id == response.requestID }
-            )
+        if push.event != .start, let start = target.startToken {
+            // Started by push, or renewed: the push went to one of the activities its start token started.
+            keys += mock.activities().filter { $0.pushToStartToken == start }.compactMap(\.updateToken).reversed()
+        }
+        guard
+            let record = keys.lazy.compactMap({ key in
+                mock.pushes(token: key).last { $0.id == response.apnsID || $0.id == response.requestID }
+            }).first
         else { return nil }
         let outcomes = record.deliveries.map { delivery in
             delivery.outcome.rawValue

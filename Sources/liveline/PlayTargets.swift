@@ -23,6 +23,12 @@ enum PlayTargets {
                         "'\(activity.name)' starts by push: pass its push-to-start token with --start-token \(several ? "\(activity.name)=HEX" : "HEX")"
                 )
             }
+            if let renewal = activity.policy.renewal, start == nil {
+                throw PlayError(
+                    message:
+                        "'\(activity.name)' renews (renew: before \(DurationText.format(renewal.before))): its successor starts by push, so pass the app's push-to-start token with --start-token \(several ? "\(activity.name)=HEX" : "HEX")"
+                )
+            }
             if let channel = channelIDs[activity.name] {
                 targets.append(PushTarget(startToken: start, updates: .channel(channel)))
             } else if let token = updateTokens[activity.name] {

@@ -23,11 +23,11 @@ import Testing
     @Test(
         "every example loads without warnings and ends every activity",
         arguments: [
-            "football.yaml", "delivery.yaml", "evening.yaml", "push-to-start.yaml",
+            "football.yaml", "delivery.yaml", "evening.yaml", "push-to-start.yaml", "overnight-flight.yaml",
         ])
     func exampleLoadsAndEnds(name: String) throws {
         let (scenario, sink) = try Self.play(name)
-        let ends = sink.pushes.filter { $0.event == .end }
+        let ends = sink.pushes.filter { $0.event == .end && $0.reason.kind != .renewalEnd }
         #expect(ends.count == scenario.activities.count)
         #expect(ends.allSatisfy { $0.reason.kind == .beat })
     }
@@ -72,6 +72,22 @@ import Testing
         #expect(starts[0].aps["input-push-token"] == .int(1))
         #expect(starts[1].aps["input-push-channel"] == .string("P5ocAtToW3dhrAny47TF1g=="))
         #expect(starts.allSatisfy { $0.aps["alert"] != nil && $0.aps["attributes-type"] == .string("MatchAttributes") })
+    }
+
+    @Test func theOvernightFlightRenewsTwiceAndLandsWithOneActivityOnTheDevice() throws {
+        let (_, sink) = try Self.play("overnight-flight.yaml")
+        let renewals = sink.pushes.filter { $0.reason.kind == .renewalStart }
+        #expect(renewals.map { ($0.time - testStart) / 60_000 } == [450, 900])
+        #expect(renewals.allSatisfy { $0.aps["alert"] != nil && $0.alert?.sound == nil && $0.priority == .high })
+        #expect(
+            renewals.first?.aps["alert"]
+                == .object(
+                    StateObject([
+                        ("title", .string("LL 204 to Reykjavik")), ("body", .string("Delayed overnight, gate 54")),
+                    ])))
+        let landed = try #require(sink.pushes.last)
+        #expect(landed.reason.beat == "landed" && landed.generation == 2)
+        #expect(!sink.pushes.contains { $0.reason.kind == .reachedMaxDuration })
     }
 
     @Test func theEveningPlaysFourMatchesSideBySide() throws {

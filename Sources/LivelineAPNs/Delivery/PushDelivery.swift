@@ -24,6 +24,12 @@ import NIOCore
 /// - **Targets may come late.** An activity whose target is not known yet (the app reports its
 ///   token after the story began) keeps its newest push until ``setTarget(_:for:)``; an
 ///   activity started by push keeps its updates until its update token is reported.
+/// - **Renewals** (``Renewal``): a renewal's two pushes are never merged or replaced, and what
+///   waited before them goes first. The start goes to the push-to-start token; the end to the
+///   predecessor's token, and only once APNs has taken the start; pushes of the new generation
+///   (``Push/generation``) wait for the update token the successor reports. When APNs does not
+///   take the start, the end is not sent (reported as abandoned) and the activity carries on
+///   where it was, until the system ends it.
 /// - **Retries wait on the clock** the run follows, so a test in virtual time steps through
 ///   back-offs without waiting.
 /// - **Nothing vanishes.** ``abandon(reason:)`` reports every push still pending as
@@ -79,20 +85,44 @@ public final class PushDelivery: Sendable {
     private struct Unfinished {
         var inFlight: Push
         var attempts = 1
-        /// The newest push submitted while `inFlight` was out (older ones were merged into it).
+        /// Pushes that go after `inFlight`, in order, never merged: a renewal's two, and what
+        /// waited before them.
+        var queued: [Push] = []
+        /// The newest push submitted after them while `inFlight` was out (older ones were merged into it).
         var waiting: Push?
         /// The in-flight push is held until the target or the update token is known.
         var heldForToken = false
 
         init(_ push: Push) { inFlight = push }
+
+        /// How many pushes wait behind the one in flight.
+        var behind: Int { queued.count + (waiting == nil ? 0 : 1) }
+
+        /// Puts the next push in flight, if one waits: the first queued, else the newest.
+        mutating func takeNext() -> Bool {
+            if !queued.isEmpty {
+                inFlight = queued.removeFirst()
+            } else if let waiting {
+                inFlight = waiting
+                self.waiting = nil
+            } else {
+                return false
+            }
+            attempts = 1
+            heldForToken = false
+            return true
+        }
     }
 
     private struct State {
         /// Targets given to ``PushDelivery/setTarget(_:for:)``, kept for the activity's life so
         /// that a push that comes late still goes where its activity's went.
         var targets: [Int: PushTarget] = [:]
-        /// After a push-to-start: the update token each started activity reported.
+        /// After a push-to-start: the update token each started activity reported (after a
+        /// renewal, the successor's: see `renewals`).
         var updateTokens: [Int: String] = [:]
+        /// The routes of activities that renewed, and only theirs.
+        var renewals: [Int: RenewalRoute] = [:]
         /// Activities stopped by APNs (410, bad token), with why; nothing more is sent to them.
         var stopped: [Int: String] = [:]
         /// Activities with a push not yet finished, and only those.
@@ -104,6 +134,19 @@ public final class PushDelivery: Sendable {
         var random = SeededRandom.mix(0x6465_6c69)
         /// Bumped by ``PushDelivery/abandon(reason:)``: retries scheduled before it are void.
         var epoch = 0
+
+        /// The generation on the device a push is for (its own, unless its renewal failed).
+        func generation(of push: Push) -> Int {
+            renewals[push.activity]?.effective(push.generation) ?? push.generation
+        }
+
+        /// The reported update token for `push`'s generation, if known.
+        func updateToken(for push: Push) -> String? {
+            guard let route = renewals[push.activity] else {
+                return push.generation == 0 ? updateTokens[push.activity] : nil
+            }
+            return route.token(for: route.effective(push.generation), reported: updateTokens[push.activity])
+        }
     }
 
     /// What the delivery was made with.
@@ -159,7 +202,9 @@ public final class PushDelivery: Sendable {
         defer { state.unfinished[key] = entry }
         entry.heldForToken = false
         let held = entry.inFlight
-        guard let waiting = entry.waiting, held.event != .start else { return held }
+        guard let waiting = entry.waiting, held.event != .start, !held.isRenewal, entry.queued.isEmpty else {
+            return held
+        }
         let merged = waiting.superseding(held)
         event = .superseded(activity: key, dropped: held, by: merged)
         entry.inFlight = merged
@@ -171,9 +216,27 @@ public final class PushDelivery: Sendable {
     /// The update token an activity started by push reported (its `input-push-token`). Its
     /// pushes that waited for it go now.
     public func setUpdateToken(_ token: String, for activity: Int) {
+        setUpdateToken(token, for: activity, generation: nil)
+    }
+
+    /// The update token of `generation` (nil: the newest submitted): after a renewal, the
+    /// successor's, while the predecessor's stays for the renewal's end.
+    private func setUpdateToken(_ token: String, for activity: Int, generation: Int?) {
         var event: DeliveryEvent?
         let held = state.withLockedValue { state -> Push? in
-            state.updateTokens[activity] = token
+            if var route = state.renewals[activity] {
+                let generation = generation ?? route.newest
+                if generation > route.tokenGeneration, let old = state.updateTokens[activity] {
+                    route.predecessor = (route.tokenGeneration, old)
+                }
+                if generation >= route.tokenGeneration {
+                    route.tokenGeneration = generation
+                    state.updateTokens[activity] = token
+                }
+                state.renewals[activity] = route
+            } else {
+                state.updateTokens[activity] = token
+            }
             return Self.release(activity, in: &state, event: &event)
         }
         if let event { onEvent(event) }
@@ -200,7 +263,7 @@ public final class PushDelivery: Sendable {
         state.withLockedValue { state in
             state.unfinished.keys.sorted().flatMap { key -> [Push] in
                 guard let entry = state.unfinished[key] else { return [] }
-                return [entry.inFlight] + (entry.waiting.map { [$0] } ?? [])
+                return [entry.inFlight] + entry.queued + (entry.waiting.map { [$0] } ?? [])
             }
         }
     }
@@ -216,6 +279,7 @@ public final class PushDelivery: Sendable {
             for key in state.unfinished.keys.sorted() {
                 guard let entry = state.unfinished[key] else { continue }
                 events.append(.abandoned(activity: key, push: entry.inFlight, reason: reason))
+                for queued in entry.queued { events.append(.abandoned(activity: key, push: queued, reason: reason)) }
                 if let waiting = entry.waiting {
                     events.append(.abandoned(activity: key, push: waiting, reason: reason))
                 }
@@ -243,11 +307,21 @@ public final class PushDelivery: Sendable {
         let route: Route? = state.withLockedValue { state in
             guard state.configurationError == nil, state.stopped[push.activity] == nil else { return nil }
             state.outstanding += 1
+            if push.generation > 0, push.generation > state.renewals[push.activity]?.newest ?? 0 {
+                state.renewals[push.activity, default: RenewalRoute()].newest = push.generation
+            }
             guard let index = state.unfinished.index(forKey: push.activity) else {
                 state.unfinished[push.activity] = Unfinished(push)
-                return Route(push.activity, attempt: 1, in: state)
+                return Route(push, attempt: 1, in: state)
             }
-            if let older = state.unfinished.values[index].waiting {
+            if push.isRenewal {
+                // Never merged: what waited goes before it, in order.
+                if let waiting = state.unfinished.values[index].waiting {
+                    state.unfinished.values[index].queued.append(waiting)
+                    state.unfinished.values[index].waiting = nil
+                }
+                state.unfinished.values[index].queued.append(push)
+            } else if let older = state.unfinished.values[index].waiting {
                 let merged = push.superseding(older)
                 event = .superseded(activity: push.activity, dropped: older, by: merged)
                 state.unfinished.values[index].waiting = merged
@@ -284,11 +358,14 @@ public final class PushDelivery: Sendable {
     private struct Route {
         var target: PushTarget?
         var updateToken: String?
+        /// The generation on the device the push is for.
+        var generation: Int
         var attempt: Int
 
-        init(_ activity: Int, attempt: Int, in state: State) {
-            target = state.targets[activity]
-            updateToken = state.updateTokens[activity]
+        init(_ push: Push, attempt: Int, in state: State) {
+            target = state.targets[push.activity]
+            updateToken = state.updateToken(for: push)
+            generation = state.generation(of: push)
             self.attempt = attempt
         }
     }
@@ -299,7 +376,7 @@ public final class PushDelivery: Sendable {
             guard let entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence else {
                 return nil
             }
-            return Route(push.activity, attempt: entry.attempts, in: state)
+            return Route(push, attempt: entry.attempts, in: state)
         }
         guard let route else { return }
         transmit(push, route: route, flush: flush)
@@ -322,25 +399,30 @@ public final class PushDelivery: Sendable {
         if push.event == .start {
             guard let startToken = kind.startToken else {
                 finish(
-                    push.activity, sequence: push.sequence, outcome: .stop("a start push needs a push-to-start token"))
+                    push.activity, sequence: push.sequence,
+                    outcome: push.isRenewal
+                        ? .notRenewed(
+                            "the activity has no push-to-start token, so it cannot renew; it carries on until the system ends it"
+                        ) : .stop("a start push needs a push-to-start token"))
                 return
             }
             request = .push(token: startToken, headers: headers, payload: push.payload)
         } else {
             switch kind.updates {
-            case .token(let token):
+            case .token(let token) where known.generation == 0:
                 request = .push(token: token, headers: headers, payload: push.payload)
-            case .reportedToken:
+            case .channel(let channel, let storesMessages) where known.generation == 0:
+                request = .broadcast(
+                    bundleID: configuration.bundleID, channel: channel, priority: push.priority,
+                    expiration: storesMessages ? push.expiration : 0, payload: push.payload
+                )
+            case .token, .reportedToken, .channel:
+                // After a renewal, updates go to the token the successor reports.
                 guard let updateToken = known.updateToken else {
                     holdForToken(push, startToken: kind.startToken, flush: flush)
                     return
                 }
                 request = .push(token: updateToken, headers: headers, payload: push.payload)
-            case .channel(let channel, let storesMessages):
-                request = .broadcast(
-                    bundleID: configuration.bundleID, channel: channel, priority: push.priority,
-                    expiration: storesMessages ? push.expiration : 0, payload: push.payload
-                )
             }
         }
         onEvent(.sent(activity: push.activity, push: push, attempt: known.attempt))
@@ -355,20 +437,32 @@ public final class PushDelivery: Sendable {
 
     /// Keeps `push` until the started activity's update token is known.
     private func holdForToken(_ push: Push, startToken: String?, flush: Bool) {
-        let arrived = state.withLockedValue { state -> Bool in
-            if state.updateTokens[push.activity] != nil { return true }
+        let (arrived, generation, newest) = state.withLockedValue { state -> (Bool, Int, Int) in
+            let generation = state.generation(of: push)
+            let newest = state.renewals[push.activity].map { $0.effective($0.newest) } ?? 0
+            if state.updateToken(for: push) != nil { return (true, generation, newest) }
             state.unfinished[push.activity]?.heldForToken = true
-            return false
+            return (false, generation, newest)
         }
         if arrived {
             // The token came between the look-up and now.
             transmit(push, flush: flush)
             return
         }
+        if generation < newest {
+            // A renewal's end for a predecessor whose token was never known: a resolver finds
+            // the newest activity's token, which is not the one to end.
+            finish(
+                push.activity, sequence: push.sequence,
+                outcome: .notRenewed(
+                    "the predecessor's update token was never reported, so it is not ended; the system ends it at its limit"
+                ))
+            return
+        }
         guard let resolver = configuration.updateTokenResolver, let startToken else { return }
         Task {
             if let token = await resolver(push.activity, startToken) {
-                self.setUpdateToken(token, for: push.activity)
+                self.setUpdateToken(token, for: push.activity, generation: generation)
             } else {
                 self.finish(
                     push.activity, sequence: push.sequence,
@@ -384,6 +478,9 @@ public final class PushDelivery: Sendable {
         case answer(PushServiceAnswer, response: APNsResponse?, error: String?)
         /// The push cannot be sent at all (no token to send it to): the activity stops.
         case stop(String)
+        /// A renewal's push cannot be sent (no push-to-start token for its start, no token for its
+        /// end): the activity carries on where it is.
+        case notRenewed(String)
     }
 
     /// APNs answered the push `sequence` of `activity`, or the request failed.
@@ -413,8 +510,12 @@ public final class PushDelivery: Sendable {
     /// Ends the push `sequence` of `activity`, the one in flight, with `outcome`; sends what
     /// waited behind it, or schedules its retry.
     private func finish(_ activity: Int, sequence: Int, outcome: Outcome) {
-        // At most one event per answer: no list to allocate on the hot path.
+        // At most one event per answer (two when a renewal fails): no list on the hot path.
         var event: DeliveryEvent?
+        var dropped: DeliveryEvent?
+        /// A successor APNs took: its update token is looked up now, so that it is known for
+        /// the next renewal's end even if no push of its own comes first.
+        var successor: (generation: Int, startToken: String?)?
         var next: (push: Push, route: Route)?
         var retry: (push: Push, after: Millis, epoch: Int)?
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -436,64 +537,98 @@ public final class PushDelivery: Sendable {
                     state.idleWaiters = []
                 }
             }
-            guard case .answer(let answer, let response, let error) = outcome else {
-                if case .stop(let reason) = outcome {
-                    state.stopped[activity] = reason
-                    state.outstanding -= entry.waiting == nil ? 1 : 2
-                    event = .stopped(activity: activity, reason: reason)
-                }
-                return
-            }
-            // The seed moves on only when a back-off draws from it, as it always has.
-            let roll = SeededRandom.mix(state.random)
-            let action = policy.action(for: answer, attempt: entry.attempts, random: SeededRandom.unit(roll))
-            var failure: String { error ?? response?.description ?? "" }
-            switch action {
-            case .deliver:
-                event = .delivered(
-                    activity: activity, push: entry.inFlight, response: response ?? APNsResponse(status: 200),
-                    attempts: entry.attempts, latency: now - entry.inFlight.time)
-            case .reject:
-                event = .rejected(
-                    activity: activity, push: entry.inFlight, response: response ?? APNsResponse(status: 0))
-            case .retry(let delay), .renewTokenAndRetry(let delay):
-                state.random = roll
-                entry.attempts += 1
-                event = .retrying(
-                    activity: activity, push: entry.inFlight, failure: failure, attempt: entry.attempts, after: delay)
-                retry = (entry.inFlight, delay, state.epoch)
-                state.unfinished[activity] = entry
-                return
-            case .giveUp:
-                event = .gaveUp(activity: activity, push: entry.inFlight, failure: failure)
-            case .forgetToken(let problem):
-                let reason = Self.stopReason(problem)
+            switch outcome {
+            case .stop(let reason):
                 state.stopped[activity] = reason
-                state.outstanding -= entry.waiting == nil ? 1 : 2
+                state.outstanding -= 1 + entry.behind
                 event = .stopped(activity: activity, reason: reason)
                 return
-            case .stop(let problem):
-                if state.configurationError == nil {
-                    state.configurationError = problem.description
-                    event = .configurationError(problem.description)
+            case .notRenewed(let reason):
+                event = .abandoned(activity: activity, push: entry.inFlight, reason: reason)
+                if entry.inFlight.reason.kind == .renewalStart {
+                    dropped = Self.dropRenewal(entry.inFlight, from: &entry, in: &state)
                 }
-                state.outstanding = 0
-                state.unfinished = [:]
-                return
+            case .answer(let answer, let response, let error):
+                // The seed moves on only when a back-off draws from it, as it always has.
+                let roll = SeededRandom.mix(state.random)
+                let action = policy.action(for: answer, attempt: entry.attempts, random: SeededRandom.unit(roll))
+                var failure: String { error ?? response?.description ?? "" }
+                switch action {
+                case .deliver:
+                    event = .delivered(
+                        activity: activity, push: entry.inFlight, response: response ?? APNsResponse(status: 200),
+                        attempts: entry.attempts, latency: now - entry.inFlight.time)
+                case .reject:
+                    event = .rejected(
+                        activity: activity, push: entry.inFlight, response: response ?? APNsResponse(status: 0))
+                case .retry(let delay), .renewTokenAndRetry(let delay):
+                    state.random = roll
+                    entry.attempts += 1
+                    event = .retrying(
+                        activity: activity, push: entry.inFlight, failure: failure, attempt: entry.attempts,
+                        after: delay)
+                    retry = (entry.inFlight, delay, state.epoch)
+                    state.unfinished[activity] = entry
+                    return
+                case .giveUp:
+                    event = .gaveUp(activity: activity, push: entry.inFlight, failure: failure)
+                case .forgetToken where entry.inFlight.isRenewal:
+                    // A renewal's token refused (a push-to-start token gone, a predecessor the user
+                    // already removed): the activity carries on where it is.
+                    event = .rejected(
+                        activity: activity, push: entry.inFlight, response: response ?? APNsResponse(status: 0))
+                case .forgetToken(let problem):
+                    let reason = Self.stopReason(problem)
+                    state.stopped[activity] = reason
+                    state.outstanding -= 1 + entry.behind
+                    event = .stopped(activity: activity, reason: reason)
+                    return
+                case .stop(let problem):
+                    if state.configurationError == nil {
+                        state.configurationError = problem.description
+                        event = .configurationError(problem.description)
+                    }
+                    state.outstanding = 0
+                    state.unfinished = [:]
+                    return
+                }
+                if entry.inFlight.reason.kind == .renewalStart {
+                    if action == .deliver {
+                        successor = (entry.inFlight.generation, state.targets[activity]?.startToken)
+                    } else {
+                        dropped = Self.dropRenewal(entry.inFlight, from: &entry, in: &state)
+                    }
+                }
+            }
+            if entry.inFlight.reason.kind == .renewalEnd, var route = state.renewals[activity],
+                route.predecessor?.generation == route.effective(entry.inFlight.generation)
+            {
+                // The predecessor has its end: its token is not needed any more.
+                route.predecessor = nil
+                state.renewals[activity] = route
             }
             state.outstanding -= 1
             // The push that waited goes now; with none, the activity stays out of the table until its next push.
-            if let waiting = entry.waiting {
-                state.unfinished[activity] = Unfinished(waiting)
-                next = (waiting, Route(activity, attempt: 1, in: state))
+            if entry.takeNext() {
+                next = (entry.inFlight, Route(entry.inFlight, attempt: 1, in: state))
+                state.unfinished[activity] = entry
             }
         }
-        if let event {
+        for event in [event, dropped].compactMap({ $0 }) {
             onEvent(event)
             log(event)
         }
         waiters.forEach { $0.resume() }
         if let next { transmit(next.push, route: next.route, flush: true) }
+        if let successor, let startToken = successor.startToken ?? configuration.targetResolver?(activity)?.startToken,
+            let resolver = configuration.updateTokenResolver
+        {
+            Task {
+                if let token = await resolver(activity, startToken) {
+                    self.setUpdateToken(token, for: activity, generation: successor.generation)
+                }
+            }
+        }
         if let retry {
             let clock = self.clock
             Task {
@@ -501,6 +636,27 @@ public final class PushDelivery: Sendable {
                 self.retry(retry.push, epoch: retry.epoch)
             }
         }
+    }
+
+    /// A renewal whose start did not go: its generation is marked failed, so its pushes go to
+    /// the activity the device still shows, and its end is taken out unsent. Returns the end's
+    /// abandonment.
+    private static func dropRenewal(
+        _ start: Push, from entry: inout Unfinished, in state: inout State
+    )
+        -> DeliveryEvent?
+    {
+        state.renewals[start.activity, default: RenewalRoute()].failed.insert(start.generation)
+        guard
+            let index = entry.queued.firstIndex(where: {
+                $0.reason.kind == .renewalEnd && $0.reason.occurrence == start.reason.occurrence
+            })
+        else { return nil }
+        let end = entry.queued.remove(at: index)
+        state.outstanding -= 1
+        return .abandoned(
+            activity: start.activity, push: end,
+            reason: "the successor did not start, so the activity it would have replaced is kept")
     }
 
     /// Logs what went wrong with a push; nothing for one delivered.
@@ -539,7 +695,9 @@ public final class PushDelivery: Sendable {
             guard state.configurationError == nil, state.epoch == epoch, state.stopped[push.activity] == nil,
                 var entry = state.unfinished[push.activity], entry.inFlight.sequence == push.sequence
             else { return nil }
-            guard let waiting = entry.waiting, push.event != .start else { return push }
+            guard let waiting = entry.waiting, push.event != .start, !push.isRenewal, entry.queued.isEmpty else {
+                return push
+            }
             // Never resend stale content: the newer state goes, keeping what mattered in the old.
             let merged = waiting.superseding(push)
             event = .superseded(activity: push.activity, dropped: push, by: merged)
