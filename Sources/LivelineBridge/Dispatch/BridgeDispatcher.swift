@@ -88,6 +88,8 @@ public final class BridgeDispatcher: Sendable {
     private let outboxSignal: WakeSignal?
     /// Rung when a step started fan-outs.
     private let fanOutSignal: WakeSignal?
+    /// Rung when a step decided a renewal.
+    private let renewalSignal: WakeSignal?
 
     /// A dispatcher over `store`, playing the stories of `catalog`.
     ///
@@ -99,13 +101,15 @@ public final class BridgeDispatcher: Sendable {
     ///   - logger: where failed passes and bad events are logged.
     ///   - outboxSignal: rung when a step queued pushes, so the outbox sender wakes at once.
     ///   - fanOutSignal: rung when a step started fan-outs, so the fan-out sender wakes at once.
+    ///   - renewalSignal: rung when a step decided a renewal, so the renewal sender wakes at once.
     public init(
         store: any DispatchStore, catalog: StoryCatalog, configuration: Configuration,
         observer: any DispatchObserver = SilentDispatchObserver(),
         logger: Logger = Logger(label: "liveline.bridge.dispatch"), outboxSignal: WakeSignal? = nil,
-        fanOutSignal: WakeSignal? = nil
+        fanOutSignal: WakeSignal? = nil, renewalSignal: WakeSignal? = nil
     ) {
         self.fanOutSignal = fanOutSignal
+        self.renewalSignal = renewalSignal
         self.store = store
         self.catalog = catalog
         application = EventApplication(catalog: catalog)
@@ -158,6 +162,7 @@ public final class BridgeDispatcher: Sendable {
         }
         if report.pushes > 0 || report.fanOuts > 0 { outboxSignal?.ring() }
         if report.fanOuts > 0 { fanOutSignal?.ring() }
+        if commits.contains(where: { !$0.renewals.isEmpty }) { renewalSignal?.ring() }
         return report
     }
 
@@ -254,6 +259,9 @@ public final class BridgeDispatcher: Sendable {
             )
             state = BridgeActivityState(source: sourceName, engine: engine.snapshot)
         }
+        // The key's own renew, over its scenario's; not in the snapshot, so it follows the registration.
+        engine.renewal = RenewalChoice.renewal(
+            activity.renewal, program: story.program, defaultTitle: story.source.scenario.name)
         let t = max(second, engine.lastPushTime ?? .min)
         let earliestReceipt = work.events.map(\.event.receivedAt).min()
         var sink = OutboxCollector(activityKey: activity.activityKey, topic: story.topic, receivedAt: earliestReceipt)
@@ -293,6 +301,7 @@ public final class BridgeDispatcher: Sendable {
         )
         commit.pushReasons = sink.reasons
         commit.ignored = ignored
+        commit.renewals = sink.renewals
         if work.hasFollowers {
             // Every push fans out to the followers; the key's own token or channel takes those it
             // can (a start needs its push-to-start token), so none waits in the outbox for a

@@ -23,6 +23,9 @@ import Liveline
 ///   `scenario` names; with several sources and nothing to tell them apart it is refused.
 /// - `scenario` names the scenario file (`delivery.yaml` or `delivery`); given with a
 ///   source, it must be that source's, so a client never silently gets another story.
+/// - `renew` is the key's own renewal, over its scenario's policy: `{"before": "7h30m",
+///   "until": "48h"}` (`until` defaults to 24h), `false` for none, `null` for the scenario's.
+///   It is checked as a scenario's `renew` is, against the source's activity: 422 otherwise.
 /// - After the change the activity needs at least one target (a token or a channel): an
 ///   activity nothing can reach is refused with 422.
 struct ActivityRegistrationRequest: Sendable, Hashable {
@@ -48,13 +51,14 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
     var source: String?
     var scenario: String?
     var frequentUpdates: Bool?
+    var renewal: Edit<RenewalChoice> = .keep
     /// The activity plays for its followers only and needs no target of its own (not stored:
     /// it only lifts the rule that an activity needs one).
     var audience: Bool?
 
     static let fields = [
         "update-token", "push-to-start-token", "channel", "environment", "source", "scenario", "frequent-updates",
-        "audience",
+        "audience", "renew",
     ]
 
     /// Reads a request body. An empty body is an empty object.
@@ -93,6 +97,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         case .bool(let flag)?: audience = flag
         default: throw Self.bad("audience must be true or false")
         }
+        renewal = try Self.renewal(object["renew"])
     }
 
     /// The registration to store for activity `key`, given what is stored already.
@@ -119,9 +124,61 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
             )
         }
         let chosen = try self.source(existing: existing, sources: sources)
+        let renewal = renewal.applied(to: existing?.renewal)
+        if case .on(let before, let until)? = renewal, let source = sources.first(where: { $0.name == chosen }) {
+            try Self.check(before: before, until: until, source: source)
+        }
         return ActivityRegistration(
             activityKey: key, targets: targets, source: chosen,
-            frequentUpdates: frequentUpdates ?? existing?.frequentUpdates ?? false)
+            frequentUpdates: frequentUpdates ?? existing?.frequentUpdates ?? false, renewal: renewal)
+    }
+
+    /// `"renew"`: `{"before": "7h30m", "until": "48h"}`, `false`, or `null` for the scenario's.
+    static func renewal(_ value: StateValue?) throws(BridgeHTTPError) -> Edit<RenewalChoice> {
+        switch value {
+        case nil: return .keep
+        case .null?: return .remove
+        case .bool(false)?: return .set(.off)
+        case .object(let fields)?:
+            let unknown = fields.keys.filter { $0 != "before" && $0 != "until" }
+            guard unknown.isEmpty else {
+                throw bad(
+                    "renew takes before and until, not \(unknown.map { "'\($0.prefix(40))'" }.joined(separator: ", "))")
+            }
+            guard case .string(let text)? = fields["before"], let before = DurationText.parse(text) else {
+                throw bad(
+                    "renew needs before, a duration like \"7h30m\": how long into each activity its successor starts")
+            }
+            var until = Renewal.defaultUntil
+            switch fields["until"] {
+            case nil, .null?: break
+            case .string(let text)?:
+                guard let value = DurationText.parse(text) else {
+                    throw bad("renew's until must be a duration like \"48h\", not '\(text.prefix(40))'")
+                }
+                until = value
+            default: throw bad("renew's until must be a duration like \"48h\"")
+            }
+            return .set(.on(before: before, until: until))
+        default:
+            throw bad("renew must be {\"before\": \"7h30m\"}, false for no renewal, or null for the scenario's")
+        }
+    }
+
+    /// A key's renewal, checked against the activity its source plays, as a scenario's is.
+    private static func check(before: Millis, until: Millis, source: SourceConfiguration) throws(BridgeHTTPError) {
+        let activities = source.scenario.activities
+        guard activities.indices.contains(source.activityIndex) else { return }
+        let activity = activities[source.activityIndex]
+        if let problem = Renewal.problem(before: before, until: until, maxDuration: activity.policy.maxDuration) {
+            throw unprocessable("bad-renew", problem)
+        }
+        if case .inputPushChannel? = activity.startBeat.flatMap({ activity.beats[$0].start }) {
+            throw unprocessable(
+                "bad-renew",
+                "'\(activity.name)' starts with input-push-channel, so it cannot renew: it has no update token of its own to end it by"
+            )
+        }
     }
 
     /// The name of the source whose scenario the activity plays.

@@ -18,7 +18,7 @@ struct ActivityRegistryAPI: Sendable {
     /// Renders an activity's current content-state as JSON bytes; the dispatcher owns it.
     typealias ContentState = @Sendable (RegisteredActivity) -> [UInt8]?
 
-    let store: any RegistryStore & FollowerStore
+    let store: any RegistryStore & FollowerStore & RenewalStore
     let authenticator: RegistryAuthenticator
     let sources: [SourceConfiguration]
     let bodyLimit: RequestBodyLimit
@@ -107,10 +107,11 @@ struct ActivityRegistryAPI: Sendable {
         let pending = try await storeCall(logger) { try await store.pendingEvents(for: key) }
         let queued = try await storeCall(logger) { try await store.queuedPushes(for: key) }
         let inDoubt = try await storeCall(logger) { try await store.startInDoubt(for: key) }
+        let renewal = try await storeCall(logger) { try await store.newestRenewal(activityKey: key) }
         var view = ActivityStatusView(
             activity: activity, pendingEvents: pending, queuedPushes: queued, startInDoubt: inDoubt,
             contentState: contentState(activity),
-            source: sources.first { $0.name == activity.source }, environments: environments
+            source: sources.first { $0.name == activity.source }, environments: environments, renewal: renewal
         ).json
         if let device, let shown = device(activity) { view["device"] = .object(shown) }
         let followers = try await storeCall(logger) { try await store.followerCounts(activityKey: key) }

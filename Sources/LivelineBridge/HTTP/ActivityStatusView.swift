@@ -21,6 +21,10 @@ import Liveline
 /// true while the activity's start was sent by an instance that stopped before APNs' answer
 /// was recorded: it is not sent again until the app reports an update token or a new
 /// push-to-start token.
+///
+/// A key that renews (`Renewal`) shows `renew` (`{"before", "until", "from": "key" | "scenario"}`,
+/// or `null`) and its newest renewal, when it has one: `{"generation", "at", "state": "running" |
+/// "done", "renewed", "refused", "in-doubt", "pending"}`.
 struct ActivityStatusView {
     var activity: RegisteredActivity
     var pendingEvents: Int
@@ -34,6 +38,8 @@ struct ActivityStatusView {
     var source: SourceConfiguration?
     /// The environments the bridge serves, to show the environment of a registration that named none.
     var environments: APNsEnvironments
+    /// The key's newest renewal, if any.
+    var renewal: RenewalStatus? = nil
 
     var json: StateObject {
         var object = StateObject()
@@ -46,6 +52,16 @@ struct ActivityStatusView {
         object["channel"] = JSONAnswer.text(activity.channelID)
         object["environment"] = .string(environments.resolve(activity.environment).rawValue)
         object["frequent-updates"] = .bool(activity.frequentUpdates)
+        object["renew"] = renewJSON
+        if let renewal {
+            object["renewal"] = .object(
+                StateObject([
+                    ("generation", .int(renewal.generation)), ("at", JSONAnswer.time(renewal.decidedAt)),
+                    ("state", .string(renewal.running ? "running" : "done")), ("renewed", .int(renewal.renewed)),
+                    ("refused", .int(renewal.refused)), ("in-doubt", .int(renewal.inDoubt)),
+                    ("pending", .int(renewal.pendingSteps)),
+                ]))
+        }
         object["pending-events"] = .int(pendingEvents)
         object["queued-pushes"] = .int(queuedPushes)
         object["start-in-doubt"] = .bool(startInDoubt)
@@ -65,6 +81,27 @@ struct ActivityStatusView {
         // Bytes that do not parse would make the whole answer unreadable: show null instead.
         object["content-state"] = contentState.flatMap { try? JSONParser.parse($0) } ?? .null
         return object
+    }
+
+    /// The renewal the key plays: its own, else its scenario's; null for none.
+    private var renewJSON: StateValue {
+        let scenario = source.flatMap { source in
+            source.scenario.activities.indices.contains(source.activityIndex)
+                ? source.scenario.activities[source.activityIndex].policy.renewal : nil
+        }
+        let chosen: (before: Millis, until: Millis, from: String)
+        switch activity.renewal {
+        case .off?: return .null
+        case .on(let before, let until)?: chosen = (before, until, "key")
+        case nil:
+            guard let scenario else { return .null }
+            chosen = (scenario.before, scenario.until, "scenario")
+        }
+        return .object(
+            StateObject([
+                ("before", .string(DurationText.format(chosen.before))),
+                ("until", .string(DurationText.format(chosen.until))), ("from", .string(chosen.from)),
+            ]))
     }
 
     /// `…` and the last 8 characters; nothing of a token too short to hide any of it.

@@ -8,14 +8,14 @@ import UnixSignals
 
 /// The whole bridge in one process: the HTTP server (webhooks, registry, operations), a
 /// ``StreamClient`` per stream source, the dispatcher, the outbox sender, the fan-out sender
-/// (a key's pushes to its followers), the ``StorePruner`` and a gauge of the store's depths, on
-/// one store, until SIGTERM or SIGINT.
+/// (a key's pushes to its followers), the renewal sender (stories past the system's 8 hours),
+/// the ``StorePruner`` and a gauge of the store's depths, on one store, until SIGTERM or SIGINT.
 ///
 /// A graceful shutdown (SIGTERM, SIGINT, ``shutdown()``) drains within the configuration's
 /// `drain-timeout` (``BridgeDrain``): at once, webhooks are answered 503 with `Retry-After`
 /// (the HTTP server keeps listening and answering until the end) and `/readyz` says not ready;
 /// the streams and the pruner stop; the dispatcher commits the pass in flight and stops; the
-/// outbox and fan-out senders wait for the pushes in flight to be answered and record them,
+/// outbox, fan-out and renewal senders wait for the pushes in flight to be answered and record them,
 /// give up on those still unanswered shortly before the deadline, and give back every claim of
 /// this instance, so the next instance (or another sharing a PostgreSQL store) takes them at
 /// once; then the HTTP server closes. Whatever is still queued stays in the store.
@@ -70,6 +70,8 @@ public final class BridgeService: Sendable {
     public let sender: OutboxSender
     /// Sends each push of a key with followers to all of them.
     public let fanOut: FanOutSender
+    /// Sends renewals: stories carried past the system's 8 hours.
+    public let renewals: RenewalSender
     /// The HTTP server: webhooks, the registry API, health and metrics.
     public let http: BridgeHTTPServer
     /// Removes what the retention policy no longer keeps.
@@ -141,9 +143,15 @@ public final class BridgeService: Sendable {
             observer: metrics, logger: logger
         )
         self.fanOut = fanOut
+        let renewals = RenewalSender(
+            store: store, clients: clients, halts: halts,
+            configuration: .init(instance: options.instance, lease: options.lease * 2, retry: options.retry),
+            observer: metrics, logger: logger)
+        self.renewals = renewals
         let dispatcher = BridgeDispatcher(
             store: store, catalog: catalog, configuration: .init(instance: options.instance, lease: options.lease),
-            observer: metrics, logger: logger, outboxSignal: sender.wakeSignal, fanOutSignal: fanOut.wakeSignal
+            observer: metrics, logger: logger, outboxSignal: sender.wakeSignal, fanOutSignal: fanOut.wakeSignal,
+            renewalSignal: renewals.wakeSignal
         )
         self.dispatcher = dispatcher
         let drain = BridgeDrain(timeout: configuration.drainTimeout)
@@ -179,7 +187,8 @@ public final class BridgeService: Sendable {
     /// Runs until SIGTERM or SIGINT or ``shutdown()`` (a graceful shutdown, a drain) or until
     /// the task is cancelled.
     public func run() async throws {
-        let drain = drain, sender = sender, fanOut = fanOut, dispatcher = dispatcher, store = store, logger = logger
+        let drain = drain, sender = sender, fanOut = fanOut, renewals = renewals, dispatcher = dispatcher
+        let store = store, logger = logger
         let clients = clients, halts = halts
         var configuration = ServiceGroupConfiguration(
             // Shut down in reverse: the drain's start first (webhooks get 503 from then on), the
@@ -194,6 +203,10 @@ public final class BridgeService: Sendable {
                 .init(
                     service: Worker(name: "fan-out", stop: { fanOut.stop(cutoff: drain.sendCutoff) }) {
                         await fanOut.run()
+                    }),
+                .init(
+                    service: Worker(name: "renewals", stop: { renewals.stop(cutoff: drain.sendCutoff) }) {
+                        await renewals.run()
                     }),
                 .init(
                     service: Worker(name: "dispatcher", stop: { dispatcher.stop() }) { await dispatcher.run() }),
@@ -251,6 +264,7 @@ public final class BridgeService: Sendable {
             metadata: ["environments": "\(clients.environments.map(\.rawValue).joined(separator: ", "))"])
         sender.wakeSignal.ring()
         fanOut.wakeSignal.ring()
+        renewals.wakeSignal.ring()
     }
 
     /// Reloads the credentials at each SIGHUP until cancelled.

@@ -58,6 +58,9 @@ public struct DispatchCommit: Sendable {
     public var fanOutReasons: [String] = []
     /// The applied events that no rule names (recorded only); a subset of ``applied``.
     public var ignored: [Int64] = []
+    /// Renewals the step decided (``Renewal``), for the key's own activity and its followers;
+    /// their pushes are in neither ``pushes`` nor ``fanOuts``.
+    public var renewals: [RenewalPushes] = []
 
     /// A step with the parts given.
     public init(
@@ -90,13 +93,19 @@ public struct ActivityRegistration: Sendable, Hashable {
     public var source: String
     /// Whether the app declares `NSSupportsLiveActivitiesFrequentUpdates` (a larger budget).
     public var frequentUpdates: Bool
+    /// The key's own `renew`, over its scenario's; nil: the scenario's.
+    public var renewal: RenewalChoice?
 
     /// A registration with the parts given.
-    public init(activityKey: String, targets: ActivityTargets, source: String, frequentUpdates: Bool = false) {
+    public init(
+        activityKey: String, targets: ActivityTargets, source: String, frequentUpdates: Bool = false,
+        renewal: RenewalChoice? = nil
+    ) {
         self.activityKey = activityKey
         self.targets = targets
         self.source = source
         self.frequentUpdates = frequentUpdates
+        self.renewal = renewal
     }
 }
 

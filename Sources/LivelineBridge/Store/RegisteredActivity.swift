@@ -30,6 +30,8 @@ public struct RegisteredActivity: Sendable, Hashable {
     public var lastError: String?
     /// When the registration or the dispatcher last changed it.
     public var updatedAt: Millis
+    /// The key's own `renew`, over its scenario's; nil: the scenario's.
+    public var renewal: RenewalChoice?
 
     /// An activity with the parts given.
     public init(
@@ -37,7 +39,7 @@ public struct RegisteredActivity: Sendable, Hashable {
         environment: APNsEnvironment? = nil, source: String, frequentUpdates: Bool = false,
         lifecycle: ActivityEngine.Lifecycle = .pending,
         engineState: [UInt8]? = nil, nextDeadline: Millis? = nil, lastPush: PushAnswer? = nil,
-        lastError: String? = nil, updatedAt: Millis
+        lastError: String? = nil, updatedAt: Millis, renewal: RenewalChoice? = nil
     ) {
         self.activityKey = activityKey
         self.updateToken = updateToken
@@ -52,5 +54,6 @@ public struct RegisteredActivity: Sendable, Hashable {
         self.lastPush = lastPush
         self.lastError = lastError
         self.updatedAt = updatedAt
+        self.renewal = renewal
     }
 }

@@ -6,7 +6,7 @@ extension SQLStore {
     static let activityColumns = """
         key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, engine_state,
         next_deadline, last_push_at, last_push_status, last_push_reason, last_push_apns_id, last_error, updated_at,
-        environment
+        environment, renew_before, renew_until
         """
 
     /// One transaction: a new activity starts pending with no engine state; an existing one
@@ -14,11 +14,12 @@ extension SQLStore {
     /// registration that races the dispatcher never undoes what the dispatcher wrote.
     public func registerActivity(_ registration: ActivityRegistration, now: Millis) async throws -> Bool {
         let targets = registration.targets
-        let values: [SQLValue] = [
-            .text(registration.activityKey), .optional(targets.updateToken), .optional(targets.pushToStartToken),
-            .optional(targets.channelID), .text(registration.source), .int(registration.frequentUpdates ? 1 : 0),
-            .text(ActivityEngine.Lifecycle.pending.rawValue), .int(now), .optional(targets.environment?.rawValue),
-        ]
+        let values: [SQLValue] =
+            [
+                .text(registration.activityKey), .optional(targets.updateToken), .optional(targets.pushToStartToken),
+                .optional(targets.channelID), .text(registration.source), .int(registration.frequentUpdates ? 1 : 0),
+                .text(ActivityEngine.Lifecycle.pending.rawValue), .int(now), .optional(targets.environment?.rawValue),
+            ] + Self.renewalValues(registration.renewal)
         let history = keepsHistory
         return try await transaction { tx in
             try await Self.markRegistered(registration.activityKey, tx)
@@ -28,12 +29,12 @@ extension SQLStore {
             let existed = existing != nil
             try await tx.run(
                 """
-                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, updated_at, environment)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, updated_at, environment, renew_before, renew_until)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
                 ON CONFLICT (key) DO UPDATE SET update_token = excluded.update_token,
                     push_to_start_token = excluded.push_to_start_token, channel_id = excluded.channel_id,
                     source = excluded.source, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at,
-                    environment = excluded.environment
+                    environment = excluded.environment, renew_before = excluded.renew_before, renew_until = excluded.renew_until
                 """,
                 values
             )
@@ -79,7 +80,10 @@ extension SQLStore {
             try await tx.run(
                 "DELETE FROM fanout_claims WHERE fanout_id IN (SELECT id FROM fanouts WHERE activity_key = $1)",
                 [.text(key)])
-            for table in ["fanouts", "follower_exceptions", "followers", "follower_counts", "follower_environments"] {
+            for table in [
+                "fanouts", "follower_exceptions", "followers", "follower_counts", "follower_environments", "renewals",
+                "renewal_steps",
+            ] {
                 try await tx.run("DELETE FROM \(table) WHERE activity_key = $1", [.text(key)])
             }
             try await tx.run("UPDATE activity_leases SET registered = 0 WHERE activity_key = $1", [.text(key)])
@@ -107,8 +111,26 @@ extension SQLStore {
             source: try row.text(4),
             frequentUpdates: try row.int(5) != 0,
             lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalInt(8),
-            lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.int(14)
+            lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.int(14),
+            renewal: try renewalChoice(before: row.optionalInt(16), until: row.optionalInt(17))
         )
+    }
+
+    /// A key's `renew` as stored: `renew_before` NULL for the scenario's, 0 for off.
+    static func renewalValues(_ choice: RenewalChoice?) -> [SQLValue] {
+        switch choice {
+        case nil: [.null, .null]
+        case .off?: [.int(0), .null]
+        case .on(let before, let until)?: [.int(before), .int(until)]
+        }
+    }
+
+    /// A stored `renew`, read back.
+    static func renewalChoice(before: Int64?, until: Int64?) throws -> RenewalChoice? {
+        guard let before else { return nil }
+        guard before > 0 else { return .off }
+        guard let until else { throw SQLRowError("renew_before \(before) without renew_until") }
+        return .on(before: before, until: until)
     }
 
     /// A stored environment: NULL for the configuration's, else `sandbox` or `production`.

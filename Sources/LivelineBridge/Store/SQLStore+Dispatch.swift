@@ -172,6 +172,9 @@ extension SQLStore {
             try await Self.insertFanOuts(
                 commit.fanOuts, reasons: commit.fanOutReasons, now: commit.now, history: history, tx)
         }
+        for commit in held where !commit.renewals.isEmpty {
+            try await Self.insertRenewals(commit.renewals, now: commit.now, tx)
+        }
         // Activities left with no pending event are no longer looked at for events. Their
         // lease rows are locked since the first statement, so an insert racing this commit
         // waits for it and sets the mark again after.

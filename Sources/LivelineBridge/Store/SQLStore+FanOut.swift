@@ -169,6 +169,7 @@ extension SQLStore {
                     """
                     SELECT \(Self.fanOutColumns), reached, upto FROM fanouts
                     WHERE state = 'running' AND reached < upto \(Self.notHalted(haltedTopics))
+                      AND \(Self.notBehindRenewal("fanouts"))
                       AND NOT EXISTS (SELECT 1 FROM fanout_claims c JOIN fanouts o ON o.id = c.fanout_id
                                       WHERE o.activity_key = fanouts.activity_key AND o.id < fanouts.id
                                         AND (o.kind = 'start') = (fanouts.kind = 'start'))
@@ -389,7 +390,9 @@ extension SQLStore {
                 SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token, e.state, fo.environment,
                        e.claimed_by
                 FROM follower_exceptions e JOIN followers fo ON fo.activity_key = e.activity_key AND fo.id = e.follower_id
-                WHERE e.due_at <= $1 ORDER BY e.due_at, e.follower_id LIMIT \(SQLDialect.limit(limit)) \(lock)
+                WHERE e.due_at <= $1
+                  AND NOT EXISTS (SELECT 1 FROM renewals rb WHERE rb.activity_key = e.activity_key AND rb.state = 'running')
+                ORDER BY e.due_at, e.follower_id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
                 [.int(now)]
             )

@@ -47,7 +47,8 @@ extension SQLStore {
             try await Self.markOutboxStartsInDoubt(.claimExpired(now: now), history: history, tx)
             // One push per activity at a time, the oldest: an activity's pushes reach APNs in the
             // order they were decided, retries included. A push waits while its activity has no
-            // token it can go to (a start needs the push-to-start token).
+            // token it can go to (a start needs the push-to-start token), and while a renewal
+            // decided before it is under way.
             let rows = try await tx.run(
                 """
                 SELECT o.id, o.activity_key, o.payload, o.topic, o.priority, o.expiration, o.due_at, o.kind,
@@ -57,6 +58,7 @@ extension SQLStore {
                   AND o.id = (SELECT MIN(f.id) FROM outbox f WHERE f.activity_key = o.activity_key)
                   AND ((o.kind = 'start' AND a.push_to_start_token IS NOT NULL)
                        OR (o.kind <> 'start' AND (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL)))
+                  AND \(Self.notBehindRenewal("o"))
                 ORDER BY o.due_at, o.id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
                 [.int(now)]

@@ -3,9 +3,9 @@ import Foundation
 /// The bridge's durable state, by role: the inbox of verified webhooks (``InboxStore``), the
 /// dispatcher's passes (``DispatchStore``), the outbox and its dead letters (``OutboxStore``),
 /// the activity registry and its API keys (``RegistryStore``), audiences (``FollowerStore``,
-/// ``FanOutStore``), the delivery history (``HistoryStore``), recordings (``RecordingStore``)
-/// and what retention deletes (``RetentionStore``). Each part of the bridge is given the role
-/// it uses; ``BridgeService`` and the operations endpoints hold the whole.
+/// ``FanOutStore``), renewals (``RenewalStore``), the delivery history (``HistoryStore``),
+/// recordings (``RecordingStore``) and what retention deletes (``RetentionStore``). Each part of
+/// the bridge is given the role it uses; ``BridgeService`` and the operations endpoints hold the whole.
 ///
 /// Every method is one transaction: when it returns, what it wrote is committed. Commits wait
 /// for the disk (on SQLite with `synchronous=FULL`, on PostgreSQL with its default synchronous
@@ -21,7 +21,7 @@ import Foundation
 /// no two instances work on the same activity or push at once, and a lease that expires (its
 /// instance died) is taken over.
 public protocol Store: InboxStore, DispatchStore, OutboxStore, RegistryStore, RecordingStore, RetentionStore,
-    FollowerStore, FanOutStore, HistoryStore
+    FollowerStore, FanOutStore, HistoryStore, RenewalStore
 {
     /// Depths for metrics and `/readyz`.
     func counts() async throws -> StoreCounts

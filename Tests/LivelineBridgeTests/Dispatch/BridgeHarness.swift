@@ -23,6 +23,7 @@ final class BridgeHarness: Sendable {
     let dispatcher: BridgeDispatcher
     let sender: OutboxSender
     let fanOut: FanOutSender
+    let renewals: RenewalSender
     let store: any Store
 
     /// - Parameter configuration: the sources; Scenarios/bridge.example.yaml's by default.
@@ -54,6 +55,7 @@ final class BridgeHarness: Sendable {
         sender = OutboxSender(store: store, client: client, configuration: .init(instance: instance, retry: retry))
         self.fanOut = FanOutSender(
             store: store, client: client, configuration: fanOut ?? .init(instance: instance, retry: retry))
+        renewals = RenewalSender(store: store, client: client, configuration: .init(instance: instance, retry: retry))
     }
 
     func stop() async {
@@ -96,7 +98,8 @@ final class BridgeHarness: Sendable {
             let dispatched = try await dispatcher.dispatch(now: now)
             let sent = try await sender.send(now: now)
             let fanned = try await fanOut.send(now: now)
-            if dispatched.activities == 0, sent.claimed == 0, !fanned.didWork { return }
+            let renewed = try await renewals.send(now: now)
+            if dispatched.activities == 0, sent.claimed == 0, !fanned.didWork, !renewed.didWork { return }
         }
     }
 

@@ -81,14 +81,15 @@ extension SQLStore {
     }
 
     func upsertActivity(_ record: RegisteredActivity) async throws {
-        let values: [SQLValue] = [
-            .text(record.activityKey), .optional(record.updateToken), .optional(record.pushToStartToken),
-            .optional(record.channelID), .text(record.source), .int(record.frequentUpdates ? 1 : 0),
-            .text(record.lifecycle.rawValue), .optional(record.engineState), .optional(record.nextDeadline),
-            .optional(record.lastPush?.at), .optional(record.lastPush.map { Int64($0.status) }),
-            .optional(record.lastPush?.reason), .optional(record.lastPush?.apnsID), .optional(record.lastError),
-            .int(record.updatedAt), .optional(record.environment?.rawValue),
-        ]
+        let values: [SQLValue] =
+            [
+                .text(record.activityKey), .optional(record.updateToken), .optional(record.pushToStartToken),
+                .optional(record.channelID), .text(record.source), .int(record.frequentUpdates ? 1 : 0),
+                .text(record.lifecycle.rawValue), .optional(record.engineState), .optional(record.nextDeadline),
+                .optional(record.lastPush?.at), .optional(record.lastPush.map { Int64($0.status) }),
+                .optional(record.lastPush?.reason), .optional(record.lastPush?.apnsID), .optional(record.lastError),
+                .int(record.updatedAt), .optional(record.environment?.rawValue),
+            ] + Self.renewalValues(record.renewal)
         let updates = Self.activityColumns.split(separator: ",").dropFirst()
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")

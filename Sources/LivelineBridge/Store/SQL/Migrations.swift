@@ -365,6 +365,8 @@ enum Migrations {
                 """,
                 "CREATE INDEX follower_pushes_answered ON follower_pushes (answered_at)",
             ]),
+        // Renewals: a story carried past the system's 8 hours on one activity.
+        RenewalMigration.step(version: 14),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one
