@@ -24,10 +24,10 @@ import NIOCore
 /// - **Targets may come late.** An activity whose target is not known yet (the app reports its
 ///   token after the story began) keeps its newest push until ``setTarget(_:for:)``; an
 ///   activity started by push keeps its updates until its update token is reported.
-/// - **Renewals** (``Renewal``): a renewal's two pushes are never merged or replaced, and what
+/// - **Renewals** (`Renewal`): a renewal's two pushes are never merged or replaced, and what
 ///   waited before them goes first. The start goes to the push-to-start token; the end to the
 ///   predecessor's token, and only once APNs has taken the start; pushes of the new generation
-///   (``Push/generation``) wait for the update token the successor reports. When APNs does not
+///   (`Push.generation`) wait for the update token the successor reports. When APNs does not
 ///   take the start, the end is not sent (reported as abandoned) and the activity carries on
 ///   where it was, until the system ends it.
 /// - **Retries wait on the clock** the run follows, so a test in virtual time steps through

@@ -1,6 +1,6 @@
 import LivelineCore
 
-/// Where a renewing activity's pushes go (``Renewal``), kept by ``PushDelivery`` only for
+/// Where a renewing activity's pushes go (`Renewal`), kept by ``PushDelivery`` only for
 /// activities that have renewed.
 ///
 /// A renewal's start goes to the push-to-start token; its end, and every push of an older

@@ -3,7 +3,7 @@ import Liveline
 import LivelineAPNs
 import Logging
 
-/// Sends renewals (``Renewal``): a key's story carried past the system's 8 hours, on the key's
+/// Sends renewals (`Renewal`): a key's story carried past the system's 8 hours, on the key's
 /// own activity and on each follower's.
 ///
 /// A renewal reaches every device that has a push-to-start token and an update token (the key

@@ -58,7 +58,7 @@ public struct DispatchCommit: Sendable {
     public var fanOutReasons: [String] = []
     /// The applied events that no rule names (recorded only); a subset of ``applied``.
     public var ignored: [Int64] = []
-    /// Renewals the step decided (``Renewal``), for the key's own activity and its followers;
+    /// Renewals the step decided (`Renewal`), for the key's own activity and its followers;
     /// their pushes are in neither ``pushes`` nor ``fanOuts``.
     public var renewals: [RenewalPushes] = []
 

@@ -1,12 +1,12 @@
 import Foundation
 import Liveline
 
-/// A renewal a dispatch step decided for a key (``Renewal``): the engine's two pushes, which
+/// A renewal a dispatch step decided for a key (`Renewal`): the engine's two pushes, which
 /// `RenewalSender` sends to the key's own activity and to each follower that can be renewed.
 public struct RenewalPushes: Sendable, Hashable {
     /// The key whose story renews.
     public var activityKey: String
-    /// The successor's generation (``Push/generation``): 1 for the first renewal.
+    /// The successor's generation (`Push.generation`): 1 for the first renewal.
     public var generation: Int
     /// The successor's start, for the push-to-start token.
     public var start: OutboxPush

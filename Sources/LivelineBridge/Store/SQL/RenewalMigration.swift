@@ -1,4 +1,4 @@
-/// The migration that lets stories outlive one Live Activity (``Renewal``): a key's own
+/// The migration that lets stories outlive one Live Activity (`Renewal`): a key's own
 /// `renew` (`activities.renew_before`: NULL the scenario's, 0 off; `renew_until`), a row per
 /// renewal decided (its two pushes, a cursor over the key's followers like a fan-out's, the
 /// range in flight and what came of it), and a row per device only where its renewal differs
