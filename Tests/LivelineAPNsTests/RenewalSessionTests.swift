@@ -122,10 +122,38 @@ import Testing
         #expect(last.contentState?.objectValue?["over"] == .int(119))
         let finalPush = try #require(probe.delivered.last)
         #expect(finalPush.event == .end && finalPush.reason.beat == "stumps" && finalPush.generation == 2)
+        // A successor beside its predecessor, whose end follows, is no second start of one story.
+        #expect(server.stats().duplicateStarts == 0)
         // The successors' starts lit the screen quietly: an alert without sound.
         let successorAlerts = started.dropFirst().compactMap(\.lastAlert)
         #expect(successorAlerts.count == 2)
         #expect(successorAlerts.allSatisfy { $0.objectValue?["sound"] == nil })
+        await mock.stop()
+    }
+
+    @Test func theMockCountsAStartSentAgainButNotASuccessorWithNewerContent() async throws {
+        let mock = try await MockSession.start()
+        let token = MockSession.token(62)
+        let now = Int64(Date().timeIntervalSince1970)
+        func start(_ timestamp: Int64) async throws -> Int {
+            let payload =
+                #"{"aps":{"timestamp":\#(timestamp),"event":"start","content-state":{"over":1},"attributes-type":"MatchAttributes","attributes":{},"alert":{"title":"Day"}}}"#
+            let response = try await mock.client.send(
+                .push(
+                    token: token,
+                    headers: PushHeaders(
+                        topic: LiveActivityTopic.topic(forBundleID: MockSession.bundleID), priority: .high,
+                        expiration: 0),
+                    payload: Array(payload.utf8)))
+            return response.status
+        }
+        #expect(try await start(now) == 200)
+        // The same start again (a sender that resent it): two activities for one story.
+        #expect(try await start(now) == 200)
+        #expect(mock.server.stats().duplicateStarts == 1)
+        // A successor with newer content beside the activity shown: a renewal, not a fault.
+        #expect(try await start(now + 60) == 200)
+        #expect(mock.server.stats().duplicateStarts == 1)
         await mock.stop()
     }
 

@@ -27,7 +27,7 @@ public struct DeviceDelivery: Sendable, Hashable, Codable {
     /// Whether this push started the activity.
     public var started: Bool
     /// For a start on a push-to-start token while an activity an earlier start on it made is
-    /// still shown: that activity's id. The phone now shows two Live Activities for one story,
+    /// still shown, with content no older than the start's: that activity's id. The phone now shows two Live Activities for one story,
     /// a sender's fault (counted in ``MockAPNsStats/duplicateStarts``).
     public var duplicateOf: String? = nil
 }

@@ -14,7 +14,9 @@ public struct MockAPNsStats: Sendable, Hashable, Codable {
     /// Responses whose error came from the fault plan, and injected GOAWAYs and resets.
     public var faultsInjected = 0
     /// Starts a phone rendered on a push-to-start token while an activity an earlier start on
-    /// it made was still shown: a phone with two Live Activities for one story, a sender's fault.
+    /// it made was still shown, with content no older than the start's: a phone with two Live
+    /// Activities for one story, a sender's fault. (A start with newer content is a successor,
+    /// a renewal, and not counted.)
     public var duplicateStarts = 0
     /// What the device did, summed over activities.
     public var device = DeviceCounts()

@@ -176,14 +176,18 @@ extension MockStorage {
             ?? []
     }
 
-    /// The id of an activity an earlier start on `token` made that the phone still shows.
-    private func shownStart(token: String, before count: Int, now: Millis) -> String? {
+    /// The id of an activity an earlier start on `token` made that the phone still shows, and
+    /// whose content is not older than a start of `timestamp`: the same story started twice. A
+    /// start with newer content than the activity shown is a successor (a renewal, whose end of
+    /// the older one follows) or another story, not a second start of one.
+    private func shownStart(token: String, before count: Int, timestamp: Double?, now: Millis) -> String? {
         guard count > 1 else { return nil }
         for earlier in stride(from: count - 1, through: 1, by: -1) {
             let id = "start:\(token.prefix(12)):\(earlier)"
             if let activity = devices.activities[id], activity.lifecycle(at: now) != .ended,
                 activity.lifecycle(at: now) != .dismissed
             {
+                if let timestamp, let shown = activity.lastTimestamp, timestamp > shown { continue }
                 return id
             }
         }
@@ -205,7 +209,9 @@ extension MockStorage {
         activity.pushToStartToken = token
         var delivery = devices.simulator.apply(payload, to: &activity, route: .start, priority: priority, now: now)
         var storedMessage: ChannelRegistry.StoredMessage?
-        if delivery.outcome == .rendered, let shown = shownStart(token: token, before: count, now: now) {
+        if delivery.outcome == .rendered,
+            let shown = shownStart(token: token, before: count, timestamp: payload.timestamp, now: now)
+        {
             // What a phone does with a second start: a second Live Activity beside the first.
             stats.duplicateStarts += 1
             delivery.duplicateOf = shown

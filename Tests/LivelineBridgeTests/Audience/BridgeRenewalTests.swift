@@ -168,8 +168,10 @@ import Testing
                     }
                 }
             }
-            // Every renewing device showed exactly one current activity at every step.
+            // Every renewing device showed exactly one current activity at every step, and the
+            // mock saw no second start of one story.
             #expect(shownCounts.allSatisfy { $0 == 1 }, "\(shownCounts)")
+            #expect(mock.stats().duplicateStarts == 0)
 
             // Two renewals, each to the key's own device and both followers'.
             for start in starts {
