@@ -50,29 +50,51 @@ import Testing
         }
     }
 
-    @Test func aTwentyHourStoryShowsExactlyOneCurrentActivityThroughout() async throws {
-        let scenario = try ScenarioLoader().load(yaml: Self.day, file: "day.yaml").scenario
-        let clock = ManualClock(start: WallClock().now() / 1000 * 1000)
-        let mock = try await MockSession.start(
-            clientNow: { clock.now() / 1000 },
-            configure: {
-                $0.clock = clock
-                $0.historyPerToken = 400
-                $0.keepsEveryPayload = true
-            })
-        let startToken = MockSession.token(60)
+    /// A session over the day, on a manual clock the mock's device model follows too, whose
+    /// delivery finds a started activity's update token on the mock as an app would report it.
+    struct Setup {
+        let clock: ManualClock
+        let mock: MockSession
         let probe = SessionProbe()
-        let server = mock.server
-        let start = clock.now() + 1000
-        let session = LiveSession(
-            run: ScenarioRun(scenario: scenario, start: start), client: mock.client,
-            delivery: .init(
-                bundleID: MockSession.bundleID,
-                updateTokenResolver: { _, startToken in
-                    Self.current(server, startedWith: startToken).last?.updateToken
-                }),
-            targets: [0: .pushToStart(startToken)], clock: clock, observer: { probe.record($0) }
+        let session: LiveSession
+        let start: Millis
+        let startToken: String
+
+        init(token seed: Int, configuration: LiveSession.Configuration = .init()) async throws {
+            let scenario = try ScenarioLoader().load(yaml: RenewalSessionTests.day, file: "day.yaml").scenario
+            let clock = ManualClock(start: WallClock().now() / 1000 * 1000)
+            let mock = try await MockSession.start(
+                clientNow: { clock.now() / 1000 },
+                configure: {
+                    $0.clock = clock
+                    $0.historyPerToken = 400
+                    $0.keepsEveryPayload = true
+                })
+            let server = mock.server
+            let probe = probe
+            self.clock = clock
+            self.mock = mock
+            start = clock.now() + 1000
+            startToken = MockSession.token(seed)
+            session = LiveSession(
+                run: ScenarioRun(scenario: scenario, start: start), client: mock.client,
+                delivery: .init(
+                    bundleID: MockSession.bundleID,
+                    updateTokenResolver: { _, startToken in
+                        RenewalSessionTests.current(server, startedWith: startToken).last?.updateToken
+                    }),
+                targets: [0: .pushToStart(startToken)], clock: clock, configuration: configuration,
+                observer: { probe.record($0) }
+            )
+        }
+    }
+
+    @Test func aTwentyHourStoryShowsExactlyOneCurrentActivityThroughout() async throws {
+        let setup = try await Setup(token: 60)
+        let (clock, mock, probe, session, start, startToken) = (
+            setup.clock, setup.mock, setup.probe, setup.session, setup.start, setup.startToken
         )
+        let server = mock.server
         let running = Task { await session.run() }
         var steps = 0
         var counts: [Int] = []
@@ -158,28 +180,11 @@ import Testing
     }
 
     @Test func aRefusedSuccessorKeepsThePredecessorAndItsUpdates() async throws {
-        let scenario = try ScenarioLoader().load(yaml: Self.day, file: "day.yaml").scenario
-        let clock = ManualClock(start: WallClock().now() / 1000 * 1000)
-        let startToken = MockSession.token(61)
-        let mock = try await MockSession.start(
-            clientNow: { clock.now() / 1000 },
-            configure: {
-                $0.clock = clock
-                $0.historyPerToken = 400
-            })
-        let probe = SessionProbe()
-        let server = mock.server
-        let start = clock.now() + 1000
-        let session = LiveSession(
-            run: ScenarioRun(scenario: scenario, start: start), client: mock.client,
-            delivery: .init(
-                bundleID: MockSession.bundleID,
-                updateTokenResolver: { _, startToken in
-                    Self.current(server, startedWith: startToken).last?.updateToken
-                }),
-            targets: [0: .pushToStart(startToken)], clock: clock, configuration: .init(finishesWhenIdle: false),
-            observer: { probe.record($0) }
+        let setup = try await Setup(token: 61, configuration: .init(finishesWhenIdle: false))
+        let (clock, mock, probe, session, start, startToken) = (
+            setup.clock, setup.mock, setup.probe, setup.session, setup.start, setup.startToken
         )
+        let server = mock.server
         let running = Task { await session.run() }
         // The first start and the first hours go as usual.
         try await Self.step(clock, session, probe, through: start + 7 * 3_600_000)
