@@ -376,8 +376,13 @@ EOF
     sleep 0.05
   done
   [ -n "$demo" ] || { podman_ logs "$pod-demo" >&2 || true; fail "bridge serve --embedded-mock never answered /healthz"; }
-  podman_ logs "$pod-demo" 2>&1 | grep -q 'pushes  embedded mock APNs' ||
-    { podman_ logs "$pod-demo" >&2 || true; fail "the demo does not push to the embedded mock"; }
+  # /healthz can answer before the banner reaches the container's log: wait for it a while.
+  local banner=
+  for _ in $(seq 1 100); do
+    podman_ logs "$pod-demo" 2>&1 | grep -q 'pushes  embedded mock APNs' && { banner=1; break; }
+    sleep 0.1
+  done
+  [ -n "$banner" ] || { podman_ logs "$pod-demo" >&2 || true; fail "the demo does not push to the embedded mock"; }
   echo "ok $(podman_ logs "$pod-demo" 2>&1 | grep 'pushes  ' | sed 's/^ *//')"
   podman_ rm -f "$pod-demo" >/dev/null
   bridge_port_kept=$bridge_port
