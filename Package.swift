@@ -351,6 +351,8 @@ let package = Package(
             dependencies: [
                 "LivelineFCM",
                 "LivelineCore",
+                // The answer policy FCM's answers are judged by, and its table in docs/answers.md.
+                "LivelineAPNs",
                 // The client against the mock FCM, over loopback.
                 "LivelineMockFCM",
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
@@ -368,8 +370,10 @@ let package = Package(
                 "LivelineCore",
                 // The example scenarios, played to the phone.
                 "Liveline",
-                // Requests and assertions made by the client, checked by the mock without a socket.
+                // Requests and assertions made by the client, checked by the mock without a socket,
+                // and the answers read as the policy reads them.
                 "LivelineFCM",
+                "LivelineAPNs",
                 "LivelineTestSupport",
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ],

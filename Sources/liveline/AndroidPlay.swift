@@ -127,7 +127,7 @@ struct AndroidPlay: Sendable {
     func line(_ delivery: AndroidRelay.Delivery, story: String) -> String {
         let message = delivery.message
         var phone = ""
-        if let mock, case .delivered(let name) = delivery.outcome.disposition,
+        if let mock, let name = delivery.outcome.messageName,
             let accepted = mock.messages().last(where: { $0.name == name })
         {
             phone = accepted.outcomes.map {

@@ -1,63 +1,22 @@
 import Foundation
 import Liveline
 @testable import LivelineAPNs
+import LivelineTestSupport
 import Testing
 
 /// ``AnswerPolicy``, against the table in docs/answers.md: every row of the page is read and
 /// checked, so the page and the code cannot drift apart.
 @Suite struct AnswerPolicyTests {
-    /// The kind of an action, as the page's `action` column names it.
-    static func name(_ action: AnswerAction) -> String {
-        switch action {
-        case .deliver: "deliver"
-        case .retry: "retry"
-        case .renewTokenAndRetry: "renew-and-retry"
-        case .forgetToken: "forget-token"
-        case .reject: "reject"
-        case .giveUp: "give-up"
-        case .stop: "stop"
-        }
-    }
-
     /// One row of a table of docs/answers.md, split into its cells.
     struct Row: CustomTestStringConvertible, Sendable {
         var cells: [String]
         var testDescription: String { cells.joined(separator: " | ") }
     }
 
-    static let page: String = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
-        return (try? String(contentsOf: root.appendingPathComponent("docs/answers.md"), encoding: .utf8)) ?? ""
-    }()
+    static let page = PageTable.page("docs/answers.md")
 
-    /// The rows of the table whose header starts with `header`.
-    static func rows(after header: String) -> [Row] {
-        var rows: [Row] = []
-        var inside = false
-        for line in page.split(separator: "\n", omittingEmptySubsequences: false) {
-            let text = line.trimmingCharacters(in: .whitespaces)
-            if text.hasPrefix(header) {
-                inside = true
-                continue
-            }
-            guard inside else { continue }
-            guard text.hasPrefix("|") else {
-                if !rows.isEmpty { break }
-                continue
-            }
-            if text.hasPrefix("|---") { continue }
-            rows.append(
-                Row(
-                    cells: text.split(separator: "|", omittingEmptySubsequences: false).dropFirst().dropLast().map {
-                        $0.trimmingCharacters(in: .whitespaces)
-                    }))
-        }
-        return rows
-    }
-
-    static let answerRows = rows(after: "| status | reason | action |")
-    static let failureRows = rows(after: "| failure | action |")
+    static let answerRows = PageTable.rows(of: page, after: "| status | reason | action |").map(Row.init)
+    static let failureRows = PageTable.rows(of: page, after: "| failure | action |").map(Row.init)
 
     @Test func thePageHasBothTables() {
         #expect(Self.answerRows.count >= 40, "docs/answers.md's table of answers is missing or short")
@@ -101,7 +60,7 @@ import Testing
             }
         let answer = PushServiceAnswer(APNsResponse(status: status, reason: reason))
         let action = AnswerPolicy().action(for: answer, attempt: 1, random: 0.5)
-        #expect(Self.name(action) == expected, "\(row.testDescription): the policy says \(action)")
+        #expect(action.name == expected, "\(row.testDescription): the policy says \(action)")
     }
 
     @Test func eachFailureRowIsWhatThePolicyDoes() throws {
@@ -125,7 +84,7 @@ import Testing
                 "no row for \(start)")
             for error in errors {
                 let action = AnswerPolicy().action(for: PushServiceAnswer(failure: error), attempt: 1, random: 0.5)
-                #expect(Self.name(action) == row.cells[1], "\(error): \(action)")
+                #expect(action.name == row.cells[1], "\(error): \(action)")
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import LivelineAPNs
 import LivelineCore
 import LivelineFCM
 import LivelineMockFCM
@@ -17,12 +18,12 @@ import Testing
         let client: FCMClient
         let pauses: NIOLockedValueBox<[Duration]>
 
-        static func start(retry: FCMRetryPolicy = FCMRetryPolicy(maxAttempts: 4)) async throws -> Setup {
+        static func start(attempts: Int = 4) async throws -> Setup {
             let mock = try await MockFCMServer.start(MockFCMConfiguration())
             let account = try ServiceAccount(json: try mock.makeServiceAccount(project: project), source: "mock")
             let pauses = NIOLockedValueBox<[Duration]>([])
             let client = try FCMClient(
-                configuration: .init(account: account, url: mock.baseURL, retry: retry),
+                configuration: .init(account: account, url: mock.baseURL, policy: policy(attempts: attempts)),
                 pause: { pause in pauses.withLockedValue { $0.append(pause) } })
             return Setup(mock: mock, client: client, pauses: pauses)
         }
@@ -31,6 +32,11 @@ import Testing
             await client.shutdown()
             await mock.stop()
         }
+    }
+
+    /// The client's own back-off (from a second, at most a minute) with `attempts` attempts.
+    static func policy(attempts: Int) -> AnswerPolicy {
+        AnswerPolicy(retry: RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: attempts))
     }
 
     static func request(_ token: String, timestamp: Int = 1000, activity: String = "match") throws -> FCMSendRequest {
@@ -48,7 +54,7 @@ import Testing
         let outcome = await setup.client.send(try Self.request("reg-1"))
         #expect(outcome.isDelivered, "\(outcome)")
         #expect(outcome.attempts == 1)
-        guard case .delivered(let name) = outcome.disposition else { return await setup.stop() }
+        guard let name = outcome.messageName else { return await setup.stop() }
         #expect(name.hasPrefix("projects/\(Self.project)/messages/"))
         #expect(setup.mock.stats().tokensGranted == 1)
         let shown = setup.mock.phone(.token("reg-1"))?.notifications["match"]
@@ -87,17 +93,20 @@ import Testing
         let pauses = setup.pauses.withLockedValue { $0 }
         #expect(pauses.count == 3)
         #expect(pauses.count == 3 && pauses[0] >= .seconds(7) && pauses[1] >= .seconds(30))
-        // INTERNAL carries no Retry-After: the exponential back-off, 4 s at most on the third try.
-        #expect(pauses.count == 3 && pauses[2] >= .seconds(2) && pauses[2] <= .seconds(4))
+        // INTERNAL carries no Retry-After: the exponential back-off with full jitter, at most 4 s
+        // before the fourth try.
+        #expect(pauses.count == 3 && pauses[0] == .seconds(7) && pauses[1] == .seconds(30))
+        #expect(pauses.count == 3 && pauses[2] <= .seconds(4))
         await setup.stop()
     }
 
     @Test func theClientGivesUpAfterItsAttemptsAndSaysWhy() async throws {
-        let setup = try await Setup.start(retry: FCMRetryPolicy(maxAttempts: 2))
+        let setup = try await Setup.start(attempts: 2)
         setup.mock.inject(.unavailable(retryAfter: 1), count: 5)
         let outcome = await setup.client.send(try Self.request("reg-1"))
         #expect(outcome.attempts == 2)
-        #expect(outcome.disposition == .retry(after: 1))
+        #expect(outcome.action == .giveUp(reason: "UNAVAILABLE"))
+        #expect(outcome.answer == .unavailable(reason: "UNAVAILABLE", retryAfter: .seconds(1)))
         #expect(outcome.error?.errorCode == .unavailable)
         #expect(outcome.description.contains("not delivered after 2 attempts"))
         await setup.stop()
@@ -107,12 +116,12 @@ import Testing
         let setup = try await Setup.start()
         setup.mock.register(.token("gone-1"), project: Self.project, installed: false)
         let gone = await setup.client.send(try Self.request("gone-1"))
-        #expect(gone.disposition == .tokenGone)
+        #expect(gone.action == .forgetToken(TokenProblem(reason: "UNREGISTERED", status: 404)))
         #expect(gone.error?.errorCode == .unregistered)
         #expect(gone.attempts == 1)
         // A token FCM never issued is INVALID_ARGUMENT about the token: forgotten as well.
         let malformed = await setup.client.send(try Self.request("not/a/token"))
-        #expect(malformed.disposition == .tokenGone, "\(malformed)")
+        #expect(malformed.action.name == "forget-token", "\(malformed)")
         #expect(setup.pauses.withLockedValue { $0 }.isEmpty)
         await setup.stop()
     }
@@ -121,11 +130,12 @@ import Testing
         let setup = try await Setup.start()
         setup.mock.register(.token("theirs-1"), project: "someone-else", installed: true)
         let outcome = await setup.client.send(try Self.request("theirs-1"))
-        guard case .configurationError(let fix) = outcome.disposition else {
+        guard case .stop(let problem) = outcome.action else {
             Issue.record("expected a configuration error, got \(outcome)")
             return await setup.stop()
         }
-        #expect(fix.contains("SENDER_ID_MISMATCH"))
+        #expect(problem.reason == "SENDER_ID_MISMATCH")
+        #expect(outcome.description.contains("another Firebase project"))
         #expect(outcome.attempts == 1)
         await setup.stop()
     }
@@ -156,12 +166,13 @@ import Testing
             configuration: .init(
                 account: try ServiceAccount(json: stranger, source: "stranger"), url: setup.mock.baseURL))
         let outcome = await client.send(try Self.request("reg-1"))
-        guard case .configurationError(let fix) = outcome.disposition else {
+        guard case .stop(let problem) = outcome.action else {
             Issue.record("expected a configuration error, got \(outcome)")
             await client.shutdown()
             return await setup.stop()
         }
-        #expect(fix.contains("invalid_grant"))
+        #expect(problem.fix.contains("invalid_grant"))
+        #expect(outcome.attempts == 1)
         #expect(setup.mock.stats().tokensRefused == 1)
         await client.shutdown()
         await setup.stop()
@@ -173,10 +184,10 @@ import Testing
         let url = mock.baseURL
         await mock.stop()
         let client = try FCMClient(
-            configuration: .init(account: account, url: url, retry: FCMRetryPolicy(maxAttempts: 2)),
+            configuration: .init(account: account, url: url, policy: Self.policy(attempts: 2)),
             pause: { _ in })
         let outcome = await client.send(try Self.request("reg-1"))
-        #expect(outcome.disposition == .retry(after: nil))
+        #expect(outcome.action == .giveUp(reason: "transport"))
         #expect(outcome.attempts == 2)
         #expect(outcome.failure?.contains("refused") == true, "\(outcome)")
         await client.shutdown()

@@ -1,8 +1,9 @@
+import LivelineAPNs
 import LivelineCore
 import LivelineFCM
 import Testing
 
-/// `messages:send` requests, byte for byte, and FCM's answers read into what to do.
+/// `messages:send` requests, byte for byte, and FCM's error bodies read into typed errors.
 @Suite struct SendRequestTests {
     static let data = FCMData([("liveline", "1"), ("activity", "match"), ("title", "Northbridge 1–0 \"Harbour\"")])
 
@@ -74,51 +75,10 @@ import Testing
         #expect(proxy.errorCode == nil)
     }
 
-    @Test func eachAnswerHasItsDisposition() {
-        func answer(_ status: Int, _ code: String?, _ message: String = "m", field: String? = nil) -> FCMDisposition {
-            var details: [String] = []
-            if let code {
-                details.append(
-                    #"{"@type":"type.googleapis.com/google.firebase.fcm.v1.FcmError","errorCode":"\#(code)"}"#)
-            }
-            if let field {
-                details.append(
-                    #"{"@type":"type.googleapis.com/google.rpc.BadRequest","fieldViolations":[{"field":"\#(field)","description":"d"}]}"#
-                )
-            }
-            let body =
-                #"{"error":{"code":\#(status),"message":"\#(message)","status":"S","details":[\#(details.joined(separator: ","))]}}"#
-            return FCMDisposition(status: status, body: Array(body.utf8), retryAfter: "5")
-        }
-        #expect(
-            FCMDisposition(
-                status: 200, body: Array(#"{"name":"projects/p/messages/0:1500415314455276%31bd1c9631bd1c96"}"#.utf8))
-                == .delivered(name: "projects/p/messages/0:1500415314455276%31bd1c9631bd1c96"))
-        #expect(answer(404, "UNREGISTERED") == .tokenGone)
-        #expect(
-            answer(400, "INVALID_ARGUMENT", "The registration token is not a valid FCM registration token")
-                == .tokenGone)
-        #expect(
-            answer(400, "INVALID_ARGUMENT", "Request contains an invalid argument.", field: "message.data") == .rejected
-        )
-        #expect(answer(400, nil, "bad", field: "message.token") == .tokenGone)
-        #expect(answer(429, "QUOTA_EXCEEDED") == .retry(after: 5))
-        #expect(answer(503, "UNAVAILABLE") == .retry(after: 5))
-        #expect(answer(500, "INTERNAL") == .retry(after: 5))
-        #expect(answer(401, nil) == .renewTokenAndRetry)
-        guard case .configurationError(let mismatch) = answer(403, "SENDER_ID_MISMATCH") else {
-            Issue.record("SENDER_ID_MISMATCH is not a configuration error")
-            return
-        }
-        #expect(mismatch.contains("another Firebase project"))
-        guard case .configurationError(let apns) = answer(401, "THIRD_PARTY_AUTH_ERROR") else {
-            Issue.record("THIRD_PARTY_AUTH_ERROR is not a configuration error")
-            return
-        }
-        #expect(apns.contains("APNs"))
-        guard case .configurationError = answer(403, nil, "Permission denied") else {
-            Issue.record("a 403 without a code is not a configuration error")
-            return
-        }
+    @Test func aSuccessNamesTheMessage() {
+        let body = Array(#"{"name":"projects/p/messages/0:1500415314455276%31bd1c9631bd1c96"}"#.utf8)
+        #expect(FCMSendAnswer.messageName(in: body) == "projects/p/messages/0:1500415314455276%31bd1c9631bd1c96")
+        #expect(FCMSendAnswer.messageName(in: Array("{}".utf8)) == nil)
+        #expect(PushServiceAnswer(fcmStatus: 200, body: body) == .accepted)
     }
 }

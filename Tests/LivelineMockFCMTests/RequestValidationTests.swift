@@ -1,3 +1,4 @@
+import LivelineAPNs
 import LivelineCore
 import LivelineFCM
 import LivelineMockFCM
@@ -118,27 +119,30 @@ import Testing
     }
 
     @Test func theTargetsFateIsFCMsAndTheClientReadsIt() throws {
-        let cases: [(String, Int, String?, FCMDisposition)] = [
-            ("gone-1", 404, "UNREGISTERED", .tokenGone),
-            ("never-issued", 400, "INVALID_ARGUMENT", .tokenGone),
-            ("not a token!", 400, "INVALID_ARGUMENT", .tokenGone),
+        let cases: [(String, Int, String?)] = [
+            ("gone-1", 404, "UNREGISTERED"),
+            ("never-issued", 400, "INVALID_ARGUMENT"),
+            ("not a token!", 400, "INVALID_ARGUMENT"),
         ]
-        for (token, status, code, disposition) in cases {
+        for (token, status, code) in cases {
             let answer = try #require(Self.refusal(Self.send(#"{"message":{"token":"\#(token)","data":{}}}"#)))
             #expect(answer.httpStatus == status)
             #expect(answer.errorCode == code)
             let read = FCMError(httpStatus: answer.httpStatus, body: answer.body)
             #expect(read.errorCode?.rawValue == code)
-            #expect(FCMDisposition(read) == disposition, "\(token)")
+            #expect(
+                PushServiceAnswer(read) == .tokenInvalid(TokenProblem(reason: code ?? "", status: status)), "\(token)")
         }
         let mismatch = try #require(Self.refusal(Self.send(#"{"message":{"token":"mismatch-1","data":{}}}"#)))
-        guard case .configurationError = FCMDisposition(FCMError(httpStatus: mismatch.httpStatus, body: mismatch.body))
+        guard case .misconfigured = PushServiceAnswer(FCMError(httpStatus: mismatch.httpStatus, body: mismatch.body))
         else {
             Issue.record("SENDER_ID_MISMATCH read as something else")
             return
         }
         let quota = FCMErrorAnswer.quotaExceeded(retryAfter: 30)
-        #expect(FCMDisposition(status: quota.httpStatus, body: quota.body, retryAfter: "30") == .retry(after: 30))
+        #expect(
+            PushServiceAnswer(fcmStatus: quota.httpStatus, body: quota.body, retryAfter: "30")
+                == .throttled(reason: "QUOTA_EXCEEDED", retryAfter: .seconds(30)))
     }
 
     @Test func validateOnlyIsCheckedNotDelivered() throws {

@@ -4,8 +4,10 @@ import LivelineCore
 /// `liveline load` (through ``PushDelivery``) and the bridge's outbox and fan-out senders.
 ///
 /// Each sender keeps only what is its own: where the attempt count lives, how a token is
-/// forgotten, and how it waits while halted. docs/answers.md is the table of every APNs reason
-/// and the action this policy takes; a test checks each of its rows against ``action(for:attempt:random:)``.
+/// forgotten, and how it waits while halted. FCM's answers (`LivelineFCM`) map to the same
+/// ``PushServiceAnswer`` kinds, so an Android message is judged by this policy too.
+/// docs/answers.md is the table of every APNs reason and FCM code and the action this policy
+/// takes; tests check each of its rows against ``action(for:attempt:random:)``.
 public struct AnswerPolicy: Sendable {
     /// The back-off between attempts and how many there are in all.
     public var retry: RetryPolicy
@@ -24,8 +26,9 @@ public struct AnswerPolicy: Sendable {
     /// - Accepted: deliver.
     /// - Throttled or unavailable: retry after the `Retry-After` the service gave (at most
     ///   ``longestRetryAfter``), else after the jittered back-off; give up after the last attempt.
-    /// - An expired credential: renew it and retry once. Expired again right after a renewal, the
-    ///   clock is wrong (APNs judges a token's age by its own clock): stop.
+    /// - An expired credential: renew it and retry once. Expired again right after a renewal,
+    ///   renewing cannot help (APNs: the clock is wrong; FCM: the account is refused): stop, with
+    ///   the fix the answer carries (``ExpiredCredential/fixWhenRepeated``).
     /// - A token that is not valid: forget it. A request that is not valid: reject this push.
     /// - A setup problem: stop.
     public func action(for answer: PushServiceAnswer, attempt: Int, random: Double) -> AnswerAction {
@@ -35,15 +38,8 @@ public struct AnswerPolicy: Sendable {
         case .throttled(let reason, let retryAfter), .unavailable(let reason, let retryAfter):
             guard attempt < retry.maxAttempts else { return .giveUp(reason: reason) }
             return .retry(after: delay(afterAttempt: attempt, retryAfter: retryAfter, random: random))
-        case .credentialExpired(let reason):
-            guard attempt <= 1 else {
-                return .stop(
-                    ConfigurationProblem(
-                        reason: reason, status: 403,
-                        fix:
-                            "APNs called a freshly signed provider token expired: this machine's clock is wrong (APNs judges a token's age by its own clock); set the clock right (NTP)"
-                    ))
-            }
+        case .credentialExpired(let credential):
+            guard attempt <= 1 else { return .stop(credential.repeatedProblem) }
             return .renewTokenAndRetry(after: delay(afterAttempt: attempt, retryAfter: nil, random: random))
         case .tokenInvalid(let problem):
             return .forgetToken(problem)
@@ -70,8 +66,8 @@ public enum AnswerAction: Sendable, Hashable {
     case deliver
     /// Send the push again after `after` milliseconds; the attempt counts.
     case retry(after: Millis)
-    /// The provider token expired: sign a new one (the client does, as soon as APNs allows) and
-    /// send again after `after` milliseconds.
+    /// The credential expired: sign a new provider token (the APNs client does, as soon as APNs
+    /// allows) or fetch a new access token (FCM), and send again after `after` milliseconds.
     case renewTokenAndRetry(after: Millis)
     /// The token is gone or was never valid here: forget it and send it nothing more.
     case forgetToken(TokenProblem)
@@ -82,4 +78,20 @@ public enum AnswerAction: Sendable, Hashable {
     /// The setup is wrong: stop sending for this app and environment until it is fixed. The push
     /// is not at fault and waits (the bridge) or the run ends with the fix (`play`, `load`).
     case stop(ConfigurationProblem)
+}
+
+extension AnswerAction {
+    /// The action's name, as docs/answers.md writes it: `deliver`, `retry`, `renew-and-retry`,
+    /// `forget-token`, `reject`, `give-up`, `stop`.
+    public var name: String {
+        switch self {
+        case .deliver: "deliver"
+        case .retry: "retry"
+        case .renewTokenAndRetry: "renew-and-retry"
+        case .forgetToken: "forget-token"
+        case .reject: "reject"
+        case .giveUp: "give-up"
+        case .stop: "stop"
+        }
+    }
 }

@@ -58,7 +58,14 @@ extension PushServiceAnswer {
                 self = .requestInvalid(reason: named)
             }
         case 403:
-            self = reason == .expiredProviderToken ? .credentialExpired(reason: named) : misconfigured()
+            self =
+                reason == .expiredProviderToken
+                ? .credentialExpired(
+                    ExpiredCredential(
+                        reason: named, status: status,
+                        fixWhenRepeated:
+                            "APNs called a freshly signed provider token expired: this machine's clock is wrong (APNs judges a token's age by its own clock); set the clock right (NTP)"
+                    )) : misconfigured()
         case 410:
             self = .tokenInvalid(TokenProblem(reason: reason?.rawValue ?? "Unregistered", status: status))
         case 429:

@@ -13,8 +13,8 @@ public enum PushServiceAnswer: Sendable, Hashable {
     /// The service failed, is going away, or could not be reached: later, perhaps on a new
     /// connection.
     case unavailable(reason: String, retryAfter: Duration?)
-    /// The credential the request carried expired: sign a new one and send again.
-    case credentialExpired(reason: String)
+    /// The credential the request carried expired: sign (or fetch) a new one and send again.
+    case credentialExpired(ExpiredCredential)
     /// The device token is not, or no longer, valid for this app and environment.
     case tokenInvalid(TokenProblem)
     /// This request can never succeed as it is (malformed, too large); other requests may.
@@ -27,9 +27,9 @@ public enum PushServiceAnswer: Sendable, Hashable {
     public var reason: String? {
         switch self {
         case .accepted: nil
-        case .throttled(let reason, _), .unavailable(let reason, _), .credentialExpired(let reason),
-            .requestInvalid(let reason):
+        case .throttled(let reason, _), .unavailable(let reason, _), .requestInvalid(let reason):
             reason
+        case .credentialExpired(let credential): credential.reason
         case .tokenInvalid(let problem): problem.reason
         case .misconfigured(let problem): problem.reason
         }
@@ -43,6 +43,30 @@ public enum PushServiceAnswer: Sendable, Hashable {
         case .accepted, .throttled, .tokenInvalid, .requestInvalid: true
         case .unavailable, .credentialExpired, .misconfigured: false
         }
+    }
+}
+
+/// A credential the service called expired (APNs' provider token, FCM's access token), and what
+/// it means when a credential renewed a moment ago is refused as well: then renewing again cannot
+/// help, and the setup (or the clock) is what to fix.
+public struct ExpiredCredential: Sendable, Hashable {
+    /// The service's reason (`ExpiredProviderToken`, `UNAUTHENTICATED`).
+    public var reason: String
+    /// The HTTP status it came with.
+    public var status: Int
+    /// How to fix it when it happens again right after a renewal, in a user's words.
+    public var fixWhenRepeated: String
+
+    /// An expiry with the parts given.
+    public init(reason: String, status: Int, fixWhenRepeated: String) {
+        self.reason = reason
+        self.status = status
+        self.fixWhenRepeated = fixWhenRepeated
+    }
+
+    /// The setup problem a repeated expiry is.
+    public var repeatedProblem: ConfigurationProblem {
+        ConfigurationProblem(reason: reason, status: status, fix: fixWhenRepeated)
     }
 }
 

@@ -15,10 +15,11 @@ import NIOCore
 /// the framing on the shared connection core, GOAWAY and timeouts), sending FCM's requests in
 /// its general form; the token endpoint is reached the same way, on a connection of its own
 /// unless it is FCM's host. What it adds is FCM's: the access token (``AccessTokenSource``),
-/// and retries by FCM's error codes (``FCMDisposition``, ``FCMRetryPolicy``): `UNAVAILABLE`,
-/// `INTERNAL` and `QUOTA_EXCEEDED` wait and try again (at least as long as `Retry-After`
-/// says), a refused access token is renewed once, and everything else is the caller's to act
-/// on: `UNREGISTERED` forgets the token, a configuration error stops the sending.
+/// and FCM's answers read into the kinds every sender's ``AnswerPolicy`` decides on
+/// (``PushServiceAnswer/init(_:)``, docs/answers.md): `UNAVAILABLE`, `INTERNAL` and
+/// `QUOTA_EXCEEDED` wait and try again (as long as `Retry-After` says), a refused access token
+/// is renewed once, and everything else is the caller's to act on: `UNREGISTERED` forgets the
+/// token, a configuration error stops the sending.
 public final class FCMClient: Sendable {
     public struct Configuration: Sendable {
         public var account: ServiceAccount
@@ -29,19 +30,27 @@ public final class FCMClient: Sendable {
         /// HTTP/2 connections to FCM.
         public var connections: Int
         public var requestTimeout: Duration
-        public var retry: FCMRetryPolicy
+        /// What each answer means and how often to try: the one ``AnswerPolicy`` of every sender,
+        /// with FCM's back-off (from a second, at most a minute, five attempts).
+        public var policy: AnswerPolicy
 
+        /// A configuration for `account`, sending to `url`.
         public init(
             account: ServiceAccount, url: String = "https://" + FCMSendRequest.host, trustedCertificates: String? = nil,
-            connections: Int = 1, requestTimeout: Duration = .seconds(10), retry: FCMRetryPolicy = FCMRetryPolicy()
+            connections: Int = 1, requestTimeout: Duration = .seconds(10), policy: AnswerPolicy = Self.defaultPolicy
         ) {
             self.account = account
             self.url = url
             self.trustedCertificates = trustedCertificates
             self.connections = connections
             self.requestTimeout = requestTimeout
-            self.retry = retry
+            self.policy = policy
         }
+
+        /// FCM asks senders to back off exponentially and to honour `Retry-After`: from a
+        /// second, at most a minute between attempts, five attempts in all.
+        public static let defaultPolicy = AnswerPolicy(
+            retry: RetryPolicy(base: .seconds(1), cap: .seconds(60), maxAttempts: 5))
     }
 
     public let configuration: Configuration
@@ -95,67 +104,65 @@ public final class FCMClient: Sendable {
     /// How many connections to FCM were opened so far.
     public var connectionsMade: Int { transport.connectionsMade }
 
-    /// Sends one message, trying again as the retry policy and FCM's answers allow. Many calls
-    /// may run at once; they share the connections and the access token.
+    /// Sends one message, trying again as FCM's answers and the policy allow
+    /// (``Configuration/policy``). Many calls may run at once; they share the connections and the
+    /// access token.
     public func send(_ request: FCMSendRequest) async -> FCMSendOutcome {
-        let policy = configuration.retry
+        let policy = configuration.policy
         let body = ByteBuffer(bytes: request.body)
         var attempt = 0
-        var renewed = false
         while true {
             attempt += 1
-            let token: AccessToken
-            do {
-                token = try await tokens.current()
-            } catch let error as FCMAuthError {
-                if error.isTransient, attempt < policy.maxAttempts {
-                    await pause(policy.pause(after: attempt, retryAfter: nil, unit: .random(in: 0...1)))
-                    continue
-                }
-                let disposition: FCMDisposition =
-                    error.isTransient
-                    ? .retry(after: nil) : .configurationError("no access token for FCM: \(error)")
-                return FCMSendOutcome(disposition: disposition, failure: error.description, attempts: attempt)
-            } catch {
-                if attempt < policy.maxAttempts {
-                    await pause(policy.pause(after: attempt, retryAfter: nil, unit: .random(in: 0...1)))
-                    continue
-                }
+            let tried = await self.attempt(request, body: body)
+            let action = policy.action(for: tried.answer, attempt: attempt, random: Double.random(in: 0..<1))
+            switch action {
+            case .retry(let after):
+                await pause(.milliseconds(after))
+            case .renewTokenAndRetry(let after):
+                if let token = tried.accessToken { await tokens.discard(token) }
+                await pause(.milliseconds(after))
+            case .deliver, .forgetToken, .reject, .giveUp, .stop:
                 return FCMSendOutcome(
-                    disposition: .retry(after: nil), failure: "no access token for FCM: \(error)", attempts: attempt)
-            }
-
-            let response: APNsResponse
-            do {
-                response = try await transport.send(
-                    APNsRequest(
-                        method: .post, path: request.path, headers: request.headers(accessToken: token.value),
-                        body: body))
-            } catch {
-                if attempt < policy.maxAttempts {
-                    await pause(policy.pause(after: attempt, retryAfter: nil, unit: .random(in: 0...1)))
-                    continue
-                }
-                return FCMSendOutcome(disposition: .retry(after: nil), failure: "\(error)", attempts: attempt)
-            }
-            if response.isSuccess {
-                return FCMSendOutcome(
-                    disposition: .delivered(name: FCMSendAnswer.messageName(in: response.body) ?? ""),
-                    attempts: attempt)
-            }
-            let error = FCMError(
-                httpStatus: response.status, body: response.body, retryAfter: response.retryAfter, now: now())
-            let disposition = FCMDisposition(error)
-            switch disposition {
-            case .retry(let after) where attempt < policy.maxAttempts:
-                await pause(policy.pause(after: attempt, retryAfter: after, unit: .random(in: 0...1)))
-            case .renewTokenAndRetry where !renewed:
-                renewed = true
-                await tokens.discard(token.value)
-            default:
-                return FCMSendOutcome(disposition: disposition, error: error, attempts: attempt)
+                    action: action, answer: tried.answer, messageName: tried.messageName, error: tried.error,
+                    failure: tried.failure, attempts: attempt)
             }
         }
+    }
+
+    /// One attempt: what it answered, in the policy's kinds, and what the outcome reports of it.
+    private struct Attempt {
+        var answer: PushServiceAnswer
+        var accessToken: String?
+        var messageName: String?
+        var error: FCMError?
+        var failure: String?
+    }
+
+    private func attempt(_ request: FCMSendRequest, body: ByteBuffer) async -> Attempt {
+        let token: AccessToken
+        do {
+            token = try await tokens.current()
+        } catch let error as FCMAuthError {
+            return Attempt(
+                answer: PushServiceAnswer(accessTokenFailure: error), failure: "no access token for FCM: \(error)")
+        } catch {
+            return Attempt(answer: PushServiceAnswer(failure: error), failure: "no access token for FCM: \(error)")
+        }
+        let response: APNsResponse
+        do {
+            response = try await transport.send(
+                APNsRequest(
+                    method: .post, path: request.path, headers: request.headers(accessToken: token.value), body: body))
+        } catch {
+            return Attempt(answer: PushServiceAnswer(failure: error), accessToken: token.value, failure: "\(error)")
+        }
+        if response.isSuccess {
+            return Attempt(
+                answer: .accepted, accessToken: token.value, messageName: FCMSendAnswer.messageName(in: response.body))
+        }
+        let error = FCMError(
+            httpStatus: response.status, body: response.body, retryAfter: response.retryAfter, now: now())
+        return Attempt(answer: PushServiceAnswer(error), accessToken: token.value, error: error)
     }
 
     /// Closes the connections.

@@ -21,7 +21,7 @@ public final class AndroidRelay: Sendable {
     /// What the relay sent, when it is finished.
     public struct Report: Sendable, Hashable, CustomStringConvertible {
         public var delivered = 0
-        /// Not delivered, by what to do about it (`tokenGone`, `configurationError`, …).
+        /// Not delivered, by what became of them (gone app instances, a configuration refused, …).
         public var failed: [String: Int] = [:]
         /// Messages of activities with no Android target.
         public var untargeted = 0
@@ -63,7 +63,9 @@ public final class AndroidRelay: Sendable {
                             outcome = await client.send(
                                 try FCMSendRequest(project: project, target: target, message: message))
                         } catch {
-                            outcome = FCMSendOutcome(disposition: .rejected, failure: "\(error)", attempts: 0)
+                            outcome = FCMSendOutcome(
+                                action: .reject(reason: "request"), answer: .requestInvalid(reason: "request"),
+                                failure: "\(error)", attempts: 0)
                         }
                         report.add(outcome)
                         onDelivery(Delivery(message: message, target: target, outcome: outcome))
@@ -101,13 +103,12 @@ public final class AndroidRelay: Sendable {
 
 extension AndroidRelay.Report {
     mutating func add(_ outcome: FCMSendOutcome) {
-        switch outcome.disposition {
-        case .delivered: delivered += 1
-        case .retry: failed["not delivered (FCM unavailable)", default: 0] += 1
-        case .renewTokenAndRetry: failed["refused access token", default: 0] += 1
-        case .tokenGone: failed["for app instances that are gone", default: 0] += 1
-        case .configurationError: failed["refused for the configuration", default: 0] += 1
-        case .rejected: failed["rejected", default: 0] += 1
+        switch outcome.action {
+        case .deliver: delivered += 1
+        case .giveUp, .retry, .renewTokenAndRetry: failed["not delivered (FCM unavailable)", default: 0] += 1
+        case .forgetToken: failed["for app instances that are gone", default: 0] += 1
+        case .stop: failed["refused for the configuration", default: 0] += 1
+        case .reject: failed["rejected", default: 0] += 1
         }
     }
 
