@@ -180,6 +180,18 @@ package struct HTTP2ConnectionCore {
         connectionSend.send(count)
     }
 
+    /// Answers a stream (a server's response): HEADERS with the block `encode` appends, then the
+    /// body as DATA when there is one, ending the stream. Nothing is written for a stream the
+    /// peer reset meanwhile.
+    package mutating func writeResponse(
+        streamID: UInt32, body: [UInt8], into out: inout ByteBuffer, encode: (inout ByteBuffer) -> Void
+    ) {
+        let hasBody = !body.isEmpty
+        let written = writeHeaders(streamID: streamID, endStream: !hasBody, into: &out, encode: encode)
+        guard written, hasBody else { return }
+        writeData(streamID: streamID, bytes: body, endStream: true, into: &out)
+    }
+
     /// Resets a stream of ours or the peer's (RST_STREAM); later frames on it are ignored.
     package mutating func reset(streamID: UInt32, code: HTTP2Wire.ErrorCode, into out: inout ByteBuffer) {
         HTTP2Wire.rstStream(streamID: streamID, code: code, into: &out)

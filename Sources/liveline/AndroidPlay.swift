@@ -118,8 +118,9 @@ struct AndroidPlay: Sendable {
                 notPromotedBecause: nil, ongoing: false, lastOutcome: name)
         }
         return AndroidCard(
-            title: shown.title, text: shown.text, chip: shown.chipShown, progress: shown.progress,
-            progressMax: shown.progressMax, promoted: shown.promoted, notPromotedBecause: shown.notPromotedBecause,
+            title: shown.content.title, text: shown.content.text, chip: shown.chipShown,
+            progress: shown.content.progress, progressMax: shown.content.progressMax, promoted: shown.promoted,
+            notPromotedBecause: shown.notPromotedBecause,
             ongoing: shown.ongoing, lastOutcome: name)
     }
 

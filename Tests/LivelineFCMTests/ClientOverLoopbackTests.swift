@@ -58,7 +58,7 @@ import Testing
         #expect(name.hasPrefix("projects/\(Self.project)/messages/"))
         #expect(setup.mock.stats().tokensGranted == 1)
         let shown = setup.mock.phone(.token("reg-1"))?.notifications["match"]
-        #expect(shown?.title == "Northbridge 1–0")
+        #expect(shown?.content.title == "Northbridge 1–0")
         #expect(shown?.promoted == true)
         #expect(setup.mock.messages().first?.message.collapseKey == "match")
         await setup.stop()

@@ -56,7 +56,7 @@ import Testing
         #expect(accepted.first?.message.priority == .high)
         #expect(accepted.first?.message.collapseKey == "match")
         #expect(accepted.first?.message.ttl == 300_000)
-        #expect(mock.phone(.token("reg-token-1"))?.notifications["match"]?.title == "Northbridge 1-0 Harbour")
+        #expect(mock.phone(.token("reg-token-1"))?.notifications["match"]?.content.title == "Northbridge 1-0 Harbour")
         #expect(out["dry_run"] == .string("projects/liveline-interop/messages/fake_message_id"))
         #expect(mock.stats().tokensGranted == 1)
 

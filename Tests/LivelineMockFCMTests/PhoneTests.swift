@@ -32,12 +32,36 @@ import Testing
         let shown = phone.notifications["match"]
         #expect(shown?.promoted == true)
         #expect(shown?.chipShown == "1–0")
-        #expect(shown?.progress == 23)
-        #expect(shown?.smallIcon == "ic_stat_football")
+        #expect(shown?.content.progress == 23)
+        #expect(shown?.content.smallIcon == "ic_stat_football")
         let updated = phone.receive(Self.message(timestamp: 2000, chip: "45+2' 1–0"), at: 2000)
         #expect(updated.map(\.kind) == [.updated])
         #expect(phone.notifications["match"]?.chipShown == "45+2'…")
         #expect(updated.first?.detail.contains("chip \"45+2'…\"") == true)
+    }
+
+    /// The sender's ``LiveUpdateContent`` is what the app reads back: one type on both ends of the
+    /// contract, every key included (the app's own too).
+    @Test func theAppReadsBackTheContentTheSenderRendered() throws {
+        let content = LiveUpdateContent(
+            channel: "match-live", smallIcon: "ic_stat_football", style: .progress, title: "Northbridge 2–1",
+            text: "Second half", chip: "2–1", progress: 63, progressMax: 90,
+            segments: [.init(length: 45, color: "#30d158"), .init(length: 45, color: nil)],
+            points: [.init(position: 33, color: "#ffffff")], when: 1_800_000_000_000, chronometer: .up,
+            extras: [.init(key: "phase", value: "second-half")])
+        let data = content.data(
+            activity: "match", event: .update, timestamp: 1_800_000_123_000, alert: nil, dismissAt: nil)
+        let read = try LiveUpdateMessage.read(data, app: Self.app).get()
+        #expect(read.content == content)
+        #expect(read.activity == "match" && read.event == .update && read.timestamp == 1_800_000_123_000)
+        #expect(!read.alert && read.dismissAt == nil)
+
+        var phone = AndroidPhone(app: Self.app)
+        _ = phone.receive(
+            ValidatedFCMMessage(
+                project: "p", recipient: .token("reg-1"), data: data, priority: .high, ttl: 300_000, collapseKey: nil),
+            at: 1000)
+        #expect(phone.notifications["match"]?.content == content)
     }
 
     @Test func whatTheAppCannotShowSaysWhy() {
@@ -71,7 +95,7 @@ import Testing
         _ = phone.receive(Self.message(timestamp: 5000, title: "2–0"), at: 5000)
         let late = phone.receive(Self.message(timestamp: 4000, title: "1–0"), at: 5100)
         #expect(late.map(\.kind) == [.stale])
-        #expect(phone.notifications["match"]?.title == "2–0")
+        #expect(phone.notifications["match"]?.content.title == "2–0")
     }
 
     @Test func promotionNeedsThePermissionTheUserAndAChannelAboveMin() {
@@ -140,7 +164,7 @@ import Testing
         #expect(phone.heldCount == 1)
         let back = phone.setOnline(true, at: 3000)
         #expect(back.map(\.kind) == [.posted])
-        #expect(phone.notifications["match"]?.title == "2–0")
+        #expect(phone.notifications["match"]?.content.title == "2–0")
     }
 
     @Test func fcmKeepsFourCollapseKeysAndExpiresByTTL() {

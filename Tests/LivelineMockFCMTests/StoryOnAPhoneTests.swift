@@ -65,7 +65,7 @@ import Testing
         #expect(sink.outcomes.filter(\.alerted).count == 5)
         #expect(sink.chips.contains("1–1") && sink.chips.contains("3–1"))
         let shown = try #require(sink.phone.notifications["northbridge-v-harbour-city"])
-        #expect(shown.title == "Northbridge FC 3–1 Harbour City")
+        #expect(shown.content.title == "Northbridge FC 3–1 Harbour City")
         #expect(shown.ongoing == false)
         #expect(shown.promoted == false)
         // Full time at 2:01:30, dismissed 15 minutes later.
@@ -89,9 +89,9 @@ import Testing
         let back = sink.phone.setOnline(true, at: start + 29 * 60_000)
         #expect(back.map(\.kind) == [.updated])
         let shown = try #require(sink.phone.notifications["order-58213"])
-        #expect(shown.text == "Priya is almost at your door")
+        #expect(shown.content.text == "Priya is almost at your door")
         #expect(shown.chipShown == "2 min")
-        #expect(shown.progress == 95)
-        #expect(shown.chronometer == .down)
+        #expect(shown.content.progress == 95)
+        #expect(shown.content.chronometer == .down)
     }
 }

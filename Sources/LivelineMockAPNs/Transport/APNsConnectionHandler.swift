@@ -27,30 +27,12 @@ struct GracefulShutdownEvent: Sendable {}
 /// **Concurrency.** Loop-bound: NIO calls it only on the channel's event loop, so the
 /// connection state (streams, the provider token, the strings its bodies repeat, counters, the
 /// id generator and the fault dice) needs no lock. Shared state lives in ``MockAPNsState``.
-final class APNsConnectionHandler: ChannelInboundHandler {
+final class APNsConnectionHandler: HTTP2ServerHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    /// A request being received.
-    private struct PendingStream {
-        var head: RequestHead
-        var body: ByteBuffer?
-        var size = 0
-        var limit: Int
-
-        /// Adds a DATA frame's bytes; keeps them only while within the limit.
-        mutating func append(_ buffer: ByteBuffer) {
-            size += buffer.readableBytes
-            if size > limit {
-                body = nil
-            } else if body == nil {
-                body = buffer
-            } else {
-                var copy = buffer
-                body?.writeBuffer(&copy)
-            }
-        }
-    }
+    /// A request being received: its head and a body kept up to the payload limit.
+    private typealias PendingStream = PendingRequest<RequestHead>
 
     /// Connection window the mock offers; credit is returned when half is used.
     static let connectionWindow = 1 << 20
@@ -68,7 +50,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     // request) are turned off with `@exclusivity(unchecked)`.
 
     @exclusivity(unchecked) private var core: HTTP2ConnectionCore
-    @exclusivity(unchecked) private var out = ByteBuffer()
+    @exclusivity(unchecked) var output = ByteBuffer()
     @exclusivity(unchecked) private var streams: [UInt32: PendingStream] = [:]
     @exclusivity(unchecked) private var auth = ConnectionAuthState()
     @exclusivity(unchecked) private var strings = JSONStringCache()
@@ -91,21 +73,11 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             maxHeaderListSize: Self.maxHeaderListSize)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        out = context.channel.allocator.buffer(capacity: 4096)
-        if context.channel.isActive { opened(context: context) }
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        opened(context: context)
-        context.fireChannelActive()
-    }
-
-    private func opened(context: ChannelHandlerContext) {
+    func connectionOpened(context: ChannelHandlerContext) {
         guard machine.opened() else { return }
         state.connectionOpened()
-        core.start(into: &out)
-        flush(context: context)
+        core.start(into: &output)
+        flushOutput(context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -117,7 +89,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         guard !machine.isClosed else { return }
         core.append(unwrapInboundIn(data))
         do throws(HTTP2ProtocolError) {
-            while let event = try core.nextEvent(into: &out) {
+            while let event = try core.nextEvent(into: &output) {
                 guard handle(event, context: context) else { return }
             }
         } catch {
@@ -134,29 +106,13 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         closeIfDrained(context: context)
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
-        flush(context: context)
-        context.fireChannelReadComplete()
-    }
-
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is GracefulShutdownEvent {
             goAway(reason: "Shutdown", code: .noError, context: context)
-            flush(context: context)
+            flushOutput(context: context)
             return
         }
         context.fireUserInboundEventTriggered(event)
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
-    }
-
-    private func flush(context: ChannelHandlerContext) {
-        guard out.readableBytes > 0 else { return }
-        let bytes = out
-        out = context.channel.allocator.buffer(capacity: 4096)
-        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
     }
 
     // MARK: Events
@@ -264,7 +220,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             response = state.handleChannelRequest(channelRequest, requestID: stream.head.requestID ?? ids.next())
         }
         if !hadValidToken, auth.hasValidToken, machine.validTokenSeen() {
-            core.sendSettings([(.maxConcurrentStreams, UInt32(clamping: maxConcurrentStreams))], into: &out)
+            core.sendSettings([(.maxConcurrentStreams, UInt32(clamping: maxConcurrentStreams))], into: &output)
         }
         if case .none = directive, let every = faults.goAwayEvery, every > 0, requests % every == 0 {
             directive = .goAway(reason: "Shutdown")
@@ -286,7 +242,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
                 guard !handler.machine.isClosed else { return }
                 handler.write(response, streamID: streamID)
                 handler.apply(directive, context: context)
-                handler.flush(context: context)
+                handler.flushOutput(context: context)
                 handler.closeIfDrained(context: context)
             }
         } else {
@@ -307,18 +263,15 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             priority: head.priority == "5" ? 5 : 10, payload: "")
         write(response, streamID: streamID)
         // The response is complete; ask the client to stop sending the body (RFC 9113 §8.1).
-        core.reset(streamID: streamID, code: .noError, into: &out)
+        core.reset(streamID: streamID, code: .noError, into: &output)
     }
 
     /// Writes a response; the core holds back body bytes the peer's windows do not allow yet.
     /// Nothing is written for a stream the client reset meanwhile.
     private func write(_ response: StreamResponse, streamID: UInt32) {
-        let hasBody = !response.body.isEmpty
-        let written = core.writeHeaders(streamID: streamID, endStream: !hasBody, into: &out) { block in
+        core.writeResponse(streamID: streamID, body: response.body, into: &output) { block in
             ResponseHeaderEncoder.encode(status: response.status, fields: response.headers, into: &block)
         }
-        guard written, hasBody else { return }
-        core.writeData(streamID: streamID, ByteBuffer(bytes: response.body), endStream: true, into: &out)
     }
 
     private func apply(_ directive: ConnectionDirective, context: ChannelHandlerContext) {
@@ -333,7 +286,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func goAway(reason: String, code: HTTP2Wire.ErrorCode, context: ChannelHandlerContext) {
         switch machine.goAway() {
         case .sendGoAway:
-            core.goAway(code, debug: Self.reasonJSON(reason), into: &out)
+            core.goAway(code, debug: Self.reasonJSON(reason), into: &output)
             let channel = context.channel
             context.eventLoop.scheduleTask(in: Self.drainTimeout) { channel.close(promise: nil) }
             closeIfDrained(context: context)
@@ -348,22 +301,16 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     @discardableResult
     private func connectionError(_ code: HTTP2Wire.ErrorCode, reason: String, context: ChannelHandlerContext) -> Bool {
         guard let ending = machine.connectionError() else { return false }
-        if ending.sendGoAway { core.goAway(code, debug: Self.reasonJSON(reason), into: &out) }
+        if ending.sendGoAway { core.goAway(code, debug: Self.reasonJSON(reason), into: &output) }
         if ending.countClosed { state.connectionClosed() }
-        let bytes = out
-        out = context.channel.allocator.buffer(capacity: 0)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }
+        closeAfterOutput(context: context)
         return false
     }
 
     private func closeIfDrained(context: ChannelHandlerContext) {
         guard machine.closeIfDrained(openStreams: core.streams.count) else { return }
         state.connectionClosed()
-        let bytes = out
-        out = context.channel.allocator.buffer(capacity: 0)
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }
+        closeAfterOutput(context: context)
     }
 
     private func resetConnection(context: ChannelHandlerContext) {

@@ -181,15 +181,16 @@ public struct AndroidPhone: Sendable {
         }
 
         rate.count(at: now)
-        guard let importance = app.channels[update.channel] else {
+        let content = update.content
+        guard let importance = app.channels[content.channel] else {
             return [
                 PhoneOutcome(
                     .wouldNotRender, activity: activity, at: now,
-                    "no NotificationChannel '\(update.channel)': the app never created it, and Android drops a post to a missing channel"
+                    "no NotificationChannel '\(content.channel)': the app never created it, and Android drops a post to a missing channel"
                 )
             ]
         }
-        let completesProgress = (update.progress ?? -1) >= (update.progressMax ?? .max)
+        let completesProgress = (content.progress ?? -1) >= (content.progressMax ?? .max)
         if existing != nil, !completesProgress, rate.rate(at: now) > NotificationRateEstimator.maxRate {
             let perSecond = (rate.rate(at: now) * 10).rounded() / 10
             return [
@@ -209,18 +210,17 @@ public struct AndroidPhone: Sendable {
         } else if !app.userAllowsLiveUpdates {
             notPromoted = "the user turned Live Updates off for the app"
         } else if importance == .min {
-            notPromoted = "channel '\(update.channel)' has IMPORTANCE_MIN"
-        } else if update.title.isEmpty {
+            notPromoted = "channel '\(content.channel)' has IMPORTANCE_MIN"
+        } else if content.title.isEmpty {
             notPromoted = "it has no title"
         } else if demoted.contains(activity) {
             notPromoted = "the user demoted it"
         }
+        var shown = content
+        shown.smallIcon = content.smallIcon.flatMap { app.drawables.contains($0) ? $0 : nil }
         let notification = PhoneNotification(
-            activity: activity, timestamp: update.timestamp, channel: update.channel,
-            smallIcon: update.smallIcon.flatMap { app.drawables.contains($0) ? $0 : nil }, style: update.style,
-            title: update.title, text: update.text, chip: update.chip, progress: update.progress,
-            progressMax: update.progressMax, segments: update.segments, points: update.points, when: update.when,
-            chronometer: update.chronometer, ongoing: update.event != .end, promoted: notPromoted == nil,
+            activity: activity, timestamp: update.timestamp, content: shown, ongoing: update.event != .end,
+            promoted: notPromoted == nil,
             notPromotedBecause: notPromoted,
             removeAt: update.event == .end ? update.dismissAt ?? now + AndroidRules.defaultDismissal : nil,
             postedAt: existing?.postedAt ?? now, updatedAt: now

@@ -3,24 +3,18 @@ import LivelineCore
 /// A data message read by the app's receiver, following Liveline's contract (`docs/fcm.md`):
 /// what the reference `FirebaseMessagingService` takes out of it before it builds a notification.
 public struct LiveUpdateMessage: Sendable, Hashable {
+    /// The activity's name (`activity`), which keys the notification.
     public var activity: String
+    /// `start`, `update` or `end`.
     public var event: PushEvent
     /// UNIX milliseconds.
     public var timestamp: Millis
-    public var channel: String
-    public var smallIcon: String?
-    public var style: AndroidLiveUpdate.Style
-    public var title: String
-    public var text: String?
-    public var chip: String?
-    public var progress: Int?
-    public var progressMax: Int?
-    public var segments: [AndroidLiveUpdate.Segment]
-    public var points: [AndroidLiveUpdate.Point]
-    public var when: Millis?
-    public var chronometer: AndroidLiveUpdate.Chronometer?
+    /// What the notification shows, as the sender rendered it (the app's own keys in
+    /// ``LiveUpdateContent/extras``).
+    public var content: LiveUpdateContent
     /// Whether this post should alert (sound, heads-up).
     public var alert: Bool
+    /// When an end leaves the screen, UNIX milliseconds.
     public var dismissAt: Millis?
 
     /// Why a data message does not become a Live Update.
@@ -70,31 +64,34 @@ public struct LiveUpdateMessage: Sendable, Hashable {
             throw .wouldNotRender("the message has no 'timestamp'")
         }
         self.timestamp = timestamp
-        channel = try required(LiveUpdateKeys.channel)
-        smallIcon = data[LiveUpdateKeys.smallIcon]
+        let channel = try required(LiveUpdateKeys.channel)
         let styleText = data[LiveUpdateKeys.style] ?? AndroidLiveUpdate.Style.standard.rawValue
         guard let style = AndroidLiveUpdate.Style(rawValue: styleText) else {
             throw .wouldNotRender("'style' is '\(styleText)'; expected progress, big-text or standard")
         }
-        self.style = style
-        title = data[LiveUpdateKeys.title] ?? ""
-        text = data[LiveUpdateKeys.text]
-        chip = data[LiveUpdateKeys.chip]
-        progress = try number(LiveUpdateKeys.progress).map { Int($0) }
-        progressMax = try number(LiveUpdateKeys.progressMax).map { Int($0) }
-        segments = try Self.marks(data[LiveUpdateKeys.segments], key: LiveUpdateKeys.segments, number: "length").map {
-            .init(length: $0.0, color: $0.1)
-        }
-        points = try Self.marks(data[LiveUpdateKeys.points], key: LiveUpdateKeys.points, number: "position").map {
-            .init(position: $0.0, color: $0.1)
-        }
-        when = try number(LiveUpdateKeys.when)
+        var chronometer: AndroidLiveUpdate.Chronometer?
         if let text = data[LiveUpdateKeys.chronometer] {
-            guard let chronometer = AndroidLiveUpdate.Chronometer(rawValue: text) else {
+            guard let value = AndroidLiveUpdate.Chronometer(rawValue: text) else {
                 throw .wouldNotRender("'chronometer' is '\(text)'; expected up or down")
             }
-            self.chronometer = chronometer
+            chronometer = value
         }
+        content = LiveUpdateContent(
+            channel: channel, smallIcon: data[LiveUpdateKeys.smallIcon], style: style,
+            title: data[LiveUpdateKeys.title] ?? "", text: data[LiveUpdateKeys.text], chip: data[LiveUpdateKeys.chip],
+            progress: try number(LiveUpdateKeys.progress).map { Int($0) },
+            progressMax: try number(LiveUpdateKeys.progressMax).map { Int($0) },
+            segments: try Self.marks(data[LiveUpdateKeys.segments], key: LiveUpdateKeys.segments, number: "length").map
+            {
+                .init(length: $0.0, color: $0.1)
+            },
+            points: try Self.marks(data[LiveUpdateKeys.points], key: LiveUpdateKeys.points, number: "position").map {
+                .init(position: $0.0, color: $0.1)
+            },
+            when: try number(LiveUpdateKeys.when), chronometer: chronometer,
+            extras: data.entries.filter { !LiveUpdateKeys.all.contains($0.key) }.map {
+                LiveUpdateContent.DataPair(key: $0.key, value: $0.value)
+            })
         alert = data[LiveUpdateKeys.alert] == "1"
         dismissAt = try number(LiveUpdateKeys.dismissAt)
     }

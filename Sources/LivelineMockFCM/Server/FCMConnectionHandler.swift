@@ -3,20 +3,22 @@ import NIOCore
 
 /// Serves FCM's HTTP v1 API and the token endpoint on one HTTP/2 connection: a thin NIO adapter
 /// around ``HTTP2ConnectionCore`` (the protocol's rules, shared with the APNs client and mock)
-/// that gathers each request's header block and body and answers it from ``MockFCMState``.
+/// that gathers each request's header block and body and answers it from ``MockFCMState``. What
+/// every server on the core does the same way (the output, the preface, a request's body kept up
+/// to a limit, writing an answer) is ``HTTP2ServerHandler``'s and ``PendingRequest``'s, as for
+/// the mock APNs.
 ///
 /// **Concurrency.** Loop-bound: NIO calls it only on its channel's event loop, so its streams
 /// need no lock; what connections share lives in ``MockFCMState``.
-final class FCMConnectionHandler: ChannelInboundHandler {
+final class FCMConnectionHandler: HTTP2ServerHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    /// A request being received.
-    private struct PendingStream {
+    /// What the mock reads of a request's header block.
+    struct Head {
         var method = ""
         var path = ""
         var headers: [(name: String, value: String)] = []
-        var body: [UInt8] = []
     }
 
     /// The largest body the mock reads; FCM's request limit is far below it.
@@ -25,8 +27,8 @@ final class FCMConnectionHandler: ChannelInboundHandler {
 
     private let state: MockFCMState
     private var core: HTTP2ConnectionCore
-    private var out = ByteBuffer()
-    private var streams: [UInt32: PendingStream] = [:]
+    var output = ByteBuffer()
+    private var streams: [UInt32: PendingRequest<Head>] = [:]
     private var closed = false
 
     init(state: MockFCMState, maxConcurrentStreams: Int) {
@@ -38,51 +40,23 @@ final class FCMConnectionHandler: ChannelInboundHandler {
             role: .server, settings: settings, connectionWindow: 1 << 20, maxHeaderListSize: Self.maxHeaderListSize)
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
-        out = context.channel.allocator.buffer(capacity: 4096)
-        if context.channel.isActive { opened(context: context) }
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        opened(context: context)
-        context.fireChannelActive()
-    }
-
-    private func opened(context: ChannelHandlerContext) {
-        core.start(into: &out)
-        flush(context: context)
+    func connectionOpened(context: ChannelHandlerContext) {
+        core.start(into: &output)
+        flushOutput(context: context)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closed else { return }
         core.append(unwrapInboundIn(data))
         do throws(HTTP2ProtocolError) {
-            while let event = try core.nextEvent(into: &out) {
+            while let event = try core.nextEvent(into: &output) {
                 handle(event)
             }
         } catch {
             closed = true
-            if error != .badPreface { core.goAway(error.code, debug: Array(error.why.utf8), into: &out) }
-            let bytes = out
-            let channel = context.channel
-            context.writeAndFlush(wrapOutboundOut(bytes)).whenComplete { _ in channel.close(promise: nil) }
+            if error != .badPreface { core.goAway(error.code, debug: Array(error.why.utf8), into: &output) }
+            closeAfterOutput(context: context)
         }
-    }
-
-    func channelReadComplete(context: ChannelHandlerContext) {
-        flush(context: context)
-        context.fireChannelReadComplete()
-    }
-
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        context.close(promise: nil)
-    }
-
-    private func flush(context: ChannelHandlerContext) {
-        guard out.readableBytes > 0 else { return }
-        let bytes = out
-        out = context.channel.allocator.buffer(capacity: 4096)
-        context.writeAndFlush(wrapOutboundOut(bytes), promise: nil)
     }
 
     private func handle(_ event: HTTP2Event) {
@@ -91,18 +65,22 @@ final class FCMConnectionHandler: ChannelInboundHandler {
             // Past the limit the client has acknowledged, the stream is refused (RFC 9113 §5.1.2);
             // the client may send it again.
             if opened, core.streams.count > core.localSettings.maxConcurrentStreams ?? Int.max {
-                core.reset(streamID: streamID, code: .refusedStream, into: &out)
+                core.reset(streamID: streamID, code: .refusedStream, into: &output)
                 return
             }
-            var stream = opened ? PendingStream() : (streams.removeValue(forKey: streamID) ?? PendingStream())
+            var stream: PendingRequest<Head>
             if opened {
+                var head = Head()
                 for (name, value) in fields {
                     switch name {
-                    case ":method": stream.method = value
-                    case ":path": stream.path = value
-                    default: if !name.hasPrefix(":") { stream.headers.append((name, value)) }
+                    case ":method": head.method = value
+                    case ":path": head.path = value
+                    default: if !name.hasPrefix(":") { head.headers.append((name, value)) }
                     }
                 }
+                stream = PendingRequest(head: head, limit: Self.maxBody)
+            } else {
+                stream = streams.removeValue(forKey: streamID) ?? PendingRequest(head: Head(), limit: Self.maxBody)
             }
             if endStream {
                 answer(stream, streamID: streamID)
@@ -111,12 +89,12 @@ final class FCMConnectionHandler: ChannelInboundHandler {
             }
         case .data(let streamID, let bytes, let endStream):
             guard var stream = streams.removeValue(forKey: streamID) else { return }
-            if stream.body.count + bytes.readableBytes > Self.maxBody {
+            stream.append(bytes)
+            if stream.isOverLimit {
                 write(.error(.invalidField("", "The request body is too large.")), streamID: streamID)
-                core.reset(streamID: streamID, code: .noError, into: &out)
+                core.reset(streamID: streamID, code: .noError, into: &output)
                 return
             }
-            stream.body.append(contentsOf: bytes.readableBytesView)
             if endStream {
                 answer(stream, streamID: streamID)
             } else {
@@ -129,15 +107,16 @@ final class FCMConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    private func answer(_ stream: PendingStream, streamID: UInt32) {
+    private func answer(_ stream: PendingRequest<Head>, streamID: UInt32) {
+        let head = stream.head
         let response = state.answer(
-            method: stream.method, path: stream.path, headers: stream.headers, body: stream.body)
+            method: head.method, path: head.path, headers: head.headers,
+            body: stream.body.map { Array($0.readableBytesView) } ?? [])
         write(response, streamID: streamID)
     }
 
     private func write(_ response: MockFCMResponse, streamID: UInt32) {
-        let hasBody = !response.body.isEmpty
-        let written = core.writeHeaders(streamID: streamID, endStream: !hasBody, into: &out) { block in
+        core.writeResponse(streamID: streamID, body: response.body, into: &output) { block in
             // `:status` as a literal with the static table's name (index 8), then each field a
             // literal without indexing: answers are few and differ.
             block.writeInteger(UInt8(0x08))
@@ -148,7 +127,5 @@ final class FCMConnectionHandler: ChannelInboundHandler {
                 HTTP2Wire.writeHPACKString(value, into: &block)
             }
         }
-        guard written, hasBody else { return }
-        core.writeData(streamID: streamID, bytes: response.body, endStream: true, into: &out)
     }
 }

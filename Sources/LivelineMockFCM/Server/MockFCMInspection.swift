@@ -100,9 +100,11 @@ enum MockFCMInspection {
         .json(status, write(.object(StateObject([("error", .string(message))]))))
     }
 
+    /// The JSON of `value` and a newline, so `curl` leaves the shell's prompt on a line of its own.
     private static func write(_ value: StateValue) -> [UInt8] {
         var writer = JSONWriter(capacity: 1024)
         writer.value(value)
+        writer.raw(UInt8(ascii: "\n"))
         return writer.bytes
     }
 
@@ -165,12 +167,13 @@ enum MockFCMInspection {
     }
 
     static func notification(_ shown: PhoneNotification) -> StateValue {
-        .object(
+        let content = shown.content
+        return .object(
             StateObject([
-                ("title", .string(shown.title)), ("text", optional(shown.text)), ("chip", optional(shown.chip)),
-                ("chip_shown", optional(shown.chipShown)), ("style", .string(shown.style.rawValue)),
-                ("progress", optional(shown.progress)), ("progress_max", optional(shown.progressMax)),
-                ("channel", .string(shown.channel)), ("small_icon", optional(shown.smallIcon)),
+                ("title", .string(content.title)), ("text", optional(content.text)), ("chip", optional(content.chip)),
+                ("chip_shown", optional(shown.chipShown)), ("style", .string(content.style.rawValue)),
+                ("progress", optional(content.progress)), ("progress_max", optional(content.progressMax)),
+                ("channel", .string(content.channel)), ("small_icon", optional(content.smallIcon)),
                 ("ongoing", .bool(shown.ongoing)), ("promoted", .bool(shown.promoted)),
                 ("not_promoted_because", optional(shown.notPromotedBecause)), ("timestamp", .int(Int(shown.timestamp))),
                 ("remove_at", optional(shown.removeAt)),

@@ -8,16 +8,9 @@ extension PlanJSONL {
     /// `bytes` (of data keys and values), `reason`, `decided` (the engine's decision's offset,
     /// earlier when the app's update rate held it) and `platform`.
     mutating func androidLine(_ message: AndroidMessage) {
-        var writer = JSONWriter(capacity: message.data.byteCount + 768)
-        writer.raw(#"{"activity":"#)
-        writer.string(message.activityName)
-        writer.raw(#","offset":"#)
-        writer.seconds(millis: message.time - start)
-        writer.raw(#","time":"#)
-        writer.string(UTCTime.format(message.time))
-        writer.raw(#","event":"#)
-        writer.string(message.event.rawValue)
-        writer.raw(#","priority":"#)
+        var writer = beginLine(
+            activity: message.activityName, time: message.time, event: message.event,
+            capacity: message.data.byteCount + 768)
         writer.string(message.priority.rawValue)
         writer.raw(#","ttl":"#)
         writer.string(message.ttl)
@@ -25,10 +18,7 @@ extension PlanJSONL {
         if let key = message.collapseKey { writer.string(key) } else { writer.raw("null") }
         writer.raw(#","message":"#)
         writer.raw(FCMSendRequest.message(message))
-        writer.raw(#","bytes":"#)
-        writer.int(message.data.byteCount)
-        writer.raw(#","reason":"#)
-        writer.string(message.reason.description)
+        Self.writeSize(message.data.byteCount, reason: message.reason.description, into: &writer)
         writer.raw(#","decided":"#)
         writer.seconds(millis: message.decidedAt - start)
         writer.raw(#","platform":"android"}"#)

@@ -47,16 +47,9 @@ public struct PlanJSONL: PushSink {
     }
 
     private mutating func line(_ push: Push, _ activity: ActivityEngine, rejected: String?) {
-        var writer = JSONWriter(capacity: push.payload.count + 512)
-        writer.raw(#"{"activity":"#)
-        writer.string(activity.program.spec.name)
-        writer.raw(#","offset":"#)
-        writer.seconds(millis: push.time - start)
-        writer.raw(#","time":"#)
-        writer.string(UTCTime.format(push.time))
-        writer.raw(#","event":"#)
-        writer.string(push.event.rawValue)
-        writer.raw(#","priority":"#)
+        var writer = beginLine(
+            activity: activity.program.spec.name, time: push.time, event: push.event, capacity: push.payload.count + 512
+        )
         writer.int(push.priority.apnsValue)
         writer.raw(#","headers":{"#)
         for (i, field) in PushHeaders(push, topic: scenario.topic).fields.enumerated() {
@@ -67,10 +60,7 @@ public struct PlanJSONL: PushSink {
         }
         writer.raw(#"},"payload":"#)
         writer.raw(push.payload)
-        writer.raw(#","bytes":"#)
-        writer.int(push.payload.count)
-        writer.raw(#","reason":"#)
-        writer.string(push.reason.description)
+        Self.writeSize(push.payload.count, reason: push.reason.description, into: &writer)
         if let rejected {
             writer.raw(#","rejected":"#)
             writer.string(rejected)
@@ -82,5 +72,30 @@ public struct PlanJSONL: PushSink {
         }
         writer.raw(UInt8(ascii: "}"))
         emit(String(decoding: writer.bytes, as: UTF8.self))
+    }
+
+    /// A line's writer with the fields every line starts with, for either platform: `activity`,
+    /// `offset`, `time`, `event`, then the key `priority`, whose value is the platform's.
+    func beginLine(activity: String, time: Millis, event: PushEvent, capacity: Int) -> JSONWriter {
+        var writer = JSONWriter(capacity: capacity)
+        writer.raw(#"{"activity":"#)
+        writer.string(activity)
+        writer.raw(#","offset":"#)
+        writer.seconds(millis: time - start)
+        writer.raw(#","time":"#)
+        writer.string(UTCTime.format(time))
+        writer.raw(#","event":"#)
+        writer.string(event.rawValue)
+        writer.raw(#","priority":"#)
+        return writer
+    }
+
+    /// `bytes` (of the payload, or of the data message) and `reason`, which every line has after
+    /// what it sends.
+    static func writeSize(_ bytes: Int, reason: String, into writer: inout JSONWriter) {
+        writer.raw(#","bytes":"#)
+        writer.int(bytes)
+        writer.raw(#","reason":"#)
+        writer.string(reason)
     }
 }
