@@ -86,19 +86,29 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What the mocks (APNs and FCM) share for TLS: the self-signed certificate made at start
+        // and the server context with its ALPN protocols.
+        .target(
+            name: "LivelineMockTLS",
+            dependencies: [
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         .target(
             name: "LivelineMockAPNs",
             dependencies: [
                 "Liveline",
                 "LivelineHTTP2",
+                "LivelineMockTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -117,16 +127,19 @@ let package = Package(
         ),
         // The FCM look-alike: FCM's request validation and error bodies, the OAuth token
         // endpoint, a phone's model of a Live Update, and the server (HTTP/2 on the shared
-        // connection core, and HTTP/1.1 for the Admin SDKs).
+        // connection core, and HTTP/1.1 for the Admin SDKs; over TLS or plain).
         .target(
             name: "LivelineMockFCM",
             dependencies: [
                 "LivelineCore",
                 "LivelineHTTP2",
+                // TLS as the mock APNs serves it: a self-signed certificate, ALPN h2 and http/1.1.
+                "LivelineMockTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
@@ -206,6 +219,8 @@ let package = Package(
                 // `play --platform android|both` and `liveline mock-fcm`.
                 "LivelineFCM",
                 "LivelineMockFCM",
+                // The mocks' TLS options (--tls-cert, --tls-key, --write-ca), one set for both.
+                "LivelineMockTLS",
                 "LivelineLoad",
                 "LivelineBridge",
                 "LivelineAppTypes",

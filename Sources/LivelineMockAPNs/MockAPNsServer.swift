@@ -1,5 +1,6 @@
 import Foundation
 import Liveline
+import LivelineMockTLS
 import Logging
 import NIOCore
 import NIOPosix
@@ -83,10 +84,19 @@ public final class MockAPNsServer: Sendable {
         var certificatePath: String?
         var sslContext: NIOSSLContext?
         if case .tls(let identity) = configuration.transport {
-            let made = try makeTLS(identity, host: configuration.host)
+            let made: MockTLS
+            do {
+                made = try MockTLS(
+                    identity, host: configuration.host, commonName: "Liveline mock APNs", protocols: ["h2"])
+            } catch {
+                switch error {
+                case .tls(let reason): throw .tls(reason)
+                case .writeCertificate(let path, let reason): throw .writeCertificate(path: path, reason: reason)
+                }
+            }
             sslContext = made.context
-            certificatePEM = made.pem
-            certificatePath = made.path
+            certificatePEM = made.certificatePEM
+            certificatePath = made.certificatePath
         }
         let verifier: JWTVerifier?
         switch configuration.authentication {
@@ -153,52 +163,6 @@ public final class MockAPNsServer: Sendable {
             logger: configuration.logger, dashboard: dashboard)
         configuration.logger.info("mock APNs listening", metadata: ["url": "\(server.baseURL)"])
         return server
-    }
-
-    private static func makeTLS(
-        _ identity: MockAPNsConfiguration.TLSIdentity, host: String
-    ) throws(MockAPNsStartError) -> (context: NIOSSLContext, pem: String?, path: String?) {
-        var tls: TLSConfiguration
-        var pem: String?
-        var path: String?
-        switch identity {
-        case .files(let certificatePath, let keyPath):
-            do {
-                let chain = try NIOSSLCertificate.fromPEMFile(certificatePath).map {
-                    NIOSSLCertificateSource.certificate($0)
-                }
-                let key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-                tls = .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
-            } catch {
-                throw .tls("cannot load \(certificatePath) / \(keyPath): \(error)")
-            }
-        case .selfSigned(let writePath):
-            let certificate: SelfSignedCertificate
-            do {
-                certificate = try SelfSignedCertificate(host: host)
-            } catch {
-                throw .tls("cannot make a self-signed certificate: \(error)")
-            }
-            tls = .makeServerConfiguration(
-                certificateChain: [.certificate(certificate.certificate)],
-                privateKey: .privateKey(certificate.privateKey))
-            pem = certificate.certificatePEM
-            if let writePath {
-                do {
-                    try certificate.certificatePEM.write(toFile: writePath, atomically: true, encoding: .utf8)
-                } catch {
-                    throw .writeCertificate(path: writePath, reason: "\(error)")
-                }
-                path = writePath
-            }
-        }
-        tls.applicationProtocols = ["h2"]
-        tls.minimumTLSVersion = .tlsv12
-        do {
-            return (try NIOSSLContext(configuration: tls), pem, path)
-        } catch {
-            throw .tls("\(error)")
-        }
     }
 
     /// `https://host:port` or `http://host:port`, with IPv6 hosts in brackets.

@@ -19,14 +19,14 @@ struct AndroidPlay: Sendable {
     /// Sets up where the Live Updates go: FCM with `serviceAccount` (a key file) and a token per
     /// activity, or the embedded mock FCM when there is no key file.
     static func prepare(
-        scenario: Scenario, serviceAccount: String?, url: String?, tokens: [String]
+        scenario: Scenario, serviceAccount: String?, url: String?, caFile: String?, tokens: [String]
     ) async throws(PlayError) -> AndroidPlay {
         let android = scenario.activities.enumerated().filter { $0.element.android != nil }
         guard let path = serviceAccount else {
-            guard tokens.isEmpty, url == nil else {
+            guard tokens.isEmpty, url == nil, caFile == nil else {
                 throw PlayError(
                     message:
-                        "--fcm-token and --fcm-url need --fcm-service-account (the Firebase project's key file); without them Live Updates go to the embedded mock FCM"
+                        "--fcm-token, --fcm-url and --fcm-ca-file need --fcm-service-account (the Firebase project's key file); without them Live Updates go to the embedded mock FCM"
                 )
             }
             return try await embedded(scenario: scenario, android: android.map(\.offset))
@@ -60,7 +60,8 @@ struct AndroidPlay: Sendable {
         }
         do {
             let client = try FCMClient(
-                configuration: .init(account: account, url: url ?? "https://" + FCMSendRequest.host),
+                configuration: .init(
+                    account: account, url: url ?? "https://" + FCMSendRequest.host, trustedCertificates: caFile),
                 eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
             return AndroidPlay(
                 client: client, project: account.projectID, targets: targets, mock: nil,
@@ -71,33 +72,26 @@ struct AndroidPlay: Sendable {
     }
 
     private static func embedded(scenario: Scenario, android: [Int]) async throws(PlayError) -> AndroidPlay {
-        var configuration = MockFCMConfiguration()
-        var channels: [String: AndroidAppModel.Importance] = [:]
-        var drawables: Set<String> = []
-        var keys: Set<String> = []
-        for index in android {
-            guard let spec = scenario.activities[index].android else { continue }
-            channels[spec.channel] = .default
-            if let icon = spec.smallIcon { drawables.insert(icon) }
-            keys.formUnion(spec.data.map(\.key))
-        }
-        configuration.app = AndroidAppModel(channels: channels, ownKeys: keys, drawables: drawables)
         let project = "liveline-play"
+        let started: EmbeddedMockFCM.Started
         do {
-            let mock = try await MockFCMServer.start(configuration)
-            let account = try ServiceAccount(
-                json: try mock.makeServiceAccount(project: project), source: "the mock FCM")
+            started = try await EmbeddedMockFCM.start(for: "play", scenarios: [scenario], project: project)
+        } catch {
+            throw PlayError(message: error.description)
+        }
+        do {
             let client = try FCMClient(
-                configuration: .init(account: account, url: mock.baseURL),
-                eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
+                configuration: started.clientConfiguration(), eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
             var targets: [Int: FCMTarget] = [:]
             for index in android {
                 targets[index] = .token(
                     "liveline-android-\(index)-\(scenario.activities[index].name.filter(\.isLetter))")
             }
             return AndroidPlay(
-                client: client, project: project, targets: targets, mock: mock, banner: "mock FCM \(mock.baseURL)")
+                client: client, project: project, targets: targets, mock: started.server,
+                banner: "mock FCM \(started.server.baseURL)")
         } catch {
+            await started.server.stop()
             throw PlayError(message: "could not start the embedded mock FCM: \(error)")
         }
     }

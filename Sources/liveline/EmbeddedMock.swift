@@ -47,8 +47,10 @@ struct ThrowawayKey {
     }
 }
 
-/// The embedded mock could not start.
+/// An embedded mock could not start.
 struct EmbeddedMockError: Error, CustomStringConvertible {
+    /// Which: the embedded mock APNs, or FCM.
+    var server = "the embedded mock APNs"
     var cause: String
-    var description: String { "could not start the embedded mock APNs: \(cause)" }
+    var description: String { "could not start \(server): \(cause)" }
 }

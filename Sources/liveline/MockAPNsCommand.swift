@@ -42,22 +42,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         help: "Serve HTTP/2 without TLS (prior knowledge: curl --http2-prior-knowledge). Fastest on loopback.")
     var h2c = false
 
-    @Option(
-        name: .customLong("tls-cert"),
-        help: ArgumentHelp(
-            "PEM certificate chain for TLS. Without it, a self-signed certificate is made at start.", valueName: "file")
-    )
-    var tlsCert: String?
-
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key for --tls-cert.", valueName: "file"))
-    var tlsKey: String?
-
-    @Option(
-        name: .customLong("write-ca"),
-        help: ArgumentHelp(
-            "Where to write the self-signed certificate for clients to trust (curl --cacert). Default: liveline-mock-apns.pem in the temporary directory.",
-            valueName: "path"))
-    var writeCA: String?
+    @OptionGroup var tls: MockTLSOptions
 
     @Option(
         name: .customLong("auth-key"),
@@ -230,8 +215,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
                 "each --auth-key needs its own --key-id and --team-id (got \(authKeys.count) keys, \(keyIDs.count) key ids, \(teamIDs.count) team ids)"
             )
         }
-        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-        if h2c, tlsCert != nil { throw ValidationError("--h2c serves no TLS; drop --tls-cert/--tls-key") }
+        try tls.validate(withoutTLS: h2c, flag: "--h2c")
         if maxStreams < 1 { throw ValidationError("--max-streams must be at least 1") }
         if maxConnections < 1 { throw ValidationError("--max-connections must be at least 1") }
     }
@@ -242,15 +226,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         var configuration = MockAPNsConfiguration()
         configuration.logger.logLevel = .warning
         (configuration.host, configuration.port) = try Self.address(listen, option: "--listen")
-        if h2c {
-            configuration.transport = .h2c
-        } else if let tlsCert, let tlsKey {
-            configuration.transport = .tls(.files(certificatePath: tlsCert, keyPath: tlsKey))
-        } else {
-            let path =
-                writeCA ?? FileManager.default.temporaryDirectory.appendingPathComponent("liveline-mock-apns.pem").path
-            configuration.transport = .tls(.selfSigned(writeCertificateTo: path))
-        }
+        configuration.transport = h2c ? .h2c : .tls(tls.identity(defaultFile: "liveline-mock-apns.pem"))
         if acceptAnyToken {
             configuration.authentication = .acceptAnyToken
         } else {

@@ -140,6 +140,13 @@ struct PlayCommand: AsyncParsableCommand {
         help: ArgumentHelp("FCM's address, for a mock (liveline mock-fcm).", valueName: "url"))
     var fcmURL: String?
 
+    @Option(
+        name: .customLong("fcm-ca-file"),
+        help: ArgumentHelp(
+            "PEM certificates to trust for --fcm-url and the service account's token_uri (liveline mock-fcm's self-signed one).",
+            valueName: "file"))
+    var fcmCAFile: String?
+
     mutating func validate() throws {
         guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be more than 0") }
         if platform == .android, apnsURL != nil || credentials.keyFile != nil || !tokens.isEmpty {
@@ -178,9 +185,10 @@ struct PlayCommand: AsyncParsableCommand {
     /// Where the Live Updates go with `--platform android|both` (``AndroidPlay``); nil for iOS only.
     private func prepareAndroid(_ scenario: Scenario) async throws -> AndroidPlay? {
         guard platform != .ios else {
-            if fcmServiceAccount != nil || !fcmTokens.isEmpty || fcmURL != nil {
+            if fcmServiceAccount != nil || !fcmTokens.isEmpty || fcmURL != nil || fcmCAFile != nil {
                 Terminal.error(
-                    "error: --fcm-service-account, --fcm-token and --fcm-url need --platform android or both")
+                    "error: --fcm-service-account, --fcm-token, --fcm-url and --fcm-ca-file need --platform android or both"
+                )
                 throw ExitCode(1)
             }
             return nil
@@ -193,7 +201,8 @@ struct PlayCommand: AsyncParsableCommand {
         }
         do {
             return try await AndroidPlay.prepare(
-                scenario: scenario, serviceAccount: fcmServiceAccount, url: fcmURL, tokens: fcmTokens)
+                scenario: scenario, serviceAccount: fcmServiceAccount, url: fcmURL, caFile: fcmCAFile, tokens: fcmTokens
+            )
         } catch {
             Terminal.error("error: \(error.message)")
             throw ExitCode(1)

@@ -64,6 +64,39 @@ import Testing
         await setup.stop()
     }
 
+    @Test func overTLSTheClientTrustsTheMocksCertificateAndNothingElse() async throws {
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "liveline-fcm-tls-\(UUID().uuidString).pem")
+        defer { try? FileManager.default.removeItem(at: certificate) }
+        var configuration = MockFCMConfiguration()
+        configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate.path))
+        let mock = try await MockFCMServer.start(configuration)
+        #expect(mock.usesTLS && mock.baseURL.hasPrefix("https://127.0.0.1:"))
+        let account = try ServiceAccount(json: try mock.makeServiceAccount(project: Self.project), source: "mock")
+        #expect(account.tokenURI == mock.baseURL + "/token")
+        let client = try FCMClient(
+            configuration: .init(account: account, url: mock.baseURL, trustedCertificates: certificate.path))
+        let outcome = await client.send(try Self.request("reg-1"))
+        #expect(outcome.isDelivered, "\(outcome)")
+        #expect(mock.stats().tokensGranted == 1 && mock.stats().accepted == 1)
+        await client.shutdown()
+
+        // A client that does not trust the certificate stops at once: TLS is a setup problem, and
+        // the outcome says how to fix it.
+        let stranger = try FCMClient(configuration: .init(account: account, url: mock.baseURL), pause: { _ in })
+        let refused = await stranger.send(try Self.request("reg-2"))
+        guard case .stop(let problem) = refused.action else {
+            Issue.record("an untrusted certificate did not stop the client: \(refused)")
+            await stranger.shutdown()
+            return await mock.stop()
+        }
+        #expect(problem.reason == "TLS")
+        #expect(refused.description.contains("certificate not trusted"), "\(refused)")
+        #expect(refused.attempts == 1)
+        await stranger.shutdown()
+        await mock.stop()
+    }
+
     @Test func manyMessagesShareOneConnectionAndOneAccessToken() async throws {
         let setup = try await Setup.start()
         let outcomes = try await withThrowingTaskGroup(of: FCMSendOutcome.self) { group in

@@ -6,7 +6,9 @@ import Testing
 
 /// The mock FCM against a client nobody here wrote: the Firebase Admin SDK for Python, whose
 /// google-auth signs the service account's assertion and exchanges it at the mock's token
-/// endpoint, and which then sends over HTTP/1.1 as it does to fcm.googleapis.com.
+/// endpoint, and which then sends over HTTP/1.1 as it does to fcm.googleapis.com: over TLS
+/// (trusting the mock's certificate through `REQUESTS_CA_BUNDLE`, as a backend would trust a
+/// corporate proxy's) and without.
 @Suite struct FirebaseAdminInteropTests {
     static let available = ToolRequirement(
         untested: "the mock FCM against the Firebase Admin SDK", provider: "pip:firebase-admin"
@@ -18,13 +20,24 @@ import Testing
         ).path
     }
 
-    @Test(.enabled(if: available, "needs python3 with firebase-admin (python3 -m pip install firebase-admin)"))
-    func theAdminSDKSendsAndUnderstandsTheMocksErrors() async throws {
-        let mock = try await MockFCMServer.start(MockFCMConfiguration())
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "liveline-admin-sa-\(UUID().uuidString).json")
+    @Test(
+        .enabled(if: available, "needs python3 with firebase-admin (python3 -m pip install firebase-admin)"),
+        arguments: [false, true])
+    func theAdminSDKSendsAndUnderstandsTheMocksErrors(tls: Bool) async throws {
+        let temporary = FileManager.default.temporaryDirectory
+        let certificate = temporary.appendingPathComponent("liveline-admin-ca-\(UUID().uuidString).pem")
+        var configuration = MockFCMConfiguration()
+        if tls { configuration.transport = .tls(.selfSigned(writeCertificateTo: certificate.path)) }
+        let mock = try await MockFCMServer.start(configuration)
+        #expect(mock.baseURL.hasPrefix(tls ? "https://" : "http://"))
+        let file = temporary.appendingPathComponent("liveline-admin-sa-\(UUID().uuidString).json")
         try Data(try mock.makeServiceAccount(project: "liveline-interop")).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
+        defer {
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: certificate)
+        }
+        var environment = ProcessInfo.processInfo.environment
+        if tls { environment["REQUESTS_CA_BUNDLE"] = certificate.path }
         mock.register(.token("gone-token-1"), project: "liveline-interop", installed: false)
         mock.register(.token("their-token-1"), project: "another-project")
         mock.inject(.quotaExceeded(retryAfter: 1), for: .token("busy-token-1"))
@@ -36,7 +49,7 @@ import Testing
             [
                 "python3", Self.script, mock.baseURL, file.path, "reg-token-1", "gone-token-1", "their-token-1",
                 "busy-token-1", "over-quota-1",
-            ])
+            ], environment: environment)
         await mock.stop()
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         guard case .object(let out) = try JSONParser.parse(run.stdout.trimmingCharacters(in: .whitespacesAndNewlines))

@@ -1,4 +1,5 @@
 import Liveline
+import LivelineMockTLS
 import Logging
 
 /// Everything ``MockAPNsServer/start(_:)`` needs. Defaults match `liveline mock-apns`.
@@ -11,14 +12,8 @@ public struct MockAPNsConfiguration: Sendable {
         case h2c
     }
 
-    /// The certificate the TLS listener presents.
-    public enum TLSIdentity: Sendable {
-        /// PEM files: a certificate chain and its private key.
-        case files(certificatePath: String, keyPath: String)
-        /// A self-signed certificate made at start for `localhost`, `127.0.0.1`, `::1` and the
-        /// listen host; its PEM is written to `writeCertificateTo` (when set) for clients to trust.
-        case selfSigned(writeCertificateTo: String?)
-    }
+    /// The certificate the TLS listener presents (the mocks share it: ``MockTLSIdentity``).
+    public typealias TLSIdentity = MockTLSIdentity
 
     /// Which provider tokens are accepted.
     public enum Authentication: Sendable {

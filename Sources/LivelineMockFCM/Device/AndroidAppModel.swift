@@ -1,3 +1,5 @@
+import LivelineCore
+
 /// The app on the phone, as far as a Live Update depends on it: the notification channels it
 /// created, the permission it declares, the user's settings and the data keys its code knows.
 public struct AndroidAppModel: Sendable, Hashable {
@@ -26,5 +28,20 @@ public struct AndroidAppModel: Sendable, Hashable {
         self.userAllowsLiveUpdates = userAllowsLiveUpdates
         self.ownKeys = ownKeys
         self.drawables = drawables
+    }
+
+    /// The app a story's `android:` blocks were written for: their channels (default importance),
+    /// their small icons and their own data keys, with the permission declared and Live Updates
+    /// allowed. What an embedded mock's phones run, so the story renders as its author meant.
+    public init(serving updates: some Sequence<AndroidLiveUpdate>) {
+        var channels: [String: Importance] = [:]
+        var drawables: Set<String> = []
+        var keys: Set<String> = []
+        for update in updates {
+            channels[update.channel] = .default
+            if let icon = update.smallIcon { drawables.insert(icon) }
+            keys.formUnion(update.data.map(\.key))
+        }
+        self.init(channels: channels, ownKeys: keys, drawables: drawables)
     }
 }

@@ -1,10 +1,24 @@
 import LivelineCore
+import LivelineMockTLS
 
 /// How a ``MockFCMServer`` listens and behaves.
 public struct MockFCMConfiguration: Sendable {
+    /// How clients connect. Either way one port serves HTTP/2 and HTTP/1.1.
+    public enum Transport: Sendable {
+        /// Without TLS: HTTP/2 with prior knowledge, or HTTP/1.1 (`http://`).
+        case plain
+        /// TLS, as `fcm.googleapis.com` (`https://`): ALPN offers `h2` and `http/1.1`.
+        case tls(MockTLSIdentity)
+    }
+
     /// The address to listen on (`127.0.0.1` by default; port 0 picks a free one).
     public var host: String
+    /// The port; 0 picks a free one (read it back from ``MockFCMServer/port``).
     public var port: Int
+    /// Plain or TLS; plain by default for the library, TLS by default for `liveline mock-fcm`.
+    public var transport: Transport = .plain
+    /// Event-loop threads that serve the connections.
+    public var eventLoopThreads = 1
     /// The path of the OAuth 2.0 token endpoint, the `token_uri` of the service accounts the
     /// mock makes.
     public var tokenPath: String

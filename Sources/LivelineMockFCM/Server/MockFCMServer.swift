@@ -1,13 +1,18 @@
 import Foundation
 import LivelineCore
+import LivelineMockTLS
 import NIOCore
 import NIOPosix
+import NIOSSL
 import _CryptoExtras
 
 /// Why a mock FCM could not start.
 public struct MockFCMStartError: Error, Sendable, CustomStringConvertible {
+    /// The address it was to listen on.
     public var host: String
+    /// The port it was to listen on.
     public var port: Int
+    /// What went wrong: the bind's error, or TLS's.
     public var reason: String
 
     public var description: String { "the mock FCM cannot listen on \(host):\(port): \(reason)" }
@@ -24,24 +29,49 @@ public struct MockFCMStartError: Error, Sendable, CustomStringConvertible {
 /// let client = try FCMClient(configuration: .init(account: try ServiceAccount(json: json, source: "mock"), url: mock.baseURL))
 /// ```
 public final class MockFCMServer: Sendable {
+    /// The host it listens on.
     public let host: String
+    /// The bound port (the real one when the configuration asked for 0).
     public let port: Int
+    /// Whether it serves TLS (`https`) or plain (`http`).
+    public let usesTLS: Bool
+    /// The PEM of the self-signed certificate, when one was made.
+    public let certificatePEM: String?
+    /// Where that PEM was written, when a path was given: what clients trust.
+    public let certificatePath: String?
     private let state: MockFCMState
     private let group: MultiThreadedEventLoopGroup
     private let channel: any Channel
 
-    private init(host: String, port: Int, state: MockFCMState, group: MultiThreadedEventLoopGroup, channel: any Channel)
-    {
+    private init(
+        host: String, port: Int, tls: MockTLS?, state: MockFCMState, group: MultiThreadedEventLoopGroup,
+        channel: any Channel
+    ) {
         self.host = host
         self.port = port
+        self.usesTLS = tls != nil
+        self.certificatePEM = tls?.certificatePEM
+        self.certificatePath = tls?.certificatePath
         self.state = state
         self.group = group
         self.channel = channel
     }
 
+    /// Starts listening with `configuration`; returns once the listener is bound.
     public static func start(_ configuration: MockFCMConfiguration) async throws(MockFCMStartError) -> MockFCMServer {
+        var tls: MockTLS?
+        if case .tls(let identity) = configuration.transport {
+            do {
+                // ALPN offers both: Liveline's client asks for h2, the Admin SDKs for http/1.1.
+                tls = try MockTLS(
+                    identity, host: configuration.host, commonName: "Liveline mock FCM", protocols: ["h2", "http/1.1"])
+            } catch {
+                throw MockFCMStartError(host: configuration.host, port: configuration.port, reason: "\(error)")
+            }
+        }
         let state = MockFCMState(configuration: configuration, audience: "")
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.eventLoopThreads))
+        let sslContext = tls?.context
         let channel: any Channel
         do {
             channel = try await ServerBootstrap(group: group)
@@ -50,7 +80,10 @@ public final class MockFCMServer: Sendable {
                 .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ProtocolSniffer(state: state))
+                        let pipeline = channel.pipeline.syncOperations
+                        // TLS first; then the first bytes it decrypts choose HTTP/2 or HTTP/1.1.
+                        if let sslContext { try pipeline.addHandler(NIOSSLServerHandler(context: sslContext)) }
+                        try pipeline.addHandler(ProtocolSniffer(state: state))
                     }
                 }
                 .bind(host: configuration.host, port: configuration.port)
@@ -60,15 +93,15 @@ public final class MockFCMServer: Sendable {
             throw MockFCMStartError(host: configuration.host, port: configuration.port, reason: "\(error)")
         }
         let server = MockFCMServer(
-            host: configuration.host, port: channel.localAddress?.port ?? configuration.port, state: state,
+            host: configuration.host, port: channel.localAddress?.port ?? configuration.port, tls: tls, state: state,
             group: group, channel: channel)
         state.setAudience(server.tokenURI)
         return server
     }
 
-    /// `http://host:port`, FCM's address for a client.
+    /// `https://host:port` (TLS) or `http://host:port`, FCM's address for a client.
     public var baseURL: String {
-        "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+        "\(usesTLS ? "https" : "http")://\(host.contains(":") ? "[\(host)]" : host):\(port)"
     }
 
     /// The token endpoint, the `token_uri` of the service accounts the mock accepts.
@@ -82,7 +115,14 @@ public final class MockFCMServer: Sendable {
     /// A new service account for `project`, as the Firebase console's key file (JSON), whose
     /// `token_uri` is this mock's and whose key the mock accepts.
     public func makeServiceAccount(project: String) throws -> [UInt8] {
-        let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        try makeServiceAccount(project: project, key: MockServiceAccountKey())
+    }
+
+    /// A service account for `project` with a key made beforehand: making a 2048-bit RSA key takes
+    /// a moment (seconds in a debug build), so a command makes it before it starts listening and
+    /// writes the key file right after, before anyone can ask for it.
+    public func makeServiceAccount(project: String, key account: MockServiceAccountKey) throws -> [UInt8] {
+        let key = account.key
         let email = "liveline-mock@\(project).iam.gserviceaccount.com"
         let keyID = String(UInt64.random(in: 0...UInt64.max), radix: 16)
         addAccount(email: email, project: project, keyID: keyID, publicKey: key.publicKey)
@@ -140,5 +180,15 @@ public final class MockFCMServer: Sendable {
     public func stop() async {
         try? await channel.close()
         try? await group.shutdownGracefully()
+    }
+}
+
+/// A service account's RSA key, made before the mock that accepts it (``MockFCMServer/makeServiceAccount(project:key:)``).
+public struct MockServiceAccountKey: Sendable {
+    let key: _RSA.Signing.PrivateKey
+
+    /// A new 2048-bit key, as the Firebase console makes.
+    public init() throws {
+        key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
     }
 }

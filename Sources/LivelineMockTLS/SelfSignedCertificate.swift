@@ -14,10 +14,11 @@ struct SelfSignedCertificate {
     let certificate: NIOSSLCertificate
     let privateKey: NIOSSLPrivateKey
 
-    init(host: String) throws {
+    /// A certificate named `commonName` ("Liveline mock APNs") for `host` and loopback.
+    init(host: String, commonName: String) throws {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
-            CommonName("Liveline mock APNs")
+            CommonName(commonName)
             OrganizationName("Liveline")
         }
         var names: [GeneralName] = [
