@@ -133,15 +133,43 @@ final class ConnectionPool: Sendable {
     }
 
     /// Closes every connection.
+    ///
+    /// A connection still being made is closed once made, and waited for (5 s at most, for a
+    /// server that never finishes its handshake): the event loop group may shut down next, and a
+    /// connect in progress would be left with a promise nobody completes.
     func close() async {
-        let connections = state.withLockedValue { state -> [APNsConnection] in
-            let live = state.slots.compactMap { slot -> APNsConnection? in
-                if case .ready(let connection) = slot { return connection }
-                return nil
+        let (connections, pending) = state.withLockedValue {
+            state -> ([APNsConnection], [EventLoopFuture<APNsConnection>]) in
+            var live: [APNsConnection] = []
+            var pending: [EventLoopFuture<APNsConnection>] = []
+            for slot in state.slots {
+                switch slot {
+                case .ready(let connection): live.append(connection)
+                case .connecting(let future): pending.append(future)
+                case .empty: break
+                }
             }
             state.slots = Array(repeating: .empty, count: state.slots.count)
-            return live
+            return (live, pending)
         }
         for connection in connections { try? await connection.channel.close() }
+        guard !pending.isEmpty else { return }
+        for future in pending { future.whenSuccess { $0.channel.close(promise: nil) } }
+        let all = EventLoopFuture.andAllComplete(pending, on: group.next())
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = NIOLockedValueBox(false)
+            let finish: @Sendable () -> Void = {
+                let first = done.withLockedValue { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume() }
+            }
+            let timer = all.eventLoop.scheduleTask(in: .seconds(5)) { finish() }
+            all.whenComplete { _ in
+                timer.cancel()
+                finish()
+            }
+        }
     }
 }

@@ -101,12 +101,21 @@ public final class FCMClient: Sendable {
         get async { await tokens.exchanges }
     }
 
+    /// Opens the connection to FCM (trying for `patience`, as ``APNsClient/connect(patience:)``)
+    /// and gets the access token, so a destination that cannot be reached, or a service account
+    /// it refuses, fails before the first message rather than message by message after every
+    /// retry. Throws ``APNsUnreachable`` or what the token endpoint said (``FCMAuthError``).
+    public func connect(patience: Duration = .seconds(15)) async throws {
+        try await transport.connect(patience: patience)
+        _ = try await tokens.current()
+    }
+
     /// How many connections to FCM were opened so far.
     public var connectionsMade: Int { transport.connectionsMade }
 
     /// Sends one message, trying again as FCM's answers and the policy allow
     /// (``Configuration/policy``). Many calls may run at once; they share the connections and the
-    /// access token.
+    /// access token. A cancelled task stops before its next attempt and gives up.
     public func send(_ request: FCMSendRequest) async -> FCMSendOutcome {
         let policy = configuration.policy
         let body = ByteBuffer(bytes: request.body)
@@ -125,6 +134,13 @@ public final class FCMClient: Sendable {
                 return FCMSendOutcome(
                     action: action, answer: tried.answer, messageName: tried.messageName, error: tried.error,
                     failure: tried.failure, attempts: attempt)
+            }
+            // A caller that gave up on the message (its task cancelled) gets what the last
+            // attempt said, rather than another attempt.
+            if Task.isCancelled {
+                return FCMSendOutcome(
+                    action: .giveUp(reason: "cancelled"), answer: tried.answer, error: tried.error,
+                    failure: tried.failure ?? "cancelled before the next attempt", attempts: attempt)
             }
         }
     }
