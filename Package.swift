@@ -160,6 +160,8 @@ let package = Package(
             dependencies: [
                 "Liveline",
                 "LivelineAPNs",
+                // Android's share of a load test goes through the FCM client.
+                "LivelineFCM",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
@@ -345,6 +347,9 @@ let package = Package(
                 "LivelineMockAPNs",
                 "LivelineMockTestSupport",
                 "LivelineAPNs",
+                // A mix of platforms against both mocks, over loopback.
+                "LivelineFCM",
+                "LivelineMockFCM",
                 "Liveline",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]

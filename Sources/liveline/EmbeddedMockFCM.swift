@@ -22,7 +22,8 @@ enum EmbeddedMockFCM {
 
     /// Starts the mock for `command` with phones running the app of `scenarios`' `android:` blocks.
     static func start(
-        for command: String, scenarios: [Scenario], project: String, tls: Bool = true, threads: Int = 1
+        for command: String, scenarios: [Scenario], project: String, tls: Bool = true, threads: Int = 1,
+        configure: (inout MockFCMConfiguration) -> Void = { _ in }
     ) async throws(EmbeddedMockError) -> Started {
         var configuration = MockFCMConfiguration()
         configuration.app = AndroidAppModel(serving: scenarios.flatMap(\.activities).compactMap(\.android))
@@ -30,6 +31,7 @@ enum EmbeddedMockFCM {
         let certificate = FileManager.default.temporaryDirectory
             .appendingPathComponent("liveline-\(command)-fcm-\(ProcessInfo.processInfo.processIdentifier).pem").path
         configuration.transport = tls ? .tls(.selfSigned(writeCertificateTo: certificate)) : .plain
+        configure(&configuration)
         do {
             let server = try await MockFCMServer.start(configuration)
             do {

@@ -2,8 +2,10 @@ import ArgumentParser
 import Foundation
 import Liveline
 import LivelineAPNs
+import LivelineFCM
 import LivelineLoad
 import LivelineMockAPNs
+import LivelineMockFCM
 
 /// `liveline load FILE[:WEIGHT]…`: many concurrent activities against a target, measured.
 struct LoadCommand: AsyncParsableCommand {
@@ -23,6 +25,18 @@ struct LoadCommand: AsyncParsableCommand {
                        --team-id sign provider tokens
               discard  the engines and the encoder alone, on --threads threads
 
+            Platforms: --android-share 0.3 plays 30% of the activities on Android
+            (spread evenly over the copies), each a Live Update through FCM by
+            Android's rules (HIGH only for what the user sees, a collapse key per
+            activity, the app's update rate), the rest on iOS through APNs by its
+            own (the budget). A share rather than one platform per run, because an
+            audience is rarely half and half: 0 is iOS alone, 1 Android alone.
+            Android's messages go to a mock FCM started in this process (--fcm-target
+            mock, default) or to --fcm-target URL with --fcm-service-account. The
+            report, the progress line and the JSON give each platform's counts,
+            errors and latency; a threshold takes ios: or android: before its
+            metric (android:p99<500ms).
+
             Clocks: --clock virtual (default) plays as fast as possible; against a
             network target pushes are released as fast as --max-in-flight allows and
             latency counts from each release. --clock real --speed N plays in wall time
@@ -37,11 +51,14 @@ struct LoadCommand: AsyncParsableCommand {
                   --threshold 'p99<250ms' --threshold 'errors<0.1%'
               liveline load Scenarios/football.yaml --activities 50000 --broadcast \\
                   --channels 10
+              liveline load Scenarios/football.yaml --activities 20000 \\
+                  --android-share 0.5 --threshold 'android:p99<500ms' 
               liveline load … --shard 2/4 --json part2.json  (then liveline report merge)
 
             Thresholds: p50 p90 p99 p99.9 pN min mean max (250ms, 1.5s, 800us),
             errors lost rejected superseded would-not-render exhausted (a count or a
-            percentage: errors<0.1%, lost=0), rate (rate>1000/s); operators < <= > >= =.
+            percentage: errors<0.1%, lost=0), rate (rate>1000/s); operators < <= > >= =;
+            ios: or android: first for one platform.
 
             A network target is connected to before the first push: one that cannot be
             reached within 15 s ends the run (exit 2). A closed output (… | head) does
@@ -78,8 +95,35 @@ struct LoadCommand: AsyncParsableCommand {
             "mock, discard, or an APNs URL (https://host:port or http://host:port for h2c).", valueName: "target"))
     var target = "mock"
 
-    @Flag(help: "With --target mock: serve TLS (self-signed) instead of h2c.")
+    @Flag(help: "With --target mock (and --fcm-target mock): serve TLS (self-signed) instead of h2c.")
     var tls = false
+
+    @Option(
+        name: .customLong("android-share"),
+        help: ArgumentHelp(
+            "The share of activities on Android (0 to 1, or 30%), each a Live Update through FCM; the rest on iOS. Default: 0, iOS alone.",
+            valueName: "share"))
+    var androidShare: String?
+
+    @Option(
+        name: .customLong("fcm-target"),
+        help: ArgumentHelp(
+            "Where Android's messages go: mock (a mock FCM in this process) or an FCM URL (liveline mock-fcm elsewhere: https://host:port).",
+            valueName: "target"))
+    var fcmTarget = "mock"
+
+    @Option(
+        name: .customLong("fcm-service-account"),
+        help: ArgumentHelp(
+            "The service-account key file for --fcm-target URL (liveline mock-fcm writes one).", valueName: "file"))
+    var fcmServiceAccount: String?
+
+    @Option(
+        name: .customLong("fcm-ca-file"),
+        help: ArgumentHelp(
+            "PEM certificates to trust for --fcm-target URL and its token_uri (liveline mock-fcm's self-signed one).",
+            valueName: "file"))
+    var fcmCAFile: String?
 
     @OptionGroup var credentials: CredentialOptions
 
@@ -165,7 +209,27 @@ struct LoadCommand: AsyncParsableCommand {
             throw ValidationError("--speed applies to --clock real; the virtual clock always runs as fast as possible")
         }
         if channels != nil, !broadcast { throw ValidationError("--channels applies to --broadcast") }
-        if tls, target != "mock" {
+        let platforms: PlatformMix
+        do {
+            platforms = try androidShare.map { text throws(LoadError) in try PlatformMix(parsing: text) } ?? .iosOnly
+        } catch {
+            throw ValidationError(error.cliMessage)
+        }
+        if !platforms.hasAndroid, fcmTarget != "mock" || fcmServiceAccount != nil || fcmCAFile != nil {
+            throw ValidationError(
+                "--fcm-target, --fcm-service-account and --fcm-ca-file apply to Android's activities: give --android-share"
+            )
+        }
+        if fcmTarget == "mock", fcmServiceAccount != nil || fcmCAFile != nil {
+            throw ValidationError(
+                "--fcm-service-account and --fcm-ca-file apply to --fcm-target URL; the mock makes its own")
+        }
+        if fcmTarget != "mock", fcmServiceAccount == nil {
+            throw ValidationError(
+                "--fcm-target \(fcmTarget) needs --fcm-service-account (the Firebase project's key file, or the one liveline mock-fcm writes)"
+            )
+        }
+        if tls, target != "mock", !(platforms.hasAndroid && fcmTarget == "mock") {
             throw ValidationError("--tls applies to --target mock; for a URL, https:// means TLS")
         }
         if caFile != nil, target == "mock" || target == "discard" {
@@ -193,8 +257,15 @@ struct LoadCommand: AsyncParsableCommand {
         let loaded = try loadScenarios()
         var configuration = try loadConfiguration(loaded)
         let thresholds = try self.thresholds.map { text throws(LoadError) in try Threshold(parsing: text) }
-        let mock = try await chooseTarget(&configuration, seed: seedValue ?? loaded[0].scenario.seed)
-        var result = try await execute(configuration, mock: mock)
+        var mocks = EmbeddedMocks()
+        do {
+            mocks.apns = try await chooseTarget(&configuration, seed: seedValue ?? loaded[0].scenario.seed)
+            mocks.fcm = try await chooseFCM(&configuration, scenarios: loaded.map(\.scenario))
+        } catch {
+            await mocks.stop()
+            throw error
+        }
+        var result = try await execute(configuration, mocks: mocks)
         result.thresholds = thresholds.map { $0.check(result) }
         try Self.write(result, json: json, report: report)
         throw ExitCode(LoadExitStatus.of(result).rawValue)
@@ -235,6 +306,10 @@ struct LoadCommand: AsyncParsableCommand {
         configuration.timeLimit = duration.flatMap(DurationText.parse).map(Duration.milliseconds)
         configuration.tokens =
             try tokens.map { path throws(LoadError) in try TokenSource.read(file: path) } ?? .generated(seed: baseSeed)
+        if let androidShare {
+            configuration.platforms = try PlatformMix(parsing: androidShare)
+            try configuration.validateAndroidBlocks()
+        }
         if let tokens { try configuration.tokens.validate(copies: activities, file: tokens) }
         if broadcast {
             configuration.broadcast = try BroadcastPlan(channels: channels ?? max(1, (activities + 999) / 1000))
@@ -286,14 +361,46 @@ struct LoadCommand: AsyncParsableCommand {
         return started.server
     }
 
-    /// Runs the test with the progress line on a terminal; the mock's device counts join the
-    /// result, and the mock is shut down whatever happens.
-    private func execute(_ configuration: LoadConfiguration, mock: MockAPNsServer?) async throws -> LoadResult {
+    /// With Android in the run: where its messages go, the mock FCM in this process (returned,
+    /// to be read and stopped after the run) or a server by URL with a service account.
+    private func chooseFCM(
+        _ configuration: inout LoadConfiguration, scenarios: [Scenario]
+    ) async throws -> MockFCMServer? {
+        guard configuration.platforms.hasAndroid, case .endpoint = configuration.target else { return nil }
+        guard fcmTarget == "mock" else {
+            let account: ServiceAccount
+            do {
+                account = try ServiceAccount(contentsOf: fcmServiceAccount ?? "")
+            } catch {
+                throw LoadError.invalidSetting(.fcmTarget, value: fcmTarget, problem: "--fcm-service-account: \(error)")
+            }
+            configuration.fcm = .init(
+                client: .init(account: account, url: fcmTarget, trustedCertificates: fcmCAFile),
+                project: account.projectID, name: fcmTarget)
+            return nil
+        }
+        let started: EmbeddedMockFCM.Started
+        do {
+            started = try await EmbeddedMockFCM.start(
+                for: "load", scenarios: scenarios, project: "liveline-load", tls: tls, threads: mockThreads
+            ) { mockConfiguration in
+                mockConfiguration.historyLimit = max(1, mockHistory)
+            }
+        } catch {
+            throw LoadError.targetUnavailable(target: "the embedded mock FCM", cause: error.cause)
+        }
+        configuration.fcm = .init(client: started.clientConfiguration(), project: "liveline-load", name: "mock")
+        return started.server
+    }
+
+    /// Runs the test with the progress line on a terminal; the mocks' device and phone counts
+    /// join the result, and the mocks are stopped whatever happens.
+    private func execute(_ configuration: LoadConfiguration, mocks: EmbeddedMocks) async throws -> LoadResult {
         let runner: LoadRunner
         do {
             runner = try LoadRunner(configuration: configuration)
         } catch {
-            await mock?.shutdown()
+            await mocks.stop()
             throw error
         }
         let ticker = quiet || !Terminal.stderrIsTTY ? nil : Task { await Self.drawProgress(runner) }
@@ -302,15 +409,19 @@ struct LoadCommand: AsyncParsableCommand {
             result = try await runner.run()
         } catch {
             ticker?.cancel()
-            await mock?.shutdown()
+            await mocks.stop()
             throw error
         }
         ticker?.cancel()
         _ = await ticker?.value
-        if let mock {
+        if let mock = mocks.apns {
             result.device = mock.stats().device
-            await mock.shutdown()
         }
+        if let mock = mocks.fcm {
+            result.platforms?.android.phones = Dictionary(
+                uniqueKeysWithValues: mock.stats().phones.map { ($0.key.rawValue, $0.value) })
+        }
+        await mocks.stop()
         return result
     }
 
@@ -349,6 +460,17 @@ struct LoadCommand: AsyncParsableCommand {
             try? await Task.sleep(for: .milliseconds(250))
         }
         Terminal.writeError("\r\u{1B}[K")
+    }
+}
+
+/// The mocks a load test started in this process, stopped together after the run.
+private struct EmbeddedMocks {
+    var apns: MockAPNsServer?
+    var fcm: MockFCMServer?
+
+    func stop() async {
+        await apns?.shutdown()
+        await fcm?.stop()
     }
 }
 

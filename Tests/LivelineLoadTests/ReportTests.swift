@@ -129,6 +129,12 @@ struct ReportTests {
         #expect(
             text.contains("25%") && text.contains("200 in flight") && text.contains("3 errors") && text.contains("ETA"))
         #expect(text.contains("5k/s"))
+        // With Android in the run, each platform's answers and errors.
+        progress.platforms = [
+            .init(platform: .ios, completed: 6_000, errors: 0), .init(platform: .android, completed: 4_000, errors: 3),
+        ]
+        let mixed = line.render(progress, width: 200)
+        #expect(mixed.contains("iOS 6k · Android 4k (3 errors)"), "\(mixed)")
     }
 }
 

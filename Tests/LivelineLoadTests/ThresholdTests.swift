@@ -66,6 +66,9 @@ struct ThresholdTests {
         #expect(try Threshold(parsing: "rate>400/s").check(result).passed) // 998 delivered in 2 s
         #expect(!(try Threshold(parsing: "rate>500/s").check(result).passed))
         #expect(try Threshold(parsing: "would-not-render=0").check(result).passed)
+        // A percentile the summary does not keep is read from the histogram, in microseconds.
+        let p95 = try Threshold(parsing: "p95<1us").check(result)
+        #expect(!p95.passed && p95.actual.map { $0 >= 999 && $0 <= 1001 } == true, "\(p95)")
         // Not measured fails, and says so.
         let noDevice = Self.result(latencies: [1])
         let outcome = try Threshold(parsing: "would-not-render=0").check(noDevice)
@@ -83,5 +86,46 @@ struct ThresholdTests {
         #expect(LoadExitStatus.thresholdFailed.rawValue == 99)
         let lost = Self.result(latencies: [1000], lost: 1)
         #expect(LoadExitStatus.of(lost) == .runFailed)
+    }
+
+    @Test("a platform before the metric measures that platform alone")
+    func platformScope() throws {
+        #expect(try Threshold(parsing: "android:p99<500ms").platform == .android)
+        #expect(try Threshold(parsing: "ios: errors = 0").platform == .ios)
+        #expect(try Threshold(parsing: "p99<500ms").platform == nil)
+        #expect(throws: LoadError.self) { try Threshold(parsing: "windows:p99<1s") }
+
+        var result = Self.result(latencies: [1000], submitted: 300, rejected: 3)
+        var ios = LoadResult.PlatformResult(latency: .init(EncodedHistogram.emptyLatencyHistogram()))
+        var android = ios
+        var fast = EncodedHistogram.emptyLatencyHistogram()
+        for _ in 0..<100 { fast.record(2_000) }
+        var slow = EncodedHistogram.emptyLatencyHistogram()
+        for _ in 0..<100 { slow.record(900_000) }
+        ios.latency = .init(fast)
+        android.latency = .init(slow)
+        ios.activities = 10
+        ios.delivery.submitted = 100
+        ios.delivery.delivered = 100
+        android.delivery.submitted = 200
+        android.delivery.delivered = 197
+        android.delivery.rejected = 3
+        android.phones = ["posted": 10, "updated": 180, "wouldNotRender": 7]
+        result.platforms = .init(ios: ios, android: android)
+        #expect(try Threshold(parsing: "ios:p99<10ms").check(result).passed)
+        let slowAndroid = try Threshold(parsing: "android:p99<10ms").check(result)
+        #expect(
+            !slowAndroid.passed && slowAndroid.actual.map { $0 >= 899_000 && $0 <= 901_000 } == true, "\(slowAndroid)")
+        #expect(try Threshold(parsing: "android:p95<1s").check(result).passed)
+        #expect(try Threshold(parsing: "ios:errors=0").check(result).passed)
+        #expect(try Threshold(parsing: "android:rejected=3").check(result).passed)
+        #expect(try Threshold(parsing: "android:rate>90/s").check(result).passed) // 197 in 2 s
+        #expect(try Threshold(parsing: "android:would-not-render=7").check(result).passed)
+        #expect(try Threshold(parsing: "ios:exhausted=0").check(result).passed)
+        // Android has no budget: not measured, and said so.
+        #expect(try Threshold(parsing: "android:exhausted=0").check(result).shown == "not measured in this run")
+        // Without platforms in the result, a platform's metric was not measured.
+        result.platforms = nil
+        #expect(!(try Threshold(parsing: "ios:errors=0").check(result).passed))
     }
 }

@@ -1,4 +1,7 @@
 import Liveline
+import LivelineAPNs
+import LivelineFCM
+import LivelineMockFCM
 import Testing
 @testable import LivelineLoad
 
@@ -44,6 +47,82 @@ struct WorkloadTests {
         #expect(mix.counts(copies: 0..<1000) == [750, 250])
         // The same copy always plays the same scenario.
         #expect((0..<50).map { mix.assignment(ofCopy: $0).entry } == (0..<50).map { mix.assignment(ofCopy: $0).entry })
+    }
+
+    @Test("a platform share spreads Android evenly over the copies, by copy number", arguments: [0, 0.25, 0.3, 0.5, 1])
+    func platformShare(share: Double) throws {
+        let mix = try PlatformMix(androidShare: share)
+        let counts = mix.counts(copies: 0..<1000)
+        #expect(counts.android == Int((1000 * share).rounded(.down)))
+        #expect(counts.ios + counts.android == 1000)
+        // Evenly: every window of 20 copies holds its share, give or take one.
+        for start in stride(from: 0, to: 980, by: 20) {
+            let window = mix.counts(copies: start..<(start + 20)).android
+            #expect(abs(Double(window) - 20 * share) <= 1, "copies \(start)..<\(start + 20): \(window)")
+        }
+        // A shard of the test sees the same platform for the same copy.
+        #expect((0..<50).map { mix.platform(ofCopy: $0) } == (0..<50).map { mix.platform(ofCopy: $0) })
+        #expect(mix.hasAndroid == (share > 0) && mix.hasIOS == (share < 1))
+    }
+
+    @Test("--android-share reads a share or a percentage and refuses what is not one")
+    func platformShareText() throws {
+        #expect(try PlatformMix(parsing: "0.5").androidShare == 0.5)
+        #expect(try PlatformMix(parsing: "30%").androidShare == 0.3)
+        #expect(try PlatformMix(parsing: " 1 ").androidShare == 1)
+        #expect(try PlatformMix(parsing: "0.25").description == "25% Android")
+        #expect(PlatformMix.iosOnly.description == "iOS")
+        for bad in ["1.5", "-0.1", "half", "150%", "nan"] {
+            #expect(throws: LoadError.self, "\(bad)") { try PlatformMix(parsing: bad) }
+        }
+    }
+
+    @Test("Android in the mix needs an android: block, a network target, and no broadcast")
+    func androidNeedsItsBlock() async throws {
+        let plain = try Fixtures.scenario(Fixtures.shortYAML, file: "plain.yaml")
+        let both = try Fixtures.scenario(Fixtures.androidYAML, file: "both.yaml")
+        let mock = try await MockFCMServer.start(MockFCMConfiguration())
+        let account = try ServiceAccount(json: try mock.makeServiceAccount(project: "p"), source: "mock")
+        await mock.stop()
+        let fcm = LoadConfiguration.FCMDestination(
+            client: .init(account: account, url: "https://127.0.0.1:1"), project: "p", name: "mock")
+        var configuration = LoadConfiguration(mix: try ScenarioMix([(both, 1), (plain, 1)]), activities: 10)
+        configuration.target = .endpoint(
+            APNsEndpoint(host: "127.0.0.1", port: 1, tls: false), signingKey: nil, name: "mock")
+        configuration.platforms = try PlatformMix(androidShare: 0.5)
+        configuration.fcm = fcm
+        #expect {
+            try configuration.validate()
+        } throws: { error in
+            "\(error)".contains("plain.yaml: short has no android: block")
+        }
+        configuration.mix = try ScenarioMix([(both, 1)])
+        try configuration.validate()
+        configuration.fcm = nil
+        #expect(throws: LoadError.self) { try configuration.validate() }
+        configuration.fcm = fcm
+        configuration.broadcast = try BroadcastPlan(channels: 2)
+        #expect {
+            try configuration.validate()
+        } throws: { error in
+            "\(error)".contains("no broadcast channels")
+        }
+        configuration.broadcast = nil
+        configuration.target = .discard
+        #expect {
+            try configuration.validate()
+        } throws: { error in
+            "\(error)".contains("needs a network target")
+        }
+    }
+
+    @Test("Android's app instances have tokens of their own, the same in every run")
+    func fcmTokens() {
+        let token = TokenSource.generatedFCMToken(seed: 7, copy: 3)
+        #expect(token.hasPrefix("liveline-load-") && token.count == "liveline-load-".count + 32)
+        #expect(token == TokenSource.generatedFCMToken(seed: 7, copy: 3))
+        #expect(token != TokenSource.generatedFCMToken(seed: 7, copy: 4))
+        #expect(token != TokenSource.generatedFCMToken(seed: 8, copy: 3))
     }
 
     @Test("FILE:WEIGHT arguments")

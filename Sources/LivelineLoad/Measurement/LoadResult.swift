@@ -27,6 +27,9 @@ public struct LoadResult: Sendable, Codable, Equatable {
     public var broadcast: BroadcastCounts?
     /// What the mock's simulated devices did; nil unless the target was the embedded mock.
     public var device: DeviceCounts?
+    /// Each platform's share of the run, when it had Android activities (`--android-share`);
+    /// nil for iOS alone. The other parts are the totals of both.
+    public var platforms: PlatformResults?
     public var latency: LatencySummary
     public var series: Series
     public var resources: Resources
@@ -37,7 +40,7 @@ public struct LoadResult: Sendable, Codable, Equatable {
 
     enum CodingKeys: String, CodingKey {
         case format, version, config, pushes, activities, delivery, broadcast, device, latency, series, resources,
-            thresholds
+            thresholds, platforms
         case startedAt = "started-at"
         case durationMillis = "duration-ms"
         case mergedRuns = "merged-runs"
@@ -86,6 +89,10 @@ public struct LoadResult: Sendable, Codable, Equatable {
         public var latencyFrom: String
         /// `--duration`, when the run was cut short at that wall time.
         public var timeLimitMillis: Millis?
+        /// `--android-share`: the share of activities on Android, when there were any.
+        public var androidShare: Double?
+        /// Where Android's messages went: `mock` or the FCM URL.
+        public var fcmTarget: String?
 
         enum CodingKeys: String, CodingKey {
             case scenarios, activities, shard, arrivals, seed, clock, speed, target, transport, channels, connections,
@@ -96,6 +103,8 @@ public struct LoadResult: Sendable, Codable, Equatable {
             case maxInFlight = "max-in-flight"
             case latencyFrom = "latency-from"
             case timeLimitMillis = "time-limit-ms"
+            case androidShare = "android-share"
+            case fcmTarget = "fcm-target"
         }
     }
 
@@ -184,12 +193,98 @@ public struct LoadResult: Sendable, Codable, Equatable {
         /// Pushes whose fate is known.
         public var accounted: Int { delivered + superseded + rejected + gaveUp + droppedAfterStop + lost }
 
+        /// Adds another run's or platform's counts; the first configuration error is kept.
+        public mutating func add(_ other: Self) {
+            submitted += other.submitted
+            delivered += other.delivered
+            superseded += other.superseded
+            rejected += other.rejected
+            gaveUp += other.gaveUp
+            droppedAfterStop += other.droppedAfterStop
+            lost += other.lost
+            retries += other.retries
+            retryFailures.merge(other.retryFailures, uniquingKeysWith: +)
+            statuses.merge(other.statuses, uniquingKeysWith: +)
+            reasons.merge(other.reasons, uniquingKeysWith: +)
+            configurationError = configurationError ?? other.configurationError
+        }
+
         enum CodingKeys: String, CodingKey {
             case submitted, delivered, superseded, rejected, lost, retries, statuses, reasons
             case gaveUp = "gave-up"
             case droppedAfterStop = "dropped-after-stop"
             case retryFailures = "retry-failures"
             case configurationError = "configuration-error"
+        }
+    }
+
+    /// One platform's share of a run: its activities, what its rules sent of the engines'
+    /// decisions (APNs pushes on iOS, FCM messages on Android), what the wire did with them, and
+    /// their latency.
+    public struct PlatformResult: Sendable, Codable, Equatable {
+        /// Activities that played on the platform.
+        public var activities = 0
+        /// Pushes (iOS) or messages (Android) made of the engines' decisions.
+        public var produced = 0
+        /// APNs priority 10, or FCM `HIGH`.
+        public var highPriority = 0
+        /// APNs priority 5, or FCM `NORMAL`.
+        public var normalPriority = 0
+        /// Payload bytes (iOS), or bytes of data keys and values (Android).
+        public var bytes = 0
+        /// The largest payload or data message, bytes.
+        public var largest = 0
+        /// iOS: high-priority pushes the budget sent at priority 5. Android has no budget: 0.
+        public var downgraded = 0
+        /// iOS: high-priority pushes the budget held back. Android: 0.
+        public var deferred = 0
+        /// Android: messages that waited for their slot under the app's update rate.
+        public var paced = 0
+        /// Android: messages that carried more than one decision (newer ones replaced a waiting one).
+        public var merged = 0
+        /// Android: messages sent without a collapse key, FCM's collapsible allowance spent.
+        public var withoutCollapseKey = 0
+        /// Every push or message handed to the target, accounted for.
+        public var delivery = DeliveryCounts()
+        /// The latency of the platform's answers.
+        public var latency: LatencySummary
+        /// Android against the embedded mock FCM: what the phones did with the messages, by
+        /// outcome (`posted`, `updated`, `droppedByRate`, `wouldNotRender`…); nil elsewhere.
+        public var phones: [String: Int]?
+
+        /// A result with no counts yet and `latency`.
+        public init(latency: LatencySummary) {
+            self.latency = latency
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case activities, produced, bytes, downgraded, deferred, paced, merged, delivery, latency, phones
+            case highPriority = "high-priority"
+            case normalPriority = "normal-priority"
+            case largest = "largest-payload"
+            case withoutCollapseKey = "without-collapse-key"
+        }
+    }
+
+    /// Both platforms' results.
+    public struct PlatformResults: Sendable, Codable, Equatable {
+        /// The activities on iOS, through APNs.
+        public var ios: PlatformResult
+        /// The activities on Android, through FCM.
+        public var android: PlatformResult
+
+        /// The results with the parts given.
+        public init(ios: PlatformResult, android: PlatformResult) {
+            self.ios = ios
+            self.android = android
+        }
+
+        /// The result of `platform`.
+        public subscript(platform: Platform) -> PlatformResult {
+            get { platform == .android ? android : ios }
+            set {
+                if platform == .android { android = newValue } else { ios = newValue }
+            }
         }
     }
 

@@ -33,6 +33,7 @@ struct LoadResultBuilder {
     var activities = LoadResult.ActivityCounts()
     var delivery: LoadResult.DeliveryCounts?
     var broadcast: LoadResult.BroadcastCounts?
+    var platforms: LoadResult.PlatformResults?
     var latency: Histogram<UInt64> = EncodedHistogram.emptyLatencyHistogram()
     var series = LoadResult.Series()
 
@@ -65,7 +66,7 @@ struct LoadResultBuilder {
         LoadResult(
             startedAt: startedAt, durationMillis: max(1, (end - runBegan) / 1000), config: config(),
             pushes: pushes, activities: activities, delivery: delivery, broadcast: broadcast, device: nil,
-            latency: LoadResult.LatencySummary(latency), series: series,
+            platforms: platforms, latency: LoadResult.LatencySummary(latency), series: series,
             resources: .init(
                 peakRSSBytes: ResourceUsage.peakResidentBytes(), cpuMillis: ResourceUsage.cpuMillis(),
                 setupMillis: max(0, (runBegan - setupStart) / 1000)))
@@ -114,6 +115,10 @@ struct LoadResultBuilder {
             config.connections = configuration.connections
         }
         config.channels = configuration.broadcast?.channels
+        if configuration.platforms.hasAndroid {
+            config.androidShare = configuration.platforms.androidShare
+            config.fcmTarget = configuration.fcm?.name
+        }
         config.timeLimitMillis = configuration.timeLimit?.millis
         return config
     }

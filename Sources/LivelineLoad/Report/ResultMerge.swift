@@ -16,20 +16,22 @@ public enum ResultMerge {
         guard results.count > 1 else { return merged }
         var histogram = try merged.latency.histogram.decoded()
         for other in results.dropFirst() {
-            let otherHistogram = try other.latency.histogram.decoded()
-            guard otherHistogram.numberOfSignificantValueDigits == histogram.numberOfSignificantValueDigits,
-                otherHistogram.lowestDiscernibleValue == histogram.lowestDiscernibleValue
-            else {
-                throw .incompatibleResults(
-                    "the histograms have different layouts (significant digits or lowest value) and cannot be added")
-            }
-            histogram.add(otherHistogram)
+            try add(try other.latency.histogram.decoded(), to: &histogram)
             merged.startedAt = min(merged.startedAt, other.startedAt)
             merged.durationMillis = max(merged.durationMillis, other.durationMillis)
             merged.config = mergeConfig(merged.config, other.config)
             merged.pushes.add(other.pushes)
             merged.activities = mergeActivities(merged.activities, other.activities)
-            merged.delivery = mergeOptional(merged.delivery, other.delivery, mergeDelivery)
+            merged.delivery = mergeOptional(merged.delivery, other.delivery) { a, b in
+                var c = a
+                c.add(b)
+                return c
+            }
+            merged.platforms = try mergeOptional(merged.platforms, other.platforms) { a, b throws(LoadError) in
+                var c = a
+                for platform in Platform.allCases { c[platform] = try mergePlatform(a[platform], b[platform]) }
+                return c
+            }
             merged.broadcast = mergeOptional(merged.broadcast, other.broadcast) { a, b in
                 var c = a
                 c.channels += b.channels
@@ -50,12 +52,34 @@ public enum ResultMerge {
         return merged
     }
 
-    private static func mergeOptional<T>(_ a: T?, _ b: T?, _ combine: (T, T) -> T) -> T? {
+    private static func mergeOptional<T, E: Error>(_ a: T?, _ b: T?, _ combine: (T, T) throws(E) -> T) throws(E) -> T? {
         switch (a, b) {
         case (nil, nil): nil
         case (let x?, nil), (nil, let x?): x
-        case (let x?, let y?): combine(x, y)
+        case (let x?, let y?): try combine(x, y)
         }
+    }
+
+    /// Two runs' results of one platform: counts added, histograms added.
+    private static func mergePlatform(
+        _ a: LoadResult.PlatformResult, _ b: LoadResult.PlatformResult
+    ) throws(LoadError) -> LoadResult.PlatformResult {
+        var c = a
+        c.activities += b.activities
+        c.produced += b.produced
+        c.highPriority += b.highPriority
+        c.normalPriority += b.normalPriority
+        c.bytes += b.bytes
+        c.largest = max(a.largest, b.largest)
+        c.downgraded += b.downgraded
+        c.deferred += b.deferred
+        c.paced += b.paced
+        c.merged += b.merged
+        c.withoutCollapseKey += b.withoutCollapseKey
+        c.delivery.add(b.delivery)
+        c.latency = LoadResult.LatencySummary(try addHistograms(a.latency, b.latency))
+        c.phones = mergeOptional(a.phones, b.phones) { $0.merging($1, uniquingKeysWith: +) }
+        return c
     }
 
     private static func mergeConfig(_ a: LoadResult.Config, _ b: LoadResult.Config) -> LoadResult.Config {
@@ -74,6 +98,10 @@ public enum ResultMerge {
         if a.target != b.target { config.target = "\(a.target), \(b.target)" }
         if a.latencyFrom != b.latencyFrom { config.latencyFrom = "mixed" }
         config.channels = mergeOptional(a.channels, b.channels, +)
+        if a.fcmTarget != b.fcmTarget {
+            config.fcmTarget = [a.fcmTarget, b.fcmTarget].compactMap { $0 }.joined(separator: ", ")
+        }
+        if a.androidShare != b.androidShare { config.androidShare = nil }
         return config
     }
 
@@ -86,25 +114,6 @@ public enum ResultMerge {
         c.stopped += b.stopped
         c.unfinished += b.unfinished
         c.stopReasons.merge(b.stopReasons, uniquingKeysWith: +)
-        return c
-    }
-
-    private static func mergeDelivery(
-        _ a: LoadResult.DeliveryCounts, _ b: LoadResult.DeliveryCounts
-    ) -> LoadResult.DeliveryCounts {
-        var c = a
-        c.submitted += b.submitted
-        c.delivered += b.delivered
-        c.superseded += b.superseded
-        c.rejected += b.rejected
-        c.gaveUp += b.gaveUp
-        c.droppedAfterStop += b.droppedAfterStop
-        c.lost += b.lost
-        c.retries += b.retries
-        c.retryFailures.merge(b.retryFailures, uniquingKeysWith: +)
-        c.statuses.merge(b.statuses, uniquingKeysWith: +)
-        c.reasons.merge(b.reasons, uniquingKeysWith: +)
-        c.configurationError = a.configurationError ?? b.configurationError
         return c
     }
 
@@ -130,5 +139,25 @@ public enum ResultMerge {
             case (let v?, let w?): return max(v, w)
             }
         }
+    }
+
+    /// `other` added to `histogram`, when their layouts allow.
+    private static func add(_ other: Histogram<UInt64>, to histogram: inout Histogram<UInt64>) throws(LoadError) {
+        guard other.numberOfSignificantValueDigits == histogram.numberOfSignificantValueDigits,
+            other.lowestDiscernibleValue == histogram.lowestDiscernibleValue
+        else {
+            throw .incompatibleResults(
+                "the histograms have different layouts (significant digits or lowest value) and cannot be added")
+        }
+        histogram.add(other)
+    }
+
+    /// The histogram of both summaries' latencies.
+    private static func addHistograms(
+        _ a: LoadResult.LatencySummary, _ b: LoadResult.LatencySummary
+    ) throws(LoadError) -> Histogram<UInt64> {
+        var histogram = try a.histogram.decoded()
+        try add(try b.histogram.decoded(), to: &histogram)
+        return histogram
     }
 }

@@ -17,8 +17,13 @@ public struct TextReport: Sendable {
             "liveline load · \(CountText.of(config.shardActivities, "activity", "activities", shown: NumberText.grouped(config.shardActivities)))"
         if config.shard != "1/1" { head += " (shard \(config.shard) of \(NumberText.grouped(config.activities)))" }
         if result.mergedRuns > 1 { head += " · \(result.mergedRuns) runs merged" }
+        if let platforms = result.platforms {
+            head +=
+                " (\(NumberText.grouped(platforms.ios.activities)) iOS, \(NumberText.grouped(platforms.android.activities)) Android)"
+        }
         head +=
             " · \(files) · \(config.clock == "real" ? "real clock ×\(RateText.format(config.speed))" : "virtual clock") · target \(config.target)"
+        if let fcm = config.fcmTarget { head += " · FCM \(fcm)" }
         lines.append(bold(head))
 
         let counted = result.delivery == nil ? "pushes" : "pushes delivered"
@@ -32,7 +37,7 @@ public struct TextReport: Sendable {
         let p = result.pushes
         lines.append(
             row(
-                "Pushes",
+                result.platforms == nil ? "Pushes" : "Decisions",
                 "\(NumberText.grouped(p.produced)) produced · \(NumberText.grouped(p.highPriority)) at priority 10 · \(NumberText.grouped(p.lowPriority)) at 5 · \(NumberText.bytes(p.bytes)) of payload, largest \(p.largestPayload) B"
             ))
         lines.append(
@@ -91,6 +96,9 @@ public struct TextReport: Sendable {
                         + " · \(NumberText.grouped(device.throttled)) throttled · \(NumberText.grouped(device.droppedOld)) dropped as old (the mock's simulated devices)"
                 ))
         }
+        if let platforms = result.platforms {
+            lines.append(contentsOf: platformRows(platforms, virtualClock: config.clock != "real"))
+        }
         let l = result.latency
         if l.count > 0 {
             let from: String
@@ -122,6 +130,55 @@ public struct TextReport: Sendable {
             lines.append(row("Thresholds", parts.joined(separator: " · ")))
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// A row per platform: what its rules sent, what the wire did, its latency; and what the
+    /// mock's Android phones did.
+    private func platformRows(_ platforms: LoadResult.PlatformResults, virtualClock: Bool) -> [String] {
+        var lines: [String] = []
+        for platform in Platform.allCases {
+            let r = platforms[platform]
+            let android = platform == .android
+            var text =
+                "\(NumberText.grouped(r.activities)) activities · \(NumberText.grouped(r.produced)) \(android ? "messages" : "pushes")"
+                + " (\(NumberText.grouped(r.highPriority)) \(android ? "HIGH" : "at priority 10"))"
+            if android {
+                if r.paced > 0 { text += " · \(NumberText.grouped(r.paced)) paced" }
+                if r.withoutCollapseKey > 0 {
+                    text += " · \(NumberText.grouped(r.withoutCollapseKey)) without collapse key"
+                }
+            } else if r.downgraded + r.deferred > 0 {
+                text += " · \(NumberText.grouped(r.downgraded)) downgraded · \(NumberText.grouped(r.deferred)) deferred"
+            }
+            let d = r.delivery
+            text += " · \(NumberText.grouped(d.delivered)) delivered"
+            text += " · " + (d.errors == 0 ? "0 errors" : red("\(NumberText.grouped(d.errors)) errors"))
+            if r.latency.count > 0 {
+                text +=
+                    " · p50 \(LatencyText.format(micros: r.latency.p50Micros)) p99 \(bold(LatencyText.format(micros: r.latency.p99Micros))) max \(LatencyText.format(micros: r.latency.maxMicros))"
+            }
+            lines.append(row(android ? "Android" : "iOS", text))
+            if let error = d.configurationError { lines.append(row("", red("configuration error: \(error)"))) }
+        }
+        if let phones = platforms.android.phones {
+            let shown = (phones["posted"] ?? 0) + (phones["updated"] ?? 0)
+            let wouldNot = phones["wouldNotRender"] ?? 0
+            var text =
+                "\(NumberText.grouped(shown)) posted or updated · "
+                + (wouldNot == 0 ? "0 would not render" : red("\(NumberText.grouped(wouldNot)) would not render"))
+                + " · \(NumberText.grouped(phones["droppedByRate"] ?? 0)) dropped by the update rate"
+                + " · \(NumberText.grouped(phones["stale"] ?? 0)) stale"
+            text += " (the mock's phones)"
+            lines.append(row("Phones", text))
+            if virtualClock, phones["droppedByRate"] ?? 0 > 0 {
+                lines.append(
+                    row(
+                        "",
+                        "the virtual clock brings a story faster than real time, so the phones' update rate sheds more than it would: --clock real shows what the app would show"
+                    ))
+            }
+        }
+        return lines
     }
 
     private func row(_ label: String, _ text: String) -> String {
@@ -163,6 +220,11 @@ public struct ProgressLine: Sendable {
         if progress.networked {
             parts.append("\(NumberText.grouped(progress.inFlight)) in flight")
             parts.append("\(NumberText.grouped(progress.errors)) errors")
+            for platform in progress.platforms {
+                parts.append(
+                    "\(platform.platform == .android ? "Android" : "iOS") \(NumberText.short(Double(platform.completed)))"
+                        + (platform.errors > 0 ? " (\(NumberText.grouped(platform.errors)) errors)" : ""))
+            }
         }
         var time = NumberText.duration(millis: progress.elapsedMillis)
         if let eta = progress.etaMillis { time += " · ETA \(NumberText.duration(millis: eta))" }

@@ -1,16 +1,41 @@
 import Liveline
 
 /// The sink of a networked run: counts each push the engines produce and keeps it until the
-/// runner releases it to the target.
+/// runner releases it to the target. With Android in the run, a decision of an Android activity
+/// becomes its FCM messages instead (``android``), and iOS's pushes are counted apart too.
 ///
 /// Owned by the runner's task; a value, no sharing.
 struct CollectingSink: PushSink {
+    /// Every decision of every engine.
     var tally = PushTally()
     var pending: [Push] = []
+    /// With Android in the run: the Android activities' messages, and iOS's pushes counted alone.
+    var android: AndroidMessages?
+    var iosTally = PushTally()
+
+    init(android: AndroidMessages? = nil) {
+        self.android = android
+    }
 
     mutating func receive(_ push: Push, from activity: ActivityEngine) {
         tally.count(push)
-        pending.append(push)
+        guard android != nil else {
+            pending.append(push)
+            return
+        }
+        if android?.plays(push.activity) == true {
+            android?.receive(push, from: activity)
+        } else {
+            iosTally.count(push)
+            pending.append(push)
+        }
+    }
+
+    /// The earliest of the run's next deadline and the next Android message waiting for its slot.
+    func nextDeadline(_ run: inout ScenarioRun) -> Millis? {
+        let engines = run.nextDeadline()
+        guard let held = android?.nextRelease else { return engines }
+        return min(engines ?? .max, held)
     }
 
     mutating func reject(_ push: Push, problem: PushProblem, from activity: ActivityEngine) {

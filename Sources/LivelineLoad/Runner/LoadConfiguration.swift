@@ -1,5 +1,6 @@
 import Liveline
 import LivelineAPNs
+import LivelineFCM
 
 /// What to play, where to send it and how fast: everything ``LoadRunner`` needs.
 public struct LoadConfiguration: Sendable {
@@ -28,6 +29,24 @@ public struct LoadConfiguration: Sendable {
         }
     }
 
+    /// Where Android's messages go (``platforms`` with Android): FCM, a mock elsewhere, or the
+    /// embedded mock FCM the CLI started.
+    public struct FCMDestination: Sendable {
+        /// The client's configuration: the service account, the URL, the certificates to trust.
+        public var client: FCMClient.Configuration
+        /// The Firebase project messages are sent for.
+        public var project: String
+        /// What reports call it: `mock` or the URL.
+        public var name: String
+
+        /// A destination with the parts given.
+        public init(client: FCMClient.Configuration, project: String, name: String) {
+            self.client = client
+            self.project = project
+            self.name = name
+        }
+    }
+
     public var mix: ScenarioMix
     /// Activities in the whole test (all shards).
     public var activities: Int
@@ -41,6 +60,10 @@ public struct LoadConfiguration: Sendable {
     public var tokens: TokenSource = .generated(seed: 0)
     /// Broadcast mode: activities follow channels, one push per channel.
     public var broadcast: BroadcastPlan?
+    /// Which activities play on Android: each on its platform's path, by its platform's rules.
+    public var platforms = PlatformMix.iosOnly
+    /// Where Android's messages go; needed when ``platforms`` has Android.
+    public var fcm: FCMDestination?
     /// The most pushes handed to the target and not yet answered.
     public var maxInFlight = 2000
     /// HTTP/2 connections to the target.
@@ -123,10 +146,49 @@ public struct LoadConfiguration: Sendable {
                 }
             }
         }
+        if platforms.hasAndroid { try validateAndroid() }
         if shard.count > (broadcast?.channels ?? activities) {
             throw .invalidSetting(
                 .shard, value: "\(shard)",
                 problem: "more shards than \(broadcast == nil ? "activities" : "channels") to split")
+        }
+    }
+
+    /// With Android in the mix: a network target, no broadcast (Android has none), an FCM
+    /// destination, and an `android:` block on every activity the copies play.
+    private func validateAndroid() throws(LoadError) {
+        if case .discard = target {
+            throw .invalidSetting(
+                .androidShare, value: "\(platforms.androidShare)",
+                problem:
+                    "needs a network target: discard plays the engines alone, and Android's messages are made on their way to FCM"
+            )
+        }
+        if broadcast != nil {
+            throw .invalidSetting(
+                .androidShare, value: "\(platforms.androidShare)",
+                problem: "Android Live Updates have no broadcast channels; drop {broadcast} or {android-share}")
+        }
+        guard fcm != nil else {
+            throw .invalidSetting(
+                .fcmTarget, value: nil, problem: "Android's messages need somewhere to go: the mock or an FCM URL")
+        }
+        try validateAndroidBlocks()
+    }
+
+    /// With Android in the mix, every activity the copies play has an `android:` block: a check
+    /// a front end may make before it starts anything.
+    public func validateAndroidBlocks() throws(LoadError) {
+        guard platforms.hasAndroid else { return }
+        for entry in mix.entries {
+            let missing = entry.programs.filter { $0.spec.android == nil }.map(\.name)
+            guard missing.isEmpty else {
+                throw .invalidFile(
+                    location: entry.scenario.file,
+                    problem:
+                        "\(missing.joined(separator: ", ")) \(missing.count == 1 ? "has" : "have") no android: block, and {android-share} plays copies of every activity on Android; add one (Scenarios/README.md, \"Android\")"
+                )
+            }
         }
     }
 

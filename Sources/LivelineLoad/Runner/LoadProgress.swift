@@ -17,6 +17,25 @@ public struct LoadProgress: Sendable, Equatable {
     public var fraction: Double?
     /// Whether pushes go over the network (so in-flight and errors mean something).
     public var networked = false
+    /// With Android in the run: each platform's answers and errors so far (iOS first).
+    public var platforms: [PlatformProgress] = []
+
+    /// One platform's part of the progress.
+    public struct PlatformProgress: Sendable, Equatable {
+        /// iOS or Android.
+        public var platform: Platform
+        /// Answers received (delivered or rejected).
+        public var completed: Int
+        /// Pushes or messages that did not get through, and activities stopped.
+        public var errors: Int
+
+        /// A platform's progress with the counts given.
+        public init(platform: Platform, completed: Int, errors: Int) {
+            self.platform = platform
+            self.completed = completed
+            self.errors = errors
+        }
+    }
 
     public init() {}
 

@@ -53,6 +53,9 @@ public final class LoadRunner: Sendable {
             progress.completed = snapshot.completed
             progress.inFlight = snapshot.open
             progress.errors = snapshot.errors
+            progress.platforms = zip([Platform.ios, .android], snapshot.platforms).map {
+                LoadProgress.PlatformProgress(platform: $0, completed: $1.completed, errors: $1.errors)
+            }
         }
         return progress
     }

@@ -1,9 +1,15 @@
 import Liveline
 import LivelineAPNs
+import LivelineFCM
 
 /// A network target (the embedded mock, a mock elsewhere, APNs): one scheduler on the calling
 /// task, a ``PushDelivery`` that keeps each activity's order and retries, and a
 /// ``DeliveryMeasurements`` that accounts for every push and measures latency.
+///
+/// With Android in the run (``LoadConfiguration/platforms``), each Android activity's decisions
+/// become FCM messages by Android's rules as they are made (``AndroidMessages``, in the sink) and
+/// go through an ``AndroidDelivery`` to FCM (or a mock), on the same clock, the same limit of
+/// what is in flight, and the same accounting, kept per platform too.
 ///
 /// The virtual clock releases pushes as fast as back-pressure allows (``VirtualRelease``); the
 /// real clock sleeps until each deadline and hands over what is due (``releaseInRealTime``).
@@ -40,12 +46,21 @@ struct NetworkRun {
             await client.shutdown()
             throw .targetUnavailable(target: "a connection to \(endpoint)", cause: error.problem)
         }
+        let mixed = configuration.platforms.hasAndroid
+        let isAndroid = mixed ? copies.map { configuration.platforms.platform(ofCopy: $0) == .android } : []
+        let fcmClient: FCMClient?
+        do {
+            fcmClient = mixed ? try await connectFCM() : nil
+        } catch {
+            await client.shutdown()
+            throw error
+        }
         var run = ScenarioRun(activities: context.makeEngines(copies: copies))
         let gate = ReleaseGate()
         let freed = FreedActivities()
         let recorder = DeliveryMeasurements(
             startMicros: MicroClock.now(), intervalMillis: configuration.interval.millis,
-            countAcceptedPerActivity: configuration.broadcast != nil,
+            countAcceptedPerActivity: configuration.broadcast != nil, androidActivities: mixed ? isAndroid : nil,
             onSettled: { activity in
                 if virtual, let activity { freed.append(activity) }
                 gate.signal()
@@ -56,14 +71,19 @@ struct NetworkRun {
                 bundleID: configuration.effectiveBundleID, retry: configuration.retry,
                 targetResolver: targetResolver(copies)),
             clock: WallClock(), onEvent: { recorder.record($0) })
+        let android = fcmClient.map { fcm in
+            AndroidDelivery(
+                client: fcm, project: configuration.fcm?.project ?? "", recorder: recorder,
+                target: androidTargetResolver(copies))
+        }
         let began = MicroClock.now()
         context.runStart.setIfUnset(began)
         context.recorder.set(recorder)
         result.began(at: began)
-        var sink = CollectingSink()
+        var sink = CollectingSink(android: mixed ? AndroidMessages(isAndroid: isAndroid) : nil)
         let link = NetworkLink(
-            delivery: delivery, recorder: recorder, gate: gate, freed: freed, nowOrNever: configuration.broadcast != nil
-        )
+            delivery: delivery, android: android, isAndroid: mixed ? isAndroid : nil, recorder: recorder, gate: gate,
+            freed: freed, nowOrNever: configuration.broadcast != nil)
         let cutShort: Bool
         if virtual {
             var release = VirtualRelease(context: context, link: link, activities: copies.count)
@@ -71,14 +91,22 @@ struct NetworkRun {
         } else {
             cutShort = await releaseInRealTime(&run, sink: &sink, link: link, began: began)
         }
-        await waitForAnswers(delivery, gate: gate)
+        await waitForAnswers(link, gate: gate)
         let end = MicroClock.now()
+        // What is still out when the run ends (a setup refused, the drain time spent) is given
+        // up before the clients go, so no retry reaches for a closed connection; it counts as lost.
+        if link.outstanding > 0 {
+            delivery.abandon(reason: link.configurationError ?? "no answer before the run ended")
+            await android?.abandon()
+        }
         await client.shutdown()
+        await fcmClient?.shutdown()
         let finished = recorder.finish()
 
         result.pushes = sink.tally.counts
         result.activities.played = copies.count
-        result.activities.exhaustedBudget = sink.tally.exhaustedActivities.count
+        result.activities.exhaustedBudget =
+            mixed ? sink.iosTally.exhaustedActivities.count : sink.tally.exhaustedActivities.count
         result.activities.unfinished = cutShort ? run.activities.reduce(0) { $0 + ($1.nextWake == .max ? 0 : 1) } : 0
         result.activities.stopped = finished.stopped.count
         for reason in finished.stopped.values {
@@ -91,7 +119,65 @@ struct NetworkRun {
         result.latency = finished.latency.histogram
         result.delivery = finished.counts
         result.broadcast = broadcastCounts(copies: copies, acceptedByActivity: finished.acceptedByActivity)
+        if mixed, finished.platforms.count == 2, let androidCounts = sink.android?.counts {
+            result.platforms = platformResults(
+                ios: sink.iosTally.counts, android: androidCounts, isAndroid: isAndroid, finished: finished)
+        }
         return result.build(endedAt: end)
+    }
+
+    /// The FCM client for Android's messages, signed in (an access token) and connected before
+    /// the first message, as the APNs client is.
+    private func connectFCM() async throws(LoadError) -> FCMClient {
+        guard let destination = context.configuration.fcm else {
+            throw .invalidSetting(.fcmTarget, value: nil, problem: "Android's messages need an FCM destination")
+        }
+        let client: FCMClient
+        do {
+            var configuration = destination.client
+            configuration.connections = context.configuration.connections
+            client = try FCMClient(configuration: configuration)
+        } catch {
+            throw .targetUnavailable(target: "the FCM client for \(destination.name)", cause: "\(error)")
+        }
+        do {
+            try await client.connect()
+        } catch {
+            await client.shutdown()
+            throw .targetUnavailable(target: "FCM at \(destination.name)", cause: "\(error)")
+        }
+        return client
+    }
+
+    /// Each platform's share: what its rules sent, and what the wire did with it.
+    private func platformResults(
+        ios pushes: LoadResult.PushCounts, android: LoadResult.PlatformResult, isAndroid: [Bool],
+        finished: DeliveryMeasurements.Final
+    ) -> LoadResult.PlatformResults {
+        var ios = LoadResult.PlatformResult(latency: LoadResult.LatencySummary(finished.platforms[0].latency))
+        let androidActivities = isAndroid.filter { $0 }.count
+        ios.activities = isAndroid.count - androidActivities
+        ios.produced = pushes.produced
+        ios.highPriority = pushes.highPriority
+        ios.normalPriority = pushes.lowPriority
+        ios.bytes = pushes.bytes
+        ios.largest = pushes.largestPayload
+        ios.downgraded = pushes.downgraded
+        ios.deferred = pushes.deferred
+        ios.delivery = finished.platforms[0].counts
+        var results = LoadResult.PlatformResults(ios: ios, android: android)
+        results.android.activities = androidActivities
+        results.android.delivery = finished.platforms[1].counts
+        results.android.latency = LoadResult.LatencySummary(finished.platforms[1].latency)
+        return results
+    }
+
+    /// Each Android activity's app instance: a registration token from the seed and its copy.
+    private func androidTargetResolver(_ copies: [Int]) -> @Sendable (Int) -> FCMTarget {
+        let seed = context.configuration.seed ?? context.configuration.mix.entries[0].scenario.seed
+        return { id in
+            .token(TokenSource.generatedFCMToken(seed: seed, copy: copies.indices.contains(id) ? copies[id] : id))
+        }
     }
 
     /// Each activity's target follows from its copy number, so the delivery computes it per
@@ -109,12 +195,12 @@ struct NetworkRun {
         }
     }
 
-    /// Waits until no push is out, the delivery hit a configuration error, or the drain time ran out.
-    private func waitForAnswers(_ delivery: PushDelivery, gate: ReleaseGate) async {
+    /// Waits until nothing is out, a delivery hit a configuration error, or the drain time ran out.
+    private func waitForAnswers(_ link: NetworkLink, gate: ReleaseGate) async {
         let deadline = MicroClock.now() + Self.drainMicros
-        while delivery.outstanding > 0, MicroClock.now() < deadline, delivery.configurationError == nil {
+        while link.outstanding > 0, MicroClock.now() < deadline, link.configurationError == nil {
             let seen = gate.generation
-            if delivery.outstanding == 0 { break }
+            if link.outstanding == 0 { break }
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await gate.wait(since: seen) }
                 group.addTask {
@@ -149,8 +235,9 @@ struct NetworkRun {
     ) async -> Bool {
         let clock = WallClock()
         var batch: [Push] = []
-        while let deadline = run.nextDeadline() {
-            if link.delivery.configurationError != nil { break }
+        var messages: [AndroidMessage] = []
+        while let deadline = sink.nextDeadline(&run) {
+            if link.configurationError != nil { break }
             do { try await clock.sleep(until: min(deadline, context.limitInstant(began))) } catch { break }
             if context.timeIsUp(began) { return true }
             let until = max(deadline, clock.now())
@@ -161,16 +248,31 @@ struct NetworkRun {
                 link.delivery.submit(link.prepare(push), flush: false)
             }
             link.delivery.flush()
+            if let android = link.android {
+                sink.android?.release(until: until)
+                sink.android?.take(into: &messages)
+                for message in messages {
+                    // A stopped activity's message stays open: counted as dropped, as a push is.
+                    link.recorder.released(
+                        activity: message.activity, sequence: message.sequence, intendedMicros: message.time * 1000,
+                        now: MicroClock.now())
+                    android.submit(message)
+                }
+            }
             context.board.post(partition: 0, produced: sink.tally.counts.produced, clock: until)
         }
         return false
     }
 }
 
-/// What a networked run's release loops share: where pushes go, who accounts for them, and
-/// how answers come back.
+/// What a networked run's release loops share: where pushes and messages go, who accounts for
+/// them, and how answers come back.
 struct NetworkLink {
     let delivery: PushDelivery
+    /// With Android in the run: where Android's messages go.
+    let android: AndroidDelivery?
+    /// With Android in the run: whether each activity (by run id) plays on Android.
+    let isAndroid: [Bool]?
     let recorder: DeliveryMeasurements
     let gate: ReleaseGate
     let freed: FreedActivities
@@ -184,4 +286,16 @@ struct NetworkLink {
         push.expiration = 0
         return push
     }
+
+    /// Whether `activity` plays on Android.
+    func isAndroid(_ activity: Int) -> Bool {
+        guard let isAndroid, isAndroid.indices.contains(activity) else { return false }
+        return isAndroid[activity]
+    }
+
+    /// Pushes and messages in flight or waiting.
+    var outstanding: Int { delivery.outstanding + (android?.outstanding ?? 0) }
+
+    /// The setup problem that ended the run, from either platform.
+    var configurationError: String? { delivery.configurationError ?? android?.configurationError }
 }

@@ -10,6 +10,10 @@ import Liveline
 /// producing while too many wait: it produces a slice at a time, even of one instant, so the
 /// buffer stays bounded however many activities share a deadline.
 ///
+/// With Android in the run, an Android activity's messages take the same path beside the pushes
+/// (a ``ReleaseQueue`` each, one limit for both), and a message waiting for its slot under the
+/// app's update rate is a deadline like the engines' own.
+///
 /// **Concurrency.** A value owned by the run's task. Answers arrive on NIO threads through the
 /// link's ``FreedActivities`` and wake the loop through its ``ReleaseGate``.
 struct VirtualRelease {
@@ -17,17 +21,17 @@ struct VirtualRelease {
     private let link: NetworkLink
     private let maxInFlight: Int
     private let bufferLimit: Int
-    /// Whether each activity has a push out.
+    /// Whether each activity has a push or message out.
     private var busy: [Bool]
-    /// Pushes of busy activities, in order, waiting for the one out.
-    private var queued: [Int: [Push]] = [:]
-    /// Pushes free to go, from `readyHead` on.
-    private var ready: [Push] = []
-    private var readyHead = 0
-    /// Pushes produced and not yet released.
+    private var pushes = ReleaseQueue<Push>()
+    private var messages = ReleaseQueue<AndroidMessage>()
+    /// Which goes first when both have one ready: they take turns.
+    private var androidsTurn = false
+    /// Pushes and messages produced and not yet released.
     private var buffered = 0
     private var inFlight = 0
     private var batch: [Push] = []
+    private var messageBatch: [AndroidMessage] = []
     private var freedBatch: [Int] = []
 
     init(context: LoadRunContext, link: NetworkLink, activities: Int) {
@@ -45,43 +49,43 @@ struct VirtualRelease {
             let seen = link.gate.generation
             takeAnswers()
             releaseReady()
-            if link.delivery.configurationError != nil { break }
+            if link.configurationError != nil { break }
             if !cutShort, context.timeIsUp(began) { cutShort = true }
-            if !cutShort, buffered < bufferLimit, let deadline = run.nextDeadline() {
+            if !cutShort, buffered < bufferLimit, let deadline = sink.nextDeadline(&run) {
                 produce(&run, until: deadline, sink: &sink)
                 continue
             }
-            let idle = inFlight == 0 && readyHead == ready.count
-            if idle, cutShort || run.nextDeadline() == nil || buffered > 0 { break }
+            let idle = inFlight == 0 && !pushes.hasReady && !messages.hasReady
+            if idle, cutShort || sink.nextDeadline(&run) == nil || buffered > 0 { break }
             await link.gate.wait(since: seen)
         }
         return cutShort
     }
 
-    /// Frees the activities whose push was answered, moving each one's next push up.
+    /// Frees the activities whose push or message was answered, moving each one's next up.
     private mutating func takeAnswers() {
         link.freed.take(into: &freedBatch)
         for activity in freedBatch {
             inFlight -= 1
-            if var list = queued[activity], !list.isEmpty {
-                ready.append(list.removeFirst())
-                queued[activity] = list.isEmpty ? nil : list
-            } else {
-                busy[activity] = false
-            }
+            let moved = link.isAndroid(activity) ? messages.advance(activity) : pushes.advance(activity)
+            if !moved { busy[activity] = false }
         }
     }
 
-    /// Releases ready pushes while fewer than the limit are out.
+    /// Releases ready pushes and messages, in turns, while fewer than the limit are out.
     private mutating func releaseReady() {
-        while inFlight < maxInFlight, readyHead < ready.count {
-            release(ready[readyHead])
-            readyHead += 1
+        while inFlight < maxInFlight {
+            if androidsTurn, let message = messages.next() {
+                release(message)
+            } else if let push = pushes.next() {
+                release(push)
+            } else if let message = messages.next() {
+                release(message)
+            } else {
+                break
+            }
+            androidsTurn.toggle()
             buffered -= 1
-        }
-        if readyHead > 4096, readyHead * 2 > ready.count {
-            ready.removeFirst(readyHead)
-            readyHead = 0
         }
     }
 
@@ -98,6 +102,18 @@ struct VirtualRelease {
         }
     }
 
+    private mutating func release(_ message: AndroidMessage) {
+        let now = MicroClock.now()
+        link.recorder.released(activity: message.activity, sequence: message.sequence, intendedMicros: now, now: now)
+        inFlight += 1
+        if let android = link.android, android.stopReason(for: message.activity) == nil {
+            android.submit(message)
+        } else {
+            // The app instance is gone (UNREGISTERED): dropped, as a stopped iOS activity's push.
+            link.freed.append(message.activity)
+        }
+    }
+
     /// Produces a slice of what is due at `deadline`: with every activity due at the same
     /// instant, producing them all at once would buffer a push (and its payload) per activity.
     private mutating func produce(_ run: inout ScenarioRun, until deadline: Millis, sink: inout CollectingSink) {
@@ -105,11 +121,14 @@ struct VirtualRelease {
         sink.take(into: &batch)
         for push in batch {
             buffered += 1
-            if busy[push.activity] {
-                queued[push.activity, default: []].append(push)
-            } else {
-                busy[push.activity] = true
-                ready.append(push)
+            pushes.add(push, activity: push.activity, busy: &busy)
+        }
+        if sink.android != nil {
+            sink.android?.release(until: deadline)
+            sink.android?.take(into: &messageBatch)
+            for message in messageBatch {
+                buffered += 1
+                messages.add(message, activity: message.activity, busy: &busy)
             }
         }
         context.board.post(partition: 0, produced: sink.tally.counts.produced, clock: deadline)

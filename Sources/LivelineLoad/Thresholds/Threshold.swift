@@ -10,6 +10,10 @@ import Liveline
 /// - `rate` (or `throughput`): pushes per second, `rate>1000/s`.
 ///
 /// Operators: `<`, `<=`, `>`, `>=`, `=` (or `==`).
+///
+/// With Android in the run, `ios:` or `android:` before the metric measures that platform alone:
+/// `android:p99<500ms`, `ios:errors=0`, `android:would-not-render=0` (the mock FCM's phones).
+/// Without a platform, a metric is both platforms' together.
 public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     public enum Metric: Sendable, Hashable {
         case percentile(Double)
@@ -43,6 +47,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var text: String
+    /// The platform measured alone (`android:p99<500ms`); nil for both together.
+    public var platform: Platform?
     public var metric: Metric
     public var comparison: Comparison
     /// In microseconds for latency, a fraction (0–1) for percentages.
@@ -62,7 +68,11 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
                 problem: "expected METRIC OP VALUE, such as p99<250ms, errors<0.1%, rate>1000/s or would-not-render=0")
         }
         comparison = Comparison(rawValue: op == "==" ? "=" : op) ?? .equal
-        let lower = name.lowercased()
+        var lower = name.lowercased()
+        for scope in Platform.allCases where lower.hasPrefix(scope.rawValue + ":") {
+            platform = scope
+            lower.removeFirst(scope.rawValue.count + 1)
+        }
         switch lower {
         case "min": metric = .min
         case "mean", "avg": metric = .mean
@@ -79,7 +89,7 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
                 throw .invalidSetting(
                     .threshold, value: "'\(raw)'",
                     problem:
-                        "unknown metric '\(name)'; use p50, p90, p99, p99.9, min, mean, max, errors, lost, rejected, superseded, would-not-render, exhausted or rate"
+                        "unknown metric '\(name)'; use p50, p90, p99, p99.9, min, mean, max, errors, lost, rejected, superseded, would-not-render, exhausted or rate, with ios: or android: before it for one platform"
                 )
             }
             metric = .percentile(p)
@@ -155,15 +165,14 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
 
     /// The metric's value in the threshold's unit, or nil when the run did not measure it.
     func measure(_ result: LoadResult) -> Double? {
+        if let platform {
+            guard let platforms = result.platforms else { return nil }
+            return measure(platforms[platform], of: platform, in: result)
+        }
         let latency = result.latency
         switch metric {
         case .percentile(let p):
-            guard latency.count > 0 else { return nil }
-            let named: [Double: UInt64] = [
-                50: latency.p50Micros, 90: latency.p90Micros, 99: latency.p99Micros, 99.9: latency.p999Micros,
-            ]
-            if let value = named[p] { return Double(value) }
-            return latency.percentile(p).map(Double.init)
+            return Self.percentile(p, of: latency)
         case .min: return latency.count > 0 ? Double(latency.minMicros) : nil
         case .mean: return latency.count > 0 ? latency.meanMicros : nil
         case .max: return latency.count > 0 ? Double(latency.maxMicros) : nil
@@ -182,11 +191,58 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             guard let delivery = result.delivery else { return nil }
             return scaled(delivery.superseded, of: delivery.submitted)
         case .wouldNotRender:
-            guard let device = result.device else { return nil }
-            return scaled(device.wouldNotRender, of: device.received)
+            let phones = result.platforms?.android.phones
+            guard result.device != nil || phones != nil else { return nil }
+            return scaled(
+                (result.device?.wouldNotRender ?? 0) + (phones?["wouldNotRender"] ?? 0),
+                of: (result.device?.received ?? 0)
+                    + (phones == nil ? 0 : result.platforms?.android.delivery.delivered ?? 0))
         case .exhausted:
             return scaled(result.activities.exhaustedBudget, of: result.activities.played)
         }
+    }
+
+    /// The metric of one platform's share of the run.
+    private func measure(_ share: LoadResult.PlatformResult, of platform: Platform, in result: LoadResult) -> Double? {
+        let latency = share.latency
+        let delivery = share.delivery
+        switch metric {
+        case .percentile(let p):
+            return Self.percentile(p, of: latency)
+        case .min: return latency.count > 0 ? Double(latency.minMicros) : nil
+        case .mean: return latency.count > 0 ? latency.meanMicros : nil
+        case .max: return latency.count > 0 ? Double(latency.maxMicros) : nil
+        case .rate:
+            return result.durationMillis > 0 ? Double(delivery.delivered) * 1000 / Double(result.durationMillis) : 0
+        case .errors: return scaled(delivery.errors, of: delivery.submitted)
+        case .lost: return scaled(delivery.lost, of: delivery.submitted)
+        case .rejected: return scaled(delivery.rejected, of: delivery.submitted)
+        case .superseded: return scaled(delivery.superseded, of: delivery.submitted)
+        case .wouldNotRender:
+            switch platform {
+            case .ios:
+                guard let device = result.device else { return nil }
+                return scaled(device.wouldNotRender, of: device.received)
+            case .android:
+                guard let phones = share.phones else { return nil }
+                return scaled(phones["wouldNotRender"] ?? 0, of: delivery.delivered)
+            }
+        case .exhausted:
+            // Android has no budget: its rules pace updates instead.
+            guard platform == .ios else { return nil }
+            return scaled(result.activities.exhaustedBudget, of: share.activities)
+        }
+    }
+
+    /// A percentile of `latency`: the summary's own for p50, p90, p99 and p99.9 (as the report
+    /// prints them), any other from its histogram; nil without samples.
+    private static func percentile(_ p: Double, of latency: LoadResult.LatencySummary) -> Double? {
+        guard latency.count > 0 else { return nil }
+        let named: [Double: UInt64] = [
+            50: latency.p50Micros, 90: latency.p90Micros, 99: latency.p99Micros, 99.9: latency.p999Micros,
+        ]
+        if let value = named[p] { return Double(value) }
+        return latency.percentile(p).map { Double($0) }
     }
 
     private func scaled(_ count: Int, of total: Int) -> Double {

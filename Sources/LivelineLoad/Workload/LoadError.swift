@@ -72,4 +72,6 @@ public enum LoadSetting: String, Sendable, CaseIterable {
     case credentials
     case scenarios
     case histogram
+    case androidShare = "android-share"
+    case fcmTarget = "fcm-target"
 }

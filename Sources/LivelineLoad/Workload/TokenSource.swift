@@ -83,6 +83,13 @@ public enum TokenSource: Sendable {
         hex(SeededRandom.hash(seed ^ 0x746f_6b65_6e73, UInt64(truncatingIfNeeded: copy)), words: 4)
     }
 
+    /// An Android app instance's registration token for copy `copy`: `liveline-load-` and 32
+    /// hex digits from the seed, a token only a mock takes (any well-formed token is an app
+    /// instance there).
+    public static func generatedFCMToken(seed: UInt64, copy: Int) -> String {
+        "liveline-load-" + hex(SeededRandom.hash(seed ^ 0x6663_6d74_6f6b, UInt64(truncatingIfNeeded: copy)), words: 2)
+    }
+
     /// `words` 64-bit words from a starting hash, as lowercase hex.
     static func hex(_ start: UInt64, words: Int) -> String {
         var word = start

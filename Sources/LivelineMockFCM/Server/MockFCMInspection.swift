@@ -4,7 +4,7 @@ import LivelineCore
 ///
 /// | request | answer |
 /// |---|---|
-/// | `GET /mock/stats` | counts: accepted, refused by code, tokens granted and refused |
+/// | `GET /mock/stats` | counts: accepted, refused by code, tokens granted and refused, what the phones did |
 /// | `GET /mock/messages` | the accepted messages, oldest first, with what each did on its phone |
 /// | `GET /mock/phones/{token\|fid}/{id}` | what the phone shows: each activity's notification, promoted or not and why, its chip |
 /// | `POST /mock/phones/{token\|fid}/{id}/demote?activity=A` | the user demotes a Live Update |
@@ -122,6 +122,14 @@ enum MockFCMInspection {
                 ),
                 ("tokens_granted", .int(stats.tokensGranted)), ("tokens_refused", .int(stats.tokensRefused)),
                 ("faults_answered", .int(stats.faultsAnswered)),
+                (
+                    "phones",
+                    .object(
+                        StateObject(
+                            stats.phones.sorted { $0.key.rawValue < $1.key.rawValue }.map {
+                                ($0.key.rawValue, .int($0.value))
+                            }))
+                ),
             ]))
     }
 

@@ -12,12 +12,19 @@ public struct MockFCMMessage: Sendable, Hashable {
 
 /// Counts since the mock started.
 public struct MockFCMStats: Sendable, Hashable {
+    /// Messages accepted (a dry run's not counted).
     public var accepted = 0
     /// Refused sends, by FCM's error code (or status when there is none).
     public var refused: [String: Int] = [:]
+    /// Access tokens granted by the token endpoint.
     public var tokensGranted = 0
+    /// Assertions the token endpoint refused.
     public var tokensRefused = 0
+    /// Sends answered with an injected fault.
     public var faultsAnswered = 0
+    /// What the phones did with the accepted messages, by outcome: posted, updated, dropped by the
+    /// update rate, would not render…
+    public var phones: [PhoneOutcome.Kind: Int] = [:]
 }
 
 /// The mock FCM's state, shared by its connections: the granted access tokens, the app
@@ -145,6 +152,7 @@ final class MockFCMState: Sendable {
                     return .json(200, Self.nameBody("projects/\(message.project)/messages/fake_message_id"))
                 }
                 storage.stats.accepted += 1
+                for outcome in outcomes { storage.stats.phones[outcome.kind, default: 0] += 1 }
                 storage.history.append(
                     MockFCMMessage(name: name, message: message, receivedAt: now, outcomes: outcomes))
                 if storage.history.count > configuration.historyLimit {

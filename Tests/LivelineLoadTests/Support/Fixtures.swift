@@ -37,6 +37,22 @@ enum Fixtures {
                 end: { dismissal: 1m }
         """
 
+    /// ``shortYAML`` with an `android:` block: the same story as a Live Update.
+    static let androidYAML = shortYAML.replacingOccurrences(
+        of: "    beats:\n",
+        with: """
+                android:
+                  channel: match-live
+                  title: "Short {{ state.score }}"
+                  text: "step {{ state.step }}"
+                  chip: "{{ state.score }}"
+                  progress: "{{ state.step }}"
+                  progress-max: 4
+                beats:
+
+            """
+    ).replacingOccurrences(of: "name: Short match", with: "name: Short match, both platforms")
+
     /// A story with more high-priority beats than its budget, so it downgrades.
     static let greedyYAML = """
         liveline: 1

@@ -1,0 +1,48 @@
+/// What ``VirtualRelease`` holds of one kind (APNs pushes, or Android messages): each busy
+/// activity's, in order, waiting for the one it has out, and those free to go, oldest first.
+///
+/// A value owned by the runner's task. Whether an activity is busy is the caller's, shared by
+/// both kinds (an activity plays on one platform, so only one of them ever holds its items).
+struct ReleaseQueue<Item> {
+    /// Items of busy activities, in order.
+    private var queued: [Int: [Item]] = [:]
+    /// Items free to go, from `readyHead` on.
+    private var ready: [Item] = []
+    private var readyHead = 0
+
+    /// Whether an item is free to go.
+    var hasReady: Bool { readyHead < ready.count }
+
+    /// Queues `item` of `activity`: free to go when the activity has nothing out (it is then
+    /// busy), else behind what it has.
+    mutating func add(_ item: Item, activity: Int, busy: inout [Bool]) {
+        if busy[activity] {
+            queued[activity, default: []].append(item)
+        } else {
+            busy[activity] = true
+            ready.append(item)
+        }
+    }
+
+    /// `activity`'s item out was answered: its next one is free to go. Returns whether it had one
+    /// (it stays busy).
+    mutating func advance(_ activity: Int) -> Bool {
+        guard var list = queued[activity], !list.isEmpty else { return false }
+        ready.append(list.removeFirst())
+        queued[activity] = list.isEmpty ? nil : list
+        return true
+    }
+
+    /// The oldest item free to go.
+    mutating func next() -> Item? {
+        guard readyHead < ready.count else { return nil }
+        defer {
+            readyHead += 1
+            if readyHead > 4096, readyHead * 2 > ready.count {
+                ready.removeFirst(readyHead)
+                readyHead = 0
+            }
+        }
+        return ready[readyHead]
+    }
+}
