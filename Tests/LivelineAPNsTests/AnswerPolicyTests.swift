@@ -7,16 +7,12 @@ import Testing
 /// ``AnswerPolicy``, against the table in docs/answers.md: every row of the page is read and
 /// checked, so the page and the code cannot drift apart.
 @Suite struct AnswerPolicyTests {
-    /// One row of a table of docs/answers.md, split into its cells.
-    struct Row: CustomTestStringConvertible, Sendable {
-        var cells: [String]
-        var testDescription: String { cells.joined(separator: " | ") }
-    }
+    typealias Row = PageTable.Row
 
     static let page = PageTable.page("docs/answers.md")
 
-    static let answerRows = PageTable.rows(of: page, after: "| status | reason | action |").map(Row.init)
-    static let failureRows = PageTable.rows(of: page, after: "| failure | action |").map(Row.init)
+    static let answerRows = PageTable.rows(of: page, after: "| status | reason | action |")
+    static let failureRows = PageTable.rows(of: page, after: "| failure | action |")
 
     @Test func thePageHasBothTables() {
         #expect(Self.answerRows.count >= 40, "docs/answers.md's table of answers is missing or short")
@@ -45,13 +41,7 @@ import Testing
     func eachAnswerRowIsWhatThePolicyDoes(row: Row) throws {
         let statusText = row.cells[0], reasonText = row.cells[1], expected = row.cells[2]
         // A class of statuses (`5xx`) is checked with a status of it the table names nowhere else.
-        let status: Int =
-            switch statusText {
-            case "3xx": 302
-            case "4xx": 418
-            case "5xx": 502
-            default: try #require(Int(statusText), "status \(statusText)")
-            }
+        let status = try #require(PageTable.status(statusText), "status \(statusText)")
         let reason: APNsReason? =
             switch reasonText {
             case "(none)": nil

@@ -8,15 +8,11 @@ import Testing
 /// FCM's answers, read into ``PushServiceAnswer`` and judged by the one ``AnswerPolicy``, against
 /// the FCM tables of docs/answers.md: every row of the page is read and checked.
 @Suite struct FCMAnswerPolicyTests {
-    /// One row of a table of docs/answers.md, split into its cells.
-    struct Row: CustomTestStringConvertible, Sendable {
-        var cells: [String]
-        var testDescription: String { cells.joined(separator: " | ") }
-    }
+    typealias Row = PageTable.Row
 
     static let page = PageTable.page("docs/answers.md")
-    static let answerRows = PageTable.rows(of: page, after: "| status | FCM code | action |").map(Row.init)
-    static let tokenRows = PageTable.rows(of: page, after: "| token endpoint | action |").map(Row.init)
+    static let answerRows = PageTable.rows(of: page, after: "| status | FCM code | action |")
+    static let tokenRows = PageTable.rows(of: page, after: "| token endpoint | action |")
 
     /// FCM's error body (`google.rpc.Status`), with an `FcmError` detail for `code` and a field
     /// violation naming the token when the error is about it.
@@ -56,13 +52,8 @@ import Testing
     @Test(arguments: answerRows)
     func eachAnswerRowIsWhatThePolicyDoes(row: Row) throws {
         let statusText = row.cells[0], codeText = row.cells[1], expected = row.cells[2]
-        let status: Int =
-            switch statusText {
-            case "3xx": 302
-            case "4xx": 418
-            case "5xx": 502
-            default: try #require(Int(statusText), "status \(statusText)")
-            }
+        // A class of statuses (`5xx`) is checked with a status of it the table names nowhere else.
+        let status = try #require(PageTable.status(statusText), "status \(statusText)")
         let aboutToken = codeText.hasSuffix("about the token")
         let code: String? =
             if codeText.hasPrefix("(none)") {

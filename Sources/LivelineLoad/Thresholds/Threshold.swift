@@ -169,13 +169,8 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
             guard let platforms = result.platforms else { return nil }
             return measure(platforms[platform], of: platform, in: result)
         }
-        let latency = result.latency
         switch metric {
-        case .percentile(let p):
-            return Self.percentile(p, of: latency)
-        case .min: return latency.count > 0 ? Double(latency.minMicros) : nil
-        case .mean: return latency.count > 0 ? latency.meanMicros : nil
-        case .max: return latency.count > 0 ? Double(latency.maxMicros) : nil
+        case .percentile, .min, .mean, .max: return latency(result.latency)
         case .rate: return result.throughput
         case .errors:
             return scaled(
@@ -204,14 +199,9 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
 
     /// The metric of one platform's share of the run.
     private func measure(_ share: LoadResult.PlatformResult, of platform: Platform, in result: LoadResult) -> Double? {
-        let latency = share.latency
         let delivery = share.delivery
         switch metric {
-        case .percentile(let p):
-            return Self.percentile(p, of: latency)
-        case .min: return latency.count > 0 ? Double(latency.minMicros) : nil
-        case .mean: return latency.count > 0 ? latency.meanMicros : nil
-        case .max: return latency.count > 0 ? Double(latency.maxMicros) : nil
+        case .percentile, .min, .mean, .max: return latency(share.latency)
         case .rate:
             return result.durationMillis > 0 ? Double(delivery.delivered) * 1000 / Double(result.durationMillis) : 0
         case .errors: return scaled(delivery.errors, of: delivery.submitted)
@@ -234,15 +224,21 @@ public struct Threshold: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    /// A percentile of `latency`: the summary's own for p50, p90, p99 and p99.9 (as the report
-    /// prints them), any other from its histogram; nil without samples.
-    private static func percentile(_ p: Double, of latency: LoadResult.LatencySummary) -> Double? {
+    /// A latency metric of `latency`, microseconds; nil without samples. p50, p90, p99 and p99.9
+    /// are the summary's own (as the report prints them), any other percentile its histogram's.
+    private func latency(_ latency: LoadResult.LatencySummary) -> Double? {
         guard latency.count > 0 else { return nil }
-        let named: [Double: UInt64] = [
-            50: latency.p50Micros, 90: latency.p90Micros, 99: latency.p99Micros, 99.9: latency.p999Micros,
-        ]
-        if let value = named[p] { return Double(value) }
-        return latency.percentile(p).map { Double($0) }
+        switch metric {
+        case .percentile(let p):
+            let named: [Double: UInt64] = [
+                50: latency.p50Micros, 90: latency.p90Micros, 99: latency.p99Micros, 99.9: latency.p999Micros,
+            ]
+            if let value = named[p] { return Double(value) }
+            return latency.percentile(p).map { Double($0) }
+        case .min: return Double(latency.minMicros)
+        case .mean: return latency.meanMicros
+        default: return Double(latency.maxMicros)
+        }
     }
 
     private func scaled(_ count: Int, of total: Int) -> Double {
