@@ -52,7 +52,7 @@ struct LoadCommand: AsyncParsableCommand {
               liveline load Scenarios/football.yaml --activities 50000 --broadcast \\
                   --channels 10
               liveline load Scenarios/football.yaml --activities 20000 \\
-                  --android-share 0.5 --threshold 'android:p99<500ms' 
+                  --android-share 0.5 --threshold 'android:p99<500ms'
               liveline load … --shard 2/4 --json part2.json  (then liveline report merge)
 
             Thresholds: p50 p90 p99 p99.9 pN min mean max (250ms, 1.5s, 800us),
