@@ -135,6 +135,25 @@ struct MixedPlatformTests {
         #expect(json.contains(#""android-share" : 0.5"#) && json.contains(#""without-collapse-key""#))
     }
 
+    @Test("the real clock: both platforms at their due time, latency from it, every message accounted for")
+    func realClock() async throws {
+        let mocks = try await Mocks.start(tls: false)
+        var configuration = try mocks.configuration(activities: 20, share: 0.5)
+        // The 5-minute story at ×30 lasts 10 s; the limit stops it after 3 s of it.
+        configuration.mix = try ScenarioMix([(try Fixtures.scenario(Fixtures.androidYAML), 1)], speed: 30)
+        configuration.clock = .real(speed: 30)
+        configuration.timeLimit = .seconds(3)
+        let result = try await LoadRunner(configuration: configuration).run()
+        await mocks.stop()
+        let android = try #require(result.platforms?.android)
+        #expect(result.config.latencyFrom == "due-time")
+        #expect(android.delivery.delivered > 0)
+        #expect(android.delivery.lost == 0 && android.delivery.accounted == android.delivery.submitted)
+        #expect(android.latency.count == android.delivery.delivered)
+        #expect(result.platforms?.ios.delivery.delivered ?? 0 > 0)
+        #expect(result.activities.unfinished > 0)
+    }
+
     @Test("Android alone: no APNs push goes, and the engine's budget is not Android's")
     func androidAlone() async throws {
         let mocks = try await Mocks.start(tls: false)
