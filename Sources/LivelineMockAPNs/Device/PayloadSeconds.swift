@@ -53,8 +53,7 @@ enum PayloadSeconds {
         _ text: StaticString, into out: UnsafeMutableBufferPointer<UInt8>, at position: Int
     ) -> Int {
         text.withUTF8Buffer { bytes in
-            UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: bytes)
-            return position + bytes.count
+            position + UnsafeMutableBufferPointer(rebasing: out[position...]).update(fromContentsOf: bytes)
         }
     }
 

@@ -208,7 +208,7 @@ import Testing
             #expect(deadline > bridge.now && deadline <= bridge.now + 15_000)
 
             bridge.advance(seconds: 30)
-            try await bridge.store.writePushOutcomes(
+            _ = try await bridge.store.writePushOutcomes(
                 first.map { .sent($0.id, answer: PushAnswer(at: bridge.now, status: 200, reason: nil, apnsID: nil)) })
             #expect(try await bridge.dispatcher.dispatch(now: bridge.now).pushes == 1)
             let later = try await bridge.store.claimDuePushes(
