@@ -318,7 +318,9 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
     /// Starts a request, queues it until a stream is free, or fails it when the connection is
     /// going away.
     private func accept(_ pending: PendingRequest) {
-        switch machine.admit(openStreams: wire.core.streams.count, othersWaiting: !queued.isEmpty) {
+        let openStreams = wire.core.streams.count
+        let othersWaiting = !queued.isEmpty
+        switch inPlace({ $0.admit(openStreams: openStreams, othersWaiting: othersWaiting) }) {
         case .start: start(pending)
         case .wait: queued.append(pending)
         case .fail(let error): pending.complete(.failure(error))
@@ -347,10 +349,20 @@ final class HTTP2ClientHandler: ChannelDuplexHandler {
         }
     }
 
+    /// `body` on the state machine where it is, under one modify access. A call that only reads
+    /// `machine` (a class's stored value, its exclusivity checked at run time) copies the whole
+    /// value out first, its host and errors retained and released; the request path asks it
+    /// something for every request, so it asks here.
+    private func inPlace<Answer>(_ body: (inout StateMachine) -> Answer) -> Answer {
+        body(&machine)
+    }
+
     private func startQueued() {
         guard !queued.isEmpty else { return }
         machine.noteActivity(at: .now)
-        while machine.mayStart(openStreams: wire.core.streams.count), let next = queued.popFirst() {
+        while inPlace({ [streams = wire.core.streams.count] in $0.mayStart(openStreams: streams) }),
+            let next = queued.popFirst()
+        {
             start(next)
         }
     }
