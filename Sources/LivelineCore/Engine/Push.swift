@@ -40,7 +40,14 @@ public struct Push: Sendable {
     /// On an end, the `dismissal-date`, UNIX seconds; nil leaves it to the system (iOS keeps it up to 4 hours).
     public var dismissalDate: Int64?
     /// The alert the push carries, evaluated.
-    public var alert: Alert<String>?
+    public var alert: Alert<String>? {
+        get { alertBox?.alert }
+        set { alertBox = newValue.map(AlertBox.init) }
+    }
+    /// The alert behind one reference: a push is copied into the delivery's table and into each
+    /// event about it, and an alert kept inline made every copy larger and field by field (its
+    /// texts' cases read and their strings retained one by one), alert or none.
+    private var alertBox: AlertBox?
     /// Which of the story's Live Activities on a device the push is for: 0 the first, `n` the
     /// one the `n`-th renewal started (``Renewal``). A renewal's start is for the successor and
     /// its end for the predecessor; a sink sends pushes of a newer generation to the update token
@@ -64,9 +71,16 @@ public struct Push: Sendable {
         self.reason = reason
         self.staleDate = staleDate
         self.dismissalDate = dismissalDate
-        self.alert = alert
+        alertBox = alert.map(AlertBox.init)
         self.generation = generation
     }
+}
+
+/// A push's alert, kept by reference (``Push/alert``); never changed once made.
+private final class AlertBox: Sendable {
+    let alert: Alert<String>
+
+    init(_ alert: Alert<String>) { self.alert = alert }
 }
 
 /// Why a push exists, so people can see why the engine did what it did.
