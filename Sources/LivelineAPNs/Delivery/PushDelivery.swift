@@ -614,10 +614,8 @@ public final class PushDelivery: Sendable {
                 state.unfinished[activity] = entry
             }
         }
-        for event in [event, dropped].compactMap({ $0 }) {
-            onEvent(event)
-            log(event)
-        }
+        if let event { report(event) }
+        if let dropped { report(dropped) }
         waiters.forEach { $0.resume() }
         if let next { transmit(next.push, route: next.route, flush: true) }
         if let successor, let startToken = successor.startToken ?? configuration.targetResolver?(activity)?.startToken,
@@ -657,6 +655,14 @@ public final class PushDelivery: Sendable {
         return .abandoned(
             activity: start.activity, push: end,
             reason: "the successor did not start, so the activity it would have replaced is kept")
+    }
+
+    /// Tells the caller of `event` and logs it. One at a time: a list of the one or two events
+    /// of an answer (and the list `compactMap` makes of it) would cost two allocations and two
+    /// copies of each event, a push and an answer in each, on every answer.
+    private func report(_ event: DeliveryEvent) {
+        onEvent(event)
+        log(event)
     }
 
     /// Logs what went wrong with a push; nothing for one delivered.
