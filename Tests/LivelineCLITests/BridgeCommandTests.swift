@@ -104,56 +104,35 @@ import Testing
             to: body, atomically: true, encoding: .utf8)
         let environment = ["DOORDASH_WEBHOOK_AUTH": "Bearer dd-demo"]
 
-        _ = try await CLI.run(
-            [
-                "mock-apns", "--accept-any-token", "--listen", "127.0.0.1:0", "--write-ca",
+        let bridge = try await CLI.withMockAndBridge(
+            mock: [
+                "--accept-any-token", "--listen", "127.0.0.1:0", "--write-ca",
                 directory.appendingPathComponent("ca.pem").path,
             ],
-            timeout: 120
-        ) { mock, mockOut in
-            guard let mockURL = await mockOut.mockURL() else {
-                Issue.record("the mock did not say where it listens: \(mockOut.text)")
-                mock.interrupt()
-                return
+            bridge: ["--config", config.path], environment: environment
+        ) { process, base, _ in
+            _ = try? await Self.curl([
+                "-X", "PUT", "\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key", "-H",
+                "Content-Type: application/json",
+                "-d", #"{"update-token": "\#(String(repeating: "cd", count: 32))"}"#,
+            ])
+            _ = try? await CLI.run(
+                ["bridge", "send", "--config", config.path, "--url", base, "doordash", body.path],
+                environment: environment)
+            var shown = ""
+            await eventually {
+                shown =
+                    (try? await Self.curl(["\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key"]))
+                    ?? ""
+                return shown.contains("certificate")
             }
-            let bridge = try? await CLI.run(
-                [
-                    "bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url", mockURL,
-                ],
-                environment: environment, timeout: 120
-            ) { process, out in
-                guard await out.wait(for: "listening on http://127.0.0.1:"),
-                    let port = out.text.firstMatch(of: /listening on http:\/\/127\.0\.0\.1:(\d+)/)?.1
-                else {
-                    Issue.record("the bridge did not say where it listens: \(out.text)")
-                    process.interrupt()
-                    return
-                }
-                let base = "http://127.0.0.1:\(port)"
-                _ = try? await Self.curl([
-                    "-X", "PUT", "\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key", "-H",
-                    "Content-Type: application/json",
-                    "-d", #"{"update-token": "\#(String(repeating: "cd", count: 32))"}"#,
-                ])
-                _ = try? await CLI.run(
-                    ["bridge", "send", "--config", config.path, "--url", base, "doordash", body.path],
-                    environment: environment)
-                var shown = ""
-                await eventually {
-                    shown =
-                        (try? await Self.curl(["\(base)/v1/activities/D-2", "-H", "Authorization: Bearer demo-key"]))
-                        ?? ""
-                    return shown.contains("certificate")
-                }
-                #expect(shown.contains("certificate"), "\(shown)")
-                process.interrupt()
-            }
-            #expect(bridge?.status == 0)
-            let log = (bridge?.stdout ?? "") + (bridge?.stderr ?? "")
-            #expect(log.contains("APNs cannot be reached as configured"), "\(log)")
-            #expect(log.contains("stopped: 0 events and 1 push wait in the store"), "\(log)")
-            mock.interrupt()
+            #expect(shown.contains("certificate"), "\(shown)")
+            process.interrupt()
         }
+        #expect(bridge?.status == 0)
+        let log = (bridge?.stdout ?? "") + (bridge?.stderr ?? "")
+        #expect(log.contains("APNs cannot be reached as configured"), "\(log)")
+        #expect(log.contains("stopped: 0 events and 1 push wait in the store"), "\(log)")
     }
 
     @Test func aConfigurationErrorIsLocated() async throws {

@@ -46,47 +46,28 @@ import Testing
         let environment = ["DOORDASH_WEBHOOK_AUTH": "Bearer dd-demo"]
         let ca = directory.appendingPathComponent("ca.pem").path
 
-        _ = try await CLI.run(
-            [
-                "mock-apns", "--listen", "127.0.0.1:0", "--write-ca", ca, "--auth-key", rightFile.path, "--key-id",
-                Self.keyID, "--team-id", Self.teamID,
+        let bridge = try await CLI.withMockAndBridge(
+            mock: [
+                "--listen", "127.0.0.1:0", "--write-ca", ca, "--auth-key", rightFile.path, "--key-id", Self.keyID,
+                "--team-id", Self.teamID,
             ],
-            timeout: 180
-        ) { mock, mockOut in
-            guard let mockURL = await mockOut.mockURL() else {
-                Issue.record("the mock did not say where it listens: \(mockOut.text)")
-                mock.interrupt()
-                return
-            }
-            let bridge = try? await CLI.run(
-                [
-                    "bridge", "serve", "--config", config.path, "--listen", "127.0.0.1:0", "--apns-url", mockURL,
-                    "--ca-file", ca,
-                ],
-                environment: environment, timeout: 150
-            ) { process, out in
-                guard let base = await out.bridgeBase() else {
-                    Issue.record("the bridge did not say where it listens: \(out.text)")
-                    process.interrupt()
-                    return
+            bridge: ["--config", config.path, "--ca-file", ca], environment: environment, timeout: 150
+        ) { process, base, out in
+            do {
+                try await Self.exercise(base: base, process: process, config: config.path, body: body.path) {
+                    try? FileManager.default.removeItem(at: keyFile)
+                    try? FileManager.default.copyItem(at: rightFile, to: keyFile)
                 }
-                do {
-                    try await Self.exercise(base: base, process: process, config: config.path, body: body.path) {
-                        try? FileManager.default.removeItem(at: keyFile)
-                        try? FileManager.default.copyItem(at: rightFile, to: keyFile)
-                    }
-                } catch {
-                    Issue.record("\(error)\n\(out.text)")
-                }
-                process.interrupt()
+            } catch {
+                Issue.record("\(error)\n\(out.text)")
             }
-            #expect(bridge?.status == 0, "\(bridge?.stderr ?? "")")
-            let log = (bridge?.stdout ?? "") + (bridge?.stderr ?? "")
-            #expect(log.contains("APNs refused the setup"), "\(log)")
-            #expect(log.contains("SIGHUP: the APNs key was read again"), "\(log)")
-            #expect(log.contains("APNs took the setup again"), "\(log)")
-            mock.interrupt()
+            process.interrupt()
         }
+        #expect(bridge?.status == 0, "\(bridge?.stderr ?? "")")
+        let log = (bridge?.stdout ?? "") + (bridge?.stderr ?? "")
+        #expect(log.contains("APNs refused the setup"), "\(log)")
+        #expect(log.contains("SIGHUP: the APNs key was read again"), "\(log)")
+        #expect(log.contains("APNs took the setup again"), "\(log)")
     }
 
     /// Registers an activity, sends it a webhook, waits for the halt, puts the right key in
