@@ -22,6 +22,10 @@
 #   REFERENCE=1 scripts/bench/audience.sh              # and h2load to the same mock first
 #   FOLLOWERS=1000000 scripts/bench/audience.sh
 #   STORE=postgres://liveline:liveline@127.0.0.1:5432/postgres INSTANCES=2 scripts/bench/audience.sh
+#   SMAPS=/tmp/smaps FOLLOWERS=20000 scripts/bench/audience.sh   # and the first bridge's smaps
+# With SMAPS=DIR the first bridge's /proc/PID/smaps is copied to DIR/N-start.smaps a second after
+# it starts for the webhook and to DIR/N-end.smaps once the mock answered every follower (for
+# scripts/bench/smaps-diff.py against another build's).
 # With STORE=postgres://… (a schema of its own per size) and INSTANCES=N, N bridges share the
 # fan-out range by range; the webhook goes to the first; CPU is summed over all, RSS is the
 # largest; store bytes are pg_total_relation_size of the followers table (with its indexes).
@@ -38,6 +42,7 @@ INSPECT_PORT=${INSPECT_PORT:-28198}
 REFERENCE=${REFERENCE:-0}
 STORE=${STORE:-sqlite}
 INSTANCES=${INSTANCES:-1}
+SMAPS=${SMAPS:-}
 KEY=match-1
 TICK=$(getconf CLK_TCK)
 
@@ -115,6 +120,7 @@ PY
   fi
 
   start_bridges "$dir" "$INSTANCES"
+  if [ -n "$SMAPS" ]; then mkdir -p "$SMAPS"; sleep 1; cp "/proc/${bridges[0]}/smaps" "$SMAPS/$n-start.smaps"; fi
   b0=$(all_ticks); m0=$(ticks "$mock")
   # One webhook; then the 202's time and the time the mock had answered every follower.
   timing=$(python3 - "$BRIDGE_PORT" "$INSPECT_PORT" "$KEY" "$n" <<'PY'
@@ -146,6 +152,7 @@ PY
   sleep 0.3
   lag=$(for i in $(seq 0 $((INSTANCES - 1))); do curl -fs "http://127.0.0.1:$((BRIDGE_PORT + i))/metrics"; done |
     awk '/^liveline_fanout_lag_seconds_sum/ {sum += $2} END {printf "%.3f", sum}')
+  [ -z "$SMAPS" ] || cp "/proc/${bridges[0]}/smaps" "$SMAPS/$n-end.smaps"
   hwm=$(for b in "${bridges[@]}"; do awk '/VmHWM/ {print $2}' "/proc/$b/status"; done | sort -n | tail -1)
   stop_bridges
   kill "$mock"; wait "$mock" 2>/dev/null || true
