@@ -12,37 +12,10 @@ enum CLI {
         var signalled: Bool
     }
 
-    struct Missing: Error, CustomStringConvertible {
-        var looked: [String]
-        var description: String {
-            "the liveline binary is not built (looked at \(looked.joined(separator: ", "))): `swift test` builds it beside the tests; `swift build` does too"
-        }
-    }
+    static var packageRoot: URL { LivelineBinary.packageRoot }
 
-    static var packageRoot: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-    }
-
-    /// The binary `swift test` built with the tests: beside the test bundle, or in `.build/debug`.
-    static func binary() throws -> URL {
-        var candidates: [URL] = []
-        if let tests = Bundle.main.executableURL {
-            // …/debug/LivelinePackageTests.xctest (Linux: the test executable itself).
-            var directory = tests.deletingLastPathComponent()
-            if directory.lastPathComponent == "MacOS" {
-                directory = directory.deletingLastPathComponent().deletingLastPathComponent()
-                    .deletingLastPathComponent()
-            }
-            if directory.pathExtension == "xctest" { directory = directory.deletingLastPathComponent() }
-            candidates.append(directory.appendingPathComponent("liveline"))
-        }
-        candidates.append(packageRoot.appendingPathComponent(".build/debug/liveline"))
-        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
-            throw Missing(looked: candidates.map(\.path))
-        }
-        return found
-    }
+    /// The binary `swift test` built with the tests.
+    static func binary() throws -> URL { try LivelineBinary.url() }
 
     /// Runs `liveline ARGUMENTS`; `whileRunning` gets the process once it started (to signal it).
     /// With `closingOutputAfter`, standard output's reader goes away after that many lines (0:
