@@ -17,8 +17,9 @@ struct OutboxCollector: PushSink {
     var problems: [String] = []
     /// The renewals decided, each its successor's start and its predecessor's end.
     var renewals: [RenewalPushes] = []
-    /// A renewal's start, until its end follows (the engine hands them over together).
-    private var renewalStart: OutboxPush?
+    /// A renewal's start and its reason, until its end follows (the engine hands them over
+    /// together).
+    private var renewalStart: (push: OutboxPush, reason: String)?
 
     init(activityKey: String, topic: String, receivedAt: Millis?) {
         self.activityKey = activityKey
@@ -29,14 +30,15 @@ struct OutboxCollector: PushSink {
     mutating func receive(_ push: Push, from activity: ActivityEngine) {
         switch push.reason.kind {
         case .renewalStart:
-            renewalStart = outboxPush(push, receivedAt: nil)
+            renewalStart = (outboxPush(push, receivedAt: nil), push.reason.description)
             return
         case .renewalEnd:
             if let start = renewalStart {
                 renewals.append(
                     RenewalPushes(
-                        activityKey: activityKey, generation: push.generation + 1, start: start,
-                        end: outboxPush(push, receivedAt: nil)))
+                        activityKey: activityKey, generation: push.generation + 1, start: start.push,
+                        end: outboxPush(push, receivedAt: nil), startReason: start.reason,
+                        endReason: push.reason.description))
             }
             renewalStart = nil
             return

@@ -71,15 +71,10 @@ public final class OutboxSender: Sendable {
     /// What the sender was made with.
     public let configuration: Configuration
     /// Rung when the dispatcher queued pushes.
-    public var wakeSignal: WakeSignal { loop.wakeSignal }
-    private let loop: WorkerLoop
+    public var wakeSignal: WakeSignal { core.wakeSignal }
+    private let core: SenderCore
     private let store: any OutboxStore
-    private let clients: APNsClients
-    private let halts: APNsHalts
-    private let policy: AnswerPolicy
     private let observer: any DispatchObserver
-    private let logger: Logger
-    private let cutoff = SendCutoff()
 
     /// A sender of `store`'s outbox through `clients`.
     ///
@@ -87,71 +82,30 @@ public final class OutboxSender: Sendable {
     ///   - store: where the pushes wait and the answers are recorded.
     ///   - clients: a client per environment; each push goes to its activity's.
     ///   - halts: where a configuration error halts an app and environment, shared with the
-    ///     fan-out sender.
+    ///     other senders; nil: halts of its own.
     ///   - configuration: the instance name, leases, batch size, retries and polling.
     ///   - observer: told of each answer, for metrics.
     ///   - logger: where failures and dead letters are logged.
     public init(
-        store: any OutboxStore, clients: APNsClients, halts: APNsHalts, configuration: Configuration,
+        store: any OutboxStore, clients: APNsClients, halts: APNsHalts? = nil, configuration: Configuration,
         observer: any DispatchObserver = SilentDispatchObserver(),
         logger: Logger = Logger(label: "liveline.bridge.outbox")
     ) {
         self.store = store
-        self.clients = clients
-        self.halts = halts
         self.configuration = configuration
-        policy = AnswerPolicy(retry: configuration.retry)
         self.observer = observer
-        self.logger = logger
-        loop = WorkerLoop(executor: store.taskExecutor, logger: logger, failure: "sending the outbox failed; retrying")
-    }
-
-    /// A sender through one client, for the default environment.
-    public convenience init(
-        store: any OutboxStore, client: APNsClient, configuration: Configuration,
-        observer: any DispatchObserver = SilentDispatchObserver(),
-        logger: Logger = Logger(label: "liveline.bridge.outbox")
-    ) {
-        self.init(
-            store: store, clients: APNsClients(client), halts: APNsHalts(logger: logger), configuration: configuration,
-            observer: observer, logger: logger)
+        core = SenderCore(
+            executor: store.taskExecutor, clients: clients, halts: halts, retry: configuration.retry,
+            pollInterval: configuration.pollInterval, logger: logger, failure: "sending the outbox failed; retrying")
     }
 
     /// Sends until ``stop(cutoff:)`` (then gives back this instance's claims) or until the task
     /// is cancelled, waking on ``wakeSignal`` or every poll interval.
-    public func run() async {
-        // A cancellation stops a pass mid-query: the claimed pushes' leases expire and the next
-        // start sends them, so it is no failure to report.
-        await loop.run(
-            pass: { try await send(now: BridgeClock.now()).claimed >= configuration.batch },
-            wait: { configuration.pollInterval }, stopped: { await releaseClaims() })
-    }
+    public func run() async { await core.run(self) }
 
     /// Ends ``run()`` after the pass in flight; answers that have not come by `cutoff` (nil:
     /// none is waited for) are given up, and their pushes given back.
-    public func stop(cutoff at: Millis?) {
-        loop.stop()
-        cutoff.fire(at: at)
-    }
-
-    /// Gives back the pushes and activities this instance still claims (unanswered at the cutoff,
-    /// or claimed by a pass that failed), so the next instance takes them at once.
-    private func releaseClaims() async {
-        do {
-            let released = try await store.releaseClaims(instance: configuration.instance)
-            if released.pushes + released.activities > 0 {
-                logger.notice(
-                    "gave back unanswered work for the next instance",
-                    metadata: [
-                        "pushes": "\(released.pushes)", "activities": "\(released.activities)",
-                    ])
-            }
-        } catch {
-            logger.error(
-                "could not give back this instance's claims; they return when their lease ends",
-                metadata: ["error": "\(error)"])
-        }
-    }
+    public func stop(cutoff at: Millis?) { core.stop(cutoff: at) }
 
     /// One pass: claims the pushes due at `now`, sends them concurrently through the halts,
     /// writes each answer. Retry times are computed from `now`, so a test in virtual time
@@ -183,7 +137,7 @@ public final class OutboxSender: Sendable {
         }
         // Send concurrently; write every answer of the pass in one transaction. A push left
         // unanswered at a stop's cutoff has no decision: its claim is given back after the pass.
-        let passages = await halts.send(outgoing, clients: clients, cutoff: cutoff, now: now)
+        let passages = await core.send(outgoing, now: now)
         for (index, passage) in passages.enumerated() {
             if let decision = decide(sending[index], scope: outgoing[index].scope, passage: passage, now: now) {
                 decisions.append(decision)
@@ -197,7 +151,7 @@ public final class OutboxSender: Sendable {
             case .deadLettered?:
                 report.deadLettered += 1
                 observer.deadLettered()
-                logger.warning("a push went to the dead letters", metadata: ["error": "\(decision.error ?? "")"])
+                core.logger.warning("a push went to the dead letters", metadata: ["error": "\(decision.error ?? "")"])
             case .held?:
                 report.held += 1
             case .retryScheduled?, .notFound?:
@@ -219,7 +173,7 @@ public final class OutboxSender: Sendable {
     /// the channel (``request(for:)``).
     private func scope(of claimed: ClaimedPush) -> APNsScope {
         APNsScope(
-            environment: clients.resolve(claimed.target.environment), topic: claimed.push.headers.topic,
+            environment: core.clients.resolve(claimed.target.environment), topic: claimed.push.headers.topic,
             broadcast: claimed.push.kind != .start && claimed.target.updateToken == nil)
     }
 
@@ -234,8 +188,7 @@ public final class OutboxSender: Sendable {
             return nil
         case .held(let until, let problem, let response):
             if let response { observer.pushAnswered(status: response.status, reason: response.reason?.rawValue) }
-            let error =
-                "sending to \(scope) is halted\(problem.map { ": APNs refused the setup (\($0))" } ?? " while a probe is out"); the push waits"
+            let error = SenderCore.heldError(scope, problem: problem) + "; the push waits"
             return Decision(
                 outcome: .held(
                     claimed.id, answer: response.map { Self.answer($0, at: answeredAt) }, error: error, until: until),
@@ -248,12 +201,11 @@ public final class OutboxSender: Sendable {
             switch result {
             case .success(let response):
                 described =
-                    "APNs answered \(response.status)\(response.reason.map { " \($0.rawValue)" } ?? "") from \(clients.client(for: scope.environment)?.configuration.endpoint.description ?? scope.environment.rawValue)"
+                    "APNs answered \(response.status)\(response.reason.map { " \($0.rawValue)" } ?? "") from \(core.clients.client(for: scope.environment)?.configuration.endpoint.description ?? scope.environment.rawValue)"
             case .failure(let error):
                 described = "\(error)"
             }
-            let action = policy.action(
-                for: answer, attempt: claimed.attempts + 1, random: Double.random(in: 0..<1))
+            let action = core.action(for: answer, attempt: claimed.attempts + 1)
             switch action {
             case .deliver:
                 if let receivedAt = claimed.push.receivedAt {
@@ -278,7 +230,7 @@ public final class OutboxSender: Sendable {
                 var error = "\(described): the token is no longer valid; register a new one"
                 if problem.mayBelongToOtherEnvironment {
                     error += "; " + EnvironmentHint.text(registered: scope.environment)
-                    logger.warning(
+                    core.logger.warning(
                         "APNs refused a token as BadDeviceToken",
                         metadata: [
                             "activity": "\(claimed.push.activityKey)", "environment": "\(scope.environment.rawValue)",
@@ -296,7 +248,7 @@ public final class OutboxSender: Sendable {
                     error: described, retryReason: "")
             case .stop(let problem):
                 // Expired again right after a renewal: the clock, a setup problem like any other.
-                let until = halts.halt(scope, problem: problem, now: now)
+                let until = core.halt(scope, problem: problem, now: now)
                 let error = "sending to \(scope) is halted: \(problem); the push waits"
                 return Decision(
                     outcome: .held(claimed.id, answer: stored, error: error, until: until), error: error,
@@ -326,5 +278,17 @@ public final class OutboxSender: Sendable {
                 expiration: push.headers.expiration, payload: push.payload)
         }
         return nil
+    }
+}
+
+extension OutboxSender: SenderPass {
+    func pass(now: Millis) async throws -> Bool {
+        try await send(now: now).claimed >= configuration.batch
+    }
+
+    func releaseClaims() async throws -> Logger.Metadata {
+        let released = try await store.releaseClaims(instance: configuration.instance)
+        guard released.pushes + released.activities > 0 else { return [:] }
+        return ["pushes": "\(released.pushes)", "activities": "\(released.activities)"]
     }
 }

@@ -84,15 +84,10 @@ public final class FanOutSender: Sendable {
     /// What the sender was made with.
     public let configuration: Configuration
     /// Rung when the dispatcher started fan-outs or a follower joined.
-    public var wakeSignal: WakeSignal { loop.wakeSignal }
-    private let loop: WorkerLoop
+    public var wakeSignal: WakeSignal { core.wakeSignal }
+    private let core: SenderCore
     private let store: any FanOutStore
-    private let clients: APNsClients
-    private let halts: APNsHalts
-    private let policy: AnswerPolicy
     private let observer: any FanOutObserver
-    private let logger: Logger
-    private let cutoff = SendCutoff()
 
     /// A sender of `store`'s fan-outs through `clients`.
     ///
@@ -100,66 +95,30 @@ public final class FanOutSender: Sendable {
     ///   - store: where fan-outs and followers are, and where answers are recorded.
     ///   - clients: a client per environment; each follower's push goes to its environment's.
     ///   - halts: where a configuration error halts an app and environment, shared with the
-    ///     outbox sender.
+    ///     other senders; nil: halts of its own.
     ///   - configuration: the instance name, leases, page sizes, retries and polling.
     ///   - observer: told of each range and answer, for metrics.
     ///   - logger: where failures are logged.
     public init(
-        store: any FanOutStore, clients: APNsClients, halts: APNsHalts, configuration: Configuration,
+        store: any FanOutStore, clients: APNsClients, halts: APNsHalts? = nil, configuration: Configuration,
         observer: any FanOutObserver = SilentFanOutObserver(),
         logger: Logger = Logger(label: "liveline.bridge.fanout")
     ) {
         self.store = store
-        self.clients = clients
-        self.halts = halts
         self.configuration = configuration
-        policy = AnswerPolicy(retry: configuration.retry)
         self.observer = observer
-        self.logger = logger
-        loop = WorkerLoop(executor: store.taskExecutor, logger: logger, failure: "sending fan-outs failed; retrying")
-    }
-
-    /// A sender through one client, for the default environment.
-    public convenience init(
-        store: any FanOutStore, client: APNsClient, configuration: Configuration,
-        observer: any FanOutObserver = SilentFanOutObserver(),
-        logger: Logger = Logger(label: "liveline.bridge.fanout")
-    ) {
-        self.init(
-            store: store, clients: APNsClients(client), halts: APNsHalts(logger: logger), configuration: configuration,
-            observer: observer, logger: logger)
+        core = SenderCore(
+            executor: store.taskExecutor, clients: clients, halts: halts, retry: configuration.retry,
+            pollInterval: configuration.pollInterval, logger: logger, failure: "sending fan-outs failed; retrying")
     }
 
     /// Sends until ``stop(cutoff:)`` or cancellation, waking on ``wakeSignal`` or every poll.
-    public func run() async {
-        await loop.run(
-            pass: { try await send(now: BridgeClock.now()).didWork }, wait: { configuration.pollInterval },
-            stopped: { await releaseClaims() })
-    }
-
-    /// Gives back the ranges and catch-ups this instance still claims, so the next instance
-    /// sends them at once.
-    private func releaseClaims() async {
-        do {
-            let released = try await store.releaseFanOutClaims(instance: configuration.instance)
-            if released > 0 {
-                logger.notice(
-                    "gave back unanswered fan-out work for the next instance", metadata: ["claims": "\(released)"])
-            }
-        } catch {
-            logger.error(
-                "could not give back this instance's fan-out claims; they return when their lease ends",
-                metadata: ["error": "\(error)"])
-        }
-    }
+    public func run() async { await core.run(self) }
 
     /// Ends ``run()`` after the pass in flight; answers not come by `cutoff` are given up, and
     /// their ranges given back, so the next instance sends them again at once (the same payload
     /// and timestamp: a device that has it drops it).
-    public func stop(cutoff at: Millis?) {
-        loop.stop()
-        cutoff.fire(at: at)
-    }
+    public func stop(cutoff at: Millis?) { core.stop(cutoff: at) }
 
     /// One pass at `now`: up to ``Configuration/rangesPerPass`` ranges, ``Configuration/ranges``
     /// of them in flight at a time, then the due catch-ups.
@@ -187,7 +146,7 @@ public final class FanOutSender: Sendable {
                     let answeredAt = now + (ContinuousClock.now - started).millis
                     try await write(range, answers: answers, now: answeredAt, into: &report)
                 }
-                if answers != nil, !loop.isStopping, report.ranges < configuration.rangesPerPass,
+                if answers != nil, !core.isStopping, report.ranges < configuration.rangesPerPass,
                     let next = try await claimRange(now: now, excluding: claimedFanOuts)
                 {
                     claimedFanOuts.append(next.fanOutID)
@@ -224,7 +183,7 @@ public final class FanOutSender: Sendable {
     private func claimRange(now: Millis, excluding claimed: [Int64]) async throws -> FanOutRange? {
         let range = try await store.claimFanOutRange(
             limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now,
-            excluding: claimed, haltedTopics: halts.haltedTopics(in: clients.environments, now: now)
+            excluding: claimed, haltedTopics: core.halts.haltedTopics(in: core.clients.environments, now: now)
         )
         if let range, range.resumed { observer.fanOutResumed(duplicates: range.targets.count) }
         return range
@@ -272,10 +231,10 @@ public final class FanOutSender: Sendable {
         let outgoing = sends.map { send in
             APNsHalts.Outgoing(
                 scope: APNsScope(
-                    environment: clients.resolve(send.target.environment), topic: send.push.headers.topic),
+                    environment: core.clients.resolve(send.target.environment), topic: send.push.headers.topic),
                 request: .push(token: send.target.token, headers: send.push.headers, payload: send.push.payload))
         }
-        let passages = await halts.send(outgoing, clients: clients, cutoff: cutoff, now: now)
+        let passages = await core.send(outgoing, now: now)
         // One left unanswered at a stop's cutoff leaves the whole batch unrecorded (sent again later).
         if passages.contains(where: { if case .unanswered = $0 { true } else { false } }) { return nil }
         var otherEnvironment: [APNsEnvironment: Int] = [:]
@@ -287,7 +246,7 @@ public final class FanOutSender: Sendable {
             return FollowerAnswer(target: send.target, outcome: outcome)
         }
         for (environment, count) in otherEnvironment.sorted(by: { $0.key < $1.key }) {
-            logger.warning(
+            core.logger.warning(
                 "APNs refused followers' tokens as BadDeviceToken; they are forgotten",
                 metadata: [
                     "activity": "\(sends.first?.push.activityKey ?? "")", "followers": "\(count)",
@@ -310,10 +269,7 @@ public final class FanOutSender: Sendable {
                 until = at
                 problem = reason
             }
-            return .held(
-                error:
-                    "sending to \(scope) is halted\(problem.map { ": APNs refused the setup (\($0))" } ?? " while a probe is out")",
-                until: until)
+            return .held(error: SenderCore.heldError(scope, problem: problem), until: until)
         case .answered(let result, let answer):
             let error: String
             switch result {
@@ -321,7 +277,7 @@ public final class FanOutSender: Sendable {
             case .failure(let failure): error = "\(failure)"
             }
             let reason = answer.reason ?? "transport"
-            switch policy.action(for: answer, attempt: attempts + 1, random: Double.random(in: 0..<1)) {
+            switch core.action(for: answer, attempt: attempts + 1) {
             case .deliver:
                 return .sent
             case .retry(let after), .renewTokenAndRetry(let after):
@@ -332,9 +288,18 @@ public final class FanOutSender: Sendable {
             case .reject(let reason), .giveUp(let reason):
                 return .rejected(reason: reason)
             case .stop(let problem):
-                let until = halts.halt(scope, problem: problem, now: now)
+                let until = core.halt(scope, problem: problem, now: now)
                 return .held(error: "sending to \(scope) is halted: \(problem)", until: until)
             }
         }
+    }
+}
+
+extension FanOutSender: SenderPass {
+    func pass(now: Millis) async throws -> Bool { try await send(now: now).didWork }
+
+    func releaseClaims() async throws -> Logger.Metadata {
+        let released = try await store.releaseFanOutClaims(instance: configuration.instance)
+        return released > 0 ? ["fan-out claims": "\(released)"] : [:]
     }
 }

@@ -24,6 +24,10 @@ import Logging
 /// (``Configuration/retry``); a halted app waits, attempts not counted. An end whose token is
 /// gone has nothing left to end.
 ///
+/// Every answer goes to the delivery history with the renewal's state, in one transaction: the
+/// key's own device an entry per attempt, the followers one entry per push with counts
+/// (`SQLStore+RenewalHistory`).
+///
 /// **Never a second start.** A start whose answer is unknown (its instance died, or a stop's
 /// cutoff came first) is not sent again: a repeated start would be a second activity on the
 /// device. It is counted in doubt: the device either shows the successor (its app reports its
@@ -75,6 +79,8 @@ public final class RenewalSender: Sendable {
         public var inDoubt = 0
         /// Pushes to try again later.
         public var retried = 0
+        /// Pushes that wait while their app and environment is halted.
+        public var held = 0
         /// Steps (retries, ends owed) the pass took.
         public var steps = 0
 
@@ -85,79 +91,40 @@ public final class RenewalSender: Sendable {
     /// What the sender was made with.
     public let configuration: Configuration
     /// Rung when the dispatcher decided a renewal.
-    public var wakeSignal: WakeSignal { loop.wakeSignal }
-    private let loop: WorkerLoop
+    public var wakeSignal: WakeSignal { core.wakeSignal }
+    private let core: SenderCore
     private let store: any RenewalStore
-    private let clients: APNsClients
-    private let halts: APNsHalts
-    private let policy: AnswerPolicy
     private let observer: any RenewalObserver
-    private let logger: Logger
-    private let cutoff = SendCutoff()
 
     /// A sender of `store`'s renewals through `clients`.
     ///
     /// - Parameters:
-    ///   - store: where renewals, the key's activity and its followers are, and where answers go.
-    ///   - clients: a client per environment; each device's pushes go to its environment's.
+    ///   - store: where renewals and their devices are, and where answers are recorded.
+    ///   - clients: a client per environment; each device's push goes to its environment's.
     ///   - halts: where a configuration error halts an app and environment, shared with the
-    ///     other senders.
+    ///     other senders; nil: halts of its own.
     ///   - configuration: the instance name, leases, page sizes, retries and polling.
     ///   - observer: told what became of each device, for metrics.
     ///   - logger: where refusals and doubts are logged.
     public init(
-        store: any RenewalStore, clients: APNsClients, halts: APNsHalts, configuration: Configuration,
+        store: any RenewalStore, clients: APNsClients, halts: APNsHalts? = nil, configuration: Configuration,
         observer: any RenewalObserver = SilentRenewalObserver(),
         logger: Logger = Logger(label: "liveline.bridge.renewal")
     ) {
         self.store = store
-        self.clients = clients
-        self.halts = halts
         self.configuration = configuration
-        policy = AnswerPolicy(retry: configuration.retry)
         self.observer = observer
-        self.logger = logger
-        loop = WorkerLoop(executor: store.taskExecutor, logger: logger, failure: "sending renewals failed; retrying")
-    }
-
-    /// A sender through one client, for the default environment.
-    public convenience init(
-        store: any RenewalStore, client: APNsClient, configuration: Configuration,
-        observer: any RenewalObserver = SilentRenewalObserver(),
-        logger: Logger = Logger(label: "liveline.bridge.renewal")
-    ) {
-        self.init(
-            store: store, clients: APNsClients(client), halts: APNsHalts(logger: logger), configuration: configuration,
-            observer: observer, logger: logger)
+        core = SenderCore(
+            executor: store.taskExecutor, clients: clients, halts: halts, retry: configuration.retry,
+            pollInterval: configuration.pollInterval, logger: logger, failure: "sending renewals failed; retrying")
     }
 
     /// Sends until ``stop(cutoff:)`` or cancellation, waking on ``wakeSignal`` or every poll.
-    public func run() async {
-        await loop.run(
-            pass: { try await send(now: BridgeClock.now()).didWork }, wait: { configuration.pollInterval },
-            stopped: { await releaseClaims() })
-    }
+    public func run() async { await core.run(self) }
 
     /// Ends ``run()`` after the pass in flight; answers not come by `cutoff` are given up (a
     /// start's is then in doubt, an end is sent again by the next instance).
-    public func stop(cutoff at: Millis?) {
-        loop.stop()
-        cutoff.fire(at: at)
-    }
-
-    private func releaseClaims() async {
-        do {
-            let released = try await store.releaseRenewalClaims(instance: configuration.instance)
-            if released > 0 {
-                logger.notice(
-                    "gave back unsent renewal ends for the next instance", metadata: ["ends": "\(released)"])
-            }
-        } catch {
-            logger.error(
-                "could not give back this instance's renewal ends; they return when their lease ends",
-                metadata: ["error": "\(error)"])
-        }
-    }
+    public func stop(cutoff at: Millis?) { core.stop(cutoff: at) }
 
     /// One pass at `now`: a range of a renewal's devices, then the due steps (the ends that
     /// range owes among them, so a device is renewed within one pass).
@@ -168,45 +135,43 @@ public final class RenewalSender: Sendable {
             limit: configuration.page, instance: configuration.instance, lease: configuration.lease, now: now)
         {
             report.ranges = 1
-            let outcomes: [RenewalOutcome]
+            let answers: [RenewalAnswer]
             if range.resumed {
-                outcomes = range.targets.map { _ in .inDoubt }
+                answers = range.targets.map { _ in RenewalAnswer(.inDoubt) }
                 if !range.targets.isEmpty {
-                    logger.warning(
+                    core.logger.warning(
                         "a renewal's range was claimed by an instance that stopped before recording it; its starts are in doubt and not sent again",
                         metadata: [
                             "activity": "\(range.pushes.activityKey)", "devices": "\(range.targets.count)",
                         ])
                 }
             } else {
-                outcomes = await deliver(
+                answers = await deliver(
                     range.targets.map { (push: range.pushes.start, kind: .start, target: $0, attempts: 0) }, now: now)
             }
-            try await store.writeRenewalRange(
-                range, outcomes: outcomes, instance: configuration.instance, now: now)
-            count(outcomes, kind: .start, into: &report)
+            try await store.writeRenewalRange(range, answers: answers, instance: configuration.instance, now: now)
+            count(answers.map(\.outcome), into: &report)
         }
         let steps = try await store.claimRenewalSteps(
             limit: configuration.steps, instance: configuration.instance, lease: configuration.lease, now: now)
         report.steps = steps.count
         if !steps.isEmpty {
             let sending = steps.filter { !$0.inDoubt }
-            var answers = await deliver(
+            var delivered = await deliver(
                 sending.map { (push: $0.push, kind: $0.kind, target: $0.target, attempts: $0.attempts) }, now: now
             )[...]
-            var outcomes: [(step: RenewalStep, outcome: RenewalOutcome)] = []
-            for step in steps {
-                let outcome = step.inDoubt ? .inDoubt : answers.popFirst() ?? .inDoubt
-                outcomes.append((step, outcome))
-                count([outcome], kind: step.kind, into: &report)
+            let answers = steps.map { step in
+                step.inDoubt ? RenewalAnswer(.inDoubt) : delivered.popFirst() ?? RenewalAnswer(.inDoubt)
             }
-            try await store.writeRenewalSteps(outcomes, now: now)
+            count(answers.map(\.outcome), into: &report)
+            try await store.writeRenewalSteps(
+                Array(zip(steps, answers)), instance: configuration.instance, now: now)
         }
         return report
     }
 
-    /// Counts outcomes of `kind` in `report` and the observer.
-    private func count(_ outcomes: [RenewalOutcome], kind: RenewalStep.Kind, into report: inout PassReport) {
+    /// Counts outcomes in `report` and the observer.
+    private func count(_ outcomes: [RenewalOutcome], into report: inout PassReport) {
         for outcome in outcomes {
             switch outcome {
             case .started:
@@ -217,6 +182,8 @@ public final class RenewalSender: Sendable {
                 observer.renewal(.ended)
             case .retry:
                 report.retried += 1
+            case .held:
+                report.held += 1
             case .refused:
                 report.refused += 1
                 observer.renewal(.refused)
@@ -232,66 +199,90 @@ public final class RenewalSender: Sendable {
     /// Sends each push at once through the halts; what came of each, in order.
     private func deliver(
         _ sends: [(push: OutboxPush, kind: RenewalStep.Kind, target: RenewalTarget, attempts: Int)], now: Millis
-    ) async -> [RenewalOutcome] {
+    ) async -> [RenewalAnswer] {
         guard !sends.isEmpty else { return [] }
         let outgoing = sends.map { send in
             APNsHalts.Outgoing(
-                scope: APNsScope(environment: clients.resolve(send.target.environment), topic: send.push.headers.topic),
+                scope: APNsScope(
+                    environment: core.clients.resolve(send.target.environment), topic: send.push.headers.topic),
                 request: .push(
                     token: send.kind == .start ? send.target.startToken : send.target.updateToken,
                     headers: send.push.headers, payload: send.push.payload))
         }
-        let passages = await halts.send(outgoing, clients: clients, cutoff: cutoff, now: now)
+        let passages = await core.send(outgoing, now: now)
         return zip(sends, zip(outgoing, passages)).map { send, sent in
-            let outcome = outcome(of: sent.1, kind: send.kind, scope: sent.0.scope, attempts: send.attempts, now: now)
-            if case .refused(let reason, _) = outcome {
-                logger.notice(
+            let answer = self.answer(
+                to: sent.1, kind: send.kind, scope: sent.0.scope, attempts: send.attempts, now: now)
+            if case .refused(let reason, _) = answer.outcome {
+                core.logger.notice(
                     "a device's successor could not be started; it keeps its activity until the system ends it",
                     metadata: [
                         "activity": "\(send.push.activityKey)", "device": "\(send.target.followerID)",
                         "reason": "\(reason)",
                     ])
             }
-            return outcome
+            return answer
         }
     }
 
-    /// What one push's passage means, by `AnswerPolicy`.
-    private func outcome(
-        of passage: APNsHalts.Passage, kind: RenewalStep.Kind, scope: APNsScope, attempts: Int, now: Millis
-    ) -> RenewalOutcome {
+    /// What one push's passage means, by `AnswerPolicy`, with APNs' answer for the history.
+    private func answer(
+        to passage: APNsHalts.Passage, kind: RenewalStep.Kind, scope: APNsScope, attempts: Int, now: Millis
+    ) -> RenewalAnswer {
+        let answeredAt = BridgeClock.now()
+        func recorded(_ response: APNsResponse) -> PushAnswer {
+            PushAnswer(
+                at: answeredAt, status: response.status, reason: response.reason?.rawValue, apnsID: response.apnsID)
+        }
         switch passage {
         case .unanswered:
             // A start may have reached APNs: never sent again. An end is, by the next instance.
-            return kind == .start ? .inDoubt : .retry(error: "unanswered at the stop", retryAt: now, counted: false)
-        case .held(let until, let problem, _):
-            return .retry(
-                error:
-                    "sending to \(scope) is halted\(problem.map { ": APNs refused the setup (\($0))" } ?? " while a probe is out")",
-                retryAt: until, counted: false)
+            return RenewalAnswer(
+                kind == .start ? .inDoubt : .retry(error: "unanswered at the stop", retryAt: now, counted: false))
+        case .held(let until, let problem, let response):
+            return RenewalAnswer(
+                .held(error: SenderCore.heldError(scope, problem: problem), until: until),
+                answer: response.map(recorded))
         case .answered(let result, let answer):
             let error: String
+            let stored: PushAnswer?
             switch result {
-            case .success(let response): error = "APNs answered \(response.status) \(answer.reason ?? "")"
-            case .failure(let failure): error = "\(failure)"
+            case .success(let response):
+                error = "APNs answered \(response.status) \(answer.reason ?? "")"
+                stored = recorded(response)
+            case .failure(let failure):
+                error = "\(failure)"
+                stored = nil
             }
-            switch policy.action(for: answer, attempt: attempts + 1, random: Double.random(in: 0..<1)) {
+            switch core.action(for: answer, attempt: attempts + 1) {
             case .deliver:
-                return kind == .start ? .started : .ended
+                return RenewalAnswer(kind == .start ? .started : .ended, answer: stored)
             case .retry(let after), .renewTokenAndRetry(let after):
-                return .retry(error: error, retryAt: now + after, counted: true)
+                return RenewalAnswer(.retry(error: error, retryAt: now + after, counted: true), answer: stored)
             case .forgetToken(let problem):
                 // A push-to-start token gone: no successor. An update token gone: the
                 // predecessor is no more, nothing to end.
-                return kind == .start
-                    ? .refused(reason: "\(error): \(problem)", forgetStartToken: true) : .ended
+                return RenewalAnswer(
+                    kind == .start ? .refused(reason: "\(error): \(problem)", forgetStartToken: true) : .ended,
+                    answer: stored)
             case .reject(let reason), .giveUp(let reason):
-                return kind == .start
-                    ? .refused(reason: reason, forgetStartToken: false) : .endFailed(reason: reason)
+                return RenewalAnswer(
+                    kind == .start ? .refused(reason: reason, forgetStartToken: false) : .endFailed(reason: reason),
+                    answer: stored)
             case .stop(let problem):
-                let until = halts.halt(scope, problem: problem, now: now)
-                return .retry(error: "sending to \(scope) is halted: \(problem)", retryAt: until, counted: false)
+                let until = core.halt(scope, problem: problem, now: now)
+                return RenewalAnswer(
+                    .held(error: "sending to \(scope) is halted: \(problem)", until: until), answer: stored)
             }
         }
+    }
+}
+
+extension RenewalSender: SenderPass {
+    func pass(now: Millis) async throws -> Bool { try await send(now: now).didWork }
+
+    func releaseClaims() async throws -> Logger.Metadata {
+        let released = try await store.releaseRenewalClaims(instance: configuration.instance)
+        return released > 0 ? ["renewal ends": "\(released)"] : [:]
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 import Liveline
 
 /// The delivery history as the API shows it: a ``PushRecord`` as a JSON object, a follower's
-/// last push, and links to the followers a fan-out failed for.
+/// last push, and links to the followers a fan-out (or a renewal) failed for.
 enum PushHistoryView {
     static func entry(_ record: PushRecord) -> StateObject {
         var object = StateObject([
@@ -13,14 +13,19 @@ enum PushHistoryView {
         object["stored-at"] = JSONAnswer.time(record.storedAt)
         object["sent-at"] = record.sentAt.map(JSONAnswer.time) ?? .null
         object["answered-at"] = record.answeredAt.map(JSONAnswer.time) ?? .null
+        if let renewal = record.renewal { object["renewal"] = .int(Int(renewal)) }
         if let fanOut = record.fanOut {
             object["instances"] = .array(record.instances.map(StateValue.string))
-            object["fan-out"] = .object(
-                StateObject([
-                    ("id", .int(Int(fanOut.id))), ("sent", .int(fanOut.sent)), ("failed", .int(fanOut.failed)),
-                    ("held", .int(fanOut.held)),
-                    ("failures", .array(fanOut.failures.map { .object(failure($0)) })),
-                ]))
+            let tally: [(String, StateValue)] = [
+                ("sent", .int(fanOut.sent)), ("failed", .int(fanOut.failed)), ("held", .int(fanOut.held)),
+                ("failures", .array(fanOut.failures.map { .object(failure($0)) })),
+            ]
+            // A renewal's push to the followers is counted as a fan-out is, under its own name.
+            if record.renewal == nil {
+                object["fan-out"] = .object(StateObject([("id", .int(Int(fanOut.id)))] + tally))
+            } else {
+                object["followers"] = .object(StateObject(tally))
+            }
         } else {
             object["status"] = record.status.map(StateValue.int) ?? .null
             object["apns-reason"] = JSONAnswer.text(record.apnsReason)

@@ -13,6 +13,7 @@ public enum PushHistoryText {
             let stored = UTCTime.format(record.storedAt)
             var line =
                 "#\(record.id)  \(stored)  \(record.kind.rawValue) p\(record.priority)  \(record.outcome.rawValue)"
+            if let renewal = record.renewal { line += "  renewal \(renewal)" }
             if let fanOut = record.fanOut {
                 line += "  \(CountText.of(fanOut.sent, "follower")) sent, \(fanOut.failed) failed"
                 if fanOut.held > 0 { line += ", \(fanOut.held) held" }

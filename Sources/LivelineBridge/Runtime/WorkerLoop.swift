@@ -1,7 +1,7 @@
 import Logging
 import Synchronization
 
-/// The loop of the bridge's workers: the dispatcher, the outbox sender and the fan-out sender.
+/// The loop of the bridge's workers: the dispatcher, and the senders through ``SenderCore``.
 ///
 /// A pass, again at once while the pass says more is waiting (a full batch), then a wait until
 /// ``wakeSignal`` rings or the wait the worker asks for runs out (its poll interval, or less

@@ -34,6 +34,9 @@ public struct PushRecord: Sendable, Hashable {
         /// not sent again (a phone given two starts shows two Live Activities); the app's
         /// update token settles it, a new push-to-start token sends it again.
         case inDoubt = "in-doubt"
+        /// A renewal's push APNs refused for good (another 4xx, a push-to-start token gone,
+        /// retries spent): the device keeps the activity it shows until the system ends it.
+        case refused
     }
 
     /// The entry's id: newer entries have higher ids (`?before=` pages by it).
@@ -70,12 +73,16 @@ public struct PushRecord: Sendable, Hashable {
     /// has the same number.
     public var attempt: Int
     /// For a fan-out: its id, and the followers APNs accepted it for, refused it for, and that
-    /// wait because their app is halted, so far.
+    /// wait because their app is halted, so far. For a renewal's push to the key's followers:
+    /// the same counts, its id the renewal's.
     public var fanOut: FanOutTally?
+    /// The renewal the push belongs to (its start of a successor or its end of a predecessor),
+    /// by the renewal's id; nil for the story's own pushes.
+    public var renewal: Int64?
 
-    /// A fan-out's own part of its history entry.
+    /// A fan-out's own part of its history entry (or a renewal's, for the key's followers).
     public struct FanOutTally: Sendable, Hashable {
-        /// The fan-out's id.
+        /// The fan-out's id (a renewal's id, for a renewal's push to the followers).
         public var id: Int64
         /// Followers APNs accepted it for.
         public var sent: Int

@@ -173,7 +173,7 @@ extension SQLStore {
                 commit.fanOuts, reasons: commit.fanOutReasons, now: commit.now, history: history, tx)
         }
         for commit in held where !commit.renewals.isEmpty {
-            try await Self.insertRenewals(commit.renewals, now: commit.now, tx)
+            try await Self.insertRenewals(commit.renewals, now: commit.now, history: history, tx)
         }
         // Activities left with no pending event are no longer looked at for events. Their
         // lease rows are locked since the first statement, so an insert racing this commit

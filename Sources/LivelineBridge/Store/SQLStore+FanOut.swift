@@ -287,8 +287,10 @@ extension SQLStore {
         func fail(_ fanOut: Int64, _ key: String, _ reason: String, _ target: FanOutTarget) {
             var entry = failures[fanOut, default: [:]][reason] ?? (key, 0, [], [])
             entry.count += 1
-            if entry.sample.count < 5 { entry.sample.append("…" + String(target.token.suffix(8))) }
-            if entry.devices.count < 5, let device = devices[target.followerID] { entry.devices.append(device) }
+            if entry.sample.count < summarySample { entry.sample.append(sampleToken(target.token)) }
+            if entry.devices.count < summarySample, let device = devices[target.followerID] {
+                entry.devices.append(device)
+            }
             failures[fanOut, default: [:]][reason] = entry
         }
         if history {
@@ -356,26 +358,9 @@ extension SQLStore {
         }
         for (fanOut, reasons) in failures.sorted(by: { $0.key < $1.key }) {
             for (reason, entry) in reasons.sorted(by: { $0.key < $1.key }) {
-                let existing = try await tx.run(
-                    "SELECT count, sample, devices FROM fanout_failures WHERE fanout_id = $1 AND reason = $2",
-                    [.int(fanOut), .text(reason)]
-                ).first
-                let count = Int64(entry.count) + (try existing?.int(0) ?? 0)
-                var sample = try existing.map { try $0.text(1).split(separator: " ").map(String.init) } ?? []
-                for token in entry.sample where sample.count < 5 { sample.append(token) }
-                var devices = try existing.map { try $0.text(2).split(separator: "\n").map(String.init) } ?? []
-                for device in entry.devices where devices.count < 5 { devices.append(device) }
-                try await tx.run(
-                    """
-                    INSERT INTO fanout_failures (fanout_id, activity_key, reason, count, sample, failed_at, devices) VALUES ($1, $2, $3, $4, $5, $6, $7)
-                    ON CONFLICT (fanout_id, reason) DO UPDATE SET count = excluded.count, sample = excluded.sample, failed_at = excluded.failed_at,
-                        devices = excluded.devices
-                    """,
-                    [
-                        .int(fanOut), .text(entry.activityKey), .text(reason), .int(count),
-                        .text(sample.joined(separator: " ")), .int(now), .text(devices.joined(separator: "\n")),
-                    ]
-                )
+                try await addFailures(
+                    .fanOut, id: fanOut, activityKey: entry.activityKey, reason: reason, count: entry.count,
+                    tokens: entry.sample, devices: entry.devices, now: now, tx)
             }
         }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Liveline
 
-/// The delivery history (`push_history`): written by the outbox's and the fan-outs' own
-/// transactions, read by the operations API.
+/// The delivery history (`push_history`): written by the outbox's, the fan-outs' and the
+/// renewals' own transactions (the renewals': `SQLStore+RenewalHistory`), read by the
+/// operations API.
 ///
 /// - An outbox push gets a row per answered attempt, copied from its outbox row (kind,
 ///   priority, the engine's reason, payload, when it was stored and claimed, the instance that
@@ -14,7 +15,7 @@ import Liveline
 ///   supersedes it: a few statements per range of 1,000 followers, none per follower.
 /// - A follower gets a row of its own (`follower_pushes`) only where it differs from its
 ///   fan-out: a failure or a hold in a range, or a catch-up's answer (those are sent one by one
-///   anyway).
+///   anyway, as are a renewal's).
 ///   Its last push is the newer of that row and the newest fan-out that reached it.
 extension SQLStore {
     // MARK: Writing
@@ -127,9 +128,7 @@ extension SQLStore {
         try await tx.run(
             """
             UPDATE push_history SET sent = sent + $2, failed = failed + $3, held = held + $7, answered_at = $4,
-                   instance = CASE WHEN instance = '' THEN $5
-                                   WHEN (' ' || instance || ' ') LIKE ('% ' || $5 || ' %') THEN instance
-                                   ELSE instance || ' ' || $5 END,
+                   instance = \(instanceAdded("$5")),
                    outcome = CASE WHEN $6 = 1 THEN 'fanned-out' ELSE outcome END
             WHERE fanout_id = $1
             """,
@@ -138,6 +137,16 @@ extension SQLStore {
                 .int(Int64(held)),
             ]
         )
+    }
+
+    /// An entry's `instance` (the instances that sent it, by spaces) with the one in
+    /// `placeholder` added, once.
+    static func instanceAdded(_ placeholder: String) -> String {
+        """
+        CASE WHEN instance = '' THEN \(placeholder)
+             WHEN (' ' || instance || ' ') LIKE ('% ' || \(placeholder) || ' %') THEN instance
+             ELSE instance || ' ' || \(placeholder) END
+        """
     }
 
     /// One follower's own answer (a failure, a hold, or a catch-up's): it replaces the follower's
@@ -159,7 +168,8 @@ extension SQLStore {
                 INSERT INTO follower_pushes (follower_id, activity_key, fanout_id, outcome, reason, answered_at)
                 VALUES ($1, $2, $3, $4, $5, $6)
                 ON CONFLICT (follower_id) DO UPDATE SET activity_key = excluded.activity_key, fanout_id = excluded.fanout_id,
-                    outcome = excluded.outcome, reason = excluded.reason, answered_at = excluded.answered_at
+                    outcome = excluded.outcome, reason = excluded.reason, answered_at = excluded.answered_at,
+                    history_id = NULL
                 """,
                 [
                     .int(answer.followerID), .text(answer.activityKey), .int(answer.fanOutID), .text(outcome),
@@ -203,12 +213,14 @@ extension SQLStore {
 
     // MARK: Reading
 
-    private static let recordColumns = """
+    static let recordColumns = """
         h.id, h.activity_key, h.kind, h.priority, h.reason, h.payload, h.stored_at, h.sent_at, h.answered_at, h.status,
-        h.apns_reason, h.apns_id, h.instance, h.outcome, h.error, h.attempt, h.fanout_id, h.sent, h.failed, h.held
+        h.apns_reason, h.apns_id, h.instance, h.outcome, h.error, h.attempt, h.fanout_id, h.sent, h.failed, h.held,
+        h.renewal_id, h.audience
         """
 
-    private static func record(_ row: SQLRow) throws -> PushRecord {
+    /// Reads ``recordColumns``: a fan-out's tally, or a renewal's for its entries to the followers.
+    static func record(_ row: SQLRow) throws -> PushRecord {
         let kindText = try row.text(2)
         guard let kind = PushEvent(rawValue: kindText) else { throw SQLRowError("history kind '\(kindText)'") }
         let outcomeText = try row.text(13)
@@ -216,6 +228,8 @@ extension SQLStore {
             throw SQLRowError("history outcome '\(outcomeText)'")
         }
         let instances = try row.text(12).split(separator: " ").map(String.init)
+        let renewal = try row.optionalInt(20)
+        let tallied = try row.optionalInt(16) ?? (row.int(21) > 0 ? renewal : nil)
         return PushRecord(
             id: try row.int(0), activityKey: try row.text(1), kind: kind, priority: Int(try row.int(3)),
             reason: try row.text(4), payload: try row.bytes(5), storedAt: try row.int(6),
@@ -223,10 +237,11 @@ extension SQLStore {
             answeredAt: try row.optionalInt(8), status: try row.optionalInt(9).map { Int($0) },
             apnsReason: try row.optionalText(10), apnsID: try row.optionalText(11), instances: instances,
             outcome: outcome, error: try row.optionalText(14), attempt: Int(try row.int(15)),
-            fanOut: try row.optionalInt(16).map {
+            fanOut: try tallied.map {
                 PushRecord.FanOutTally(
                     id: $0, sent: Int(try row.int(17)), failed: Int(try row.int(18)), held: Int(try row.int(19)))
-            }
+            },
+            renewal: renewal
         )
     }
 
@@ -239,25 +254,14 @@ extension SQLStore {
                 """,
                 [.text(activityKey), .int(before ?? .max)]
             ).map(Self.record)
-            let fanOuts = records.compactMap { $0.fanOut?.id }
-            guard !fanOuts.isEmpty else { return records }
-            var failures: [Int64: [FanOutFailureSummary]] = [:]
-            for row in try await tx.run(
-                """
-                SELECT fanout_id, activity_key, reason, count, sample, failed_at, devices FROM fanout_failures
-                WHERE fanout_id IN (\(SQLDialect.placeholders(from: 1, count: fanOuts.count))) ORDER BY fanout_id, reason
-                """,
-                fanOuts.map(SQLValue.int)
-            ) {
-                let summary = FanOutFailureSummary(
-                    fanOutID: try row.int(0), activityKey: try row.text(1), reason: try row.text(2),
-                    count: Int(try row.int(3)), sample: try row.text(4).split(separator: " ").map(String.init),
-                    failedAt: try row.int(5), devices: try row.text(6).split(separator: "\n").map(String.init)
-                )
-                failures[summary.fanOutID, default: []].append(summary)
-            }
+            let fanOuts = try await Self.failureSummaries(
+                .fanOut, of: records.filter { $0.renewal == nil }.compactMap { $0.fanOut?.id }, tx)
+            let renewals = try await Self.failureSummaries(
+                .renewal, of: records.filter { $0.renewal != nil && $0.fanOut != nil }.map(\.id), tx)
             for index in records.indices {
-                if let id = records[index].fanOut?.id { records[index].fanOut?.failures = failures[id] ?? [] }
+                guard let tally = records[index].fanOut else { continue }
+                let failures = records[index].renewal == nil ? fanOuts[tally.id] : renewals[records[index].id]
+                records[index].fanOut?.failures = failures ?? []
             }
             return records
         }
@@ -269,7 +273,7 @@ extension SQLStore {
                 let follower = try await tx.run(
                     """
                     SELECT fo.id, fo.update_token IS NOT NULL, e.last_error, e.due_at, p.fanout_id, p.outcome, p.reason,
-                           p.answered_at, e.state
+                           p.answered_at, e.state, p.history_id
                     FROM followers fo
                     LEFT JOIN follower_exceptions e ON e.follower_id = fo.id
                     LEFT JOIN follower_pushes p ON p.follower_id = fo.id AND p.activity_key = fo.activity_key
@@ -279,79 +283,95 @@ extension SQLStore {
                 ).first
             else { return nil }
             let id = try follower.int(0)
-            let updating = try follower.int(1) != 0
-            let kind = updating ? "kind <> 'start'" : "kind = 'start'"
-            // The newest fan-out of its kind it was in the audience of, and whether that one has
-            // reached it (a range below its id handed out and answered).
-            let reach = try await tx.run(
-                """
-                SELECT h.fanout_id, f.reached, f.state,
-                       (SELECT COUNT(*) FROM fanout_claims c WHERE c.fanout_id = h.fanout_id AND c.from_id < $2 AND c.to_id >= $2)
-                FROM push_history h LEFT JOIN fanouts f ON f.id = h.fanout_id
-                WHERE h.activity_key = $1 AND h.fanout_id IS NOT NULL AND h.audience >= $2 AND h.\(kind)
-                ORDER BY h.fanout_id DESC LIMIT 1
-                """,
-                [.text(activityKey), .int(id)]
+            let fanOutPush = try await Self.fanOutLastPush(follower, activityKey: activityKey, tx)
+            // Its own last answer is a renewal's: the last push, unless a newer fan-out reached it.
+            guard let history = try follower.optionalInt(9), fanOutPush.map({ $0.push.id < history }) ?? true,
+                let renewal = try await Self.renewalLastPush(
+                    follower: id, history: history, outcome: try follower.text(5), reason: try follower.optionalText(6),
+                    answeredAt: try follower.optionalInt(7), tx)
+            else { return fanOutPush }
+            return renewal
+        }
+    }
+
+    /// A follower's last push by its fan-outs (`follower` is the row `followerLastPush` reads).
+    private static func fanOutLastPush(
+        _ follower: SQLRow, activityKey: String, _ tx: any SQLTransaction
+    ) async throws -> FollowerLastPush? {
+        let id = try follower.int(0)
+        let updating = try follower.int(1) != 0
+        let kind = updating ? "kind <> 'start'" : "kind = 'start'"
+        // The newest fan-out of its kind it was in the audience of, and whether that one has
+        // reached it (a range below its id handed out and answered).
+        let reach = try await tx.run(
+            """
+            SELECT h.fanout_id, f.reached, f.state,
+                   (SELECT COUNT(*) FROM fanout_claims c WHERE c.fanout_id = h.fanout_id AND c.from_id < $2 AND c.to_id >= $2)
+            FROM push_history h LEFT JOIN fanouts f ON f.id = h.fanout_id
+            WHERE h.activity_key = $1 AND h.fanout_id IS NOT NULL AND h.audience >= $2 AND h.\(kind)
+            ORDER BY h.fanout_id DESC LIMIT 1
+            """,
+            [.text(activityKey), .int(id)]
+        ).first
+        // A renewal's answer is no fan-out's.
+        let ownFanOut = try follower.optionalInt(9) == nil ? follower.optionalInt(4) : nil
+        var fanOut = try reach?.int(0)
+        let state = try follower.optionalText(8)
+        if fanOut == nil, ownFanOut == nil, state != nil {
+            // Joined after every fan-out: its catch-up is the newest push of its kind.
+            fanOut = try await tx.run(
+                "SELECT MAX(fanout_id) FROM push_history WHERE activity_key = $1 AND \(kind)",
+                [.text(activityKey)]
+            ).first?.optionalInt(0)
+        }
+        // Its own answer, if it is about the newest push that went to it.
+        let own = ownFanOut.flatMap { own in fanOut.map { own >= $0 } ?? true } ?? false
+        guard let chosen = own ? ownFanOut : fanOut,
+            let row = try await tx.run(
+                "SELECT \(recordColumns) FROM push_history h WHERE h.fanout_id = $1", [.int(chosen)]
             ).first
-            let ownFanOut = try follower.optionalInt(4)
-            var fanOut = try reach?.int(0)
-            let state = try follower.optionalText(8)
-            if fanOut == nil, ownFanOut == nil, state != nil {
-                // Joined after every fan-out: its catch-up is the newest push of its kind.
-                fanOut = try await tx.run(
-                    "SELECT MAX(fanout_id) FROM push_history WHERE activity_key = $1 AND \(kind)",
-                    [.text(activityKey)]
-                ).first?.optionalInt(0)
+        else { return nil }
+        let push = try record(row)
+        var outcome: FollowerLastPush.Outcome
+        var answeredAt: Millis? = push.answeredAt
+        if own {
+            answeredAt = try follower.optionalInt(7)
+            switch try follower.text(5) {
+            case "delivered":
+                outcome = .delivered
+            case "held":
+                // Held, and no longer waiting (its wait is below while it lasts): the key's
+                // next push is its next.
+                outcome = .queued
+                answeredAt = nil
+            default:
+                outcome = .failed(reason: try follower.optionalText(6) ?? "unknown")
             }
-            // Its own answer, if it is about the newest push that went to it.
-            let own = ownFanOut.flatMap { own in fanOut.map { own >= $0 } ?? true } ?? false
-            guard let chosen = own ? ownFanOut : fanOut,
-                let row = try await tx.run(
-                    "SELECT \(Self.recordColumns) FROM push_history h WHERE h.fanout_id = $1", [.int(chosen)]
-                ).first
-            else { return nil }
-            let push = try Self.record(row)
-            var outcome: FollowerLastPush.Outcome
-            var answeredAt: Millis? = push.answeredAt
-            if own {
+        } else if let reach, try reach.optionalInt(1).map({ $0 < id }) ?? false || reach.int(3) > 0,
+            try reach.optionalText(2) == "running"
+        {
+            outcome = .queued
+            answeredAt = nil
+        } else {
+            outcome = .delivered
+        }
+        if state == "in-doubt" {
+            outcome = .inDoubt
+        } else if let due = try follower.optionalInt(3) {
+            let error = try follower.optionalText(2)
+            // A catch-up not tried yet is on its way, not failing; a follower whose own last
+            // answer is a hold waits for its app's sending to resume, whichever push it waits with.
+            if try follower.optionalText(5) == "held" {
+                outcome = .held(error: error, until: due)
                 answeredAt = try follower.optionalInt(7)
-                switch try follower.text(5) {
-                case "delivered":
-                    outcome = .delivered
-                case "held":
-                    // Held, and no longer waiting (its wait is below while it lasts): the key's
-                    // next push is its next.
-                    outcome = .queued
-                    answeredAt = nil
-                default:
-                    outcome = .failed(reason: try follower.optionalText(6) ?? "unknown")
-                }
-            } else if let reach, try reach.optionalInt(1).map({ $0 < id }) ?? false || reach.int(3) > 0,
-                try reach.optionalText(2) == "running"
-            {
+            } else if state == "late", error == nil {
                 outcome = .queued
                 answeredAt = nil
             } else {
-                outcome = .delivered
+                outcome = .retrying(error: error, dueAt: due)
             }
-            if state == "in-doubt" {
-                outcome = .inDoubt
-            } else if let due = try follower.optionalInt(3) {
-                let error = try follower.optionalText(2)
-                // A catch-up not tried yet is on its way, not failing; a follower whose own last
-                // answer is a hold waits for its app's sending to resume, whichever push it waits with.
-                if try follower.optionalText(5) == "held" {
-                    outcome = .held(error: error, until: due)
-                    answeredAt = try follower.optionalInt(7)
-                } else if state == "late", error == nil {
-                    outcome = .queued
-                    answeredAt = nil
-                } else {
-                    outcome = .retrying(error: error, dueAt: due)
-                }
-            }
-            return FollowerLastPush(push: push, outcome: outcome, answeredAt: answeredAt)
         }
+        return FollowerLastPush(push: push, outcome: outcome, answeredAt: answeredAt)
     }
 
     public func prunePushHistory(before cutoff: Millis, limit: Int) async throws -> PruneBatch {
@@ -363,10 +383,20 @@ extension SQLStore {
                 DELETE FROM push_history WHERE id IN (
                     SELECT id FROM push_history WHERE stored_at < $1 AND outcome <> 'fanning-out'
                     ORDER BY stored_at, id LIMIT \(SQLDialect.limit(limit))
-                ) RETURNING id
+                ) RETURNING id, renewal_id
                 """,
                 [.int(cutoff)]
-            ).count
+            )
+            // A renewal's entry for the followers takes its failure summaries with it.
+            let renewals = try entries.filter { try $0.optionalInt(1) != nil }.map { try $0.int(0) }
+            for chunk in Self.chunks(renewals.count) {
+                try await tx.run(
+                    """
+                    DELETE FROM renewal_failures
+                    WHERE history_id IN (\(SQLDialect.placeholders(from: 1, count: chunk.count)))
+                    """,
+                    chunk.map { .int(renewals[$0]) })
+            }
             let answers = try await tx.run(
                 """
                 DELETE FROM follower_pushes WHERE follower_id IN (
@@ -376,7 +406,7 @@ extension SQLStore {
                 """,
                 [.int(cutoff)]
             ).count
-            return PruneBatch(rows: entries + answers, held: started.duration(to: clock.now))
+            return PruneBatch(rows: entries.count + answers, held: started.duration(to: clock.now))
         }
     }
 }

@@ -10,7 +10,7 @@ extension SQLStore {
     /// The columns a renewal's pushes are read from, after its id.
     private static let renewalColumns = """
         r.id, r.activity_key, r.generation, r.topic, r.expiration, r.decided_at, r.start_payload, r.start_priority,
-        r.end_payload, r.end_priority
+        r.end_payload, r.end_priority, r.start_reason, r.end_reason
         """
 
     /// A running renewal of the key blocks its pushes decided after it (due after its instant):
@@ -39,30 +39,43 @@ extension SQLStore {
             try row.int(0),
             RenewalPushes(
                 activityKey: key, generation: Int(try row.int(2)), start: try push(.start, payload: 6, priority: 7),
-                end: try push(.end, payload: 8, priority: 9))
+                end: try push(.end, payload: 8, priority: 9), startReason: try row.text(10), endReason: try row.text(11)
+            )
         )
     }
 
     /// Starts a renewal per decided pair, over the followers the key has now; a key keeps only
     /// its newest finished one.
-    static func insertRenewals(_ renewals: [RenewalPushes], now: Millis, _ tx: any SQLTransaction) async throws {
+    static func insertRenewals(
+        _ renewals: [RenewalPushes], now: Millis, history: Bool, _ tx: any SQLTransaction
+    ) async throws {
         for renewal in renewals {
             try await tx.run(
                 "DELETE FROM renewals WHERE activity_key = $1 AND state = 'done'", [.text(renewal.activityKey)])
-            try await tx.run(
-                """
-                INSERT INTO renewals (activity_key, generation, topic, expiration, decided_at, start_payload, start_priority,
-                                      end_payload, end_priority, created_at, upto)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
-                        (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1))
-                """,
-                [
-                    .text(renewal.activityKey), .int(Int64(renewal.generation)), .optional(renewal.start.headers.topic),
-                    .int(renewal.start.headers.expiration), .int(renewal.start.dueAt), .bytes(renewal.start.payload),
-                    .int(Int64(renewal.start.headers.priority.apnsValue)), .bytes(renewal.end.payload),
-                    .int(Int64(renewal.end.headers.priority.apnsValue)), .int(now),
-                ]
-            )
+            guard
+                let inserted = try await tx.run(
+                    """
+                    INSERT INTO renewals (activity_key, generation, topic, expiration, decided_at, start_payload,
+                                          start_priority, end_payload, end_priority, created_at, upto, start_reason,
+                                          end_reason)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10,
+                            (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1), $11, $12)
+                    RETURNING id, upto
+                    """,
+                    [
+                        .text(renewal.activityKey), .int(Int64(renewal.generation)),
+                        .optional(renewal.start.headers.topic), .int(renewal.start.headers.expiration),
+                        .int(renewal.start.dueAt), .bytes(renewal.start.payload),
+                        .int(Int64(renewal.start.headers.priority.apnsValue)), .bytes(renewal.end.payload),
+                        .int(Int64(renewal.end.headers.priority.apnsValue)), .int(now), .text(renewal.startReason),
+                        .text(renewal.endReason),
+                    ]
+                ).first
+            else { throw SQLRowError("no id from INSERT INTO renewals") }
+            if history {
+                try await recordRenewal(
+                    id: try inserted.int(0), renewal, followersUpTo: try inserted.int(1), now: now, tx)
+            }
         }
     }
 
@@ -82,7 +95,7 @@ extension SQLStore {
                 [.int(now)]
             ).first {
                 let (id, pushes) = try Self.renewal(row)
-                let from = try row.int(10), to = try row.int(11)
+                let from = try row.int(12), to = try row.int(13)
                 try await tx.run(
                     "UPDATE renewals SET claimed_by = $2, claim_expires_at = $3 WHERE id = $1",
                     [.int(id), .text(instance), .int(expires)])
@@ -106,7 +119,7 @@ extension SQLStore {
                 ).first
             else { return nil }
             let (id, pushes) = try Self.renewal(row)
-            let reached = try row.int(10), upto = try row.int(11)
+            let reached = try row.int(12), upto = try row.int(13)
             let targets = try await Self.renewalTargets(
                 pushes.activityKey, after: reached, through: upto, limit: limit, tx)
             let followers = targets.filter { $0.followerID > 0 }
@@ -159,8 +172,9 @@ extension SQLStore {
     }
 
     public func writeRenewalRange(
-        _ range: RenewalRange, outcomes: [RenewalOutcome], instance: String, now: Millis
+        _ range: RenewalRange, answers: [RenewalAnswer], instance: String, now: Millis
     ) async throws {
+        let history = keepsHistory
         try await transaction { tx in
             let id = SQLValue.int(range.renewalID)
             try await tx.run(
@@ -169,42 +183,51 @@ extension SQLStore {
                 WHERE id = $1 AND claimed_by = $3
                 """,
                 [id, .int(range.toID), .text(instance)])
-            for (target, outcome) in zip(range.targets, outcomes) {
+            let written = zip(range.targets, answers).map { target, answer in
+                RenewalDelivery(target: target, kind: .start, answer: answer, attempt: 1, wasHeld: false)
+            }
+            if history {
+                try await Self.recordRenewalAnswers(
+                    written, renewalID: range.renewalID, pushes: range.pushes, instance: instance, now: now, tx)
+            }
+            for delivery in written {
                 try await Self.writeRenewal(
-                    target, outcome: outcome, renewalID: range.renewalID, key: range.pushes.activityKey, attempts: 0,
+                    delivery, renewalID: range.renewalID, key: range.pushes.activityKey,
                     step: nil, now: now, tx)
             }
-            try await Self.finishRenewal(range.renewalID, now: now, tx)
+            try await Self.finishRenewal(range.renewalID, now: now, history: history, tx)
         }
     }
 
     /// Writes what came of one device's renewal push (from its range, or from its `step`).
     private static func writeRenewal(
-        _ target: RenewalTarget, outcome: RenewalOutcome, renewalID: Int64, key: String, attempts: Int,
-        step: RenewalStep.Kind?, now: Millis, _ tx: any SQLTransaction
+        _ delivery: RenewalDelivery, renewalID: Int64, key: String, step: RenewalStep.Kind?, now: Millis,
+        _ tx: any SQLTransaction
     ) async throws {
+        let target = delivery.target
         let id = SQLValue.int(renewalID), device = SQLValue.int(target.followerID)
         func count(_ column: String) async throws {
             try await tx.run("UPDATE renewals SET \(column) = \(column) + 1 WHERE id = $1", [id])
         }
-        func upsert(_ kind: RenewalStep.Kind, attempts: Int, dueAt: Millis) async throws {
+        func upsert(_ kind: RenewalStep.Kind, attempts: Int, dueAt: Millis, held: Bool = false) async throws {
             try await tx.run(
                 """
                 INSERT INTO renewal_steps (renewal_id, target, activity_key, kind, start_token, update_token, environment,
-                                           attempts, due_at)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                                           attempts, due_at, held)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
                 ON CONFLICT (renewal_id, target) DO UPDATE SET kind = excluded.kind, attempts = excluded.attempts,
-                    due_at = excluded.due_at, claimed_by = ''
+                    due_at = excluded.due_at, claimed_by = '', held = excluded.held
                 """,
                 [
                     id, device, .text(key), .text(kind.rawValue), .text(target.startToken), .text(target.updateToken),
-                    .optional(target.environment?.rawValue), .int(Int64(attempts)), .int(dueAt),
+                    .optional(target.environment?.rawValue), .int(Int64(attempts)), .int(dueAt), .int(held ? 1 : 0),
                 ])
         }
         func done() async throws {
             try await tx.run("DELETE FROM renewal_steps WHERE renewal_id = $1 AND target = $2", [id, device])
         }
-        switch outcome {
+        let attempts = delivery.attempt - 1
+        switch delivery.answer.outcome {
         case .started:
             try await count("renewed")
             try await upsert(.end, attempts: 0, dueAt: now)
@@ -223,6 +246,8 @@ extension SQLStore {
             }
         case .retry(_, let retryAt, let counted):
             try await upsert(step ?? .start, attempts: attempts + (counted ? 1 : 0), dueAt: retryAt)
+        case .held(_, let until):
+            try await upsert(step ?? .start, attempts: attempts, dueAt: until, held: true)
         case .refused(_, let forgetStartToken):
             try await count("refused")
             try await done()
@@ -244,15 +269,18 @@ extension SQLStore {
         }
     }
 
-    /// Marks the renewal done once its cursor has passed every follower and no step is left.
-    private static func finishRenewal(_ id: Int64, now: Millis, _ tx: any SQLTransaction) async throws {
-        try await tx.run(
+    /// Marks the renewal done once its cursor has passed every follower and no step is left
+    /// (and its followers' entries in the history with it).
+    private static func finishRenewal(_ id: Int64, now: Millis, history: Bool, _ tx: any SQLTransaction) async throws {
+        let finished = try await tx.run(
             """
             UPDATE renewals SET state = 'done', finished_at = $2
             WHERE id = $1 AND state = 'running' AND claimed_by = '' AND reached >= upto AND reached >= 0
               AND NOT EXISTS (SELECT 1 FROM renewal_steps s WHERE s.renewal_id = renewals.id)
+            RETURNING id
             """,
             [.int(id), .int(now)])
+        if history, !finished.isEmpty { try await recordRenewalFinished(id, now: now, tx) }
     }
 
     public func claimRenewalSteps(
@@ -263,7 +291,7 @@ extension SQLStore {
             let rows = try await tx.run(
                 """
                 SELECT \(Self.renewalColumns), s.target, s.kind, s.start_token, s.update_token, s.environment,
-                       s.attempts, s.claimed_by
+                       s.attempts, s.claimed_by, s.held
                 FROM renewal_steps s JOIN renewals r ON r.id = s.renewal_id
                 WHERE s.due_at <= $1 ORDER BY s.due_at, s.renewal_id, s.target LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
@@ -272,8 +300,8 @@ extension SQLStore {
             var steps: [RenewalStep] = []
             for row in rows {
                 let (id, pushes) = try Self.renewal(row)
-                let kindText = try row.text(11)
-                let claimedBefore = try row.text(16)
+                let kindText = try row.text(13)
+                let claimedBefore = try row.text(18)
                 guard let kind = RenewalStep.Kind(rawValue: kindText) else {
                     throw SQLRowError("renewal step kind '\(kindText)'")
                 }
@@ -281,11 +309,11 @@ extension SQLStore {
                     RenewalStep(
                         renewalID: id, pushes: pushes, kind: kind,
                         target: RenewalTarget(
-                            followerID: try row.int(10), startToken: try row.text(12), updateToken: try row.text(13),
-                            environment: try Self.environment(row.optionalText(14))),
-                        attempts: Int(try row.int(15)),
+                            followerID: try row.int(12), startToken: try row.text(14), updateToken: try row.text(15),
+                            environment: try Self.environment(row.optionalText(16))),
+                        attempts: Int(try row.int(17)),
                         // A start claimed before by an instance that died may have reached APNs.
-                        inDoubt: kind == .start && !claimedBefore.isEmpty))
+                        inDoubt: kind == .start && !claimedBefore.isEmpty, held: try row.int(19) != 0))
             }
             for step in steps {
                 try await tx.run(
@@ -299,17 +327,30 @@ extension SQLStore {
         }
     }
 
-    public func writeRenewalSteps(_ outcomes: [(step: RenewalStep, outcome: RenewalOutcome)], now: Millis) async throws
-    {
-        guard !outcomes.isEmpty else { return }
+    public func writeRenewalSteps(
+        _ answers: [(step: RenewalStep, answer: RenewalAnswer)], instance: String, now: Millis
+    ) async throws {
+        guard !answers.isEmpty else { return }
+        let history = keepsHistory
         try await transaction { tx in
-            for (step, outcome) in outcomes {
-                try await Self.writeRenewal(
-                    step.target, outcome: outcome, renewalID: step.renewalID, key: step.pushes.activityKey,
-                    attempts: step.attempts, step: step.kind, now: now, tx)
+            let byRenewal = Dictionary(grouping: answers, by: \.step.renewalID)
+            for (id, group) in byRenewal.sorted(by: { $0.key < $1.key }) {
+                let written = group.map { step, answer in
+                    RenewalDelivery(
+                        target: step.target, kind: step.kind, answer: answer, attempt: step.attempts + 1,
+                        wasHeld: step.held)
+                }
+                if history, let pushes = group.first?.step.pushes {
+                    try await Self.recordRenewalAnswers(
+                        written, renewalID: id, pushes: pushes, instance: instance, now: now, tx)
+                }
+                for (delivery, (step, _)) in zip(written, group) {
+                    try await Self.writeRenewal(
+                        delivery, renewalID: id, key: step.pushes.activityKey, step: step.kind, now: now, tx)
+                }
             }
-            for id in Set(outcomes.map(\.step.renewalID)).sorted() {
-                try await Self.finishRenewal(id, now: now, tx)
+            for id in byRenewal.keys.sorted() {
+                try await Self.finishRenewal(id, now: now, history: history, tx)
             }
         }
     }

@@ -101,7 +101,7 @@ extension SQLStore {
     private static func summarizeInDoubt(
         fanOut id: Int64, activityKey: String, followers: [Int64], now: Millis, _ tx: any SQLTransaction
     ) async throws {
-        let sampled = Array(followers.prefix(5))
+        let sampled = Array(followers.prefix(summarySample))
         var tokens: [String] = []
         var devices: [String] = []
         for row in try await tx.run(
@@ -112,27 +112,10 @@ extension SQLStore {
             [.text(activityKey)] + sampled.map(SQLValue.int)
         ) {
             devices.append(try row.text(0))
-            if let token = try row.optionalBytes(1) { tokens.append("…" + String(HexToken.hex(token).suffix(8))) }
+            if let token = try row.optionalBytes(1) { tokens.append(sampleToken(HexToken.hex(token))) }
         }
-        let existing = try await tx.run(
-            "SELECT count, sample, devices FROM fanout_failures WHERE fanout_id = $1 AND reason = $2",
-            [.int(id), .text(inDoubtReason)]
-        ).first
-        let count = Int64(followers.count) + (try existing?.int(0) ?? 0)
-        let sample = (try existing.map { try $0.text(1).split(separator: " ").map(String.init) } ?? []) + tokens
-        let named = (try existing.map { try $0.text(2).split(separator: "\n").map(String.init) } ?? []) + devices
-        try await tx.run(
-            """
-            INSERT INTO fanout_failures (fanout_id, activity_key, reason, count, sample, failed_at, devices)
-            VALUES ($1, $2, $3, $4, $5, $6, $7)
-            ON CONFLICT (fanout_id, reason) DO UPDATE SET count = excluded.count, sample = excluded.sample,
-                failed_at = excluded.failed_at, devices = excluded.devices
-            """,
-            [
-                .int(id), .text(activityKey), .text(inDoubtReason), .int(count),
-                .text(sample.prefix(5).joined(separator: " ")), .int(now),
-                .text(named.prefix(5).joined(separator: "\n")),
-            ]
-        )
+        try await addFailures(
+            .fanOut, id: id, activityKey: activityKey, reason: inDoubtReason, count: followers.count, tokens: tokens,
+            devices: devices, now: now, tx)
     }
 }

@@ -41,6 +41,8 @@ import Testing
     struct Bridge {
         let harness: BridgeHarness
         let port: Int
+        /// Where the store is, for another reader of it (`liveline bridge history`).
+        let location: StoreLocation
 
         func call(
             _ method: HTTPRequest.Method, _ path: String, _ body: String = ""
@@ -61,11 +63,20 @@ import Testing
         }
     }
 
-    static func withBridge(_ kind: StoreKind, _ body: (Bridge) async throws -> Void) async throws {
+    static func withBridge(
+        _ kind: StoreKind, keepsHistory: Bool = true, _ body: (Bridge) async throws -> Void
+    ) async throws {
         let configuration = try BridgeConfigurationLoader(environment: [:]).load(
             yaml: Self.yaml, file: testConfigurationFile)
-        try await StoreFixture.withStore(kind) { store in
-            let harness = try await BridgeHarness(store: store, configuration: configuration)
+        try await StoreFixture.withLocation(kind) { location in
+            let store = try await SQLStore.open(location, now: StoreFixture.epoch, keepsHistory: keepsHistory)
+            let harness: BridgeHarness
+            do {
+                harness = try await BridgeHarness(store: store, configuration: configuration)
+            } catch {
+                try? await store.close()
+                throw error
+            }
             let clock = harness.clock
             let server = BridgeHTTPServer(
                 configuration: configuration, store: store, inbox: InboxWriter(store: store), metrics: BridgeMetrics(),
@@ -76,13 +87,16 @@ import Testing
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await server.run() }
                     defer { group.cancelAll() }
-                    try await body(Bridge(harness: harness, port: try await server.listeningPort()))
+                    try await body(
+                        Bridge(harness: harness, port: try await server.listeningPort(), location: location))
                 }
             } catch {
                 await harness.stop()
+                try? await store.close()
                 throw error
             }
             await harness.stop()
+            try await store.close()
         }
     }
 

@@ -276,8 +276,8 @@ import Testing
         try await withBridge(kind) { bridge in
             let metrics = BridgeMetrics()
             let sender = FanOutSender(
-                store: bridge.store, client: bridge.client, configuration: .init(instance: "metered"), observer: metrics
-            )
+                store: bridge.store, clients: APNsClients(bridge.client), configuration: .init(instance: "metered"),
+                observer: metrics)
             try await Self.registerAudience(bridge)
             let followers = (1...3).map(Self.follower)
             _ = try await bridge.store.putFollowers(followers, activityKey: "D-1", now: bridge.now)

@@ -52,10 +52,12 @@ final class BridgeHarness: Sendable {
         self.configuration = try configuration ?? loadExample()
         catalog = StoryCatalog(sources: self.configuration.sources)
         dispatcher = BridgeDispatcher(store: store, catalog: catalog, configuration: .init(instance: instance))
-        sender = OutboxSender(store: store, client: client, configuration: .init(instance: instance, retry: retry))
+        let clients = APNsClients(client)
+        sender = OutboxSender(store: store, clients: clients, configuration: .init(instance: instance, retry: retry))
         self.fanOut = FanOutSender(
-            store: store, client: client, configuration: fanOut ?? .init(instance: instance, retry: retry))
-        renewals = RenewalSender(store: store, client: client, configuration: .init(instance: instance, retry: retry))
+            store: store, clients: clients, configuration: fanOut ?? .init(instance: instance, retry: retry))
+        renewals = RenewalSender(
+            store: store, clients: clients, configuration: .init(instance: instance, retry: retry))
     }
 
     func stop() async {

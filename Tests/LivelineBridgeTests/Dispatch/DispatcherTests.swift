@@ -79,7 +79,8 @@ import Testing
             let restarted = BridgeDispatcher(
                 store: bridge.store, catalog: bridge.catalog, configuration: .init(instance: "after-restart"))
             let sender = OutboxSender(
-                store: bridge.store, client: bridge.client, configuration: .init(instance: "after-restart"))
+                store: bridge.store, clients: APNsClients(bridge.client),
+                configuration: .init(instance: "after-restart"))
             bridge.clock.set(deadline + 1)
             try await restarted.dispatch(now: bridge.now)
             try await sender.send(now: bridge.now)

@@ -111,7 +111,7 @@ public struct FanOutProgress: Sendable, Hashable {
 /// A fan-out's failures summed by APNs reason: one row per reason, with a few tokens (masked)
 /// as a sample, instead of one dead letter per device.
 public struct FanOutFailureSummary: Sendable, Hashable {
-    /// The fan-out that failed.
+    /// The fan-out that failed (for a renewal's push to the followers, its history entry).
     public var fanOutID: Int64
     /// The key whose followers it was sent to.
     public var activityKey: String

@@ -12,13 +12,27 @@ public struct RenewalPushes: Sendable, Hashable {
     public var start: OutboxPush
     /// The predecessor's end, for its update token; sent only once the start is taken.
     public var end: OutboxPush
+    /// The engine's reason for the start ("renewal #1: successor starts"), for the history.
+    public var startReason: String
+    /// The engine's reason for the end, for the history.
+    public var endReason: String
 
     /// A renewal with the parts given.
-    public init(activityKey: String, generation: Int, start: OutboxPush, end: OutboxPush) {
+    public init(
+        activityKey: String, generation: Int, start: OutboxPush, end: OutboxPush, startReason: String = "",
+        endReason: String = ""
+    ) {
         self.activityKey = activityKey
         self.generation = generation
         self.start = start
         self.end = end
+        self.startReason = startReason
+        self.endReason = endReason
+    }
+
+    /// The push of `kind`, with its reason.
+    func push(_ kind: RenewalStep.Kind) -> (push: OutboxPush, reason: String) {
+        kind == .start ? (start, startReason) : (end, endReason)
     }
 }
 
@@ -85,6 +99,8 @@ public struct RenewalStep: Sendable, Hashable {
     public var attempts: Int
     /// A start step claimed before by an instance that died: in doubt, not sent again.
     public var inDoubt: Bool
+    /// The step already waits for its halted app and environment (its hold is recorded).
+    public var held = false
 
     /// The push the step sends.
     public var push: OutboxPush { kind == .start ? pushes.start : pushes.end }
@@ -97,9 +113,12 @@ public enum RenewalOutcome: Sendable, Hashable {
     case started
     /// APNs took the predecessor's end (or its token is gone: nothing left to end).
     case ended
-    /// Try again at `retryAt` (429, 5xx, a transport failure), or, for a halt, without counting
-    /// the attempt.
+    /// Try again at `retryAt` (429, 5xx, a transport failure), or, when the answer never came
+    /// (an end at a stop's cutoff), without counting the attempt.
     case retry(error: String, retryAt: Millis, counted: Bool)
+    /// Sending to the device's app and environment is halted (APNs refused the setup): try
+    /// again at `until`, after the probe, the attempt not counted.
+    case held(error: String, until: Millis)
     /// The start cannot reach the device (refused, its token gone, retries ran out): the device
     /// keeps its activity until the system ends it. `forgetStartToken` when APNs says the
     /// push-to-start token is no longer valid.
@@ -108,6 +127,22 @@ public enum RenewalOutcome: Sendable, Hashable {
     case endFailed(reason: String)
     /// The start's answer never came (a stop's cutoff): in doubt, not sent again.
     case inDoubt
+}
+
+/// What one device's renewal push came to, with APNs' answer when one came: what the store
+/// writes for it, in the renewal's state and in the delivery history.
+public struct RenewalAnswer: Sendable, Hashable {
+    /// What becomes of the device's renewal.
+    public var outcome: RenewalOutcome
+    /// APNs' answer (status, reason, `apns-id`), or the time of a transport failure; nil when
+    /// nothing was sent (in doubt, or the cutoff came first).
+    public var answer: PushAnswer?
+
+    /// An answer with the parts given.
+    public init(_ outcome: RenewalOutcome, answer: PushAnswer? = nil) {
+        self.outcome = outcome
+        self.answer = answer
+    }
 }
 
 /// How a key's newest renewal stands, for `GET /v1/activities/{key}`.

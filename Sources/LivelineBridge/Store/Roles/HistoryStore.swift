@@ -2,7 +2,8 @@ import Liveline
 
 /// The delivery history as the operations API and `liveline bridge history` read it: what the
 /// bridge sent for a key, why, and what APNs said, shared by every instance on the store. The
-/// outbox and the fan-outs write it themselves, in the transactions that record their answers.
+/// outbox, the fan-outs and the renewals write it themselves, in the transactions that record
+/// their answers.
 public protocol HistoryStore: Sendable {
     /// Up to `limit` entries of the key's history, newest first, older than the entry `before`
     /// (nil: from the newest). A fan-out's entry comes with its failure summaries.

@@ -15,18 +15,22 @@ public protocol RenewalStore: Sendable {
     /// (``RenewalRange/resumed``). Nil when there is none.
     func claimRenewalRange(limit: Int, instance: String, lease: Duration, now: Millis) async throws -> RenewalRange?
 
-    /// Writes a range's outcomes in one transaction and gives the range back as done: an end
+    /// Writes a range's answers in one transaction and gives the range back as done: an end
     /// owed for each start taken (and the device's update token retired, unless its app has
-    /// already reported the successor's), a step for each start to retry.
+    /// already reported the successor's), a step for each start to retry or held, and each
+    /// answer in the delivery history (sent by `instance` at `now`).
     func writeRenewalRange(
-        _ range: RenewalRange, outcomes: [RenewalOutcome], instance: String, now: Millis
+        _ range: RenewalRange, answers: [RenewalAnswer], instance: String, now: Millis
     ) async throws
 
     /// Claims up to `limit` due steps, each with its renewal's pushes.
     func claimRenewalSteps(limit: Int, instance: String, lease: Duration, now: Millis) async throws -> [RenewalStep]
 
-    /// Writes the steps' outcomes in one transaction; a renewal with nothing left is done.
-    func writeRenewalSteps(_ outcomes: [(step: RenewalStep, outcome: RenewalOutcome)], now: Millis) async throws
+    /// Writes the steps' answers in one transaction, and in the delivery history (sent by
+    /// `instance` at `now`); a renewal with nothing left is done.
+    func writeRenewalSteps(
+        _ answers: [(step: RenewalStep, answer: RenewalAnswer)], instance: String, now: Millis
+    ) async throws
 
     /// Gives back the ends `instance` holds (a stopping instance's), so another instance sends
     /// them at once. Ranges and starts are not given back: whether they reached APNs is not

@@ -367,6 +367,8 @@ enum Migrations {
             ]),
         // Renewals: a story carried past the system's 8 hours on one activity.
         RenewalMigration.step(version: 14),
+        // Renewals in the delivery history, like the outbox's pushes and the fan-outs.
+        RenewalHistoryMigration.step(version: 15),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one
