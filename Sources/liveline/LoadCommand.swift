@@ -17,6 +17,11 @@ struct LoadCommand: AsyncParsableCommand {
             differs per activity; --seed replays a run exactly) and its own device token.
             FILE:WEIGHT mixes scenarios: a.yaml:3 b.yaml:1 gives three of a to one of b.
 
+            Each activity is one its app started: a device token, no push-to-start token,
+            and no app to report a successor's token. A story with renew: is therefore not
+            renewed: its renewal's pushes are counted "not renewed" (not lost, not errors)
+            and the story carries on in its one activity.
+
             Targets:
               mock     (default) an APNs mock started in this process on 127.0.0.1,
                        h2c (--tls for TLS); reports what its devices would not render

@@ -193,10 +193,11 @@ import Testing
         server.setFaults(FaultPlan(unregisteredTokens: [startToken]))
         try await Self.step(clock, session, probe, through: start + 8 * 3_600_000 - 60_000)
         // The end was never sent: the device still shows the first activity, with the newest state.
-        let abandoned = probe.deliveries.compactMap { event -> Push? in
-            if case .abandoned(_, let push, _) = event { push } else { nil }
+        let notRenewed = probe.deliveries.compactMap { event -> Push? in
+            if case .notRenewed(_, let push, _) = event { push } else { nil }
         }
-        #expect(abandoned.map(\.reason.kind) == [.renewalEnd])
+        #expect(notRenewed.map(\.reason.kind) == [.renewalEnd])
+        #expect(!probe.deliveries.contains { if case .abandoned = $0 { true } else { false } })
         let shown = Self.current(server, startedWith: startToken)
         #expect(shown.map(\.id) == [first.id])
         #expect(shown.first?.contentState?.objectValue?["over"] == .int(47))

@@ -22,4 +22,9 @@ public enum DeliveryEvent: Sendable {
     /// The run stopped before the push finished (its drain deadline passed): it may or may not
     /// have reached APNs.
     case abandoned(activity: Int, push: Push, reason: String)
+    /// One of a renewal's two pushes that is not sent: the activity cannot renew (it has no
+    /// push-to-start token, or its predecessor's token was never reported), so the renewal never
+    /// happens on the device, which keeps its activity until the system ends it. Settled, not
+    /// lost: nothing was owed to APNs.
+    case notRenewed(activity: Int, push: Push, reason: String)
 }

@@ -394,6 +394,10 @@ public final class PushDelivery: Sendable {
             if arrived { transmit(push, flush: flush) }
             return
         }
+        if endsAFailedRenewal(push) {
+            finish(push.activity, sequence: push.sequence, outcome: .notRenewed(Self.keptReason))
+            return
+        }
         let headers = PushHeaders(push, topic: configuration.topic)
         let request: APNsRequest
         if push.event == .start {
@@ -544,7 +548,7 @@ public final class PushDelivery: Sendable {
                 event = .stopped(activity: activity, reason: reason)
                 return
             case .notRenewed(let reason):
-                event = .abandoned(activity: activity, push: entry.inFlight, reason: reason)
+                event = .notRenewed(activity: activity, push: entry.inFlight, reason: reason)
                 if entry.inFlight.reason.kind == .renewalStart {
                     dropped = Self.dropRenewal(entry.inFlight, from: &entry, in: &state)
                 }
@@ -652,9 +656,19 @@ public final class PushDelivery: Sendable {
         else { return nil }
         let end = entry.queued.remove(at: index)
         state.outstanding -= 1
-        return .abandoned(
-            activity: start.activity, push: end,
-            reason: "the successor did not start, so the activity it would have replaced is kept")
+        return .notRenewed(activity: start.activity, push: end, reason: keptReason)
+    }
+
+    /// Why a failed renewal's end is not sent.
+    private static let keptReason = "the successor did not start, so the activity it would have replaced is kept"
+
+    /// Whether `push` is the end of a renewal whose start did not go (it came after the start
+    /// was answered, so it was not waiting behind it to be taken out).
+    private func endsAFailedRenewal(_ push: Push) -> Bool {
+        guard push.reason.kind == .renewalEnd else { return false }
+        return state.withLockedValue { state in
+            state.renewals[push.activity]?.failed.contains(push.reason.occurrence) ?? false
+        }
     }
 
     /// Tells the caller of `event` and logs it. One at a time: a list of the one or two events
@@ -668,7 +682,7 @@ public final class PushDelivery: Sendable {
     /// Logs what went wrong with a push; nothing for one delivered.
     private func log(_ event: DeliveryEvent) {
         switch event {
-        case .sent, .delivered, .superseded, .abandoned:
+        case .sent, .delivered, .superseded, .abandoned, .notRenewed:
             return
         case .retrying(let activity, let push, let failure, let attempt, let after):
             logger.debug(

@@ -95,6 +95,7 @@ final class SessionEventHub: Sendable {
             case .rejected: state.report.rejected += 1
             case .gaveUp: state.report.gaveUp += 1
             case .abandoned(_, let push, _): state.report.abandoned.append(push)
+            case .notRenewed: state.report.notRenewed += 1
             case .stopped(let activity, let reason):
                 let name = state.names.indices.contains(activity) ? state.names[activity] : "activity \(activity)"
                 state.report.stoppedActivities.append(.init(activity: activity, name: name, reason: reason))

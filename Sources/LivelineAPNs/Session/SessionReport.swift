@@ -39,6 +39,9 @@ public struct SessionReport: Sendable {
     public var configurationError: String?
     /// Pushes still pending when the drain deadline passed: they may not have reached APNs.
     public var abandoned: [Push] = []
+    /// A renewal's pushes not sent because the activity cannot renew (no push-to-start token):
+    /// it carries on until the system ends it. No failure.
+    public var notRenewed = 0
     /// Why the session stopped early, or nil when its story ran to the end.
     public var stopReason: StopReason?
 
@@ -67,6 +70,10 @@ public struct SessionReport: Sendable {
         if !abandoned.isEmpty { failures.append("\(abandoned.count) still pending at the drain deadline") }
         if !failures.isEmpty { text += " (" + failures.joined(separator: ", ") + ")" }
         if superseded > 0 { text += ", \(superseded) replaced by newer state" }
+        if notRenewed > 0 {
+            text +=
+                ", \(notRenewed) renewal \(notRenewed == 1 ? "push" : "pushes") not sent (no push-to-start token: the activity runs until the system ends it)"
+        }
         let stopped = stoppedActivities.count
         if stopped > 0 { text += ", \(stopped) \(stopped == 1 ? "activity" : "activities") stopped by APNs" }
         return text

@@ -157,6 +157,9 @@ public final class DeliveryMeasurements: Sendable {
                 state.errors.add(at: index)
             case .configurationError(let advice):
                 if state.accounts[0].configurationError == nil { state.accounts[0].configurationError = advice }
+            case .notRenewed(let activity, let push, _):
+                state.accounts[account(activity)].notRenewed += 1
+                state.open.removeValue(forKey: Self.key(push))
             case .sent, .abandoned:
                 // An abandoned push stays open, so finish() counts it as lost.
                 break
@@ -166,7 +169,7 @@ public final class DeliveryMeasurements: Sendable {
         case .retrying, .sent: break
         case .delivered(let activity, _, _, _, _), .rejected(let activity, _, _), .gaveUp(let activity, _, _),
             .stopped(let activity, _),
-            .abandoned(let activity, _, _):
+            .abandoned(let activity, _, _), .notRenewed(let activity, _, _):
             onSettled(activity)
         case .superseded, .configurationError:
             onSettled(nil)

@@ -161,13 +161,18 @@ public struct LoadResult: Sendable, Codable, Equatable {
 
     /// Every push handed to the target, accounted for.
     ///
-    /// `submitted = delivered + superseded + rejected + gave-up + dropped-after-stop + lost`.
+    /// `submitted = delivered + superseded + not-renewed + rejected + gave-up + dropped-after-stop
+    /// + lost`.
     public struct DeliveryCounts: Sendable, Codable, Equatable {
         public var submitted = 0
         /// APNs answered 200.
         public var delivered = 0
         /// Replaced by a newer push of the same activity before it went (newest state wins).
         public var superseded = 0
+        /// A renewal's pushes not sent because the activity cannot renew: a load test's
+        /// activities are started by their app (an update token each, no push-to-start token),
+        /// so their stories carry on in the activity the system ends at its limit. No error.
+        public var notRenewed = 0
         /// Refused for good (4xx).
         public var rejected = 0
         /// Retries ran out.
@@ -188,16 +193,37 @@ public struct LoadResult: Sendable, Codable, Equatable {
 
         public init() {}
 
+        /// Reads counts written before `not-renewed` was counted as 0 of it.
+        public init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            submitted = try values.decode(Int.self, forKey: .submitted)
+            delivered = try values.decode(Int.self, forKey: .delivered)
+            superseded = try values.decode(Int.self, forKey: .superseded)
+            notRenewed = try values.decodeIfPresent(Int.self, forKey: .notRenewed) ?? 0
+            rejected = try values.decode(Int.self, forKey: .rejected)
+            gaveUp = try values.decode(Int.self, forKey: .gaveUp)
+            droppedAfterStop = try values.decode(Int.self, forKey: .droppedAfterStop)
+            lost = try values.decode(Int.self, forKey: .lost)
+            retries = try values.decode(Int.self, forKey: .retries)
+            retryFailures = try values.decode([String: Int].self, forKey: .retryFailures)
+            statuses = try values.decode([String: Int].self, forKey: .statuses)
+            reasons = try values.decode([String: Int].self, forKey: .reasons)
+            configurationError = try values.decodeIfPresent(String.self, forKey: .configurationError)
+        }
+
         /// Pushes that did not get through: rejected, gave up, dropped or lost.
         public var errors: Int { rejected + gaveUp + droppedAfterStop + lost }
         /// Pushes whose fate is known.
-        public var accounted: Int { delivered + superseded + rejected + gaveUp + droppedAfterStop + lost }
+        public var accounted: Int {
+            delivered + superseded + notRenewed + rejected + gaveUp + droppedAfterStop + lost
+        }
 
         /// Adds another run's or platform's counts; the first configuration error is kept.
         public mutating func add(_ other: Self) {
             submitted += other.submitted
             delivered += other.delivered
             superseded += other.superseded
+            notRenewed += other.notRenewed
             rejected += other.rejected
             gaveUp += other.gaveUp
             droppedAfterStop += other.droppedAfterStop
@@ -212,6 +238,7 @@ public struct LoadResult: Sendable, Codable, Equatable {
         enum CodingKeys: String, CodingKey {
             case submitted, delivered, superseded, rejected, lost, retries, statuses, reasons
             case gaveUp = "gave-up"
+            case notRenewed = "not-renewed"
             case droppedAfterStop = "dropped-after-stop"
             case retryFailures = "retry-failures"
             case configurationError = "configuration-error"

@@ -271,6 +271,9 @@ public struct HTMLReport: Sendable {
             rows.append(("Superseded by a newer push", NumberText.grouped(d.superseded)))
             rows.append(("Rejected (4xx)", NumberText.grouped(d.rejected)))
             if d.gaveUp > 0 { rows.append(("Gave up after retries", NumberText.grouped(d.gaveUp))) }
+            if d.notRenewed > 0 {
+                rows.append(("Not renewed: no push-to-start token", NumberText.grouped(d.notRenewed)))
+            }
             if d.droppedAfterStop > 0 {
                 rows.append(("Dropped: activity stopped", NumberText.grouped(d.droppedAfterStop)))
             }

@@ -64,6 +64,9 @@ public struct TextReport: Sendable {
             var line =
                 "\(NumberText.grouped(d.submitted)) submitted: \(NumberText.grouped(d.delivered)) delivered · \(NumberText.grouped(d.superseded)) superseded · \(NumberText.grouped(d.rejected)) rejected"
             if d.gaveUp > 0 { line += " · \(NumberText.grouped(d.gaveUp)) gave up" }
+            if d.notRenewed > 0 {
+                line += " · \(NumberText.grouped(d.notRenewed)) not renewed (no push-to-start token)"
+            }
             if d.droppedAfterStop > 0 {
                 line += " · \(NumberText.grouped(d.droppedAfterStop)) dropped (activity stopped)"
             }

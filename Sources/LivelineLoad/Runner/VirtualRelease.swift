@@ -95,8 +95,10 @@ struct VirtualRelease {
         inFlight += 1
         if link.delivery.stopReason(for: push.activity) != nil {
             // The target stopped this activity (410, bad token): the delivery would drop the
-            // push silently, so it is accounted as dropped and the activity moves on.
+            // push silently, so it is accounted as dropped and the activity moves on. The gate
+            // is rung as an answer rings it: when every activity is stopped, no answer will.
             link.freed.append(push.activity)
+            link.gate.signal()
         } else {
             link.delivery.submit(link.prepare(push))
         }
@@ -111,6 +113,7 @@ struct VirtualRelease {
         } else {
             // The app instance is gone (UNREGISTERED): dropped, as a stopped iOS activity's push.
             link.freed.append(message.activity)
+            link.gate.signal()
         }
     }
 

@@ -120,6 +120,9 @@ public final class PlayMonitor: Sendable {
                 guard state.activities.indices.contains(activity) else { return }
                 state.activities[activity].failed += 1
                 state.activities[activity].lastResult = "abandoned: \(reason)"
+            case .notRenewed(let activity, _, let reason):
+                guard state.activities.indices.contains(activity) else { return }
+                state.activities[activity].lastResult = "not renewed: \(reason)"
             case .delivered(let activity, let push, let response, let attempts, let latency):
                 guard state.activities.indices.contains(activity) else { return }
                 state.activities[activity].delivered += 1
@@ -185,6 +188,8 @@ public final class PlayMonitor: Sendable {
         case .abandoned(let activity, let push, let reason):
             return
                 "\(storyClock(push.time)) \(name(activity)) \(push.event.rawValue) p\(push.priority.apnsValue) abandoned: \(reason)"
+        case .notRenewed(let activity, let push, let reason):
+            return "\(storyClock(push.time)) \(name(activity)) renewal \(push.event.rawValue) not sent: \(reason)"
         }
     }
 
