@@ -184,6 +184,8 @@ let package = Package(
             dependencies: [
                 "Liveline",
                 "LivelineAPNs",
+                // Android followers' messages go through the FCM client.
+                "LivelineFCM",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 // The bridge's configuration file, read with marks for located errors.
@@ -298,6 +300,9 @@ let package = Package(
                 "LivelineMockAPNs",
                 "LivelineMockTestSupport",
                 "LivelineAPNs",
+                // Android followers' messages go to a real mock FCM over loopback.
+                "LivelineFCM",
+                "LivelineMockFCM",
             ],
             // Signatures made by the senders' own libraries (Tests/LivelineBridgeTests/Fixtures/signature-vectors.py); read
             // from the source tree by the tests, so not a resource.

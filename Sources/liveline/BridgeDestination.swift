@@ -2,15 +2,19 @@ import Foundation
 import Liveline
 import LivelineAPNs
 import LivelineBridge
+import LivelineFCM
 import LivelineMockAPNs
+import LivelineMockFCM
 import Logging
 import NIOPosix
 
-/// Where a running bridge pushes: a client per APNs environment it serves, the embedded mock
-/// when that is the destination, and the words the start banner gives it.
+/// Where a running bridge pushes: a client per APNs environment it serves, the FCM client of
+/// its Android followers, the embedded mocks when they are the destinations, and the words the
+/// start banner gives them.
 struct BridgeDestination {
     let clients: APNsClients
     let mock: MockAPNsServer?
+    let mockFCM: MockFCMServer?
     let banner: String
 
     /// Clients for `environments`, each to its `endpoint`, signing with `key`. With `settings`
@@ -20,10 +24,10 @@ struct BridgeDestination {
     init(
         endpoint: @escaping @Sendable (APNsEnvironment) -> APNsEndpoint, environments: [APNsEnvironment],
         defaultEnvironment: APNsEnvironment, key: SigningKey?, settings: APNsSettings?, banner: String,
-        logger: Logger, mock: MockAPNsServer? = nil
+        logger: Logger, mock: MockAPNsServer? = nil, fcm: AndroidDestination? = nil
     ) throws {
         let fixedKey = settings == nil ? key : nil
-        clients = try APNsClients(defaultEnvironment: defaultEnvironment) {
+        clients = try APNsClients(defaultEnvironment: defaultEnvironment, fcm: fcm?.destination) {
             let signingKey = try settings.map { try $0.signingKey(environment: ProcessInfo.processInfo.environment) }
             var clients: [APNsEnvironment: APNsClient] = [:]
             for environment in environments {
@@ -34,7 +38,42 @@ struct BridgeDestination {
             return clients
         }
         self.mock = mock
-        self.banner = banner
+        mockFCM = fcm?.mock
+        self.banner = banner + (fcm.map { "; Android followers: \($0.banner)" } ?? "")
+    }
+
+    /// Where Android followers' messages go: FCM by the configuration's `fcm:`, or the embedded
+    /// mock FCM (its phones running the app the sources' `android:` blocks describe).
+    struct AndroidDestination {
+        let destination: FCMDestination
+        let mock: MockFCMServer?
+        let banner: String
+
+        static func connect(_ configuration: BridgeConfiguration) async throws -> AndroidDestination {
+            if let settings = configuration.fcm {
+                let client = try FCMClient(
+                    configuration: .init(
+                        account: settings.account, url: settings.url,
+                        trustedCertificates: settings.caFile,
+                        policy: FCMDestination.clientPolicy))
+                return AndroidDestination(
+                    destination: FCMDestination(client: client, project: settings.project), mock: nil,
+                    banner: "FCM \(settings.url) (\(settings.project))")
+            }
+            let started = try await EmbeddedMockFCM.start(
+                for: "bridge", scenarios: configuration.sources.map(\.scenario), project: "liveline-bridge")
+            var clientConfiguration = started.clientConfiguration()
+            clientConfiguration.policy = FCMDestination.clientPolicy
+            do {
+                let client = try FCMClient(configuration: clientConfiguration)
+                return AndroidDestination(
+                    destination: FCMDestination(client: client, project: "liveline-bridge"), mock: started.server,
+                    banner: "embedded mock FCM \(started.server.baseURL) (no fcm: in the configuration)")
+            } catch {
+                await started.server.stop()
+                throw error
+            }
+        }
     }
 
     /// What the embedded mock's device shows for an activity's update token (the outcome of
@@ -57,5 +96,6 @@ struct BridgeDestination {
     func shutdown() async {
         await clients.shutdown()
         await mock?.shutdown()
+        await mockFCM?.stop()
     }
 }

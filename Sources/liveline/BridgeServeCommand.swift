@@ -244,6 +244,13 @@ struct BridgeServeCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let settings = configuration.apns
+        let android: BridgeDestination.AndroidDestination
+        do {
+            android = try await BridgeDestination.AndroidDestination.connect(configuration)
+        } catch {
+            Terminal.error("liveline bridge: FCM: \(error)")
+            throw ExitCode(2)
+        }
         let environments = settings?.environments ?? [.sandbox]
         let defaultEnvironment = settings?.environment ?? .sandbox
         switch choice {
@@ -251,13 +258,14 @@ struct BridgeServeCommand: AsyncParsableCommand {
             // Every environment's tokens go to the one server (a mock, or a proxy).
             return try BridgeDestination(
                 endpoint: { _ in endpoint }, environments: environments, defaultEnvironment: defaultEnvironment,
-                key: key ?? ThrowawayKey().key, settings: settings, banner: "\(endpoint)", logger: log.logger)
+                key: key ?? ThrowawayKey().key, settings: settings, banner: "\(endpoint)", logger: log.logger,
+                fcm: android)
         case .apple(let endpoint):
             let banner = settings.map { "\($0)" } ?? "APNs \(endpoint)"
             return try BridgeDestination(
                 endpoint: { $0 == .production ? .production : .sandbox }, environments: environments,
                 defaultEnvironment: defaultEnvironment, key: key, settings: settings, banner: banner,
-                logger: log.logger)
+                logger: log.logger, fcm: android)
         case .embeddedMock:
             let audiences = BridgeDashboardAudiences(watch: AudienceWatch(store: store, logger: log.logger))
             let dashboardAddress = try dashboard.map { try MockAPNsCommand.address($0, option: "--dashboard") }
@@ -277,7 +285,7 @@ struct BridgeServeCommand: AsyncParsableCommand {
                 endpoint: { _ in mockEndpoint }, environments: APNsEnvironment.allCases,
                 defaultEnvironment: defaultEnvironment, key: throwaway.key, settings: nil,
                 banner: "embedded mock APNs \(started.server.baseURL) (\(why))", logger: log.logger,
-                mock: started.server)
+                mock: started.server, fcm: android)
         }
     }
 

@@ -31,7 +31,7 @@ struct BridgeConfigReader {
     static let unloadedSecret = "secret-not-loaded:secret-not-loaded"
 
     static let fileKeys = [
-        "liveline-bridge", "listen", "store", "apns", "api-keys", "body-limit", "body-keys", "body-depth",
+        "liveline-bridge", "listen", "store", "apns", "fcm", "api-keys", "body-limit", "body-keys", "body-depth",
         "max-connections", "idle-timeout", "drain-timeout", "retention", "rate-limit", "app", "sources",
     ]
 
@@ -128,6 +128,7 @@ struct BridgeConfigReader {
             jsonLimits: jsonLimits, maxConnections: maxConnections, idleTimeout: idleTimeout,
             drainTimeout: drainTimeout, retention: retention, sources: sources,
             stateDirectory: stateDirectory)
+        configuration.fcm = fcm(fields["fcm"])
         if let node = fields["app"] {
             configuration.app = appPaths(node)
             configuration.appLocation = base.location(node)

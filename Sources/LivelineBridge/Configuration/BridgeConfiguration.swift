@@ -18,6 +18,8 @@ public struct BridgeConfiguration: Sendable {
     public var stateDirectory: BridgeStateDirectory?
     /// nil: the embedded mock APNs, so a demo needs no Apple account.
     public var apns: APNsSettings?
+    /// Where Android followers' messages go; nil: the embedded mock FCM.
+    public var fcm: FCMSettings?
     /// The registry API's keys, as SHA-256 hashes.
     public var apiKeys: [APIKeyHash]
     /// The largest webhook body accepted, in bytes; larger ones get a 413.

@@ -1,9 +1,12 @@
 import Foundation
 import Liveline
+import LivelineFCM
 
 /// The engine's sink in a dispatch step: each push becomes an ``OutboxPush`` with its final
 /// bytes and headers, written with the step; a renewal's two pushes become one
-/// ``RenewalPushes``; a push the engine refuses (too large) becomes the step's error.
+/// ``RenewalPushes``; a push the engine refuses (too large) becomes the step's error. A story with
+/// an `android:` block also gets each push's FCM message (``OutboxPush/android``), made by
+/// Android's rules (``AndroidPlatform``) from the same decision.
 struct OutboxCollector: PushSink {
     let activityKey: String
     let topic: String
@@ -20,6 +23,9 @@ struct OutboxCollector: PushSink {
     /// A renewal's start and its reason, until its end follows (the engine hands them over
     /// together).
     private var renewalStart: (push: OutboxPush, reason: String)?
+    /// Android's rules for this step's pushes. Unpaced: the engine's `min-interval` already
+    /// spaces a bridge's pushes, and every push of a fan-out must carry its message.
+    private var android = AndroidPlatform(spacing: 0)
 
     init(activityKey: String, topic: String, receivedAt: Millis?) {
         self.activityKey = activityKey
@@ -46,9 +52,23 @@ struct OutboxCollector: PushSink {
             break
         }
         let fromWebhook = (push.reason.kind == .event || push.reason.kind == .beat) && push.reason.held == 0
-        pushes.append(outboxPush(push, receivedAt: fromWebhook ? receivedAt : nil))
+        var outbox = outboxPush(push, receivedAt: fromWebhook ? receivedAt : nil)
+        if activity.program.spec.android != nil, let message = android.receive(push, from: activity).last {
+            outbox.android = androidFields(message)
+        }
+        pushes.append(outbox)
         reasons.append(push.reason.description)
         if fromWebhook { receivedAt = nil }
+    }
+
+    /// The message's fields, named for the activity key rather than the story's activity (one
+    /// story serves many keys): the notification's tag on the phone, and the collapse key.
+    private func androidFields(_ message: AndroidMessage) -> [UInt8] {
+        var fields = FCMMessageFields(message)
+        fields.data = FCMData(
+            fields.data.entries.map { $0.key == LiveUpdateKeys.activity ? ($0.key, activityKey) : $0 })
+        if fields.collapseKey != nil { fields.collapseKey = activityKey }
+        return fields.bytes
     }
 
     private func outboxPush(_ push: Push, receivedAt: Millis?) -> OutboxPush {

@@ -22,7 +22,9 @@ import Logging
 /// push; another 4xx, or the last retry failing, is counted in the fan-out's failure summary.
 /// A configuration error halts the follower's app and environment: its followers wait (as
 /// exceptions, attempts unchanged), and a fan-out whose app is halted in every environment
-/// hands out no ranges until a probe succeeds.
+/// hands out no ranges until a probe succeeds. An Android follower's message goes through FCM
+/// (``APNsClients/fcm``) by the same policy, each platform with its own answers
+/// (``AndroidFanOut``).
 public final class FanOutSender: Sendable {
     /// How the sender claims fan-outs: its instance name, leases, page sizes, retries and polling.
     public struct Configuration: Sendable {
@@ -87,6 +89,7 @@ public final class FanOutSender: Sendable {
     public var wakeSignal: WakeSignal { core.wakeSignal }
     private let core: SenderCore
     private let store: any FanOutStore
+    private let android: AndroidFanOut
     private let observer: any FanOutObserver
 
     /// A sender of `store`'s fan-outs through `clients`.
@@ -106,6 +109,9 @@ public final class FanOutSender: Sendable {
     ) {
         self.store = store
         self.configuration = configuration
+        android = AndroidFanOut(
+            destination: clients.fcm, policy: AnswerPolicy(retry: configuration.retry),
+            maxAttempts: configuration.retry.maxAttempts, logger: logger)
         self.observer = observer
         core = SenderCore(
             executor: store.taskExecutor, clients: clients, halts: halts, retry: configuration.retry,
@@ -223,9 +229,31 @@ public final class FanOutSender: Sendable {
         await deliver(targets.map { Send(push: push, target: $0, attempts: attempts) }, now: now)
     }
 
-    /// Sends every push at once through the halts; the answers in their order, or nil when a
-    /// stop's cutoff came before every answer.
+    /// Sends every push at once, an iPhone's through the halts and an Android phone's through
+    /// FCM; the answers in their order, or nil when a stop's cutoff came before every answer.
     private func deliver(_ sends: [Send], now: Millis) async -> [FollowerAnswer]? {
+        let androids = sends.indices.filter { sends[$0].target.platform == .android }
+        guard !androids.isEmpty else { return await deliverToPhones(sends, now: now) }
+        let iPhones = sends.indices.filter { sends[$0].target.platform != .android }
+        async let phones = deliverToPhones(iPhones.map { sends[$0] }, now: now)
+        let outcomes = await android.deliver(
+            androids.map {
+                AndroidFanOut.Send(push: sends[$0].push, target: sends[$0].target, attempts: sends[$0].attempts)
+            },
+            cutoff: core.cutoff, now: now)
+        guard let phoneAnswers = await phones, !outcomes.contains(where: { $0 == nil }) else { return nil }
+        var answers = [FollowerAnswer?](repeating: nil, count: sends.count)
+        for (index, answer) in zip(iPhones, phoneAnswers) { answers[index] = answer }
+        for (index, outcome) in zip(androids, outcomes) {
+            if let outcome { answers[index] = FollowerAnswer(target: sends[index].target, outcome: outcome) }
+        }
+        return answers.compactMap { $0 }
+    }
+
+    /// Sends iPhones' pushes at once through the halts; the answers in their order, or nil when
+    /// a stop's cutoff came before every answer.
+    private func deliverToPhones(_ sends: [Send], now: Millis) async -> [FollowerAnswer]? {
+        guard !sends.isEmpty else { return [] }
         // Pushes of one fan-out share its payload's bytes and headers: a push to a device token
         // keeps them as they are, and the connection writes them straight into its frames.
         let outgoing = sends.map { send in

@@ -1,11 +1,18 @@
 import Foundation
 import Liveline
+import LivelineFCM
 
 /// A follower as `PUT /v1/activities/{key}/followers/{device}` and the NDJSON import give it:
 ///
 /// ```json
 /// {"update-token": "80f7…", "push-to-start-token": "a1b2…", "channel": false, "environment": "sandbox"}
+/// {"fcm-token": "dXk2…:APA91b…"}
 /// ```
+///
+/// An Android phone gives its `fcm-token` instead: its FCM registration token, or `fid:` and
+/// its Firebase installation ID; it is sent every message of the story's Live Update (start,
+/// updates, end). A device is an iPhone or an Android phone: a follower with both kinds of token,
+/// or an Android one on the channel, is refused with 422 `two-platforms`.
 ///
 /// Tokens are hex as for activities (an even number of 16 to 400 digits). `channel: true`
 /// says the device listens to the key's broadcast channel, so it is sent no per-token updates
@@ -21,8 +28,9 @@ struct FollowerRequest: Sendable, Hashable {
     var startToken: ActivityRegistrationRequest.Edit<String> = .keep
     var onChannel: Bool?
     var environment: ActivityRegistrationRequest.Edit<APNsEnvironment> = .keep
+    var fcmToken: ActivityRegistrationRequest.Edit<String> = .keep
 
-    static let fields = ["update-token", "push-to-start-token", "channel", "environment"]
+    static let fields = ["update-token", "push-to-start-token", "channel", "environment", "fcm-token"]
 
     /// Reads a `PUT` body (an empty body is an empty object).
     init(parsing body: [UInt8]) throws(BridgeHTTPError) {
@@ -54,6 +62,7 @@ struct FollowerRequest: Sendable, Hashable {
         updateToken = try ActivityRegistrationRequest.token(object["update-token"], field: "update-token")
         startToken = try ActivityRegistrationRequest.token(object["push-to-start-token"], field: "push-to-start-token")
         environment = try ActivityRegistrationRequest.environment(object["environment"])
+        fcmToken = try Self.fcmToken(object["fcm-token"])
         switch object["channel"] {
         case nil, .null?: onChannel = nil
         case .bool(let flag)?: onChannel = flag
@@ -79,14 +88,39 @@ struct FollowerRequest: Sendable, Hashable {
             startToken: startToken.applied(to: existing?.startToken),
             onChannel: onChannel ?? existing?.onChannel ?? false,
             environment: try ActivityRegistrationRequest.served(
-                environment.applied(to: existing?.environment), by: environments)
+                environment.applied(to: existing?.environment), by: environments),
+            fcmToken: fcmToken.applied(to: existing?.fcmToken)
         )
-        guard follower.updateToken != nil || follower.startToken != nil else {
+        guard follower.updateToken != nil || follower.startToken != nil || follower.fcmToken != nil else {
             throw BridgeHTTPError(
                 .unprocessableContent, code: "no-token",
-                reason: "a follower needs an update-token or a push-to-start-token")
+                reason: "a follower needs an update-token or a push-to-start-token (iPhone), or an fcm-token (Android)")
+        }
+        if follower.fcmToken != nil, follower.updateToken != nil || follower.startToken != nil || follower.onChannel {
+            throw BridgeHTTPError(
+                .unprocessableContent, code: "two-platforms",
+                reason:
+                    "a follower is one phone: an fcm-token (Android) goes without update-token, push-to-start-token and channel (iPhone); register each phone under its own device id, or set the other's fields to null"
+            )
         }
         return follower
+    }
+
+    /// `"fcm-token"`: a registration token, or `fid:` and a Firebase installation ID; `null` removes it.
+    static func fcmToken(_ value: StateValue?) throws(BridgeHTTPError) -> ActivityRegistrationRequest.Edit<String> {
+        switch value {
+        case nil: return .keep
+        case .null?: return .remove
+        case .string(let text)?:
+            guard let target = FCMTarget(parsing: text) else {
+                throw ActivityRegistrationRequest.bad(
+                    "fcm-token must be the app instance's FCM registration token, or fid: and its Firebase installation ID (printable ASCII without spaces or quotes, at most 4096 characters)"
+                )
+            }
+            return .set(target.text)
+        default:
+            throw ActivityRegistrationRequest.bad("fcm-token must be a string, or null to remove it")
+        }
     }
 
     /// The lines of an NDJSON import, each a whole follower with its `device`; blank lines are

@@ -127,10 +127,17 @@ struct FollowersAPI: Sendable {
         return device
     }
 
-    /// A follower as the answers show it: tokens masked, and the environment its tokens go to.
+    /// A follower as the answers show it: its platform, tokens masked, and the environment its
+    /// APNs tokens go to (an Android phone's has none).
     static func view(_ follower: Follower, environments: APNsEnvironments) -> StateObject {
-        StateObject([
-            ("device", .string(follower.device)),
+        if let fcmToken = follower.fcmToken {
+            return StateObject([
+                ("device", .string(follower.device)), ("platform", .string(Platform.android.rawValue)),
+                ("fcm-token", .string(ActivityStatusView.masked(fcmToken))),
+            ])
+        }
+        return StateObject([
+            ("device", .string(follower.device)), ("platform", .string(Platform.ios.rawValue)),
             ("update-token", JSONAnswer.text(follower.updateToken.map(ActivityStatusView.masked))),
             ("push-to-start-token", JSONAnswer.text(follower.startToken.map(ActivityStatusView.masked))),
             ("channel", .bool(follower.onChannel)),
@@ -150,6 +157,8 @@ struct FollowersAPI: Sendable {
             ("on-channel", .int(counts.onChannel)), ("retrying", .int(counts.retrying)),
             ("catching-up", .int(counts.catchingUp)), ("in-doubt", .int(counts.inDoubt)),
         ])
+        let byPlatform = counts.byPlatform
+        object["platforms"] = .object(StateObject(Platform.allCases.map { ($0.rawValue, .int(byPlatform[$0] ?? 0)) }))
         let byEnvironment = counts.byEnvironment(default: environments.defaultEnvironment)
         object["environments"] = .object(
             StateObject(

@@ -16,8 +16,18 @@ enum PushHistoryView {
         if let renewal = record.renewal { object["renewal"] = .int(Int(renewal)) }
         if let fanOut = record.fanOut {
             object["instances"] = .array(record.instances.map(StateValue.string))
+            let platforms: [(String, StateValue)] = [
+                ("ios", .object(StateObject([
+                    ("sent", .int(fanOut.sent - fanOut.android.sent)),
+                    ("failed", .int(fanOut.failed - fanOut.android.failed)),
+                ]))),
+                ("android", .object(StateObject([
+                    ("sent", .int(fanOut.android.sent)), ("failed", .int(fanOut.android.failed)),
+                ]))),
+            ]
             let tally: [(String, StateValue)] = [
                 ("sent", .int(fanOut.sent)), ("failed", .int(fanOut.failed)), ("held", .int(fanOut.held)),
+                ("platforms", .object(StateObject(platforms))),
                 ("failures", .array(fanOut.failures.map { .object(failure($0)) })),
             ]
             // A renewal's push to the followers is counted as a fan-out is, under its own name.

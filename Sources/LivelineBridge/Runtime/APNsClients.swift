@@ -4,7 +4,8 @@ import LivelineAPNs
 import Synchronization
 
 /// The bridge's APNs clients: one per environment it sends to (one key usually serves both),
-/// and the environment a token that names none goes to.
+/// and the environment a token that names none goes to; and, beside them, where Android
+/// followers' messages go (``fcm``), when the bridge sends to FCM.
 ///
 /// With a ``Factory`` the clients can be made again (``reload()``, on SIGHUP): the key is read
 /// again and new connections sign with it, while the old clients finish the requests they
@@ -21,28 +22,35 @@ public final class APNsClients: Sendable {
     private let retired = Mutex<[ObjectIdentifier: APNsClient]>([:])
     /// How long a replaced client keeps answering the requests it has in flight.
     private let retireAfter: Duration
+    /// The FCM client Android followers' messages go through; nil: the bridge sends none.
+    public let fcm: FCMDestination?
 
     /// Clients made by `factory` now, and again at each ``reload()``.
     public init(
-        defaultEnvironment: APNsEnvironment, retireAfter: Duration = .seconds(15), factory: @escaping Factory
+        defaultEnvironment: APNsEnvironment, retireAfter: Duration = .seconds(15), fcm: FCMDestination? = nil,
+        factory: @escaping Factory
     ) throws {
         self.defaultEnvironment = defaultEnvironment
+        self.fcm = fcm
         self.factory = factory
         self.retireAfter = retireAfter
         current = Mutex(try factory())
     }
 
     /// These clients, for good.
-    public init(_ clients: [APNsEnvironment: APNsClient], defaultEnvironment: APNsEnvironment) {
+    public init(
+        _ clients: [APNsEnvironment: APNsClient], defaultEnvironment: APNsEnvironment, fcm: FCMDestination? = nil
+    ) {
         self.defaultEnvironment = defaultEnvironment
+        self.fcm = fcm
         factory = nil
         retireAfter = .zero
         current = Mutex(clients)
     }
 
     /// One client serving `environment`, the default.
-    public convenience init(_ client: APNsClient, environment: APNsEnvironment = .sandbox) {
-        self.init([environment: client], defaultEnvironment: environment)
+    public convenience init(_ client: APNsClient, environment: APNsEnvironment = .sandbox, fcm: FCMDestination? = nil) {
+        self.init([environment: client], defaultEnvironment: environment, fcm: fcm)
     }
 
     /// The environments there is a client for, in order.
@@ -85,7 +93,7 @@ public final class APNsClients: Sendable {
     }
 
     /// Closes every client (once, however many environments share it), those a reload
-    /// replaced included.
+    /// replaced included, and the FCM client.
     public func shutdown() async {
         var clients: [ObjectIdentifier: APNsClient] = [:]
         for client in current.withLock({ Array($0.values) }) { clients[ObjectIdentifier(client)] = client }
@@ -94,5 +102,6 @@ public final class APNsClients: Sendable {
             retired = [:]
         }
         for client in clients.values { await client.shutdown() }
+        await fcm?.client.shutdown()
     }
 }

@@ -15,8 +15,9 @@ final class SenderCore: Sendable {
     let halts: APNsHalts
     /// Where failures, refusals and what was given back are logged.
     let logger: Logger
+    /// Fired by ``stop(cutoff:)``: a send still waiting for its answer then gives it up.
+    let cutoff = SendCutoff()
     private let policy: AnswerPolicy
-    private let cutoff = SendCutoff()
     private let loop: WorkerLoop
     private let pollInterval: Duration
 

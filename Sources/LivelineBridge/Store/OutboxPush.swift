@@ -20,11 +20,15 @@ public struct OutboxPush: Sendable, Hashable {
     /// When the earliest webhook this push carries was received, for the receipt-to-APNs
     /// latency; nil for pushes no webhook caused (heartbeats, the 8-hour end).
     public var receivedAt: Millis?
+    /// The same decision for Android phones, when the story has an `android:` block: the FCM
+    /// message without its target, `{"data":{…},"android":{…}}` (``FCMMessageFields``), sent
+    /// to a fan-out's Android followers. Nil otherwise.
+    public var android: [UInt8]?
 
     /// A push with the parts given.
     public init(
         activityKey: String, payload: [UInt8], headers: PushHeaders, dueAt: Millis, kind: PushEvent = .update,
-        receivedAt: Millis? = nil
+        receivedAt: Millis? = nil, android: [UInt8]? = nil
     ) {
         self.activityKey = activityKey
         self.payload = payload
@@ -32,6 +36,7 @@ public struct OutboxPush: Sendable, Hashable {
         self.dueAt = dueAt
         self.kind = kind
         self.receivedAt = receivedAt
+        self.android = android
     }
 }
 

@@ -91,8 +91,21 @@ public struct PushRecord: Sendable, Hashable {
         /// Followers held while their app and environment is halted: they wait as exceptions
         /// and are sent the key's newest push when sending resumes (not failures).
         public var held = 0
+        /// Of ``sent`` and ``failed``, the Android phones' (FCM's answers); the rest are iPhones'.
+        public var android = PlatformTally()
         /// Its failures by APNs reason, each with a few followers' devices.
         public var failures: [FanOutFailureSummary] = []
+    }
+
+    /// One platform's share of a fan-out.
+    public struct PlatformTally: Sendable, Hashable {
+        public var sent = 0
+        public var failed = 0
+
+        public init(sent: Int = 0, failed: Int = 0) {
+            self.sent = sent
+            self.failed = failed
+        }
     }
 }
 

@@ -65,10 +65,10 @@ extension SQLStore {
 
     public func sampleFollower(activityKey: String) async throws -> Follower? {
         try await transaction { tx in
-            for column in ["update_token", "start_token"] {
+            for column in ["update_token", "start_token", "fcm_token"] {
                 if let row = try await tx.run(
                     """
-                    SELECT device, update_token, start_token, on_channel, environment FROM followers
+                    SELECT device, update_token, start_token, on_channel, environment, fcm_token FROM followers
                     WHERE activity_key = $1 AND \(column) IS NOT NULL ORDER BY id LIMIT 1
                     """,
                     [.text(activityKey)]

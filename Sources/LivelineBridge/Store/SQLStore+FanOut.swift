@@ -85,11 +85,11 @@ extension SQLStore {
             guard
                 let inserted = try await tx.run(
                     """
-                    INSERT INTO fanouts (\(pushColumns), created_at, upto, reason)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1), $10)
+                    INSERT INTO fanouts (\(pushColumns), created_at, upto, reason, fcm_message)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, (SELECT COALESCE(MAX(id), 0) FROM followers WHERE activity_key = $1), $10, $11)
                     RETURNING id, upto
                     """,
-                    pushValues(push) + [.int(now), .text(reason)]
+                    pushValues(push) + [.int(now), .text(reason), .optional(push.android)]
                 ).first
             else { throw SQLRowError("no id from INSERT INTO fanouts") }
             if history {
@@ -105,18 +105,23 @@ extension SQLStore {
         }
     }
 
-    private static let fanOutColumns = "id, \(pushColumns)"
+    private static let fanOutColumns = "id, \(pushColumns), fcm_message"
 
     /// Reads `fanOutColumns` into the fan-out's id and push.
     private static func fanOut(_ row: SQLRow) throws -> (id: Int64, push: OutboxPush) {
-        (try row.int(0), try push(row, from: 1))
+        var push = try push(row, from: 1)
+        push.android = try row.optionalBytes(9)
+        return (try row.int(0), push)
     }
 
-    /// Which followers a push of `kind` goes to, on followers aliased `fo`.
-    private static func audience(_ kind: PushEvent) -> String {
-        kind == .start
+    /// Which followers a push goes to, on followers aliased `fo`: iPhones by the push's kind,
+    /// and every Android phone when the push has an FCM message.
+    private static func audience(_ push: OutboxPush) -> String {
+        let ios =
+            push.kind == .start
             ? "fo.start_token IS NOT NULL AND fo.update_token IS NULL"
             : "fo.update_token IS NOT NULL AND fo.on_channel = 0"
+        return push.android == nil ? ios : "((\(ios)) OR fo.fcm_token IS NOT NULL)"
     }
 
     public func claimFanOutRange(
@@ -179,7 +184,7 @@ extension SQLStore {
                 ).first
             else { return nil }
             let (id, push) = try Self.fanOut(row)
-            let reached = try row.int(9), upto = try row.int(10)
+            let reached = try row.int(10), upto = try row.int(11)
             let targets = try await Self.targets(push, after: reached, through: upto, limit: limit, tx)
             let to = targets.count >= limit ? targets.last?.followerID ?? upto : upto
             try await tx.run("UPDATE fanouts SET reached = $2 WHERE id = $1", [.int(id), .int(to)])
@@ -208,14 +213,18 @@ extension SQLStore {
         let column = push.kind == .start ? "start_token" : "update_token"
         return try await tx.run(
             """
-            SELECT fo.id, fo.\(column), fo.environment FROM followers fo
-            WHERE fo.activity_key = $1 AND fo.id > $2 AND fo.id <= $3 AND \(audience(push.kind))
+            SELECT fo.id, fo.\(column), fo.environment, fo.fcm_token FROM followers fo
+            WHERE fo.activity_key = $1 AND fo.id > $2 AND fo.id <= $3 AND \(audience(push))
               AND NOT EXISTS (SELECT 1 FROM follower_exceptions e WHERE e.follower_id = fo.id)
             ORDER BY fo.id \(limit.map { "LIMIT \(SQLDialect.limit($0))" } ?? "")
             """,
             [.text(push.activityKey), .int(after), .int(through)]
         ).map { row in
-            FanOutTarget(
+            if let fcmToken = try row.optionalText(3) {
+                return FanOutTarget(
+                    followerID: try row.int(0), token: fcmToken, isStartToken: false, platform: .android)
+            }
+            return FanOutTarget(
                 followerID: try row.int(0), token: HexToken.hex(try row.bytes(1)), isStartToken: push.kind == .start,
                 environment: try environment(row.optionalText(2)))
         }
@@ -246,9 +255,11 @@ extension SQLStore {
             }
             (progress.finished, progress.receivedAt) = finish
             guard keepsHistory else { return progress }
+            let android = answers.filter { $0.target.platform == .android }
             try await Self.recordRange(
-                fanOut: range.fanOutID, sent: sent, failed: failed, held: held, instance: instance,
-                finished: progress.finished, now: now, tx)
+                fanOut: range.fanOutID, sent: sent, failed: failed, held: held,
+                android: (android.filter { $0.outcome == .sent }.count, android.filter(\.outcome.isFailure).count),
+                instance: instance, finished: progress.finished, now: now, tx)
             return progress
         }
     }
@@ -309,13 +320,18 @@ extension SQLStore {
             case .sent:
                 continue
             case .tokenGone(let reason):
-                let column = answer.target.isStartToken ? "start_token" : "update_token"
+                let column =
+                    answer.target.platform == .android
+                    ? "fcm_token" : answer.target.isStartToken ? "start_token" : "update_token"
                 // By key and id: the key leads PostgreSQL's primary key.
                 let key = SQLValue.text(answer.activityKey)
                 try await tx.run(
                     "UPDATE followers SET \(column) = NULL WHERE activity_key = $2 AND id = $1", [id, key])
                 let removed = try await tx.run(
-                    "DELETE FROM followers WHERE activity_key = $2 AND id = $1 AND update_token IS NULL AND start_token IS NULL RETURNING id",
+                    """
+                    DELETE FROM followers WHERE activity_key = $2 AND id = $1
+                      AND update_token IS NULL AND start_token IS NULL AND fcm_token IS NULL RETURNING id
+                    """,
                     [id, key]
                 )
                 try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
@@ -373,7 +389,7 @@ extension SQLStore {
             let rows = try await tx.run(
                 """
                 SELECT e.follower_id, e.activity_key, e.attempts, fo.update_token, fo.start_token, e.state, fo.environment,
-                       e.claimed_by
+                       e.claimed_by, fo.fcm_token
                 FROM follower_exceptions e JOIN followers fo ON fo.activity_key = e.activity_key AND fo.id = e.follower_id
                 WHERE e.due_at <= $1
                   AND NOT EXISTS (SELECT 1 FROM renewals rb WHERE rb.activity_key = e.activity_key AND rb.state = 'running')
@@ -420,7 +436,14 @@ extension SQLStore {
                 let environment = try Self.environment(row.optionalText(6))
                 let target: FanOutTarget?
                 let fanOut: Int64?
-                if let update {
+                if let fcmToken = try row.optionalText(8) {
+                    // An Android phone is sent the newest message that has one, whatever its kind.
+                    target = FanOutTarget(
+                        followerID: follower, token: fcmToken, isStartToken: false, platform: .android)
+                    fanOut = [newest[key]?.update, newest[key]?.start].compactMap { $0 }.first {
+                        pushes[$0]?.android != nil
+                    }
+                } else if let update {
                     target = FanOutTarget(
                         followerID: follower, token: HexToken.hex(update), isStartToken: false, environment: environment
                     )
@@ -437,7 +460,7 @@ extension SQLStore {
                     nothing.append(follower)
                     continue
                 }
-                let sent = try row.text(5) == "late" ? try lateCatchUp(fanOut, push) : push
+                let sent = try row.text(5) == "late" && target.platform == .ios ? try lateCatchUp(fanOut, push) : push
                 catchUps.append(
                     FollowerCatchUp(
                         target: target, activityKey: key, fanOutID: fanOut, push: sent, attempts: Int(try row.int(2))))
@@ -479,7 +502,9 @@ extension SQLStore {
             for (catchUp, outcome) in answers where outcome == .sent {
                 let id = SQLValue.int(catchUp.target.followerID)
                 let kinds = newest[catchUp.activityKey]
-                let current = catchUp.target.isStartToken ? kinds?.start : kinds?.update
+                let current =
+                    catchUp.target.platform == .android
+                    ? kinds?.update ?? kinds?.start : catchUp.target.isStartToken ? kinds?.start : kinds?.update
                 if current == nil || current == catchUp.fanOutID {
                     try await tx.run("DELETE FROM follower_exceptions WHERE follower_id = $1", [id])
                 } else {

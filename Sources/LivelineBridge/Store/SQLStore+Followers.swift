@@ -24,7 +24,7 @@ extension SQLStore {
                 var existing: [String: Follower] = [:]
                 let rows = try await tx.run(
                     """
-                    SELECT device, update_token, start_token, on_channel, environment FROM followers
+                    SELECT device, update_token, start_token, on_channel, environment, fcm_token FROM followers
                     WHERE activity_key = $1 AND device IN (\(SQLDialect.placeholders(from: 2, count: devices.count)))
                     """,
                     [.text(activityKey)] + devices.map(SQLValue.text)
@@ -37,7 +37,7 @@ extension SQLStore {
                 var last: [String: Int] = [:]
                 for index in chunk { last[followers[index].device] = index }
                 let written = chunk.filter { last[followers[$0].device] == $0 }
-                let values = written.indices.map { "(\(SQLDialect.placeholders(from: $0 * 6 + 1, count: 6)))" }.joined(
+                let values = written.indices.map { "(\(SQLDialect.placeholders(from: $0 * 7 + 1, count: 7)))" }.joined(
                     separator: ", ")
                 var parameters: [SQLValue] = []
                 for index in written {
@@ -45,14 +45,16 @@ extension SQLStore {
                     parameters += [
                         .text(activityKey), .text(follower.device), HexToken.stored(follower.updateToken),
                         HexToken.stored(follower.startToken), .int(follower.onChannel ? 1 : 0),
-                        .optional(follower.environment?.rawValue),
+                        .optional(follower.environment?.rawValue), .optional(follower.fcmToken),
                     ]
                 }
                 let ids = try await tx.run(
                     """
-                    INSERT INTO followers (activity_key, device, update_token, start_token, on_channel, environment) VALUES \(values)
+                    INSERT INTO followers (activity_key, device, update_token, start_token, on_channel, environment, fcm_token)
+                    VALUES \(values)
                     ON CONFLICT (activity_key, device) DO UPDATE SET update_token = excluded.update_token,
-                        start_token = excluded.start_token, on_channel = excluded.on_channel, environment = excluded.environment
+                        start_token = excluded.start_token, on_channel = excluded.on_channel, environment = excluded.environment,
+                        fcm_token = excluded.fcm_token
                     RETURNING id, device
                     """,
                     parameters
@@ -71,7 +73,10 @@ extension SQLStore {
                     // Catch up only with a token that is new to this follower and that the
                     // story has already pushed to (its start, or an update).
                     let catchesUp: Bool
-                    if let token = follower.updateToken, !follower.onChannel {
+                    if let token = follower.fcmToken {
+                        // An Android phone is sent the newest message, whatever its kind.
+                        catchesUp = (newest.update ?? newest.start) != nil && token != before?.fcmToken
+                    } else if let token = follower.updateToken, !follower.onChannel {
                         catchesUp = newest.update != nil && token != before?.updateToken
                     } else if follower.updateToken == nil, let token = follower.startToken {
                         catchesUp = newest.start != nil && token != before?.startToken
@@ -108,7 +113,7 @@ extension SQLStore {
     public func follower(device: String, activityKey: String) async throws -> Follower? {
         try await transaction { tx in
             try await tx.run(
-                "SELECT device, update_token, start_token, on_channel, environment FROM followers WHERE activity_key = $1 AND device = $2",
+                "SELECT device, update_token, start_token, on_channel, environment, fcm_token FROM followers WHERE activity_key = $1 AND device = $2",
                 [.text(activityKey), .text(device)]
             ).first.map(Self.follower)
         }
@@ -130,7 +135,7 @@ extension SQLStore {
     public func followerCounts(activityKey: String) async throws -> FollowerCounts {
         try await transaction { tx in
             var counts = try await Self.followerCounts(
-                "SELECT updating, awaiting_start, on_channel, retrying, catching_up FROM follower_counts WHERE activity_key = $1",
+                "SELECT updating, awaiting_start, on_channel, retrying, catching_up, android FROM follower_counts WHERE activity_key = $1",
                 [.text(activityKey)], inDoubtOf: activityKey, tx
             )
             counts.named = try await Self.namedEnvironments(
@@ -147,7 +152,8 @@ extension SQLStore {
                 """
                 SELECT CAST(COALESCE(SUM(updating), 0) AS BIGINT), CAST(COALESCE(SUM(awaiting_start), 0) AS BIGINT),
                        CAST(COALESCE(SUM(on_channel), 0) AS BIGINT), CAST(COALESCE(SUM(retrying), 0) AS BIGINT),
-                       CAST(COALESCE(SUM(catching_up), 0) AS BIGINT) FROM follower_counts
+                       CAST(COALESCE(SUM(catching_up), 0) AS BIGINT), CAST(COALESCE(SUM(android), 0) AS BIGINT)
+                FROM follower_counts
                 """,
                 [], inDoubtOf: nil, tx
             )
@@ -183,6 +189,7 @@ extension SQLStore {
             counts.onChannel = Int(try row.int(2))
             counts.retrying = Int(try row.int(3))
             counts.catchingUp = Int(try row.int(4))
+            counts.android = Int(try row.int(5))
         }
         return counts
     }
@@ -205,12 +212,12 @@ extension SQLStore {
         }
     }
 
-    /// Reads `device, update_token, start_token, on_channel, environment`.
+    /// Reads `device, update_token, start_token, on_channel, environment, fcm_token`.
     static func follower(_ row: SQLRow) throws -> Follower {
         Follower(
             device: try row.text(0), updateToken: try row.optionalBytes(1).map(HexToken.hex),
             startToken: try row.optionalBytes(2).map(HexToken.hex), onChannel: try row.int(3) != 0,
-            environment: try environment(row.optionalText(4))
+            environment: try environment(row.optionalText(4)), fcmToken: try row.optionalText(5)
         )
     }
 }

@@ -119,22 +119,23 @@ extension SQLStore {
             "UPDATE push_history SET sent_at = $2 WHERE fanout_id = $1 AND sent_at IS NULL", [.int(id), .int(now)])
     }
 
-    /// A range's answers: counted (sent, failed, held while the app is halted), the instance
-    /// named, and the fan-out's end when it came.
+    /// A range's answers: counted (sent, failed, held while the app is halted; of them, Android
+    /// phones' sent and failed), the instance named, and the fan-out's end when it came.
     static func recordRange(
-        fanOut id: Int64, sent: Int, failed: Int, held: Int = 0, instance: String, finished: Bool, now: Millis,
-        _ tx: any SQLTransaction
+        fanOut id: Int64, sent: Int, failed: Int, held: Int = 0, android: (sent: Int, failed: Int) = (0, 0),
+        instance: String, finished: Bool, now: Millis, _ tx: any SQLTransaction
     ) async throws {
         try await tx.run(
             """
             UPDATE push_history SET sent = sent + $2, failed = failed + $3, held = held + $7, answered_at = $4,
+                   android_sent = android_sent + $8, android_failed = android_failed + $9,
                    instance = \(instanceAdded("$5")),
                    outcome = CASE WHEN $6 = 1 THEN 'fanned-out' ELSE outcome END
             WHERE fanout_id = $1
             """,
             [
                 .int(id), .int(Int64(sent)), .int(Int64(failed)), .int(now), .text(instance), .int(finished ? 1 : 0),
-                .int(Int64(held)),
+                .int(Int64(held)), .int(Int64(android.sent)), .int(Int64(android.failed)),
             ]
         )
     }
@@ -216,7 +217,7 @@ extension SQLStore {
     static let recordColumns = """
         h.id, h.activity_key, h.kind, h.priority, h.reason, h.payload, h.stored_at, h.sent_at, h.answered_at, h.status,
         h.apns_reason, h.apns_id, h.instance, h.outcome, h.error, h.attempt, h.fanout_id, h.sent, h.failed, h.held,
-        h.renewal_id, h.audience
+        h.renewal_id, h.audience, h.android_sent, h.android_failed
         """
 
     /// Reads ``recordColumns``: a fan-out's tally, or a renewal's for its entries to the followers.
@@ -239,7 +240,8 @@ extension SQLStore {
             outcome: outcome, error: try row.optionalText(14), attempt: Int(try row.int(15)),
             fanOut: try tallied.map {
                 PushRecord.FanOutTally(
-                    id: $0, sent: Int(try row.int(17)), failed: Int(try row.int(18)), held: Int(try row.int(19)))
+                    id: $0, sent: Int(try row.int(17)), failed: Int(try row.int(18)), held: Int(try row.int(19)),
+                    android: .init(sent: Int(try row.int(22)), failed: Int(try row.int(23))))
             },
             renewal: renewal
         )

@@ -81,13 +81,7 @@ public struct FCMSendRequest: Sendable, Hashable {
 
     /// The `message` object without its target, `{"data":{…},"android":{…}}`: what a plan shows.
     public static func message(_ message: AndroidMessage) -> [UInt8] {
-        var writer = JSONWriter(capacity: message.data.byteCount + 256)
-        writer.raw(UInt8(ascii: "{"))
-        writeMessageFields(
-            data: message.data, priority: message.priority, ttlSeconds: message.ttlSeconds,
-            collapseKey: message.collapseKey, into: &writer)
-        writer.raw(UInt8(ascii: "}"))
-        return writer.bytes
+        FCMMessageFields(message).bytes
     }
 
     /// `"data":{…},"android":{"priority":…,"ttl":…,"collapse_key":…}`
@@ -108,7 +102,7 @@ public struct FCMSendRequest: Sendable, Hashable {
     }
 
     /// A project id as the URL carries it: letters, digits, `-`, `.` and `:` (old domain-scoped ids).
-    static func isProjectID(_ text: String) -> Bool {
+    public static func isProjectID(_ text: String) -> Bool {
         !text.isEmpty
             && text.unicodeScalars.allSatisfy {
                 ($0 >= "a" && $0 <= "z") || ($0 >= "A" && $0 <= "Z") || ($0 >= "0" && $0 <= "9") || $0 == "-"

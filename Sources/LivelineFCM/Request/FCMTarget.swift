@@ -23,4 +23,23 @@ public enum FCMTarget: Sendable, Hashable, CustomStringConvertible {
 
     /// The kind and the value's last characters, never the whole value.
     public var description: String { "\(field) …\(value.suffix(6))" }
+
+    /// The target as a user writes it: a registration token, or `fid:` and a Firebase
+    /// installation ID (as `play --fcm-token` and the bridge's `fcm-token` take it).
+    public var text: String {
+        switch self {
+        case .token(let value): value
+        case .fid(let value): "fid:" + value
+        }
+    }
+
+    /// The target `text` names (see ``text``); nil when it is empty, longer than 4096
+    /// characters, or has spaces, quotes or control characters.
+    public init?(parsing text: String) {
+        let value = text.hasPrefix("fid:") ? String(text.dropFirst(4)) : text
+        guard !value.isEmpty, value.utf8.count <= 4096,
+            value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" })
+        else { return nil }
+        self = text.hasPrefix("fid:") ? .fid(value) : .token(value)
+    }
 }

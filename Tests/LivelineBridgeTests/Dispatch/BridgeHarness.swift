@@ -2,7 +2,10 @@ import Foundation
 import HTTPTypes
 import Liveline
 import LivelineAPNs
+import LivelineFCM
 import LivelineMockAPNs
+import LivelineMockFCM
+import Logging
 import LivelineMockTestSupport
 import NIOPosix
 import Testing
@@ -18,6 +21,11 @@ final class BridgeHarness: Sendable {
     let clock: ManualClock
     let mock: MockAPNsServer
     let client: APNsClient
+    /// With `android`: a mock FCM on the same clock, its phones running the sources' app, and
+    /// the fan-out's FCM client.
+    let mockFCM: MockFCMServer?
+    let fcmClient: FCMClient?
+    static let fcmProject = "liveline-test"
     let configuration: BridgeConfiguration
     let catalog: StoryCatalog
     let dispatcher: BridgeDispatcher
@@ -30,7 +38,7 @@ final class BridgeHarness: Sendable {
     init(
         store: any Store, instance: String = "test",
         retry: RetryPolicy = RetryPolicy(base: .seconds(1), cap: .seconds(4), maxAttempts: 3),
-        configuration: BridgeConfiguration? = nil, fanOut: FanOutSender.Configuration? = nil
+        configuration: BridgeConfiguration? = nil, fanOut: FanOutSender.Configuration? = nil, android: Bool = false
     ) async throws {
         let clock = ManualClock(start: 1_800_000_000_000)
         let loopback = try await LoopbackMockAPNs.start(.tlsVerifyingTokens) { configuration in
@@ -50,9 +58,27 @@ final class BridgeHarness: Sendable {
         self.mock = mock
         self.store = store
         self.configuration = try configuration ?? loadExample()
+        var fcm: FCMDestination?
+        if android {
+            var mockConfiguration = MockFCMConfiguration(clock: { clock.now() })
+            mockConfiguration.app = AndroidAppModel(
+                serving: self.configuration.sources.flatMap(\.scenario.activities).compactMap(\.android))
+            let mockFCM = try await MockFCMServer.start(mockConfiguration)
+            let account = try ServiceAccount(
+                json: try mockFCM.makeServiceAccount(project: Self.fcmProject), source: "the mock FCM")
+            let fcmClient = try FCMClient(
+                configuration: .init(account: account, url: mockFCM.baseURL, policy: FCMDestination.clientPolicy),
+                now: { clock.now() / 1000 }, pause: { _ in })
+            self.mockFCM = mockFCM
+            self.fcmClient = fcmClient
+            fcm = FCMDestination(client: fcmClient, project: Self.fcmProject)
+        } else {
+            mockFCM = nil
+            fcmClient = nil
+        }
         catalog = StoryCatalog(sources: self.configuration.sources)
         dispatcher = BridgeDispatcher(store: store, catalog: catalog, configuration: .init(instance: instance))
-        let clients = APNsClients(client)
+        let clients = APNsClients(client, fcm: fcm)
         sender = OutboxSender(store: store, clients: clients, configuration: .init(instance: instance, retry: retry))
         self.fanOut = FanOutSender(
             store: store, clients: clients, configuration: fanOut ?? .init(instance: instance, retry: retry))
@@ -63,6 +89,8 @@ final class BridgeHarness: Sendable {
     func stop() async {
         await client.shutdown()
         await mock.shutdown()
+        await fcmClient?.shutdown()
+        await mockFCM?.stop()
     }
 
     var now: Millis { clock.now() }
@@ -141,10 +169,11 @@ final class BridgeHarness: Sendable {
 /// (Scenarios/bridge.example.yaml's by default).
 func withBridge(
     _ kind: StoreKind, configuration: BridgeConfiguration? = nil, fanOut: FanOutSender.Configuration? = nil,
-    _ body: (BridgeHarness) async throws -> Void
+    android: Bool = false, _ body: (BridgeHarness) async throws -> Void
 ) async throws {
     try await StoreFixture.withStore(kind) { store in
-        let harness = try await BridgeHarness(store: store, configuration: configuration, fanOut: fanOut)
+        let harness = try await BridgeHarness(
+            store: store, configuration: configuration, fanOut: fanOut, android: android)
         do {
             try await body(harness)
         } catch {

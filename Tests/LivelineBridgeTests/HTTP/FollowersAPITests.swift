@@ -104,7 +104,8 @@ import Testing
             #expect(bad.status == 422, "\(bad.text)")
             #expect(
                 try jsonObject(bad.text)["reason"] as? String
-                    == "line 2: a follower needs an update-token or a push-to-start-token")
+                    == "line 2: a follower needs an update-token or a push-to-start-token (iPhone), or an fcm-token (Android)"
+            )
             #expect(try await bridge.store.follower(device: "x", activityKey: "M-2") == nil)
 
             let json = try await send(bridge, .post, "M-2/followers", body: lines[0])

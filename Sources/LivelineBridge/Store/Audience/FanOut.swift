@@ -24,19 +24,26 @@ public struct FanOutRange: Sendable, Hashable {
 public struct FanOutTarget: Sendable, Hashable {
     /// The follower's id in the store.
     public var followerID: Int64
-    /// The device token to send to.
+    /// The device token to send to: an APNs token in hex, or an Android phone's FCM token
+    /// (`fid:` and an installation ID, or a registration token).
     public var token: String
-    /// The push-to-start token (a start push), or the update token.
+    /// The push-to-start token (a start push), or the update token; false for an FCM token.
     public var isStartToken: Bool
     /// The follower's APNs environment; nil: the configuration's `apns.environment`.
     public var environment: APNsEnvironment?
+    /// The phone's platform: an APNs push to an iPhone, an FCM message to an Android phone.
+    public var platform: Platform
 
     /// A target with the parts given.
-    public init(followerID: Int64, token: String, isStartToken: Bool, environment: APNsEnvironment? = nil) {
+    public init(
+        followerID: Int64, token: String, isStartToken: Bool, environment: APNsEnvironment? = nil,
+        platform: Platform = .ios
+    ) {
         self.followerID = followerID
         self.token = token
         self.isStartToken = isStartToken
         self.environment = environment
+        self.platform = platform
     }
 }
 

@@ -1,8 +1,11 @@
 import Foundation
+import Liveline
 
-/// One device following an activity key: its own Live Activity (an update token), or a
+/// One device following an activity key. An iPhone: its own Live Activity (an update token), or a
 /// push-to-start token to start one, and whether it listens to the key's broadcast channel
-/// (then it is sent no per-token updates). Tokens are hex, lower-case.
+/// (then it is sent no per-token updates); APNs tokens are hex, lower-case. An Android phone: its
+/// FCM token (``fcmToken``), sent every message of the story's Live Update, the start and the
+/// end included. A device is one or the other.
 public struct Follower: Sendable, Hashable {
     /// The app's own name for the device (an install id); unique within a key.
     public var device: String
@@ -14,18 +17,24 @@ public struct Follower: Sendable, Hashable {
     public var onChannel: Bool
     /// The APNs environment of its tokens; nil: the configuration's `apns.environment`.
     public var environment: APNsEnvironment?
+    /// An Android phone's FCM registration token, or `fid:` and its Firebase installation ID.
+    public var fcmToken: String?
 
     /// A follower `device` with the tokens given.
     public init(
         device: String, updateToken: String? = nil, startToken: String? = nil, onChannel: Bool = false,
-        environment: APNsEnvironment? = nil
+        environment: APNsEnvironment? = nil, fcmToken: String? = nil
     ) {
         self.device = device
         self.updateToken = updateToken
         self.startToken = startToken
         self.onChannel = onChannel
         self.environment = environment
+        self.fcmToken = fcmToken
     }
+
+    /// The phone's platform: Android with an FCM token, iOS otherwise.
+    public var platform: Platform { fcmToken == nil ? .ios : .android }
 }
 
 /// How a key's followers stand, for `GET /v1/activities/{key}` and the metrics.
@@ -43,6 +52,8 @@ public struct FollowerCounts: Sendable, Hashable {
     /// Followers whose start may or may not have arrived (its sender stopped before APNs'
     /// answer was recorded): sent nothing until their app reports an update token.
     public var inDoubt = 0
+    /// Android followers (an FCM token; counted in ``updating`` too); the rest are iPhones.
+    public var android = 0
     /// Followers that named their APNs environment, by environment; the others (``total``
     /// less these) follow the configuration's `apns.environment` (``byEnvironment(default:)``).
     public var named: [APNsEnvironment: Int] = [:]
@@ -53,11 +64,14 @@ public struct FollowerCounts: Sendable, Hashable {
     /// Every follower of the key: updating, awaiting a start, or on the channel.
     public var total: Int { updating + awaitingStart + onChannel }
 
-    /// Every follower by the environment its tokens go to, those that named none counted in
-    /// `defaultEnvironment`.
+    /// Every follower by platform.
+    public var byPlatform: [Platform: Int] { [.ios: max(0, total - android), .android: android] }
+
+    /// Every iPhone follower by the environment its tokens go to, those that named none counted
+    /// in `defaultEnvironment` (an Android phone's FCM token has no APNs environment).
     public func byEnvironment(default defaultEnvironment: APNsEnvironment) -> [APNsEnvironment: Int] {
         var counts = named
-        counts[defaultEnvironment, default: 0] += max(0, total - named.values.reduce(0, +))
+        counts[defaultEnvironment, default: 0] += max(0, total - android - named.values.reduce(0, +))
         return counts
     }
 }

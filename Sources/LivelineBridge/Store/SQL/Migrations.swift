@@ -369,6 +369,8 @@ enum Migrations {
         RenewalMigration.step(version: 14),
         // Renewals in the delivery history, like the outbox's pushes and the fan-outs.
         RenewalHistoryMigration.step(version: 15),
+        // Android followers: an FCM token beside APNs tokens, each fan-out's FCM message.
+        AndroidFollowerMigration.step(version: 16),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one

@@ -1,0 +1,107 @@
+import Liveline
+import LivelineAPNs
+import LivelineFCM
+import Logging
+
+/// A fan-out's Android half: each Android follower's message sent through FCM
+/// (``FCMDestination``), one attempt each, and FCM's answer turned into what becomes of the
+/// follower by the same ``AnswerPolicy`` as an iPhone's APNs answer: delivered; `UNREGISTERED`
+/// or `INVALID_ARGUMENT` for the token forget it (and the follower with it); `UNAVAILABLE`,
+/// `INTERNAL`, `QUOTA_EXCEEDED` or a transport failure back that follower off (the
+/// `Retry-After` FCM gave, or the sender's `RetryPolicy`) and then send it the newest message;
+/// a message FCM refuses is counted in the fan-out's failure summary; a configuration error
+/// (`SENDER_ID_MISMATCH`, `THIRD_PARTY_AUTH_ERROR`, a refused service account) holds the
+/// follower for ``configurationHold`` and is logged.
+struct AndroidFanOut: Sendable {
+    /// How long a follower waits after FCM refused the setup before it is tried again.
+    static let configurationHold: Millis = 60_000
+
+    let destination: FCMDestination?
+    let policy: AnswerPolicy
+    let maxAttempts: Int
+    let logger: Logger
+
+    /// One Android follower's message: the fan-out's push (its FCM fields), the phone, and the
+    /// attempts its follower already made.
+    struct Send: Sendable {
+        var push: OutboxPush
+        var target: FanOutTarget
+        var attempts: Int
+    }
+
+    /// Sends every message at once; each outcome in order, nil where a stop's cutoff came
+    /// before the message went.
+    func deliver(_ sends: [Send], cutoff: SendCutoff, now: Millis) async -> [FollowerOutcome?] {
+        guard !sends.isEmpty else { return [] }
+        guard let destination else {
+            return sends.map { _ in .rejected(reason: "no FCM: the bridge has no fcm: credentials") }
+        }
+        // A fan-out's messages share their fields: read once per push.
+        var fields: [[UInt8]: Result<FCMMessageFields, FCMMessageFieldsError>] = [:]
+        for send in sends {
+            guard let bytes = send.push.android, fields[bytes] == nil else { continue }
+            do throws(FCMMessageFieldsError) {
+                fields[bytes] = .success(try FCMMessageFields(parsing: bytes))
+            } catch {
+                fields[bytes] = .failure(error)
+            }
+        }
+        return await withTaskGroup(of: (Int, FollowerOutcome?).self) { group in
+            for (index, send) in sends.enumerated() {
+                let read = send.push.android.flatMap { fields[$0] }
+                group.addTask {
+                    guard !cutoff.hasFired else { return (index, nil) }
+                    return (index, await self.send(send, fields: read, to: destination, now: now))
+                }
+            }
+            var outcomes = [FollowerOutcome?](repeating: nil, count: sends.count)
+            for await (index, outcome) in group { outcomes[index] = outcome }
+            return outcomes
+        }
+    }
+
+    private func send(
+        _ send: Send, fields: Result<FCMMessageFields, FCMMessageFieldsError>?, to destination: FCMDestination,
+        now: Millis
+    ) async -> FollowerOutcome {
+        let request: FCMSendRequest
+        switch fields {
+        case nil:
+            return .rejected(reason: "no Android message: the story has no android: block")
+        case .failure(let error)?:
+            return .rejected(reason: "\(error)")
+        case .success(let fields)?:
+            guard let target = FCMTarget(parsing: send.target.token) else {
+                return .tokenGone(reason: "bad fcm-token")
+            }
+            do throws(FCMRequestError) {
+                request = try FCMSendRequest(project: destination.project, target: target, fields: fields)
+            } catch {
+                return .rejected(reason: "\(error)")
+            }
+        }
+        let outcome = await destination.client.send(request)
+        var action = outcome.action
+        // The client tried once; the follower's own attempts decide whether it tries again.
+        if case .giveUp = action {
+            action = policy.action(for: outcome.answer, attempt: send.attempts + 1, random: Double.random(in: 0..<1))
+        }
+        let reason = outcome.error?.status ?? outcome.answer.reason ?? "transport"
+        switch action {
+        case .deliver:
+            return .sent
+        case .retry(let after), .renewTokenAndRetry(let after):
+            return .retry(
+                reason: "FCM \(reason)", error: "FCM: \(outcome.cause)", retryAt: now + after, maxAttempts: maxAttempts)
+        case .forgetToken(let problem):
+            return .tokenGone(reason: "FCM \(problem.reason)")
+        case .reject(let why), .giveUp(let why):
+            return .rejected(reason: "FCM \(why)")
+        case .stop(let problem):
+            logger.error(
+                "FCM refused the bridge's setup; Android followers wait and are tried again",
+                metadata: ["problem": "\(problem)", "project": "\(destination.project)"])
+            return .held(error: "FCM refused the setup: \(problem)", until: now + Self.configurationHold)
+        }
+    }
+}
