@@ -1,3 +1,5 @@
+import Liveline
+
 /// What ``FanOutSender`` reports as it works: the metrics listen. Called from the sending
 /// task; keep it quick.
 public protocol FanOutObserver: Sendable {
@@ -9,6 +11,14 @@ public protocol FanOutObserver: Sendable {
     func fanOutResumed(duplicates: Int)
     /// Followers removed because their token was gone.
     func followersPruned(_ count: Int)
+    /// Followers on `platform` answered: how many were sent the push, and each failure's reason
+    /// (APNs' or FCM's), one entry per follower.
+    func fanOutAnswered(platform: Platform, sent: Int, failures: [String])
+}
+
+extension FanOutObserver {
+    /// Nothing, for an observer that does not count by platform.
+    public func fanOutAnswered(platform: Platform, sent: Int, failures: [String]) {}
 }
 
 /// Reports nowhere.

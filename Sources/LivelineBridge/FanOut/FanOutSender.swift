@@ -176,6 +176,7 @@ public final class FanOutSender: Sendable {
             for (key, count) in Dictionary(grouping: outcomes, by: \.catchUp.activityKey).mapValues(\.count) {
                 observer.fanOutPushes(activityKey: key, count: count)
             }
+            observe(zip(catchUps, outcomes).map { FollowerAnswer(target: $0.target, outcome: $1.outcome) })
             report.sent += outcomes.filter { $0.outcome == .sent }.count
             report.failed += outcomes.filter(\.outcome.isFailure).count
             report.held += outcomes.filter { if case .held = $0.outcome { true } else { false } }.count
@@ -205,12 +206,31 @@ public final class FanOutSender: Sendable {
         report.held += answers.filter { if case .held = $0.outcome { true } else { false } }.count
         report.pruned += progress.pruned
         if !answers.isEmpty { observer.fanOutPushes(activityKey: range.push.activityKey, count: answers.count) }
+        observe(answers)
         if progress.pruned > 0 { observer.followersPruned(progress.pruned) }
         if progress.finished {
             report.finished += 1
             if let receivedAt = progress.receivedAt {
                 observer.fanOutFinished(
                     lagSeconds: max(0, BridgeClock.seconds(from: receivedAt, to: BridgeClock.now())))
+            }
+        }
+    }
+
+    /// Tells the observer each platform's answers: how many were sent, and why the others failed.
+    private func observe(_ answers: [FollowerAnswer]) {
+        for platform in Platform.allCases {
+            var sent = 0
+            var failures: [String] = []
+            for answer in answers where answer.target.platform == platform {
+                switch answer.outcome {
+                case .sent: sent += 1
+                case .tokenGone(let reason), .rejected(let reason), .retry(let reason, _, _, _): failures.append(reason)
+                case .held: break
+                }
+            }
+            if sent > 0 || !failures.isEmpty {
+                observer.fanOutAnswered(platform: platform, sent: sent, failures: failures)
             }
         }
     }

@@ -1,7 +1,9 @@
+import Liveline
 import Prometheus
 
-/// The audiences' metrics: followers by state (set from the store with the depths), fan-out
-/// lag (webhook stored → last follower answered) and pushes per key. The key label comes from
+/// The audiences' metrics: followers by state and by platform (set from the store with the
+/// depths), fan-out lag (webhook stored → last follower answered), pushes per key, and pushes
+/// and failures by platform. The key label comes from
 /// registered activities (an authenticated registry client), one series per key whose followers
 /// were sent a push, kept until the process restarts.
 extension BridgeMetrics: FanOutObserver {
@@ -22,6 +24,12 @@ extension BridgeMetrics: FanOutObserver {
         ] {
             registry.makeGauge(descriptor: descriptor, labels: [("state", state)]).set(to: Double(value))
         }
+        let platforms = Self.descriptor(
+            "liveline_followers_by_platform",
+            "Followers of all keys, by platform (ios: APNs tokens, android: an FCM token).")
+        for (platform, value) in counts.byPlatform {
+            registry.makeGauge(descriptor: platforms, labels: [("platform", platform.rawValue)]).set(to: Double(value))
+        }
         let environments = Self.descriptor(
             "liveline_followers_by_environment", "Followers of all keys, by the APNs environment of their tokens.")
         let byEnvironment = counts.byEnvironment(default: defaultEnvironment)
@@ -37,6 +45,26 @@ extension BridgeMetrics: FanOutObserver {
                 "liveline_fanout_pushes_total", "Pushes sent to followers (any answer), by activity key."),
             labels: [("key", activityKey)]
         ).increment(by: Int64(count))
+    }
+
+    public func fanOutAnswered(platform: Platform, sent: Int, failures: [String]) {
+        let pushes = Self.descriptor(
+            "liveline_follower_pushes_total",
+            "Pushes to followers answered, by platform (APNs to iPhones, FCM to Android phones) and outcome.")
+        if sent > 0 {
+            registry.makeCounter(descriptor: pushes, labels: [("platform", platform.rawValue), ("outcome", "sent")])
+                .increment(by: Int64(sent))
+        }
+        guard !failures.isEmpty else { return }
+        registry.makeCounter(descriptor: pushes, labels: [("platform", platform.rawValue), ("outcome", "failed")])
+            .increment(by: Int64(failures.count))
+        let byReason = Self.descriptor(
+            "liveline_follower_push_failures_total",
+            "Pushes to followers that failed, by platform and APNs' or FCM's reason (retried ones included).")
+        for (reason, count) in Dictionary(grouping: failures, by: { $0 }).mapValues(\.count) {
+            registry.makeCounter(descriptor: byReason, labels: [("platform", platform.rawValue), ("reason", reason)])
+                .increment(by: Int64(count))
+        }
     }
 
     public func fanOutFinished(lagSeconds: Double) {
@@ -60,7 +88,7 @@ extension BridgeMetrics: FanOutObserver {
     public func followersPruned(_ count: Int) {
         registry.makeCounter(
             descriptor: Self.descriptor(
-                "liveline_followers_pruned_total", "Followers removed because APNs said their token is gone.")
+                "liveline_followers_pruned_total", "Followers removed because APNs or FCM said their token is gone.")
         ).increment(by: Int64(count))
     }
 }

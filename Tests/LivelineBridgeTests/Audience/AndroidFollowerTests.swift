@@ -156,6 +156,39 @@ import Testing
         }
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func theMetricsCountPushesFailuresAndFollowersByPlatform(_ kind: StoreKind) async throws {
+        try await withBridge(kind, android: true) { bridge in
+            let metrics = BridgeMetrics()
+            let fcm = FCMDestination(client: try #require(bridge.fcmClient), project: BridgeHarness.fcmProject)
+            let sender = FanOutSender(
+                store: bridge.store, clients: APNsClients(bridge.client, fcm: fcm),
+                halts: APNsHalts(logger: .init(label: "test")), configuration: .init(instance: "metered"),
+                observer: metrics)
+            let gone = Self.android(3)
+            try await Self.audience(bridge, [Self.iPhone(1), Self.iPhone(2), Self.android(1), Self.android(2), gone])
+            let goneRecipient = try Self.recipient(gone)
+            try #require(bridge.mockFCM).inject(.unregistered, for: goneRecipient)
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
+            _ = try await bridge.dispatcher.dispatch(now: bridge.now)
+            let report = try await sender.send(now: bridge.now)
+            #expect(report.sent == 4 && report.failed == 1 && report.pruned == 1)
+            metrics.setFollowers(try await bridge.store.allFollowerCounts())
+            let text = String(decoding: metrics.exposition(), as: UTF8.self)
+            for line in [
+                #"liveline_follower_pushes_total{platform="ios",outcome="sent"} 2"#,
+                #"liveline_follower_pushes_total{platform="android",outcome="sent"} 2"#,
+                #"liveline_follower_pushes_total{platform="android",outcome="failed"} 1"#,
+                #"liveline_follower_push_failures_total{platform="android",reason="FCM UNREGISTERED"} 1"#,
+                #"liveline_followers_by_platform{platform="ios"} 2.0"#,
+                #"liveline_followers_by_platform{platform="android"} 2.0"#,
+                #"liveline_fanout_pushes_total{key="D-1"} 5"#,
+            ] {
+                #expect(text.contains(line), "\(line)\n\(text)")
+            }
+        }
+    }
+
     @Test func aFollowerIsOnePhoneAndItsFCMTokenIsChecked() throws {
         let android = try FollowerRequest(parsing: Array(#"{"fcm-token": "fid:cXk1Installation"}"#.utf8))
         #expect(try android.follower(device: "a", existing: nil).fcmToken == "fid:cXk1Installation")
