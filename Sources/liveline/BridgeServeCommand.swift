@@ -267,7 +267,8 @@ struct BridgeServeCommand: AsyncParsableCommand {
                 defaultEnvironment: defaultEnvironment, key: key, settings: settings, banner: banner,
                 logger: log.logger, fcm: android)
         case .embeddedMock:
-            let audiences = BridgeDashboardAudiences(watch: AudienceWatch(store: store, logger: log.logger))
+            let audiences = BridgeDashboardAudiences(
+                watch: AudienceWatch(store: store, logger: log.logger), mockFCM: android.mock)
             let dashboardAddress = try dashboard.map { try MockAPNsCommand.address($0, option: "--dashboard") }
             let throwaway = try ThrowawayKey()
             let started = try await EmbeddedMock.start(for: "bridge") { mockConfiguration in

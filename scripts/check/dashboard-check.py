@@ -35,8 +35,9 @@ cards are drawn, and a search by token until its card comes first (scripts/bench
 checks the bridge's audiences on the page: `liveline bridge serve --dashboard` with a key of
 --followers fans (update tokens, imported as NDJSON) and 40 with only a push-to-start token; the
 page must show the followers by state, then, after a signed webhook, its fan-out done with every
-fan answered, the event's content-state and one fan's Lock Screen; a second webhook's newer
-state replaces it. A starter's start then put in doubt in the store (what a bridge killed between
+fan answered, the event's content-state and one fan's Lock Screen, and beside it one Android
+follower's phone (an fcm-token, through the embedded mock FCM): the status-bar chip and the
+promoted notification; a second webhook's newer state replaces both. A starter's start then put in doubt in the store (what a bridge killed between
 a start and APNs' answer leaves) must show on its own highlighted tile with what it means.
 Screenshots at 1280×800 (audience.png, audience-in-doubt.png) and on a 420-pixel-wide phone
 (audience-narrow.png).
@@ -379,6 +380,11 @@ sources:
         for start in range(0, len(lines), 10000):
             call("POST", f"/v1/activities/{key}/followers", "".join(json.dumps(line) + "\n" for line in lines[start:start + 10000]),
                  content_type="application/x-ndjson")
+        # One Android phone among them: an FCM token, sent the story's Live Update through the
+        # embedded mock FCM, and drawn beside the sample's Lock Screen.
+        call("PUT", f"/v1/activities/{key}/followers/pixel-1", json.dumps({"fcm-token": "fid:cN9xQ2Lw0kS8Vt3mPz4R"}))
+        lines = lines + [{"device": "pixel-1"}]
+        updating = args.followers + 1
 
         def webhook(sequence, minutes):
             body = json.dumps({"type": "order.eta", "data": {"order_id": key, "sequence": sequence, "minutes_left": minutes}})
@@ -391,23 +397,28 @@ sources:
         audience = f"document.querySelector('.audience[data-key=\"{key}\"]')"
         number = lambda name: f"Number(({audience}.querySelector('[data-count=\"{name}\"] b') || {{}}).textContent?.replace(/,/g, ''))"
         self.wait_for("the page connected to its event stream", "document.getElementById('conn').className.includes('live')", 10)
-        self.wait_for(f"the key's audience: {len(lines):,} followers, {args.followers:,} with an update token, 40 push-to-start only",
-                      f"{audience} && {number('total')} === {len(lines)} && {number('updating')} === {args.followers}"
+        self.wait_for(f"the key's audience: {len(lines):,} followers, {updating:,} updated (one an Android phone), 40 push-to-start only",
+                      f"{audience} && {number('total')} === {len(lines)} && {number('updating')} === {updating}"
                       f" && {number('awaiting-start')} === 40 && {number('in-doubt')} === 0"
                       f" && !{audience}.querySelector('[data-count=\"in-doubt\"]').classList.contains('doubt')", 30)
         self.wait_for("no fan-out before the first event", f"{audience}.querySelector('.fanout.idle') !== null", 5)
 
         webhook(1, 25)
         fanout = f"{audience}.querySelector('.fanout')"
-        self.wait_for(f"the fan-out done: {args.followers:,} of {args.followers:,} followers answered, none failed",
-                      f"{fanout}.dataset.state === 'done' && {number('answered')} === {args.followers}"
-                      f" && {fanout}.querySelector('[data-count=\"answered\"]').textContent.includes('of {args.followers:,}')"
+        self.wait_for(f"the fan-out done: {updating:,} of {updating:,} followers answered, none failed",
+                      f"{fanout}.dataset.state === 'done' && {number('answered')} === {updating}"
+                      f" && {fanout}.querySelector('[data-count=\"answered\"]').textContent.includes('of {updating:,}')"
                       f" && {number('failed')} === 0", 60)
         self.wait_for("the event and its content-state (minutesLeft 25)",
                       f"{fanout}.querySelector('.event').textContent === 'update' && {fanout}.querySelector('code').textContent.includes('\"minutesLeft\":25')", 5)
         self.wait_for("a lag from the webhook stored to the last answer", f"/lag \\d/.test({fanout}.querySelector('[data-count=\"lag\"]').textContent)", 5)
         self.wait_for("one fan's Lock Screen as the audience's sample, showing the new state",
                       f"{audience}.querySelector('.sample .lock') !== null && {audience}.querySelector('.sample .lock').textContent.includes('25')", 10)
+        android = f"{audience}.querySelector('.sample [data-platform=\"android\"]')"
+        self.wait_for("the Android phone beside it: its chip and its promoted notification, showing the new state",
+                      f"{android} !== null && ({android}.querySelector('.lu-chip') || {{}}).textContent === '25 min'"
+                      f" && {android}.querySelector('.lu.promoted .lu-title').textContent.includes('Bao House')"
+                      f" && {android}.querySelector('.lu-tag') !== null", 10)
         self.wait_for("the devices below are counted, not drawn one by one",
                       f"document.querySelectorAll('#activities .activity').length <= 24 && Number(document.querySelector('#counts .chip b').textContent.replace(/,/g, '')) >= {args.followers}", 10)
         self.screenshot("audience.png")
@@ -426,10 +437,12 @@ sources:
         webhook(2, 20)
         self.wait_for("a newer event's fan-out replaces the older one (minutesLeft 20), every fan answered",
                       f"{fanout} && {fanout}.querySelector('code') && {fanout}.querySelector('code').textContent.includes('\"minutesLeft\":20')"
-                      f" && {fanout}.dataset.state === 'done' && {number('answered')} === {args.followers}", 90)
+                      f" && {fanout}.dataset.state === 'done' && {number('answered')} === {updating}"
+                      f" && ({android}.querySelector('.lu-chip') || {{}}).textContent === '20 min'", 90)
         status, text = call("GET", f"/v1/activities/{key}", "")
         followers = json.loads(text).get("followers", {})
-        if followers.get("total") != len(lines) or followers.get("updating") != args.followers:
+        if followers.get("total") != len(lines) or followers.get("updating") != updating \
+                or followers.get("platforms") != {"ios": len(lines) - 1, "android": 1}:
             self.failures.append(f"GET /v1/activities/{key} agrees with the page: {followers}")
         self.page.call("Emulation.setDeviceMetricsOverride", width=420, height=900, deviceScaleFactor=1, mobile=True)
         self.wait_for("on a narrow screen the audience fits the width",

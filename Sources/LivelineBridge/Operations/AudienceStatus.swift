@@ -12,6 +12,8 @@ public struct AudienceStatus: Sendable, Hashable {
     public var removed: Int
     /// The device a dashboard draws for the whole audience.
     public var sample: Follower?
+    /// The Android phone a dashboard draws beside it; nil when no follower is one.
+    public var androidSample: Follower?
     /// The newest fan-out of the key, with its progress; nil before the first.
     public var fanOut: FanOutStatus?
     /// The newest fan-out's content-state as compact JSON, shortened.

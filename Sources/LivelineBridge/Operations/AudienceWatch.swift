@@ -33,6 +33,7 @@ public final class AudienceWatch: Sendable {
     private struct Counted {
         var counts: FollowerCounts
         var sample: Follower?
+        var androidSample: Follower?
         var at: Millis
     }
 
@@ -54,6 +55,8 @@ public final class AudienceWatch: Sendable {
     static let goneReasons: Set<String> = [
         APNsReason.unregistered.rawValue, APNsReason.badDeviceToken.rawValue,
         APNsReason.deviceTokenNotForTopic.rawValue,
+        // An Android phone's FCM token, as AndroidFanOut names FCM's answers.
+        "FCM UNREGISTERED", "FCM INVALID_ARGUMENT", "FCM NOT_FOUND",
     ]
 
     /// What the watch was made with.
@@ -115,7 +118,8 @@ public final class AudienceWatch: Sendable {
             {
                 count = Counted(
                     counts: try await store.followerCounts(activityKey: key),
-                    sample: try await store.sampleFollower(activityKey: key), at: now)
+                    sample: try await store.sampleFollower(activityKey: key),
+                    androidSample: try await store.sampleAndroidFollower(activityKey: key), at: now)
             }
             guard let count else { continue }
             newCounted[key] = count
@@ -152,7 +156,7 @@ public final class AudienceWatch: Sendable {
         var status = AudienceStatus(
             activityKey: key, followers: counted.counts,
             removed: summaries.filter { goneReasons.contains($0.reason) }.reduce(0) { $0 + $1.count },
-            sample: counted.sample,
+            sample: counted.sample, androidSample: counted.androidSample,
             fanOut: newest, contentState: newest.flatMap { contentState(of: $0.payload) }, audience: 0, failures: [:])
         guard let newest else { return status }
         let audience = newest.kind == .start ? counted.counts.awaitingStart : counted.counts.updating

@@ -65,7 +65,7 @@ extension SQLStore {
 
     public func sampleFollower(activityKey: String) async throws -> Follower? {
         try await transaction { tx in
-            for column in ["update_token", "start_token", "fcm_token"] {
+            for column in ["update_token", "start_token"] {
                 if let row = try await tx.run(
                     """
                     SELECT device, update_token, start_token, on_channel, environment, fcm_token FROM followers
@@ -77,6 +77,18 @@ extension SQLStore {
                 }
             }
             return nil
+        }
+    }
+
+    public func sampleAndroidFollower(activityKey: String) async throws -> Follower? {
+        try await transaction { tx in
+            try await tx.run(
+                """
+                SELECT device, update_token, start_token, on_channel, environment, fcm_token FROM followers
+                WHERE activity_key = $1 AND fcm_token IS NOT NULL ORDER BY id LIMIT 1
+                """,
+                [.text(activityKey)]
+            ).first.map(Self.follower)
         }
     }
 }

@@ -24,6 +24,59 @@ public struct DashboardAudience: Sendable, Hashable, Encodable {
     /// audience's sample.
     public var sampleToken: String?
     public var fanOut: FanOut?
+    /// One Android follower's phone, drawn beside the sample's Lock Screen; nil when no follower
+    /// is an Android phone.
+    public var android: AndroidPhone?
+
+    /// What an Android phone shows of the key's Live Update: the status-bar chip and the
+    /// promoted notification, as the sender's phone model has them (the mock FCM's).
+    public struct AndroidPhone: Sendable, Hashable, Encodable {
+        /// The follower's device id.
+        public var device: String
+        /// Whether the phone shows the Live Update at all (nil fields below when not).
+        public var shown: Bool
+        public var title: String?
+        public var text: String?
+        /// The chip as the status bar reads it (cut to what Android shows); nil when not promoted.
+        public var chip: String?
+        /// The progress bar: value and maximum; nil without one.
+        public var progress: Int?
+        public var progressMax: Int?
+        /// Whether the notification is promoted (top of the shade, lock screen, chip), and why not.
+        public var promoted: Bool
+        public var notPromotedBecause: String?
+        /// The small icon's name and the notification channel.
+        public var smallIcon: String?
+        public var channel: String?
+        /// Whether the story ended (the notification is removed at its dismissal time).
+        public var ended: Bool
+
+        public init(
+            device: String, shown: Bool, title: String? = nil, text: String? = nil, chip: String? = nil,
+            progress: Int? = nil, progressMax: Int? = nil, promoted: Bool = false, notPromotedBecause: String? = nil,
+            smallIcon: String? = nil, channel: String? = nil, ended: Bool = false
+        ) {
+            self.device = device
+            self.shown = shown
+            self.title = title
+            self.text = text
+            self.chip = chip
+            self.progress = progress
+            self.progressMax = progressMax
+            self.promoted = promoted
+            self.notPromotedBecause = notPromotedBecause
+            self.smallIcon = smallIcon
+            self.channel = channel
+            self.ended = ended
+        }
+
+        enum CodingKeys: String, CodingKey {
+            case device, shown, title, text, chip, progress, promoted, channel, ended
+            case progressMax = "progress-max"
+            case notPromotedBecause = "not-promoted-because"
+            case smallIcon = "small-icon"
+        }
+    }
 
     /// The newest fan-out of the key: which push, how far it got, how fast, what failed.
     public struct FanOut: Sendable, Hashable, Encodable {
@@ -95,6 +148,7 @@ public struct DashboardAudience: Sendable, Hashable, Encodable {
         case inDoubt = "in-doubt"
         case sampleToken = "sample-token"
         case fanOut = "fan-out"
+        case android
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -110,5 +164,6 @@ public struct DashboardAudience: Sendable, Hashable, Encodable {
         try container.encode(removed, forKey: .removed)
         try container.encodeIfPresent(sampleToken, forKey: .sampleToken)
         try container.encodeIfPresent(fanOut, forKey: .fanOut)
+        try container.encodeIfPresent(android, forKey: .android)
     }
 }

@@ -210,7 +210,25 @@ extension DashboardPage {
           const sample = view.sample ? card(view.sample, true) : `<div class="phone"><div class="caption">One follower's Lock Screen</div><p class="hint">no device has it yet</p></div>`;
           return `<article class="audience" data-key="${esc(a.key)}">
             <div class="head"><span class="key">${esc(a.key)}</span><span class="total" data-count="total"><b>${count(a.total)}</b> followers</span></div>
-            <div class="body"><div class="stats"><div class="tiles">${tiles}</div>${doubt}${progress}</div><div class="sample">${sample}</div></div></article>`;
+            <div class="body"><div class="stats"><div class="tiles">${tiles}</div>${doubt}${progress}</div><div class="sample${a.android ? " both" : ""}">${sample}${androidHTML(a.android)}</div></div></article>`;
+        }
+        // One Android follower's phone: the status-bar chip and the promoted notification (a Live
+        // Update), as the mock FCM's phone model shows them.
+        function androidHTML(p) {
+          if (!p) return "";
+          const caption = `<div class="caption">One Android follower · ${esc(p.device)}</div>`;
+          if (!p.shown) return `<div class="phone android" data-platform="android">${caption}<p class="hint">no Live Update yet</p></div>`;
+          const max = p["progress-max"], pct = p.progress != null && max ? Math.max(0, Math.min(100, 100 * p.progress / max)) : null;
+          const chip = p.chip ? `<span class="lu-chip" data-android="chip">${esc(p.chip)}</span>` : "";
+          return `<div class="phone android" data-platform="android">${caption}
+            <div class="statusbar"><span class="clock">${time(Date.now()).slice(0, 5)}</span>${chip}<span class="icons">▾ ▮</span></div>
+            <div class="lu ${p.promoted ? "promoted" : "plain"}${p.ended ? " ended" : ""}" data-android="notification">
+              <div class="lu-top"><span class="lu-icon"></span><span class="lu-app">${esc(p.channel || "")}</span>${p.promoted ? `<span class="lu-tag">Live Update</span>` : ""}</div>
+              <div class="lu-title">${esc(p.title || "")}</div>
+              ${p.text ? `<div class="lu-text">${esc(p.text)}</div>` : ""}
+              ${pct != null ? `<div class="lu-bar"><i style="width:${pct}%"></i></div>` : ""}
+              ${p.promoted ? "" : `<div class="lu-why">a plain notification: ${esc(p["not-promoted-because"] || "not promoted")}</div>`}
+            </div></div>`;
         }
         function drawAudiences(f) {
           const box = $("audiences"), list = f.audiences || [];

@@ -141,8 +141,24 @@ extension DashboardPage {
         .fanout .reason { background: rgba(255,69,58,.12); color: #ffb4ad; border-radius: 999px; padding: 3px 10px; font-size: 12.5px; } .fanout .reason b { color: var(--bad); }
         .audience .sample .lock .line.hero { font-size: 28px; }
         .audience .sample .hint { color: var(--muted); font-size: 14px; }
+        .audience .body:has(.sample.both) { grid-template-columns: minmax(0, 1fr); }
+        .audience .sample.both { display: flex; flex-wrap: wrap; gap: 18px; align-items: flex-start; }
+        .audience .sample.both > .phone { flex: 1 1 300px; max-width: 380px; min-width: 0; }
+        .android .statusbar { display: flex; align-items: center; gap: 10px; padding: 6px 14px; border-radius: 14px 14px 0 0; background: #000; font-size: 13px; color: #e8eaed; }
+        .android .statusbar .icons { margin-left: auto; color: #9aa0a6; font-size: 11px; }
+        .android .lu-chip { background: #1e8e3e; color: #fff; border-radius: 999px; padding: 2px 10px; font-weight: 700; font-variant-numeric: tabular-nums; }
+        .android .lu { background: #202124; border-radius: 0 0 22px 22px; padding: 14px 16px 16px; box-shadow: 0 0 0 1px rgba(255,255,255,.07), 0 10px 40px rgba(0,0,0,.55); }
+        .android .lu.ended { opacity: .55; }
+        .android .lu-top { display: flex; align-items: center; gap: 8px; color: #9aa0a6; font-size: 12px; }
+        .android .lu-icon { width: 18px; height: 18px; border-radius: 50%; background: #8ab4f8; flex: none; }
+        .android .lu-tag { margin-left: auto; color: #81c995; font-weight: 700; letter-spacing: .4px; text-transform: uppercase; font-size: 11px; }
+        .android .lu-title { margin-top: 10px; font-size: 17px; font-weight: 650; color: #e8eaed; line-height: 1.3; overflow-wrap: anywhere; }
+        .android .lu-text { margin-top: 4px; font-size: 15px; color: #bdc1c6; line-height: 1.35; overflow-wrap: anywhere; }
+        .android .lu-bar { margin-top: 12px; height: 6px; border-radius: 3px; background: #3c4043; overflow: hidden; }
+        .android .lu-bar i { display: block; height: 100%; background: #81c995; }
+        .android .lu-why { margin-top: 10px; color: var(--warn); font-size: 13px; }
         @media (max-width: 1250px) { main { grid-template-columns: 1fr; } .activity { grid-template-columns: 1fr; } }
-        @media (max-width: 760px) { .audience .body { grid-template-columns: 1fr; } .tiles { grid-template-columns: repeat(2, minmax(0, 1fr)); }
+        @media (max-width: 760px) { .audience .body, .audience .body:has(.sample.both) { grid-template-columns: 1fr; } .tiles { grid-template-columns: repeat(2, minmax(0, 1fr)); }
           .topbar { flex-wrap: wrap; gap: 10px; padding: 10px 12px; } .counts { flex-basis: 100%; order: 2; } #search { width: 100%; order: 3; }
           main { padding: 14px 12px; } }
         """#

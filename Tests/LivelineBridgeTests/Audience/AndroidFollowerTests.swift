@@ -82,6 +82,9 @@ import Testing
                 let timestamps = try Self.timestamps(bridge, android)
                 #expect(timestamps.count == 2 && timestamps == timestamps.sorted(), "\(android.device): \(timestamps)")
             }
+            // The dashboard's watcher samples one phone of each platform.
+            let watched = try await AudienceWatch(store: bridge.store).refresh(now: bridge.now)
+            #expect(watched.first?.sample?.device == "iphone-1" && watched.first?.androidSample?.device == "android-1")
             let messages = try #require(bridge.mockFCM).messages()
             #expect(messages.allSatisfy { $0.message.collapseKey == "D-1" || $0.message.collapseKey == nil })
             #expect(messages.allSatisfy { $0.message.data[LiveUpdateKeys.activity] == "D-1" })

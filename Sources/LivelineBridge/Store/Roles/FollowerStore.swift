@@ -36,4 +36,8 @@ public protocol FollowerStore: Sendable {
     /// One follower of the key, the oldest with an update token, else with a push-to-start token:
     /// the device a dashboard draws as the audience's sample.
     func sampleFollower(activityKey: String) async throws -> Follower?
+
+    /// The key's oldest Android follower (an FCM token): the phone a dashboard draws beside the
+    /// sample's Lock Screen.
+    func sampleAndroidFollower(activityKey: String) async throws -> Follower?
 }
