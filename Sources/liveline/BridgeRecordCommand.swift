@@ -22,7 +22,9 @@ struct BridgeRecordCommand: AsyncParsableCommand {
             superseded stay as comments. Dates are written relative to each activity's start, so \
             `play` and `load` replay the story from now; `plan --start` at the printed instant shows \
             the bridge's own pushes. Before it is written, the file is played under the virtual \
-            clock and compared with what the bridge decided; a difference is a warning.
+            clock and compared with what the bridge decided; a difference is a warning. A story's \
+            android: block is copied with it, so the recording replays to Android phones too \
+            (play --platform both, load --android-share).
 
             Exit status: 0 written; 1 nothing to record, or the file cannot be written; 2 the store \
             cannot be opened; 64 usage error.

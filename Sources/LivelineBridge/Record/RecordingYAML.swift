@@ -65,6 +65,7 @@ struct RecordingYAML {
             "    content-state:\(Self.block(activity.initialState, indent: indent, start: activity.start))",
         ]
         if let relevance = activity.relevance { lines.append("    relevance: \(Self.number(relevance))") }
+        if let android = activity.spec.android { lines += Self.android(android) }
         lines.append("    policy:")
         lines += Self.policy(activity.spec.policy).map { indent + $0 }
         let beats = activity.beats
@@ -112,6 +113,38 @@ struct RecordingYAML {
     // MARK: Pieces
 
     /// `# 2026-11-21T18:06:12.184Z doordash DASHER_CONFIRMED, event 1181468017`.
+    /// The story's `android:` block, as its scenario file writes it (comments included), so the
+    /// recording plays to Android phones too (`play --platform android`, `plan`); its templates
+    /// read the same content-state. Copied from the file: the lines of the block's mapping,
+    /// indented for the recording; a block written inline on one line is copied as it is.
+    static func android(_ spec: AndroidLiveUpdate) -> [String] {
+        let location = spec.location
+        guard let text = try? String(contentsOfFile: location.file, encoding: .utf8) else {
+            return ["    # android: not copied: \(location.file) cannot be read"]
+        }
+        let fileLines = text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard location.line >= 1, location.line <= fileLines.count else {
+            return ["    # android: not copied: \(location) is not in the file"]
+        }
+        let first = fileLines[location.line - 1]
+        let indent = location.column - 1
+        let leading = first.prefix { $0 == " " }.count
+        guard leading == indent else {
+            // `android: {…}` on one line: the value from its column on.
+            let value = String(first.dropFirst(max(0, location.column - 1)))
+            return value.hasPrefix("{") && value.contains("}")
+                ? ["    android: " + value] : ["    # android: not copied: written across lines inline at \(location)"]
+        }
+        var block: [String] = []
+        for line in fileLines[(location.line - 1)...] {
+            let trimmed = line.drop { $0 == " " }
+            if !trimmed.isEmpty, line.count - trimmed.count < indent { break }
+            block.append(trimmed.isEmpty ? "" : "      " + line.dropFirst(indent))
+        }
+        while block.last?.isEmpty == true { block.removeLast() }
+        return ["    android:"] + block
+    }
+
     static func origin(_ event: DispatchedEvent) -> String {
         let received = event.event.receivedAt
         return

@@ -72,6 +72,14 @@ import Testing
             // liveline validate: no errors.
             let loaded = try ScenarioLoader().load(yaml: recording.yaml, file: "evening.yaml")
             #expect(loaded.scenario.activities.map(\.name) == ["d-1", "u-1", "o-1"])
+            // The story's android: block comes with it, so the recording plays to Android phones too.
+            for activity in loaded.scenario.activities {
+                let android = try #require(activity.android, "\(activity.name) has no android: block")
+                #expect(android.channel == "delivery-live" && android.segments.count == 3 && android.points.count == 1)
+            }
+            #expect(
+                recording.yaml.contains(
+                    "    android:\n      channel: delivery-live\n      small-icon: ic_stat_delivery"))
 
             // liveline plan --start <the first start>: the pushes the mock received, in order.
             var run = ScenarioRun(scenario: loaded.scenario, start: recording.start)
