@@ -16,6 +16,8 @@ struct BridgeDestination {
     let mock: MockAPNsServer?
     let mockFCM: MockFCMServer?
     let banner: String
+    /// Where Android followers' messages go, for the start banner.
+    let androidBanner: String?
 
     /// Clients for `environments`, each to its `endpoint`, signing with `key`. With `settings`
     /// (credentials in the configuration or the environment), every reload (SIGHUP) reads the
@@ -39,7 +41,8 @@ struct BridgeDestination {
         }
         self.mock = mock
         mockFCM = fcm?.mock
-        self.banner = banner + (fcm.map { "; Android followers: \($0.banner)" } ?? "")
+        self.banner = banner
+        androidBanner = fcm?.banner
     }
 
     /// Where Android followers' messages go: FCM by the configuration's `fcm:`, or the embedded

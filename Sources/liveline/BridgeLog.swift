@@ -46,9 +46,11 @@ struct BridgeLog {
         self.format = format
     }
 
-    /// The start: where it listens, the store, where pushes go, the dashboard, the sources.
+    /// The start: where it listens, the store, where pushes go (and Android followers'
+    /// messages), the dashboard, the sources.
     func started(
-        instance: String, url: String, store: String, pushes: String, dashboard: String?, sources: [SourceConfiguration]
+        instance: String, url: String, store: String, pushes: String, android: String? = nil, dashboard: String?,
+        sources: [SourceConfiguration]
     ) {
         let described = sources.map(Self.describe)
         guard format == .text else {
@@ -56,6 +58,7 @@ struct BridgeLog {
                 "instance": .string(instance), "url": .string(url), "store": .string(store),
                 "pushes": .string(pushes), "sources": .array(described.map(Logger.MetadataValue.string)),
             ]
+            if let android { metadata["android"] = .string(android) }
             if let dashboard { metadata["dashboard"] = .string(dashboard) }
             logger.notice("started", metadata: metadata)
             return
@@ -64,7 +67,7 @@ struct BridgeLog {
             """
             Liveline bridge \(instance) listening on \(url)
               store   \(store)
-              pushes  \(pushes)\(dashboard.map { "\n  dashboard \($0)" } ?? "")
+              pushes  \(pushes)\(android.map { "\n  android \($0)" } ?? "")\(dashboard.map { "\n  dashboard \($0)" } ?? "")
               sources \(described.joined(separator: ", "))
             SIGTERM or Ctrl-C drains and stops.
             """)

@@ -303,7 +303,8 @@ struct BridgeServeCommand: AsyncParsableCommand {
             guard let port = try? await http.listeningPort() else { return }
             log.started(
                 instance: instance, url: "http://\(address.host):\(port)", store: storeName,
-                pushes: destination.banner, dashboard: destination.mock?.dashboardURL, sources: configuration.sources)
+                pushes: destination.banner, android: destination.androidBanner,
+                dashboard: destination.mock?.dashboardURL, sources: configuration.sources)
         }
         do {
             try await service.run()

@@ -76,7 +76,7 @@ import Testing
 
     @Test("plan --platform android without an android: block says what to add")
     func planAndroidWithoutBlock() async throws {
-        let result = try await CLI.run(["plan", Self.path("Scenarios/push-to-start.yaml"), "--platform", "android"])
+        let result = try await CLI.run(["plan", Self.path("Scenarios/overnight-flight.yaml"), "--platform", "android"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("has no android: block"), "\(result.stderr)")
     }

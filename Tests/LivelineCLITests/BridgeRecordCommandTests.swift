@@ -112,9 +112,13 @@ import Testing
 
         let planned = try await CLI.run(["plan", "--format", "jsonl", "--start", String(start), recording])
         #expect(planned.status == 0, "\(planned.stderr)")
-        let payloads = try planned.stdout.split(separator: "\n").map { line -> NSDictionary in
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            return try #require(object["payload"] as? NSDictionary)
+        // The story's android: block came with the recording: the plan has both platforms' lines.
+        let lines = try planned.stdout.split(separator: "\n").map { line in
+            try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        }
+        #expect(lines.contains { $0["platform"] as? String == "android" }, "\(planned.stdout)")
+        let payloads = try lines.filter { $0["platform"] as? String != "android" }.map { object -> NSDictionary in
+            try #require(object["payload"] as? NSDictionary)
         }
         let received = history.withLock { $0 }
         let sent = try received.map {
