@@ -24,7 +24,7 @@ import Logging
 /// exceptions, attempts unchanged), and a fan-out whose app is halted in every environment
 /// hands out no ranges until a probe succeeds. An Android follower's message goes through FCM
 /// (``APNsClients/fcm``) by the same policy, each platform with its own answers
-/// (``AndroidFanOut``).
+/// (`AndroidFanOut`).
 public final class FanOutSender: Sendable {
     /// How the sender claims fan-outs: its instance name, leases, page sizes, retries and polling.
     public struct Configuration: Sendable {

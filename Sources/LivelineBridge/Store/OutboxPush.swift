@@ -21,7 +21,7 @@ public struct OutboxPush: Sendable, Hashable {
     /// latency; nil for pushes no webhook caused (heartbeats, the 8-hour end).
     public var receivedAt: Millis?
     /// The same decision for Android phones, when the story has an `android:` block: the FCM
-    /// message without its target, `{"data":{…},"android":{…}}` (``FCMMessageFields``), sent
+    /// message without its target, `{"data":{…},"android":{…}}` (`FCMMessageFields`), sent
     /// to a fan-out's Android followers. Nil otherwise.
     public var android: [UInt8]?
 

@@ -99,9 +99,12 @@ public struct PushRecord: Sendable, Hashable {
 
     /// One platform's share of a fan-out.
     public struct PlatformTally: Sendable, Hashable {
+        /// Followers on the platform the push was sent to.
         public var sent = 0
+        /// Followers on the platform it failed for.
         public var failed = 0
 
+        /// A tally of `sent` and `failed`.
         public init(sent: Int = 0, failed: Int = 0) {
             self.sent = sent
             self.failed = failed
