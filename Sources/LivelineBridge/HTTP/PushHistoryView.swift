@@ -17,13 +17,21 @@ enum PushHistoryView {
         if let fanOut = record.fanOut {
             object["instances"] = .array(record.instances.map(StateValue.string))
             let platforms: [(String, StateValue)] = [
-                ("ios", .object(StateObject([
-                    ("sent", .int(fanOut.sent - fanOut.android.sent)),
-                    ("failed", .int(fanOut.failed - fanOut.android.failed)),
-                ]))),
-                ("android", .object(StateObject([
-                    ("sent", .int(fanOut.android.sent)), ("failed", .int(fanOut.android.failed)),
-                ]))),
+                (
+                    "ios",
+                    .object(
+                        StateObject([
+                            ("sent", .int(fanOut.sent - fanOut.android.sent)),
+                            ("failed", .int(fanOut.failed - fanOut.android.failed)),
+                        ]))
+                ),
+                (
+                    "android",
+                    .object(
+                        StateObject([
+                            ("sent", .int(fanOut.android.sent)), ("failed", .int(fanOut.android.failed)),
+                        ]))
+                ),
             ]
             let tally: [(String, StateValue)] = [
                 ("sent", .int(fanOut.sent)), ("failed", .int(fanOut.failed)), ("held", .int(fanOut.held)),
