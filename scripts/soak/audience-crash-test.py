@@ -220,6 +220,9 @@ def main():
     env = dict(os.environ, CRASH_TEST_SECRET=SECRET)
     bridges = {}
 
+    # Push-to-start needs the story's start beat, which only --starters adds.
+    pre_match = "\n      pre_match:\n        start: true" if args.starters else ""
+
     def write_config(port):
         path = f"{work}/bridge-{port}.yaml"
         with open(path, "w") as f:
@@ -237,9 +240,7 @@ sources:
     order-key: /data/sequence
     order: sequence
     scenario: {scenario}
-    events:
-      pre_match:
-        start: true
+    events:{pre_match}
       kick_off:
         set: {{ phase: first-half, minute: /data/minute, lastEvent: "Kick-off" }}
         priority: high
