@@ -14,15 +14,16 @@ struct LoadRunContext: Sendable {
     /// A networked run's recorder, once it exists, for ``LoadRunner/progress()``.
     let recorder = RecorderSlot()
 
-    /// The engine for each copy this run plays, with run ids from 0.
-    func makeEngines(copies: [Int]) -> [ActivityEngine] {
+    /// The engine for each copy this run plays, with run ids from 0; the stories start `delay`
+    /// milliseconds after ``start`` (the setup a real-clock run waited for).
+    func makeEngines(copies: [Int], delay: Millis = 0) -> [ActivityEngine] {
         let total = configuration.broadcast?.channels ?? configuration.activities
         let limit = configuration.broadcast == nil ? PayloadLimits.device : PayloadLimits.broadcast
         var engines: [ActivityEngine] = []
         engines.reserveCapacity(copies.count)
         for (id, copy) in copies.enumerated() {
             let program = configuration.mix.assignment(ofCopy: copy).program
-            let arrival = start + configuration.arrivals.offset(ofCopy: copy, total: total)
+            let arrival = start + delay + configuration.arrivals.offset(ofCopy: copy, total: total)
             engines.append(
                 ActivityEngine(program: program, id: id, copy: copy, scenarioStart: arrival, payloadLimit: limit))
         }

@@ -55,7 +55,10 @@ struct NetworkRun {
             await client.shutdown()
             throw error
         }
-        var run = ScenarioRun(activities: context.makeEngines(copies: copies))
+        // With the real clock and no start given, the stories start when the run does, after the
+        // connections and FCM's token: a slow setup must not find part of every story due at once.
+        let storyDelay = !virtual && configuration.start == nil ? Millis((MicroClock.now() - setupStart) / 1000) : 0
+        var run = ScenarioRun(activities: context.makeEngines(copies: copies, delay: storyDelay))
         let gate = ReleaseGate()
         let freed = FreedActivities()
         let recorder = DeliveryMeasurements(
@@ -89,7 +92,7 @@ struct NetworkRun {
             var release = VirtualRelease(context: context, link: link, activities: copies.count)
             cutShort = await release.play(&run, sink: &sink, began: began)
         } else {
-            cutShort = await releaseInRealTime(&run, sink: &sink, link: link, began: began)
+            cutShort = await releaseInRealTime(&run, sink: &sink, link: link, began: began, storyDelay: storyDelay)
         }
         await waitForAnswers(link, gate: gate)
         let end = MicroClock.now()
@@ -229,9 +232,10 @@ struct NetworkRun {
     /// The real clock: sleep until each deadline and hand every push due to the delivery at
     /// once. A target slower than the story builds a queue; the delivery then supersedes waiting
     /// pushes with newer ones (newest state wins), as a careful backend would, and latency from
-    /// each push's due time shows the lag. Returns whether the time limit cut the run short.
+    /// each push's due time shows the lag. Progress is told on the test's clock, the stories'
+    /// `storyDelay` taken off. Returns whether the time limit cut the run short.
     private func releaseInRealTime(
-        _ run: inout ScenarioRun, sink: inout CollectingSink, link: NetworkLink, began: Int64
+        _ run: inout ScenarioRun, sink: inout CollectingSink, link: NetworkLink, began: Int64, storyDelay: Millis
     ) async -> Bool {
         let clock = WallClock()
         var batch: [Push] = []
@@ -259,7 +263,7 @@ struct NetworkRun {
                     android.submit(message)
                 }
             }
-            context.board.post(partition: 0, produced: sink.tally.counts.produced, clock: until)
+            context.board.post(partition: 0, produced: sink.tally.counts.produced, clock: until - storyDelay)
         }
         return false
     }
