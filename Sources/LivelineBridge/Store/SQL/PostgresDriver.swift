@@ -159,6 +159,7 @@ final class PostgresDriver: SQLDriver {
                 case .text(let value): bindings.append(value)
                 case .bytes(let value): bindings.append(ByteBuffer(bytes: value))
                 case .null: bindings.appendNull()
+                case .array(let array): bindings.append(PostgresArrayParameter(array))
                 }
             }
             do {

@@ -7,10 +7,21 @@ enum SQLValue: Sendable, Hashable {
     case text(String)
     case bytes([UInt8])
     case null
+    /// A whole column of a batch as one PostgreSQL array parameter (`unnest($2::text[], …)`), so
+    /// a thousand rows are one statement with a few parameters rather than thousands.
+    /// PostgreSQL only: SQLite has no arrays and refuses one.
+    case array(SQLArray)
 
     static func optional(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
     static func optional(_ value: Int64?) -> SQLValue { value.map(SQLValue.int) ?? .null }
     static func optional(_ value: [UInt8]?) -> SQLValue { value.map(SQLValue.bytes) ?? .null }
+}
+
+/// The elements of an array parameter; an element may be NULL.
+enum SQLArray: Sendable, Hashable {
+    case ints([Int64])
+    case texts([String?])
+    case bytes([[UInt8]?])
 }
 
 /// One result row, by column position, with readers that say what was wrong instead of

@@ -21,6 +21,9 @@ struct SQLiteStatement {
             sqlite_nio_sqlite3_clear_bindings(handle)
         }
         for (offset, value) in values.enumerated() {
+            if case .array = value {
+                throw SQLiteFailure(code: SQLITE_MISMATCH, message: "SQLite has no array parameters (?\(offset + 1))")
+            }
             let code = bind(value, at: Int32(offset + 1))
             guard code == SQLITE_OK else { throw SQLiteFailure(code: code, message: describe(code)) }
         }
@@ -59,6 +62,8 @@ struct SQLiteStatement {
             }
         case .null:
             return sqlite_nio_sqlite3_bind_null(handle, index)
+        case .array:
+            return SQLITE_MISMATCH
         }
     }
 
