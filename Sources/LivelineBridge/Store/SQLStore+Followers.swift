@@ -19,16 +19,27 @@ extension SQLStore {
             let newest = try await Self.newestFanOuts(keys: [activityKey], tx)[activityKey] ?? NewestFanOuts()
             var changes: [FollowerChange] = []
             changes.reserveCapacity(followers.count)
-            for chunk in Self.chunks(followers.count) {
+            // PostgreSQL takes the whole batch in one statement of each kind, its columns bound as
+            // arrays; SQLite, whose statements are calls in this process, in chunks of an IN list.
+            for chunk in postgres ? [followers.indices] : Self.chunks(followers.count) {
                 let devices = chunk.map { followers[$0].device }
                 var existing: [String: Follower] = [:]
-                let rows = try await tx.run(
-                    """
-                    SELECT device, update_token, start_token, on_channel, environment, fcm_token FROM followers
-                    WHERE activity_key = $1 AND device IN (\(SQLDialect.placeholders(from: 2, count: devices.count)))
-                    """,
-                    [.text(activityKey)] + devices.map(SQLValue.text)
-                )
+                let rows =
+                    postgres
+                    ? try await tx.run(
+                        """
+                        SELECT device, update_token, start_token, on_channel, environment, fcm_token FROM followers
+                        WHERE activity_key = $1 AND device = ANY($2::text[])
+                        """,
+                        [.text(activityKey), .array(.texts(devices))]
+                    )
+                    : try await tx.run(
+                        """
+                        SELECT device, update_token, start_token, on_channel, environment, fcm_token FROM followers
+                        WHERE activity_key = $1 AND device IN (\(SQLDialect.placeholders(from: 2, count: devices.count)))
+                        """,
+                        [.text(activityKey)] + devices.map(SQLValue.text)
+                    )
                 for row in rows {
                     let follower = try Self.follower(row)
                     existing[follower.device] = follower
@@ -37,28 +48,10 @@ extension SQLStore {
                 var last: [String: Int] = [:]
                 for index in chunk { last[followers[index].device] = index }
                 let written = chunk.filter { last[followers[$0].device] == $0 }
-                let values = written.indices.map { "(\(SQLDialect.placeholders(from: $0 * 7 + 1, count: 7)))" }.joined(
-                    separator: ", ")
-                var parameters: [SQLValue] = []
-                for index in written {
-                    let follower = followers[index]
-                    parameters += [
-                        .text(activityKey), .text(follower.device), HexToken.stored(follower.updateToken),
-                        HexToken.stored(follower.startToken), .int(follower.onChannel ? 1 : 0),
-                        .optional(follower.environment?.rawValue), .optional(follower.fcmToken),
-                    ]
-                }
-                let ids = try await tx.run(
-                    """
-                    INSERT INTO followers (activity_key, device, update_token, start_token, on_channel, environment, fcm_token)
-                    VALUES \(values)
-                    ON CONFLICT (activity_key, device) DO UPDATE SET update_token = excluded.update_token,
-                        start_token = excluded.start_token, on_channel = excluded.on_channel, environment = excluded.environment,
-                        fcm_token = excluded.fcm_token
-                    RETURNING id, device
-                    """,
-                    parameters
-                )
+                let ids =
+                    postgres
+                    ? try await Self.upsertFollowersUnnest(written.map { followers[$0] }, activityKey: activityKey, tx)
+                    : try await Self.upsertFollowersValues(written.map { followers[$0] }, activityKey: activityKey, tx)
                 var idOf: [String: Int64] = [:]
                 for row in ids { idOf[try row.text(1)] = try row.int(0) }
                 var late: [Int64] = []
@@ -94,6 +87,66 @@ extension SQLStore {
             }
             return changes
         }
+    }
+
+    /// What both upserts set when a device is already a follower.
+    private static let followerUpsert = """
+        ON CONFLICT (activity_key, device) DO UPDATE SET update_token = excluded.update_token,
+            start_token = excluded.start_token, on_channel = excluded.on_channel, environment = excluded.environment,
+            fcm_token = excluded.fcm_token
+        RETURNING id, device
+        """
+
+    /// Stores `followers` (distinct devices) with one row of parameters each; returns `id, device`.
+    private static func upsertFollowersValues(
+        _ followers: [Follower], activityKey: String, _ tx: any SQLTransaction
+    ) async throws -> [SQLRow] {
+        let values = followers.indices.map { "(\(SQLDialect.placeholders(from: $0 * 7 + 1, count: 7)))" }
+        var parameters: [SQLValue] = []
+        parameters.reserveCapacity(followers.count * 7)
+        for follower in followers {
+            parameters += [
+                .text(activityKey), .text(follower.device), HexToken.stored(follower.updateToken),
+                HexToken.stored(follower.startToken), .int(follower.onChannel ? 1 : 0),
+                .optional(follower.environment?.rawValue), .optional(follower.fcmToken),
+            ]
+        }
+        return try await tx.run(
+            """
+            INSERT INTO followers (activity_key, device, update_token, start_token, on_channel, environment, fcm_token)
+            VALUES \(values.joined(separator: ", "))
+            \(followerUpsert)
+            """,
+            parameters
+        )
+    }
+
+    /// The same on PostgreSQL with one array parameter per column, whatever the number of
+    /// followers: one short statement to parse and plan, and a few parameters to bind.
+    private static func upsertFollowersUnnest(
+        _ followers: [Follower], activityKey: String, _ tx: any SQLTransaction
+    ) async throws -> [SQLRow] {
+        func bytes(_ token: String?) -> [UInt8]? {
+            guard case .bytes(let bytes) = HexToken.stored(token) else { return nil }
+            return bytes
+        }
+        return try await tx.run(
+            """
+            INSERT INTO followers (activity_key, device, update_token, start_token, on_channel, environment, fcm_token)
+            SELECT $1, device, update_token, start_token, on_channel, environment, fcm_token
+            FROM unnest($2::text[], $3::bytea[], $4::bytea[], $5::bigint[], $6::text[], $7::text[])
+                AS batch (device, update_token, start_token, on_channel, environment, fcm_token)
+            \(followerUpsert)
+            """,
+            [
+                .text(activityKey), .array(.texts(followers.map(\.device))),
+                .array(.bytes(followers.map { bytes($0.updateToken) })),
+                .array(.bytes(followers.map { bytes($0.startToken) })),
+                .array(.ints(followers.map { $0.onChannel ? 1 : 0 })),
+                .array(.texts(followers.map { $0.environment?.rawValue })),
+                .array(.texts(followers.map(\.fcmToken))),
+            ]
+        )
     }
 
     /// Marks followers to be sent their key's newest push at `now` (once, whatever they had).
