@@ -99,11 +99,9 @@ extension SQLStore {
                 )
                 for row in rows { sentKeys[try row.int(0)] = try row.text(1) }
             }
-            // In key order, as the dispatcher's commit locks them.
-            let answered = sent.compactMap { sent in sentKeys[sent.id].map { (key: $0, answer: sent.answer) } }
-            for (key, answer) in answered.sorted(by: { $0.key < $1.key }) {
-                try await Self.writeLastPush(tx, key: key, answer: answer, error: nil)
-            }
+            var lastAnswer: [String: PushAnswer] = [:]
+            for (id, answer) in sent { if let key = sentKeys[id] { lastAnswer[key] = answer } }
+            try await Self.writeLastPushes(lastAnswer, tx)
 
             var results: [PushFailureOutcome?] = []
             results.reserveCapacity(outcomes.count)
@@ -268,6 +266,43 @@ extension SQLStore {
                 topic: try row.optionalText(first + 2), priority: priority, expiration: try row.int(first + 4)),
             dueAt: try row.int(first + 5), kind: kind, receivedAt: try row.optionalInt(first + 7)
         )
+    }
+
+    /// Each activity's last push from a pass's delivered pushes (`answers` by key), one statement
+    /// per 256 activities in key order, as the dispatcher's commit locks them: on PostgreSQL a
+    /// round trip per activity would hold the rows locked, and the dispatch passes waiting on
+    /// them, for as long as the round trips take. A 2xx clears the activity's last error.
+    static func writeLastPushes(_ answers: [String: PushAnswer], _ tx: any SQLTransaction) async throws {
+        let keys = answers.keys.sorted()
+        for chunk in chunks(keys.count) {
+            // Typed placeholders, so that PostgreSQL knows a column whose first value is NULL.
+            let rows = (0..<chunk.count).map { row in
+                let p = row * 5
+                return "(CAST($\(p + 1) AS TEXT), CAST($\(p + 2) AS BIGINT), CAST($\(p + 3) AS BIGINT), "
+                    + "CAST($\(p + 4) AS TEXT), CAST($\(p + 5) AS TEXT))"
+            }.joined(separator: ", ")
+            var parameters: [SQLValue] = []
+            parameters.reserveCapacity(chunk.count * 5)
+            for index in chunk {
+                let key = keys[index]
+                guard let answer = answers[key] else { continue }
+                parameters += [
+                    .text(key), .int(answer.at), .int(Int64(answer.status)), .optional(answer.reason),
+                    .optional(answer.apnsID),
+                ]
+            }
+            try await tx.run(
+                """
+                WITH answer (key, answered_at, status, reason, apns_id) AS (VALUES \(rows))
+                UPDATE activities SET last_push_at = answer.answered_at, last_push_status = answer.status,
+                       last_push_reason = answer.reason, last_push_apns_id = answer.apns_id,
+                       last_error = CASE WHEN answer.status >= 200 AND answer.status < 300 THEN NULL
+                                         ELSE activities.last_error END
+                FROM answer WHERE activities.key = answer.key
+                """,
+                parameters
+            )
+        }
     }
 
     /// The activity's last push (when APNs or the transport answered) and last error, in one
