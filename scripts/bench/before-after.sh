@@ -175,12 +175,18 @@ elif bench == "bridge":
         r"^round 1: bare Hummingbird ([\d.]+) req/s, bridge ([\d.]+) acknowledged/s \(non-2xx: (\d+)\), "
         r"ratio [\d.]+; CPU per request: bare (\d+) µs, bridge (\d+) µs")
     p50, p90, p99 = find(r"^p50 ([\d.]+) ms\s+p90 ([\d.]+) ms\s+p99 ([\d.]+) ms")
+    # The bare route's paced run, at the same rate, follows the bridge's.
+    paced = re.findall(r"^p50 [\d.]+ ms\s+p90 [\d.]+ ms\s+p99 ([\d.]+) ms", text, re.M)
+    if len(paced) < 2:
+        sys.exit(f"no paced run of the bare route in {sys.argv[2]}")
+    bare99 = num(paced[1])
     r50, = find(r"receipt to APNs answer p50 <= ([\d.]+) ms")
     r99, = find(r"receipt to APNs answer p99 <= ([\d.]+) ms")
     end, = find(r"^bridge RSS at the end: (\d+) kB")
     out += [("acknowledged webhooks/s", rate), ("bridge CPU µs/webhook", cpu),
             ("bridge ÷ bare Hummingbird, req/s", rate / bare),
             ("p50 ms at half the rate", p50), ("p99 ms at half the rate", p99),
+            ("bare Hummingbird p99 ms at the same rate", bare99),
             ("receipt to APNs answer p50 ≤ ms", r50), ("receipt to APNs answer p99 ≤ ms", r99),
             ("bridge RSS after start, kB", start), ("bridge RSS at the end, kB", end),
             ("non-2xx answers", non2xx), ("bare Hummingbird req/s (reference)", bare)]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The bridge's ingest benchmark (BENCHMARKS.md "Webhook bridge"): acknowledged webhooks per
 # second with durable commits, against a bare Hummingbird POST route on the same machine in the
-# same run (alternating rounds), then latency at half that rate, the receipt-to-APNs latency
+# same run (alternating rounds), then latency at half that rate (the bridge's, and the bare
+# route's at the same rate beside it), the receipt-to-APNs latency
 # from the bridge's own histogram, and the bridge's resident memory before and after.
 #
 # Every request is a distinct Standard Webhooks message with a valid signature
@@ -95,6 +96,11 @@ python3 scripts/bench/bridge-requests.py "$PER_RUN" "$ACTIVITIES" "$work/request
 echo "at ${half}/s (${CONNECTIONS} connections, one schedule):"
 BRIDGE_RATE=$half BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bridge.lua \
   "http://127.0.0.1:$BRIDGE_PORT" | grep -E "Requests/sec|p50|Non-2xx" || true
+# The bare route at the same rate, the same schedule and requests: the latency the server and
+# the machine give at that rate before the bridge does any work.
+echo "bare Hummingbird at the same ${half}/s:"
+BRIDGE_RATE=$half BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bridge.lua \
+  "http://127.0.0.1:$BARE_PORT" | grep -E "Requests/sec|p50|Non-2xx" || true
 
 sleep 3
 receipt_latency "$BRIDGE_PORT" "$work/metrics.txt"
