@@ -31,25 +31,21 @@ struct PostgresArrayParameter: PostgresDynamicTypeEncodable {
             }
         case .texts(let values):
             header(count: values.count, hasNull: values.contains(nil), element: .text, into: &buffer)
-            for value in values {
-                guard let value else {
-                    buffer.writeInteger(Int32(-1))
-                    continue
-                }
-                buffer.writeInteger(Int32(value.utf8.count))
-                buffer.writeString(value)
-            }
+            for value in values { element(value?.utf8, into: &buffer) }
         case .bytes(let values):
             header(count: values.count, hasNull: values.contains(nil), element: .bytea, into: &buffer)
-            for value in values {
-                guard let value else {
-                    buffer.writeInteger(Int32(-1))
-                    continue
-                }
-                buffer.writeInteger(Int32(value.count))
-                buffer.writeBytes(value)
-            }
+            for value in values { element(value, into: &buffer) }
         }
+    }
+
+    /// One element: its length and bytes, or -1 for NULL.
+    private func element(_ bytes: (some Collection<UInt8>)?, into buffer: inout ByteBuffer) {
+        guard let bytes else {
+            buffer.writeInteger(Int32(-1))
+            return
+        }
+        buffer.writeInteger(Int32(bytes.count))
+        buffer.writeBytes(bytes)
     }
 
     /// Dimensions, the NULL flag and the element type; then, for a non-empty array, its length
