@@ -197,12 +197,8 @@ extension SQLStore {
     private static func writeStates(_ held: [DispatchCommit], bytesType: String, _ tx: any SQLTransaction) async throws
     {
         for chunk in chunks(held.count) {
-            // Typed placeholders, so that PostgreSQL knows a column whose first value is NULL.
-            let rows = (0..<chunk.count).map { row in
-                let p = row * 6
-                return "(CAST($\(p + 1) AS TEXT), CAST($\(p + 2) AS TEXT), CAST($\(p + 3) AS \(bytesType)), "
-                    + "CAST($\(p + 4) AS BIGINT), CAST($\(p + 5) AS BIGINT), CAST($\(p + 6) AS TEXT))"
-            }.joined(separator: ", ")
+            let rows = SQLDialect.typedRows(
+                chunk.count, types: ["TEXT", "TEXT", bytesType, "BIGINT", "BIGINT", "TEXT"])
             var parameters: [SQLValue] = []
             parameters.reserveCapacity(chunk.count * 6)
             for index in chunk {

@@ -275,12 +275,7 @@ extension SQLStore {
     static func writeLastPushes(_ answers: [String: PushAnswer], _ tx: any SQLTransaction) async throws {
         let keys = answers.keys.sorted()
         for chunk in chunks(keys.count) {
-            // Typed placeholders, so that PostgreSQL knows a column whose first value is NULL.
-            let rows = (0..<chunk.count).map { row in
-                let p = row * 5
-                return "(CAST($\(p + 1) AS TEXT), CAST($\(p + 2) AS BIGINT), CAST($\(p + 3) AS BIGINT), "
-                    + "CAST($\(p + 4) AS TEXT), CAST($\(p + 5) AS TEXT))"
-            }.joined(separator: ", ")
+            let rows = SQLDialect.typedRows(chunk.count, types: ["TEXT", "BIGINT", "BIGINT", "TEXT", "TEXT"])
             var parameters: [SQLValue] = []
             parameters.reserveCapacity(chunk.count * 5)
             for index in chunk {

@@ -66,6 +66,18 @@ struct SQLDialect: Sendable {
     /// change the plan), which cost the dispatcher's claims a parse each time.
     static func limit(_ count: Int) -> String { String(max(count, 0)) }
 
+    /// `count` rows of a `VALUES` list, each the placeholders of one row cast to `types` in
+    /// order (`(CAST($1 AS TEXT), CAST($2 AS BIGINT)), (CAST($3 AS TEXT), …)`): typed, so that
+    /// PostgreSQL knows a column whose first value is NULL.
+    static func typedRows(_ count: Int, types: [String]) -> String {
+        (0..<count).map { row in
+            let first = row * types.count + 1
+            return "("
+                + types.enumerated().map { "CAST($\(first + $0.offset) AS \($0.element))" }.joined(separator: ", ")
+                + ")"
+        }.joined(separator: ", ")
+    }
+
     /// `$first, $first+1, …` for `count` values of an IN list.
     static func placeholders(from first: Int, count: Int) -> String {
         (first..<(first + count)).map { "$\($0)" }.joined(separator: ", ")
