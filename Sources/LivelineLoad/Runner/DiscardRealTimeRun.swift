@@ -16,9 +16,7 @@ struct DiscardRealTimeRun {
         var sink = LatenessSink(startMicros: began, intervalMicros: context.configuration.interval.millis * 1000)
         let clock = WallClock()
         while let deadline = run.nextDeadline() {
-            do { try await clock.sleep(until: min(deadline, context.limitInstant(began))) } catch { break }
-            if context.timeIsUp(began) { break }
-            let until = max(deadline, clock.now())
+            guard let until = await context.sleep(until: deadline, began: began, clock: clock) else { break }
             run.run(until: until, into: &sink)
             context.board.post(partition: 0, produced: sink.tally.counts.produced, clock: until)
         }

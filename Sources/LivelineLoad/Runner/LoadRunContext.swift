@@ -35,6 +35,21 @@ struct LoadRunContext: Sendable {
         configuration.timeLimit.map { began / 1000 + $0.millis } ?? .max
     }
 
+    /// Sleeps on `clock` until `deadline` and returns the instant to play up to: what is due by
+    /// now, but nothing at or past the time limit. Nil when the limit comes first (after sleeping
+    /// until it) or the task is cancelled. A deadline before the limit is played however late the
+    /// wake-up: on a loaded machine the sleep can overrun the limit, and the run must not end
+    /// with what fell due before it unplayed.
+    func sleep(until deadline: Millis, began: Int64, clock: WallClock) async -> Millis? {
+        let limit = limitInstant(began)
+        guard deadline < limit else {
+            try? await clock.sleep(until: limit)
+            return nil
+        }
+        do { try await clock.sleep(until: deadline) } catch { return nil }
+        return min(max(deadline, clock.now()), limit - 1)
+    }
+
     /// Whether the time limit has passed since `began` (microseconds).
     func timeIsUp(_ began: Int64) -> Bool {
         guard let limit = configuration.timeLimit else { return false }

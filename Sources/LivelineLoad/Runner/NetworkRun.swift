@@ -242,9 +242,9 @@ struct NetworkRun {
         var messages: [AndroidMessage] = []
         while let deadline = sink.nextDeadline(&run) {
             if link.configurationError != nil { break }
-            do { try await clock.sleep(until: min(deadline, context.limitInstant(began))) } catch { break }
-            if context.timeIsUp(began) { return true }
-            let until = max(deadline, clock.now())
+            guard let until = await context.sleep(until: deadline, began: began, clock: clock) else {
+                return !Task.isCancelled
+            }
             run.run(until: until, into: &sink)
             sink.take(into: &batch)
             for push in batch {
