@@ -8,7 +8,9 @@
 # (PREFIX/share/bash-completion/completions), zsh (PREFIX/share/zsh/site-functions) and fish
 # (PREFIX/share/fish/vendor_completions.d). On Linux the Swift runtime is linked into the binary
 # (--static-swift-stdlib, as Docker/Dockerfile builds it), so it runs without the toolchain that
-# built it; on macOS it uses the system's. It runs in macOS's bash 3.2.
+# built it; on macOS it uses the system's. LIVELINE_BUILD_PATH, when set, is SwiftPM's scratch
+# path for the build (default .build): a release build beside a debug build running at the same
+# time needs one of its own, since SwiftPM locks its scratch path. It runs in macOS's bash 3.2.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,10 +30,12 @@ echo "Building liveline for release (the first time takes several minutes)…"
 # Linux only: macOS has the Swift runtime in the system and refuses a static one.
 static=""
 if [ "$(uname -s)" = Linux ]; then static="--static-swift-stdlib"; fi
+scratch=""
+if [ -n "${LIVELINE_BUILD_PATH:-}" ]; then scratch="--scratch-path $LIVELINE_BUILD_PATH"; fi
 # shellcheck disable=SC2086
-swift build -c release $static --product liveline
+swift build -c release $static $scratch --product liveline
 # shellcheck disable=SC2086
-built="$(swift build -c release $static --show-bin-path)/liveline"
+built="$(swift build -c release $static $scratch --show-bin-path)/liveline"
 
 install -d "$prefix/bin" "$prefix/share/bash-completion/completions" \
   "$prefix/share/zsh/site-functions" "$prefix/share/fish/vendor_completions.d"

@@ -12,7 +12,8 @@
 # debootstrap and `podman import`ed, and the build stage's output (the binary) comes from a
 # host build of the same command (`swift build -c release --static-swift-stdlib`) through
 # `podman build --build-context build=DIR`. The debootstrap tarball is kept in
-# $LIVELINE_DEPLOY_CACHE (default /var/cache/liveline-deploy) for the next run.
+# $LIVELINE_DEPLOY_CACHE (default /var/cache/liveline-deploy) for the next run. The host build
+# uses LIVELINE_BUILD_PATH as its scratch path when it is set, as scripts/install.sh does.
 #
 # Exits non-zero, with the containers' logs, when anything fails.
 set -euo pipefail
@@ -186,10 +187,12 @@ EOF
 }
 
 build_image() {
-  step "host build: swift build -c release --static-swift-stdlib --product liveline"
-  swift build -c release --static-swift-stdlib --product liveline 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]|warning: .*unhandled|CMakeLists.txt$' || true
+  local scratch=()
+  if [ -n "${LIVELINE_BUILD_PATH:-}" ]; then scratch=(--scratch-path "$LIVELINE_BUILD_PATH"); fi
+  step "host build: swift build -c release --static-swift-stdlib ${scratch[*]} --product liveline"
+  swift build -c release --static-swift-stdlib "${scratch[@]}" --product liveline 2>&1 | grep -vE '^\[[0-9]+/[0-9]+\]|warning: .*unhandled|CMakeLists.txt$' || true
   local bin
-  bin=$(swift build -c release --static-swift-stdlib --show-bin-path)/liveline
+  bin=$(swift build -c release --static-swift-stdlib "${scratch[@]}" --show-bin-path)/liveline
   [ -x "$bin" ] || fail "the host build made no $bin"
   host_bin=$bin
   version_line=$("$bin" --version)
