@@ -30,6 +30,14 @@ let package = Package(
             ],
             path: "Tools/ClientThroughput"
         ),
+        .executableTarget(
+            name: "FCMThroughput",
+            dependencies: [
+                .product(name: "Liveline", package: "Liveline"),
+                .product(name: "LivelineFCM", package: "Liveline"),
+            ],
+            path: "Tools/FCMThroughput"
+        ),
         // The reference for the bridge's ingest benchmark (scripts/bench/bridge.sh).
         .executableTarget(
             name: "BareHummingbird",

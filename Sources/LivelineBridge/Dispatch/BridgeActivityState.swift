@@ -11,8 +11,8 @@ import Liveline
 /// writing it costs microseconds, not a general-purpose coder's walk.
 struct BridgeActivityState: Sendable, Hashable {
     /// `LLA` and the layout version; bumped when the layout changes. Layout 2 added
-    /// ``fieldOrderKeys``; a layout 1 state (an older Liveline's) is read with none.
-    static let header: [UInt8] = [0x4C, 0x4C, 0x41, 2]
+    /// ``fieldOrderKeys``, layout 3 ``android``; an older Liveline's state is read without them.
+    static let header: [UInt8] = [0x4C, 0x4C, 0x41, 3]
 
     /// The source whose scenario the activity plays.
     var source: String
@@ -25,6 +25,9 @@ struct BridgeActivityState: Sendable, Hashable {
     /// Per source, per content-state field path (dotted: `courier.name`), the order key of the
     /// newest applied event that set it, by its own rule or by the beat it triggered.
     var fieldOrderKeys: [String: [String: Int64]] = [:]
+    /// What the key's Android phones were last sent, for a story with an `android:` block: the
+    /// next step's messages are `HIGH` only when they change what those phones show.
+    var android: AndroidMemory?
 
     /// Marks that an event of `source` with `orderKey` set the fields at `paths`.
     mutating func markFieldsSet(_ paths: some Sequence<String>, source: String, orderKey: Int64) {
@@ -68,6 +71,7 @@ struct BridgeActivityState: Sendable, Hashable {
                 writer.int(key)
             }
         }
+        writer.optional(android) { writer, memory in memory.write(to: &writer) }
         return writer.bytes
     }
 
@@ -80,10 +84,10 @@ struct BridgeActivityState: Sendable, Hashable {
         } catch {
             throw BridgeStateError(message: "activity state was written by another Liveline version (\(error))")
         }
-        guard layout == 1 || layout == header[3] else {
+        guard (1...header[3]).contains(layout) else {
             throw BridgeStateError(
                 message:
-                    "activity state was written by another Liveline version (layout \(layout); this one reads 1 and \(header[3]))"
+                    "activity state was written by another Liveline version (layout \(layout); this one reads 1 to \(header[3]))"
             )
         }
         do {
@@ -107,6 +111,11 @@ struct BridgeActivityState: Sendable, Hashable {
                     var fields: [String: Int64] = [:]
                     for _ in 0..<(try reader.count()) { fields[try reader.string()] = try reader.int64() }
                     state.fieldOrderKeys[source] = fields
+                }
+            }
+            if layout >= 3 {
+                state.android = try reader.optional { (reader) throws(CompactDecodingError) in
+                    try AndroidMemory(reading: &reader)
                 }
             }
             guard reader.isAtEnd else { throw reader.error("the end of the activity state") }

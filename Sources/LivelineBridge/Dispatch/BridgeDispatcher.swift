@@ -264,7 +264,9 @@ public final class BridgeDispatcher: Sendable {
             activity.renewal, program: story.program, defaultTitle: story.source.scenario.name)
         let t = max(second, engine.lastPushTime ?? .min)
         let earliestReceipt = work.events.map(\.event.receivedAt).min()
-        var sink = OutboxCollector(activityKey: activity.activityKey, topic: story.topic, receivedAt: earliestReceipt)
+        var sink = OutboxCollector(
+            activityKey: activity.activityKey, topic: story.topic, receivedAt: earliestReceipt, activity: engine.id,
+            android: state.android)
         var writer = JSONWriter()
 
         // 2 and 3. Events, in order, after what was due before them; everything they change at
@@ -292,6 +294,7 @@ public final class BridgeDispatcher: Sendable {
         }
         errors += sink.problems
         state.engine = engine.snapshot
+        if story.program.spec.android != nil { state.android = sink.androidMemory }
         let encoded = state.encoded()
         let wake = engine.nextWake
         var commit = DispatchCommit(

@@ -26,12 +26,21 @@ struct OutboxCollector: PushSink {
     /// Android's rules for this step's pushes. Unpaced: the engine's `min-interval` already
     /// spaces a bridge's pushes, and every push of a fan-out must carry its message.
     private var android = AndroidPlatform(spacing: 0)
+    /// The engine's id for the key's activity, which `android` remembers it by.
+    private let activity: Int
 
-    init(activityKey: String, topic: String, receivedAt: Millis?) {
+    /// A sink for one step of `activityKey`, whose Android phones were last sent what `android`
+    /// remembers (the key's stored ``AndroidMemory``; nil before its first message).
+    init(activityKey: String, topic: String, receivedAt: Millis?, activity: Int, android memory: AndroidMemory?) {
         self.activityKey = activityKey
         self.topic = topic
         self.receivedAt = receivedAt
+        self.activity = activity
+        if let memory { android.remember(memory, for: activity) }
     }
+
+    /// What the key's Android phones were last sent, after this step: stored with its state.
+    var androidMemory: AndroidMemory { android.memory(of: activity) }
 
     mutating func receive(_ push: Push, from activity: ActivityEngine) {
         switch push.reason.kind {

@@ -152,19 +152,22 @@ extension SQLStore {
                         .first
                 else { return nil }
                 let (_, push) = try Self.fanOut(fanOut)
-                // A start is delivered once: one its sender may have sent is not sent again.
+                // A start is delivered once to an iPhone: one its sender may have sent is not sent
+                // again. An Android phone's start is its app posting the notification under the
+                // activity's tag, which a second post replaces: those are sent it again.
+                var targets = try await Self.targets(push, after: from, through: to, limit: nil, tx)
                 if push.kind == .start {
+                    targets.removeAll { $0.platform != .android }
                     try await Self.markStartsInDoubt(
                         fanOut: id, from: from, to: to, push: push, sender: try row.text(3), now: now,
-                        history: keepsHistory, tx)
-                    continue
+                        history: keepsHistory, keepsClaim: !targets.isEmpty, tx)
+                    if targets.isEmpty { continue }
                 }
                 try await tx.run(
                     "UPDATE fanout_claims SET instance = $3, expires_at = $4 WHERE fanout_id = $1 AND from_id = $2",
                     [.int(id), .int(from), .text(instance), .int(expires)]
                 )
                 try await tx.run("UPDATE fanouts SET resumed = resumed + 1 WHERE id = $1", [.int(id)])
-                let targets = try await Self.targets(push, after: from, through: to, limit: nil, tx)
                 return FanOutRange(fanOutID: id, fromID: from, toID: to, push: push, targets: targets, resumed: true)
             }
             // The oldest running fan-out with followers left, once no older fan-out of its key

@@ -15,6 +15,8 @@ import Liveline
 ///
 /// Updates are not in doubt: a repeated update carries the same `aps.timestamp`, which the
 /// device drops as not newer, so a range of updates claimed by a stopped instance is sent again.
+/// Nor is an Android phone's start: its app posts the notification under the activity's tag, so
+/// a start sent twice shows one notification, and it is sent again with the range.
 extension SQLStore {
     /// An in-doubt exception's `due_at`: never due, and found by the due index.
     static let inDoubtDue = Int64.max
@@ -27,11 +29,13 @@ extension SQLStore {
         + "the app's update token settles it, a new push-to-start token starts the activity again"
 
     /// The start fan-out's range `(from, to]` that `sender` claimed and never recorded: its
-    /// start-only followers are marked in doubt, the claim is removed, and the fan-out counts
-    /// them as failed (`in-doubt`), finishing if this was its last range.
+    /// start-only iPhones are marked in doubt, and the fan-out counts them as failed
+    /// (`in-doubt`). The claim is removed, finishing the fan-out if this was its last range,
+    /// unless `keepsClaim`: the range's Android phones are then sent the start again (a second
+    /// post of their notification replaces the first), and their answers settle the range.
     static func markStartsInDoubt(
         fanOut id: Int64, from: Int64, to: Int64, push: OutboxPush, sender: String, now: Millis, history: Bool,
-        _ tx: any SQLTransaction
+        keepsClaim: Bool = false, _ tx: any SQLTransaction
     ) async throws {
         let marked = try await tx.run(
             """
@@ -45,15 +49,18 @@ extension SQLStore {
             """,
             [.text(push.activityKey), .int(from), .int(to), .int(inDoubtDue), .text(inDoubtError)]
         ).map { try $0.int(0) }
-        try await tx.run("DELETE FROM fanout_claims WHERE fanout_id = $1 AND from_id = $2", [.int(id), .int(from)])
+        if !keepsClaim {
+            try await tx.run(
+                "DELETE FROM fanout_claims WHERE fanout_id = $1 AND from_id = $2", [.int(id), .int(from)])
+        }
         if !marked.isEmpty {
             try await tx.run(
                 "UPDATE fanouts SET failed = failed + $2 WHERE id = $1", [.int(id), .int(Int64(marked.count))])
             try await summarizeInDoubt(
                 fanOut: id, activityKey: push.activityKey, followers: marked, now: now, tx)
         }
-        let finish = try await finishIfDone(fanOut: id, now: now, tx)
-        guard history else { return }
+        let finish = keepsClaim ? nil : try await finishIfDone(fanOut: id, now: now, tx)
+        guard history, !(keepsClaim && marked.isEmpty) else { return }
         try await recordRange(
             fanOut: id, sent: 0, failed: marked.count, instance: sender, finished: finish?.finished ?? false, now: now,
             tx)

@@ -142,6 +142,27 @@ import Testing
         }
     }
 
+    /// The key's steps remember what its Android phones were last sent: a heartbeat in a later
+    /// step changes nothing they show, so it goes at `NORMAL` priority, not `HIGH`.
+    @Test(arguments: StoreKind.allCases)
+    func aLaterStepThatChangesNothingShownGoesAtNormalPriority(_ kind: StoreKind) async throws {
+        try await withBridge(kind, android: true) { bridge in
+            let phone = Self.android(1)
+            try await Self.audience(bridge, [phone])
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
+            try await bridge.settle()
+            // The stale date is 10 minutes on; the heartbeat before it is a step of its own.
+            try await bridge.run(for: 600, step: 60)
+            let recipient = try Self.recipient(phone)
+            let messages = try #require(bridge.mockFCM).messages().filter { $0.message.recipient == recipient }
+            let priorities = messages.map(\.message.priority)
+            #expect(priorities.count >= 2, "a heartbeat followed the update: \(priorities)")
+            #expect(priorities.first == .high, "the courier's assignment changes the text and progress")
+            #expect(priorities.dropFirst().allSatisfy { $0 == .normal }, "\(priorities)")
+            #expect(try Self.shown(bridge, phone)?.content.text == "Priya is on her way to Bao House")
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func anAndroidPhoneJoiningLateCatchesUpWithTheNewestMessage(_ kind: StoreKind) async throws {
         try await withBridge(kind, android: true) { bridge in

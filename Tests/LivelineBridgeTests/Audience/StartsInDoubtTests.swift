@@ -53,6 +53,51 @@ import Testing
         return range
     }
 
+    /// An Android phone's start is its app posting the notification under the activity's tag;
+    /// a second post replaces the first. So in a range whose sender died, the iPhones are in
+    /// doubt and the Android phones are sent the start again, not left without it.
+    @Test(arguments: StoreKind.allCases)
+    func aStartRangesAndroidPhonesAreSentTheStartAgain(_ kind: StoreKind) async throws {
+        let configuration = try BridgeConfigurationLoader(environment: [:]).load(
+            yaml: PushToStartFollowerTests.yaml, file: testConfigurationFile)
+        try await withBridge(kind, configuration: configuration, fanOut: FanOutTests.stepwise, android: true) {
+            bridge in
+            _ = try await bridge.store.registerActivity(
+                ActivityRegistration(activityKey: "M-1", targets: ActivityTargets(), source: "match"), now: bridge.now)
+            let androids = [AndroidFollowerTests.android(1), AndroidFollowerTests.android(2)]
+            _ = try await bridge.store.putFollowers(
+                [Self.starter(1), androids[0], Self.starter(2), androids[1]], activityKey: "M-1", now: bridge.now)
+            try await bridge.receive("match", PushToStartFollowerTests.event("match.start", seq: 1))
+            _ = try await bridge.dispatcher.dispatch(now: bridge.now)
+            // The dead instance's range: its iPhone got the start, its Android phone nothing known.
+            let range = try #require(
+                try await bridge.store.claimFanOutRange(
+                    limit: 2, instance: "dead", lease: .seconds(60), now: bridge.now))
+            #expect(range.push.kind == .start && range.targets.map(\.platform) == [.ios, .android])
+            let iPhone = try #require(range.targets.first)
+            _ = try await bridge.client.send(
+                .push(token: iPhone.token, headers: range.push.headers, payload: range.push.payload))
+            try await bridge.settle()
+            bridge.advance(seconds: 121)
+            try await bridge.settle()
+
+            #expect(bridge.mock.stats().duplicateStarts == 0)
+            for n in 1...2 {
+                let token = try #require(Self.starter(n).startToken)
+                #expect(PushToStartFollowerTests.events(bridge, token) == ["start"], "starter-\(n)")
+            }
+            for android in androids {
+                let shown = try AndroidFollowerTests.shown(bridge, android, key: "M-1")
+                #expect(shown?.content.chip == "0–0", "\(android.device) shows the started match")
+                #expect(try AndroidFollowerTests.timestamps(bridge, android).count == 1, "\(android.device)")
+            }
+            let counts = try await bridge.store.followerCounts(activityKey: "M-1")
+            #expect(counts.inDoubt == 1)
+            #expect(
+                try await bridge.store.followerLastPush(device: "android-1", activityKey: "M-1")?.outcome != .inDoubt)
+        }
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aStartRangeWhoseSenderDiedIsInDoubtNotSentTwice(_ kind: StoreKind) async throws {
         try await Self.withStartDecided(kind) { bridge in

@@ -93,7 +93,9 @@ import Testing
         state.lastEventIDs = ["doordash": "e-3"]
         var layout1 = state.encoded()
         layout1[3] = 1
-        // Layout 1 ended after the event ids: drop the (empty) field section's count.
+        // Layout 1 ended after the event ids: drop the absent Android memory's flag (layout 3)
+        // and the empty field section's count (layout 2).
+        #expect(layout1.removeLast() == 0)
         #expect(layout1.removeLast() == 0)
         let read = try BridgeActivityState.decode(layout1)
         #expect(read.lastOrderKeys == state.lastOrderKeys && read.fieldOrderKeys.isEmpty)

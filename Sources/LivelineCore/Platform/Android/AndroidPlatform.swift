@@ -49,6 +49,20 @@ public struct AndroidPlatform: Sendable {
         pacer = AndroidUpdatePacer(spacing: spacing)
     }
 
+    /// What the platform remembers of `activity`: the content last sent, the messages' count,
+    /// and the app's collapsible allowance. A bridge stores it between steps (``AndroidMemory``).
+    public func memory(of activity: Int) -> AndroidMemory {
+        AndroidMemory(shown: shown[activity], sequence: sequences[activity] ?? 0, collapsible: collapsible)
+    }
+
+    /// Takes up `memory` for `activity`, as if this platform had sent its messages: the next
+    /// message is compared with what the phone was last sent, and spends the same allowance.
+    public mutating func remember(_ memory: AndroidMemory, for activity: Int) {
+        shown[activity] = memory.shown
+        sequences[activity] = memory.sequence
+        collapsible = memory.collapsible
+    }
+
     /// When a message that waits for its slot goes, if one does.
     public var nextRelease: Millis? { pacer.nextRelease }
 
