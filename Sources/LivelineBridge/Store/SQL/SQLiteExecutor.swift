@@ -12,9 +12,33 @@ import Synchronization
 /// thread that is gone. ``stop()`` (from the owner's `deinit`) ends the thread once its queue
 /// is empty.
 final class SQLiteExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
+    /// The jobs in order. Taking the first moves an index, not the jobs behind it: thousands
+    /// may wait at once (a fan-out's), and `removeFirst()` on the array moved every later one
+    /// each time.
     private struct Queue {
         var jobs: [UnownedJob] = []
+        var head = 0
         var stopped = false
+
+        mutating func append(_ job: UnownedJob) {
+            jobs.append(job)
+        }
+
+        /// The oldest job, or nil when none waits. The jobs already taken are dropped once they
+        /// are half of the array, so each job is moved at most once more.
+        mutating func takeFirst() -> UnownedJob? {
+            guard head < jobs.count else { return nil }
+            let job = jobs[head]
+            head += 1
+            if head == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                head = 0
+            } else if head >= 64, head * 2 >= jobs.count {
+                jobs.removeFirst(head)
+                head = 0
+            }
+            return job
+        }
     }
 
     private let queue = Mutex(Queue())
@@ -47,7 +71,7 @@ final class SQLiteExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        queue.withLock { $0.jobs.append(job) }
+        queue.withLock { $0.append(job) }
         ready.signal()
     }
 
@@ -69,7 +93,7 @@ final class SQLiteExecutor: SerialExecutor, TaskExecutor, @unchecked Sendable {
         while true {
             ready.wait()
             let next = queue.withLock { queue -> UnownedJob?? in
-                if !queue.jobs.isEmpty { return .some(queue.jobs.removeFirst()) }
+                if let job = queue.takeFirst() { return .some(job) }
                 return queue.stopped ? .none : .some(nil)
             }
             guard let next else { return }
