@@ -318,6 +318,9 @@ public final class FanOutSender: Sendable {
                 problem = reason
             }
             return .held(error: SenderCore.heldError(scope, problem: problem), until: until)
+        case .answered(_, .accepted):
+            // Nearly every answer is a delivery, which needs no reason, error text or random number.
+            return .sent
         case .answered(let result, let answer):
             let error: String
             switch result {

@@ -81,23 +81,20 @@ extension APNsHalts {
             case cutOff
             case noClient
         }
-        // A child task per request: the client spreads flushed requests over its connections as
-        // they come, which measured faster than one burst with a single flush.
-        let results = await withTaskGroup(of: (Int, Sent).self) { group in
-            for (index, _) in chosen {
-                let push = outgoing[index]
-                guard let client = clients.client(for: push.scope.environment) else {
-                    group.addTask { (index, .noClient) }
-                    continue
-                }
-                group.addTask {
-                    guard let result = await cutoff.send(push.request, with: client) else { return (index, .cutOff) }
-                    return (index, .answered(result))
-                }
-            }
-            var results = [Sent](repeating: .cutOff, count: outgoing.count)
-            for await (index, result) in group { results[index] = result }
-            return results
+        // One batch for every push that has a client: no task or continuation per push.
+        var results = [Sent](repeating: .noClient, count: outgoing.count)
+        var batch: [(request: APNsRequest, client: APNsClient)] = []
+        var batched: [Int] = []
+        batch.reserveCapacity(chosen.count)
+        batched.reserveCapacity(chosen.count)
+        for (index, _) in chosen {
+            let push = outgoing[index]
+            guard let client = clients.client(for: push.scope.environment) else { continue }
+            batch.append((push.request, client))
+            batched.append(index)
+        }
+        for (index, result) in zip(batched, await cutoff.send(batch)) {
+            results[index] = result.map(Sent.answered) ?? .cutOff
         }
         // The answers' time on the caller's clock: a probe's interval counts from its answer,
         // so two probes never reach APNs less than an interval apart.
