@@ -249,9 +249,12 @@ extension SQLStore {
                 "UPDATE fanouts SET sent = sent + $2, failed = failed + $3 WHERE id = $1",
                 [.int(range.fanOutID), .int(Int64(sent)), .int(Int64(failed))]
             )
+            // Only the failures: a range's answers are nearly all deliveries, and sorting them
+            // all by key and follower was paid on every push.
             try await Self.writeFailures(
-                answers.map { ($0.target, $0.outcome, range.fanOutID, range.push.activityKey, 0) }, now: now,
-                history: keepsHistory, progress: &progress, tx
+                answers.filter { $0.outcome != .sent }.map {
+                    ($0.target, $0.outcome, range.fanOutID, range.push.activityKey, 0)
+                }, now: now, history: keepsHistory, progress: &progress, tx
             )
             guard let finish = try await Self.finishIfDone(fanOut: range.fanOutID, now: now, tx) else {
                 return progress
