@@ -242,62 +242,104 @@ public final class FanOutSender: Sendable {
         var attempts: Int
     }
 
-    /// Sends `push` to each target at once; nil when a stop's cutoff came before every answer.
+    /// Sends `push` to each target at once, an iPhone's through the halts and an Android
+    /// phone's through FCM; the answers in the targets' order, or nil when a stop's cutoff came
+    /// before every answer. The range's push is not copied per follower.
     private func deliver(
         _ push: OutboxPush, to targets: [FanOutTarget], attempts: Int, now: Millis
     ) async -> [FollowerAnswer]? {
-        await deliver(targets.map { Send(push: push, target: $0, attempts: attempts) }, now: now)
+        guard targets.contains(where: { $0.platform == .android }) else {
+            return await deliverToPhones(
+                targets.count, push: { _ in push }, target: { targets[$0] }, attempts: { _ in attempts }, now: now)
+        }
+        let iPhones = targets.filter { $0.platform != .android }
+        async let phones = deliverToPhones(
+            iPhones.count, push: { _ in push }, target: { iPhones[$0] }, attempts: { _ in attempts }, now: now)
+        let outcomes = await android.deliver(
+            targets.filter { $0.platform == .android }.map {
+                AndroidFanOut.Send(push: push, target: $0, attempts: attempts)
+            },
+            cutoff: core.cutoff, now: now)
+        return Self.interleave(targets, phones: await phones, androids: outcomes)
     }
 
     /// Sends every push at once, an iPhone's through the halts and an Android phone's through
     /// FCM; the answers in their order, or nil when a stop's cutoff came before every answer.
     private func deliver(_ sends: [Send], now: Millis) async -> [FollowerAnswer]? {
-        let androids = sends.indices.filter { sends[$0].target.platform == .android }
-        guard !androids.isEmpty else { return await deliverToPhones(sends, now: now) }
-        let iPhones = sends.indices.filter { sends[$0].target.platform != .android }
-        async let phones = deliverToPhones(iPhones.map { sends[$0] }, now: now)
-        let outcomes = await android.deliver(
-            androids.map {
-                AndroidFanOut.Send(push: sends[$0].push, target: sends[$0].target, attempts: sends[$0].attempts)
-            },
-            cutoff: core.cutoff, now: now)
-        guard let phoneAnswers = await phones, !outcomes.contains(where: { $0 == nil }) else { return nil }
-        var answers = [FollowerAnswer?](repeating: nil, count: sends.count)
-        for (index, answer) in zip(iPhones, phoneAnswers) { answers[index] = answer }
-        for (index, outcome) in zip(androids, outcomes) {
-            if let outcome { answers[index] = FollowerAnswer(target: sends[index].target, outcome: outcome) }
-        }
-        return answers.compactMap { $0 }
+        let iPhones = sends.filter { $0.target.platform != .android }
+        async let phones = deliverToPhones(
+            iPhones.count, push: { iPhones[$0].push }, target: { iPhones[$0].target },
+            attempts: { iPhones[$0].attempts }, now: now)
+        let androids = sends.filter { $0.target.platform == .android }
+        let outcomes =
+            androids.isEmpty
+            ? []
+            : await android.deliver(
+                androids.map { AndroidFanOut.Send(push: $0.push, target: $0.target, attempts: $0.attempts) },
+                cutoff: core.cutoff, now: now)
+        return Self.interleave(sends.map(\.target), phones: await phones, androids: outcomes)
     }
 
-    /// Sends iPhones' pushes at once through the halts; the answers in their order, or nil when
-    /// a stop's cutoff came before every answer.
-    private func deliverToPhones(_ sends: [Send], now: Millis) async -> [FollowerAnswer]? {
-        guard !sends.isEmpty else { return [] }
+    /// Both platforms' answers back in `targets`' order: the iPhones' in theirs, the Android
+    /// phones' in theirs; nil when either was cut off by a stop.
+    private static func interleave(
+        _ targets: [FanOutTarget], phones: [FollowerAnswer]?, androids: [FollowerOutcome?]
+    ) -> [FollowerAnswer]? {
+        guard let phones, !androids.contains(where: { $0 == nil }) else { return nil }
+        var answers: [FollowerAnswer] = []
+        answers.reserveCapacity(targets.count)
+        var nextPhone = phones.makeIterator()
+        var nextAndroid = androids.makeIterator()
+        for target in targets {
+            if target.platform == .android {
+                guard case .some(.some(let outcome)) = nextAndroid.next() else { return nil }
+                answers.append(FollowerAnswer(target: target, outcome: outcome))
+            } else {
+                guard let answer = nextPhone.next() else { return nil }
+                answers.append(answer)
+            }
+        }
+        return answers
+    }
+
+    /// Sends `count` pushes to iPhones at once through the halts (the `index`th is `push(index)`
+    /// to `target(index)`, after `attempts(index)` failed ones); the answers in their order, or
+    /// nil when a stop's cutoff came before every answer. Followers that share a push share its
+    /// bytes: it is not copied per follower.
+    private func deliverToPhones(
+        _ count: Int, push: (Int) -> OutboxPush, target: (Int) -> FanOutTarget, attempts: (Int) -> Int, now: Millis
+    ) async -> [FollowerAnswer]? {
+        guard count > 0 else { return [] }
         // Pushes of one fan-out share its payload's bytes and headers: a push to a device token
         // keeps them as they are, and the connection writes them straight into its frames.
-        let outgoing = sends.map { send in
-            APNsHalts.Outgoing(
-                scope: APNsScope(
-                    environment: core.clients.resolve(send.target.environment), topic: send.push.headers.topic),
-                request: .push(token: send.target.token, headers: send.push.headers, payload: send.push.payload))
+        var outgoing: [APNsHalts.Outgoing] = []
+        outgoing.reserveCapacity(count)
+        for index in 0..<count {
+            let push = push(index), target = target(index)
+            outgoing.append(
+                APNsHalts.Outgoing(
+                    scope: APNsScope(environment: core.clients.resolve(target.environment), topic: push.headers.topic),
+                    request: .push(token: target.token, headers: push.headers, payload: push.payload)))
         }
         let passages = await core.send(outgoing, now: now)
         // One left unanswered at a stop's cutoff leaves the whole batch unrecorded (sent again later).
         if passages.contains(where: { if case .unanswered = $0 { true } else { false } }) { return nil }
         var otherEnvironment: [APNsEnvironment: Int] = [:]
-        let answers = zip(sends, zip(outgoing, passages)).map { send, sent in
-            let outcome = outcome(of: sent.1, scope: sent.0.scope, attempts: send.attempts, now: now)
+        var answers: [FollowerAnswer] = []
+        answers.reserveCapacity(count)
+        for (index, passage) in passages.enumerated() {
+            let scope = outgoing[index].scope
+            let outcome = outcome(of: passage, scope: scope, attempts: attempts(index), now: now)
             if case .tokenGone(let reason) = outcome, EnvironmentHint.hint(forSummaryReason: reason) != nil {
-                otherEnvironment[sent.0.scope.environment, default: 0] += 1
+                otherEnvironment[scope.environment, default: 0] += 1
             }
-            return FollowerAnswer(target: send.target, outcome: outcome)
+            answers.append(FollowerAnswer(target: target(index), outcome: outcome))
         }
-        for (environment, count) in otherEnvironment.sorted(by: { $0.key < $1.key }) {
+        for (environment, followers) in otherEnvironment.sorted(by: { $0.key < $1.key }) {
             core.logger.warning(
                 "APNs refused followers' tokens as BadDeviceToken; they are forgotten",
                 metadata: [
-                    "activity": "\(sends.first?.push.activityKey ?? "")", "followers": "\(count)",
+                    "activity": "\(count > 0 ? push(0).activityKey : "")", "followers": "\(followers)",
                     "environment": "\(environment.rawValue)",
                     "hint": "\(EnvironmentHint.text(registered: environment))",
                 ])

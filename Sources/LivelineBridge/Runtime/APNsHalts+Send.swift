@@ -26,13 +26,19 @@ extension APNsHalts {
     /// of each, in order.
     func send(_ outgoing: [Outgoing], clients: APNsClients, cutoff: SendCutoff, now: Millis) async -> [Passage] {
         var passages = [Passage?](repeating: nil, count: outgoing.count)
-        // Each scope's pushes, in order, and the scopes in the order they first appear.
-        var pending: [APNsScope: ArraySlice<Int>] = [:]
-        var order: [APNsScope] = []
+        // Each scope's pushes, in order, and the scopes in the order they first appear. A pass
+        // has a scope or two (a fan-out's range, one): found by comparing, not hashing per push.
+        var groups: [(scope: APNsScope, indices: [Int])] = []
         for (index, push) in outgoing.enumerated() {
-            if pending[push.scope] == nil { order.append(push.scope) }
-            pending[push.scope, default: []].append(index)
+            if let group = groups.lastIndex(where: { $0.scope == push.scope }) {
+                groups[group].indices.append(index)
+            } else {
+                groups.append((push.scope, [index]))
+            }
         }
+        var pending: [APNsScope: ArraySlice<Int>] = [:]
+        for group in groups { pending[group.scope] = group.indices[...] }
+        var order = groups.map(\.scope)
         // Rounds: what may go now goes (a probe alone of its scope); a scope another sender
         // probes is waited for only when nothing of this call's own is left to send, so two
         // senders never wait on each other's unsent probes.
@@ -87,9 +93,13 @@ extension APNsHalts {
         var batched: [Int] = []
         batch.reserveCapacity(chosen.count)
         batched.reserveCapacity(chosen.count)
+        // The client of the environment looked up once a run of pushes, not per push.
+        var lastClient: (environment: APNsEnvironment, client: APNsClient?)?
         for (index, _) in chosen {
             let push = outgoing[index]
-            guard let client = clients.client(for: push.scope.environment) else { continue }
+            let environment = push.scope.environment
+            if lastClient?.environment != environment { lastClient = (environment, clients.client(for: environment)) }
+            guard let client = lastClient?.client else { continue }
             batch.append((push.request, client))
             batched.append(index)
         }
@@ -99,6 +109,9 @@ extension APNsHalts {
         // The answers' time on the caller's clock: a probe's interval counts from its answer,
         // so two probes never reach APNs less than an interval apart.
         let answered = now + (ContinuousClock.now - started).millis
+        // The scope the last answer showed set up: another answer that shows the same of it
+        // changes nothing (the scope is open), so it is not settled again push by push.
+        var provedOpen: APNsScope?
         for (index, probe) in chosen {
             let scope = outgoing[index].scope
             let answer: PushServiceAnswer
@@ -116,7 +129,10 @@ extension APNsHalts {
                 answer = .misconfigured(Self.noClient(scope.environment))
                 result = .failure(NoClientError(environment: scope.environment))
             }
-            settle(scope, answer: answer, probe: probe, now: answered, generation: generation)
+            if probe || !answer.provesSetup || provedOpen != scope {
+                settle(scope, answer: answer, probe: probe, now: answered, generation: generation)
+            }
+            provedOpen = answer.provesSetup ? scope : nil
             if case .misconfigured(let problem) = answer {
                 let until = halted.first { $0.scope == scope }?.nextProbe ?? answered + Self.probeWait
                 passages[index] = .held(until: until, problem: problem, response: try? result.get())
