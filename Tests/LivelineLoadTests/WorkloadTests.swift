@@ -182,6 +182,11 @@ struct WorkloadTests {
         #expect(tokens.allSatisfy { $0.count == 64 && $0.allSatisfy(\.isHexDigit) })
         #expect(TokenSource.generatedToken(seed: 7, copy: 3) == tokens[3])
         #expect(TokenSource.generatedToken(seed: 8, copy: 3) != tokens[3])
+        // Each word of the hash chain as sixteen hex digits, most significant first.
+        for start: UInt64 in [0, 1, 0xFEDC_BA98_7654_3210, .max] {
+            let words = [start, SeededRandom.mix(start), SeededRandom.mix(SeededRandom.mix(start))]
+            #expect(TokenSource.hex(start, words: 3) == HexText.encode(words: words))
+        }
     }
 
     @Test("a token file: one per line, comments skipped, mistakes located")

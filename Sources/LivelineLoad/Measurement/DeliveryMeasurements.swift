@@ -30,6 +30,9 @@ public final class DeliveryMeasurements: Sendable {
     struct State {
         /// Per platform: iOS's alone, or iOS's and Android's.
         var accounts: [LoadResult.DeliveryCounts]
+        /// Per platform, answers by HTTP status: kept as numbers on the answer path, and written
+        /// into ``accounts`` (as the report's strings) by ``finish()``.
+        var statuses: [[Int: Int]]
         /// Per platform, with Android in the run; the total is ``latency``'s.
         var platformLatency: [Histogram<UInt64>]
         /// `activity << 24 | sequence` → intended time, microseconds, for what is not yet settled.
@@ -91,6 +94,7 @@ public final class DeliveryMeasurements: Sendable {
         box = NIOLockedValueBox(
             State(
                 accounts: Array(repeating: LoadResult.DeliveryCounts(), count: platforms),
+                statuses: Array(repeating: [:], count: platforms),
                 platformLatency: androidActivities == nil
                     ? [] : Array(repeating: EncodedHistogram.emptyLatencyHistogram(), count: platforms)))
     }
@@ -227,7 +231,7 @@ public final class DeliveryMeasurements: Sendable {
         key: Int, status: Int, fallback: Int64, account: Int, now: Int64, index: Int, state: inout State
     ) {
         state.accounts[account].delivered += 1
-        state.accounts[account].statuses[String(status), default: 0] += 1
+        state.statuses[account][status, default: 0] += 1
         state.completed.add(at: index)
         // Released under another sequence (a merge): measured from its own due time.
         let latency = now - (state.open.removeValue(forKey: key) ?? fallback)
@@ -239,7 +243,7 @@ public final class DeliveryMeasurements: Sendable {
         key: Int, status: Int, reason: String, account: Int, index: Int, state: inout State
     ) {
         state.accounts[account].rejected += 1
-        state.accounts[account].statuses[String(status), default: 0] += 1
+        state.statuses[account][status, default: 0] += 1
         state.accounts[account].reasons[reason, default: 0] += 1
         state.completed.add(at: index)
         state.errors.add(at: index)
@@ -270,6 +274,12 @@ public final class DeliveryMeasurements: Sendable {
                 }
             }
             state.open.removeAll()
+            for (account, statuses) in state.statuses.enumerated() {
+                for (status, count) in statuses {
+                    state.accounts[account].statuses[String(status), default: 0] += count
+                }
+            }
+            state.statuses = state.statuses.map { _ in [:] }
             state.latency.finish()
             var sent = state.sent, completed = state.completed, errors = state.errors
             let length = max(sent.values.count, completed.values.count, errors.values.count, state.latency.p50.count)

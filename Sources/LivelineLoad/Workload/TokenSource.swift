@@ -90,13 +90,18 @@ public enum TokenSource: Sendable {
         "liveline-load-" + hex(SeededRandom.hash(seed ^ 0x6663_6d74_6f6b, UInt64(truncatingIfNeeded: copy)), words: 2)
     }
 
-    /// `words` 64-bit words from a starting hash, as lowercase hex.
+    /// `words` 64-bit words from a starting hash, as lowercase hex: written straight into the
+    /// string's storage, as a networked run makes one per push.
     static func hex(_ start: UInt64, words: Int) -> String {
-        var word = start
-        return HexText.encode(
-            words: (0..<words).map { _ in
-                defer { word = SeededRandom.mix(word) }
-                return word
-            })
+        String(unsafeUninitializedCapacity: words * 16) { text in
+            var word = start
+            for index in 0..<words {
+                for digit in 0..<16 {
+                    text[index * 16 + digit] = HexText.digits[Int((word >> UInt64(60 - 4 * digit)) & 0xF)]
+                }
+                word = SeededRandom.mix(word)
+            }
+            return words * 16
+        }
     }
 }
