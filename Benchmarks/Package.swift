@@ -27,6 +27,8 @@ let package = Package(
             dependencies: [
                 .product(name: "Liveline", package: "Liveline"),
                 .product(name: "LivelineAPNs", package: "Liveline"),
+                .product(name: "LivelineMockAPNs", package: "Liveline"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tools/ClientThroughput"
         ),

@@ -1,6 +1,8 @@
+import Crypto
 import Foundation
 import Liveline
 import LivelineAPNs
+import LivelineMockAPNs
 
 // Sends N Live Activity pushes to an APNs look-alike as fast as the server answers, with at most
 // M in flight, and prints pushes/s. Used by scripts/bench/apns-client.sh beside h2load and aioapns.
@@ -10,8 +12,18 @@ import LivelineAPNs
 //     --in-flight M --connections C [--delivery]
 //
 // --delivery sends through PushDelivery (one push in flight per activity, one activity per
-// token, the next push of an activity submitted when the previous is answered): the whole path
-// `liveline play` and `liveline load` use. Without it, the APNsClient alone.
+// token, at most --in-flight of them with a push out, the next push submitted when one is
+// answered): the whole path `liveline play` and `liveline load` use. Without it, the
+// APNsClient alone.
+//
+//   client-throughput --embedded-mock --payload payload.json --token-count N --requests N \
+//     --connections C [--delivery]
+//
+// --embedded-mock starts the mock in this process as `liveline load --target mock` does (h2c on
+// loopback, one event-loop thread, any provider token accepted, one push of history per
+// device) and signs with a key made for the run: the client's own rate in the load tester's
+// setting (scripts/bench/load.sh --mock). --token-count makes that many tokens instead of
+// reading --tokens.
 
 @main
 enum ClientThroughput {
@@ -21,7 +33,11 @@ enum ClientThroughput {
         var arguments = CommandLine.arguments.dropFirst()
         while let argument = arguments.popFirst() {
             guard argument.hasPrefix("--") else { continue }
-            if argument == "--delivery" { flags.insert(argument) } else { options[argument] = arguments.popFirst() }
+            if argument == "--delivery" || argument == "--embedded-mock" {
+                flags.insert(argument)
+            } else {
+                options[argument] = arguments.popFirst()
+            }
         }
         func option(_ name: String) -> String {
             guard let value = options[name] else {
@@ -32,22 +48,48 @@ enum ClientThroughput {
         }
 
         let requests = Int(option("--requests")) ?? 100_000
-        let inFlight = Int(option("--in-flight")) ?? 800
-        let connections = Int(option("--connections")) ?? 1
+        let inFlight = Int(options["--in-flight"] ?? "") ?? 800
+        let connections = Int(options["--connections"] ?? "") ?? 1
         let payload = Array(FileManager.default.contents(atPath: option("--payload")) ?? Data())
-        let tokens =
-            (try? String(contentsOfFile: option("--tokens"), encoding: .utf8))?.split(separator: "\n").map(String.init)
-            ?? []
+        let tokens: [String]
+        if let count = options["--token-count"].flatMap(Int.init) {
+            tokens = (0..<count).map { String(format: "%064x", $0 + 1) }
+        } else {
+            tokens =
+                (try? String(contentsOfFile: option("--tokens"), encoding: .utf8))?.split(separator: "\n")
+                .map(String.init) ?? []
+        }
         guard !tokens.isEmpty, !payload.isEmpty else {
             FileHandle.standardError.write(Data("no tokens or payload\n".utf8))
             exit(64)
         }
-        let key = try SigningKey(file: option("--key"), keyID: option("--key-id"), teamID: option("--team-id"))
-        let endpoint = try APNsEndpoint(url: option("--url"), trustedCertificates: options["--ca"])
+        let key: SigningKey
+        let endpoint: APNsEndpoint
+        var mock: MockAPNsServer?
+        if flags.contains("--embedded-mock") {
+            var configuration = MockAPNsConfiguration()
+            configuration.host = "127.0.0.1"
+            configuration.port = 0
+            configuration.transport = .h2c
+            configuration.eventLoopThreads = 1
+            configuration.authentication = .acceptAnyToken
+            configuration.historyPerToken = 1
+            configuration.keepsLastPayload = false
+            configuration.logger.logLevel = .critical
+            let server = try await MockAPNsServer.start(configuration)
+            mock = server
+            endpoint = APNsEndpoint(host: "127.0.0.1", port: server.port, tls: false)
+            key = try SigningKey(
+                pem: P256.Signing.PrivateKey().pemRepresentation, keyID: "LIVELINE01", teamID: "LIVELINETM")
+        } else {
+            key = try SigningKey(file: option("--key"), keyID: option("--key-id"), teamID: option("--team-id"))
+            endpoint = try APNsEndpoint(url: option("--url"), trustedCertificates: options["--ca"])
+        }
         let client = try APNsClient(
             configuration: .init(
                 endpoint: endpoint, connections: connections, signingKey: key, requestTimeout: .seconds(30)))
-        let topic = LiveActivityTopic.topic(forBundleID: option("--topic"))
+        let bundleID = options["--topic"] ?? "com.example.liveline"
+        let topic = LiveActivityTopic.topic(forBundleID: bundleID)
 
         let headers = PushHeaders(topic: topic, priority: .high, expiration: 0)
         let clock = ContinuousClock()
@@ -58,9 +100,9 @@ enum ClientThroughput {
         _ = try? await client.send(.push(token: tokens[0], headers: headers, payload: payload))
 
         if flags.contains("--delivery") {
-            let pushes = TokenPushes(count: requests, tokens: tokens.count, payload: payload)
+            let pushes = TokenPushes(count: requests, tokens: tokens.count, inFlight: inFlight, payload: payload)
             let delivery = PushDelivery(
-                client: client, configuration: .init(bundleID: option("--topic")),
+                client: client, configuration: .init(bundleID: bundleID),
                 onEvent: { event in pushes.answered(event) }
             )
             for (index, token) in tokens.enumerated() { delivery.setTarget(.device(token), for: index) }
@@ -92,7 +134,7 @@ enum ClientThroughput {
                     ? "PushDelivery, one in flight per activity" : "APNsClient, \(inFlight) in flight",
                 statuses.map { "\($0.key)×\($0.value)" }.sorted().joined(separator: " ")))
         await client.shutdown()
-
+        await mock?.shutdown()
     }
 }
 
@@ -140,7 +182,10 @@ final class Driver: @unchecked Sendable {
     }
 }
 
-/// The delivery benchmark: one activity per token, each submitting its next push when the last is answered.
+/// The delivery benchmark: one activity per token, at most `inFlight` of them with a push out; when
+/// one is answered, the activity that has waited longest submits its next push (the one just
+/// answered, when every activity has one out), as `liveline load` keeps at most
+/// `--max-in-flight` of its activities' pushes out.
 final class TokenPushes: @unchecked Sendable {
     let lock = NSLock()
     let count: Int
@@ -152,12 +197,31 @@ final class TokenPushes: @unchecked Sendable {
     var sequence: [Int]
     var statuses: [String: Int] = [:]
     var done: CheckedContinuation<Void, Never>?
+    /// The activities without a push out, oldest first: a ring of `idleCount` from `idleHead`.
+    var idle: [Int]
+    var idleHead = 0
+    var idleCount: Int
+    let initial: Int
 
-    init(count: Int, tokens: Int, payload: [UInt8]) {
+    init(count: Int, tokens: Int, inFlight: Int, payload: [UInt8]) {
         self.count = count
         self.tokens = tokens
         self.payload = payload
         sequence = Array(repeating: 0, count: tokens)
+        initial = min(max(1, inFlight), tokens)
+        idle = Array(initial..<tokens) + Array(repeating: 0, count: initial)
+        idleCount = tokens - initial
+    }
+
+    /// The activity to send next, `answered` having just been answered.
+    func next(after answered: Int) -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        guard idleCount > 0 else { return answered }
+        idle[(idleHead + idleCount) % tokens] = answered
+        let next = idle[idleHead]
+        idleHead = (idleHead + 1) % tokens
+        return next
     }
 
     func push(for activity: Int) -> Push? {
@@ -177,7 +241,7 @@ final class TokenPushes: @unchecked Sendable {
             lock.lock()
             done = continuation
             lock.unlock()
-            for activity in 0..<tokens {
+            for activity in 0..<initial {
                 if let push = push(for: activity) { delivery?.submit(push) }
             }
         }
@@ -201,6 +265,7 @@ final class TokenPushes: @unchecked Sendable {
         let continuation = finished ? done : nil
         lock.unlock()
         if let continuation { continuation.resume(); return }
-        if let push = push(for: activity) { delivery?.submit(push) }
+        let next = next(after: activity)
+        if let push = push(for: next) { delivery?.submit(push) }
     }
 }
