@@ -79,11 +79,11 @@ if [[ "${1:-}" == "--mock" ]]; then
   load_mock() { # build name, round
     local bin=$BIN
     [ "$1" = baseline ] && bin=$BASELINE
-    /usr/bin/time -f "%e %M" -o "$OUT/mock-$1-$2.time" "$bin" load "$SCENARIO" --activities 100000 --quiet \
+    /usr/bin/time -f "%e %M %U %S" -o "$OUT/mock-$1-$2.time" "$bin" load "$SCENARIO" --activities 100000 --quiet \
       --json "$OUT/mock-$1-$2.json" ${MOCK_DURATION:+--duration "$MOCK_DURATION"} >/dev/null
   }
   client_mock() { # round
-    "$CLIENT" --embedded-mock --delivery --payload "$OUT/payload.json" --token-count 100000 --in-flight 2000 \
+    /usr/bin/time -f "%e %M %U %S" -o "$OUT/client-$1.time" "$CLIENT" --embedded-mock --delivery --payload "$OUT/payload.json" --token-count 100000 --in-flight 2000 \
       --connections 2 --requests "$CLIENT_REQUESTS" > "$OUT/client-$1.txt"
   }
   for round in $(seq 1 "$MOCK_ROUNDS"); do
@@ -100,26 +100,36 @@ if [[ "${1:-}" == "--mock" ]]; then
   python3 - "$OUT" "$MOCK_ROUNDS" "${builds[@]}" <<'PY'
 import json, re, statistics, sys
 out, rounds, builds = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
-client = [float(re.match(r"([0-9.]+) pushes/s", open(f"{out}/client-{r}.txt").read()).group(1))
-          for r in range(1, rounds + 1)]
+def cpu(path):  # CPU seconds (user + system) of the process, from /usr/bin/time
+    fields = open(path).read().split()
+    return float(fields[2]) + float(fields[3])
+client, client_cpu = [], []
+for r in range(1, rounds + 1):
+    text = open(f"{out}/client-{r}.txt").read()
+    client.append(float(re.match(r"([0-9.]+) pushes/s", text).group(1)))
+    requests = int(re.search(r"\((\d+) in ", text).group(1))
+    client_cpu.append(cpu(f"{out}/client-{r}.time") * 1e6 / requests)
 print(f"client (ClientThroughput --embedded-mock --delivery, 100,000 activities, 2,000 in flight, 2 connections): "
-      f"{' '.join(f'{c:,.0f}' for c in client)} pushes/s; median {statistics.median(client):,.0f}")
+      f"{' '.join(f'{c:,.0f}' for c in client)} pushes/s, median {statistics.median(client):,.0f}; "
+      f"{' '.join(f'{c:.1f}' for c in client_cpu)} us CPU a push (with its mock), median {statistics.median(client_cpu):.1f}")
 print(open(f"{out}/client-1.txt").read().strip())
 for build in builds:
-    rates, ratios = [], []
+    rates, ratios, cpus = [], [], []
     for r in range(1, rounds + 1):
         d = json.load(open(f"{out}/mock-{build}-{r}.json")); v = d["delivery"]; p = d["pushes"]
         acc = v["delivered"] + v["superseded"] + v["rejected"] + v["gave-up"] + v["dropped-after-stop"] + v["lost"]
-        wall, rss = open(f"{out}/mock-{build}-{r}.time").read().split()
+        wall, rss = open(f"{out}/mock-{build}-{r}.time").read().split()[:2]
         rate = v["delivered"] * 1000 / d["duration-ms"]
-        rates.append(rate); ratios.append(rate / client[r - 1])
+        per_push = cpu(f"{out}/mock-{build}-{r}.time") * 1e6 / max(1, v["delivered"])
+        rates.append(rate); ratios.append(rate / client[r - 1]); cpus.append(client_cpu[r - 1] / per_push)
         print(f"load ({build}) round {r}: produced {p['produced']:,} submitted {v['submitted']:,} "
               f"delivered {v['delivered']:,} superseded {v['superseded']:,} rejected {v['rejected']:,} lost {v['lost']:,}; "
               f"accounted {acc:,}/{v['submitted']:,}; {p['bytes'] / max(1, p['produced']):.0f} B a push; "
               f"{d['duration-ms']/1000:.1f} s, {rate:,.0f} pushes/s, {rate / client[r - 1]:.2f}x the client; "
+              f"{per_push:.1f} us CPU a push (with its mock, the setup included), the client's {client_cpu[r - 1] / per_push:.2f}x of it; "
               f"wall {wall} s, max RSS {int(rss) / 1024:.0f} MB")
-    print(f"load ({build}): median {statistics.median(rates):,.0f} pushes/s, "
-          f"median ratio to the client in its round {statistics.median(ratios):.2f} (target >= 0.8)")
+    print(f"load ({build}): median {statistics.median(rates):,.0f} pushes/s; medians of the ratios to the client in "
+          f"its round: by rate {statistics.median(ratios):.2f}, by CPU a push {statistics.median(cpus):.2f} (target >= 0.8)")
 PY
 fi
 calibration
