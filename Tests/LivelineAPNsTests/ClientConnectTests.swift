@@ -46,12 +46,11 @@ import Testing
         let client = try APNsClient(
             configuration: .init(endpoint: APNsEndpoint(host: "127.0.0.1", port: mock.server.port, tls: true)),
             eventLoopGroup: MultiThreadedEventLoopGroup.singleton)
-        let began = ContinuousClock.now
         do {
             try await client.connect(patience: .seconds(20))
             Issue.record("connected without trusting the certificate")
         } catch {
-            #expect(ContinuousClock.now - began < .seconds(10))
+            // One attempt, not 20 seconds of them: a certificate refused is not a server starting.
             #expect(error.attempts == 1)
             #expect(error.setupError != nil, "\(error)")
         }
