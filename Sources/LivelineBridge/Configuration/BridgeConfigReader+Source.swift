@@ -16,10 +16,14 @@ extension BridgeConfigReader {
         ] + webhookKeys + streamKeys
 
     mutating func sources(_ node: Node) -> [SourceConfiguration] {
-        guard case .mapping(let mapping) = node, !mapping.isEmpty else {
+        guard case .mapping(let mapping) = node else {
             error(
                 node, "expected sources as a mapping of source names to sources, found \(ScenarioReader.describe(node))"
             )
+            return []
+        }
+        guard !mapping.isEmpty else {
+            error(node, "expected at least one source under sources (a name, then its verify:, scenario: and events:)")
             return []
         }
         var sources: [SourceConfiguration] = []

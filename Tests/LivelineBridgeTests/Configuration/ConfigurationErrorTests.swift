@@ -38,6 +38,16 @@ import Testing
         #expect(configurationErrors(Self.valid).isEmpty)
     }
 
+    @Test func noSourcesAtAllSaysWhatOneNeeds() {
+        let empty = "liveline-bridge: 1\nlisten: 127.0.0.1:8080\nsources: {}\n"
+        expectError(
+            empty, 3, 10,
+            "expected at least one source under sources (a name, then its verify:, scenario: and events:)")
+        expectError(
+            "liveline-bridge: 1\nlisten: 127.0.0.1:8080\nsources: [shop]\n", 3, 10,
+            "expected sources as a mapping of source names to sources, found a sequence")
+    }
+
     @Test func anUnknownKeyGetsADidYouMean() {
         expectError(
             Self.changed("listen:", "listne:"), 2, 1,
