@@ -90,6 +90,45 @@ import Testing
         }
     }
 
+    /// A store of migration 16 keeps its iPhone activity and its queued push after migration 17
+    /// (an activity's FCM token, an outbox push's FCM message), and takes an Android one after.
+    @Test(arguments: StoreKind.allCases)
+    func anUpgradedStoreKeepsItsActivitiesAsIPhones(_ kind: StoreKind) async throws {
+        try await F.withLocation(kind) { location in
+            let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 16)
+            try await old.transaction { tx in
+                try await SQLStore.markRegistered("order-1", tx)
+                try await tx.run(
+                    """
+                    INSERT INTO activities (key, update_token, source, frequent_updates, lifecycle, updated_at)
+                    VALUES ('order-1', 'aa', 'delivery', 0, 'active', $1)
+                    """,
+                    [.int(F.epoch)])
+                try await tx.run(
+                    """
+                    INSERT INTO outbox (activity_key, payload, priority, due_at, kind, topic, expiration)
+                    VALUES ('order-1', $1, 10, $2, 'update', 'com.example.app.push-type.liveactivity', 0)
+                    """,
+                    [.bytes(Array(#"{"aps":{}}"#.utf8)), .int(F.epoch)])
+            }
+            try await old.close()
+
+            let upgraded = try await SQLStore.open(location, now: F.epoch)
+            #expect(upgraded.migrationsAppliedAtOpen == [17])
+            let kept = try #require(try await upgraded.activity("order-1"))
+            #expect(kept.updateToken == "aa" && kept.fcmToken == nil && kept.platform == .ios)
+            let claimed = try await upgraded.claimDuePushes(limit: 5, instance: "i", lease: .seconds(5), now: F.epoch)
+            #expect(claimed.count == 1 && claimed.first?.push.android == nil && claimed.first?.target.fcmToken == nil)
+            _ = try await upgraded.registerActivity(
+                ActivityRegistration(
+                    activityKey: "order-2", targets: ActivityTargets(fcmToken: "fid:cXk1Installation"),
+                    source: "delivery"),
+                now: F.epoch)
+            #expect(try await upgraded.activity("order-2")?.platform == .android)
+            try await upgraded.close()
+        }
+    }
+
     /// Pushes written before migration 10, with their headers as a JSON object, are sent with the
     /// same topic, priority and expiration after the upgrade: from the outbox, the dead letters
     /// and the fan-outs.
