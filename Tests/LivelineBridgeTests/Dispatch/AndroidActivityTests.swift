@@ -137,9 +137,8 @@ import Testing
     func theMetricsCountTheKeysOwnPushesByPlatform(_ kind: StoreKind) async throws {
         try await withBridge(kind, android: true) { bridge in
             let metrics = BridgeMetrics()
-            let fcm = FCMDestination(client: try #require(bridge.fcmClient), project: BridgeHarness.fcmProject)
             let sender = OutboxSender(
-                store: bridge.store, clients: APNsClients(bridge.client, fcm: fcm),
+                store: bridge.store, clients: APNsClients(bridge.client, fcm: bridge.fcm),
                 configuration: .init(instance: "metered"), observer: metrics)
             try await Self.register(bridge)
             try await bridge.register("D-2", updateToken: BridgeHarness.token(2))

@@ -44,11 +44,20 @@ import Testing
     static func registerBeforeMigration11(
         _ store: SQLStore, activityKey: String, updateToken: String, source: String
     ) async throws {
+        try await register(
+            store, activityKey: activityKey, updateToken: updateToken, source: source, column: "scenario")
+    }
+
+    /// Registers a pending activity with only the columns every store of its age has: its
+    /// source in `column` (`scenario` before migration 11, `source` from it on).
+    static func register(
+        _ store: SQLStore, activityKey: String, updateToken: String, source: String, column: String = "source"
+    ) async throws {
         try await store.transaction { tx in
             try await SQLStore.markRegistered(activityKey, tx)
             try await tx.run(
                 """
-                INSERT INTO activities (key, update_token, scenario, frequent_updates, lifecycle, updated_at)
+                INSERT INTO activities (key, update_token, \(column), frequent_updates, lifecycle, updated_at)
                 VALUES ($1, $2, $3, 0, 'pending', $4)
                 """,
                 [.text(activityKey), .text(updateToken), .text(source), .int(F.epoch)])
@@ -96,14 +105,8 @@ import Testing
     func anUpgradedStoreKeepsItsActivitiesAsIPhones(_ kind: StoreKind) async throws {
         try await F.withLocation(kind) { location in
             let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 16)
+            try await Self.register(old, activityKey: "order-1", updateToken: "aa", source: "delivery")
             try await old.transaction { tx in
-                try await SQLStore.markRegistered("order-1", tx)
-                try await tx.run(
-                    """
-                    INSERT INTO activities (key, update_token, source, frequent_updates, lifecycle, updated_at)
-                    VALUES ('order-1', 'aa', 'delivery', 0, 'active', $1)
-                    """,
-                    [.int(F.epoch)])
                 try await tx.run(
                     """
                     INSERT INTO outbox (activity_key, payload, priority, due_at, kind, topic, expiration)
@@ -192,15 +195,7 @@ import Testing
     func tokensStoredBeforeEnvironmentsFollowTheDefault(_ kind: StoreKind) async throws {
         try await F.withLocation(kind) { location in
             let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 11)
-            try await old.transaction { tx in
-                try await SQLStore.markRegistered("match", tx)
-                try await tx.run(
-                    """
-                    INSERT INTO activities (key, update_token, source, frequent_updates, lifecycle, updated_at)
-                    VALUES ('match', 'aa11', 'football', 0, 'pending', $1)
-                    """,
-                    [.int(F.epoch)])
-            }
+            try await Self.register(old, activityKey: "match", updateToken: "aa11", source: "football")
             _ = try await old.transaction { tx in
                 try await tx.run(
                     "INSERT INTO followers (activity_key, device, update_token) VALUES ('match', 'old', $1)",
