@@ -62,6 +62,9 @@ import Testing
             #expect(history.allSatisfy { $0.platform == .android && $0.outcome == .delivered && $0.status == 200 })
             #expect(
                 history.allSatisfy { $0.apnsID?.hasPrefix("projects/\(BridgeHarness.fcmProject)/messages/") == true })
+            // `liveline bridge history` names the platform and FCM's message.
+            let line = try #require(PushHistoryText.lines(history).first)
+            #expect(line.contains("delivered  android (FCM) 200") && line.contains("fcm projects/"), "\(line)")
             let entry = PushHistoryView.entry(try #require(history.first))
             #expect(entry["platform"] == .string("android") && entry["apns-id"] == nil)
             guard case .string(let name)? = entry["fcm-message"] else {
