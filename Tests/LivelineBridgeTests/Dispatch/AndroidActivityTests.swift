@@ -137,6 +137,44 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aRefusedSetupHoldsThePushAMinuteAndSaysWhy(_ kind: StoreKind) async throws {
+        try await withBridge(kind, android: true) { bridge in
+            try await Self.register(bridge)
+            try #require(bridge.mockFCM).inject(.senderIDMismatch, for: .token(Self.phone))
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
+            try await bridge.settle()
+            #expect(try Self.shown(bridge) == nil)
+            let held = try #require(try await bridge.store.pushHistory(activityKey: "D-1", before: nil, limit: 5).first)
+            #expect(held.outcome == .held && held.platform == .android && held.apnsReason == "SENDER_ID_MISMATCH")
+            let activity = try #require(try await bridge.store.activity("D-1"))
+            #expect(activity.fcmToken != nil, "a setup error keeps the token")
+            #expect(activity.lastError?.contains("FCM refused the setup") == true, "\(activity.lastError ?? "")")
+            #expect(try await bridge.store.queuedPushes(for: "D-1") == 1)
+            // Held, not failing: the attempt is not counted, and it goes once the minute is over.
+            bridge.advance(seconds: 59)
+            try await bridge.settle()
+            #expect(try Self.shown(bridge) == nil)
+            bridge.advance(seconds: 1)
+            try await bridge.settle()
+            #expect(try Self.shown(bridge)?.content.text == "Priya is on her way to Bao House")
+            let history = try await bridge.store.pushHistory(activityKey: "D-1", before: nil, limit: 5)
+            #expect(history.map(\.outcome) == [.delivered, .held] && history.first?.attempt == 1)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aBridgeWithoutFCMHoldsAnAndroidKeysPushes(_ kind: StoreKind) async throws {
+        try await withBridge(kind) { bridge in
+            try await Self.register(bridge)
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
+            try await bridge.settle()
+            #expect(try await bridge.store.queuedPushes(for: "D-1") == 1)
+            #expect(try await bridge.store.deadLetters(limit: 5).isEmpty)
+            #expect(try await bridge.store.activity("D-1")?.lastError?.contains("no FCM") == true)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func theMetricsCountTheKeysOwnPushesByPlatform(_ kind: StoreKind) async throws {
         try await withBridge(kind, android: true) { bridge in
             let metrics = BridgeMetrics()
