@@ -175,6 +175,22 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func anAndroidKeyWithIPhoneFollowersReachesBoth(_ kind: StoreKind) async throws {
+        try await withBridge(kind, android: true) { bridge in
+            try await Self.register(bridge)
+            let follower = Follower(device: "iphone-1", updateToken: BridgeHarness.token(101))
+            _ = try await bridge.store.putFollowers([follower], activityKey: "D-1", now: bridge.now)
+            try await bridge.receive("doordash", doordash("DASHER_CONFIRMED"))
+            try await bridge.settle()
+            #expect(try Self.shown(bridge)?.content.text == "Priya is on her way to Bao House")
+            #expect(bridge.shown(BridgeHarness.token(101))["courierName"]?.stringValue == "Priya")
+            let history = try await bridge.store.pushHistory(activityKey: "D-1", before: nil, limit: 5)
+            #expect(history.filter { $0.fanOut == nil }.map(\.platform) == [.android])
+            #expect(history.compactMap(\.fanOut).map(\.sent) == [1])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func theMetricsCountTheKeysOwnPushesByPlatform(_ kind: StoreKind) async throws {
         try await withBridge(kind, android: true) { bridge in
             let metrics = BridgeMetrics()
