@@ -34,6 +34,18 @@ import Testing
         try #require(bridge.mockFCM).messages().compactMap { $0.message.data[LiveUpdateKeys.event] }
     }
 
+    /// Checks that the phone shows nothing until `seconds` have passed, then the first update;
+    /// the key's history then.
+    static func shownOnlyAfter(seconds: Double, _ bridge: BridgeHarness) async throws -> [PushRecord] {
+        bridge.advance(seconds: seconds - 1)
+        try await bridge.settle()
+        #expect(try shown(bridge) == nil)
+        bridge.advance(seconds: 1)
+        try await bridge.settle()
+        #expect(try shown(bridge)?.content.text == "Priya is on her way to Bao House")
+        return try await bridge.store.pushHistory(activityKey: "D-1", before: nil, limit: 5)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func anAndroidActivityIsSentItsStoryStartUpdatesAndEndThroughFCM(_ kind: StoreKind) async throws {
         try await withBridge(kind, android: true) { bridge in
@@ -125,13 +137,7 @@ import Testing
                 retrying.outcome == .retrying && retrying.platform == .android && retrying.apnsReason == "UNAVAILABLE")
             #expect(try await bridge.store.queuedPushes(for: "D-1") == 1)
             // Its Retry-After: nothing before it, then the start.
-            bridge.advance(seconds: 4)
-            try await bridge.settle()
-            #expect(try Self.shown(bridge) == nil)
-            bridge.advance(seconds: 1)
-            try await bridge.settle()
-            #expect(try Self.shown(bridge)?.content.text == "Priya is on her way to Bao House")
-            let history = try await bridge.store.pushHistory(activityKey: "D-1", before: nil, limit: 5)
+            let history = try await Self.shownOnlyAfter(seconds: 5, bridge)
             #expect(history.map(\.outcome) == [.delivered, .retrying] && history.first?.attempt == 2)
         }
     }
@@ -151,13 +157,7 @@ import Testing
             #expect(activity.lastError?.contains("FCM refused the setup") == true, "\(activity.lastError ?? "")")
             #expect(try await bridge.store.queuedPushes(for: "D-1") == 1)
             // Held, not failing: the attempt is not counted, and it goes once the minute is over.
-            bridge.advance(seconds: 59)
-            try await bridge.settle()
-            #expect(try Self.shown(bridge) == nil)
-            bridge.advance(seconds: 1)
-            try await bridge.settle()
-            #expect(try Self.shown(bridge)?.content.text == "Priya is on her way to Bao House")
-            let history = try await bridge.store.pushHistory(activityKey: "D-1", before: nil, limit: 5)
+            let history = try await Self.shownOnlyAfter(seconds: 60, bridge)
             #expect(history.map(\.outcome) == [.delivered, .held] && history.first?.attempt == 1)
         }
     }
