@@ -312,9 +312,17 @@ public final class BridgeDispatcher: Sendable {
             commit.fanOuts = sink.pushes
             commit.fanOutReasons = sink.reasons
             let own = zip(sink.pushes, sink.reasons).filter { push, _ in
-                push.kind == .start
-                    ? activity.pushToStartToken != nil : (activity.updateToken != nil || activity.channelID != nil)
+                activity.fcmToken != nil
+                    ? push.android != nil
+                    : push.kind == .start
+                        ? activity.pushToStartToken != nil : (activity.updateToken != nil || activity.channelID != nil)
             }
+            commit.pushes = own.map(\.0)
+            commit.pushReasons = own.map(\.1)
+        } else if activity.fcmToken != nil {
+            // An Android phone is sent the story's android: Live Update; a story without one has
+            // nothing for it (its registration's answer says so), so nothing waits in the outbox.
+            let own = zip(sink.pushes, sink.reasons).filter { push, _ in push.android != nil }
             commit.pushes = own.map(\.0)
             commit.pushReasons = own.map(\.1)
         }

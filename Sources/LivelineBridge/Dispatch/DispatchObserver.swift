@@ -1,8 +1,10 @@
+import Liveline
+
 /// What the dispatcher and the outbox sender report as they work: metrics and logs listen.
 /// Called from the dispatching task; keep it quick.
 public protocol DispatchObserver: Sendable {
-    /// APNs (or the transport, status 0) answered a push.
-    func pushAnswered(status: Int, reason: String?)
+    /// APNs, or FCM for a key on an Android phone (or the transport, status 0), answered a push.
+    func pushAnswered(platform: Platform, status: Int, reason: String?)
     /// From the webhook's receipt to APNs' answer, for pushes a webhook caused.
     func receiptToAnswer(seconds: Double)
     /// A failed push will be tried again.
@@ -21,7 +23,7 @@ extension DispatchObserver {
 public struct SilentDispatchObserver: DispatchObserver {
     /// An observer that reports nothing.
     public init() {}
-    public func pushAnswered(status: Int, reason: String?) {}
+    public func pushAnswered(platform: Platform, status: Int, reason: String?) {}
     public func receiptToAnswer(seconds: Double) {}
     public func retried(reason: String) {}
     public func deadLettered() {}

@@ -19,6 +19,9 @@ import Logging
 ///   that is not trusted): sending to the push's app and environment halts (``APNsHalts``);
 ///   its pushes wait, their attempts not counted, until a probe succeeds.
 ///
+/// A key registered with an `fcm-token` (an Android phone) is sent each push's FCM message
+/// through FCM instead, by the same policy (`OutboxSender+Android`).
+///
 /// Each push goes through the client of its activity's environment (``APNsClients``). The store
 /// hands out one push per activity at a time, the oldest, so an activity's pushes reach APNs in
 /// the order they were decided even across retries, halts and instances.
@@ -72,9 +75,9 @@ public final class OutboxSender: Sendable {
     public let configuration: Configuration
     /// Rung when the dispatcher queued pushes.
     public var wakeSignal: WakeSignal { core.wakeSignal }
-    private let core: SenderCore
+    let core: SenderCore
     private let store: any OutboxStore
-    private let observer: any DispatchObserver
+    let observer: any DispatchObserver
 
     /// A sender of `store`'s outbox through `clients`.
     ///
@@ -121,7 +124,12 @@ public final class OutboxSender: Sendable {
         var decisions: [Decision] = []
         var sending: [ClaimedPush] = []
         var outgoing: [APNsHalts.Outgoing] = []
+        var androids: [ClaimedPush] = []
         for push in claimed {
+            if push.target.fcmToken != nil {
+                androids.append(push)
+                continue
+            }
             guard let request = request(for: push) else {
                 // The target vanished between the claim and now: give the claim back for later
                 // (the attempt is counted, but never sends it to the dead letters).
@@ -137,12 +145,14 @@ public final class OutboxSender: Sendable {
         }
         // Send concurrently; write every answer of the pass in one transaction. A push left
         // unanswered at a stop's cutoff has no decision: its claim is given back after the pass.
+        async let android = androidDecisions(androids, now: now)
         let passages = await core.send(outgoing, now: now)
         for (index, passage) in passages.enumerated() {
             if let decision = decide(sending[index], scope: outgoing[index].scope, passage: passage, now: now) {
                 decisions.append(decision)
             }
         }
+        decisions += (await android).compactMap { $0 }
         let results = try await store.writePushOutcomes(decisions.map(\.outcome))
         for (decision, result) in zip(decisions, results) {
             switch result {
@@ -163,7 +173,7 @@ public final class OutboxSender: Sendable {
     }
 
     /// What to write for one push, and what to report about it.
-    private struct Decision: Sendable {
+    struct Decision: Sendable {
         var outcome: PushOutcome
         var error: String?
         var retryReason: String
@@ -187,7 +197,9 @@ public final class OutboxSender: Sendable {
         case .unanswered:
             return nil
         case .held(let until, let problem, let response):
-            if let response { observer.pushAnswered(status: response.status, reason: response.reason?.rawValue) }
+            if let response {
+                observer.pushAnswered(platform: .ios, status: response.status, reason: response.reason?.rawValue)
+            }
             let error = SenderCore.heldError(scope, problem: problem) + "; the push waits"
             return Decision(
                 outcome: .held(
@@ -195,7 +207,10 @@ public final class OutboxSender: Sendable {
                 error: error, retryReason: "halted")
         case .answered(let result, let answer):
             let response = try? result.get()
-            observer.pushAnswered(status: response?.status ?? 0, reason: response?.reason?.rawValue ?? "transport")
+            // `transport` only when nothing answered: an accepted push has no reason.
+            observer.pushAnswered(
+                platform: .ios, status: response?.status ?? 0,
+                reason: response.map { $0.reason?.rawValue } ?? "transport")
             let stored = response.map { Self.answer($0, at: answeredAt) }
             let described: String
             switch result {

@@ -26,6 +26,12 @@ import Liveline
 /// - `renew` is the key's own renewal, over its scenario's policy: `{"before": "7h30m",
 ///   "until": "48h"}` (`until` defaults to 24h), `false` for none, `null` for the scenario's.
 ///   It is checked as a scenario's `renew` is, against the source's activity: 422 otherwise.
+/// - `fcm-token` makes the key's own activity an Android phone: its FCM registration token, or
+///   `fid:` and its Firebase installation ID (as a follower's, ``FollowerRequest``). Every push
+///   of the story (start, updates, end) then goes to it through FCM as the story's `android:`
+///   Live Update; a story without an `android:` block sends it nothing, and the answer's
+///   `warning` says so. A phone is one platform: with an update token, a push-to-start token or
+///   a channel it is refused with 422 `two-platforms` (set theirs to `null` to switch).
 /// - After the change the activity needs at least one target (a token or a channel): an
 ///   activity nothing can reach is refused with 422.
 struct ActivityRegistrationRequest: Sendable, Hashable {
@@ -48,6 +54,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
     var pushToStartToken: Edit<String> = .keep
     var channel: Edit<String> = .keep
     var environment: Edit<APNsEnvironment> = .keep
+    var fcmToken: Edit<String> = .keep
     var source: String?
     var scenario: String?
     var frequentUpdates: Bool?
@@ -58,7 +65,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
 
     static let fields = [
         "update-token", "push-to-start-token", "channel", "environment", "source", "scenario", "frequent-updates",
-        "audience", "renew",
+        "audience", "renew", "fcm-token",
     ]
 
     /// Reads a request body. An empty body is an empty object.
@@ -85,6 +92,7 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
         pushToStartToken = try Self.token(object["push-to-start-token"], field: "push-to-start-token")
         channel = try Self.channel(object["channel"])
         environment = try Self.environment(object["environment"])
+        fcmToken = try FollowerRequest.fcmToken(object["fcm-token"])
         source = try Self.name(object["source"], field: "source")
         scenario = try Self.name(object["scenario"], field: "scenario")
         switch object["frequent-updates"] {
@@ -109,18 +117,21 @@ struct ActivityRegistrationRequest: Sendable, Hashable {
             updateToken: updateToken.applied(to: existing?.updateToken),
             pushToStartToken: pushToStartToken.applied(to: existing?.pushToStartToken),
             channelID: channel.applied(to: existing?.channelID),
-            environment: try Self.served(environment.applied(to: existing?.environment), by: environments))
-        let audienceOnly =
-            audience
-            ?? (existing.map {
-                ActivityTargets(
-                    updateToken: $0.updateToken, pushToStartToken: $0.pushToStartToken, channelID: $0.channelID
-                ).isEmpty
-            } ?? false)
+            environment: try Self.served(environment.applied(to: existing?.environment), by: environments),
+            fcmToken: fcmToken.applied(to: existing?.fcmToken))
+        let audienceOnly = audience ?? (existing.map { $0.targets.isEmpty } ?? false)
         guard !targets.isEmpty || audienceOnly else {
             throw Self.unprocessable(
                 "no-target",
-                "an activity needs an update-token, a push-to-start-token or a channel to receive pushes, or \"audience\": true when only its followers do"
+                "an activity needs an update-token, a push-to-start-token or a channel (iPhone), or an fcm-token (Android), to receive pushes, or \"audience\": true when only its followers do"
+            )
+        }
+        if targets.fcmToken != nil,
+            targets.updateToken != nil || targets.pushToStartToken != nil || targets.channelID != nil
+        {
+            throw Self.unprocessable(
+                "two-platforms",
+                "an activity is one phone: an fcm-token (Android) goes without update-token, push-to-start-token and channel (iPhone); set the other's fields to null to switch"
             )
         }
         let chosen = try self.source(existing: existing, sources: sources)

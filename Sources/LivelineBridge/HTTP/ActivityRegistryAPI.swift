@@ -48,8 +48,15 @@ struct ActivityRegistryAPI: Sendable {
                     "update-token": .string(registration.targets.updateToken.map(ActivityStatusView.masked) ?? "none"),
                     "push-to-start-token": .string(
                         registration.targets.pushToStartToken.map(ActivityStatusView.masked) ?? "none"),
+                    "platform": .string(registration.targets.platform.rawValue),
                 ])
-            return try await status(of: key, answering: created ? .created : .ok, logger: logger)
+            let answer = try await status(of: key, answering: created ? .created : .ok, logger: logger)
+            if registration.targets.fcmToken != nil, !Self.hasAndroidStory(registration.source, in: sources) {
+                logger.warning(
+                    "an Android phone registered for a story without an android: block is sent nothing",
+                    metadata: ["source": .string(registration.source)])
+            }
+            return answer
         }
     }
 
@@ -132,6 +139,14 @@ struct ActivityRegistryAPI: Sendable {
                 .serviceUnavailable, code: "store-unavailable",
                 reason: "the registry's store cannot be reached now; try again later")
         }
+    }
+
+    /// Whether `source`'s story has an `android:` block (an unknown source: nothing to warn of).
+    static func hasAndroidStory(_ source: String, in sources: [SourceConfiguration]) -> Bool {
+        guard let configured = sources.first(where: { $0.name == source }),
+            configured.scenario.activities.indices.contains(configured.activityIndex)
+        else { return true }
+        return configured.scenario.activities[configured.activityIndex].android != nil
     }
 
     static func key(_ raw: String?) throws(BridgeHTTPError) -> String {

@@ -22,6 +22,10 @@ import Liveline
 /// was recorded: it is not sent again until the app reports an update token or a new
 /// push-to-start token.
 ///
+/// `platform` is `android` for a key registered with an `fcm-token` (shown masked, as
+/// `fcm-token`), else `ios`. An Android key whose story has no `android:` block is sent nothing,
+/// and `warning` says so (the registration's answer shows it too).
+///
 /// A key that renews (`Renewal`) shows `renew` (`{"before", "until", "from": "key" | "scenario"}`,
 /// or `null`) and its newest renewal, when it has one: `{"generation", "at", "state": "running" |
 /// "done", "renewed", "refused", "in-doubt", "pending"}`.
@@ -50,6 +54,11 @@ struct ActivityStatusView {
         object["update-token"] = JSONAnswer.text(activity.updateToken.map(Self.masked))
         object["push-to-start-token"] = JSONAnswer.text(activity.pushToStartToken.map(Self.masked))
         object["channel"] = JSONAnswer.text(activity.channelID)
+        object["platform"] = .string(activity.platform.rawValue)
+        if let token = activity.fcmToken {
+            object["fcm-token"] = .string(Self.masked(token))
+            if let warning = androidWarning { object["warning"] = .string(warning) }
+        }
         object["environment"] = .string(environments.resolve(activity.environment).rawValue)
         object["frequent-updates"] = .bool(activity.frequentUpdates)
         object["renew"] = renewJSON
@@ -81,6 +90,13 @@ struct ActivityStatusView {
         // Bytes that do not parse would make the whole answer unreadable: show null instead.
         object["content-state"] = contentState.flatMap { try? JSONParser.parse($0) } ?? .null
         return object
+    }
+
+    /// What an Android key is told when its story has no `android:` block: it is sent nothing.
+    private var androidWarning: String? {
+        guard let source, !ActivityRegistryAPI.hasAndroidStory(source.name, in: [source]) else { return nil }
+        return
+            "source '\(source.name)' plays \((source.scenario.file as NSString).lastPathComponent), whose story has no android: block: nothing is sent to this Android phone until it has one"
     }
 
     /// The renewal the key plays: its own, else its scenario's; null for none.

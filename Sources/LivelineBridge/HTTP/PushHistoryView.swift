@@ -45,9 +45,17 @@ enum PushHistoryView {
                 object["followers"] = .object(StateObject(tally))
             }
         } else {
+            // Each platform's answer under its own names: FCM's error status and message name.
+            object["platform"] = .string(record.platform.rawValue)
             object["status"] = record.status.map(StateValue.int) ?? .null
-            object["apns-reason"] = JSONAnswer.text(record.apnsReason)
-            object["apns-id"] = JSONAnswer.text(record.apnsID)
+            switch record.platform {
+            case .ios:
+                object["apns-reason"] = JSONAnswer.text(record.apnsReason)
+                object["apns-id"] = JSONAnswer.text(record.apnsID)
+            case .android:
+                object["fcm-error"] = JSONAnswer.text(record.apnsReason)
+                object["fcm-message"] = JSONAnswer.text(record.apnsID)
+            }
             object["instance"] = JSONAnswer.text(record.instances.first)
             object["attempt"] = .int(record.attempt)
         }

@@ -1,3 +1,4 @@
+import Liveline
 import Prometheus
 import Synchronization
 
@@ -75,7 +76,10 @@ public final class BridgeMetrics: Sendable {
             descriptor("liveline_webhooks_total", "Webhooks received, by source and result.")
         }
         static var pushes: MetricNameDescriptor {
-            descriptor("liveline_pushes_total", "APNs answers, by HTTP status and APNs reason (empty when none).")
+            descriptor(
+                "liveline_pushes_total",
+                "Answers to the keys' own pushes, by platform (ios: APNs, android: FCM), HTTP status and reason (empty when none)."
+            )
         }
         static var receiptToAnswer: MetricNameDescriptor {
             descriptor(
@@ -147,10 +151,13 @@ public final class BridgeMetrics: Sendable {
             .increment()
     }
 
-    /// Counts one answer from APNs: its HTTP status (0 when none came) and its `reason`.
-    public func pushAnswered(status: Int, reason: String?) {
-        registry.makeCounter(descriptor: Name.pushes, labels: [("status", String(status)), ("reason", reason ?? "")])
-            .increment()
+    /// Counts one answer from APNs (`ios`) or FCM (`android`): its HTTP status (0 when none
+    /// came) and its reason (APNs' `reason`, FCM's error status).
+    public func pushAnswered(platform: Platform, status: Int, reason: String?) {
+        registry.makeCounter(
+            descriptor: Name.pushes,
+            labels: [("platform", platform.rawValue), ("status", String(status)), ("reason", reason ?? "")]
+        ).increment()
     }
 
     /// Counts one connection closed on arrival over `max-connections`.

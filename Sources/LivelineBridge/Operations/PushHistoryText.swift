@@ -18,10 +18,11 @@ public enum PushHistoryText {
                 line += "  \(CountText.of(fanOut.sent, "follower")) sent, \(fanOut.failed) failed"
                 if fanOut.held > 0 { line += ", \(fanOut.held) held" }
             } else {
+                if record.platform == .android { line += "  android (FCM)" }
                 if let status = record.status { line += " \(status)" }
                 if let reason = record.apnsReason { line += " \(reason)" }
                 if record.attempt > 1 { line += " (attempt \(record.attempt))" }
-                if let id = record.apnsID { line += "  apns-id \(id)" }
+                if let id = record.apnsID { line += record.platform == .android ? "  fcm \(id)" : "  apns-id \(id)" }
             }
             if !record.instances.isEmpty { line += "  by \(record.instances.joined(separator: ", "))" }
             if let answered = record.answeredAt {

@@ -22,7 +22,7 @@ public struct OutboxPush: Sendable, Hashable {
     public var receivedAt: Millis?
     /// The same decision for Android phones, when the story has an `android:` block: the FCM
     /// message without its target, `{"data":{…},"android":{…}}` (`FCMMessageFields`), sent
-    /// to a fan-out's Android followers. Nil otherwise.
+    /// to a fan-out's Android followers and to a key registered with an `fcm-token`. Nil otherwise.
     public var android: [UInt8]?
 
     /// A push with the parts given.
@@ -62,39 +62,50 @@ public struct ActivityTargets: Sendable, Hashable {
     public var channelID: String?
     /// The APNs environment of its tokens and channel; nil: the configuration's `apns.environment`.
     public var environment: APNsEnvironment?
+    /// An Android phone's FCM registration token, or `fid:` and its Firebase installation ID,
+    /// instead of the APNs tokens and channel: every push (start, update, end) goes to it
+    /// through FCM, as the push's FCM message (``OutboxPush/android``).
+    public var fcmToken: String?
 
     /// Targets with the parts given; none at all means nowhere to send yet.
     public init(
         updateToken: String? = nil, pushToStartToken: String? = nil, channelID: String? = nil,
-        environment: APNsEnvironment? = nil
+        environment: APNsEnvironment? = nil, fcmToken: String? = nil
     ) {
         self.updateToken = updateToken
         self.pushToStartToken = pushToStartToken
         self.channelID = channelID
         self.environment = environment
+        self.fcmToken = fcmToken
     }
 
     /// Whether a push can go anywhere at all.
-    public var isEmpty: Bool { updateToken == nil && pushToStartToken == nil && channelID == nil }
+    public var isEmpty: Bool { updateToken == nil && pushToStartToken == nil && channelID == nil && fcmToken == nil }
+
+    /// The phone's platform: Android with an FCM token, iOS otherwise.
+    public var platform: Platform { fcmToken == nil ? .ios : .android }
 }
 
-/// What APNs answered (or the transport said) for one push.
+/// What APNs or FCM answered (or the transport said) for one push.
 public struct PushAnswer: Sendable, Hashable {
     /// When the answer came, or when the attempt failed.
     public var at: Millis
     /// The HTTP status; 0 when no answer came.
     public var status: Int
-    /// APNs' `reason`, if any.
+    /// APNs' `reason`, or FCM's error status (`UNREGISTERED`), if any.
     public var reason: String?
-    /// APNs's `apns-id` for the push, when it answered.
+    /// APNs's `apns-id` for the push, or the name FCM gave the message, when it answered.
     public var apnsID: String?
+    /// Who answered: APNs (`ios`) or FCM (`android`).
+    public var platform: Platform
 
     /// An answer with the parts given.
-    public init(at: Millis, status: Int, reason: String? = nil, apnsID: String? = nil) {
+    public init(at: Millis, status: Int, reason: String? = nil, apnsID: String? = nil, platform: Platform = .ios) {
         self.at = at
         self.status = status
         self.reason = reason
         self.apnsID = apnsID
+        self.platform = platform
     }
 }
 

@@ -79,6 +79,10 @@ public struct PushRecord: Sendable, Hashable {
     /// The renewal the push belongs to (its start of a successor or its end of a predecessor),
     /// by the renewal's id; nil for the story's own pushes.
     public var renewal: Int64?
+    /// Who an attempt went to: APNs (`ios`), or FCM (`android`) for a key registered with an
+    /// `fcm-token`, whose answer is then FCM's (``status``, its error status in ``apnsReason``,
+    /// the message's name in ``apnsID``). A fan-out counts each platform in its tally.
+    public var platform: Platform = .ios
 
     /// A fan-out's own part of its history entry (or a renewal's, for the key's followers).
     public struct FanOutTally: Sendable, Hashable {

@@ -14,6 +14,9 @@ public struct RegisteredActivity: Sendable, Hashable {
     public var channelID: String?
     /// The APNs environment of its tokens; nil: the configuration's `apns.environment`.
     public var environment: APNsEnvironment?
+    /// An Android phone's FCM token (or `fid:` and its Firebase installation ID), instead of
+    /// the APNs tokens and channel.
+    public var fcmToken: String?
     /// The name of the source whose story (its scenario's activity) the activity follows.
     public var source: String
     /// Whether the app declares `NSSupportsLiveActivitiesFrequentUpdates` (a larger budget).
@@ -39,7 +42,7 @@ public struct RegisteredActivity: Sendable, Hashable {
         environment: APNsEnvironment? = nil, source: String, frequentUpdates: Bool = false,
         lifecycle: ActivityEngine.Lifecycle = .pending,
         engineState: [UInt8]? = nil, nextDeadline: Millis? = nil, lastPush: PushAnswer? = nil,
-        lastError: String? = nil, updatedAt: Millis, renewal: RenewalChoice? = nil
+        lastError: String? = nil, updatedAt: Millis, renewal: RenewalChoice? = nil, fcmToken: String? = nil
     ) {
         self.activityKey = activityKey
         self.updateToken = updateToken
@@ -55,5 +58,16 @@ public struct RegisteredActivity: Sendable, Hashable {
         self.lastError = lastError
         self.updatedAt = updatedAt
         self.renewal = renewal
+        self.fcmToken = fcmToken
     }
+
+    /// Where its pushes go now.
+    public var targets: ActivityTargets {
+        ActivityTargets(
+            updateToken: updateToken, pushToStartToken: pushToStartToken, channelID: channelID,
+            environment: environment, fcmToken: fcmToken)
+    }
+
+    /// The phone's platform: Android with an FCM token, iOS otherwise.
+    public var platform: Platform { fcmToken == nil ? .ios : .android }
 }

@@ -6,11 +6,11 @@ extension SQLStore {
     static let activityColumns = """
         key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, engine_state,
         next_deadline, last_push_at, last_push_status, last_push_reason, last_push_apns_id, last_error, updated_at,
-        environment, renew_before, renew_until
+        environment, renew_before, renew_until, fcm_token
         """
 
     /// One transaction: a new activity starts pending with no engine state; an existing one
-    /// changes only its tokens, channel, environment, source, frequent-updates flag and update time, so a
+    /// changes only its tokens (FCM's included), channel, environment, source, frequent-updates flag and update time, so a
     /// registration that races the dispatcher never undoes what the dispatcher wrote.
     public func registerActivity(_ registration: ActivityRegistration, now: Millis) async throws -> Bool {
         let targets = registration.targets
@@ -19,7 +19,7 @@ extension SQLStore {
                 .text(registration.activityKey), .optional(targets.updateToken), .optional(targets.pushToStartToken),
                 .optional(targets.channelID), .text(registration.source), .int(registration.frequentUpdates ? 1 : 0),
                 .text(ActivityEngine.Lifecycle.pending.rawValue), .int(now), .optional(targets.environment?.rawValue),
-            ] + Self.renewalValues(registration.renewal)
+            ] + Self.renewalValues(registration.renewal) + [.optional(targets.fcmToken)]
         let history = keepsHistory
         return try await transaction { tx in
             try await Self.markRegistered(registration.activityKey, tx)
@@ -29,12 +29,13 @@ extension SQLStore {
             let existed = existing != nil
             try await tx.run(
                 """
-                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, updated_at, environment, renew_before, renew_until)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+                INSERT INTO activities (key, update_token, push_to_start_token, channel_id, source, frequent_updates, lifecycle, updated_at, environment, renew_before, renew_until, fcm_token)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
                 ON CONFLICT (key) DO UPDATE SET update_token = excluded.update_token,
                     push_to_start_token = excluded.push_to_start_token, channel_id = excluded.channel_id,
                     source = excluded.source, frequent_updates = excluded.frequent_updates, updated_at = excluded.updated_at,
-                    environment = excluded.environment, renew_before = excluded.renew_before, renew_until = excluded.renew_until
+                    environment = excluded.environment, renew_before = excluded.renew_before, renew_until = excluded.renew_until,
+                    fcm_token = excluded.fcm_token
                 """,
                 values
             )
@@ -112,7 +113,8 @@ extension SQLStore {
             frequentUpdates: try row.int(5) != 0,
             lifecycle: lifecycle, engineState: try row.optionalBytes(7), nextDeadline: try row.optionalInt(8),
             lastPush: lastPush, lastError: try row.optionalText(13), updatedAt: try row.int(14),
-            renewal: try renewalChoice(before: row.optionalInt(16), until: row.optionalInt(17))
+            renewal: try renewalChoice(before: row.optionalInt(16), until: row.optionalInt(17)),
+            fcmToken: try row.optionalText(18)
         )
     }
 

@@ -9,12 +9,12 @@ import Liveline
 /// An activity is claimable when it is registered, no live lease (a replay's) holds it, and it has
 /// work: pending events, or a deadline (a heartbeat, the 8-hour end, a coalesced push) that has
 /// come. It must also have somewhere for its next push to go: an update token or a channel, or
-/// a push-to-start token while it has not started. Events for an activity without one wait,
+/// a push-to-start token while it has not started, or an Android phone's FCM token. Events for an activity without one wait,
 /// pending, until a registration brings one. An ended activity is always claimable, so that
 /// events arriving after its end are marked superseded rather than left waiting.
 extension SQLStore {
     private static let claimable = """
-        (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL OR a.lifecycle = 'ended'
+        (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL OR a.fcm_token IS NOT NULL OR a.lifecycle = 'ended'
          OR (a.push_to_start_token IS NOT NULL AND a.lifecycle = 'pending')
          OR EXISTS (SELECT 1 FROM followers fo WHERE fo.activity_key = a.key))
         """

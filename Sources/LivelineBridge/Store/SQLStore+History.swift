@@ -24,35 +24,38 @@ extension SQLStore {
     static func recordAnswers(_ outcomes: [PushOutcome], _ tx: any SQLTransaction) async throws {
         for chunk in chunks(outcomes.count) {
             let rows = (0..<chunk.count).map { row in
-                let p = row * 8
+                let p = row * 9
                 return "(CAST($\(p + 1) AS BIGINT), CAST($\(p + 2) AS BIGINT), CAST($\(p + 3) AS BIGINT), "
                     + "CAST($\(p + 4) AS TEXT), CAST($\(p + 5) AS TEXT), CAST($\(p + 6) AS TEXT), "
-                    + "CAST($\(p + 7) AS TEXT), CAST($\(p + 8) AS BIGINT))"
+                    + "CAST($\(p + 7) AS TEXT), CAST($\(p + 8) AS BIGINT), CAST($\(p + 9) AS TEXT))"
             }.joined(separator: ", ")
             var parameters: [SQLValue] = []
-            parameters.reserveCapacity(chunk.count * 8)
+            parameters.reserveCapacity(chunk.count * 9)
             for index in chunk {
                 let (id, answer, outcome, error, maxAttempts) = historyColumns(outcomes[index])
+                // APNs' attempts keep NULL, as every row before FCM did.
+                let platform = answer?.platform == .android ? Platform.android.rawValue : nil
                 parameters += [
                     .int(id), .optional(answer?.at), .optional(answer.map { Int64($0.status) }),
                     .optional(answer?.reason), .optional(answer?.apnsID), .text(outcome.rawValue), .optional(error),
-                    .int(maxAttempts),
+                    .int(maxAttempts), .optional(platform),
                 ]
             }
             // A failed attempt that was the last one is a dead letter. A hold without APNs' answer
             // sent nothing (no `sent_at`), and adds no row while the push's newest is a hold.
             try await tx.run(
                 """
-                WITH answer (id, answered_at, status, apns_reason, apns_id, outcome, error, max_attempts) AS (VALUES \(rows))
+                WITH answer (id, answered_at, status, apns_reason, apns_id, outcome, error, max_attempts, platform) AS (VALUES \(rows))
                 INSERT INTO push_history (activity_key, kind, priority, reason, payload, stored_at, sent_at, answered_at,
-                                          status, apns_reason, apns_id, instance, outcome, error, attempt, outbox_id)
+                                          status, apns_reason, apns_id, instance, outcome, error, attempt, outbox_id,
+                                          platform)
                 SELECT o.activity_key, o.kind, o.priority, o.reason, o.payload, o.stored_at,
                        CASE WHEN o.claimed_at = 0 OR (answer.outcome = 'held' AND answer.status IS NULL) THEN NULL
                             ELSE o.claimed_at END,
                        answer.answered_at, answer.status, answer.apns_reason, answer.apns_id, o.claimed_by,
                        CASE WHEN answer.outcome = 'retrying' AND o.attempts + 1 >= answer.max_attempts THEN 'dead-letter'
                             ELSE answer.outcome END,
-                       answer.error, o.attempts + 1, o.id
+                       answer.error, o.attempts + 1, o.id, answer.platform
                 FROM outbox o JOIN answer ON o.id = answer.id
                 WHERE NOT (answer.outcome = 'held' AND answer.status IS NULL AND EXISTS (
                     SELECT 1 FROM push_history h WHERE h.outbox_id = o.id AND h.outcome = 'held'
@@ -217,7 +220,7 @@ extension SQLStore {
     static let recordColumns = """
         h.id, h.activity_key, h.kind, h.priority, h.reason, h.payload, h.stored_at, h.sent_at, h.answered_at, h.status,
         h.apns_reason, h.apns_id, h.instance, h.outcome, h.error, h.attempt, h.fanout_id, h.sent, h.failed, h.held,
-        h.renewal_id, h.audience, h.android_sent, h.android_failed
+        h.renewal_id, h.audience, h.android_sent, h.android_failed, h.platform
         """
 
     /// Reads ``recordColumns``: a fan-out's tally, or a renewal's for its entries to the followers.
@@ -243,7 +246,8 @@ extension SQLStore {
                     id: $0, sent: Int(try row.int(17)), failed: Int(try row.int(18)), held: Int(try row.int(19)),
                     android: .init(sent: Int(try row.int(22)), failed: Int(try row.int(23))))
             },
-            renewal: renewal
+            renewal: renewal,
+            platform: try row.optionalText(24) == Platform.android.rawValue ? .android : .ios
         )
     }
 

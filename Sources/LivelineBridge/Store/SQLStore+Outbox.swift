@@ -11,10 +11,11 @@ extension SQLStore {
     ) async throws -> Int64 {
         let rows = try await tx.run(
             """
-            INSERT INTO outbox (\(pushColumns), reason, stored_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            INSERT INTO outbox (\(pushColumns), reason, stored_at, fcm_message)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
             RETURNING id
             """,
-            pushValues(push) + [.text(reason), .int(storedAt ?? push.dueAt)]
+            pushValues(push) + [.text(reason), .int(storedAt ?? push.dueAt), .optional(push.android)]
         )
         guard let row = rows.first else { throw SQLRowError("no id from INSERT INTO outbox") }
         return try row.int(0)
@@ -22,20 +23,25 @@ extension SQLStore {
 
     /// Inserts `pushes` in `tx` with one multi-row statement per chunk, in their order (an
     /// activity's pushes get increasing ids, which is the order they are sent in), each with the
-    /// engine's reason and when its step stored it, for the delivery history.
+    /// engine's reason and when its step stored it, for the delivery history, and its FCM
+    /// message for a key on an Android phone.
     static func insertPushes(
         _ pushes: [(push: OutboxPush, reason: String, storedAt: Millis)], _ tx: any SQLTransaction
     ) async throws {
         for chunk in chunks(pushes.count) {
-            let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 10 + 1, count: 10)))" }
+            let values = (0..<chunk.count).map { "(\(SQLDialect.placeholders(from: $0 * 11 + 1, count: 11)))" }
                 .joined(separator: ", ")
             var parameters: [SQLValue] = []
-            parameters.reserveCapacity(chunk.count * 10)
+            parameters.reserveCapacity(chunk.count * 11)
             for index in chunk {
                 let stored = pushes[index]
-                parameters += pushValues(stored.push) + [.text(stored.reason), .int(stored.storedAt)]
+                parameters +=
+                    pushValues(stored.push) + [
+                        .text(stored.reason), .int(stored.storedAt), .optional(stored.push.android),
+                    ]
             }
-            try await tx.run("INSERT INTO outbox (\(pushColumns), reason, stored_at) VALUES \(values)", parameters)
+            try await tx.run(
+                "INSERT INTO outbox (\(pushColumns), reason, stored_at, fcm_message) VALUES \(values)", parameters)
         }
     }
 
@@ -47,28 +53,33 @@ extension SQLStore {
             try await Self.markOutboxStartsInDoubt(.claimExpired(now: now), history: history, tx)
             // One push per activity at a time, the oldest: an activity's pushes reach APNs in the
             // order they were decided, retries included. A push waits while its activity has no
-            // token it can go to (a start needs the push-to-start token), and while a renewal
-            // decided before it is under way.
+            // token it can go to (a start needs the push-to-start token; an Android phone's FCM
+            // token takes every push), and while a renewal decided before it is under way.
             let rows = try await tx.run(
                 """
                 SELECT o.id, o.activity_key, o.payload, o.topic, o.priority, o.expiration, o.due_at, o.kind,
-                       o.received_at, o.attempts, a.update_token, a.push_to_start_token, a.channel_id, a.environment
+                       o.received_at, o.attempts, a.update_token, a.push_to_start_token, a.channel_id, a.environment,
+                       a.fcm_token, o.fcm_message
                 FROM outbox o JOIN activities a ON a.key = o.activity_key
                 WHERE o.due_at <= $1 AND (o.claimed_by = '' OR o.claim_expires_at <= $1)
                   AND o.id = (SELECT MIN(f.id) FROM outbox f WHERE f.activity_key = o.activity_key)
                   AND ((o.kind = 'start' AND a.push_to_start_token IS NOT NULL)
-                       OR (o.kind <> 'start' AND (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL)))
+                       OR (o.kind <> 'start' AND (a.update_token IS NOT NULL OR a.channel_id IS NOT NULL))
+                       OR a.fcm_token IS NOT NULL)
                   AND \(Self.notBehindRenewal("o"))
                 ORDER BY o.due_at, o.id LIMIT \(SQLDialect.limit(limit)) \(lock)
                 """,
                 [.int(now)]
             )
             let pushes = try rows.map { row in
-                ClaimedPush(
-                    id: try row.int(0), push: try Self.push(row, from: 1), attempts: Int(try row.int(9)),
+                var push = try Self.push(row, from: 1)
+                push.android = try row.optionalBytes(15)
+                return ClaimedPush(
+                    id: try row.int(0), push: push, attempts: Int(try row.int(9)),
                     target: ActivityTargets(
                         updateToken: try row.optionalText(10), pushToStartToken: try row.optionalText(11),
-                        channelID: try row.optionalText(12), environment: try Self.environment(row.optionalText(13))
+                        channelID: try row.optionalText(12), environment: try Self.environment(row.optionalText(13)),
+                        fcmToken: try row.optionalText(14)
                     )
                 )
             }
@@ -179,8 +190,15 @@ extension SQLStore {
         let key = try row.text(0)
         try await writeLastPush(tx, key: key, answer: answer, error: error)
         if forgetToken {
+            // An Android phone's FCM token took the push, whatever its kind: that token goes.
             let column = try row.text(1) == PushEvent.start.rawValue ? "push_to_start_token" : "update_token"
-            try await tx.run("UPDATE activities SET \(column) = NULL WHERE key = $1", [.text(key)])
+            try await tx.run(
+                """
+                UPDATE activities SET \(column) = CASE WHEN fcm_token IS NULL THEN NULL ELSE \(column) END,
+                       fcm_token = NULL
+                WHERE key = $1
+                """,
+                [.text(key)])
         }
         return try await moveToDeadLetters(id, failedAt: answer?.at ?? now, tx)
     }

@@ -13,6 +13,10 @@ import Liveline
 /// - an update token: the start arrived; the start leaves the outbox (a `delivered` entry in the
 ///   history) and the activity's updates go to the token;
 /// - a new push-to-start token: the app has no activity; the start is sent again, once.
+///
+/// An Android phone's start (a key registered with an `fcm-token`) is never in doubt: the Live
+/// Update it shows is named for the key (the notification's tag), so a second start replaces
+/// the first instead of showing another; it is given back and sent again like any other push.
 extension SQLStore {
     /// What an in-doubt start's `last_error` says.
     static let outboxStartInDoubtError =
@@ -34,7 +38,7 @@ extension SQLStore {
 
     /// Marks the starts `which` names in doubt, with an entry in the history for each.
     static func markOutboxStartsInDoubt(_ which: StartsInDoubt, history: Bool, _ tx: any SQLTransaction) async throws {
-        let expired: String
+        var expired: String
         let first: SQLValue
         switch which {
         case .claimExpired(let now):
@@ -44,6 +48,9 @@ extension SQLStore {
             expired = "kind = 'start' AND claimed_by = $1"
             first = .text(instance)
         }
+        expired +=
+            " AND NOT EXISTS (SELECT 1 FROM activities a WHERE a.key = outbox.activity_key AND a.fcm_token IS NOT NULL)"
+
         if history {
             try await tx.run(
                 """

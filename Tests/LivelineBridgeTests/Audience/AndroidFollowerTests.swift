@@ -184,9 +184,8 @@ import Testing
     func theMetricsCountPushesFailuresAndFollowersByPlatform(_ kind: StoreKind) async throws {
         try await withBridge(kind, android: true) { bridge in
             let metrics = BridgeMetrics()
-            let fcm = FCMDestination(client: try #require(bridge.fcmClient), project: BridgeHarness.fcmProject)
             let sender = FanOutSender(
-                store: bridge.store, clients: APNsClients(bridge.client, fcm: fcm),
+                store: bridge.store, clients: APNsClients(bridge.client, fcm: bridge.fcm),
                 halts: APNsHalts(logger: .init(label: "test")), configuration: .init(instance: "metered"),
                 observer: metrics)
             let gone = Self.android(3)

@@ -25,6 +25,8 @@ final class BridgeHarness: Sendable {
     /// the fan-out's FCM client.
     let mockFCM: MockFCMServer?
     let fcmClient: FCMClient?
+    /// With `android`: the mock FCM's client under ``fcmProject``, as the senders have it.
+    let fcm: FCMDestination?
     static let fcmProject = "liveline-test"
     let configuration: BridgeConfiguration
     let catalog: StoryCatalog
@@ -76,6 +78,7 @@ final class BridgeHarness: Sendable {
             mockFCM = nil
             fcmClient = nil
         }
+        self.fcm = fcm
         catalog = StoryCatalog(sources: self.configuration.sources)
         dispatcher = BridgeDispatcher(store: store, catalog: catalog, configuration: .init(instance: instance))
         let clients = APNsClients(client, fcm: fcm)

@@ -99,6 +99,41 @@ import Testing
         }
     }
 
+    @Test func anAndroidPhoneRegistersItsFCMTokenAsOnePlatform() async throws {
+        // The uber source's story loses its android: block: an Android key there is told so.
+        try await RunningBridge.with(configure: { configuration in
+            let uber = try #require(configuration.sources.firstIndex { $0.name == "uber" })
+            let index = configuration.sources[uber].activityIndex
+            configuration.sources[uber].scenario.activities[index].android = nil
+        }) { bridge in
+            let created = try await bridge.registry(
+                .put, "D-1", body: #"{"fcm-token": "dXk1:APA91bOwnPhone1", "source": "doordash"}"#)
+            #expect(created.status == 201, "\(created.text)")
+            let shown = try jsonObject(created.text)
+            #expect(shown["platform"] as? String == "android" && shown["fcm-token"] as? String == "…wnPhone1")
+            #expect(shown["warning"] == nil && !created.text.contains("dXk1:APA91b"))
+            let twice = try await bridge.registry(.put, "D-1", body: #"{"update-token": "\#(Self.updateToken)"}"#)
+            let twiceCode = try jsonObject(twice.text)["error"] as? String
+            #expect(twice.status == 422 && twiceCode == "two-platforms")
+            let bad = try await bridge.registry(.put, "D-1", body: #"{"fcm-token": "has space"}"#)
+            let badCode = try jsonObject(bad.text)["error"] as? String
+            #expect(bad.status == 400 && badCode == "bad-field")
+            // Switching to an iPhone names the Android field null.
+            let switched = try await bridge.registry(
+                .put, "D-1", body: #"{"update-token": "\#(Self.updateToken)", "fcm-token": null}"#)
+            let switchedPlatform = try jsonObject(switched.text)["platform"] as? String
+            #expect(switched.status == 200 && switchedPlatform == "ios")
+
+            let silent = try await bridge.registry(
+                .put, "U-1", body: #"{"fcm-token": "fid:cXk1Installation", "source": "uber"}"#)
+            #expect(silent.status == 201, "\(silent.text)")
+            let warning = try #require(try jsonObject(silent.text)["warning"] as? String)
+            #expect(warning.contains("no android: block") && warning.contains("uber"), "\(warning)")
+            let logged = bridge.logs.all.contains { $0.message.contains("sent nothing") && $0.level == .warning }
+            #expect(logged)
+        }
+    }
+
     @Test func registrationsAreChecked() async throws {
         try await RunningBridge.with { bridge in
             func put(_ body: String, key: String = "D-2") async throws -> (Int, String?, String?) {

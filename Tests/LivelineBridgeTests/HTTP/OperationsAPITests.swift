@@ -20,14 +20,14 @@ import Testing
             #expect(ready.body == #"{"status":"ready","pending-events":0,"outbox":0,"dead-letters":0,"activities":1}"#)
 
             // The dispatcher's counters and histogram show on the same page.
-            bridge.metrics.pushAnswered(status: 410, reason: "Unregistered")
+            bridge.metrics.pushAnswered(platform: .ios, status: 410, reason: "Unregistered")
             bridge.metrics.receiptToAnswer(seconds: 0.004)
             bridge.metrics.retried(reason: "TooManyRequests")
             bridge.metrics.deadLettered()
             let metrics = try await Curl.run("\(bridge.base)/metrics")
             for line in [
                 "# TYPE liveline_pushes_total counter", "# TYPE liveline_receipt_to_apns_seconds histogram",
-                #"liveline_pushes_total{status="410",reason="Unregistered"} 1"#,
+                #"liveline_pushes_total{platform="ios",status="410",reason="Unregistered"} 1"#,
                 #"liveline_receipt_to_apns_seconds_bucket{le="0.005"} 1"#,
                 #"liveline_receipt_to_apns_seconds_bucket{le="0.0025"} 0"#,
                 #"liveline_push_retries_total{reason="TooManyRequests"} 1"#,

@@ -44,11 +44,20 @@ import Testing
     static func registerBeforeMigration11(
         _ store: SQLStore, activityKey: String, updateToken: String, source: String
     ) async throws {
+        try await register(
+            store, activityKey: activityKey, updateToken: updateToken, source: source, column: "scenario")
+    }
+
+    /// Registers a pending activity with only the columns every store of its age has: its
+    /// source in `column` (`scenario` before migration 11, `source` from it on).
+    static func register(
+        _ store: SQLStore, activityKey: String, updateToken: String, source: String, column: String = "source"
+    ) async throws {
         try await store.transaction { tx in
             try await SQLStore.markRegistered(activityKey, tx)
             try await tx.run(
                 """
-                INSERT INTO activities (key, update_token, scenario, frequent_updates, lifecycle, updated_at)
+                INSERT INTO activities (key, update_token, \(column), frequent_updates, lifecycle, updated_at)
                 VALUES ($1, $2, $3, 0, 'pending', $4)
                 """,
                 [.text(activityKey), .text(updateToken), .text(source), .int(F.epoch)])
@@ -86,6 +95,39 @@ import Testing
             #expect(pending.map(\.activityKey).sorted() == ["order-1", "order-2"])
             #expect(pending.first { $0.activityKey == "order-1" }?.events.map(\.event.eventID) == ["b"])
             #expect(try await upgraded.dispatchedEvents(activityKey: "order-1").map(\.event.eventID) == ["a"])
+            try await upgraded.close()
+        }
+    }
+
+    /// A store of migration 16 keeps its iPhone activity and its queued push after migration 17
+    /// (an activity's FCM token, an outbox push's FCM message), and takes an Android one after.
+    @Test(arguments: StoreKind.allCases)
+    func anUpgradedStoreKeepsItsActivitiesAsIPhones(_ kind: StoreKind) async throws {
+        try await F.withLocation(kind) { location in
+            let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 16)
+            try await Self.register(old, activityKey: "order-1", updateToken: "aa", source: "delivery")
+            try await old.transaction { tx in
+                try await tx.run(
+                    """
+                    INSERT INTO outbox (activity_key, payload, priority, due_at, kind, topic, expiration)
+                    VALUES ('order-1', $1, 10, $2, 'update', 'com.example.app.push-type.liveactivity', 0)
+                    """,
+                    [.bytes(Array(#"{"aps":{}}"#.utf8)), .int(F.epoch)])
+            }
+            try await old.close()
+
+            let upgraded = try await SQLStore.open(location, now: F.epoch)
+            #expect(upgraded.migrationsAppliedAtOpen == [17])
+            let kept = try #require(try await upgraded.activity("order-1"))
+            #expect(kept.updateToken == "aa" && kept.fcmToken == nil && kept.platform == .ios)
+            let claimed = try await upgraded.claimDuePushes(limit: 5, instance: "i", lease: .seconds(5), now: F.epoch)
+            #expect(claimed.count == 1 && claimed.first?.push.android == nil && claimed.first?.target.fcmToken == nil)
+            _ = try await upgraded.registerActivity(
+                ActivityRegistration(
+                    activityKey: "order-2", targets: ActivityTargets(fcmToken: "fid:cXk1Installation"),
+                    source: "delivery"),
+                now: F.epoch)
+            #expect(try await upgraded.activity("order-2")?.platform == .android)
             try await upgraded.close()
         }
     }
@@ -153,15 +195,7 @@ import Testing
     func tokensStoredBeforeEnvironmentsFollowTheDefault(_ kind: StoreKind) async throws {
         try await F.withLocation(kind) { location in
             let old = try await SQLStore.open(location, now: F.epoch, migratingThrough: 11)
-            try await old.transaction { tx in
-                try await SQLStore.markRegistered("match", tx)
-                try await tx.run(
-                    """
-                    INSERT INTO activities (key, update_token, source, frequent_updates, lifecycle, updated_at)
-                    VALUES ('match', 'aa11', 'football', 0, 'pending', $1)
-                    """,
-                    [.int(F.epoch)])
-            }
+            try await Self.register(old, activityKey: "match", updateToken: "aa11", source: "football")
             _ = try await old.transaction { tx in
                 try await tx.run(
                     "INSERT INTO followers (activity_key, device, update_token) VALUES ('match', 'old', $1)",

@@ -89,7 +89,7 @@ extension SQLStore {
                 .optional(record.lastPush?.at), .optional(record.lastPush.map { Int64($0.status) }),
                 .optional(record.lastPush?.reason), .optional(record.lastPush?.apnsID), .optional(record.lastError),
                 .int(record.updatedAt), .optional(record.environment?.rawValue),
-            ] + Self.renewalValues(record.renewal)
+            ] + Self.renewalValues(record.renewal) + [.optional(record.fcmToken)]
         let updates = Self.activityColumns.split(separator: ",").dropFirst()
             .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             .map { "\($0) = excluded.\($0)" }.joined(separator: ", ")

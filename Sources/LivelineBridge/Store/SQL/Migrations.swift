@@ -371,6 +371,8 @@ enum Migrations {
         RenewalHistoryMigration.step(version: 15),
         // Android followers: an FCM token beside APNs tokens, each fan-out's FCM message.
         AndroidFollowerMigration.step(version: 16),
+        // A key's own activity on an Android phone: its FCM token, each outbox push's FCM message.
+        AndroidActivityMigration.step(version: 17),
     ]
 
     /// Applies the steps the store lacks (up to `last`, for tests of an upgrade), in one
