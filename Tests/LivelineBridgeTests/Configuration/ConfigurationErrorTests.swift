@@ -45,7 +45,7 @@ import Testing
             "expected at least one source under sources (a name, then its verify:, scenario: and events:)")
         expectError(
             "liveline-bridge: 1\nlisten: 127.0.0.1:8080\nsources: [shop]\n", 3, 10,
-            "expected sources as a mapping of source names to sources, found a sequence")
+            "expected sources as a mapping of source names to sources, found a list")
     }
 
     @Test func anUnknownKeyGetsADidYouMean() {
