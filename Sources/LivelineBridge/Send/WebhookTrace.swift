@@ -113,11 +113,13 @@ public struct WebhookTrace: Sendable, Hashable {
                 ))
         }
         if let last = lastPush, case .answered = conclusion {
+            // An Android key's push was answered by FCM, whose id is the message's name.
+            let android = activityStatus.flatMap { Self.text($0["platform"]) } == "android"
             let reason = Self.text(last["reason"]).map { " \($0)" } ?? ""
-            let id = Self.text(last["apns-id"]).map { " · apns-id \($0)" } ?? ""
+            let id = Self.text(last["apns-id"]).map { android ? " · message \($0)" : " · apns-id \($0)" } ?? ""
             lines.append(
                 row(
-                    "APNs",
+                    android ? "FCM" : "APNs",
                     "\(Self.int(last["status"]).map(String.init) ?? "?")\(reason) at \(Self.text(last["at"]) ?? "?")\(id)"
                 ))
         }
