@@ -22,6 +22,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/bench/calibration.sh
+. scripts/bench/client-common.sh
 
 REQUESTS=${REQUESTS:-100000}
 PY_REQUESTS=${PY_REQUESTS:-20000}
@@ -34,14 +35,7 @@ TEAM_ID=BENCHTEAM1
 BUNDLE=com.example.bench
 TOPIC=$BUNDLE.push-type.liveactivity
 
-if [ "$(nproc)" -ge 2 ]; then SERVER_CPU=1; CLIENT_CPU=0; else SERVER_CPU=0; CLIENT_CPU=0; fi
-PRIO=(); [ "$(id -u)" -eq 0 ] && PRIO=(nice -n -10)
-
-if ! command -v h2load >/dev/null; then
-  echo "installing nghttp2-client (h2load)"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq nghttp2-client >/dev/null
-fi
+need_h2load
 python3 -c 'import aioapns, cryptography' 2>/dev/null || python3 -m pip install -q aioapns cryptography
 
 if [ -n "${LIVELINE:-}" ] && [ -n "${CLIENT:-}" ]; then BIN=$LIVELINE
@@ -83,18 +77,7 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 
-# Runs a command and writes the CPU seconds (user + system) its process used to the file given first.
-cat > "$WORK/cputime.py" <<'PY'
-import os, sys
-out, argv = sys.argv[1], sys.argv[2:]
-pid = os.fork()
-if pid == 0:
-    os.execvp(argv[0], argv)
-_, status, usage = os.wait4(pid, 0)
-with open(out, "w") as f:
-    f.write(f"{usage.ru_utime + usage.ru_stime:.6f}\n")
-sys.exit(os.waitstatus_to_exitcode(status))
-PY
+write_cputime "$WORK"
 
 cat > "$WORK/aioapns_bench.py" <<'PY'
 import asyncio, logging, ssl, sys, time
@@ -150,8 +133,6 @@ run_h2load >/dev/null; run_liveline >/dev/null
 
 echo "TLS, 1 connection, $STREAMS requests in flight, $TOKENS tokens, ${PAYLOAD_BYTES}-byte payload; $REQUESTS requests ($PY_REQUESTS for aioapns); $ROUNDS rounds"
 H=(); L=(); D=(); A=(); HC=(); LC=(); DC=(); AC=()
-# CPU microseconds per request of the run just ended ($1 requests).
-cpu_per_request() { awk -v s="$(cat "$WORK/cpu")" -v n="$1" 'BEGIN { printf "%.2f", s * 1e6 / n }'; }
 # The mock's CPU (user + system clock ticks, from /proc) around each client's run: a client whose
 # traffic costs the mock more per request (more, smaller frames and TLS records) is held back by
 # the mock's one thread, however little CPU the client itself spends.
@@ -159,15 +140,14 @@ TICK=$(getconf CLK_TCK)
 mock_ticks() { awk '{print $14 + $15}' "/proc/$MOCK_PID/stat"; }
 mock_per_request() { awk -v a="$1" -v b="$(mock_ticks)" -v n="$2" -v t="$TICK" 'BEGIN { printf "%.2f", (b - a) * 1e6 / t / n }'; }
 for round in $(seq 1 "$ROUNDS"); do
-  m=$(mock_ticks); h=$(run_h2load); H+=("$h"); hc=$(cpu_per_request "$REQUESTS"); HC+=("$hc"); hm=$(mock_per_request "$m" "$REQUESTS")
-  m=$(mock_ticks); l=$(run_liveline); L+=("${l%% *}"); lc=$(cpu_per_request "$((REQUESTS + 1))"); LC+=("$lc"); lm=$(mock_per_request "$m" "$((REQUESTS + 1))")
-  m=$(mock_ticks); d=$(run_liveline --delivery); D+=("${d%% *}"); dc=$(cpu_per_request "$((REQUESTS + 1))"); DC+=("$dc"); dm=$(mock_per_request "$m" "$((REQUESTS + 1))")
-  a=$(run_aioapns); A+=("${a%% *}"); ac=$(cpu_per_request "$((PY_REQUESTS + 1))"); AC+=("$ac")
+  m=$(mock_ticks); h=$(run_h2load); H+=("$h"); hc=$(cpu_per_request "$WORK/cpu" "$REQUESTS"); HC+=("$hc"); hm=$(mock_per_request "$m" "$REQUESTS")
+  m=$(mock_ticks); l=$(run_liveline); L+=("${l%% *}"); lc=$(cpu_per_request "$WORK/cpu" "$((REQUESTS + 1))"); LC+=("$lc"); lm=$(mock_per_request "$m" "$((REQUESTS + 1))")
+  m=$(mock_ticks); d=$(run_liveline --delivery); D+=("${d%% *}"); dc=$(cpu_per_request "$WORK/cpu" "$((REQUESTS + 1))"); DC+=("$dc"); dm=$(mock_per_request "$m" "$((REQUESTS + 1))")
+  a=$(run_aioapns); A+=("${a%% *}"); ac=$(cpu_per_request "$WORK/cpu" "$((PY_REQUESTS + 1))"); AC+=("$ac")
   echo "round $round: h2load $h req/s | liveline client $l | liveline delivery $d | aioapns $a"
   echo "  CPU µs per request: h2load $hc | liveline client $lc | liveline delivery $dc | aioapns $ac"
   echo "  the mock's CPU µs per request, serving: h2load $hm | liveline client $lm | liveline delivery $dm"
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 MH=$(median "${H[@]}"); ML=$(median "${L[@]}"); MD=$(median "${D[@]}"); MA=$(median "${A[@]}")
 CH=$(median "${HC[@]}"); CL=$(median "${LC[@]}"); CD=$(median "${DC[@]}"); CA=$(median "${AC[@]}")
 echo

@@ -15,6 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/bench/calibration.sh
+. scripts/bench/client-common.sh
 
 REQUESTS=${REQUESTS:-50000}
 ROUNDS=${ROUNDS:-3}
@@ -22,14 +23,7 @@ STREAMS=${STREAMS:-100}
 PORT=${PORT:-22301}
 PROJECT=liveline-bench
 
-if [ "$(nproc)" -ge 2 ]; then SERVER_CPU=1; CLIENT_CPU=0; else SERVER_CPU=0; CLIENT_CPU=0; fi
-PRIO=(); [ "$(id -u)" -eq 0 ] && PRIO=(nice -n -10)
-
-if ! command -v h2load >/dev/null; then
-  echo "installing nghttp2-client (h2load)"
-  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-  $SUDO apt-get update -qq && $SUDO apt-get install -y -qq nghttp2-client >/dev/null
-fi
+need_h2load
 python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install -q cryptography
 
 if [ -n "${LIVELINE:-}" ] && [ -n "${CLIENT:-}" ]; then BIN=$LIVELINE
@@ -80,18 +74,7 @@ print(json.load(answer)["access_token"])
 PY
 )
 
-# Runs a command and writes the CPU seconds (user + system) its process used to the file given first.
-cat > "$WORK/cputime.py" <<'PY'
-import os, sys
-out, argv = sys.argv[1], sys.argv[2:]
-pid = os.fork()
-if pid == 0:
-    os.execvp(argv[0], argv)
-_, status, usage = os.wait4(pid, 0)
-with open(out, "w") as f:
-    f.write(f"{usage.ru_utime + usage.ru_stime:.6f}\n")
-sys.exit(os.waitstatus_to_exitcode(status))
-PY
+write_cputime "$WORK"
 
 run_liveline() {
   python3 "$WORK/cputime.py" "$WORK/cpu" ${PRIO[@]+"${PRIO[@]}"} taskset -c "$CLIENT_CPU" "$CLIENT" \
@@ -121,12 +104,11 @@ echo "TLS, 1 connection, $STREAMS requests in flight, a ${BODY_BYTES}-byte Live 
 TICK=$(getconf CLK_TCK)
 mock_ticks() { awk '{print $14 + $15}' "/proc/$MOCK_PID/stat"; }
 mock_per_request() { awk -v a="$1" -v b="$(mock_ticks)" -v n="$2" -v t="$TICK" 'BEGIN { printf "%.2f", (b - a) * 1e6 / t / n }'; }
-cpu_per_request() { awk -v s="$(cat "$WORK/cpu")" -v n="$1" 'BEGIN { printf "%.2f", s * 1e6 / n }'; }
 H=(); L=(); HC=(); LC=()
 for round in $(seq 1 "$ROUNDS"); do
-  m=$(mock_ticks); h=$(run_h2load); H+=("$h"); hc=$(cpu_per_request "$REQUESTS"); hm=$(mock_per_request "$m" "$REQUESTS")
+  m=$(mock_ticks); h=$(run_h2load); H+=("$h"); hc=$(cpu_per_request "$WORK/cpu" "$REQUESTS"); hm=$(mock_per_request "$m" "$REQUESTS")
   HC+=("$hc")
-  m=$(mock_ticks); l=$(run_liveline); L+=("${l%% *}"); lc=$(cpu_per_request "$((REQUESTS + 1))")
+  m=$(mock_ticks); l=$(run_liveline); L+=("${l%% *}"); lc=$(cpu_per_request "$WORK/cpu" "$((REQUESTS + 1))")
   lm=$(mock_per_request "$m" "$((REQUESTS + 1))"); LC+=("$lc")
   case $l in
     *"{200: $REQUESTS}") ;;
@@ -135,7 +117,6 @@ for round in $(seq 1 "$ROUNDS"); do
   echo "round $round: h2load $h msg/s | liveline FCMClient ${l%% *} msg/s"
   echo "  CPU µs per message: h2load $hc | liveline $lc; the mock's, serving: h2load $hm | liveline $lm"
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 MH=$(median "${H[@]}"); ML=$(median "${L[@]}"); CH=$(median "${HC[@]}"); CL=$(median "${LC[@]}")
 echo
 echo "medians: h2load $MH msg/s, liveline FCMClient $ML msg/s; CPU µs per message: h2load $CH, liveline $CL"
