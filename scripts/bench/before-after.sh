@@ -191,9 +191,10 @@ elif bench == "bridge":
             ("bridge RSS after start, kB", start), ("bridge RSS at the end, kB", end),
             ("non-2xx answers", non2xx), ("bare Hummingbird req/s (reference)", bare)]
 elif bench == "audience":
-    # The row of audience.sh's table: followers | 202 -> last answer | lag | status | pushes/s |
-    # bridge CPU/push | mock CPU/push | peak RSS | store/follower | import | h2load alone.
-    row = re.search(r"^\s*(\d+) \|\s*([\d.]+) s \|\s*([\d.]+) \| (\d+)\s*\|\s*([\d,]+)/s \|"
+    # The row of audience.sh's table: followers | android | 202 -> last answer | lag | status |
+    # pushes/s | bridge CPU/push | mock CPU/push | peak RSS | store/follower | import | h2load
+    # alone (an older audience.sh has no android column).
+    row = re.search(r"^\s*(\d+) \|(?:\s*\d+ \|)?\s*([\d.]+) s \|\s*([\d.]+) \| (\d+)\s*\|\s*([\d,]+)/s \|"
                     r"\s*([\d.]+) µs \|\s*([\d.]+) µs \|\s*(\d+) MB \|\s*(\d+) B \|\s*([\d.]+) s \| ([\d.]+)",
                     text, re.M)
     if not row:

@@ -36,19 +36,33 @@ struct AndroidFanOut: Sendable {
         guard let destination else {
             return sends.map { _ in .rejected(reason: "no FCM: the bridge has no fcm: credentials") }
         }
-        // A fan-out's messages share their fields: read once per push.
-        var fields: [[UInt8]: Result<FCMMessageFields, FCMMessageFieldsError>] = [:]
+        // A fan-out's messages share their fields: read once per push. A range's followers share
+        // its push's very bytes, so a comparison with the last one read (its storage the same)
+        // finds them without hashing half a kilobyte per follower.
+        var read: [(bytes: [UInt8], fields: Result<FCMMessageFields, FCMMessageFieldsError>)] = []
+        var fields: [Result<FCMMessageFields, FCMMessageFieldsError>?] = []
+        fields.reserveCapacity(sends.count)
         for send in sends {
-            guard let bytes = send.push.android, fields[bytes] == nil else { continue }
-            do throws(FCMMessageFieldsError) {
-                fields[bytes] = .success(try FCMMessageFields(parsing: bytes))
-            } catch {
-                fields[bytes] = .failure(error)
+            guard let bytes = send.push.android else {
+                fields.append(nil)
+                continue
             }
+            if let known = read.last(where: { $0.bytes == bytes }) {
+                fields.append(known.fields)
+                continue
+            }
+            let parsed: Result<FCMMessageFields, FCMMessageFieldsError>
+            do throws(FCMMessageFieldsError) {
+                parsed = .success(try FCMMessageFields(parsing: bytes))
+            } catch {
+                parsed = .failure(error)
+            }
+            read.append((bytes, parsed))
+            fields.append(parsed)
         }
         return await withTaskGroup(of: (Int, FollowerOutcome?).self) { group in
             for (index, send) in sends.enumerated() {
-                let read = send.push.android.flatMap { fields[$0] }
+                let read = fields[index]
                 group.addTask {
                     guard !cutoff.hasFired else { return (index, nil) }
                     return (index, await self.send(send, fields: read, to: destination, now: now))

@@ -123,7 +123,9 @@ public final class FCMClient: Sendable {
         while true {
             attempt += 1
             let tried = await self.attempt(request, body: body)
-            let action = policy.action(for: tried.answer, attempt: attempt, random: Double.random(in: 0..<1))
+            // Nearly every answer is a delivery, which needs no jitter: no random number drawn.
+            let jitter = if case .accepted = tried.answer { 0.0 } else { Double.random(in: 0..<1) }
+            let action = policy.action(for: tried.answer, attempt: attempt, random: jitter)
             switch action {
             case .retry(let after):
                 await pause(.milliseconds(after))

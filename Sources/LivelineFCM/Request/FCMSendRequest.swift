@@ -30,7 +30,10 @@ public struct FCMSendRequest: Sendable, Hashable {
         collapseKey: String?, validateOnly: Bool = false
     ) throws(FCMRequestError) {
         guard Self.isProjectID(project) else { throw .badProject(project) }
-        guard !target.value.isEmpty, !target.value.contains(where: { $0.isWhitespace || $0 == "\"" }) else {
+        // Byte by byte: a token is ASCII, and Character's Unicode properties cost more than the send.
+        guard !target.value.isEmpty,
+            !target.value.utf8.contains(where: { $0 <= 0x20 || $0 == UInt8(ascii: "\"") || $0 >= 0x7F })
+        else {
             throw .badTarget(target.field)
         }
         self.project = project

@@ -36,10 +36,12 @@ public enum FCMTarget: Sendable, Hashable, CustomStringConvertible {
     /// The target `text` names (see ``text``); nil when it is empty, longer than 4096
     /// characters, or has spaces, quotes or control characters.
     public init?(parsing text: String) {
-        let value = text.hasPrefix("fid:") ? String(text.dropFirst(4)) : text
+        let isFID = text.utf8.starts(with: "fid:".utf8)
+        let value = isFID ? String(text.utf8.dropFirst(4)) ?? "" : text
+        // Byte by byte: printable ASCII without quotes or backslashes (no Unicode properties).
         guard !value.isEmpty, value.utf8.count <= 4096,
-            value.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F && $0 != "\"" && $0 != "\\" })
+            value.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
         else { return nil }
-        self = text.hasPrefix("fid:") ? .fid(value) : .token(value)
+        self = isFID ? .fid(value) : .token(value)
     }
 }
