@@ -18,8 +18,8 @@ import Testing
         let client: FCMClient
         let pauses: NIOLockedValueBox<[Duration]>
 
-        static func start(attempts: Int = 4) async throws -> Setup {
-            let mock = try await MockFCMServer.start(MockFCMConfiguration())
+        static func start(attempts: Int = 4, historyLimit: Int = 10_000) async throws -> Setup {
+            let mock = try await MockFCMServer.start(MockFCMConfiguration(historyLimit: historyLimit))
             let account = try ServiceAccount(json: try mock.makeServiceAccount(project: project), source: "mock")
             let pauses = NIOLockedValueBox<[Duration]>([])
             let client = try FCMClient(
@@ -112,6 +112,18 @@ import Testing
         #expect(await setup.client.tokenExchanges == 1)
         #expect(setup.mock.stats().accepted == 500)
         #expect(setup.mock.stats().tokensGranted == 1)
+        await setup.stop()
+    }
+
+    /// The inspection keeps the newest `historyLimit` messages, in order, however many came.
+    @Test func theMocksHistoryKeepsTheNewestMessages() async throws {
+        let setup = try await Setup.start(historyLimit: 7)
+        for index in 0..<40 {
+            #expect(await setup.client.send(try Self.request("reg-1", timestamp: 1000 + index)).isDelivered)
+        }
+        let kept = setup.mock.messages().compactMap { $0.message.data[LiveUpdateKeys.timestamp] }
+        #expect(kept == (33..<40).map { String(1000 + $0) })
+        #expect(setup.mock.stats().accepted == 40)
         await setup.stop()
     }
 

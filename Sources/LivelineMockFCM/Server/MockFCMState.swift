@@ -155,7 +155,10 @@ final class MockFCMState: Sendable {
                 for outcome in outcomes { storage.stats.phones[outcome.kind, default: 0] += 1 }
                 storage.history.append(
                     MockFCMMessage(name: name, message: message, receivedAt: now, outcomes: outcomes))
-                if storage.history.count > configuration.historyLimit {
+                // Trimmed when it holds twice the limit, not by one each message: removing the
+                // first of 10,000 moved the other 9,999 on every message. ``messages()`` shows
+                // the newest `historyLimit`.
+                if storage.history.count >= 2 * max(1, configuration.historyLimit) {
                     storage.history.removeFirst(storage.history.count - configuration.historyLimit)
                 }
                 return .json(200, Self.nameBody(name))
@@ -198,7 +201,9 @@ final class MockFCMState: Sendable {
         storage.withLockedValue { $0.tokens = [:] }
     }
 
-    func messages() -> [MockFCMMessage] { storage.withLockedValue { $0.history } }
+    func messages() -> [MockFCMMessage] {
+        storage.withLockedValue { Array($0.history.suffix(max(0, configuration.historyLimit))) }
+    }
 
     func stats() -> MockFCMStats { storage.withLockedValue { $0.stats } }
 
