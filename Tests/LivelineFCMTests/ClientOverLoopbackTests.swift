@@ -127,6 +127,38 @@ import Testing
         await setup.stop()
     }
 
+    /// A batch goes at once on one connection with one access token; each outcome is its
+    /// message's first attempt, in order: `UNAVAILABLE` says when to try again rather than
+    /// waiting, and a revoked access token is renewed once for the messages it refused.
+    @Test func aBatchIsSentOnceEachInOrder() async throws {
+        let setup = try await Setup.start()
+        let requests = try (0..<200).map { try Self.request("reg-\($0)", timestamp: 1000 + $0, activity: "b\($0)") }
+        let outcomes = await setup.client.sendOnce(requests)
+        #expect(outcomes.count == 200 && outcomes.allSatisfy { $0.isDelivered })
+        #expect(Set(outcomes.compactMap(\.messageName)).count == 200)
+        #expect(setup.client.connectionsMade == 1)
+        #expect(await setup.client.tokenExchanges == 1)
+        #expect(setup.mock.messages().map(\.message.recipient) == (0..<200).map { FCMRecipient.token("reg-\($0)") })
+
+        setup.mock.inject(.unavailable(retryAfter: 7), for: .token("reg-1"))
+        let mixed = await setup.client.sendOnce(try (0..<3).map { try Self.request("reg-\($0)", timestamp: 2000) })
+        #expect(mixed.map(\.isDelivered) == [true, false, true])
+        guard case .retry(let after) = mixed[1].action else {
+            Issue.record("UNAVAILABLE was not to be tried again: \(mixed[1])")
+            return await setup.stop()
+        }
+        #expect(after == 7000 && mixed[1].attempts == 1)
+        #expect(setup.pauses.withLockedValue { $0 }.isEmpty, "a batch waits for nothing")
+
+        setup.mock.revokeAccessTokens()
+        let renewed = await setup.client.sendOnce(try (0..<5).map { try Self.request("reg-\($0)", timestamp: 3000) })
+        #expect(renewed.allSatisfy { $0.isDelivered }, "\(renewed)")
+        #expect(renewed.allSatisfy { $0.attempts == 2 })
+        #expect(await setup.client.tokenExchanges == 2)
+        #expect(await setup.client.sendOnce([]).isEmpty)
+        await setup.stop()
+    }
+
     @Test func unavailableAndQuotaAreRetriedNoSoonerThanRetryAfter() async throws {
         let setup = try await Setup.start()
         setup.mock.inject(.unavailable(retryAfter: 7))

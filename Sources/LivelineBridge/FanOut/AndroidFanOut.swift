@@ -60,45 +60,73 @@ struct AndroidFanOut: Sendable {
             read.append((bytes, parsed))
             fields.append(parsed)
         }
-        return await withTaskGroup(of: (Int, FollowerOutcome?).self) { group in
-            for (index, send) in sends.enumerated() {
-                let read = fields[index]
-                group.addTask {
-                    guard !cutoff.hasFired else { return (index, nil) }
-                    return (index, await self.send(send, fields: read, to: destination, now: now))
-                }
+        // The messages go as one batch with one waiter (FCMClient.sendOnce), not a task each.
+        var outcomes = [FollowerOutcome?](repeating: nil, count: sends.count)
+        var requests: [FCMSendRequest] = []
+        var sent: [Int] = []
+        requests.reserveCapacity(sends.count)
+        sent.reserveCapacity(sends.count)
+        for (index, send) in sends.enumerated() {
+            switch Self.request(for: send, fields: fields[index], project: destination.project) {
+            case .success(let request):
+                requests.append(request)
+                sent.append(index)
+            case .failure(let refusal):
+                outcomes[index] = refusal.outcome
             }
-            var outcomes = [FollowerOutcome?](repeating: nil, count: sends.count)
-            for await (index, outcome) in group { outcomes[index] = outcome }
+        }
+        // After a stop's cutoff nothing more goes: those are sent again by the next pass.
+        guard !cutoff.hasFired else {
+            for index in sent { outcomes[index] = nil }
             return outcomes
+        }
+        let answers = await destination.client.sendOnce(requests)
+        for (index, answer) in zip(sent, answers) {
+            outcomes[index] = outcome(of: answer, attempts: sends[index].attempts, now: now)
+        }
+        // A refused setup is the same for every message of the batch: logged once.
+        if let problem = answers.lazy.compactMap({ if case .stop(let problem) = $0.action { problem } else { nil } })
+            .first
+        {
+            logger.error(
+                "FCM refused the bridge's setup; Android followers wait and are tried again",
+                metadata: ["problem": "\(problem)", "project": "\(destination.project)"])
+        }
+        return outcomes
+    }
+
+    /// Why a follower's message cannot go at all: what becomes of the follower.
+    struct Refusal: Error {
+        var outcome: FollowerOutcome
+    }
+
+    /// The FCM request for one follower's message, or what becomes of the follower when there is none.
+    private static func request(
+        for send: Send, fields: Result<FCMMessageFields, FCMMessageFieldsError>?, project: String
+    ) -> Result<FCMSendRequest, Refusal> {
+        switch fields {
+        case nil:
+            return .failure(Refusal(outcome: .rejected(reason: "no Android message: the story has no android: block")))
+        case .failure(let error)?:
+            return .failure(Refusal(outcome: .rejected(reason: "\(error)")))
+        case .success(let fields)?:
+            guard let target = FCMTarget(parsing: send.target.token) else {
+                return .failure(Refusal(outcome: .tokenGone(reason: "bad fcm-token")))
+            }
+            do throws(FCMRequestError) {
+                return .success(try FCMSendRequest(project: project, target: target, fields: fields))
+            } catch {
+                return .failure(Refusal(outcome: .rejected(reason: "\(error)")))
+            }
         }
     }
 
-    private func send(
-        _ send: Send, fields: Result<FCMMessageFields, FCMMessageFieldsError>?, to destination: FCMDestination,
-        now: Millis
-    ) async -> FollowerOutcome {
-        let request: FCMSendRequest
-        switch fields {
-        case nil:
-            return .rejected(reason: "no Android message: the story has no android: block")
-        case .failure(let error)?:
-            return .rejected(reason: "\(error)")
-        case .success(let fields)?:
-            guard let target = FCMTarget(parsing: send.target.token) else {
-                return .tokenGone(reason: "bad fcm-token")
-            }
-            do throws(FCMRequestError) {
-                request = try FCMSendRequest(project: destination.project, target: target, fields: fields)
-            } catch {
-                return .rejected(reason: "\(error)")
-            }
-        }
-        let outcome = await destination.client.send(request)
+    /// What FCM's answer means for the follower, after `attempts` failed ones before it.
+    private func outcome(of outcome: FCMSendOutcome, attempts: Int, now: Millis) -> FollowerOutcome {
         var action = outcome.action
         // The client tried once; the follower's own attempts decide whether it tries again.
         if case .giveUp = action {
-            action = policy.action(for: outcome.answer, attempt: send.attempts + 1, random: Double.random(in: 0..<1))
+            action = policy.action(for: outcome.answer, attempt: attempts + 1, random: Double.random(in: 0..<1))
         }
         let reason = outcome.error?.status ?? outcome.answer.reason ?? "transport"
         switch action {
@@ -112,9 +140,6 @@ struct AndroidFanOut: Sendable {
         case .reject(let why), .giveUp(let why):
             return .rejected(reason: "FCM \(why)")
         case .stop(let problem):
-            logger.error(
-                "FCM refused the bridge's setup; Android followers wait and are tried again",
-                metadata: ["problem": "\(problem)", "project": "\(destination.project)"])
             return .held(error: "FCM refused the setup: \(problem)", until: now + Self.configurationHold)
         }
     }

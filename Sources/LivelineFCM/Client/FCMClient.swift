@@ -54,11 +54,11 @@ public final class FCMClient: Sendable {
     }
 
     public let configuration: Configuration
-    private let transport: APNsClient
+    let transport: APNsClient
     /// The token endpoint's own transport, when it is not FCM's host.
     private let tokenTransport: APNsClient?
-    private let tokens: AccessTokenSource
-    private let now: @Sendable () -> Int64
+    let tokens: AccessTokenSource
+    let now: @Sendable () -> Int64
     private let pause: @Sendable (Duration) async -> Void
 
     /// A client. `now` gives UNIX seconds (for the assertion and the token's age); `pause` waits
@@ -148,7 +148,7 @@ public final class FCMClient: Sendable {
     }
 
     /// One attempt: what it answered, in the policy's kinds, and what the outcome reports of it.
-    private struct Attempt {
+    struct Attempt {
         var answer: PushServiceAnswer
         var accessToken: String?
         var messageName: String?
@@ -166,21 +166,29 @@ public final class FCMClient: Sendable {
         } catch {
             return Attempt(answer: PushServiceAnswer(failure: error), failure: "no access token for FCM: \(error)")
         }
-        let response: APNsResponse
         do {
-            response = try await transport.send(
+            let response = try await transport.send(
                 APNsRequest(
                     method: .post, path: request.path, headers: request.headers(accessToken: token.value), body: body))
+            return attempt(answered: .success(response), accessToken: token.value)
         } catch {
-            return Attempt(answer: PushServiceAnswer(failure: error), accessToken: token.value, failure: "\(error)")
+            return attempt(answered: .failure(error), accessToken: token.value)
         }
-        if response.isSuccess {
+    }
+
+    /// What FCM's answer (or the transport's failure) to a request sent with `accessToken` means.
+    func attempt(answered result: Result<APNsResponse, any Error>, accessToken: String) -> Attempt {
+        switch result {
+        case .failure(let error):
+            return Attempt(answer: PushServiceAnswer(failure: error), accessToken: accessToken, failure: "\(error)")
+        case .success(let response) where response.isSuccess:
             return Attempt(
-                answer: .accepted, accessToken: token.value, messageName: FCMSendAnswer.messageName(in: response.body))
+                answer: .accepted, accessToken: accessToken, messageName: FCMSendAnswer.messageName(in: response.body))
+        case .success(let response):
+            let error = FCMError(
+                httpStatus: response.status, body: response.body, retryAfter: response.retryAfter, now: now())
+            return Attempt(answer: PushServiceAnswer(error), accessToken: accessToken, error: error)
         }
-        let error = FCMError(
-            httpStatus: response.status, body: response.body, retryAfter: response.retryAfter, now: now())
-        return Attempt(answer: PushServiceAnswer(error), accessToken: token.value, error: error)
     }
 
     /// Closes the connections.
