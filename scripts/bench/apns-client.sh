@@ -38,23 +38,8 @@ TOPIC=$BUNDLE.push-type.liveactivity
 need_h2load
 python3 -c 'import aioapns, cryptography' 2>/dev/null || python3 -m pip install -q aioapns cryptography
 
-if [ -n "${LIVELINE:-}" ] && [ -n "${CLIENT:-}" ]; then BIN=$LIVELINE
-else
-  echo "building liveline and the client benchmark (release)"
-  swift build -c release --product liveline 2>&1 | tail -1
-  BIN=$(swift build -c release --show-bin-path)/liveline
-  swift build -c release --package-path Benchmarks --product ClientThroughput 2>&1 | tail -1
-  CLIENT=$(swift build -c release --package-path Benchmarks --show-bin-path)/ClientThroughput
-fi
-
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+client_builds ClientThroughput
+work_folder
 
 openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/AuthKey.p8" 2>/dev/null
 JWT=$("$BIN" token --key "$WORK/AuthKey.p8" --key-id "$KEY_ID" --team-id "$TEAM_ID")

@@ -35,3 +35,21 @@ cpu_per_request() { awk -v s="$(cat "$1")" -v n="$2" 'BEGIN { printf "%.2f", s *
 
 # The median of the arguments (the mean of the two middle ones for an even count).
 median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# client_builds PRODUCT: sets BIN (liveline) and CLIENT (Benchmarks' PRODUCT) from LIVELINE and
+# CLIENT when both are given, else builds both for release here.
+client_builds() {
+  if [ -n "${LIVELINE:-}" ] && [ -n "${CLIENT:-}" ]; then BIN=$LIVELINE; return 0; fi
+  echo "building liveline and Benchmarks' $1 (release)"
+  swift build -c release --product liveline 2>&1 | tail -1
+  BIN=$(swift build -c release --show-bin-path)/liveline
+  swift build -c release --package-path Benchmarks --product "$1" 2>&1 | tail -1
+  CLIENT=$(swift build -c release --package-path Benchmarks --show-bin-path)/$1
+}
+
+# work_folder: WORK, a temporary folder removed at exit, with every pid in PIDS killed first.
+work_folder() {
+  WORK=$(mktemp -d)
+  PIDS=()
+  trap 'for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"' EXIT
+}

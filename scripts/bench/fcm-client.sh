@@ -26,23 +26,8 @@ PROJECT=liveline-bench
 need_h2load
 python3 -c 'import cryptography' 2>/dev/null || python3 -m pip install -q cryptography
 
-if [ -n "${LIVELINE:-}" ] && [ -n "${CLIENT:-}" ]; then BIN=$LIVELINE
-else
-  echo "building liveline and the FCM client benchmark (release)"
-  swift build -c release --product liveline 2>&1 | tail -1
-  BIN=$(swift build -c release --show-bin-path)/liveline
-  swift build -c release --package-path Benchmarks --product FCMThroughput 2>&1 | tail -1
-  CLIENT=$(swift build -c release --package-path Benchmarks --show-bin-path)/FCMThroughput
-fi
-
-WORK=$(mktemp -d)
-PIDS=()
-cleanup() {
-  for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+client_builds FCMThroughput
+work_folder
 
 ${PRIO[@]+"${PRIO[@]}"} taskset -c "$SERVER_CPU" "$BIN" mock-fcm --listen "127.0.0.1:$PORT" --threads 1 \
   --project "$PROJECT" --write-ca "$WORK/ca.pem" --write-service-account "$WORK/account.json" >"$WORK/mock.log" 2>&1 &
