@@ -31,14 +31,9 @@ extension FCMClient {
         outcomes: [FCMSendOutcome], token: String?
     ) {
         let token: AccessToken
-        do {
-            token = try await tokens.current()
-        } catch {
-            let answer =
-                (error as? FCMAuthError).map { PushServiceAnswer(accessTokenFailure: $0) }
-                ?? PushServiceAnswer(failure: error)
-            let tried = Attempt(answer: answer, failure: "no access token for FCM: \(error)")
-            return (requests.map { _ in outcome(of: tried, attempt: attempt) }, nil)
+        switch await accessToken() {
+        case .success(let current): token = current
+        case .failure(let failed): return (requests.map { _ in outcome(of: failed.attempt, attempt: attempt) }, nil)
         }
         let results = await withCheckedContinuation { continuation in
             let waiter = BatchWaiter(count: requests.count, continuation: continuation)

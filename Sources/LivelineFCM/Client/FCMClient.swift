@@ -158,13 +158,9 @@ public final class FCMClient: Sendable {
 
     private func attempt(_ request: FCMSendRequest, body: ByteBuffer) async -> Attempt {
         let token: AccessToken
-        do {
-            token = try await tokens.current()
-        } catch let error as FCMAuthError {
-            return Attempt(
-                answer: PushServiceAnswer(accessTokenFailure: error), failure: "no access token for FCM: \(error)")
-        } catch {
-            return Attempt(answer: PushServiceAnswer(failure: error), failure: "no access token for FCM: \(error)")
+        switch await accessToken() {
+        case .success(let current): token = current
+        case .failure(let failed): return failed.attempt
         }
         do {
             let response = try await transport.send(
@@ -173,6 +169,24 @@ public final class FCMClient: Sendable {
             return attempt(answered: .success(response), accessToken: token.value)
         } catch {
             return attempt(answered: .failure(error), accessToken: token.value)
+        }
+    }
+
+    /// Why there is no access token to send with, as the attempt that could not be made.
+    struct NoAccessToken: Error {
+        var attempt: Attempt
+    }
+
+    /// The current access token, or the attempt its failure makes of every send.
+    func accessToken() async -> Result<AccessToken, NoAccessToken> {
+        do {
+            return .success(try await tokens.current())
+        } catch {
+            let answer =
+                (error as? FCMAuthError).map { PushServiceAnswer(accessTokenFailure: $0) }
+                ?? PushServiceAnswer(failure: error)
+            return .failure(
+                NoAccessToken(attempt: Attempt(answer: answer, failure: "no access token for FCM: \(error)")))
         }
     }
 
