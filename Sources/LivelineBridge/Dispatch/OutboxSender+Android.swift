@@ -17,42 +17,50 @@ import LivelineFCM
 ///   account), or a bridge without FCM: the push is held for ``AndroidFanOut/configurationHold``,
 ///   its attempt not counted, and the problem logged.
 extension OutboxSender {
-    /// What to write for each of `pushes`, in order; nil where a stop's cutoff came first.
+    /// What to write for each of `pushes`, in order; nil where a stop's cutoff came first. The
+    /// messages go as one batch with one waiter (``FCMClient/sendOnce(_:)``), not a task each.
     func androidDecisions(_ pushes: [ClaimedPush], now: Millis) async -> [Decision?] {
-        guard !pushes.isEmpty else { return [] }
-        return await withTaskGroup(of: (Int, Decision?).self) { group in
-            for (index, push) in pushes.enumerated() {
-                group.addTask {
-                    guard !self.core.cutoff.hasFired else { return (index, nil) }
-                    return (index, await self.androidDecision(push, now: now))
-                }
+        // After a stop's cutoff nothing more goes: those are claimed again by the next pass.
+        guard !core.cutoff.hasFired else { return pushes.map { _ in nil } }
+        guard let destination = core.clients.fcm else { return pushes.map { noFCM($0, now: now) } }
+        var decisions = [Decision?](repeating: nil, count: pushes.count)
+        var requests: [FCMSendRequest] = []
+        var sent: [Int] = []
+        for (index, claimed) in pushes.enumerated() {
+            switch Self.request(for: claimed, project: destination.project) {
+            case .success(let request):
+                requests.append(request)
+                sent.append(index)
+            case .failure(let refusal):
+                decisions[index] = Decision(
+                    outcome: .undeliverable(
+                        claimed.id, answer: nil, error: refusal.reason, forgetToken: refusal.forgetsToken, now: now),
+                    error: refusal.reason, retryReason: "")
             }
-            var decisions = [Decision?](repeating: nil, count: pushes.count)
-            for await (index, decision) in group { decisions[index] = decision }
-            return decisions
         }
+        for (index, outcome) in zip(sent, await destination.client.sendOnce(requests)) {
+            decisions[index] = decision(pushes[index], answered: outcome, project: destination.project, now: now)
+        }
+        return decisions
     }
 
-    private func androidDecision(_ claimed: ClaimedPush, now: Millis) async -> Decision {
-        guard let destination = core.clients.fcm else {
-            let error = "no FCM: the bridge has no fcm: credentials; the push waits"
-            core.logger.error(
-                "an activity registered with an fcm-token waits: the bridge has no fcm: credentials",
-                metadata: ["activity": "\(claimed.push.activityKey)"])
-            return Decision(
-                outcome: .held(claimed.id, answer: nil, error: error, until: now + AndroidFanOut.configurationHold),
-                error: error, retryReason: "halted")
-        }
-        let request: FCMSendRequest
-        switch Self.request(for: claimed, project: destination.project) {
-        case .success(let made): request = made
-        case .failure(let refusal):
-            return Decision(
-                outcome: .undeliverable(
-                    claimed.id, answer: nil, error: refusal.reason, forgetToken: refusal.forgetsToken, now: now),
-                error: refusal.reason, retryReason: "")
-        }
-        let outcome = await destination.client.send(request)
+    /// A push to an Android key on a bridge without FCM: held, and the problem logged.
+    private func noFCM(_ claimed: ClaimedPush, now: Millis) -> Decision {
+        let error = "no FCM: the bridge has no fcm: credentials; the push waits"
+        core.logger.error(
+            "an activity registered with an fcm-token waits: the bridge has no fcm: credentials",
+            metadata: ["activity": "\(claimed.push.activityKey)"])
+        return Decision(
+            outcome: .held(claimed.id, answer: nil, error: error, until: now + AndroidFanOut.configurationHold),
+            error: error, retryReason: "halted")
+    }
+
+    /// What FCM's answer to `claimed`'s message means for the push.
+    private func decision(
+        _ claimed: ClaimedPush, answered outcome: FCMSendOutcome, project: String, now: Millis
+    )
+        -> Decision
+    {
         let answeredAt = BridgeClock.now()
         let reason = outcome.error.flatMap { $0.errorCode?.rawValue ?? $0.status }
         observer.pushAnswered(
@@ -92,7 +100,7 @@ extension OutboxSender {
                 "FCM refused the bridge's setup; the activity's push waits and is tried again",
                 metadata: [
                     "activity": "\(claimed.push.activityKey)", "problem": "\(problem)",
-                    "project": "\(destination.project)",
+                    "project": "\(project)",
                 ])
             let error = "FCM refused the setup: \(problem); the push waits"
             return Decision(
