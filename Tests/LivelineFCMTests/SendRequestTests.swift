@@ -81,4 +81,40 @@ import Testing
         #expect(FCMSendAnswer.messageName(in: Array("{}".utf8)) == nil)
         #expect(PushServiceAnswer(fcmStatus: 200, body: body) == .accepted)
     }
+
+    /// The name read straight from the bytes is the JSON parser's, and what it cannot read
+    /// plainly (escapes, spaces inside, other members, non-ASCII) goes to the parser.
+    @Test func aNameIsReadAsTheParserReadsIt() {
+        let bodies = [
+            #"{"name":"projects/p/messages/0:1%2"}"#, "  {\"name\":\"projects/p/messages/1\"}\n",
+            #"{"name":"a\/b\u00e9"}"#, #"{ "name" : "spaced" }"#, #"{"name":"x","extra":1}"#, #"{"name":"é"}"#,
+            #"{"name":""}"#, #"{"name":"}"#, #"{"name":"open"#, "",
+        ]
+        for text in bodies {
+            let body = Array(text.utf8)
+            let parsed: String? =
+                if case .object(let root)? = try? JSONParser.parse(body), case .string(let name)? = root["name"] {
+                    name
+                } else { nil }
+            #expect(FCMSendAnswer.messageName(in: body) == parsed, "\(text)")
+        }
+        #expect(FCMSendAnswer.messageName(in: Array(#"{"name":"a\/b\u00e9"}"#.utf8)) == "a/bé")
+    }
+
+    /// A decision's fields written once and shared by every phone make the same bytes as a
+    /// request written from its data.
+    @Test func aRequestFromSharedFieldsIsTheSameBytes() throws {
+        let fields = FCMMessageFields(data: Self.data, priority: .high, ttlSeconds: 300, collapseKey: "match")
+        let read = try FCMMessageFields(parsing: fields.bytes)
+        #expect(read == fields)
+        for target in [FCMTarget.token("dKx9:APA91b-token_1"), .fid("cR_Qn5b9Tz2wLm7X0aBcDe"), .token("a\\b")] {
+            let shared = try FCMSendRequest(project: "liveline-test", target: target, fields: read)
+            let written = try FCMSendRequest(
+                project: "liveline-test", target: target, data: Self.data, priority: .high, ttlSeconds: 300,
+                collapseKey: "match")
+            #expect(shared.body == written.body)
+            #expect(Array(shared.bodyBuffer.readableBytesView) == written.body)
+            #expect(shared == written)
+        }
+    }
 }

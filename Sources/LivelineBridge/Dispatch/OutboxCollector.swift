@@ -73,11 +73,11 @@ struct OutboxCollector: PushSink {
     /// The message's fields, named for the activity key rather than the story's activity (one
     /// story serves many keys): the notification's tag on the phone, and the collapse key.
     private func androidFields(_ message: AndroidMessage) -> [UInt8] {
-        var fields = FCMMessageFields(message)
-        fields.data = FCMData(
-            fields.data.entries.map { $0.key == LiveUpdateKeys.activity ? ($0.key, activityKey) : $0 })
-        if fields.collapseKey != nil { fields.collapseKey = activityKey }
-        return fields.bytes
+        FCMMessageFields(
+            data: FCMData(message.data.entries.map { $0.key == LiveUpdateKeys.activity ? ($0.key, activityKey) : $0 }),
+            priority: message.priority, ttlSeconds: message.ttlSeconds,
+            collapseKey: message.collapseKey == nil ? nil : activityKey
+        ).bytes
     }
 
     private func outboxPush(_ push: Push, receivedAt: Millis?) -> OutboxPush {

@@ -35,13 +35,16 @@ extension FCMClient {
         case .success(let current): token = current
         case .failure(let failed): return (requests.map { _ in outcome(of: failed.attempt, attempt: attempt) }, nil)
         }
+        // Every request of a batch carries the same headers, and nearly always the same path:
+        // each made once, not once per message.
+        let headers = FCMSendRequest.headers(accessToken: token.value)
+        var path = (project: "", value: "")
         let results = await withCheckedContinuation { continuation in
             let waiter = BatchWaiter(count: requests.count, continuation: continuation)
             for (index, request) in requests.enumerated() {
+                if request.project != path.project { path = (request.project, request.path) }
                 transport.send(
-                    APNsRequest(
-                        method: .post, path: request.path, headers: request.headers(accessToken: token.value),
-                        body: ByteBuffer(bytes: request.body))
+                    APNsRequest(method: .post, path: path.value, headers: headers, body: request.bodyBuffer)
                 ) { result in waiter.answered(index, with: result) }
             }
         }

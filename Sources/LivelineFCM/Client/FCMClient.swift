@@ -118,7 +118,7 @@ public final class FCMClient: Sendable {
     /// access token. A cancelled task stops before its next attempt and gives up.
     public func send(_ request: FCMSendRequest) async -> FCMSendOutcome {
         let policy = configuration.policy
-        let body = ByteBuffer(bytes: request.body)
+        let body = request.bodyBuffer
         var attempt = 0
         while true {
             attempt += 1

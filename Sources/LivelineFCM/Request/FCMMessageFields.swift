@@ -3,19 +3,31 @@ import LivelineCore
 /// An FCM message without its target, `{"data":{…},"android":{…}}`: what one engine decision
 /// sends to every Android phone that follows an activity. A sender that keeps a decision for
 /// later (the bridge's fan-outs, in its store) keeps these bytes, reads them back once, and
-/// addresses each phone with ``FCMSendRequest/init(project:target:fields:)``.
+/// addresses each phone with ``FCMSendRequest/init(project:target:fields:)``: the fields are
+/// written once, and every phone's request shares those bytes.
 public struct FCMMessageFields: Sendable, Hashable {
-    public var data: FCMData
-    public var priority: FCMPriority
-    public var ttlSeconds: Int64
-    public var collapseKey: String?
+    public let data: FCMData
+    public let priority: FCMPriority
+    public let ttlSeconds: Int64
+    public let collapseKey: String?
+    /// `"data":{…},"android":{…}`: the fields written, once.
+    let written: [UInt8]
 
     /// The fields of `message`.
     public init(_ message: AndroidMessage) {
-        data = message.data
-        priority = message.priority
-        ttlSeconds = message.ttlSeconds
-        collapseKey = message.collapseKey
+        self.init(
+            data: message.data, priority: message.priority, ttlSeconds: message.ttlSeconds,
+            collapseKey: message.collapseKey)
+    }
+
+    /// These fields.
+    public init(data: FCMData, priority: FCMPriority, ttlSeconds: Int64, collapseKey: String?) {
+        self.data = data
+        self.priority = priority
+        self.ttlSeconds = ttlSeconds
+        self.collapseKey = collapseKey
+        written = FCMSendRequest.messageFieldBytes(
+            data: data, priority: priority, ttlSeconds: ttlSeconds, collapseKey: collapseKey)
     }
 
     /// The fields as ``bytes`` wrote them; throws ``FCMMessageFieldsError`` naming what is
@@ -43,25 +55,17 @@ public struct FCMMessageFields: Sendable, Hashable {
         guard case .string(let ttl)? = android["ttl"], ttl.hasSuffix("s"), let seconds = Int64(ttl.dropLast()) else {
             throw FCMMessageFieldsError(problem: "android.ttl is not a duration in seconds such as \"300s\"")
         }
-        self.data = FCMData(entries)
-        self.priority = level
-        ttlSeconds = seconds
+        let collapseKey: String?
         switch android["collapse_key"] {
         case nil, .null?: collapseKey = nil
         case .string(let key)?: collapseKey = key
         default: throw FCMMessageFieldsError(problem: "android.collapse_key is not a string")
         }
+        self.init(data: FCMData(entries), priority: level, ttlSeconds: seconds, collapseKey: collapseKey)
     }
 
     /// `{"data":{…},"android":{…}}`, keys in a fixed order.
-    public var bytes: [UInt8] {
-        var writer = JSONWriter(capacity: data.byteCount + 256)
-        writer.raw(UInt8(ascii: "{"))
-        FCMSendRequest.writeMessageFields(
-            data: data, priority: priority, ttlSeconds: ttlSeconds, collapseKey: collapseKey, into: &writer)
-        writer.raw(UInt8(ascii: "}"))
-        return writer.bytes
-    }
+    public var bytes: [UInt8] { [UInt8(ascii: "{")] + written + [UInt8(ascii: "}")] }
 }
 
 /// Stored message fields that cannot be read back, with what is wrong.
@@ -76,6 +80,7 @@ extension FCMSendRequest {
     public init(project: String, target: FCMTarget, fields: FCMMessageFields) throws(FCMRequestError) {
         try self.init(
             project: project, target: target, data: fields.data, priority: fields.priority,
-            ttlSeconds: fields.ttlSeconds, collapseKey: fields.collapseKey)
+            ttlSeconds: fields.ttlSeconds, collapseKey: fields.collapseKey, validateOnly: false,
+            fieldBytes: fields.written)
     }
 }

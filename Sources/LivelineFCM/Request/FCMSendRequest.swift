@@ -1,4 +1,5 @@
 import LivelineCore
+import NIOCore
 
 /// One `messages:send` request of FCM's HTTP v1 API: the path, the headers and the exact JSON body.
 ///
@@ -11,7 +12,9 @@ import LivelineCore
 /// ```
 ///
 /// `data` values are all strings (FCM refuses anything else); `android.ttl` is a duration in
-/// seconds with an `s`. The body is written straight into a ``JSONWriter``, keys in a fixed order.
+/// seconds with an `s`. The message's fields are written once, keys in a fixed order, when the
+/// request is made (or come already written in ``FCMMessageFields``, shared by every phone a
+/// decision goes to); ``body`` only puts the target before them.
 public struct FCMSendRequest: Sendable, Hashable {
     public static let host = "fcm.googleapis.com"
     public static let contentType = "application/json; charset=UTF-8"
@@ -24,10 +27,25 @@ public struct FCMSendRequest: Sendable, Hashable {
     public let collapseKey: String?
     /// `validate_only`: FCM checks the message and sends nothing.
     public let validateOnly: Bool
+    /// `"data":{…},"android":{…}`, as ``writeMessageFields(data:priority:ttlSeconds:collapseKey:into:)``
+    /// writes them: rendered once, and for a decision's many phones the same bytes.
+    let fieldBytes: [UInt8]
 
     public init(
         project: String, target: FCMTarget, data: FCMData, priority: FCMPriority, ttlSeconds: Int64,
         collapseKey: String?, validateOnly: Bool = false
+    ) throws(FCMRequestError) {
+        try self.init(
+            project: project, target: target, data: data, priority: priority, ttlSeconds: ttlSeconds,
+            collapseKey: collapseKey, validateOnly: validateOnly,
+            fieldBytes: Self.messageFieldBytes(
+                data: data, priority: priority, ttlSeconds: ttlSeconds, collapseKey: collapseKey))
+    }
+
+    /// A request whose fields are already written (`fieldBytes`, the same fields rendered).
+    init(
+        project: String, target: FCMTarget, data: FCMData, priority: FCMPriority, ttlSeconds: Int64,
+        collapseKey: String?, validateOnly: Bool, fieldBytes: [UInt8]
     ) throws(FCMRequestError) {
         guard Self.isProjectID(project) else { throw .badProject(project) }
         // Byte by byte: a token is ASCII, and Character's Unicode properties cost more than the send.
@@ -43,6 +61,7 @@ public struct FCMSendRequest: Sendable, Hashable {
         self.ttlSeconds = ttlSeconds
         self.collapseKey = collapseKey
         self.validateOnly = validateOnly
+        self.fieldBytes = fieldBytes
     }
 
     /// The request for one Android Live Update message.
@@ -63,12 +82,31 @@ public struct FCMSendRequest: Sendable, Hashable {
 
     /// The headers besides the HTTP/2 pseudo-headers.
     public func headers(accessToken: String) -> [(name: String, value: String)] {
-        [("authorization", "Bearer " + accessToken), ("content-type", Self.contentType)]
+        Self.headers(accessToken: accessToken)
+    }
+
+    /// The headers of every request sent with `accessToken`.
+    public static func headers(accessToken: String) -> [(name: String, value: String)] {
+        [("authorization", "Bearer " + accessToken), ("content-type", contentType)]
     }
 
     /// The JSON body.
     public var body: [UInt8] {
-        var writer = JSONWriter(capacity: data.byteCount + 256)
+        var writer = JSONWriter(capacity: bodyCapacity)
+        writeBody(into: &writer)
+        return writer.bytes
+    }
+
+    /// The JSON body in a buffer of its own, as the connection sends it: one allocation.
+    public var bodyBuffer: ByteBuffer {
+        var writer = JSONWriter(capacity: bodyCapacity)
+        writeBody(into: &writer)
+        return writer.withBytes { ByteBuffer(bytes: $0) }
+    }
+
+    private var bodyCapacity: Int { fieldBytes.count + target.value.utf8.count + 48 }
+
+    private func writeBody(into writer: inout JSONWriter) {
         writer.raw(UInt8(ascii: "{"))
         if validateOnly { writer.raw(#""validate_only":true,"#) }
         writer.raw(#""message":{"#)
@@ -76,9 +114,17 @@ public struct FCMSendRequest: Sendable, Hashable {
         writer.raw(UInt8(ascii: ":"))
         writer.string(target.value)
         writer.raw(UInt8(ascii: ","))
-        Self.writeMessageFields(
-            data: data, priority: priority, ttlSeconds: ttlSeconds, collapseKey: collapseKey, into: &writer)
+        writer.raw(fieldBytes)
         writer.raw("}}")
+    }
+
+    /// `"data":{…},"android":{…}` for these fields.
+    static func messageFieldBytes(
+        data: FCMData, priority: FCMPriority, ttlSeconds: Int64, collapseKey: String?
+    ) -> [UInt8] {
+        var writer = JSONWriter(capacity: data.byteCount + 128)
+        writeMessageFields(
+            data: data, priority: priority, ttlSeconds: ttlSeconds, collapseKey: collapseKey, into: &writer)
         return writer.bytes
     }
 
