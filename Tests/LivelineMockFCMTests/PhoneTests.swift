@@ -88,6 +88,13 @@ import Testing
         var future = Self.message(timestamp: 6000)
         future.data = FCMData(future.data.entries.map { $0.key == "liveline" ? ($0.key, "2") : $0 })
         #expect(phone.receive(future, at: 6000).first?.detail.contains("contract version 2") == true)
+        // The version is read before the keys: a newer contract's new key is not the reason.
+        var newer = Self.message(timestamp: 7000, extra: [("venue", "Riverside")])
+        newer.data = FCMData(newer.data.entries.map { $0.key == "liveline" ? ($0.key, "2") : $0 })
+        #expect(phone.receive(newer, at: 7000).first?.detail.contains("contract version 2") == true)
+        var unversioned = Self.message(timestamp: 8000, extra: [("venue", "Riverside")])
+        unversioned.data = FCMData(unversioned.data.entries.filter { $0.key != "liveline" })
+        #expect(phone.receive(unversioned, at: 8000).first?.kind == .notLiveUpdate)
     }
 
     @Test func anOlderMessageDoesNotTakeTheStoryBack() {

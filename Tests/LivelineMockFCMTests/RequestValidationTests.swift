@@ -85,6 +85,24 @@ import Testing
         #expect(other.message.contains("projects/liveline-test"))
     }
 
+    /// Header names are read in any case, as HTTP/1.1 clients (the Admin SDKs) may write them.
+    @Test func headerNamesAreReadInAnyCase() throws {
+        let body = Array(#"{"message":{"token":"reg-1","data":{}}}"#.utf8)
+        let path = "/v1/projects/liveline-test/messages:send"
+        let capitalized = Self.validator.validate(
+            method: "POST", path: path,
+            headers: [("Content-Type", "application/json"), ("AUTHORIZATION", "Bearer ya29.good")], body: body)
+        #expect((try? capitalized.get())?.recipient == .token("reg-1"))
+        let text = Self.validator.validate(
+            method: "POST", path: path,
+            headers: [("Content-type", "text/plain"), ("Authorization", "Bearer ya29.good")],
+            body: body)
+        #expect(Self.refusal(text)?.message.contains("Unexpected content type 'text/plain'") == true)
+        let longer = Self.validator.validate(
+            method: "POST", path: path, headers: [("authorizations", "Bearer ya29.good")], body: body)
+        #expect(Self.refusal(longer)?.status == "UNAUTHENTICATED")
+    }
+
     @Test func badFieldsGetFCMsAnswers() throws {
         let number = try #require(Self.refusal(Self.send(#"{"message":{"token":"reg-1","data":{"a":"x","b":2}}}"#)))
         #expect(number.httpStatus == 400)

@@ -81,6 +81,8 @@ public struct AndroidPhone: Sendable {
                     "its ttl of \(DurationText.format(entry.message.ttl)) ran out while the phone was offline"))
             return true
         }
+        // Most messages find nothing to remove: no sorted copy of what the phone shows for them.
+        guard notifications.values.contains(where: { ($0.removeAt ?? .max) <= now }) else { return outcomes }
         for (activity, notification) in notifications.sorted(by: { $0.key < $1.key }) {
             guard let removeAt = notification.removeAt, removeAt <= now else { continue }
             notifications[activity] = nil

@@ -35,22 +35,39 @@ public struct LiveUpdateMessage: Sendable, Hashable {
     }
 
     init(_ data: FCMData, app: AndroidAppModel) throws(Refusal) {
-        guard let version = data[LiveUpdateKeys.version] else { throw .notLiveUpdate }
+        // One pass over the entries: each of Liveline's keys into its place (the first of a
+        // repeated key, as a lookup finds it), the app's own keys kept in order.
+        var known = [String?](repeating: nil, count: LiveUpdateKeys.all.count)
+        var extras: [LiveUpdateContent.DataPair] = []
+        var unknownKey: String?
+        for entry in data.entries {
+            if let place = Self.places[entry.key] {
+                if known[place] == nil { known[place] = entry.value }
+            } else if app.ownKeys.contains(entry.key) {
+                extras.append(LiveUpdateContent.DataPair(key: entry.key, value: entry.value))
+            } else if unknownKey == nil {
+                unknownKey = entry.key
+            }
+        }
+        func value(_ key: String) -> String? {
+            Self.places[key].flatMap { known[$0] }
+        }
+        guard let version = value(LiveUpdateKeys.version) else { throw .notLiveUpdate }
         guard version == LiveUpdateKeys.currentVersion else {
             throw .wouldNotRender(
                 "the message is contract version \(version); the app reads version \(LiveUpdateKeys.currentVersion)")
         }
-        for entry in data.entries where !LiveUpdateKeys.all.contains(entry.key) && !app.ownKeys.contains(entry.key) {
+        if let unknownKey {
             throw .wouldNotRender(
-                "the key '\(entry.key)' is not in the app's contract (Liveline's keys and its own: \(app.ownKeys.sorted().joined(separator: ", ")))"
+                "the key '\(unknownKey)' is not in the app's contract (Liveline's keys and its own: \(app.ownKeys.sorted().joined(separator: ", ")))"
             )
         }
         func required(_ key: String) throws(Refusal) -> String {
-            guard let value = data[key], !value.isEmpty else { throw .wouldNotRender("the message has no '\(key)'") }
+            guard let value = value(key), !value.isEmpty else { throw .wouldNotRender("the message has no '\(key)'") }
             return value
         }
         func number(_ key: String) throws(Refusal) -> Int64? {
-            guard let text = data[key] else { return nil }
+            guard let text = value(key) else { return nil }
             guard let value = Int64(text) else { throw .wouldNotRender("'\(key)' is '\(text)', not a whole number") }
             return value
         }
@@ -65,36 +82,40 @@ public struct LiveUpdateMessage: Sendable, Hashable {
         }
         self.timestamp = timestamp
         let channel = try required(LiveUpdateKeys.channel)
-        let styleText = data[LiveUpdateKeys.style] ?? AndroidLiveUpdate.Style.standard.rawValue
+        let styleText = value(LiveUpdateKeys.style) ?? AndroidLiveUpdate.Style.standard.rawValue
         guard let style = AndroidLiveUpdate.Style(rawValue: styleText) else {
             throw .wouldNotRender("'style' is '\(styleText)'; expected progress, big-text or standard")
         }
         var chronometer: AndroidLiveUpdate.Chronometer?
-        if let text = data[LiveUpdateKeys.chronometer] {
+        if let text = value(LiveUpdateKeys.chronometer) {
             guard let value = AndroidLiveUpdate.Chronometer(rawValue: text) else {
                 throw .wouldNotRender("'chronometer' is '\(text)'; expected up or down")
             }
             chronometer = value
         }
         content = LiveUpdateContent(
-            channel: channel, smallIcon: data[LiveUpdateKeys.smallIcon], style: style,
-            title: data[LiveUpdateKeys.title] ?? "", text: data[LiveUpdateKeys.text], chip: data[LiveUpdateKeys.chip],
+            channel: channel, smallIcon: value(LiveUpdateKeys.smallIcon), style: style,
+            title: value(LiveUpdateKeys.title) ?? "", text: value(LiveUpdateKeys.text),
+            chip: value(LiveUpdateKeys.chip),
             progress: try number(LiveUpdateKeys.progress).map { Int($0) },
             progressMax: try number(LiveUpdateKeys.progressMax).map { Int($0) },
-            segments: try Self.marks(data[LiveUpdateKeys.segments], key: LiveUpdateKeys.segments, number: "length").map
+            segments: try Self.marks(value(LiveUpdateKeys.segments), key: LiveUpdateKeys.segments, number: "length").map
             {
                 .init(length: $0.0, color: $0.1)
             },
-            points: try Self.marks(data[LiveUpdateKeys.points], key: LiveUpdateKeys.points, number: "position").map {
+            points: try Self.marks(value(LiveUpdateKeys.points), key: LiveUpdateKeys.points, number: "position").map {
                 .init(position: $0.0, color: $0.1)
             },
             when: try number(LiveUpdateKeys.when), chronometer: chronometer,
-            extras: data.entries.filter { !LiveUpdateKeys.all.contains($0.key) }.map {
-                LiveUpdateContent.DataPair(key: $0.key, value: $0.value)
-            })
-        alert = data[LiveUpdateKeys.alert] == "1"
+            extras: extras)
+        alert = value(LiveUpdateKeys.alert) == "1"
         dismissAt = try number(LiveUpdateKeys.dismissAt)
     }
+
+    /// Each of Liveline's keys (`LiveUpdateKeys.all`) by its place: one hash finds a key, where
+    /// a search of the list compares up to 24 strings.
+    private static let places: [String: Int] = Dictionary(
+        LiveUpdateKeys.all.enumerated().map { ($0.element, $0.offset) }, uniquingKeysWith: { first, _ in first })
 
     /// `[{"length":45,"color":"#30d158"},…]`
     private static func marks(_ text: String?, key: String, number: String) throws(Refusal) -> [(Int, String?)] {

@@ -30,6 +30,8 @@ final class FCMConnectionHandler: HTTP2ServerHandler {
     var output = ByteBuffer()
     private var streams: [UInt32: PendingRequest<Head>] = [:]
     private var closed = false
+    /// The connection's last `messages:send` body, for the next that differs only in its target.
+    private var memo = FCMBodyMemo()
 
     init(state: MockFCMState, maxConcurrentStreams: Int) {
         self.state = state
@@ -111,7 +113,7 @@ final class FCMConnectionHandler: HTTP2ServerHandler {
         let head = stream.head
         let response = state.answer(
             method: head.method, path: head.path, headers: head.headers,
-            body: stream.body.map { Array($0.readableBytesView) } ?? [])
+            body: stream.body.map { Array($0.readableBytesView) } ?? [], memo: &memo)
         write(response, streamID: streamID)
     }
 

@@ -50,17 +50,39 @@ final class MockFCMState: Sendable {
 
     let configuration: MockFCMConfiguration
     private let storage: NIOLockedValueBox<Storage>
+    /// FCM's checks, asking the storage which tokens and instances exist.
+    private let validator: FCMRequestValidator
 
     init(configuration: MockFCMConfiguration, audience: String) {
         self.configuration = configuration
-        storage = NIOLockedValueBox(Storage(verifier: AssertionVerifier(accounts: [], audience: audience)))
+        let storage = NIOLockedValueBox(Storage(verifier: AssertionVerifier(accounts: [], audience: audience)))
+        self.storage = storage
+        validator = FCMRequestValidator(
+            registry: .init(
+                projectForToken: { [configuration] token in
+                    let now = configuration.clock() / 1000
+                    return storage.withLockedValue { storage in
+                        guard let granted = storage.tokens[token], granted.expiresAt > now else { return nil }
+                        return granted.project
+                    }
+                },
+                instance: { recipient, project in
+                    guard let key = MockFCMState.key(recipient) else { return .registered }
+                    return storage.withLockedValue { storage in
+                        guard let instance = storage.instances[key] else { return .registered }
+                        if instance.unregistered { return .unregistered }
+                        return instance.project == project ? .registered : .otherProject
+                    }
+                }))
     }
 
     // MARK: Requests
 
-    /// Answers one request: the token endpoint, `messages:send`, or FCM's 404.
+    /// Answers one request: the token endpoint, `messages:send`, or FCM's 404. `memo` is the
+    /// connection's last `messages:send` body (``FCMBodyMemo``).
     func answer(
-        method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]
+        method: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
+        memo: inout FCMBodyMemo
     )
         -> MockFCMResponse
     {
@@ -72,7 +94,7 @@ final class MockFCMState: Sendable {
             return MockFCMInspection.answer(method: method, path: path, body: body, state: self)
         }
         if route.hasPrefix("/v1/projects/"), route.hasSuffix("/messages:send") {
-            return send(method: method, path: route, headers: headers, body: body)
+            return send(method: method, path: route, headers: headers, body: body, memo: &memo)
         }
         return .error(.notFound("The requested URL \(route) was not found on this server."))
     }
@@ -104,29 +126,13 @@ final class MockFCMState: Sendable {
     }
 
     private func send(
-        method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]
+        method: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
+        memo: inout FCMBodyMemo
     )
         -> MockFCMResponse
     {
-        let validator = FCMRequestValidator(
-            registry: .init(
-                projectForToken: { [storage, configuration] token in
-                    let now = configuration.clock() / 1000
-                    return storage.withLockedValue { storage in
-                        guard let granted = storage.tokens[token], granted.expiresAt > now else { return nil }
-                        return granted.project
-                    }
-                },
-                instance: { [storage] recipient, project in
-                    guard let key = Self.key(recipient) else { return .registered }
-                    return storage.withLockedValue { storage in
-                        guard let instance = storage.instances[key] else { return .registered }
-                        if instance.unregistered { return .unregistered }
-                        return instance.project == project ? .registered : .otherProject
-                    }
-                }))
         let now = configuration.clock()
-        switch validator.validate(method: method, path: path, headers: headers, body: body) {
+        switch validator.validate(method: method, path: path, headers: headers, body: body, memo: &memo) {
         case .failure(let answer):
             storage.withLockedValue { $0.stats.refused[answer.errorCode ?? answer.status, default: 0] += 1 }
             return .error(answer)
@@ -141,12 +147,11 @@ final class MockFCMState: Sendable {
                 storage.nextID += 1
                 var outcomes: [PhoneOutcome] = []
                 if let key = Self.key(message.recipient) {
-                    var instance =
-                        storage.instances[key]
-                        ?? Instance(
-                            project: message.project, phone: AndroidPhone(app: configuration.app))
-                    outcomes = instance.phone.receive(message, at: now)
-                    storage.instances[key] = instance
+                    // In place: a phone copied out of the dictionary and back would copy what
+                    // it shows on every message.
+                    outcomes = storage.instances[
+                        key, default: Instance(project: message.project, phone: AndroidPhone(app: configuration.app))
+                    ].phone.receive(message, at: now)
                 }
                 guard !message.validateOnly else {
                     return .json(200, Self.nameBody("projects/\(message.project)/messages/fake_message_id"))

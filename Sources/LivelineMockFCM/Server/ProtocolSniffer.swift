@@ -58,6 +58,8 @@ final class FCMHTTP1Handler: ChannelInboundHandler {
     private var head: HTTPRequestHead?
     private var body: [UInt8] = []
     private var tooLarge = false
+    /// The connection's last `messages:send` body, for the next that differs only in its target.
+    private var memo = FCMBodyMemo()
 
     init(state: MockFCMState) {
         self.state = state
@@ -83,7 +85,7 @@ final class FCMHTTP1Handler: ChannelInboundHandler {
                 ? MockFCMResponse.error(.invalidField("", "The request body is too large."))
                 : state.answer(
                     method: request.method.rawValue, path: request.uri,
-                    headers: request.headers.map { ($0.name, $0.value) }, body: body)
+                    headers: request.headers.map { ($0.name, $0.value) }, body: body, memo: &memo)
             send(response, to: request, context: context)
         }
     }

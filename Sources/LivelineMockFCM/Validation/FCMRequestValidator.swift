@@ -49,30 +49,59 @@ public struct FCMRequestValidator: Sendable {
     public func validate(
         method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]
     ) -> Result<ValidatedFCMMessage, FCMErrorAnswer> {
+        var memo = FCMBodyMemo()
+        return validate(method: method, path: path, headers: headers, body: body, memo: &memo)
+    }
+
+    /// Checks one request, with the body a connection read last (`memo`): a body that differs
+    /// from it only in its target is not read again once a second such body read the same.
+    /// The answer is the same as without the memo.
+    public func validate(
+        method: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
+        memo: inout FCMBodyMemo
+    ) -> Result<ValidatedFCMMessage, FCMErrorAnswer> {
         do throws(FCMErrorAnswer) {
-            return .success(try check(method: method, path: path, headers: headers, body: body))
+            let project = try checkHead(method: method, path: path, headers: headers)
+            let message: ValidatedFCMMessage
+            switch memo.message(for: body, project: project) {
+            case .known(let known):
+                message = known
+            case .expected(let expected):
+                message = try read(body, project: project)
+                memo.confirm(message == expected)
+            case .unknown:
+                message = try read(body, project: project)
+                memo.remember(body, message)
+            }
+            try checkRecipient(message.recipient, project: project)
+            return .success(message)
         } catch {
             return .failure(error)
         }
     }
 
-    private func check(
-        method: String, path: String, headers: [(name: String, value: String)], body: [UInt8]
-    ) throws(FCMErrorAnswer) -> ValidatedFCMMessage {
+    /// The path, the method, the access token and the content type; the project the path names.
+    private func checkHead(
+        method: String, path: String, headers: [(name: String, value: String)]
+    ) throws(FCMErrorAnswer) -> String {
         let project = try Self.project(in: path)
         guard method == "POST" else { throw .notFound("Method not found.") }
-        let authorization = headers.first { $0.name.lowercased() == "authorization" }?.value ?? ""
+        let authorization = headers.first { Self.isNamed($0.name, "authorization") }?.value ?? ""
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer",
             let granted = registry.projectForToken(String(parts[1]))
         else { throw .unauthenticated }
         guard granted == project else { throw .permissionDenied(project: project) }
-        if let type = headers.first(where: { $0.name.lowercased() == "content-type" })?.value,
+        if let type = headers.first(where: { Self.isNamed($0.name, "content-type") })?.value,
             !type.lowercased().hasPrefix("application/json")
         {
             throw .invalidField("", "Invalid JSON payload received. Unexpected content type '\(type)'.")
         }
+        return project
+    }
 
+    /// The body, read as FCM reads it: everything but whether the target may be sent to.
+    private func read(_ body: [UInt8], project: String) throws(FCMErrorAnswer) -> ValidatedFCMMessage {
         let root: StateValue
         do {
             root = try JSONParser.parse(body, limits: JSONParser.Limits(depth: 32, keys: 10_000))
@@ -82,7 +111,7 @@ public struct FCMRequestValidator: Sendable {
         guard case .object(let request) = root else {
             throw .invalidField("", "Invalid JSON payload received. Expected an object.")
         }
-        try Self.knownNames(request, at: "", allowed: ["message", "validate_only", "validateOnly"])
+        try Self.knownNames(request, at: "", allowed: Self.requestNames)
         var validateOnly = false
         if let value = request["validate_only"] ?? request["validateOnly"] {
             guard case .bool(let flag) = value else {
@@ -94,12 +123,7 @@ public struct FCMRequestValidator: Sendable {
         guard case .object(let message)? = request["message"] else {
             throw .invalidField("message", "Invalid value at 'message': expected the message object.")
         }
-        try Self.knownNames(
-            message, at: "message",
-            allowed: [
-                "name", "data", "notification", "android", "apns", "webpush", "fcm_options", "fcmOptions", "token",
-                "topic", "condition", "fid",
-            ])
+        try Self.knownNames(message, at: "message", allowed: Self.messageNames)
 
         var recipient: FCMRecipient?
         for (key, make) in [
@@ -129,14 +153,7 @@ public struct FCMRequestValidator: Sendable {
             guard case .object(let android) = value else {
                 throw .invalidField("message.android", "Invalid value at 'message.android': expected an object.")
             }
-            try Self.knownNames(
-                android, at: "message.android",
-                allowed: [
-                    "collapse_key", "collapseKey", "priority", "ttl", "restricted_package_name",
-                    "restrictedPackageName", "data", "notification", "fcm_options", "fcmOptions", "direct_boot_ok",
-                    "directBootOk", "restricted_satellite_ok", "restrictedSatelliteOk", "bandwidth_constrained_ok",
-                    "bandwidthConstrainedOk",
-                ])
+            try Self.knownNames(android, at: "message.android", allowed: Self.androidNames)
             if let value = android["priority"] {
                 // Any case: the Admin SDKs send "high" and "normal", and FCM takes them.
                 guard case .string(let text) = value, let known = FCMPriority(rawValue: text.uppercased()) else {
@@ -178,7 +195,14 @@ public struct FCMRequestValidator: Sendable {
                 description:
                     "The data payload is \(data.byteCount) bytes of keys and values, over FCM's \(FCMData.limit)")
         }
+        return ValidatedFCMMessage(
+            project: project, recipient: recipient, data: data, priority: priority, ttl: ttl,
+            collapseKey: collapseKey, validateOnly: validateOnly, hasNotification: hasNotification)
+    }
 
+    /// Whether the target may be sent to: a well-formed instance id that FCM knows for `project`,
+    /// a topic name, or a condition.
+    private func checkRecipient(_ recipient: FCMRecipient, project: String) throws(FCMErrorAnswer) {
         switch recipient {
         case .token(let value), .fid(let value):
             let field = recipient == .token(value) ? "message.token" : "message.fid"
@@ -196,9 +220,31 @@ public struct FCMRequestValidator: Sendable {
         case .condition(let condition):
             guard !condition.isEmpty else { throw .invalidArgument("Invalid condition.", field: "message.condition") }
         }
-        return ValidatedFCMMessage(
-            project: project, recipient: recipient, data: data, priority: priority, ttl: ttl,
-            collapseKey: collapseKey, validateOnly: validateOnly, hasNotification: hasNotification)
+    }
+
+    /// The names a request, its `message` and `message.android` may have (snake_case or lowerCamelCase).
+    static let requestNames: Set<String> = ["message", "validate_only", "validateOnly"]
+    static let messageNames: Set<String> = [
+        "name", "data", "notification", "android", "apns", "webpush", "fcm_options", "fcmOptions", "token", "topic",
+        "condition", "fid",
+    ]
+    static let androidNames: Set<String> = [
+        "collapse_key", "collapseKey", "priority", "ttl", "restricted_package_name", "restrictedPackageName", "data",
+        "notification", "fcm_options", "fcmOptions", "direct_boot_ok", "directBootOk", "restricted_satellite_ok",
+        "restrictedSatelliteOk", "bandwidth_constrained_ok", "bandwidthConstrainedOk",
+    ]
+
+    /// Whether a header's name is `lowercase` in any case, without making a lowercased copy.
+    static func isNamed(_ name: String, _ lowercase: StaticString) -> Bool {
+        let expected = UnsafeBufferPointer(start: lowercase.utf8Start, count: lowercase.utf8CodeUnitCount)
+        var index = 0
+        for byte in name.utf8 {
+            guard index < expected.count else { return false }
+            let folded = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            guard folded == expected[index] else { return false }
+            index += 1
+        }
+        return index == expected.count
     }
 
     /// `{project}` of `/v1/projects/{project}/messages:send`.
