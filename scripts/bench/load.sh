@@ -34,7 +34,8 @@ OUT=${OUT:-/tmp/liveline-bench-load}
 mkdir -p "$OUT"
 if [ -n "${LIVELINE:-}" ]; then BIN=$LIVELINE
 else swift build -c release --product liveline >/dev/null; BIN=.build/release/liveline; fi
-SCENARIO=Scenarios/football.yaml
+# SCENARIO names another story (an older build reads only its own commit's football.yaml).
+SCENARIO=${SCENARIO:-Scenarios/football.yaml}
 
 run() { # name, args…
   local name=$1; shift
