@@ -18,16 +18,24 @@ extension APNsClient {
         let deadline = started + patience
         var attempts = 0
         var delay = Duration.milliseconds(250)
+        // What an attempt that ended with an answer said (`connection refused`…): an attempt
+        // the patience cut short said nothing, and must not hide it.
+        var answered: String?
         while true {
             attempts += 1
             let cause: String
             switch await attemptConnection(until: deadline, on: clock) {
-            case .success:
+            case .connected:
                 return
-            case .failure(let error as APNsTransportError) where error.isSetupError:
+            case .failed(let error as APNsTransportError) where error.isSetupError:
                 throw APNsUnreachable(endpoint: configuration.endpoint, cause: error, attempts: attempts, waited: nil)
-            case .failure(let error):
+            case .failed(let error):
                 cause = "\(error)"
+                answered = cause
+            case .outOfTime:
+                cause =
+                    answered
+                    ?? "\(APNsTransportError.connectFailed(host: "\(configuration.endpoint.host):\(configuration.endpoint.port)", cause: "no connection in time"))"
             }
             if clock.now + delay >= deadline {
                 throw APNsUnreachable(
@@ -42,20 +50,27 @@ extension APNsClient {
         }
     }
 
+    /// How one connection attempt ended.
+    private enum Attempt: Sendable {
+        case connected
+        /// The attempt ended with this failure.
+        case failed(any Error)
+        /// `deadline` came first.
+        case outOfTime
+    }
+
     /// One attempt, until the connection is ready for requests (TLS and ALPN done), given up
     /// (not cancelled: the pool keeps trying in the background) at
     /// `deadline`, so a host that drops the packets cannot hold the caller for NIO's own
     /// connect timeout past it.
     private func attemptConnection(
         until deadline: ContinuousClock.Instant, on clock: ContinuousClock
-    ) async -> Result<
-        Void, any Error
-    > {
+    ) async -> Attempt {
         let future = pool.connection().flatMap { $0.ready }
         let remaining = clock.now.duration(to: deadline)
         return await withCheckedContinuation { continuation in
             let done = NIOLockedValueBox(false)
-            let finish: @Sendable (Result<Void, any Error>) -> Void = { result in
+            let finish: @Sendable (Attempt) -> Void = { result in
                 guard
                     done.withLockedValue({ done in
                         defer { done = true }; return !done
@@ -64,15 +79,14 @@ extension APNsClient {
                 continuation.resume(returning: result)
             }
             let timer = future.eventLoop.scheduleTask(in: TimeAmount(max(remaining, .zero))) {
-                finish(
-                    .failure(
-                        APNsTransportError.connectFailed(
-                            host: "\(self.configuration.endpoint.host):\(self.configuration.endpoint.port)",
-                            cause: "no connection in time")))
+                finish(.outOfTime)
             }
             future.whenComplete { result in
                 timer.cancel()
-                finish(result.map { _ in () })
+                switch result {
+                case .success: finish(.connected)
+                case .failure(let error): finish(.failed(error))
+                }
             }
         }
     }
