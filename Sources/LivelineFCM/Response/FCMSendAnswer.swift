@@ -22,14 +22,8 @@ public enum FCMSendAnswer {
         let prefix = namePrefix
         var start = 0
         var end = body.count
-        while start < end, body[start] == 0x20 || body[start] == 0x0A || body[start] == 0x0D || body[start] == 0x09 {
-            start += 1
-        }
-        while end > start,
-            body[end - 1] == 0x20 || body[end - 1] == 0x0A || body[end - 1] == 0x0D || body[end - 1] == 0x09
-        {
-            end -= 1
-        }
+        while start < end, isSpace(body[start]) { start += 1 }
+        while end > start, isSpace(body[end - 1]) { end -= 1 }
         guard end - start >= prefix.count + 2, body[start..<(start + prefix.count)].elementsEqual(prefix),
             body[end - 1] == UInt8(ascii: "}"), body[end - 2] == UInt8(ascii: "\"")
         else { return nil }
@@ -37,5 +31,10 @@ public enum FCMSendAnswer {
         guard name.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
         else { return nil }
         return String(decoding: name, as: UTF8.self)
+    }
+
+    /// JSON's white space: space, tab, line feed, carriage return.
+    private static func isSpace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 }
