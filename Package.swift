@@ -356,6 +356,7 @@ let package = Package(
                 "LivelineFCM",
                 "LivelineMockFCM",
                 "Liveline",
+                "LivelineTestSupport",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),

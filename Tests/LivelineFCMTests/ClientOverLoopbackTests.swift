@@ -3,6 +3,7 @@ import LivelineAPNs
 import LivelineCore
 import LivelineFCM
 import LivelineMockFCM
+import LivelineTestSupport
 import NIOConcurrencyHelpers
 import Testing
 
@@ -256,10 +257,16 @@ import Testing
     }
 
     @Test func aMockThatIsNotThereFailsWithTheCauseAfterItsAttempts() async throws {
+        // A port held bound but never listening, for both the token and the messages: a stopped
+        // server's port could be taken meanwhile by another test's server.
+        let refusing = try RefusingPort()
+        let url = "http://127.0.0.1:\(refusing.port)"
         let mock = try await MockFCMServer.start(MockFCMConfiguration())
-        let account = try ServiceAccount(json: try mock.makeServiceAccount(project: Self.project), source: "mock")
-        let url = mock.baseURL
+        let json = String(decoding: try mock.makeServiceAccount(project: Self.project), as: UTF8.self)
         await mock.stop()
+        let account = try ServiceAccount(
+            json: Array(json.replacingOccurrences(of: mock.baseURL, with: url).utf8), source: "mock")
+        #expect(account.tokenURI.hasPrefix(url))
         let client = try FCMClient(
             configuration: .init(account: account, url: url, policy: Self.policy(attempts: 2)),
             pause: { _ in })
@@ -268,5 +275,6 @@ import Testing
         #expect(outcome.attempts == 2)
         #expect(outcome.failure?.contains("refused") == true, "\(outcome)")
         await client.shutdown()
+        withExtendedLifetime(refusing) {}
     }
 }

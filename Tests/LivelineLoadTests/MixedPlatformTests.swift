@@ -5,6 +5,7 @@ import LivelineFCM
 import LivelineMockAPNs
 import LivelineMockFCM
 import LivelineMockTestSupport
+import LivelineTestSupport
 import Testing
 
 @testable import LivelineLoad
@@ -208,15 +209,16 @@ struct MixedPlatformTests {
     func unreachableFCM() async throws {
         let mocks = try await Mocks.start(tls: false)
         var configuration = try mocks.configuration(activities: 4, share: 0.5)
-        let closed = try await MockFCMServer.start(MockFCMConfiguration())
-        let url = closed.baseURL
-        await closed.stop()
-        configuration.fcm?.client.url = url
+        // A port held bound but never listening: refused for the whole test, and no other
+        // test's server can take it meanwhile (a server merely stopped could leave it free).
+        let refusing = try RefusingPort()
+        configuration.fcm?.client.url = "http://127.0.0.1:\(refusing.port)"
         await #expect {
             _ = try await LoadRunner(configuration: configuration).run()
         } throws: { error in
             "\(error)".contains("cannot set up FCM at mock")
         }
+        withExtendedLifetime(refusing) {}
         await mocks.stop()
     }
 
