@@ -27,9 +27,19 @@ extension SQLStore {
                 let rows =
                     postgres
                     ? try await tx.run(
+                        // One probe of the (activity_key, device) key per device, whatever the
+                        // statistics say: on a table filling up faster than it is analysed, the
+                        // planner took the key's followers for a few hundred rows and read all of
+                        // them for each batch (`device = ANY(…)` as a filter, or a hash join), so
+                        // an import's batches grew slower with every batch before them. `LIMIT 1`
+                        // keeps the subquery a probe per device: the planner cannot fold it into
+                        // a join.
                         """
-                        SELECT device, update_token, start_token, on_channel, environment, fcm_token FROM followers
-                        WHERE activity_key = $1 AND device = ANY($2::text[])
+                        SELECT f.device, f.update_token, f.start_token, f.on_channel, f.environment, f.fcm_token
+                        FROM unnest($2::text[]) AS batch (device)
+                        CROSS JOIN LATERAL (
+                            SELECT * FROM followers WHERE activity_key = $1 AND device = batch.device LIMIT 1
+                        ) f
                         """,
                         [.text(activityKey), .array(.texts(devices))]
                     )
