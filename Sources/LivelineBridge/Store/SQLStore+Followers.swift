@@ -13,8 +13,16 @@ extension SQLStore {
             // it counts the followers its fan-out covers: holding that row here, the step either
             // counts these followers or has committed its fan-out before they look for it, so
             // none joins unseen between the two. (SQLite's one writer orders them anyway.)
+            //
+            // Every writer of a key's followers takes that row first, so while this transaction
+            // holds it no other can store a device the lookup below did not find: new devices
+            // are plain inserts, without the upsert's per-row conflict check. (Without the row,
+            // a key deleted meanwhile, every write stays an upsert.)
+            var locked = false
             if postgres {
-                try await tx.run("SELECT key FROM activities WHERE key = $1 FOR UPDATE", [.text(activityKey)])
+                let held = try await tx.run(
+                    "SELECT key FROM activities WHERE key = $1 FOR UPDATE", [.text(activityKey)])
+                locked = !held.isEmpty
             }
             let newest = try await Self.newestFanOuts(keys: [activityKey], tx)[activityKey] ?? NewestFanOuts()
             var changes: [FollowerChange] = []
@@ -57,11 +65,30 @@ extension SQLStore {
                 // The last of a device's entries in one call wins, as if sent one after another.
                 var last: [String: Int] = [:]
                 for index in chunk { last[followers[index].device] = index }
-                let written = chunk.filter { last[followers[$0].device] == $0 }
-                let ids =
-                    postgres
-                    ? try await Self.upsertFollowersUnnest(written.map { followers[$0] }, activityKey: activityKey, tx)
-                    : try await Self.upsertFollowersValues(written.map { followers[$0] }, activityKey: activityKey, tx)
+                // Only what changes is written: a follower stored exactly so keeps its row.
+                let written = chunk.filter {
+                    last[followers[$0].device] == $0 && existing[followers[$0].device] != followers[$0]
+                }
+                let changed = written.map { followers[$0] }
+                var ids: [SQLRow] = []
+                if !changed.isEmpty {
+                    if !postgres {
+                        ids = try await Self.upsertFollowersValues(changed, activityKey: activityKey, tx)
+                    } else if locked {
+                        let fresh = changed.filter { existing[$0.device] == nil }
+                        let known = changed.filter { existing[$0.device] != nil }
+                        if !fresh.isEmpty {
+                            ids += try await Self.writeFollowersUnnest(
+                                fresh, activityKey: activityKey, upsert: false, tx)
+                        }
+                        if !known.isEmpty {
+                            ids += try await Self.writeFollowersUnnest(
+                                known, activityKey: activityKey, upsert: true, tx)
+                        }
+                    } else {
+                        ids = try await Self.writeFollowersUnnest(changed, activityKey: activityKey, upsert: true, tx)
+                    }
+                }
                 var idOf: [String: Int64] = [:]
                 for row in ids { idOf[try row.text(1)] = try row.int(0) }
                 var late: [Int64] = []
@@ -104,7 +131,6 @@ extension SQLStore {
         ON CONFLICT (activity_key, device) DO UPDATE SET update_token = excluded.update_token,
             start_token = excluded.start_token, on_channel = excluded.on_channel, environment = excluded.environment,
             fcm_token = excluded.fcm_token
-        RETURNING id, device
         """
 
     /// Stores `followers` (distinct devices) with one row of parameters each; returns `id, device`.
@@ -126,15 +152,18 @@ extension SQLStore {
             INSERT INTO followers (activity_key, device, update_token, start_token, on_channel, environment, fcm_token)
             VALUES \(values.joined(separator: ", "))
             \(followerUpsert)
+            RETURNING id, device
             """,
             parameters
         )
     }
 
     /// The same on PostgreSQL with one array parameter per column, whatever the number of
-    /// followers: one short statement to parse and plan, and a few parameters to bind.
-    private static func upsertFollowersUnnest(
-        _ followers: [Follower], activityKey: String, _ tx: any SQLTransaction
+    /// followers: one short statement to parse and plan, and a few parameters to bind. Without
+    /// `upsert`, a plain insert of devices known to be new: PostgreSQL's conflict check costs
+    /// about half as much again as the insert itself.
+    private static func writeFollowersUnnest(
+        _ followers: [Follower], activityKey: String, upsert: Bool, _ tx: any SQLTransaction
     ) async throws -> [SQLRow] {
         func bytes(_ token: String?) -> [UInt8]? {
             guard case .bytes(let bytes) = HexToken.stored(token) else { return nil }
@@ -146,7 +175,8 @@ extension SQLStore {
             SELECT $1, device, update_token, start_token, on_channel, environment, fcm_token
             FROM unnest($2::text[], $3::bytea[], $4::bytea[], $5::bigint[], $6::text[], $7::text[])
                 AS batch (device, update_token, start_token, on_channel, environment, fcm_token)
-            \(followerUpsert)
+            \(upsert ? followerUpsert : "")
+            RETURNING id, device
             """,
             [
                 .text(activityKey), .array(.texts(followers.map(\.device))),
