@@ -25,7 +25,7 @@ extension SQLStore {
     public func dispatchPass(
         limit: Int, now: Millis, step: @escaping @Sendable (ActivityWork) -> DispatchCommit
     ) async throws -> [DispatchCommit] {
-        let lock = driver.dialect.lockRowsSkipLocked
+        let lock = driver.dialect.lockRowsSkipLocked.isEmpty ? "" : "FOR UPDATE OF l SKIP LOCKED"
         return try await transaction { tx in
             let keys = try await Self.keysWithWork(limit: limit, now: now, lock: lock, tx)
             guard !keys.isEmpty else { return [] }
@@ -44,17 +44,22 @@ extension SQLStore {
     }
 
     /// Up to `limit` registered activities with work at `now` (milliseconds), a target, and no
-    /// live lease, their lease rows locked with `lock`.
+    /// live lease, their lease rows (`l`) locked with `lock`.
+    ///
+    /// The query starts from the keys with work (pending events, by the partial index on the
+    /// mark; deadlines come, by the deadline index) and looks each up by its key, so a pass
+    /// costs what it finds. Written the other way round (every lease row, then whether its key
+    /// has work), PostgreSQL took each registered activity in turn: 4 ms a pass at 1,000
+    /// activities with nothing due, most of the server's time under a stream of webhooks.
     static func keysWithWork(limit: Int, now: Int64, lock: String, _ tx: any SQLTransaction) async throws -> [String] {
         try await tx.run(
             """
-            SELECT l.activity_key FROM activity_leases l
-            WHERE (l.instance = '' OR l.expires_at <= $1)
-              AND l.activity_key IN (
-                  SELECT a.key FROM activities a
-                  WHERE \(claimable)
-                    AND a.key IN (SELECT p.activity_key FROM activity_leases p WHERE p.pending = 1 AND p.registered = 1
-                                  UNION SELECT d.key FROM activities d WHERE d.next_deadline <= $1))
+            SELECT l.activity_key
+            FROM (SELECT p.activity_key AS key FROM activity_leases p WHERE p.pending = 1 AND p.registered = 1
+                  UNION SELECT d.key FROM activities d WHERE d.next_deadline <= $1) w
+            JOIN activity_leases l ON l.activity_key = w.key
+            JOIN activities a ON a.key = w.key
+            WHERE (l.instance = '' OR l.expires_at <= $1) AND \(claimable)
             LIMIT \(SQLDialect.limit(limit)) \(lock)
             """,
             [.int(now)]
