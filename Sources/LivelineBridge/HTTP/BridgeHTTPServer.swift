@@ -69,6 +69,9 @@ public final class BridgeHTTPServer: Service, Sendable {
     ///   - clock: the time of receipt and of verification windows; the wall clock by default.
     ///   - wake: called after an event is stored and after a registration changes, so the
     ///     dispatcher looks at once; must return quickly.
+    ///   - wakeAudience: called, besides `wake`, after a registration or a follower changes, so
+    ///     the fan-out sender sends catch-ups at once; must return quickly. Not after a webhook:
+    ///     the fan-outs a webhook leads to are the dispatcher's, which wakes the sender itself.
     ///   - contentState: the current content-state of an activity, for `GET`.
     ///   - journal: the dispatcher's record of its recent steps, for `GET /v1/events/…`.
     ///   - device: what the device behind an activity shows, when the bridge can see it.
@@ -81,7 +84,8 @@ public final class BridgeHTTPServer: Service, Sendable {
         configuration: BridgeConfiguration, store: any Store, inbox: InboxWriter, metrics: BridgeMetrics,
         logger: Logger,
         listen: ListenAddress? = nil, clock: @escaping @Sendable () -> Millis = BridgeClock.now,
-        wake: @escaping @Sendable () -> Void, contentState: @escaping ContentStateRenderer,
+        wake: @escaping @Sendable () -> Void, wakeAudience: @escaping @Sendable () -> Void = {},
+        contentState: @escaping ContentStateRenderer,
         journal: DispatchJournal? = nil,
         device: DeviceView? = nil, drain: BridgeDrain = BridgeDrain(),
         environments: APNsEnvironments = .both, halts: APNsHalts? = nil
@@ -92,14 +96,19 @@ public final class BridgeHTTPServer: Service, Sendable {
         self.drain = drain
         let bodyLimit = RequestBodyLimit(limit: configuration.bodyLimit)
         ingest = WebhookIngest(configuration: configuration, inbox: inbox, metrics: metrics, wake: wake, clock: clock)
+        let registrationChanged: @Sendable () -> Void = {
+            wake()
+            wakeAudience()
+        }
         registry = ActivityRegistryAPI(
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
             sources: configuration.sources, bodyLimit: bodyLimit, contentState: contentState, device: device,
-            wake: wake, clock: clock, environments: environments)
+            wake: registrationChanged, clock: clock, environments: environments)
         // An import moves thousands of followers in one request: it may be larger than a webhook.
         followers = FollowersAPI(
             store: store, authenticator: RegistryAuthenticator(configuredKeys: configuration.apiKeys, store: store),
-            bodyLimit: RequestBodyLimit(limit: max(configuration.bodyLimit, 4 << 20)), wake: wake, clock: clock,
+            bodyLimit: RequestBodyLimit(limit: max(configuration.bodyLimit, 4 << 20)), wake: registrationChanged,
+            clock: clock,
             environments: environments)
         history = PushHistoryAPI(store: store, followers: followers)
         events = EventStatusAPI(store: store, registry: registry, journal: journal)

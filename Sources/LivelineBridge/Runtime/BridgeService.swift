@@ -159,9 +159,8 @@ public final class BridgeService: Sendable {
         http = BridgeHTTPServer(
             configuration: configuration, store: store, inbox: inbox, metrics: metrics, logger: logger,
             listen: options.listen,
-            wake: {
-                dispatcher.wakeSignal.ring(); fanOut.wakeSignal.ring()
-            }, contentState: { dispatcher.contentState(of: $0) },
+            wake: { dispatcher.wakeSignal.ring() }, wakeAudience: { fanOut.wakeSignal.ring() },
+            contentState: { dispatcher.contentState(of: $0) },
             journal: dispatcher.journal, device: options.device, drain: drain,
             environments: APNsEnvironments(
                 served: clients.environments, defaultEnvironment: clients.defaultEnvironment),
