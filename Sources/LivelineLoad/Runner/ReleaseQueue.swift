@@ -6,8 +6,10 @@
 struct ReleaseQueue<Item> {
     /// Items of busy activities, in order.
     private var queued: [Int: [Item]] = [:]
-    /// Items free to go, from `readyHead` on.
-    private var ready: [Item] = []
+    /// Items free to go, from `readyHead` on; those before it were moved out (nil). Items are
+    /// moved in and out, never copied: a push holds its payload and strings, and a copy is a
+    /// retain and a release of each.
+    private var ready: [Item?] = []
     private var readyHead = 0
 
     /// Whether an item is free to go.
@@ -15,7 +17,7 @@ struct ReleaseQueue<Item> {
 
     /// Queues `item` of `activity`: free to go when the activity has nothing out (it is then
     /// busy), else behind what it has.
-    mutating func add(_ item: Item, activity: Int, busy: inout [Bool]) {
+    mutating func add(_ item: consuming Item, activity: Int, busy: inout [Bool]) {
         if busy[activity] {
             queued[activity, default: []].append(item)
         } else {
@@ -27,9 +29,11 @@ struct ReleaseQueue<Item> {
     /// `activity`'s item out was answered: its next one is free to go. Returns whether it had one
     /// (it stays busy).
     mutating func advance(_ activity: Int) -> Bool {
-        guard var list = queued[activity], !list.isEmpty else { return false }
-        ready.append(list.removeFirst())
-        queued[activity] = list.isEmpty ? nil : list
+        // The list is changed where it is stored: taken out of the table first, it would be
+        // copied whole by its first change, as the table still holds it.
+        guard let index = queued.index(forKey: activity), !queued.values[index].isEmpty else { return false }
+        ready.append(queued.values[index].removeFirst())
+        if queued.values[index].isEmpty { queued.remove(at: index) }
         return true
     }
 
@@ -43,6 +47,6 @@ struct ReleaseQueue<Item> {
                 readyHead = 0
             }
         }
-        return ready[readyHead]
+        return ready[readyHead].take()
     }
 }

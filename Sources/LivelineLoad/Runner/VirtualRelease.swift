@@ -122,9 +122,12 @@ struct VirtualRelease {
     private mutating func produce(_ run: inout ScenarioRun, until deadline: Millis, sink: inout CollectingSink) {
         run.run(until: deadline, wakingAtMost: bufferLimit - buffered, into: &sink)
         sink.take(into: &batch)
-        for push in batch {
+        // Moved from the batch into the queue, oldest first, not copied (see ``ReleaseQueue``).
+        batch.reverse()
+        while let push = batch.popLast() {
             buffered += 1
-            pushes.add(push, activity: push.activity, busy: &busy)
+            let activity = push.activity
+            pushes.add(push, activity: activity, busy: &busy)
         }
         if sink.android != nil {
             sink.android?.release(until: deadline)
