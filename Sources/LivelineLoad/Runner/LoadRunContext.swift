@@ -30,9 +30,11 @@ struct LoadRunContext: Sendable {
         return engines
     }
 
-    /// When the time limit ends, on the wall clock in milliseconds (`Millis.max` without one).
+    /// When the time limit ends, on the wall clock in milliseconds (`Millis.max` without one):
+    /// `began` (microseconds) rounded up to its millisecond, so the limit never ends before the
+    /// run has had all of it (rounded down, a run measured from `began` could end 1 ms short).
     func limitInstant(_ began: Int64) -> Millis {
-        configuration.timeLimit.map { began / 1000 + $0.millis } ?? .max
+        configuration.timeLimit.map { (began + 999) / 1000 + $0.millis } ?? .max
     }
 
     /// Sleeps on `clock` until `deadline` and returns the instant to play up to: what is due by
