@@ -28,8 +28,9 @@ import Testing
     @Test func thousandsOfItemsComeOutInTheOrderTheyWereFreed() {
         var queue = ReleaseQueue<Int>()
         var busy = [Bool](repeating: false, count: 10_000)
-        for activity in 0..<10_000 { queue.add(activity, activity: activity, busy: &busy) }
-        for activity in 0..<10_000 { queue.add(10_000 + activity, activity: activity, busy: &busy) }
+        var batch = Array(0..<20_000)
+        let queued = queue.add(movingAll: &batch, activity: { $0 % 10_000 }, busy: &busy)
+        #expect(queued == 20_000 && batch.isEmpty)
         var out: [Int] = []
         while let item = queue.next() {
             out.append(item)

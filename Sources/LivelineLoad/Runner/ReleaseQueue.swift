@@ -26,6 +26,21 @@ struct ReleaseQueue<Item> {
         }
     }
 
+    /// Queues every item of `batch`, oldest first, each of the activity `activity(of:)` names,
+    /// moving them out of `batch` (left empty, its storage kept): the items are not copied.
+    /// Returns how many were queued.
+    mutating func add(
+        movingAll batch: inout [Item], activity: (Item) -> Int, busy: inout [Bool]
+    ) -> Int {
+        let count = batch.count
+        batch.reverse()
+        while let item = batch.popLast() {
+            let owner = activity(item)
+            add(item, activity: owner, busy: &busy)
+        }
+        return count
+    }
+
     /// `activity`'s item out was answered: its next one is free to go. Returns whether it had one
     /// (it stays busy).
     mutating func advance(_ activity: Int) -> Bool {

@@ -122,20 +122,11 @@ struct VirtualRelease {
     private mutating func produce(_ run: inout ScenarioRun, until deadline: Millis, sink: inout CollectingSink) {
         run.run(until: deadline, wakingAtMost: bufferLimit - buffered, into: &sink)
         sink.take(into: &batch)
-        // Moved from the batch into the queue, oldest first, not copied (see ``ReleaseQueue``).
-        batch.reverse()
-        while let push = batch.popLast() {
-            buffered += 1
-            let activity = push.activity
-            pushes.add(push, activity: activity, busy: &busy)
-        }
+        buffered += pushes.add(movingAll: &batch, activity: \.activity, busy: &busy)
         if sink.android != nil {
             sink.android?.release(until: deadline)
             sink.android?.take(into: &messageBatch)
-            for message in messageBatch {
-                buffered += 1
-                messages.add(message, activity: message.activity, busy: &busy)
-            }
+            buffered += messages.add(movingAll: &messageBatch, activity: \.activity, busy: &busy)
         }
         context.board.post(partition: 0, produced: sink.tally.counts.produced, clock: deadline)
     }
