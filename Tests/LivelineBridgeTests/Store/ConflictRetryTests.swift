@@ -13,12 +13,15 @@ import Testing
                 try await tx.run("INSERT INTO cells (id, value) VALUES (1, 0), (2, 0)")
             }
             let runs = RunCounter()
-            // Each locks its first row, waits until the other holds its own, then asks for the other.
+            let bothHoldOne = Rendezvous(parties: 2)
+            // Each locks its first row, waits until the other holds its own, then asks for the
+            // other. A rendezvous, not a sleep: on a busy machine one transaction could otherwise
+            // finish before the other began, and nothing would deadlock.
             func crossing(_ first: Int64, _ second: Int64) async throws {
                 try await store.transaction { tx in
                     await runs.add()
                     try await tx.run("UPDATE cells SET value = value + 1 WHERE id = $1", [.int(first)])
-                    try await tx.run("SELECT pg_sleep(0.3)")
+                    await bothHoldOne.arrive()
                     try await tx.run("UPDATE cells SET value = value + 1 WHERE id = $1", [.int(second)])
                 }
             }
@@ -37,5 +40,25 @@ import Testing
     actor RunCounter {
         var count = 0
         func add() { count += 1 }
+    }
+
+    /// Holds each caller until `parties` have arrived; later arrivals (the aborted transaction's
+    /// second run) go on at once.
+    actor Rendezvous {
+        let parties: Int
+        private var arrived = 0
+        private var waiting: [CheckedContinuation<Void, Never>] = []
+
+        init(parties: Int) { self.parties = parties }
+
+        func arrive() async {
+            arrived += 1
+            if arrived >= parties {
+                waiting.forEach { $0.resume() }
+                waiting = []
+                return
+            }
+            await withCheckedContinuation { waiting.append($0) }
+        }
     }
 }
