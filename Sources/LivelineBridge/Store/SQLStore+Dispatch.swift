@@ -156,17 +156,7 @@ extension SQLStore {
         // Applied events, grouped by the step's instant (one group in a pass).
         var applied: [Millis: [Int64]] = [:]
         for commit in held where !commit.applied.isEmpty { applied[commit.now, default: []] += commit.applied }
-        for (now, sequences) in applied {
-            for chunk in Self.chunks(sequences.count) {
-                try await tx.run(
-                    """
-                    UPDATE inbox_events SET state = 'applied', applied_at = $1
-                    WHERE state = 'pending' AND sequence IN (\(SQLDialect.placeholders(from: 2, count: chunk.count)))
-                    """,
-                    [.int(now)] + chunk.map { .int(sequences[$0]) }
-                )
-            }
-        }
+        for (now, sequences) in applied { try await markApplied(sequences, at: now, dialect: dialect, tx) }
         for commit in held { try await Self.write(commit, releasingLease: releasingLeases && commit.releasesLease, tx) }
         try await Self.writeStates(held, bytesType: dialect.bytes, tx)
         try await Self.insertPushes(
@@ -192,6 +182,31 @@ extension SQLStore {
                   AND NOT EXISTS (SELECT 1 FROM inbox_events e WHERE e.activity_key = activity_leases.activity_key AND e.state = 'pending')
                 """,
                 chunk.map { .text(heldKeys[$0]) }
+            )
+        }
+    }
+
+    /// Marks events applied at `now`, found by their primary key alone; the `CASE` leaves an
+    /// event that is no longer pending as it was. A `state = 'pending'` condition in the `WHERE`
+    /// let PostgreSQL walk the partial `inbox_pending` index instead, every pending event for each
+    /// statement (8–12 ms a call while a backlog lasted), whenever its statistics took the
+    /// backlog for empty. On PostgreSQL the sequences are one array parameter: one statement,
+    /// one text whatever their number.
+    private static func markApplied(
+        _ sequences: [Int64], at now: Millis, dialect: SQLDialect, _ tx: any SQLTransaction
+    ) async throws {
+        let set = """
+            UPDATE inbox_events SET state = CASE WHEN state = 'pending' THEN 'applied' ELSE state END,
+                   applied_at = CASE WHEN state = 'pending' THEN $1 ELSE applied_at END
+            """
+        if dialect.kind == .postgres {
+            try await tx.run("\(set) WHERE sequence = ANY($2::bigint[])", [.int(now), .array(.ints(sequences))])
+            return
+        }
+        for chunk in chunks(sequences.count) {
+            try await tx.run(
+                "\(set) WHERE sequence IN (\(SQLDialect.placeholders(from: 2, count: chunk.count)))",
+                [.int(now)] + chunk.map { .int(sequences[$0]) }
             )
         }
     }
