@@ -59,3 +59,12 @@ struct PostgresArrayParameter: PostgresDynamicTypeEncodable {
         buffer.writeInteger(Int32(1))
     }
 }
+
+extension PostgresArrayParameter {
+    /// The array as postgres-nio's prepared statements take a parameter.
+    var postgresData: PostgresData {
+        var buffer = ByteBuffer()
+        encode(into: &buffer, context: .default)
+        return PostgresData(type: psqlType, formatCode: .binary, value: buffer)
+    }
+}

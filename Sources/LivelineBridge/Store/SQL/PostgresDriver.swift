@@ -12,6 +12,8 @@ final class PostgresDriver: SQLDriver {
     let name: String
     let dialect = SQLDialect.postgres
     private let client: PostgresClient
+    /// The statements each connection has prepared.
+    let statements = PostgresStatementCache()
     private let runTask: Task<Void, Never>
     private let logger = Logger(label: "liveline.store.postgres")
 
@@ -95,7 +97,8 @@ final class PostgresDriver: SQLDriver {
     ) async throws -> T {
         do {
             return try await client.withTransaction(logger: logger) { connection in
-                let transaction = Transaction(connection: connection, name: name, logger: logger)
+                let transaction = Transaction(
+                    connection: connection, statements: statements, name: name, logger: logger)
                 if durability == .processCrash { try await transaction.run("SET LOCAL synchronous_commit TO off") }
                 return try await body(transaction)
             }
@@ -123,8 +126,16 @@ final class PostgresDriver: SQLDriver {
     }
 
     static func isTransientConflict(_ error: any Error) -> Bool {
-        guard let state = (error as? PSQLError)?.serverInfo?[.sqlState] else { return false }
+        guard let state = sqlState(of: error) else { return false }
         return state == "40P01" || state == "40001"
+    }
+
+    /// The SQLSTATE of an error the server sent, nil for any other error. postgres-nio reports
+    /// a server's error as a `PSQLError`, or as a `PostgresError` from its prepared statements.
+    static func sqlState(of error: any Error) -> String? {
+        if let error = error as? PSQLError { return error.serverInfo?[.sqlState] }
+        if case .server(let message)? = error as? PostgresError { return message.fields[.sqlState] }
+        return nil
     }
 
     func close() async throws {
@@ -136,6 +147,11 @@ final class PostgresDriver: SQLDriver {
     /// the store's errors go to operators' logs, so they carry it: "password authentication
     /// failed for user "liveline" (28P01)".
     static func describe(_ error: any Error) -> String {
+        if case .server(let server)? = error as? PostgresError, let message = server.fields[.message] {
+            let state = server.fields[.sqlState].map { " (\($0))" } ?? ""
+            let detail = server.fields[.detail].map { ": \($0)" } ?? ""
+            return message + detail + state
+        }
         guard let error = error as? PSQLError else { return "\(error)" }
         if let message = error.serverInfo?[.message] {
             let state = error.serverInfo?[.sqlState].map { " (\($0))" } ?? ""
@@ -148,10 +164,70 @@ final class PostgresDriver: SQLDriver {
 
     private struct Transaction: SQLTransaction {
         let connection: PostgresConnection
+        let statements: PostgresStatementCache
         let name: String
         let logger: Logger
 
         nonisolated(nonsending) func run(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
+            let prepared: PreparedQuery
+            switch statements.choice(for: sql, on: connection.id) {
+            case .unnamed: return try await runUnnamed(sql, binds)
+            case .prepared(let known): prepared = known
+            case .prepare:
+                do {
+                    prepared = try await connection.prepare(query: sql).get()
+                } catch {
+                    throw refusing(sql, error)
+                }
+                statements.keep(prepared, for: sql, on: connection.id)
+            }
+            do {
+                // Its rows come in binary, as postgres-nio asks for every statement's, though
+                // the cells it makes of them say text (the format its prepare was described in).
+                return try await prepared.execute(binds.map(Self.data)).get().map { row in
+                    SQLRow(
+                        values: try row.map { cell in
+                            var cell = cell
+                            cell.format = .binary
+                            return try Self.value(cell)
+                        })
+                }
+            } catch {
+                throw refusing(sql, error)
+            }
+        }
+
+        /// The error to throw for a failure preparing or running `sql` by name. A conflict with
+        /// another transaction is one, as unnamed. Any other error from the server refuses the
+        /// text and runs the transaction again (the server has aborted it), where the text runs
+        /// unnamed and a genuine error is reported as usual.
+        private func refusing(_ sql: String, _ error: any Error) -> any Error {
+            if PostgresDriver.isTransientConflict(error) {
+                return TransientConflict(cause: PostgresDriver.describe(error))
+            }
+            guard PostgresDriver.sqlState(of: error) != nil else {
+                return StoreError(.query, store: name, cause: PostgresDriver.describe(error))
+            }
+            statements.refuse(sql, on: connection.id)
+            logger.debug(
+                "a prepared statement failed; its text runs unnamed from now on",
+                metadata: ["cause": "\(PostgresDriver.describe(error))"])
+            return TransientConflict(cause: PostgresDriver.describe(error))
+        }
+
+        /// A parameter as postgres-nio's prepared statements take it, in binary format.
+        private static func data(_ value: SQLValue) -> PostgresData {
+            switch value {
+            case .int(let value): PostgresData(int64: value)
+            case .text(let value): PostgresData(string: value)
+            case .bytes(let value): PostgresData(bytes: value)
+            case .null: PostgresData(type: .null)
+            case .array(let array):
+                PostgresArrayParameter(array).postgresData
+            }
+        }
+
+        private nonisolated(nonsending) func runUnnamed(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
             var bindings = PostgresBindings(capacity: binds.count)
             for value in binds {
                 switch value {

@@ -1,0 +1,89 @@
+import PostgresNIO
+import Synchronization
+
+/// Which statements each pooled connection has prepared, by their text.
+///
+/// **Why.** postgres-nio sends a statement unnamed: PostgreSQL parses, analyses and plans it
+/// again at every run. The bridge runs a few texts thousands of times (the dispatch pass's claim,
+/// the inbox's two inserts, the sender's claim); planning was 29% of the server's statement
+/// time under `scripts/bench/bridge.sh`. A text is prepared on a connection the second time it
+/// runs there, so a text that runs once (a list of a length that does not come back) costs no
+/// extra round trip, and it then runs by name.
+///
+/// A text whose prepared run fails (a parameter type the server inferred differently, a schema
+/// change under a cached plan) is refused and runs unnamed from then on: its transaction runs
+/// again unnamed, where a genuine error is reported as before.
+///
+/// **Concurrency.** Shared by the driver's transactions; each connection's entry is used by one
+/// transaction at a time (the pool lends a connection to one), and a lock guards the table.
+final class PostgresStatementCache: Sendable {
+    /// Runs of a text on one connection before it is prepared there.
+    static let preparedFromRun = 2
+    /// Prepared texts a connection keeps at most; more run unnamed.
+    static let preparedPerConnection = 256
+    /// Counted texts a connection keeps at most before the counts start again.
+    static let countedPerConnection = 4_096
+
+    /// How a text runs on a connection.
+    enum Choice {
+        /// Unnamed, as postgres-nio sends a query.
+        case unnamed
+        /// Prepare it first, then run it by name.
+        case prepare
+        /// By name, prepared before.
+        case prepared(PreparedQuery)
+    }
+
+    private struct Statements {
+        var prepared: [String: PreparedQuery] = [:]
+        var runs: [String: Int] = [:]
+    }
+
+    private struct State {
+        var connections: [PostgresConnection.ID: Statements] = [:]
+        var refused: Set<String> = []
+    }
+
+    private let state = Mutex(State())
+
+    /// How `sql` runs on connection `id` this time; counts the run.
+    func choice(for sql: String, on id: PostgresConnection.ID) -> Choice {
+        state.withLock { state in
+            if let prepared = state.connections[id]?.prepared[sql] { return .prepared(prepared) }
+            guard !state.refused.contains(sql) else { return .unnamed }
+            var statements = state.connections.removeValue(forKey: id) ?? Statements()
+            defer { state.connections[id] = statements }
+            guard statements.prepared.count < Self.preparedPerConnection else { return .unnamed }
+            if statements.runs.count >= Self.countedPerConnection { statements.runs.removeAll(keepingCapacity: true) }
+            let runs = statements.runs[sql, default: 0] + 1
+            guard runs >= Self.preparedFromRun else {
+                statements.runs[sql] = runs
+                return .unnamed
+            }
+            statements.runs[sql] = nil
+            return .prepare
+        }
+    }
+
+    /// Keeps `prepared`, the text `sql` prepared on connection `id`.
+    func keep(_ prepared: PreparedQuery, for sql: String, on id: PostgresConnection.ID) {
+        state.withLock { $0.connections[id, default: Statements()].prepared[sql] = prepared }
+    }
+
+    /// Runs `sql` unnamed from now on, on every connection: preparing it or running it by name
+    /// failed.
+    func refuse(_ sql: String, on id: PostgresConnection.ID) {
+        state.withLock { state in
+            state.refused.insert(sql)
+            state.connections[id]?.prepared[sql] = nil
+        }
+    }
+
+    /// Whether `sql` has been refused (for tests).
+    func isRefused(_ sql: String) -> Bool { state.withLock { $0.refused.contains(sql) } }
+
+    /// The texts prepared, on any connection (for tests).
+    var preparedTexts: Set<String> {
+        state.withLock { Set($0.connections.values.flatMap(\.prepared.keys)) }
+    }
+}
