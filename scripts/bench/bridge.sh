@@ -15,6 +15,9 @@
 #   (cd Benchmarks && swift build -c release --product BareHummingbird)
 #   scripts/bench/bridge.sh                       # SQLite
 #   STORE='postgres://liveline:liveline@127.0.0.1:5432/liveline_test' scripts/bench/bridge.sh
+#
+# On PostgreSQL with the server on this machine, each round also gives the server's CPU a
+# webhook over the bridge's run (its processes', read from /proc as the run starts and ends).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . scripts/bench/calibration.sh
@@ -64,6 +67,16 @@ rate() { awk '/Requests\/sec/ {print $2}'; }
 # CPU seconds (user + system) a process has used, in clock ticks; per request it is steadier
 # than requests/s on a shared machine.
 ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+# The PostgreSQL server's CPU in clock ticks, when it runs on this machine: its processes' user
+# and system time, with the backends that have exited (their parent's cutime and cstime).
+server_ticks() {
+  local total=0 pid
+  for pid in $(pgrep -u postgres 2>/dev/null); do
+    total=$((total + $(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | awk '{print $12 + $13 + $14 + $15}' || echo 0)))
+  done
+  echo "$total"
+}
+server_cpu() { [[ "$STORE" == postgres* ]] && pgrep -u postgres >/dev/null 2>&1; }
 per_request() { python3 -c "import sys; t, n = $2 - $1, $3; print(f'{t * 1e6 / $(getconf CLK_TCK) / n:.0f}' if n else '-')"; }
 requests() { awk '/requests in/ {print $1}' "$1"; }
 run=0
@@ -75,14 +88,16 @@ for round in $(seq "$ROUNDS"); do
   t0=$(ticks "$bare")
   b=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bridge.lua "http://127.0.0.1:$BARE_PORT" \
       | tee "$work/bare-$round.txt" | rate)
-  t1=$(ticks "$bare"); u0=$(ticks "$bridge")
+  t1=$(ticks "$bare"); u0=$(ticks "$bridge"); s0=$(server_ticks)
   r=$(BRIDGE_REQUESTS="$work/requests-$run.txt" wrk -t1 -c"$CONNECTIONS" -d"${DURATION}s" -s scripts/bench/bridge.lua "http://127.0.0.1:$BRIDGE_PORT" \
       | tee "$work/bridge-$round.txt" | rate)
-  u1=$(ticks "$bridge")
+  u1=$(ticks "$bridge"); s1=$(server_ticks)
+  server=""
+  server_cpu && server=", PostgreSQL $(per_request "$s0" "$s1" "$(requests "$work/bridge-$round.txt")") µs"
   non2xx=$(awk '/Non-2xx/ {print $5}' "$work/bridge-$round.txt")
   echo "round $round: bare Hummingbird ${b} req/s, bridge ${r} acknowledged/s (non-2xx: ${non2xx:-0}), ratio $(python3 -c "print(f'{$r/$b:.2f}')");" \
        "CPU per request: bare $(per_request "$t0" "$t1" "$(requests "$work/bare-$round.txt")") µs," \
-       "bridge $(per_request "$u0" "$u1" "$(requests "$work/bridge-$round.txt")") µs; load $(cut -d' ' -f1 /proc/loadavg)"
+       "bridge $(per_request "$u0" "$u1" "$(requests "$work/bridge-$round.txt")") µs$server; load $(cut -d' ' -f1 /proc/loadavg)"
   bridge_rates+=("$r"); bare_rates+=("$b")
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
