@@ -62,6 +62,33 @@ import Testing
         }
     }
 
+    @Test func afterManyRefusedTextsNothingIsPrepared() async throws {
+        try await StoreFixture.withStore(.postgres) { store in
+            let statements = try #require((store.driver as? PostgresDriver)?.statements)
+            // As behind a pooler that keeps no prepared statement: every text is refused.
+            for index in 0..<PostgresStatementCache.refusedBeforeStopping {
+                let narrowing = "SELECT CAST($1 AS SMALLINT) + \(index)"
+                let values = try await store.transaction { tx in
+                    var values: [Int64] = []
+                    for value in [Int64(1), 2] { values.append(try await tx.run(narrowing, [.int(value)])[0].int(0)) }
+                    return values
+                }
+                #expect(values == [Int64(1 + index), Int64(2 + index)])
+            }
+            let fine = "SELECT $1::bigint + 1"
+            let runs = Attempts()
+            try await store.transaction { tx in
+                await runs.add()
+                for value in [Int64(1), 2, 3] {
+                    let sum = try await tx.run(fine, [.int(value)])[0].int(0)
+                    #expect(sum == value + 1)
+                }
+            }
+            #expect(statements.preparedTexts.isEmpty, "nothing prepared any more")
+            #expect(await runs.count == 1)
+        }
+    }
+
     actor Attempts {
         var count = 0
         func add() { count += 1 }

@@ -6,23 +6,31 @@ import Synchronization
 /// **Why.** postgres-nio sends a statement unnamed: PostgreSQL parses, analyses and plans it
 /// again at every run. The bridge runs a few texts thousands of times (the dispatch pass's claim,
 /// the inbox's two inserts, the sender's claim); planning was 29% of the server's statement
-/// time under `scripts/bench/bridge.sh`. A text is prepared on a connection the second time it
-/// runs there, so a text that runs once (a list of a length that does not come back) costs no
-/// extra round trip, and it then runs by name.
+/// time under `scripts/bench/bridge.sh`. A text is prepared on a connection once it has run
+/// before (on any connection), so a text that runs once (a list of a length that does not come
+/// back) costs no extra round trip, and it then runs there by name.
 ///
 /// A text whose prepared run fails (a parameter type the server inferred differently, a schema
-/// change under a cached plan) is refused and runs unnamed from then on: its transaction runs
-/// again unnamed, where a genuine error is reported as before.
+/// change under a cached plan, a pooler that does not keep prepared statements) is refused and
+/// runs unnamed from then on: its transaction runs again unnamed, where a genuine error is
+/// reported as before.
+///
+/// **Memory.** Bounded: at most `preparedPerConnection` statements a connection, the run
+/// counts of at most `countedTexts` texts, shared by the connections (a text's storage is
+/// shared by its entries), and at most `refusedBeforeStopping` refused texts.
 ///
 /// **Concurrency.** Shared by the driver's transactions; each connection's entry is used by one
 /// transaction at a time (the pool lends a connection to one), and a lock guards the table.
 final class PostgresStatementCache: Sendable {
-    /// Runs of a text on one connection before it is prepared there.
+    /// Runs of a text, on any connection, before a connection prepares it.
     static let preparedFromRun = 2
     /// Prepared texts a connection keeps at most; more run unnamed.
     static let preparedPerConnection = 256
-    /// Counted texts a connection keeps at most before the counts start again.
-    static let countedPerConnection = 4_096
+    /// Counted texts at most before the counts start again.
+    static let countedTexts = 4_096
+    /// Refused texts after which nothing is prepared any more: a pooler that does not keep
+    /// prepared statements refuses every text.
+    static let refusedBeforeStopping = 64
 
     /// How a text runs on a connection.
     enum Choice {
@@ -34,14 +42,11 @@ final class PostgresStatementCache: Sendable {
         case prepared(PreparedQuery)
     }
 
-    private struct Statements {
-        var prepared: [String: PreparedQuery] = [:]
-        var runs: [String: Int] = [:]
-    }
-
     private struct State {
-        var connections: [PostgresConnection.ID: Statements] = [:]
+        var prepared: [PostgresConnection.ID: [String: PreparedQuery]] = [:]
+        var runs: [String: Int] = [:]
         var refused: Set<String> = []
+        var stopped = false
     }
 
     private let state = Mutex(State())
@@ -49,25 +54,22 @@ final class PostgresStatementCache: Sendable {
     /// How `sql` runs on connection `id` this time; counts the run.
     func choice(for sql: String, on id: PostgresConnection.ID) -> Choice {
         state.withLock { state in
-            if let prepared = state.connections[id]?.prepared[sql] { return .prepared(prepared) }
-            guard !state.refused.contains(sql) else { return .unnamed }
-            var statements = state.connections.removeValue(forKey: id) ?? Statements()
-            defer { state.connections[id] = statements }
-            guard statements.prepared.count < Self.preparedPerConnection else { return .unnamed }
-            if statements.runs.count >= Self.countedPerConnection { statements.runs.removeAll(keepingCapacity: true) }
-            let runs = statements.runs[sql, default: 0] + 1
-            guard runs >= Self.preparedFromRun else {
-                statements.runs[sql] = runs
-                return .unnamed
+            if let prepared = state.prepared[id]?[sql] { return .prepared(prepared) }
+            guard !state.stopped, !state.refused.contains(sql),
+                state.prepared[id, default: [:]].count < Self.preparedPerConnection
+            else { return .unnamed }
+            if state.runs.count >= Self.countedTexts, state.runs[sql] == nil {
+                state.runs.removeAll(keepingCapacity: true)
             }
-            statements.runs[sql] = nil
-            return .prepare
+            let runs = state.runs[sql, default: 0] + 1
+            state.runs[sql] = runs
+            return runs >= Self.preparedFromRun ? .prepare : .unnamed
         }
     }
 
     /// Keeps `prepared`, the text `sql` prepared on connection `id`.
     func keep(_ prepared: PreparedQuery, for sql: String, on id: PostgresConnection.ID) {
-        state.withLock { $0.connections[id, default: Statements()].prepared[sql] = prepared }
+        state.withLock { $0.prepared[id, default: [:]][sql] = prepared }
     }
 
     /// Runs `sql` unnamed from now on, on every connection: preparing it or running it by name
@@ -75,7 +77,11 @@ final class PostgresStatementCache: Sendable {
     func refuse(_ sql: String, on id: PostgresConnection.ID) {
         state.withLock { state in
             state.refused.insert(sql)
-            state.connections[id]?.prepared[sql] = nil
+            state.prepared[id]?[sql] = nil
+            state.runs[sql] = nil
+            if state.refused.count >= Self.refusedBeforeStopping {
+                state = State(stopped: true)
+            }
         }
     }
 
@@ -84,6 +90,6 @@ final class PostgresStatementCache: Sendable {
 
     /// The texts prepared, on any connection (for tests).
     var preparedTexts: Set<String> {
-        state.withLock { Set($0.connections.values.flatMap(\.prepared.keys)) }
+        state.withLock { Set($0.prepared.values.flatMap(\.keys)) }
     }
 }
