@@ -189,7 +189,7 @@ extension SQLStore {
     /// Marks events applied at `now`, found by their primary key alone; the `CASE` leaves an
     /// event that is no longer pending as it was. A `state = 'pending'` condition in the `WHERE`
     /// let PostgreSQL walk the partial `inbox_pending` index instead, every pending event for each
-    /// statement (8–12 ms a call while a backlog lasted), whenever its statistics took the
+    /// statement (5.5–12 ms a call while a backlog lasted), whenever its statistics took the
     /// backlog for empty. On PostgreSQL the sequences are one array parameter: one statement,
     /// one text whatever their number.
     private static func markApplied(

@@ -170,7 +170,7 @@ final class PostgresDriver: SQLDriver {
 
         nonisolated(nonsending) func run(_ sql: String, _ binds: [SQLValue]) async throws -> [SQLRow] {
             let prepared: PreparedQuery
-            switch statements.choice(for: sql, on: connection.id) {
+            switch statements.choice(for: sql, on: connection) {
             case .unnamed: return try await runUnnamed(sql, binds)
             case .prepared(let known): prepared = known
             case .prepare:
@@ -179,7 +179,7 @@ final class PostgresDriver: SQLDriver {
                 } catch {
                     throw refusing(sql, error)
                 }
-                statements.keep(prepared, for: sql, on: connection.id)
+                statements.keep(prepared, for: sql, on: connection)
             }
             do {
                 // Its rows come in binary, as postgres-nio asks for every statement's, though
@@ -208,7 +208,7 @@ final class PostgresDriver: SQLDriver {
             guard PostgresDriver.sqlState(of: error) != nil else {
                 return StoreError(.query, store: name, cause: PostgresDriver.describe(error))
             }
-            statements.refuse(sql, on: connection.id)
+            statements.refuse(sql, on: connection)
             logger.debug(
                 "a prepared statement failed; its text runs unnamed from now on",
                 metadata: ["cause": "\(PostgresDriver.describe(error))"])

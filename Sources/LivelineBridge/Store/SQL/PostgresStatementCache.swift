@@ -19,7 +19,9 @@ import Synchronization
 ///
 /// **Memory.** Bounded: at most `preparedPerConnection` statements a connection, the run
 /// counts of at most `countedTexts` texts a connection, kept by the text's hash (a collision
-/// only prepares a text one run early), and at most `refusedBeforeStopping` refused texts.
+/// only prepares a text one run early), and at most `refusedBeforeStopping` refused texts. The
+/// pool closes idle connections and opens new ones; a closed connection's entry (and the
+/// connection its statements hold) goes when the next new connection comes.
 ///
 /// **Concurrency.** Shared by the driver's transactions; each connection's entry is used by one
 /// transaction at a time (the pool lends a connection to one), and a lock guards the table.
@@ -45,6 +47,7 @@ final class PostgresStatementCache: Sendable {
     }
 
     fileprivate struct Statements {
+        let connection: PostgresConnection
         var prepared: [String: PreparedQuery] = [:]
         /// Runs by the text's hash.
         var runs: [Int: Int] = [:]
@@ -58,26 +61,30 @@ final class PostgresStatementCache: Sendable {
 
     private let state = Mutex(State())
 
-    /// How `sql` runs on connection `id` this time; counts the run.
-    func choice(for sql: String, on id: PostgresConnection.ID) -> Choice {
+    /// How `sql` runs on `connection` this time; counts the run.
+    func choice(for sql: String, on connection: PostgresConnection) -> Choice {
         state.withLock { state in
-            if let prepared = state.connections[id]?.prepared[sql] { return .prepared(prepared) }
+            if let prepared = state.connections[connection.id]?.prepared[sql] { return .prepared(prepared) }
             guard !state.stopped, !state.refused.contains(sql) else { return .unnamed }
-            return state.connections[id, default: Statements()].count(sql)
+            if state.connections[connection.id] == nil {
+                state.connections = state.connections.filter { !$0.value.connection.isClosed }
+                state.connections[connection.id] = Statements(connection: connection)
+            }
+            return state.connections[connection.id]?.count(sql) ?? .unnamed
         }
     }
 
-    /// Keeps `prepared`, the text `sql` prepared on connection `id`.
-    func keep(_ prepared: PreparedQuery, for sql: String, on id: PostgresConnection.ID) {
-        state.withLock { $0.connections[id, default: Statements()].prepared[sql] = prepared }
+    /// Keeps `prepared`, the text `sql` prepared on `connection`.
+    func keep(_ prepared: PreparedQuery, for sql: String, on connection: PostgresConnection) {
+        state.withLock { $0.connections[connection.id]?.prepared[sql] = prepared }
     }
 
     /// Runs `sql` unnamed from now on, on every connection: preparing it or running it by name
     /// failed.
-    func refuse(_ sql: String, on id: PostgresConnection.ID) {
+    func refuse(_ sql: String, on connection: PostgresConnection) {
         state.withLock { state in
             state.refused.insert(sql)
-            state.connections[id]?.prepared[sql] = nil
+            state.connections[connection.id]?.prepared[sql] = nil
             if state.refused.count >= Self.refusedBeforeStopping {
                 state = State(stopped: true)
             }
